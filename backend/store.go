@@ -1,0 +1,245 @@
+package backend
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/sim"
+)
+
+//go:embed lua/restore.lua
+var restoreSource string
+
+var restoreScript = redis.NewScript(restoreSource)
+
+// goScripts caches one redis.Script (with its SHA1) per sim.Script.
+var goScripts sync.Map // *sim.Script -> *redis.Script
+
+func goScript(s *sim.Script) *redis.Script {
+	if v, ok := goScripts.Load(s); ok {
+		return v.(*redis.Script)
+	}
+	v, _ := goScripts.LoadOrStore(s, redis.NewScript(s.Source))
+	return v.(*redis.Script)
+}
+
+// Store runs one lesson's batches on Redis. It implements sim.Store.
+// Close it when the run ends.
+type Store struct {
+	client *redis.Client
+	prefix string
+	// restore is true on a real Redis, whose TTLs run on the wall clock.
+	restore bool
+	// advance moves a virtual clock (embedded); nil on a real Redis.
+	advance func(time.Duration)
+	// closeFn releases what the store owns (embedded: the server).
+	closeFn func()
+
+	mu    sync.Mutex
+	names map[string]bool // logical keys this store has ever been asked about
+}
+
+// Prefix returns the namespace of the store's keys ("" on the embedded
+// backend, where each run has a server of its own).
+func (s *Store) Prefix() string { return s.prefix }
+
+func (s *Store) key(name string) string { return s.prefix + name }
+
+func (s *Store) note(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		s.names[n] = true
+	}
+}
+
+// Advance implements sim.Store: on the embedded backend it fast-forwards
+// miniredis's clock by d; on a real one simulated time lives in the runner
+// and the next Exec's restore carries it.
+func (s *Store) Advance(_ context.Context, d time.Duration) error {
+	if s.advance != nil {
+		s.advance(d)
+	}
+	return nil
+}
+
+// Exec implements sim.Store: one MULTI/EXEC holding the restore (real Redis
+// only), the calls as EVALSHA, and the reads (PTTL plus HGETALL or GET per
+// key). If the server has not cached a script (NOSCRIPT), the transaction is
+// sent again with EVAL; the restore at its head makes that repeat exact.
+func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
+	for _, k := range b.Read {
+		s.note(k.Name)
+	}
+	for _, k := range b.Prior {
+		s.note(k.Name)
+	}
+	for _, c := range b.Calls {
+		s.note(c.Keys...)
+	}
+	res, noscript, err := s.exec(ctx, b, false)
+	if err == nil && noscript {
+		res, _, err = s.exec(ctx, b, true)
+	}
+	return res, err
+}
+
+func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchResult, bool, error) {
+	var restore *redis.Cmd
+	calls := make([]*redis.Cmd, len(b.Calls))
+	pttls := make([]*redis.Cmd, len(b.Read))
+	reads := make([]*redis.Cmd, len(b.Read))
+	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if s.restore && len(b.Prior) > 0 {
+			keys, args := restoreArgs(s, b.Prior)
+			restore = run(ctx, p, restoreScript, eval, keys, args)
+		}
+		for i, c := range b.Calls {
+			keys := make([]string, len(c.Keys))
+			for j, k := range c.Keys {
+				keys[j] = s.key(k)
+			}
+			args := make([]any, len(c.Args))
+			for j, a := range c.Args {
+				args[j] = a
+			}
+			calls[i] = run(ctx, p, goScript(c.Script), eval, keys, args)
+		}
+		for i, k := range b.Read {
+			pttls[i] = p.Do(ctx, "PTTL", s.key(k.Name))
+			if k.Type == sim.TypeString {
+				reads[i] = p.Do(ctx, "GET", s.key(k.Name))
+			} else {
+				reads[i] = p.Do(ctx, "HGETALL", s.key(k.Name))
+			}
+		}
+		return nil
+	})
+	if err != nil && !isReply(err) {
+		return nil, false, fmt.Errorf("backend: %w", err)
+	}
+	if restore != nil {
+		if isNoScript(restore.Err()) {
+			return nil, true, nil
+		}
+		if err := restore.Err(); err != nil {
+			return nil, false, fmt.Errorf("backend: restore run keys: %w", err)
+		}
+	}
+	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(b.Read))}
+	for i, c := range calls {
+		if isNoScript(c.Err()) {
+			return nil, true, nil
+		}
+		r, err := DecodeReply(c.Val(), c.Err())
+		if err != nil {
+			return nil, false, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
+		}
+		out.Replies[i] = r
+	}
+	for i, k := range b.Read {
+		ks, err := readKey(k, pttls[i], reads[i])
+		if err != nil {
+			return nil, false, err
+		}
+		out.Keys[i] = ks
+	}
+	return out, false, nil
+}
+
+func run(ctx context.Context, p redis.Pipeliner, sc *redis.Script, eval bool, keys []string, args []any) *redis.Cmd {
+	if eval {
+		return sc.Eval(ctx, p, keys, args...)
+	}
+	return sc.EvalSha(ctx, p, keys, args...)
+}
+
+func restoreArgs(s *Store, prior []sim.KeyState) ([]string, []any) {
+	keys := make([]string, len(prior))
+	var args []any
+	for i, k := range prior {
+		keys[i] = s.key(k.Name)
+		switch k.Type {
+		case sim.TypeHash:
+			args = append(args, "hash", k.PTTL, len(k.Fields))
+			for _, f := range k.Fields {
+				args = append(args, f.Name, f.Value)
+			}
+		case sim.TypeString:
+			args = append(args, "string", k.PTTL, 1, k.Value)
+		default:
+			args = append(args, "none", 0, 0)
+		}
+	}
+	return keys, args
+}
+
+func readKey(k sim.KeyRef, pttl, read *redis.Cmd) (sim.KeyState, error) {
+	ttl, err := pttl.Int64()
+	if err != nil {
+		return sim.KeyState{}, fmt.Errorf("backend: PTTL %s: %w", k.Name, err)
+	}
+	if ttl == -2 {
+		return sim.Absent(k.Name), nil
+	}
+	ks := sim.KeyState{Name: k.Name, Type: k.Type, PTTL: ttl}
+	if k.Type == sim.TypeString {
+		v, err := read.Text()
+		if err != nil {
+			return sim.KeyState{}, fmt.Errorf("backend: GET %s: %w", k.Name, err)
+		}
+		ks.Value = v
+		return ks, nil
+	}
+	flat, err := read.StringSlice()
+	if err != nil {
+		return sim.KeyState{}, fmt.Errorf("backend: HGETALL %s: %w", k.Name, err)
+	}
+	for i := 0; i+1 < len(flat); i += 2 {
+		ks.Fields = append(ks.Fields, sim.Field{Name: flat[i], Value: flat[i+1]})
+	}
+	// Hash field order differs between servers; frames must not.
+	sort.Slice(ks.Fields, func(i, j int) bool { return ks.Fields[i].Name < ks.Fields[j].Name })
+	return ks, nil
+}
+
+func isReply(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re)
+}
+
+func isNoScript(err error) bool { return redis.HasErrorPrefix(err, "NOSCRIPT") }
+
+// Close ends the run: on a real Redis it deletes every key of the run (even
+// when ctx is already done, it tries for up to 3 s more); on the embedded one
+// it shuts the run's server down.
+func (s *Store) Close(ctx context.Context) error {
+	var err error
+	if s.prefix != "" {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+		defer cancel()
+		s.mu.Lock()
+		keys := make([]string, 0, len(s.names))
+		for n := range s.names {
+			keys = append(keys, s.key(n))
+		}
+		s.mu.Unlock()
+		sort.Strings(keys)
+		if len(keys) > 0 {
+			if e := s.client.Del(ctx, keys...).Err(); e != nil {
+				err = fmt.Errorf("backend: delete run keys under %s: %w", s.prefix, e)
+			}
+		}
+	}
+	if s.closeFn != nil {
+		s.closeFn()
+	}
+	return err
+}

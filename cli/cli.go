@@ -1,0 +1,165 @@
+// Package cli implements Lockstep's command line: `run` prints the frames of
+// lesson files, `lessons` lists the course. Package main dispatches to it;
+// plain `lockstep` (or `go run .`) serves the web player instead.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"lockstep/backend"
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+// Exit codes of `run`.
+const (
+	ExitOK      = 0 // every expect and expect_violation held
+	ExitFailed  = 1 // an expectation did not hold
+	ExitInvalid = 2 // a bad file, a bad flag, or Redis could not be reached
+)
+
+// Run executes `lockstep run FILE... [--redis URL] [--json] [--lang L]` and
+// returns the exit code. Flags may come before, between or after the files.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one")
+	asJSON := fs.Bool("json", false, "print frames as JSON lines (one object per lesson) instead of text")
+	lang := fs.String("lang", "en", "narration language: en, zh-CN or zh-TW")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--json] [--lang en|zh-CN|zh-TW]")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		return ExitInvalid
+	}
+	if !sim.ValidLocale(*lang) {
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+		return ExitInvalid
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return ExitInvalid
+	}
+	var loaded []*sim.Lesson
+	invalid := false
+	for _, f := range files {
+		l, err := sim.LoadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			invalid = true
+			continue
+		}
+		loaded = append(loaded, l)
+	}
+	if invalid {
+		return ExitInvalid
+	}
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return ExitInvalid
+	}
+	defer be.Close()
+	code := ExitOK
+	for _, l := range loaded {
+		frames, failures, err := runLesson(ctx, be, l)
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %s: %v\n", l.File, err)
+			return ExitInvalid
+		}
+		if *asJSON {
+			out := struct {
+				Lesson  string      `json:"lesson"`
+				File    string      `json:"file"`
+				Backend string      `json:"backend"`
+				Frames  []sim.Frame `json:"frames"`
+			}{l.ID, l.File, be.Info().String(), frames}
+			enc := json.NewEncoder(stdout)
+			if err := enc.Encode(out); err != nil {
+				fmt.Fprintf(stderr, "lockstep: %v\n", err)
+				return ExitInvalid
+			}
+		} else {
+			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, be.Info())
+			fmt.Fprint(stdout, sim.FormatFrames(frames, sim.Locale(*lang)))
+		}
+		for _, f := range failures {
+			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
+			code = ExitFailed
+		}
+	}
+	return code
+}
+
+func runLesson(ctx context.Context, be *backend.Backend, l *sim.Lesson) ([]sim.Frame, []sim.Failure, error) {
+	store, err := be.NewStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		store.Close(ctx)
+		return nil, nil, err
+	}
+	frames, err := r.Run(ctx)
+	if cerr := store.Close(ctx); err == nil {
+		err = cerr
+	}
+	return frames, r.Failures(), err
+}
+
+// parseInterspersed parses flags that may stand anywhere among the files.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// Lessons prints the embedded course, one lesson per line.
+func Lessons(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
+	if err := fs.Parse(args); err != nil {
+		return ExitInvalid
+	}
+	if !sim.ValidLocale(*lang) {
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+		return ExitInvalid
+	}
+	all, err := lessons.All()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return ExitInvalid
+	}
+	for _, l := range all {
+		fmt.Fprintf(stdout, "%-24s %-15s %s\n", l.ID, l.Variant, l.Title.In(sim.Locale(*lang)))
+		if s := l.Summary.In(sim.Locale(*lang)); s != "" {
+			fmt.Fprintf(stdout, "%-24s %-15s %s\n", "", "", strings.TrimSpace(s))
+		}
+	}
+	return ExitOK
+}
+
+// IsUsage reports whether err is a flag package usage error.
+func IsUsage(err error) bool { return errors.Is(err, flag.ErrHelp) }

@@ -1,0 +1,32 @@
+// Command lockstep is an interactive teaching simulator for reentrant
+// distributed locks on Redis.
+//
+//	lockstep [-addr 127.0.0.1:8080] [-redis URL]   serve the web player
+//	lockstep run FILE... [--redis URL] [--json] [--lang L]
+//	lockstep lessons [--lang L]
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"lockstep/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	args := os.Args[1:]
+	code := 0
+	switch {
+	case len(args) > 0 && args[0] == "run":
+		code = cli.Run(ctx, args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "lessons":
+		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
+	default:
+		code = cli.Serve(ctx, args, os.Stdout, os.Stderr)
+	}
+	os.Exit(code)
+}

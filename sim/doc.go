@@ -1,0 +1,22 @@
+// Package sim is Lockstep's simulation core: it loads lesson files, runs their
+// steps one at a time against a Store (an embedded or a real Redis, see package
+// backend), and records a Frame after every step.
+//
+// The core is synchronous and deterministic, in the manner of etcd-io/raft: it
+// does no HTTP, reads no wall clock and draws every random value (grant tokens,
+// request ids) from one RNG seeded per run. Simulated time is a plain int64 of
+// milliseconds that only the lesson's `advance` steps move; the Store is told
+// about it and keeps Redis's TTLs in step with it.
+//
+// The lock semantics come from the three seed documents in shared/seeds:
+//   - 001 (interview card): grant tokens, ACQUIRED/REENTERED/BUSY/LOST and
+//     RELEASED/STILL_HELD/NOT_OWNER, the Idle / Held once / Held many diagram,
+//     fencing tokens; variant token-count.
+//   - 000 (Node.js AsyncLocalStorage): owner = the execution context's request
+//     id, Hash field = owner, value = hold count; variant hash-refresh.
+//   - 004 (Java): a ThreadLocal count in front of SET NX (variant local-count),
+//     and a Hash whose release replies nil / 0 / 1 (variant hash-nil).
+//
+// The lesson format is fixed by shared/spec/lesson-format.md; Load implements it
+// and reports every problem as FILE:LINE:COL: message.
+package sim

@@ -1,0 +1,120 @@
+package sim
+
+// Frame is the state of a run after one step. Frames are what the CLI
+// prints, the player draws and golden files pin; they hold only logical key
+// names and simulated time, so the same lesson gives the same frames on every
+// store and every run. Field names in JSON are part of the websocket
+// protocol (package web).
+type Frame struct {
+	// Index is the number of steps taken: 0 is the state before the first
+	// step, i is the state after step i (1-based, as in messages).
+	Index int `json:"index"`
+	// TimeMS is simulated time in milliseconds since the run began.
+	TimeMS int64     `json:"time_ms"`
+	Step   *StepInfo `json:"step,omitempty"`
+	// Outcome is what the step's action came to (OK for actions that make no
+	// lock call).
+	Outcome    Outcome      `json:"outcome,omitempty"`
+	Calls      []CallRecord `json:"calls"`
+	Keys       []KeyState   `json:"keys"`
+	Actors     []ActorView  `json:"actors"`
+	Locks      []LockView   `json:"locks"`
+	Violations []Violation  `json:"violations"`
+	// Check is the step's expect / expect_violation, nil when it has none.
+	Check *Check `json:"check,omitempty"`
+	Say   Text   `json:"say,omitempty"`
+}
+
+// StepInfo is the step a frame follows, as the lesson gave it.
+type StepInfo struct {
+	Actor   string `json:"actor,omitempty"`
+	Do      Action `json:"do"`
+	Lock    string `json:"lock,omitempty"`
+	LeaseMS int64  `json:"lease_ms,omitempty"` // acquire: lease of this call
+	ByMS    int64  `json:"by_ms,omitempty"`    // advance: milliseconds
+	Value   string `json:"value,omitempty"`
+	Child   string `json:"child,omitempty"`
+	Context string `json:"context,omitempty"`
+	Line    int    `json:"line,omitempty"` // line of the step in the lesson file
+}
+
+// CallRecord is one Redis call a step made.
+type CallRecord struct {
+	Script  string   `json:"script"` // Script.Name
+	Keys    []string `json:"keys"`   // logical key names
+	Args    []string `json:"args"`
+	Reply   Reply    `json:"reply"`
+	Outcome Outcome  `json:"outcome"`
+}
+
+// Actor statuses.
+const (
+	StatusRunning = "running"
+	StatusPaused  = "paused"
+	StatusCrashed = "crashed"
+)
+
+// ActorView is an actor as a frame shows it.
+type ActorView struct {
+	ID       string `json:"id"`
+	Name     Text   `json:"name,omitempty"`
+	Instance string `json:"instance"`
+	Status   string `json:"status"` // running, paused or crashed
+	// Context is the id of the execution context the actor runs in: its own
+	// id, or the context of the parent it forked from with context: inherit.
+	Context string `json:"context"`
+	Parent  string `json:"parent,omitempty"`
+	// ForkMode is "inherit" or "lost" for a forked actor.
+	ForkMode string `json:"fork_mode,omitempty"`
+	// RequestID is the context's request id (the owner id under
+	// hash-refresh); "" when the context was lost.
+	RequestID string     `json:"request_id,omitempty"`
+	Holds     []HoldView `json:"holds"`
+}
+
+// HoldView is what an actor believes it holds on one lock.
+type HoldView struct {
+	Lock  string `json:"lock"`
+	Token string `json:"token"` // the owner id it uses in Redis
+	Count int    `json:"count"` // local hold count (its call stack's depth)
+	Fence int64  `json:"fence,omitempty"`
+	// Hold numbers the outermost acquires of the lock in order (1, 2, ...);
+	// fencing and the stale-write invariant compare these.
+	Hold int `json:"hold"`
+	// InRedis is true while Redis still keeps a count for Token. Count > 0
+	// with InRedis false is a stale owner: it believes what Redis no longer says.
+	InRedis bool `json:"in_redis"`
+}
+
+// LockView is one lock on seed 001's diagram.
+type LockView struct {
+	Name  string    `json:"name"`
+	Key   string    `json:"key"`
+	State LockState `json:"state"`
+	Count int64     `json:"count"`
+	Owner string    `json:"owner,omitempty"` // owner id Redis holds
+	// Holders are the actors whose token Redis holds, in actor order.
+	Holders    []string    `json:"holders"`
+	PTTL       int64       `json:"pttl_ms"`
+	Transition *Transition `json:"transition,omitempty"`
+}
+
+// Violation is an invariant the state breaks after a step.
+type Violation struct {
+	Name   string   `json:"name"` // one of Invariants
+	Lock   string   `json:"lock"`
+	Actors []string `json:"actors"`
+	// Detail says what went wrong, in every locale.
+	Detail Text `json:"detail"`
+}
+
+// Check is the result of a step's expectations.
+type Check struct {
+	Expect Outcome `json:"expect,omitempty"`
+	Got    Outcome `json:"got,omitempty"`
+	// ExpectViolations are the step's expect_violation names; Missing those
+	// not reported.
+	ExpectViolations []string `json:"expect_violations,omitempty"`
+	Missing          []string `json:"missing,omitempty"`
+	OK               bool     `json:"ok"`
+}

@@ -1,0 +1,131 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// stateViolations checks the invariants that hold or fail on a state (the
+// others, stale-write and wrong-owner-release, are events the step reports).
+// atEnd adds the end-of-lesson check of leaked-hold.
+func (r *Runner) stateViolations(atEnd bool) []Violation {
+	var out []Violation
+	for _, lock := range r.locks {
+		holds := r.v.holds(r.lockKey(lock))
+		// overlapping-holders: believers grouped by execution context.
+		byCtx := map[string][]string{}
+		var ctxOrder []string
+		for _, a := range r.actors {
+			if g := a.grants[lock]; g != nil && g.count > 0 && a.status != StatusCrashed {
+				if _, ok := byCtx[a.context]; !ok {
+					ctxOrder = append(ctxOrder, a.context)
+				}
+				byCtx[a.context] = append(byCtx[a.context], a.id)
+			}
+		}
+		if len(ctxOrder) > 1 {
+			var who []string
+			for _, c := range ctxOrder {
+				who = append(who, byCtx[c]...)
+			}
+			out = append(out, violation(InvOverlappingHolders, lock, who, explainOverlap(who, lock)))
+		}
+		// count-mismatch: Redis's count against the live local counts.
+		if r.v.info().CountsInRedis {
+			owners := make([]string, 0, len(holds))
+			for o := range holds {
+				owners = append(owners, o)
+			}
+			sort.Strings(owners)
+			for _, o := range owners {
+				sum := 0
+				var who []string
+				for _, a := range r.actors {
+					if g := a.grants[lock]; g != nil && g.token == o && a.status != StatusCrashed && g.count > 0 {
+						sum += g.count
+						who = append(who, a.id)
+					}
+				}
+				if c := holds[o]; c > 0 && sum > 0 && int64(sum) != c {
+					out = append(out, violation(InvCountMismatch, lock, who, explainCountMismatch(who, o, lock, c, sum)))
+				}
+			}
+		}
+		// leaked-hold: Redis keeps a count for a token nobody will release.
+		for _, a := range r.actors {
+			g := a.grants[lock]
+			if g == nil || holds[g.token] <= 0 || (a.status != StatusCrashed && !atEnd) {
+				continue
+			}
+			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.status == StatusCrashed, g.token, lock, holds[g.token])))
+		}
+	}
+	return out
+}
+
+func violation(name, lock string, actors []string, detail Text) Violation {
+	return Violation{Name: name, Lock: lock, Actors: actors, Detail: detail}
+}
+
+func list(ids []string, l Locale) string {
+	switch l {
+	case SimplifiedChinese, TraditionalChinese:
+		return strings.Join(ids, "、")
+	}
+	if len(ids) <= 2 {
+		return strings.Join(ids, " and ")
+	}
+	return strings.Join(ids[:len(ids)-1], ", ") + " and " + ids[len(ids)-1]
+}
+
+func explainOverlap(who []string, lock string) Text {
+	return Text{
+		English:            fmt.Sprintf("%s each believe they hold lock %s, yet they run in different execution contexts: mutual exclusion is broken.", list(who, English), lock),
+		SimplifiedChinese:  fmt.Sprintf("%s 都以为自己持有锁 %s，但它们属于不同的执行上下文：互斥已经失效。", list(who, SimplifiedChinese), lock),
+		TraditionalChinese: fmt.Sprintf("%s 都以為自己持有鎖 %s，但它們屬於不同的執行上下文：互斥已經失效。", list(who, TraditionalChinese), lock),
+	}
+}
+
+func explainStaleWrite(who string, seq, newest int, lock string) Text {
+	return Text{
+		English:            fmt.Sprintf("The resource of %s took %s's write from hold #%d after it had taken a write from the newer hold #%d: a stale owner overwrote newer work. A fencing token would have refused it.", lock, who, seq, newest),
+		SimplifiedChinese:  fmt.Sprintf("%s 保护的资源已接受较新持有 #%d 的写入，之后又接受了 %s 来自旧持有 #%d 的写入：过期的持有者覆盖了新数据。栅栏令牌本可以拒绝它。", lock, newest, who, seq),
+		TraditionalChinese: fmt.Sprintf("%s 保護的資源已接受較新持有 #%d 的寫入，之後又接受了 %s 來自舊持有 #%d 的寫入：過期的持有者覆蓋了新資料。柵欄令牌本可以拒絕它。", lock, newest, who, seq),
+	}
+}
+
+func explainWrongOwnerRelease(who string, taker []string, lock string, out Outcome) Text {
+	en, cn, tw := "lowered the hold count of", "减少了", "減少了"
+	if out == Released {
+		en, cn, tw = "deleted", "删除了", "刪除了"
+	}
+	return Text{
+		English:            fmt.Sprintf("%s's release %s the hold that %s took on lock %s: Redis could not tell the two owners apart.", who, en, list(taker, English), lock),
+		SimplifiedChinese:  fmt.Sprintf("%s 的释放%s %s 在锁 %s 上的持有：Redis 分不清这两个持有者。", who, cn, list(taker, SimplifiedChinese), lock),
+		TraditionalChinese: fmt.Sprintf("%s 的釋放%s %s 在鎖 %s 上的持有：Redis 分不清這兩個持有者。", who, tw, list(taker, TraditionalChinese), lock),
+	}
+}
+
+func explainCountMismatch(who []string, owner, lock string, redis int64, local int) Text {
+	return Text{
+		English:            fmt.Sprintf("Redis counts %d hold(s) for owner %s on lock %s, but %s count %d: the two no longer match.", redis, owner, lock, list(who, English), local),
+		SimplifiedChinese:  fmt.Sprintf("Redis 记录持有者 %s 在锁 %s 上的重入次数为 %d，但 %s 本地记的是 %d：两边已对不上。", owner, lock, redis, list(who, SimplifiedChinese), local),
+		TraditionalChinese: fmt.Sprintf("Redis 記錄持有者 %s 在鎖 %s 上的重入次數為 %d，但 %s 本地記的是 %d：兩邊已對不上。", owner, lock, redis, list(who, TraditionalChinese), local),
+	}
+}
+
+func explainLeak(who string, crashed bool, token, lock string, n int64) Text {
+	if crashed {
+		return Text{
+			English:            fmt.Sprintf("%s is gone, but Redis still keeps %d hold(s) for its token %s on lock %s: nobody can take the lock until the lease ends.", who, n, token, lock),
+			SimplifiedChinese:  fmt.Sprintf("%s 已经退出，但 Redis 仍为它的令牌 %s 在锁 %s 上保留 %d 次持有：租约到期之前谁都拿不到这把锁。", who, token, lock, n),
+			TraditionalChinese: fmt.Sprintf("%s 已經退出，但 Redis 仍為它的令牌 %s 在鎖 %s 上保留 %d 次持有：租約到期之前誰都拿不到這把鎖。", who, token, lock, n),
+		}
+	}
+	return Text{
+		English:            fmt.Sprintf("The lesson ends while Redis still keeps %d hold(s) for %s's token %s on lock %s.", n, who, token, lock),
+		SimplifiedChinese:  fmt.Sprintf("课程结束时，Redis 仍为 %s 的令牌 %s 在锁 %s 上保留 %d 次持有。", who, token, lock, n),
+		TraditionalChinese: fmt.Sprintf("課程結束時，Redis 仍為 %s 的令牌 %s 在鎖 %s 上保留 %d 次持有。", who, token, lock, n),
+	}
+}

@@ -1,0 +1,124 @@
+package sim
+
+import "time"
+
+// Lesson is a parsed and validated lesson file (shared/spec/lesson-format.md,
+// version 1). Build one with Load or LoadFile; a Lesson built by hand must pass
+// Validate before a Runner takes it.
+type Lesson struct {
+	ID      string // [a-z0-9-]+; defaults to the file name without .yaml
+	File    string // path the lesson was read from, for messages; may be ""
+	Title   Text
+	Summary Text
+	// Takeaway is the one-line lesson a learner should keep (an addition to
+	// the spec, optional).
+	Takeaway Text
+	Source   string // a seed file name or the public report the scenario reproduces
+	Variant  string // one of Variants()
+	// Lease is the default lease of an acquire; always > 0.
+	Lease   time.Duration
+	Fencing bool   // outermost acquires get fencing tokens (token-count only)
+	Lock    string // default lock name; "lock" when the file names none
+	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
+	// out; files may add `seed:` and otherwise it is derived from ID, so every
+	// run of a lesson draws the same tokens.
+	Seed   uint64
+	Actors []ActorSpec
+	Steps  []Step
+}
+
+// ActorSpec declares an actor of the lesson.
+type ActorSpec struct {
+	ID       string // [A-Za-z][A-Za-z0-9_-]*
+	Name     Text
+	Instance string // the process it runs in; defaults to "proc-<ID>"
+	Pos      Pos
+}
+
+// Action is the `do` of a step.
+type Action string
+
+// The actions of the lesson format.
+const (
+	ActAcquire Action = "acquire"
+	ActRelease Action = "release"
+	ActWrite   Action = "write"
+	ActPause   Action = "pause"
+	ActResume  Action = "resume"
+	ActCrash   Action = "crash"
+	ActFork    Action = "fork"
+	ActAdvance Action = "advance"
+)
+
+// Actions lists every action in the order the spec gives them.
+var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance}
+
+// Step is one step of a lesson's timeline.
+type Step struct {
+	Actor string // the acting actor; "" for advance
+	Do    Action
+	// Lock is the lock the step works on; the lesson's default when the file
+	// names none.
+	Lock  string
+	Lease time.Duration // acquire: lease of this call; 0 means the lesson's
+	Value string        // write: the value written
+	Child string        // fork: the new actor's id
+	// Context is the fork's context mode: "inherit" or "lost".
+	Context string
+	By      time.Duration // advance: how far the clock moves (> 0)
+	Say     Text
+	// Expect is the outcome the step asserts; "" asserts nothing.
+	Expect Outcome
+	// ExpectViolations must all be among the violations reported at this step.
+	ExpectViolations []string
+	Pos              Pos // position of the step's first key, for messages
+	ActorPos         Pos // position of the step's actor value, for messages
+}
+
+// Pos is a position in a lesson file, 1-based.
+type Pos struct {
+	Line, Col int
+}
+
+// Outcome is what a step's action came to.
+type Outcome string
+
+// The outcomes of the lesson format.
+const (
+	Acquired   Outcome = "ACQUIRED"
+	Reentered  Outcome = "REENTERED"
+	Busy       Outcome = "BUSY"
+	Lost       Outcome = "LOST"
+	NoContext  Outcome = "NO_CONTEXT"
+	Released   Outcome = "RELEASED"
+	StillHeld  Outcome = "STILL_HELD"
+	NotOwner   Outcome = "NOT_OWNER"
+	Accepted   Outcome = "ACCEPTED"
+	Rejected   Outcome = "REJECTED"
+	OK         Outcome = "OK"
+)
+
+// OutcomesFor returns the outcomes the spec allows for action a.
+func OutcomesFor(a Action) []Outcome {
+	switch a {
+	case ActAcquire:
+		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext}
+	case ActRelease:
+		return []Outcome{Released, StillHeld, NotOwner, NoContext}
+	case ActWrite:
+		return []Outcome{Accepted, Rejected}
+	}
+	return []Outcome{OK}
+}
+
+// The invariant names the runner checks after every step (spec "Invariants").
+const (
+	InvOverlappingHolders = "overlapping-holders"
+	InvStaleWrite         = "stale-write"
+	InvWrongOwnerRelease  = "wrong-owner-release"
+	InvCountMismatch      = "count-mismatch"
+	InvLeakedHold         = "leaked-hold"
+)
+
+// Invariants lists every invariant name.
+var Invariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold}

@@ -1,0 +1,517 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+var (
+	lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	lockNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
+)
+
+// maxLessonBytes bounds what Load reads: lessons are hand-written files, and
+// the web player accepts pasted ones.
+const maxLessonBytes = 1 << 20
+
+// LoadFile reads and parses the lesson at path. See Load.
+func LoadFile(path string) (*Lesson, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sim: read lesson: %w", err)
+	}
+	return Load(path, src)
+}
+
+// Load parses src, the text of the lesson file named file (used in messages
+// and for the default id), and validates it against the lesson format. On any
+// problem it returns a LoadErrors listing every problem found, each as
+// FILE:LINE:COL: message; the error wraps ErrInvalidLesson.
+func Load(file string, src []byte) (*Lesson, error) {
+	d := &decoder{file: file}
+	l := d.lesson(src)
+	if len(d.errs) == 0 {
+		d.errs = append(d.errs, validate(l)...)
+	}
+	if len(d.errs) > 0 {
+		sort.SliceStable(d.errs, func(i, j int) bool {
+			a, b := d.errs[i].Pos, d.errs[j].Pos
+			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		})
+		for i := range d.errs {
+			d.errs[i].File = file
+		}
+		return nil, d.errs
+	}
+	return l, nil
+}
+
+// decoder walks the YAML syntax tree that goccy/go-yaml builds, collecting
+// every problem with its position rather than stopping at the first.
+type decoder struct {
+	file string
+	errs LoadErrors
+}
+
+func (d *decoder) errorf(n ast.Node, format string, args ...any) {
+	d.errs = append(d.errs, LoadError{Pos: posOf(n), Msg: fmt.Sprintf(format, args...)})
+}
+
+func posOf(n ast.Node) Pos {
+	if n == nil || n.GetToken() == nil || n.GetToken().Position == nil {
+		return Pos{1, 1}
+	}
+	p := n.GetToken().Position
+	return Pos{Line: p.Line, Col: p.Column}
+}
+
+func (d *decoder) lesson(src []byte) *Lesson {
+	l := &Lesson{File: d.file}
+	if len(src) > maxLessonBytes {
+		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("file is %d bytes; lessons may be at most %d", len(src), maxLessonBytes)})
+		return l
+	}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		d.syntaxError(err)
+		return l
+	}
+	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
+		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "want exactly one YAML document holding a mapping"})
+		return l
+	}
+	fields, ok := d.mapping(f.Docs[0].Body, "lesson")
+	if !ok {
+		return l
+	}
+	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
+	l.ID = base
+	l.Lock = "lock"
+	var leaseSeen, variantSeen, stepsSeen bool
+	for _, kv := range fields {
+		switch kv.key {
+		case "id":
+			l.ID = d.str(kv)
+			if !lessonIDPattern.MatchString(l.ID) {
+				d.errorf(kv.value, "id %q: want lowercase letters, digits and '-'", l.ID)
+			}
+		case "title":
+			l.Title = d.text(kv)
+		case "summary":
+			l.Summary = d.text(kv)
+		case "takeaway":
+			l.Takeaway = d.text(kv)
+		case "source":
+			l.Source = d.str(kv)
+		case "variant":
+			variantSeen = true
+			l.Variant = d.str(kv)
+			if _, ok := variants[l.Variant]; !ok && l.Variant != "" {
+				d.errorf(kv.value, "unknown variant %q (want one of %s)", l.Variant, strings.Join(Variants(), ", "))
+			}
+		case "lease":
+			leaseSeen = true
+			l.Lease = d.duration(kv)
+		case "fencing":
+			l.Fencing = d.boolean(kv)
+		case "lock":
+			l.Lock = d.lockName(kv)
+		case "seed":
+			s := d.str(kv)
+			n, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				d.errorf(kv.value, "seed: want a whole number from 0 to 2^64-1, got %q", s)
+			}
+			l.Seed = n
+		case "actors":
+			for _, item := range d.sequence(kv) {
+				l.Actors = append(l.Actors, d.actor(item))
+			}
+		case "steps":
+			stepsSeen = true
+			for _, item := range d.sequence(kv) {
+				l.Steps = append(l.Steps, d.step(item, l))
+			}
+		default:
+			d.errorf(kv.keyNode, "unknown field %q in lesson", kv.key)
+		}
+	}
+	top := f.Docs[0].Body
+	if !variantSeen {
+		d.errorf(top, "missing required field \"variant\"")
+	}
+	if !leaseSeen {
+		d.errorf(top, "missing required field \"lease\"")
+	}
+	if !stepsSeen {
+		d.errorf(top, "missing required field \"steps\"")
+	}
+	if l.Seed == 0 {
+		h := fnv.New64a()
+		h.Write([]byte(l.ID))
+		l.Seed = h.Sum64()
+	}
+	// Steps decoded before `lock:` was seen got the default "lock"; fix them.
+	for i := range l.Steps {
+		if l.Steps[i].Lock == "" {
+			l.Steps[i].Lock = l.Lock
+		}
+	}
+	return l
+}
+
+func (d *decoder) syntaxError(err error) {
+	var ye yaml.Error
+	if errors.As(err, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
+		p := ye.GetToken().Position
+		d.errs = append(d.errs, LoadError{Pos: Pos{p.Line, p.Column}, Msg: "YAML syntax: " + ye.GetMessage()})
+		return
+	}
+	d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "YAML syntax: " + err.Error()})
+}
+
+// keyValue is one entry of a YAML mapping.
+type keyValue struct {
+	key     string
+	keyNode ast.Node
+	value   ast.Node
+}
+
+// unwrap removes the wrappers that do not change a node's meaning here.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch t := n.(type) {
+		case *ast.TagNode:
+			n = t.Value
+		case *ast.AnchorNode:
+			n = t.Value
+		default:
+			return n
+		}
+	}
+}
+
+func (d *decoder) mapping(n ast.Node, what string) ([]keyValue, bool) {
+	n = unwrap(n)
+	var values []*ast.MappingValueNode
+	switch t := n.(type) {
+	case *ast.MappingNode:
+		values = t.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{t}
+	case *ast.AliasNode:
+		d.errorf(n, "%s: YAML aliases are not supported in lessons; write the value out", what)
+		return nil, false
+	default:
+		d.errorf(n, "%s: want a mapping (key: value lines), got %s", what, describe(n))
+		return nil, false
+	}
+	seen := map[string]bool{}
+	out := make([]keyValue, 0, len(values))
+	for _, mv := range values {
+		if mv == nil || mv.Key == nil {
+			continue
+		}
+		k, ok := scalar(mv.Key)
+		if !ok {
+			d.errorf(mv.Key, "%s: keys must be plain words", what)
+			continue
+		}
+		if seen[k] {
+			d.errorf(mv.Key, "%s: duplicate key %q", what, k)
+			continue
+		}
+		seen[k] = true
+		v := mv.Value
+		if v == nil {
+			v = mv
+		}
+		out = append(out, keyValue{key: k, keyNode: mv.Key, value: v})
+	}
+	return out, true
+}
+
+func describe(n ast.Node) string {
+	switch unwrap(n).(type) {
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.NullNode, nil:
+		return "nothing"
+	}
+	if s, ok := scalar(n); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return "something else"
+}
+
+// scalar returns the text of a scalar node as written (unquoted).
+func scalar(n ast.Node) (string, bool) {
+	switch t := unwrap(n).(type) {
+	case *ast.StringNode:
+		return t.Value, true
+	case *ast.LiteralNode:
+		if t.Value == nil {
+			return "", true
+		}
+		return t.Value.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return t.GetToken().Value, true
+	}
+	return "", false
+}
+
+func (d *decoder) str(kv keyValue) string {
+	s, ok := scalar(kv.value)
+	if !ok {
+		d.errorf(kv.value, "%s: want a single value, got %s", kv.key, describe(kv.value))
+	}
+	return s
+}
+
+func (d *decoder) boolean(kv keyValue) bool {
+	if b, ok := unwrap(kv.value).(*ast.BoolNode); ok {
+		return b.Value
+	}
+	d.errorf(kv.value, "%s: want true or false, got %s", kv.key, describe(kv.value))
+	return false
+}
+
+func (d *decoder) duration(kv keyValue) time.Duration {
+	s, ok := scalar(kv.value)
+	if !ok {
+		d.errorf(kv.value, "%s: want a duration such as 30s or 1500ms, got %s", kv.key, describe(kv.value))
+		return 0
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		d.errorf(kv.value, "%s: want a duration such as 30s or 1500ms (Go syntax, with a unit), got %q", kv.key, s)
+		return 0
+	}
+	if v <= 0 {
+		d.errorf(kv.value, "%s: duration must be greater than zero, got %s", kv.key, s)
+		return 0
+	}
+	if v%time.Millisecond != 0 {
+		d.errorf(kv.value, "%s: Redis leases count whole milliseconds, got %s", kv.key, s)
+		return 0
+	}
+	return v
+}
+
+func (d *decoder) lockName(kv keyValue) string {
+	s := d.str(kv)
+	if s != "" && !lockNamePattern.MatchString(s) {
+		d.errorf(kv.value, "%s: lock name %q may hold letters, digits and : . _ -", kv.key, s)
+	}
+	return s
+}
+
+func (d *decoder) sequence(kv keyValue) []ast.Node {
+	switch t := unwrap(kv.value).(type) {
+	case *ast.SequenceNode:
+		return t.Values
+	case *ast.NullNode:
+		return nil
+	}
+	d.errorf(kv.value, "%s: want a list, got %s", kv.key, describe(kv.value))
+	return nil
+}
+
+// text decodes a text field: a plain string or a map from locale to string.
+func (d *decoder) text(kv keyValue) Text {
+	if s, ok := scalar(kv.value); ok {
+		return Plain(s)
+	}
+	fields, ok := d.mapping(kv.value, kv.key)
+	if !ok {
+		return nil
+	}
+	t := Text{}
+	for _, f := range fields {
+		if !ValidLocale(f.key) {
+			d.errorf(f.keyNode, "%s: unknown locale %q (want en, zh-CN or zh-TW)", kv.key, f.key)
+			continue
+		}
+		t[Locale(f.key)] = d.str(f)
+	}
+	return t
+}
+
+func (d *decoder) actor(n ast.Node) ActorSpec {
+	a := ActorSpec{Pos: posOf(n)}
+	fields, ok := d.mapping(n, "actor")
+	if !ok {
+		return a
+	}
+	idSeen := false
+	for _, kv := range fields {
+		switch kv.key {
+		case "id":
+			idSeen = true
+			a.ID = d.str(kv)
+			a.Pos = posOf(kv.value)
+			if !actorIDPattern.MatchString(a.ID) {
+				d.errorf(kv.value, "actor id %q: want a letter, then letters, digits, '_' or '-'", a.ID)
+			}
+		case "name":
+			a.Name = d.text(kv)
+		case "instance":
+			a.Instance = d.str(kv)
+		default:
+			d.errorf(kv.keyNode, "unknown field %q in actor", kv.key)
+		}
+	}
+	if !idSeen {
+		d.errorf(n, "actor: missing required field \"id\"")
+	}
+	return a
+}
+
+// stepFields says which fields each action takes, beyond the ones every step
+// may carry (do, say, expect, expect_violation).
+var stepFields = map[Action][]string{
+	ActAcquire: {"actor", "lease", "lock"},
+	ActRelease: {"actor", "lock"},
+	ActWrite:   {"actor", "value", "lock"},
+	ActPause:   {"actor"},
+	ActResume:  {"actor"},
+	ActCrash:   {"actor"},
+	ActFork:    {"actor", "child", "context"},
+	ActAdvance: {"by"},
+}
+
+func (d *decoder) step(n ast.Node, l *Lesson) Step {
+	s := Step{Pos: posOf(n)}
+	fields, ok := d.mapping(n, "step")
+	if !ok {
+		return s
+	}
+	s.Pos = posOf(fields[0].keyNode)
+	present := map[string]keyValue{}
+	for _, kv := range fields {
+		present[kv.key] = kv
+	}
+	doKV, ok := present["do"]
+	if !ok {
+		d.errorf(n, "step: missing required field \"do\"")
+		return s
+	}
+	s.Do = Action(d.str(doKV))
+	allowed, known := stepFields[s.Do]
+	if !known {
+		d.errorf(doKV.value, "unknown action %q (want one of %s)", s.Do, joinActions())
+		return s
+	}
+	for _, kv := range fields {
+		switch kv.key {
+		case "do":
+		case "say":
+			s.Say = d.text(kv)
+		case "expect":
+			s.Expect = Outcome(d.str(kv))
+			if !slices.Contains(OutcomesFor(s.Do), s.Expect) {
+				d.errorf(kv.value, "unknown outcome %q for %s (want one of %s)", s.Expect, s.Do, joinOutcomes(OutcomesFor(s.Do)))
+			}
+		case "expect_violation":
+			s.ExpectViolations = d.violations(kv)
+		case "actor", "lease", "lock", "value", "child", "context", "by":
+			if !slices.Contains(allowed, kv.key) {
+				d.errorf(kv.keyNode, "field %q does not apply to %s", kv.key, s.Do)
+				continue
+			}
+			switch kv.key {
+			case "actor":
+				s.Actor = d.str(kv)
+				s.ActorPos = posOf(kv.value)
+			case "lease":
+				s.Lease = d.duration(kv)
+			case "lock":
+				s.Lock = d.lockName(kv)
+			case "value":
+				s.Value = d.str(kv)
+			case "child":
+				s.Child = d.str(kv)
+				if !actorIDPattern.MatchString(s.Child) {
+					d.errorf(kv.value, "child id %q: want a letter, then letters, digits, '_' or '-'", s.Child)
+				}
+			case "context":
+				s.Context = d.str(kv)
+				if s.Context != "inherit" && s.Context != "lost" {
+					d.errorf(kv.value, "context: want inherit or lost, got %q", s.Context)
+				}
+			case "by":
+				s.By = d.duration(kv)
+			}
+		default:
+			d.errorf(kv.keyNode, "unknown field %q in step", kv.key)
+		}
+	}
+	required := map[Action][]string{
+		ActWrite:   {"value"},
+		ActFork:    {"child", "context"},
+		ActAdvance: {"by"},
+	}
+	for _, f := range allowed {
+		if f == "actor" {
+			required[s.Do] = append(required[s.Do], "actor")
+		}
+	}
+	for _, f := range required[s.Do] {
+		if _, ok := present[f]; !ok {
+			d.errorf(n, "%s: missing required field %q", s.Do, f)
+		}
+	}
+	return s
+}
+
+func (d *decoder) violations(kv keyValue) []string {
+	var names []ast.Node
+	if _, ok := scalar(kv.value); ok {
+		names = []ast.Node{kv.value}
+	} else {
+		names = d.sequence(kv)
+	}
+	var out []string
+	for _, n := range names {
+		s, ok := scalar(n)
+		if !ok || !slices.Contains(Invariants, s) {
+			d.errorf(n, "unknown invariant %s (want one of %s)", describe(n), strings.Join(Invariants, ", "))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func joinActions() string {
+	s := make([]string, len(Actions))
+	for i, a := range Actions {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
+}
+
+func joinOutcomes(os []Outcome) string {
+	s := make([]string, len(os))
+	for i, o := range os {
+		s[i] = string(o)
+	}
+	return strings.Join(s, ", ")
+}
+

@@ -1,0 +1,261 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Key name prefixes of a run's logical keys.
+const (
+	lockKeyPrefix     = "lock:"
+	resourceKeyPrefix = "resource:"
+	fenceKeyPrefix    = "fence:"
+)
+
+// keepBase is the TTL Lockstep gives the keys a lock does not lease (the
+// protected resource, the fencing counter) on top of the lesson's total
+// simulated time, so they outlive the run but never stay forever.
+const keepBase = 24 * time.Hour
+
+// ErrDone is returned by Runner.Step when every step has run.
+var ErrDone = errors.New("sim: lesson finished")
+
+// Runner runs one lesson on one Store, one step at a time. It is not safe for
+// concurrent use; the web player gives each session its own Runner.
+type Runner struct {
+	lesson *Lesson
+	store  Store
+	v      variant
+	rng    *rand.Rand
+	src    *rand.PCG // rng's source, kept to save and restore its state
+
+	now     int64 // simulated time, ms
+	keepMS  int64
+	actors  []*actor
+	byID    map[string]*actor
+	reads   []KeyRef
+	keys    []KeyState // last snapshot, in reads order
+	locks   []string   // lock names in first-use order
+	holdSeq map[string]int
+	current map[string]*redisHold // the hold Redis keeps per lock, as taken
+	written map[string]int        // per lock: highest hold whose write was accepted
+	frames  []Frame
+	failed  []Failure
+}
+
+// redisHold is who took the hold Redis keeps for a lock.
+type redisHold struct {
+	seq     int
+	context string
+	owner   string
+}
+
+type actor struct {
+	id, instance string
+	name         Text
+	status       string
+	context      string // shared with inherit-forked descendants
+	requestID    string
+	parent, mode string
+	grants       map[string]*grant
+}
+
+// grant is an actor's local record of a hold: the token it inherited or was
+// given, and how deep its own call stack holds the lock.
+type grant struct {
+	token   string
+	count   int
+	fence   int64
+	seq     int
+	leaseMS int64
+}
+
+// Failure is an expectation that did not hold.
+type Failure struct {
+	File  string
+	Step  int // 1-based
+	Line  int
+	Want  string
+	Got   string
+}
+
+func (f Failure) Error() string {
+	return fmt.Sprintf("%s:%d: step %d: want %s, got %s", f.File, f.Line, f.Step, f.Want, f.Got)
+}
+
+// NewRunner prepares a run of l on s. It validates l (see Validate), seeds the
+// run's RNG from l.Seed, and records frame 0, the state before any step. It
+// does no I/O: the store's keys of a new run are all absent.
+func NewRunner(l *Lesson, s Store) (*Runner, error) {
+	if err := Validate(l); err != nil {
+		return nil, err
+	}
+	r := &Runner{
+		lesson:  l,
+		store:   s,
+		v:       variants[l.Variant],
+		src:     rand.NewPCG(l.Seed, 0x10c857e9),
+		byID:    map[string]*actor{},
+		holdSeq: map[string]int{},
+		current: map[string]*redisHold{},
+		written: map[string]int{},
+	}
+	r.rng = rand.New(r.src)
+	var total time.Duration
+	seenLock := map[string]bool{}
+	writes := map[string]bool{}
+	addLock := func(name string) {
+		if !seenLock[name] {
+			seenLock[name] = true
+			r.locks = append(r.locks, name)
+		}
+	}
+	addLock(l.Lock)
+	for _, st := range l.Steps {
+		total += st.By
+		if st.Do != ActAdvance {
+			addLock(st.Lock)
+		}
+		if st.Do == ActWrite {
+			writes[st.Lock] = true
+		}
+	}
+	r.keepMS = (keepBase + total).Milliseconds()
+	for _, lock := range r.locks {
+		r.reads = append(r.reads, KeyRef{Name: lockKeyPrefix + lock, Type: r.v.info().LockType})
+		if l.Fencing {
+			r.reads = append(r.reads, KeyRef{Name: fenceKeyPrefix + lock, Type: TypeString})
+		}
+		if writes[lock] {
+			r.reads = append(r.reads, KeyRef{Name: resourceKeyPrefix + lock, Type: TypeHash})
+		}
+	}
+	for _, k := range r.reads {
+		r.keys = append(r.keys, Absent(k.Name))
+	}
+	forked := map[string]bool{}
+	for _, st := range l.Steps {
+		if st.Do == ActFork {
+			forked[st.Child] = true
+		}
+	}
+	for _, a := range l.Actors {
+		if !forked[a.ID] {
+			r.addActor(a.ID, "", "")
+		}
+	}
+	r.frames = append(r.frames, r.frame(nil, "", nil, nil, nil))
+	return r, nil
+}
+
+// Lesson returns the lesson being run.
+func (r *Runner) Lesson() *Lesson { return r.lesson }
+
+// Frames returns the frames recorded so far: frame 0 and one per step taken.
+// The slice must not be modified.
+func (r *Runner) Frames() []Frame { return r.frames }
+
+// Done reports whether every step has run.
+func (r *Runner) Done() bool { return len(r.frames) > len(r.lesson.Steps) }
+
+// Failures returns the expectations that did not hold so far.
+func (r *Runner) Failures() []Failure { return r.failed }
+
+// Keys returns the logical names of every key the run may create.
+func (r *Runner) Keys() []string {
+	out := make([]string, len(r.reads))
+	for i, k := range r.reads {
+		out[i] = k.Name
+	}
+	return out
+}
+
+func (r *Runner) spec(id string) ActorSpec {
+	for _, a := range r.lesson.Actors {
+		if a.ID == id {
+			return a
+		}
+	}
+	return ActorSpec{ID: id}
+}
+
+func (r *Runner) addActor(id, parent, mode string) *actor {
+	sp := r.spec(id)
+	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id, grants: map[string]*grant{}}
+	if p := r.byID[parent]; p != nil {
+		a.parent, a.mode = parent, mode
+		if a.instance == "" {
+			a.instance = p.instance // a fork runs in its parent's process
+		}
+		if mode == "inherit" {
+			a.context, a.requestID = p.context, p.requestID
+			for lock, g := range p.grants {
+				c := *g
+				c.count = 0 // the child's own call stack holds nothing yet
+				a.grants[lock] = &c
+			}
+		}
+	} else {
+		a.requestID = fmt.Sprintf("req-%06x", r.rng.Uint32()&0xffffff)
+	}
+	if a.instance == "" {
+		a.instance = "proc-" + id
+	}
+	r.actors = append(r.actors, a)
+	r.byID[id] = a
+	return a
+}
+
+// newToken draws a fresh grant token from the run's RNG.
+func (r *Runner) newToken() string { return fmt.Sprintf("t-%08x", r.rng.Uint32()) }
+
+// Run runs every remaining step. It returns the frames and the failed
+// expectations; err is non-nil only when a step could not run.
+func (r *Runner) Run(ctx context.Context) ([]Frame, error) {
+	for !r.Done() {
+		if _, err := r.Step(ctx); err != nil {
+			return r.frames, err
+		}
+	}
+	return r.frames, nil
+}
+
+// Step runs the next step and returns its frame. It returns ErrDone when the
+// lesson has no step left, and a wrapped store error when Redis could not run
+// the step; the run's state is then unchanged and Step may be tried again.
+func (r *Runner) Step(ctx context.Context) (Frame, error) {
+	if r.Done() {
+		return Frame{}, ErrDone
+	}
+	idx := len(r.frames) // 1-based number of the step to run
+	st := &r.lesson.Steps[idx-1]
+	saved := r.save()
+	f, err := r.apply(ctx, st)
+	if err != nil {
+		r.restore(saved)
+		return Frame{}, fmt.Errorf("sim: step %d (%s): %w", idx, st.Do, err)
+	}
+	r.frames = append(r.frames, f)
+	if f.Check != nil && !f.Check.OK {
+		r.failed = append(r.failed, r.failure(idx, st, f))
+	}
+	return f, nil
+}
+
+func (r *Runner) failure(idx int, st *Step, f Frame) Failure {
+	fl := Failure{File: r.lesson.File, Step: idx, Line: st.Pos.Line}
+	if f.Check.Expect != "" && f.Check.Expect != f.Check.Got {
+		fl.Want, fl.Got = string(f.Check.Expect), string(f.Check.Got)
+		return fl
+	}
+	fl.Want = "violation " + fmt.Sprint(f.Check.Missing)
+	names := make([]string, len(f.Violations))
+	for i, v := range f.Violations {
+		names[i] = v.Name
+	}
+	fl.Got = fmt.Sprintf("violations %v", names)
+	return fl
+}

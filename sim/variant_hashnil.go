@@ -1,0 +1,52 @@
+package sim
+
+import "fmt"
+
+// hashNil is the Redis Hash design of seed 004: field = owner token, value =
+// count; acquire answers 1/0; release answers nil (not the owner), 0 (holds
+// remain) or 1 (deleted), and a partial release does not renew the lease.
+type hashNil struct{}
+
+func (hashNil) info() VariantInfo {
+	return VariantInfo{
+		Name: "hash-nil", Source: "004_9ef5ee932af18c81.txt", LockType: TypeHash, CountsInRedis: true,
+		Scripts: []*Script{mustScript("hash-nil/acquire"), mustScript("hash-nil/release"), mustScript("resource/write")},
+	}
+}
+
+func (hashNil) newOwner(r *Runner, _ *actor) string { return r.newToken() }
+
+func (hashNil) acquire(op lockOp, _ *grant) *Call {
+	return &Call{Script: mustScript("hash-nil/acquire"), Keys: []string{op.key}, Args: []string{op.owner, ms(op.leaseMS)}}
+}
+
+func (hashNil) acquireOutcome(op lockOp, _ *grant, reply Reply, after KeyState) (Outcome, error) {
+	switch {
+	case reply.IsInt(0):
+		return Busy, nil
+	case reply.IsInt(1):
+		if hashCounts(after)[op.owner] == 1 {
+			return Acquired, nil
+		}
+		return Reentered, nil
+	}
+	return "", fmt.Errorf("sim: hash-nil acquire: unexpected reply %s", reply)
+}
+
+func (hashNil) release(op lockOp, _ *grant) *Call {
+	return &Call{Script: mustScript("hash-nil/release"), Keys: []string{op.key}, Args: []string{op.owner}}
+}
+
+func (hashNil) releaseOutcome(_ lockOp, _ *grant, reply Reply, _ KeyState) (Outcome, error) {
+	switch {
+	case reply.Kind == ReplyNil:
+		return NotOwner, nil
+	case reply.IsInt(0):
+		return StillHeld, nil
+	case reply.IsInt(1):
+		return Released, nil
+	}
+	return "", fmt.Errorf("sim: hash-nil release: unexpected reply %s", reply)
+}
+
+func (hashNil) holds(k KeyState) map[string]int64 { return hashCounts(k) }
