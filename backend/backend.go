@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,8 +59,7 @@ var ErrUnreachable = errors.New("backend: redis unreachable")
 // Open returns the backend cfg selects. For a real Redis it connects and
 // checks the server (PING, then INFO server for the version) within
 // cfg.DialTimeout, failing with an error that wraps ErrUnreachable and names
-// the address. It refuses a server older than 7.0, whose clock is not frozen
-// inside MULTI/EXEC (redis/redis#10300), so its PTTLs would not be exact.
+// the address.
 func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if cfg.URL == "" {
 		return &Backend{info: Info{Embedded: true}}, nil
@@ -93,12 +91,6 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("backend: INFO server at %s: %w", opt.Addr, err)
 	}
 	version := infoField(info, "redis_version")
-	if major, _, _ := strings.Cut(version, "."); major != "" {
-		if n, err := strconv.Atoi(major); err == nil && n < 7 {
-			client.Close()
-			return nil, fmt.Errorf("backend: Redis %s at %s is older than 7.0: its clock is not frozen inside MULTI/EXEC, so PTTLs would not be exact", version, opt.Addr)
-		}
-	}
 	return &Backend{info: Info{Addr: opt.Addr, Version: version}, client: client}, nil
 }
 

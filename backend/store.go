@@ -70,10 +70,22 @@ func (s *Store) Advance(_ context.Context, d time.Duration) error {
 	return nil
 }
 
-// Exec implements sim.Store: one MULTI/EXEC holding the restore (real Redis
-// only), the calls as EVALSHA, and the reads (PTTL plus HGETALL or GET per
-// key). If the server has not cached a script (NOSCRIPT), the transaction is
-// sent again with EVAL; the restore at its head makes that repeat exact.
+// maxTries bounds how often Exec sends a step's transaction again (after
+// NOSCRIPT, or after it straddled a millisecond on a real Redis).
+const maxTries = 200
+
+// ErrClockStraddle is wrapped by Exec's error when no attempt at a step ran
+// within one millisecond of server time (see Exec).
+var ErrClockStraddle = errors.New("backend: step never ran within one server millisecond")
+
+// Exec implements sim.Store: one MULTI/EXEC per step holding, on a real Redis,
+// TIME, the restore script (every run key re-established with its simulated
+// contents and PTTL), the calls as EVALSHA, the reads (PTTL plus HGETALL or
+// GET per key), and TIME again. Redis 7.0 does not freeze its clock inside a
+// transaction, so when the two TIMEs fall in different milliseconds the PTTLs
+// read may be off by the time that passed: the transaction is then sent
+// again, and the restore at its head makes the repeat exact. When the server
+// has not cached a script (NOSCRIPT) it is sent again with EVAL.
 func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	for _, k := range b.Read {
 		s.note(k.Name)
@@ -84,19 +96,40 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 	for _, c := range b.Calls {
 		s.note(c.Keys...)
 	}
-	res, noscript, err := s.exec(ctx, b, false)
-	if err == nil && noscript {
-		res, _, err = s.exec(ctx, b, true)
+	eval := false
+	for try := 0; try < maxTries; try++ {
+		res, again, err := s.exec(ctx, b, eval)
+		switch {
+		case err != nil:
+			return nil, err
+		case again == retryNoScript:
+			eval = true
+		case again == retryStraddle:
+		default:
+			return res, nil
+		}
 	}
-	return res, err
+	return nil, fmt.Errorf("%w after %d tries", ErrClockStraddle, maxTries)
 }
 
-func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchResult, bool, error) {
+type retry int
+
+const (
+	noRetry retry = iota
+	retryNoScript
+	retryStraddle
+)
+
+func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchResult, retry, error) {
 	var restore *redis.Cmd
+	var t0, t1 *redis.TimeCmd
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(b.Read))
 	reads := make([]*redis.Cmd, len(b.Read))
 	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if s.restore {
+			t0 = p.Time(ctx)
+		}
 		if s.restore && len(b.Prior) > 0 {
 			keys, args := restoreArgs(s, b.Prior)
 			restore = run(ctx, p, restoreScript, eval, keys, args)
@@ -120,38 +153,49 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 				reads[i] = p.Do(ctx, "HGETALL", s.key(k.Name))
 			}
 		}
+		if s.restore {
+			t1 = p.Time(ctx)
+		}
 		return nil
 	})
 	if err != nil && !isReply(err) {
-		return nil, false, fmt.Errorf("backend: %w", err)
+		return nil, noRetry, fmt.Errorf("backend: %w", err)
 	}
 	if restore != nil {
 		if isNoScript(restore.Err()) {
-			return nil, true, nil
+			return nil, retryNoScript, nil
 		}
 		if err := restore.Err(); err != nil {
-			return nil, false, fmt.Errorf("backend: restore run keys: %w", err)
+			return nil, noRetry, fmt.Errorf("backend: restore run keys: %w", err)
 		}
 	}
 	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(b.Read))}
 	for i, c := range calls {
 		if isNoScript(c.Err()) {
-			return nil, true, nil
+			return nil, retryNoScript, nil
 		}
 		r, err := DecodeReply(c.Val(), c.Err())
 		if err != nil {
-			return nil, false, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
+			return nil, noRetry, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
 		}
 		out.Replies[i] = r
 	}
 	for i, k := range b.Read {
 		ks, err := readKey(k, pttls[i], reads[i])
 		if err != nil {
-			return nil, false, err
+			return nil, noRetry, err
 		}
 		out.Keys[i] = ks
 	}
-	return out, false, nil
+	if t0 != nil {
+		if t0.Err() != nil || t1.Err() != nil {
+			return nil, noRetry, fmt.Errorf("backend: TIME: %w", errors.Join(t0.Err(), t1.Err()))
+		}
+		if t0.Val().UnixMilli() != t1.Val().UnixMilli() {
+			return nil, retryStraddle, nil
+		}
+	}
+	return out, noRetry, nil
 }
 
 func run(ctx context.Context, p redis.Pipeliner, sc *redis.Script, eval bool, keys []string, args []any) *redis.Cmd {

@@ -85,17 +85,17 @@ type Outcome string
 
 // The outcomes of the lesson format.
 const (
-	Acquired   Outcome = "ACQUIRED"
-	Reentered  Outcome = "REENTERED"
-	Busy       Outcome = "BUSY"
-	Lost       Outcome = "LOST"
-	NoContext  Outcome = "NO_CONTEXT"
-	Released   Outcome = "RELEASED"
-	StillHeld  Outcome = "STILL_HELD"
-	NotOwner   Outcome = "NOT_OWNER"
-	Accepted   Outcome = "ACCEPTED"
-	Rejected   Outcome = "REJECTED"
-	OK         Outcome = "OK"
+	Acquired  Outcome = "ACQUIRED"
+	Reentered Outcome = "REENTERED"
+	Busy      Outcome = "BUSY"
+	Lost      Outcome = "LOST"
+	NoContext Outcome = "NO_CONTEXT"
+	Released  Outcome = "RELEASED"
+	StillHeld Outcome = "STILL_HELD"
+	NotOwner  Outcome = "NOT_OWNER"
+	Accepted  Outcome = "ACCEPTED"
+	Rejected  Outcome = "REJECTED"
+	OK        Outcome = "OK"
 )
 
 // OutcomesFor returns the outcomes the spec allows for action a.

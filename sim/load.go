@@ -42,10 +42,13 @@ func LoadFile(path string) (*Lesson, error) {
 // problem it returns a LoadErrors listing every problem found, each as
 // FILE:LINE:COL: message; the error wraps ErrInvalidLesson.
 func Load(file string, src []byte) (*Lesson, error) {
-	d := &decoder{file: file}
-	l := d.lesson(src)
-	if len(d.errs) == 0 {
-		d.errs = append(d.errs, validate(l)...)
+	d := &decoder{file: file, at: srcPos{child: map[int]Pos{}}}
+	l, parsed := d.lesson(src)
+	if parsed {
+		// Replay the steps even when decoding found problems, so that one
+		// run reports every problem in the file (validate skips what the
+		// decoder could not make sense of).
+		d.errs = append(d.errs, validate(l, d.at)...)
 	}
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool {
@@ -65,6 +68,7 @@ func Load(file string, src []byte) (*Lesson, error) {
 type decoder struct {
 	file string
 	errs LoadErrors
+	at   srcPos // positions Lesson does not keep, for validate's messages
 }
 
 func (d *decoder) errorf(n ast.Node, format string, args ...any) {
@@ -72,6 +76,19 @@ func (d *decoder) errorf(n ast.Node, format string, args ...any) {
 }
 
 func posOf(n ast.Node) Pos {
+	// goccy/go-yaml gives a block mapping (and a mapping entry) the position
+	// of its first ':'; a message about the whole mapping, such as a missing
+	// field, should point at the start of its first key instead.
+	switch t := n.(type) {
+	case *ast.MappingNode:
+		if !t.IsFlowStyle && len(t.Values) > 0 && t.Values[0] != nil && t.Values[0].Key != nil {
+			return posOf(t.Values[0].Key)
+		}
+	case *ast.MappingValueNode:
+		if t.Key != nil {
+			return posOf(t.Key)
+		}
+	}
 	if n == nil || n.GetToken() == nil || n.GetToken().Position == nil {
 		return Pos{1, 1}
 	}
@@ -79,24 +96,26 @@ func posOf(n ast.Node) Pos {
 	return Pos{Line: p.Line, Col: p.Column}
 }
 
-func (d *decoder) lesson(src []byte) *Lesson {
+// lesson decodes src into a Lesson, reporting problems as it goes. It returns
+// false when src is not a YAML mapping at all, so there are no steps to check.
+func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	l := &Lesson{File: d.file}
 	if len(src) > maxLessonBytes {
 		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("file is %d bytes; lessons may be at most %d", len(src), maxLessonBytes)})
-		return l
+		return l, false
 	}
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		d.syntaxError(err)
-		return l
+		return l, false
 	}
 	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
 		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "want exactly one YAML document holding a mapping"})
-		return l
+		return l, false
 	}
 	fields, ok := d.mapping(f.Docs[0].Body, "lesson")
 	if !ok {
-		return l
+		return l, false
 	}
 	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
 	l.ID = base
@@ -105,8 +124,8 @@ func (d *decoder) lesson(src []byte) *Lesson {
 	for _, kv := range fields {
 		switch kv.key {
 		case "id":
-			l.ID = d.str(kv)
-			if !lessonIDPattern.MatchString(l.ID) {
+			var ok bool
+			if l.ID, ok = d.scalarStr(kv); ok && !lessonIDPattern.MatchString(l.ID) {
 				d.errorf(kv.value, "id %q: want lowercase letters, digits and '-'", l.ID)
 			}
 		case "title":
@@ -119,8 +138,11 @@ func (d *decoder) lesson(src []byte) *Lesson {
 			l.Source = d.str(kv)
 		case "variant":
 			variantSeen = true
-			l.Variant = d.str(kv)
-			if _, ok := variants[l.Variant]; !ok && l.Variant != "" {
+			var ok bool
+			if l.Variant, ok = d.scalarStr(kv); !ok {
+				break
+			}
+			if _, known := variants[l.Variant]; !known {
 				d.errorf(kv.value, "unknown variant %q (want one of %s)", l.Variant, strings.Join(Variants(), ", "))
 			}
 		case "lease":
@@ -128,6 +150,7 @@ func (d *decoder) lesson(src []byte) *Lesson {
 			l.Lease = d.duration(kv)
 		case "fencing":
 			l.Fencing = d.boolean(kv)
+			d.at.fencing = posOf(kv.value)
 		case "lock":
 			l.Lock = d.lockName(kv)
 		case "seed":
@@ -171,7 +194,7 @@ func (d *decoder) lesson(src []byte) *Lesson {
 			l.Steps[i].Lock = l.Lock
 		}
 	}
-	return l
+	return l, true
 }
 
 func (d *decoder) syntaxError(err error) {
@@ -253,6 +276,8 @@ func describe(n ast.Node) string {
 		return "a mapping"
 	case *ast.NullNode, nil:
 		return "nothing"
+	case *ast.AliasNode:
+		return "a YAML alias (not supported in lessons; write the value out)"
 	}
 	if s, ok := scalar(n); ok {
 		return fmt.Sprintf("%q", s)
@@ -277,11 +302,19 @@ func scalar(n ast.Node) (string, bool) {
 }
 
 func (d *decoder) str(kv keyValue) string {
+	s, _ := d.scalarStr(kv)
+	return s
+}
+
+// scalarStr is str that also reports whether the value was a scalar, so that
+// callers check only values that were written as one (and a list or a mapping
+// is reported once, not also as a bad name).
+func (d *decoder) scalarStr(kv keyValue) (string, bool) {
 	s, ok := scalar(kv.value)
 	if !ok {
 		d.errorf(kv.value, "%s: want a single value, got %s", kv.key, describe(kv.value))
 	}
-	return s
+	return s, ok
 }
 
 func (d *decoder) boolean(kv keyValue) bool {
@@ -315,8 +348,12 @@ func (d *decoder) duration(kv keyValue) time.Duration {
 }
 
 func (d *decoder) lockName(kv keyValue) string {
-	s := d.str(kv)
-	if s != "" && !lockNamePattern.MatchString(s) {
+	s, ok := d.scalarStr(kv)
+	switch {
+	case !ok:
+	case s == "":
+		d.errorf(kv.value, "%s: lock name must not be empty", kv.key)
+	case !lockNamePattern.MatchString(s):
 		d.errorf(kv.value, "%s: lock name %q may hold letters, digits and : . _ -", kv.key, s)
 	}
 	return s
@@ -364,9 +401,10 @@ func (d *decoder) actor(n ast.Node) ActorSpec {
 		switch kv.key {
 		case "id":
 			idSeen = true
-			a.ID = d.str(kv)
+			var ok bool
+			a.ID, ok = d.scalarStr(kv)
 			a.Pos = posOf(kv.value)
-			if !actorIDPattern.MatchString(a.ID) {
+			if ok && !actorIDPattern.MatchString(a.ID) {
 				d.errorf(kv.value, "actor id %q: want a letter, then letters, digits, '_' or '-'", a.ID)
 			}
 		case "name":
@@ -402,7 +440,9 @@ func (d *decoder) step(n ast.Node, l *Lesson) Step {
 	if !ok {
 		return s
 	}
-	s.Pos = posOf(fields[0].keyNode)
+	if len(fields) > 0 {
+		s.Pos = posOf(fields[0].keyNode)
+	}
 	present := map[string]keyValue{}
 	for _, kv := range fields {
 		present[kv.key] = kv
@@ -412,9 +452,17 @@ func (d *decoder) step(n ast.Node, l *Lesson) Step {
 		d.errorf(n, "step: missing required field \"do\"")
 		return s
 	}
-	s.Do = Action(d.str(doKV))
+	do, ok := d.scalarStr(doKV)
+	if !ok {
+		return s
+	}
+	s.Do = Action(do)
 	allowed, known := stepFields[s.Do]
 	if !known {
+		// Keep the actor, so that validate stops checking its later steps.
+		if a, ok := present["actor"]; ok {
+			s.Actor, _ = scalar(a.value)
+		}
 		d.errorf(doKV.value, "unknown action %q (want one of %s)", s.Do, joinActions())
 		return s
 	}
@@ -424,8 +472,9 @@ func (d *decoder) step(n ast.Node, l *Lesson) Step {
 		case "say":
 			s.Say = d.text(kv)
 		case "expect":
-			s.Expect = Outcome(d.str(kv))
-			if !slices.Contains(OutcomesFor(s.Do), s.Expect) {
+			e, ok := d.scalarStr(kv)
+			s.Expect = Outcome(e)
+			if ok && !slices.Contains(OutcomesFor(s.Do), s.Expect) {
 				d.errorf(kv.value, "unknown outcome %q for %s (want one of %s)", s.Expect, s.Do, joinOutcomes(OutcomesFor(s.Do)))
 			}
 		case "expect_violation":
@@ -446,13 +495,17 @@ func (d *decoder) step(n ast.Node, l *Lesson) Step {
 			case "value":
 				s.Value = d.str(kv)
 			case "child":
-				s.Child = d.str(kv)
-				if !actorIDPattern.MatchString(s.Child) {
+				var ok bool
+				s.Child, ok = d.scalarStr(kv)
+				// Steps are decoded in order, so this one will be l.Steps[len(l.Steps)].
+				d.at.child[len(l.Steps)] = posOf(kv.value)
+				if ok && !actorIDPattern.MatchString(s.Child) {
 					d.errorf(kv.value, "child id %q: want a letter, then letters, digits, '_' or '-'", s.Child)
 				}
 			case "context":
-				s.Context = d.str(kv)
-				if s.Context != "inherit" && s.Context != "lost" {
+				var ok bool
+				s.Context, ok = d.scalarStr(kv)
+				if ok && s.Context != "inherit" && s.Context != "lost" {
 					d.errorf(kv.value, "context: want inherit or lost, got %q", s.Context)
 				}
 			case "by":

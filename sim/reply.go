@@ -29,11 +29,11 @@ type Reply struct {
 }
 
 // NilReply, IntReply and StringReply build replies.
-func NilReply() Reply              { return Reply{Kind: ReplyNil} }
-func IntReply(n int64) Reply       { return Reply{Kind: ReplyInt, Int: n} }
-func StringReply(s string) Reply   { return Reply{Kind: ReplyString, Str: s} }
-func ArrayReply(e ...Reply) Reply  { return Reply{Kind: ReplyArray, Elems: e} }
-func ErrorReply(msg string) Reply  { return Reply{Kind: ReplyError, Str: msg} }
+func NilReply() Reply             { return Reply{Kind: ReplyNil} }
+func IntReply(n int64) Reply      { return Reply{Kind: ReplyInt, Int: n} }
+func StringReply(s string) Reply  { return Reply{Kind: ReplyString, Str: s} }
+func ArrayReply(e ...Reply) Reply { return Reply{Kind: ReplyArray, Elems: e} }
+func ErrorReply(msg string) Reply { return Reply{Kind: ReplyError, Str: msg} }
 
 // String renders the reply the way redis-cli prints it on one line:
 // (nil), (integer) 1, "ACQUIRED", ["ACQUIRED", (integer) 3], (error) ...

@@ -75,11 +75,11 @@ type grant struct {
 
 // Failure is an expectation that did not hold.
 type Failure struct {
-	File  string
-	Step  int // 1-based
-	Line  int
-	Want  string
-	Got   string
+	File string
+	Step int // 1-based
+	Line int
+	Want string
+	Got  string
 }
 
 func (f Failure) Error() string {

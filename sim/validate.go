@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -10,7 +11,7 @@ import (
 // leases and advances, unique actor ids, no step for a paused, crashed or not
 // yet forked actor. It returns LoadErrors (wrapping ErrInvalidLesson) or nil.
 func Validate(l *Lesson) error {
-	errs := validate(l)
+	errs := validate(l, srcPos{})
 	if l.Variant == "" {
 		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "missing required field \"variant\""})
 	} else if _, ok := variants[l.Variant]; !ok {
@@ -23,6 +24,9 @@ func Validate(l *Lesson) error {
 		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "lock: must not be empty"})
 	}
 	for i, s := range l.Steps {
+		if !slices.Contains(Actions, s.Do) {
+			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: unknown action %q", i+1, s.Do)})
+		}
 		if s.Do == ActAdvance && s.By <= 0 {
 			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: advance needs by > 0", i+1)})
 		}
@@ -36,10 +40,22 @@ func Validate(l *Lesson) error {
 	if len(errs) > 0 {
 		for i := range errs {
 			errs[i].File = l.File
+			if errs[i].Pos == (Pos{}) {
+				// A hand-built lesson has no positions; LoadError's are 1-based.
+				errs[i].Pos = Pos{1, 1}
+			}
 		}
 		return errs
 	}
 	return nil
+}
+
+// srcPos holds where a file wrote the values that Lesson keeps no position
+// for, so that validate can point at them. Its zero value (a lesson built in
+// code) makes validate fall back to 1:1 and to the step's position.
+type srcPos struct {
+	fencing Pos
+	child   map[int]Pos // fork child value, by step index
 }
 
 // actorLife is an actor's state as the validator replays the steps.
@@ -50,17 +66,25 @@ const (
 	lifeRunning
 	lifePaused
 	lifeCrashed
+	lifeUnknown // took a step with an unknown action: no longer checked
 )
 
 // validate replays the steps' effect on actor lifecycles and reports every
-// step that the runner could not carry out.
-func validate(l *Lesson) LoadErrors {
+// step that the runner could not carry out. Load also runs it on a lesson
+// whose decoding found problems: after a step with an unknown action, that
+// step's actor is no longer checked, as the replay cannot tell what the step
+// would have done to it.
+func validate(l *Lesson, at srcPos) LoadErrors {
 	var errs LoadErrors
 	add := func(p Pos, format string, args ...any) {
 		errs = append(errs, LoadError{Pos: p, Msg: fmt.Sprintf(format, args...)})
 	}
-	if l.Fencing && l.Variant != "" && l.Variant != "token-count" {
-		add(Pos{1, 1}, "fencing: variant %s issues no fencing tokens (only token-count does)", l.Variant)
+	if _, known := variants[l.Variant]; l.Fencing && known && l.Variant != "token-count" {
+		p := at.fencing
+		if p == (Pos{}) {
+			p = Pos{1, 1}
+		}
+		add(p, "fencing: variant %s issues no fencing tokens (only token-count does)", l.Variant)
 	}
 	children := map[string]bool{}
 	for _, s := range l.Steps {
@@ -78,13 +102,20 @@ func validate(l *Lesson) LoadErrors {
 			continue
 		}
 		life[a.ID] = lifeRunning
-		if children[a.ID] {
-			life[a.ID] = lifeUnborn
-		}
+	}
+	// A fork child, declared under actors or not, exists only from its fork on.
+	for c := range children {
+		life[c] = lifeUnborn
 	}
 	for i, s := range l.Steps {
 		n := i + 1
-		if s.Do == ActAdvance || s.Do == "" {
+		if !slices.Contains(Actions, s.Do) {
+			if _, ok := life[s.Actor]; ok {
+				life[s.Actor] = lifeUnknown
+			}
+			continue
+		}
+		if s.Do == ActAdvance {
 			continue
 		}
 		p := s.ActorPos
@@ -92,23 +123,30 @@ func validate(l *Lesson) LoadErrors {
 			p = s.Pos
 		}
 		st, known := life[s.Actor]
+		var problem string
 		switch {
-		case s.Actor == "":
-			continue // reported by the decoder as a missing field
+		case s.Actor == "", st == lifeUnknown:
+			// Reported by the decoder (a missing field, an unknown action).
 		case !known:
-			add(p, "step %d: unknown actor %q (declare it under actors, or create it with fork)", n, s.Actor)
-			continue
+			problem = fmt.Sprintf("step %d: unknown actor %q (declare it under actors, or create it with fork)", n, s.Actor)
 		case st == lifeUnborn:
-			add(p, "step %d: actor %q is used before the fork that creates it", n, s.Actor)
-			continue
+			problem = fmt.Sprintf("step %d: actor %q is used before the fork that creates it", n, s.Actor)
 		case st == lifeCrashed:
-			add(p, "step %d: actor %q has crashed and can take no further step", n, s.Actor)
-			continue
+			problem = fmt.Sprintf("step %d: actor %q has crashed and can take no further step", n, s.Actor)
 		case st == lifePaused && s.Do != ActResume:
-			add(p, "step %d: actor %q is paused; only resume may come next for it", n, s.Actor)
-			continue
+			problem = fmt.Sprintf("step %d: actor %q is paused; only resume may come next for it", n, s.Actor)
 		case st == lifeRunning && s.Do == ActResume:
-			add(p, "step %d: actor %q is not paused, so it cannot resume", n, s.Actor)
+			problem = fmt.Sprintf("step %d: actor %q is not paused, so it cannot resume", n, s.Actor)
+		}
+		if s.Actor == "" || st == lifeUnknown || problem != "" {
+			if problem != "" {
+				add(p, "%s", problem)
+			}
+			// A fork that cannot run still brings its child to life, so that
+			// the child's own steps are not reported as well.
+			if st, ok := life[s.Child]; ok && s.Do == ActFork && st == lifeUnborn {
+				life[s.Child] = lifeRunning
+			}
 			continue
 		}
 		switch s.Do {
@@ -123,7 +161,11 @@ func validate(l *Lesson) LoadErrors {
 				continue
 			}
 			if st, ok := life[s.Child]; ok && st != lifeUnborn {
-				add(s.Pos, "step %d: fork child %q already exists", n, s.Child)
+				p, ok := at.child[i]
+				if !ok {
+					p = s.Pos
+				}
+				add(p, "step %d: fork child %q already exists", n, s.Child)
 				continue
 			}
 			life[s.Child] = lifeRunning

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lockstep/internal/redistest"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func lessonFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../lessons/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no lessons: %v", err)
+	}
+	return files
+}
+
+func TestRunLessonsEmbeddedAndReal(t *testing.T) {
+	files := lessonFiles(t)
+	code, emb, stderr := runCLI(t, files...)
+	if code != ExitOK {
+		t.Fatalf("embedded: exit %d\n%s", code, stderr)
+	}
+	srv := redistest.Start(t)
+	code, real, stderr := runCLI(t, append([]string{"--redis", srv.URL}, files...)...)
+	if code != ExitOK {
+		t.Fatalf("real: exit %d\n%s", code, stderr)
+	}
+	strip := func(s string) string { // headers name the backend
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(l, "### ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if strip(emb) != strip(real) {
+		t.Fatal("embedded and real frames differ")
+	}
+	if !strings.Contains(real, "Redis ") || !strings.Contains(emb, "embedded Redis") {
+		t.Error("headers do not name the backend")
+	}
+}
+
+func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
+	files := lessonFiles(t)
+	code, out, stderr := runCLI(t, files[0], "--json", "--lang", "zh-CN")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Lesson string `json:"lesson"`
+		Frames []struct {
+			Index int               `json:"index"`
+			Say   map[string]string `json:"say"`
+		} `json:"frames"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json output is not one JSON object per lesson: %v", err)
+	}
+	if doc.Lesson == "" || len(doc.Frames) < 2 || doc.Frames[1].Say["zh-CN"] == "" {
+		t.Fatalf("unexpected JSON: %+v", doc)
+	}
+	code, out, _ = runCLI(t, "--lang", "zh-TW", files[0])
+	if code != ExitOK || !strings.Contains(out, "鎖") {
+		t.Fatalf("--lang zh-TW: exit %d, no Traditional Chinese narration", code)
+	}
+	if code, _, stderr := runCLI(t, files[0], "--lang", "fr"); code != ExitInvalid || !strings.Contains(stderr, "--lang") {
+		t.Fatalf("--lang fr: exit %d, %s", code, stderr)
+	}
+}
+
+func TestRunFailedExpectation(t *testing.T) {
+	p := writeFile(t, "wrong.yaml", `variant: token-count
+lease: 30s
+actors: [{id: A}, {id: B}]
+steps:
+  - {actor: A, do: acquire, expect: ACQUIRED}
+  - {actor: B, do: acquire, expect: ACQUIRED}
+  - actor: B
+    do: release
+    expect_violation: wrong-owner-release
+`)
+	code, _, stderr := runCLI(t, p)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range []string{p + ":6: step 2: want ACQUIRED, got BUSY", p + ":7: step 3: want violation [wrong-owner-release]"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestRunInvalidFile(t *testing.T) {
+	p := writeFile(t, "bad.yaml", `variant: token-count
+lease: 0s
+actors: [{id: A}]
+steps:
+  - {actor: Z, do: acquire}
+  - {actor: A, do: jump}
+`)
+	code, out, stderr := runCLI(t, p)
+	if code != ExitInvalid || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	for _, want := range []string{
+		p + ":2:8: lease: duration must be greater than zero, got 0s",
+		p + ":6:20: unknown action \"jump\"",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestRunUnreachableRedis(t *testing.T) {
+	files := lessonFiles(t)
+	code, _, stderr := runCLI(t, "--redis", "redis://127.0.0.1:1", files[0])
+	if code != ExitInvalid || !strings.Contains(stderr, "127.0.0.1:1") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, _ := runCLI(t); code != ExitInvalid {
+		t.Fatalf("no files: exit %d", code)
+	}
+}
+
+func TestLessonsList(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Lessons(nil, &out, &errOut); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, id := range []string{"nested-reentry", "missed-release", "stale-owner"} {
+		if !strings.Contains(out.String(), id) {
+			t.Errorf("lessons list lacks %s:\n%s", id, out.String())
+		}
+	}
+}

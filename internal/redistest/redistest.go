@@ -1,0 +1,130 @@
+// Package redistest starts real redis-server processes for tests, each on a
+// free loopback port, and stops them when the test ends.
+//
+// When redis-server is not installed the test is skipped with a message
+// saying so, except under CI=true, where it fails: CI must run everything
+// (`make test` installs redis-server first).
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a running redis-server.
+type Server struct {
+	URL  string // redis://127.0.0.1:PORT/0
+	Addr string // 127.0.0.1:PORT
+	Port int
+	cmd  *exec.Cmd
+}
+
+// Need returns the path of a program, or skips the test (fails it under
+// CI=true) when the program is missing, naming the command that installs it.
+func Need(tb testing.TB, program, install string) string {
+	tb.Helper()
+	path, err := exec.LookPath(program)
+	if err == nil {
+		return path
+	}
+	msg := fmt.Sprintf("%s is not installed (%s installs it)", program, install)
+	if os.Getenv("CI") == "true" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+	return ""
+}
+
+// Start starts a redis-server with no persistence on a free port and
+// registers its shutdown with tb.Cleanup. extra is appended to its
+// command line (e.g. "--replicaof", "127.0.0.1", "6380").
+func Start(tb testing.TB, extra ...string) *Server {
+	tb.Helper()
+	bin := Need(tb, "redis-server", "make test")
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			tb.Fatalf("redistest: free port: %v", err)
+		}
+		s, err := start(bin, port, extra)
+		if err == nil {
+			tb.Cleanup(s.Stop)
+			return s
+		}
+		lastErr = err
+	}
+	tb.Fatalf("redistest: start redis-server: %v", lastErr)
+	return nil
+}
+
+func start(bin string, port int, extra []string) (*Server, error) {
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}, extra...)
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{Port: port, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd}
+	s.URL = "redis://" + s.Addr + "/0"
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, Protocol: 2, DisableIdentity: true})
+	defer c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		if time.Now().After(deadline) || cmd.ProcessState != nil {
+			s.Stop()
+			return nil, fmt.Errorf("redis-server on port %d did not answer PING: %w", port, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Client returns a go-redis client for the server, closed at test end.
+func (s *Server) Client(tb testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, Protocol: 2, DisableIdentity: true})
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Stop kills the server and waits for it. Safe to call twice.
+func (s *Server) Stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// Restart starts the server again on the same port (after Stop).
+func (s *Server) Restart(tb testing.TB) {
+	tb.Helper()
+	bin := Need(tb, "redis-server", "make test")
+	n, err := start(bin, s.Port, nil)
+	if err != nil {
+		tb.Fatalf("redistest: restart: %v", err)
+	}
+	s.cmd = n.cmd
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,167 @@
+package lessons_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden from the embedded backend")
+
+// runOn runs l on a fresh store of be and returns its frames, failing the
+// test on a run error or a failed expectation.
+func runOn(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
+	t.Helper()
+	ctx := context.Background()
+	store, err := be.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := store.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := r.Run(ctx)
+	if err != nil {
+		t.Fatalf("%s on %s: %v", l.ID, be.Info(), err)
+	}
+	for _, f := range r.Failures() {
+		t.Errorf("%s on %s: %v", l.ID, be.Info(), f)
+	}
+	return frames
+}
+
+func open(t *testing.T, url string) *backend.Backend {
+	t.Helper()
+	be, err := backend.Open(context.Background(), backend.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	return be
+}
+
+// TestLessonsGolden runs every lesson on the embedded backend and on a real
+// redis-server: every expectation must hold, the frames must match the golden
+// text, and the two backends' frames must be identical down to the JSON.
+func TestLessonsGolden(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 3 {
+		t.Fatalf("want at least 3 lessons, got %d", len(all))
+	}
+	embedded := open(t, "")
+	real := open(t, redistest.Start(t).URL)
+	for _, l := range all {
+		t.Run(l.ID, func(t *testing.T) {
+			emb := runOn(t, embedded, l)
+			text := sim.FormatFrames(emb, sim.English)
+			golden := filepath.Join("testdata", "golden", l.ID+".txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./lessons -update to create it)", err)
+			}
+			if text != string(want) {
+				t.Errorf("frames differ from %s (review, then -update):\n%s", golden, firstDiff(string(want), text))
+			}
+			again := runOn(t, embedded, l)
+			if sim.FormatFrames(again, sim.English) != text {
+				t.Errorf("a second embedded run gave other frames:\n%s", firstDiff(text, sim.FormatFrames(again, sim.English)))
+			}
+			onReal := runOn(t, real, l)
+			if got := sim.FormatFrames(onReal, sim.English); got != text {
+				t.Errorf("real Redis frames differ from embedded:\n%s", firstDiff(text, got))
+			}
+			a, _ := json.Marshal(emb)
+			b, _ := json.Marshal(onReal)
+			if string(a) != string(b) {
+				t.Error("real Redis frames differ from embedded in JSON")
+			}
+		})
+	}
+}
+
+// TestLessonsComplete checks that every text a learner reads exists in all
+// three languages.
+func TestLessonsComplete(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range all {
+		check := func(what string, tx sim.Text) {
+			for _, loc := range sim.Locales {
+				if tx[loc] == "" {
+					t.Errorf("%s: %s has no %s text", l.File, what, loc)
+				}
+			}
+		}
+		check("title", l.Title)
+		check("summary", l.Summary)
+		check("takeaway", l.Takeaway)
+		if l.Source == "" {
+			t.Errorf("%s: no source", l.File)
+		}
+		for _, a := range l.Actors {
+			check("actor "+a.ID+" name", a.Name)
+		}
+		for i, s := range l.Steps {
+			check("step "+strconv.Itoa(i+1)+" say", s.Say)
+			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite) && s.Expect == "" {
+				t.Errorf("%s: step %d (%s) asserts no outcome", l.File, i+1, s.Do)
+			}
+		}
+	}
+}
+
+// firstDiff shows the first line where two texts differ, with context.
+func firstDiff(want, got string) string {
+	wl, gl := splitLines(want), splitLines(got)
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\n- " + w + "\n+ " + g
+		}
+	}
+	return "(no line differs)"
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+

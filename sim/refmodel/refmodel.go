@@ -1,0 +1,631 @@
+// Package refmodel is an independent reference model of the Redis that
+// Lockstep's simulation core talks to. Its Store implements sim.Store in pure
+// Go, with no Lua and no Redis: a map of keys (hashes and strings), each with a
+// time to live in whole milliseconds on a virtual clock that only Advance
+// moves, and one Go function per lock script that does what the script means
+// (sim/lua/**, shared/spec/lesson-format.md "Variants").
+//
+// The model exists for tests: running a lesson on it and on the real backends
+// (package backend) and finding the frames equal is evidence that the Lua
+// scripts, the backends and the runner agree with the intended semantics. It
+// is written from the meaning of each script, not translated from its Lua, so
+// a slip in one is unlikely to be repeated in the other.
+//
+// Replies are what Redis would send back for the script's return value (Lua
+// false or nil: a nil reply; a number: an integer; a string: a string; a
+// table: an array). A call that Lockstep never makes (a wrong number of keys or
+// arguments, a non-integer where Redis wants one, a key of the wrong type) gets
+// an error reply and changes nothing; its text is the model's own, not
+// Redis's.
+package refmodel
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"lockstep/sim"
+)
+
+// Store is the reference model's sim.Store: an in-memory keyspace on virtual
+// time. The zero value is not usable; call New. A Store is safe for concurrent
+// use, though a sim.Runner never uses one concurrently.
+type Store struct {
+	mu   sync.Mutex
+	keys map[string]*value
+}
+
+// value is one key's contents and time to live.
+type value struct {
+	typ    sim.KeyType       // TypeHash or TypeString
+	fields map[string]string // hash contents
+	str    string            // string contents
+	ttlMS  int64             // remaining lifetime in ms, when expires
+	// expires is false for a key with no TTL (PTTL -1). Lockstep's scripts
+	// always give their keys one; Put may not.
+	expires bool
+}
+
+// New returns an empty Store.
+func New() *Store { return &Store{keys: map[string]*value{}} }
+
+var _ sim.Store = (*Store)(nil)
+
+// Exec implements sim.Store. It ignores b.Prior (the model's clock is the
+// virtual one Advance moves, so nothing drifts between steps), runs each call
+// with the Go model of its script, in order, and then reads b.Read: an absent
+// key as sim.Absent, a hash with its fields sorted by name, a string with its
+// value, each with its PTTL in milliseconds. Like a MULTI/EXEC, a call that
+// gets an error reply does not stop the ones after it.
+//
+// Exec returns an error, and runs nothing, when ctx is done or a call names a
+// script the model does not know; it returns an error after running the calls
+// when a key read has another type than b.Read says (Redis answers WRONGTYPE
+// to GET or HGETALL).
+func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, c := range b.Calls {
+		if c.Script == nil {
+			return nil, fmt.Errorf("refmodel: call without a script")
+		}
+		if scriptModels[c.Script.Name] == nil {
+			return nil, fmt.Errorf("refmodel: no model for script %q", c.Script.Name)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res := &sim.BatchResult{Replies: make([]sim.Reply, len(b.Calls)), Keys: make([]sim.KeyState, len(b.Read))}
+	for i, c := range b.Calls {
+		res.Replies[i] = scriptModels[c.Script.Name](s, c.Keys, c.Args)
+	}
+	for i, ref := range b.Read {
+		k, err := s.read(ref)
+		if err != nil {
+			return nil, err
+		}
+		res.Keys[i] = k
+	}
+	return res, nil
+}
+
+// Advance implements sim.Store: simulated time moves on by d, counted in whole
+// milliseconds as the runner counts it (d.Milliseconds()). Every key with a
+// TTL loses that much of it, and a key whose TTL reaches 0 or less is gone.
+func (s *Store) Advance(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	by := d.Milliseconds()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, v := range s.keys {
+		if !v.expires {
+			continue
+		}
+		v.ttlMS -= by
+		if v.ttlMS <= 0 {
+			delete(s.keys, name)
+		}
+	}
+	return nil
+}
+
+// Put sets a key to k as it stands: a hash with k.Fields, a string with
+// k.Value, with a TTL of k.PTTL milliseconds, or none when k.PTTL is
+// negative. A k of type none, or a TTL of 0, removes the key. Tests use Put to
+// set up states the scripts alone would not reach.
+func (s *Store) Put(k sim.KeyState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k.Type == sim.TypeNone || k.Type == "" || k.PTTL == 0 {
+		delete(s.keys, k.Name)
+		return
+	}
+	v := &value{typ: k.Type, ttlMS: k.PTTL, expires: k.PTTL > 0}
+	if k.Type == sim.TypeHash {
+		v.fields = map[string]string{}
+		for _, f := range k.Fields {
+			v.fields[f.Name] = f.Value
+		}
+		if len(v.fields) == 0 { // Redis has no empty hashes
+			delete(s.keys, k.Name)
+			return
+		}
+	} else {
+		v.str = k.Value
+	}
+	s.keys[k.Name] = v
+}
+
+// Get returns key name as it stands, whatever its type (sim.Absent when it
+// does not exist).
+func (s *Store) Get(name string) sim.KeyState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.keys[name]
+	if v == nil {
+		return sim.Absent(name)
+	}
+	return v.state(name)
+}
+
+// Names returns the names of the keys that exist, sorted.
+func (s *Store) Names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.keys))
+	for n := range s.keys {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (v *value) state(name string) sim.KeyState {
+	k := sim.KeyState{Name: name, Type: v.typ, PTTL: -1}
+	if v.expires {
+		k.PTTL = v.ttlMS
+	}
+	if v.typ == sim.TypeHash {
+		for f, val := range v.fields {
+			k.Fields = append(k.Fields, sim.Field{Name: f, Value: val})
+		}
+		sort.Slice(k.Fields, func(i, j int) bool { return k.Fields[i].Name < k.Fields[j].Name })
+	} else {
+		k.Value = v.str
+	}
+	return k
+}
+
+// read is what the backends' PTTL plus GET (string) or HGETALL (any other
+// type asked for) give for ref.
+func (s *Store) read(ref sim.KeyRef) (sim.KeyState, error) {
+	v := s.keys[ref.Name]
+	if v == nil {
+		return sim.Absent(ref.Name), nil
+	}
+	want := sim.TypeHash
+	if ref.Type == sim.TypeString {
+		want = sim.TypeString
+	}
+	if v.typ != want {
+		return sim.KeyState{}, fmt.Errorf("refmodel: read %s as %s: WRONGTYPE, it holds a %s", ref.Name, want, v.typ)
+	}
+	return v.state(ref.Name), nil
+}
+
+// ---- the keyspace as the scripts see it ----
+
+// hash returns key's hash, nil when the key is absent, and an error reply when
+// it holds something else.
+func (s *Store) hash(key string) (map[string]string, *sim.Reply) {
+	v := s.keys[key]
+	if v == nil {
+		return nil, nil
+	}
+	if v.typ != sim.TypeHash {
+		return nil, wrongType()
+	}
+	return v.fields, nil
+}
+
+// str returns key's string and whether it exists, or an error reply when it
+// holds something else.
+func (s *Store) str(key string) (string, bool, *sim.Reply) {
+	v := s.keys[key]
+	if v == nil {
+		return "", false, nil
+	}
+	if v.typ != sim.TypeString {
+		return "", false, wrongType()
+	}
+	return v.str, true, nil
+}
+
+// setFields writes fields into key's hash, creating it (with no TTL) if need
+// be; an existing key keeps its TTL, as HSET leaves it.
+func (s *Store) setFields(key string, kv ...string) {
+	v := s.keys[key]
+	if v == nil {
+		v = &value{typ: sim.TypeHash, fields: map[string]string{}}
+		s.keys[key] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.fields[kv[i]] = kv[i+1]
+	}
+}
+
+// expireIn gives an existing key a TTL of ms milliseconds from now; a TTL of
+// 0 or less deletes it, as PEXPIRE does.
+func (s *Store) expireIn(key string, ms int64) {
+	v := s.keys[key]
+	if v == nil {
+		return
+	}
+	if ms <= 0 {
+		delete(s.keys, key)
+		return
+	}
+	v.ttlMS, v.expires = ms, true
+}
+
+// ---- replies ----
+
+func errReply(format string, args ...any) *sim.Reply {
+	r := sim.ErrorReply("ERR refmodel: " + fmt.Sprintf(format, args...))
+	return &r
+}
+
+func wrongType() *sim.Reply {
+	r := sim.ErrorReply("WRONGTYPE Operation against a key holding the wrong kind of value")
+	return &r
+}
+
+// parseInt reads an integer argument as Redis does (base 10, int64), or
+// returns an error reply naming what it is.
+func parseInt(what, s string) (int64, *sim.Reply) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, errReply("%s %q is not an integer", what, s)
+	}
+	return n, nil
+}
+
+func need(name string, keys, args []string, nKeys, nArgs int) *sim.Reply {
+	if len(keys) != nKeys || len(args) != nArgs {
+		return errReply("%s wants %d keys and %d arguments, got %d and %d", name, nKeys, nArgs, len(keys), len(args))
+	}
+	return nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// ---- the scripts ----
+
+// scriptModel runs one script on the keyspace and returns its reply.
+type scriptModel func(s *Store, keys, args []string) sim.Reply
+
+// scriptModels maps sim.Script names to their Go models.
+var scriptModels = map[string]scriptModel{
+	"token-count/acquire":   tokenCountAcquire,
+	"token-count/release":   tokenCountRelease,
+	"hash-refresh/acquire":  hashRefreshAcquire,
+	"hash-refresh/release":  hashRefreshRelease,
+	"hash-nil/acquire":      hashNilAcquire,
+	"hash-nil/release":      hashNilRelease,
+	"local-count/acquire":   localCountAcquire,
+	"local-count/release":   localCountRelease,
+	"resource/write":        resourceWrite,
+	"resource/write_fenced": resourceWriteFenced,
+}
+
+// Scripts returns the names of the scripts the model knows, sorted.
+func Scripts() []string {
+	out := make([]string, 0, len(scriptModels))
+	for n := range scriptModels {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// tokenCountAcquire: the lock is a hash {owner: grant token, count: holds}.
+// Keys: lock [, fencing counter]; args: token, lease ms, "1" if outermost
+// else "0" [, counter TTL ms].
+//   - Free lock, outermost call: take it (count 1, lease set); with a counter,
+//     the counter goes up by one in the same step and the reply is the pair
+//     ["ACQUIRED", new counter value], else "ACQUIRED".
+//   - Free lock, nested call: the hold the caller's token stood for is gone,
+//     "LOST"; nothing changes (a nested call never creates the lock).
+//   - Held under the caller's token: one more hold, lease set anew,
+//     "REENTERED" (whether or not the call says it is outermost).
+//   - Held under another token: "BUSY".
+func tokenCountAcquire(s *Store, keys, args []string) sim.Reply {
+	fenced := len(keys) == 2
+	if len(keys) != 1 && !fenced {
+		return *errReply("token-count/acquire wants 1 or 2 keys, got %d", len(keys))
+	}
+	if e := need("token-count/acquire", keys, args, len(keys), len(keys)+2); e != nil {
+		return *e
+	}
+	lock, token := keys[0], args[0]
+	lease, e := parseInt("lease", args[1])
+	if e != nil {
+		return *e
+	}
+	var keep int64
+	if fenced {
+		if keep, e = parseInt("counter TTL", args[3]); e != nil {
+			return *e
+		}
+	}
+	h, e := s.hash(lock)
+	if e != nil {
+		return *e
+	}
+	if h == nil {
+		if args[2] != "1" {
+			return sim.StringReply(string(sim.Lost))
+		}
+		var next int64
+		if fenced {
+			cur, ok, e := s.str(keys[1])
+			if e != nil {
+				return *e
+			}
+			if ok {
+				n, e := parseInt("fencing counter", cur)
+				if e != nil {
+					return *e
+				}
+				next = n
+			}
+			next++
+		}
+		s.setFields(lock, "owner", token, "count", "1")
+		s.expireIn(lock, lease)
+		if !fenced {
+			return sim.StringReply(string(sim.Acquired))
+		}
+		if v := s.keys[keys[1]]; v != nil {
+			v.str = itoa(next)
+		} else {
+			s.keys[keys[1]] = &value{typ: sim.TypeString, str: itoa(next)}
+		}
+		s.expireIn(keys[1], keep)
+		return sim.ArrayReply(sim.StringReply(string(sim.Acquired)), sim.IntReply(next))
+	}
+	if owner, ok := h["owner"]; !ok || owner != token {
+		return sim.StringReply(string(sim.Busy))
+	}
+	n, e := fieldInt(h, "count")
+	if e != nil {
+		return *e
+	}
+	h["count"] = itoa(n + 1)
+	s.expireIn(lock, lease)
+	return sim.StringReply(string(sim.Reentered))
+}
+
+// tokenCountRelease: keys: lock; args: token. A caller whose token is not the
+// lock's owner (or finds no lock) gets "NOT_OWNER" and changes nothing; the
+// owner drops one hold, "STILL_HELD" while some remain (the lease runs on
+// untouched), and "RELEASED" with the lock deleted when none do.
+func tokenCountRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("token-count/release", keys, args, 1, 1); e != nil {
+		return *e
+	}
+	h, e := s.hash(keys[0])
+	if e != nil {
+		return *e
+	}
+	if owner, ok := h["owner"]; !ok || owner != args[0] {
+		return sim.StringReply(string(sim.NotOwner))
+	}
+	n, e := fieldInt(h, "count")
+	if e != nil {
+		return *e
+	}
+	if n-1 > 0 {
+		h["count"] = itoa(n - 1)
+		return sim.StringReply(string(sim.StillHeld))
+	}
+	delete(s.keys, keys[0])
+	return sim.StringReply(string(sim.Released))
+}
+
+// hashRefreshAcquire: the lock is a hash {owner id: holds}; keys: lock; args:
+// owner id, lease ms. A free lock is taken (owner at 1), a lock the owner id
+// already has a field in gets one more hold; both renew the lease and answer
+// 1. A lock held only by other owner ids answers 0.
+func hashRefreshAcquire(s *Store, keys, args []string) sim.Reply {
+	if e := need("hash-refresh/acquire", keys, args, 1, 2); e != nil {
+		return *e
+	}
+	return countedAcquire(s, keys[0], args[0], args[1])
+}
+
+// hashNilAcquire has the same meaning as hashRefreshAcquire: only the caller's
+// field or no key at all lets it in (one more hold, lease renewed, 1); a key
+// without the caller's field answers 0.
+func hashNilAcquire(s *Store, keys, args []string) sim.Reply {
+	if e := need("hash-nil/acquire", keys, args, 1, 2); e != nil {
+		return *e
+	}
+	return countedAcquire(s, keys[0], args[0], args[1])
+}
+
+// countedAcquire is the acquire shared by the owner-id-as-field designs.
+func countedAcquire(s *Store, lock, owner, leaseArg string) sim.Reply {
+	lease, e := parseInt("lease", leaseArg)
+	if e != nil {
+		return *e
+	}
+	h, e := s.hash(lock)
+	if e != nil {
+		return *e
+	}
+	_, mine := h[owner]
+	if h != nil && !mine {
+		return sim.IntReply(0)
+	}
+	n, e := fieldInt(h, owner)
+	if e != nil {
+		return *e
+	}
+	s.setFields(lock, owner, itoa(n+1))
+	s.expireIn(lock, lease)
+	return sim.IntReply(1)
+}
+
+// hashRefreshRelease: keys: lock; args: owner id, lease ms. An owner id with
+// no field answers 0. Otherwise one hold goes and the answer is 1 either way:
+// holds remaining renew the lease, none remaining delete the lock.
+func hashRefreshRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("hash-refresh/release", keys, args, 1, 2); e != nil {
+		return *e
+	}
+	lease, e := parseInt("lease", args[1])
+	if e != nil {
+		return *e
+	}
+	left, found, e := dropHold(s, keys[0], args[0])
+	switch {
+	case e != nil:
+		return *e
+	case !found:
+		return sim.IntReply(0)
+	case left > 0:
+		s.expireIn(keys[0], lease)
+	}
+	return sim.IntReply(1)
+}
+
+// hashNilRelease: keys: lock; args: owner token. No field for the token: nil.
+// Holds remaining: 0, and the lease is left as it was. None remaining: the
+// lock is deleted, 1.
+func hashNilRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("hash-nil/release", keys, args, 1, 1); e != nil {
+		return *e
+	}
+	left, found, e := dropHold(s, keys[0], args[0])
+	switch {
+	case e != nil:
+		return *e
+	case !found:
+		return sim.NilReply()
+	case left > 0:
+		return sim.IntReply(0)
+	}
+	return sim.IntReply(1)
+}
+
+// dropHold takes one hold off owner's field in lock. found is false when the
+// field is not there (nothing changes). When no hold is left the whole lock
+// key is deleted, whatever other fields it has.
+func dropHold(s *Store, lock, owner string) (left int64, found bool, e *sim.Reply) {
+	h, e := s.hash(lock)
+	if e != nil {
+		return 0, false, e
+	}
+	cur, ok := h[owner]
+	if !ok {
+		return 0, false, nil
+	}
+	n, e := parseInt("hold count", cur)
+	if e != nil {
+		return 0, false, e
+	}
+	left = n - 1
+	if left > 0 {
+		h[owner] = itoa(left)
+	} else {
+		delete(s.keys, lock)
+	}
+	return left, true, nil
+}
+
+// localCountAcquire: the lock is a plain string holding the owner token; keys:
+// lock; args: token, lease ms. A free lock is taken with the lease and
+// answers the status "OK"; a lock that exists (anyone's, even the caller's)
+// answers nil and is left alone.
+func localCountAcquire(s *Store, keys, args []string) sim.Reply {
+	if e := need("local-count/acquire", keys, args, 1, 2); e != nil {
+		return *e
+	}
+	lease, e := parseInt("lease", args[1])
+	if e != nil {
+		return *e
+	}
+	if lease <= 0 {
+		return *errReply("invalid expire time %d", lease)
+	}
+	if _, taken := s.keys[keys[0]]; taken {
+		return sim.NilReply()
+	}
+	s.keys[keys[0]] = &value{typ: sim.TypeString, str: args[0], ttlMS: lease, expires: true}
+	return sim.StringReply("OK")
+}
+
+// localCountRelease: keys: lock; args: token. The lock is deleted only while
+// it still holds the caller's token (1); otherwise nothing changes (0).
+func localCountRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("local-count/release", keys, args, 1, 1); e != nil {
+		return *e
+	}
+	v, ok, e := s.str(keys[0])
+	if e != nil {
+		return *e
+	}
+	if !ok || v != args[0] {
+		return sim.IntReply(0)
+	}
+	delete(s.keys, keys[0])
+	return sim.IntReply(1)
+}
+
+// resourceWrite: the protected resource is a hash {value, writer[, fence]};
+// keys: resource; args: value, writer, TTL ms. Every write lands: value and
+// writer are replaced (any other field stays), the TTL is set anew, 1.
+func resourceWrite(s *Store, keys, args []string) sim.Reply {
+	if e := need("resource/write", keys, args, 1, 3); e != nil {
+		return *e
+	}
+	keep, e := parseInt("TTL", args[2])
+	if e != nil {
+		return *e
+	}
+	if _, e := s.hash(keys[0]); e != nil {
+		return *e
+	}
+	s.setFields(keys[0], "value", args[0], "writer", args[1])
+	s.expireIn(keys[0], keep)
+	return sim.IntReply(1)
+}
+
+// resourceWriteFenced: keys: resource; args: value, writer, fencing token
+// (0 for none), TTL ms. The resource remembers the highest token it accepted
+// (0 before any). A lower token is refused (0, nothing changes); an equal or
+// higher one lands like resourceWrite and becomes the highest (1).
+func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
+	if e := need("resource/write_fenced", keys, args, 1, 4); e != nil {
+		return *e
+	}
+	token, e := parseInt("fencing token", args[2])
+	if e != nil {
+		return *e
+	}
+	keep, e := parseInt("TTL", args[3])
+	if e != nil {
+		return *e
+	}
+	h, e := s.hash(keys[0])
+	if e != nil {
+		return *e
+	}
+	highest, e := fieldInt(h, "fence")
+	if e != nil {
+		return *e
+	}
+	if token < highest {
+		return sim.IntReply(0)
+	}
+	s.setFields(keys[0], "value", args[0], "writer", args[1], "fence", itoa(token))
+	s.expireIn(keys[0], keep)
+	return sim.IntReply(1)
+}
+
+// fieldInt reads hash field name as an integer, 0 when the hash or the field
+// is missing (as HINCRBY and a Lua "or '0'" read them).
+func fieldInt(h map[string]string, name string) (int64, *sim.Reply) {
+	v, ok := h[name]
+	if !ok {
+		return 0, nil
+	}
+	return parseInt("field "+name, v)
+}
