@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -66,6 +67,14 @@ func TestLessonsGolden(t *testing.T) {
 	if len(all) < 3 {
 		t.Fatalf("want at least 3 lessons, got %d", len(all))
 	}
+	prevGroup := 0
+	for _, l := range all {
+		g := slices.Index(sim.Groups, l.Group)
+		if g < prevGroup {
+			t.Errorf("%s: group %s comes after a later group; order the files by group", l.File, l.Group)
+		}
+		prevGroup = max(prevGroup, g)
+	}
 	embedded := open(t, "")
 	real := open(t, redistest.Start(t).URL)
 	for _, l := range all {
@@ -123,12 +132,15 @@ func TestLessonsComplete(t *testing.T) {
 		if l.Source == "" {
 			t.Errorf("%s: no source", l.File)
 		}
+		if l.Group == "" {
+			t.Errorf("%s: no group", l.File)
+		}
 		for _, a := range l.Actors {
 			check("actor "+a.ID+" name", a.Name)
 		}
 		for i, s := range l.Steps {
 			check("step "+strconv.Itoa(i+1)+" say", s.Say)
-			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite) && s.Expect == "" {
+			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite || s.Do == sim.ActFinishRelease) && s.Expect == "" {
 				t.Errorf("%s: step %d (%s) asserts no outcome", l.File, i+1, s.Do)
 			}
 		}

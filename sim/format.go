@@ -26,7 +26,11 @@ func FormatFrame(f Frame, l Locale) string {
 		fmt.Fprintf(&b, "== step %d · t=%dms · %s => %s\n", f.Index, f.TimeMS, FormatStep(*f.Step), f.Outcome)
 	}
 	for _, c := range f.Calls {
-		fmt.Fprintf(&b, "   call  %s KEYS%v ARGV%v -> %s => %s\n", c.Script, c.Keys, c.Args, c.Reply, c.Outcome)
+		fmt.Fprintf(&b, "   call  %s KEYS%v ARGV%v -> %s => %s", c.Script, c.Keys, c.Args, c.Reply, c.Outcome)
+		if c.AsBoolean != "" {
+			fmt.Fprintf(&b, " (as Boolean: %s)", c.AsBoolean)
+		}
+		b.WriteString("\n")
 	}
 	for _, k := range f.Keys {
 		fmt.Fprintf(&b, "   key   %s\n", formatKey(k))
@@ -89,6 +93,9 @@ func FormatStep(s StepInfo) string {
 	if s.Child != "" {
 		parts = append(parts, "child="+s.Child, "context="+s.Context)
 	}
+	if s.ReplyLost {
+		parts = append(parts, "reply_lost")
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -118,6 +125,12 @@ func formatActor(a ActorView) string {
 		s += fmt.Sprintf(" | %s token=%s count=%d hold#%d", h.Lock, h.Token, h.Count, h.Hold)
 		if h.Fence > 0 {
 			s += fmt.Sprintf(" fence=%d", h.Fence)
+		}
+		if h.RenewAtMS > 0 {
+			s += fmt.Sprintf(" renew@%dms", h.RenewAtMS)
+		}
+		if h.Pending {
+			s += " (DEL pending)"
 		}
 		if !h.InRedis {
 			s += " (not in Redis)"

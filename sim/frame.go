@@ -35,7 +35,9 @@ type StepInfo struct {
 	Value   string `json:"value,omitempty"`
 	Child   string `json:"child,omitempty"`
 	Context string `json:"context,omitempty"`
-	Line    int    `json:"line,omitempty"` // line of the step in the lesson file
+	// ReplyLost marks a release whose reply never reached the client.
+	ReplyLost bool `json:"reply_lost,omitempty"`
+	Line      int  `json:"line,omitempty"` // line of the step in the lesson file
 }
 
 // CallRecord is one Redis call a step made.
@@ -45,6 +47,10 @@ type CallRecord struct {
 	Args    []string `json:"args"`
 	Reply   Reply    `json:"reply"`
 	Outcome Outcome  `json:"outcome"`
+	// AsBoolean is what a client reading the reply as a Boolean sees ("true"
+	// or "false"), for variants where that reading loses information
+	// (hash-nil, seed 004); "" otherwise.
+	AsBoolean string `json:"as_boolean,omitempty"`
 }
 
 // Actor statuses.
@@ -52,6 +58,7 @@ const (
 	StatusRunning = "running"
 	StatusPaused  = "paused"
 	StatusCrashed = "crashed"
+	StatusExited  = "exited" // its task ended without releasing; the process lives
 )
 
 // ActorView is an actor as a frame shows it.
@@ -59,7 +66,7 @@ type ActorView struct {
 	ID       string `json:"id"`
 	Name     Text   `json:"name,omitempty"`
 	Instance string `json:"instance"`
-	Status   string `json:"status"` // running, paused or crashed
+	Status   string `json:"status"` // running, paused, crashed or exited
 	// Context is the id of the execution context the actor runs in: its own
 	// id, or the context of the parent it forked from with context: inherit.
 	Context string `json:"context"`
@@ -78,6 +85,11 @@ type HoldView struct {
 	Token string `json:"token"` // the owner id it uses in Redis
 	Count int    `json:"count"` // local hold count (its call stack's depth)
 	Fence int64  `json:"fence,omitempty"`
+	// RenewAtMS is when the hold's watchdog renews its lease next (simulated
+	// ms); 0 when none runs.
+	RenewAtMS int64 `json:"renew_at_ms,omitempty"`
+	// Pending is true between the two round trips of a get-then-del release.
+	Pending bool `json:"pending,omitempty"`
 	// Hold numbers the outermost acquires of the lock in order (1, 2, ...);
 	// fencing and the stale-write invariant compare these.
 	Hold int `json:"hold"`

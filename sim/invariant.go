@@ -17,7 +17,7 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 		byCtx := map[string][]string{}
 		var ctxOrder []string
 		for _, a := range r.actors {
-			if g := a.grants[lock]; g != nil && g.count > 0 && a.status != StatusCrashed {
+			if g := a.grants[lock]; g != nil && g.count > 0 && !a.gone() {
 				if _, ok := byCtx[a.context]; !ok {
 					ctxOrder = append(ctxOrder, a.context)
 				}
@@ -42,7 +42,7 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 				sum := 0
 				var who []string
 				for _, a := range r.actors {
-					if g := a.grants[lock]; g != nil && g.token == o && a.status != StatusCrashed && g.count > 0 {
+					if g := a.grants[lock]; g != nil && g.token == o && !a.gone() && g.count > 0 {
 						sum += g.count
 						who = append(who, a.id)
 					}
@@ -55,10 +55,10 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 		// leaked-hold: Redis keeps a count for a token nobody will release.
 		for _, a := range r.actors {
 			g := a.grants[lock]
-			if g == nil || holds[g.token] <= 0 || (a.status != StatusCrashed && !atEnd) {
+			if g == nil || holds[g.token] <= 0 || (!a.gone() && !atEnd) {
 				continue
 			}
-			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.status == StatusCrashed, g.token, lock, holds[g.token])))
+			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.gone(), g.token, lock, holds[g.token])))
 		}
 	}
 	return out
@@ -115,8 +115,8 @@ func explainCountMismatch(who []string, owner, lock string, redis int64, local i
 	}
 }
 
-func explainLeak(who string, crashed bool, token, lock string, n int64) Text {
-	if crashed {
+func explainLeak(who string, gone bool, token, lock string, n int64) Text {
+	if gone {
 		return Text{
 			English:            fmt.Sprintf("%s is gone, but Redis still keeps %d hold(s) for its token %s on lock %s: nobody can take the lock until the lease ends.", who, n, token, lock),
 			SimplifiedChinese:  fmt.Sprintf("%s 已经退出，但 Redis 仍为它的令牌 %s 在锁 %s 上保留 %d 次持有：租约到期之前谁都拿不到这把锁。", who, token, lock, n),

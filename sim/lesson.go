@@ -14,7 +14,10 @@ type Lesson struct {
 	// the spec, optional).
 	Takeaway Text
 	Source   string // a seed file name or the public report the scenario reproduces
-	Variant  string // one of Variants()
+	// Group places the lesson in the course: one of Groups (an addition to
+	// the spec, optional).
+	Group   string
+	Variant string // one of Variants()
 	// Lease is the default lease of an acquire; always > 0.
 	Lease   time.Duration
 	Fencing bool   // outermost acquires get fencing tokens (token-count only)
@@ -32,7 +35,11 @@ type ActorSpec struct {
 	ID       string // [A-Za-z][A-Za-z0-9_-]*
 	Name     Text
 	Instance string // the process it runs in; defaults to "proc-<ID>"
-	Pos      Pos
+	// RequestID fixes the id of the actor's execution context (the owner id
+	// under hash-refresh), e.g. a thread id reused by several tasks; by
+	// default each actor draws a fresh one. An addition to the spec.
+	RequestID string
+	Pos       Pos
 }
 
 // Action is the `do` of a step.
@@ -48,10 +55,19 @@ const (
 	ActCrash   Action = "crash"
 	ActFork    Action = "fork"
 	ActAdvance Action = "advance"
+	// Additions to the spec (lessons/README.md documents them):
+	// ActFinishRelease sends the DEL of a two-step release (get-then-del).
+	ActFinishRelease Action = "finish-release"
+	// ActExit ends the actor's task without releasing; unlike crash its
+	// process lives on, so a watchdog it started keeps renewing.
+	ActExit Action = "exit"
+	// ActClockJump moves the Redis server's clock forward by By: TTLs drop,
+	// while the actors' clocks (simulated time) stay where they are.
+	ActClockJump Action = "clock-jump"
 )
 
 // Actions lists every action in the order the spec gives them.
-var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance}
+var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump}
 
 // Step is one step of a lesson's timeline.
 type Step struct {
@@ -61,8 +77,12 @@ type Step struct {
 	// names none.
 	Lock  string
 	Lease time.Duration // acquire: lease of this call; 0 means the lesson's
-	Value string        // write: the value written
-	Child string        // fork: the new actor's id
+	// ReplyLost (release): the call runs in Redis but its reply never reaches
+	// the client, which sees a timeout (TIMED_OUT) and keeps its local count;
+	// its next release of the lock is the retry of the same call.
+	ReplyLost bool
+	Value     string // write: the value written
+	Child     string // fork: the new actor's id
 	// Context is the fork's context mode: "inherit" or "lost".
 	Context string
 	By      time.Duration // advance: how far the clock moves (> 0)
@@ -93,9 +113,19 @@ const (
 	Released  Outcome = "RELEASED"
 	StillHeld Outcome = "STILL_HELD"
 	NotOwner  Outcome = "NOT_OWNER"
-	Accepted  Outcome = "ACCEPTED"
-	Rejected  Outcome = "REJECTED"
-	OK        Outcome = "OK"
+	// TimedOut: a release whose call ran in Redis but whose reply never
+	// reached the client (step field reply_lost); an addition to the spec.
+	TimedOut Outcome = "TIMED_OUT"
+	// Pending: the first round trip of a two-step release (get-then-del)
+	// found the caller's token; the DEL comes at finish-release. An addition.
+	Pending  Outcome = "PENDING"
+	Accepted Outcome = "ACCEPTED"
+	// Renewed and Gone are the outcomes of a watchdog's renewal call, which
+	// advance steps make; no step asserts them.
+	Renewed  Outcome = "RENEWED"
+	Gone     Outcome = "GONE"
+	Rejected Outcome = "REJECTED"
+	OK       Outcome = "OK"
 )
 
 // OutcomesFor returns the outcomes the spec allows for action a.
@@ -104,7 +134,9 @@ func OutcomesFor(a Action) []Outcome {
 	case ActAcquire:
 		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext}
 	case ActRelease:
-		return []Outcome{Released, StillHeld, NotOwner, NoContext}
+		return []Outcome{Released, StillHeld, NotOwner, NoContext, TimedOut, Pending}
+	case ActFinishRelease:
+		return []Outcome{Released, NotOwner}
 	case ActWrite:
 		return []Outcome{Accepted, Rejected}
 	}
@@ -119,6 +151,9 @@ const (
 	InvCountMismatch      = "count-mismatch"
 	InvLeakedHold         = "leaked-hold"
 )
+
+// Groups are the parts of the course, in order (lesson field `group`).
+var Groups = []string{"basics", "owner-identity", "leases-and-time", "replication"}
 
 // Invariants lists every invariant name.
 var Invariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold}

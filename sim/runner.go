@@ -61,7 +61,17 @@ type actor struct {
 	requestID    string
 	parent, mode string
 	grants       map[string]*grant
+	// pending holds, per lock, the token of a two-step release whose DEL is
+	// still to come (get-then-del).
+	pending map[string]string
+	// lostUnlock holds, per lock, the id of a release call whose reply was
+	// lost; the actor's next release of the lock retries that very call.
+	lostUnlock map[string]string
 }
+
+// gone reports whether the actor's task has ended (crashed or exited): it
+// believes nothing any more and will release nothing.
+func (a *actor) gone() bool { return a.status == StatusCrashed || a.status == StatusExited }
 
 // grant is an actor's local record of a hold: the token it inherited or was
 // given, and how deep its own call stack holds the lock.
@@ -71,6 +81,9 @@ type grant struct {
 	fence   int64
 	seq     int
 	leaseMS int64
+	// renewAt is when this hold's watchdog renews the lease next (simulated
+	// ms); 0 when no watchdog runs for it.
+	renewAt int64
 }
 
 // Failure is an expectation that did not hold.
@@ -126,6 +139,9 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	r.keepMS = (keepBase + total).Milliseconds()
 	for _, lock := range r.locks {
 		r.reads = append(r.reads, KeyRef{Name: lockKeyPrefix + lock, Type: r.v.info().LockType})
+		if x, ok := r.v.(extraKeys); ok {
+			r.reads = append(r.reads, x.keys(lock)...)
+		}
 		if l.Fencing {
 			r.reads = append(r.reads, KeyRef{Name: fenceKeyPrefix + lock, Type: TypeString})
 		}
@@ -184,7 +200,8 @@ func (r *Runner) spec(id string) ActorSpec {
 
 func (r *Runner) addActor(id, parent, mode string) *actor {
 	sp := r.spec(id)
-	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id, grants: map[string]*grant{}}
+	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id,
+		grants: map[string]*grant{}, pending: map[string]string{}, lostUnlock: map[string]string{}}
 	if p := r.byID[parent]; p != nil {
 		a.parent, a.mode = parent, mode
 		if a.instance == "" {
@@ -194,10 +211,13 @@ func (r *Runner) addActor(id, parent, mode string) *actor {
 			a.context, a.requestID = p.context, p.requestID
 			for lock, g := range p.grants {
 				c := *g
-				c.count = 0 // the child's own call stack holds nothing yet
+				c.count = 0   // the child's own call stack holds nothing yet
+				c.renewAt = 0 // the watchdog stays with the parent
 				a.grants[lock] = &c
 			}
 		}
+	} else if sp.RequestID != "" {
+		a.requestID = sp.RequestID
 	} else {
 		a.requestID = fmt.Sprintf("req-%06x", r.rng.Uint32()&0xffffff)
 	}
@@ -211,6 +231,9 @@ func (r *Runner) addActor(id, parent, mode string) *actor {
 
 // newToken draws a fresh grant token from the run's RNG.
 func (r *Runner) newToken() string { return fmt.Sprintf("t-%08x", r.rng.Uint32()) }
+
+// newUnlockID draws a fresh unlock-call id from the run's RNG.
+func (r *Runner) newUnlockID() string { return fmt.Sprintf("u-%08x", r.rng.Uint32()) }
 
 // Run runs every remaining step. It returns the frames and the failed
 // expectations; err is non-nil only when a step could not run.

@@ -27,14 +27,14 @@ type Script struct {
 // `return 0 -- [BUSY]`.
 var branchTag = regexp.MustCompile(`\[([A-Z_]+)\]`)
 
-// BranchLines returns the 1-based lines of the script's return statements
-// tagged with outcome o, so a viewer can highlight the branch that produced a
-// reply. It returns nil when no line carries the tag.
+// BranchLines returns the 1-based lines of code tagged with outcome o (a
+// return, or the assignment of the answer), so a viewer can highlight the
+// branch that produced a reply. It returns nil when no line carries the tag.
 func (s *Script) BranchLines(o Outcome) []int {
 	var lines []int
 	for i, line := range strings.Split(s.Source, "\n") {
 		code, comment, ok := strings.Cut(line, "--")
-		if !ok || !strings.Contains(code, "return") {
+		if !ok || strings.TrimSpace(code) == "" {
 			continue
 		}
 		for _, m := range branchTag.FindAllStringSubmatch(comment, -1) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 )
 
 // stepResult is what one action did, before the frame is assembled.
@@ -22,20 +23,34 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	switch st.Do {
 	case ActAdvance:
 		byExpiry = true
-		err = r.advance(ctx, st)
 		res.outcome = OK
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), true)
+	case ActClockJump:
+		byExpiry = true
+		res.outcome = OK
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), false)
 	case ActAcquire:
 		res, err = r.acquire(ctx, st)
 	case ActRelease:
 		res, err = r.release(ctx, st)
+	case ActFinishRelease:
+		res, err = r.finishRelease(ctx, st)
 	case ActWrite:
 		res, err = r.write(ctx, st)
 	case ActPause:
 		r.byID[st.Actor].status, res.outcome = StatusPaused, OK
 	case ActResume:
-		r.byID[st.Actor].status, res.outcome = StatusRunning, OK
+		a := r.byID[st.Actor]
+		a.status, res.outcome = StatusRunning, OK
+		for _, g := range a.grants {
+			if g.renewAt > 0 && g.renewAt < r.now {
+				g.renewAt = r.now // the watchdog's overdue timer fires first thing
+			}
+		}
 	case ActCrash:
 		r.byID[st.Actor].status, res.outcome = StatusCrashed, OK
+	case ActExit:
+		r.byID[st.Actor].status, res.outcome = StatusExited, OK
 	case ActFork:
 		r.addActor(st.Child, st.Actor, st.Context)
 		res.outcome = OK
@@ -95,32 +110,108 @@ func (r *Runner) install(keys []KeyState) error {
 	return nil
 }
 
-func (r *Runner) advance(ctx context.Context, st *Step) error {
-	by := st.By.Milliseconds()
-	want := make([]KeyState, len(r.keys))
-	for i, k := range r.keys {
-		want[i] = k
+// decay returns keys as they are d ms later: TTLs lower, keys at or below 0
+// gone ("keys at or below 0 expire").
+func decay(keys []KeyState, d int64) []KeyState {
+	out := make([]KeyState, len(keys))
+	for i, k := range keys {
+		out[i] = k
 		if k.Exists() && k.PTTL >= 0 {
-			want[i].PTTL -= by
-			if want[i].PTTL <= 0 {
-				want[i] = Absent(k.Name) // "keys at or below 0 expire"
+			out[i].PTTL -= d
+			if out[i].PTTL <= 0 {
+				out[i] = Absent(k.Name)
 			}
 		}
 	}
-	if err := r.store.Advance(ctx, st.By); err != nil {
+	return out
+}
+
+// passTime moves the store's clock and the simulated keys d ms on, with no
+// round trip; the next exec carries the decayed state to a real Redis.
+func (r *Runner) passTime(ctx context.Context, d int64) error {
+	if d <= 0 {
+		return nil
+	}
+	if err := r.store.Advance(ctx, time.Duration(d)*time.Millisecond); err != nil {
 		return err
 	}
+	r.keys = decay(r.keys, d)
+	return nil
+}
+
+// advance moves the Redis server's clock by ms. With clientClock (an advance
+// step) simulated time moves too, and watchdog renewals due inside the
+// interval run at their own times; without it (a clock-jump) only the
+// server's clock moves. It returns the renewal calls made.
+func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]CallRecord, error) {
+	var calls []CallRecord
+	cur, end := r.now, r.now+ms
+	for clientClock {
+		lock, g := r.nextRenewal(end)
+		if g == nil {
+			break
+		}
+		at := max(g.renewAt, cur)
+		if err := r.passTime(ctx, at-cur); err != nil {
+			return nil, err
+		}
+		cur, r.now = at, at
+		op := lockOp{key: lockKeyPrefix + lock, lock: lock, owner: g.token, leaseMS: g.leaseMS}
+		call := r.v.(renewer).renew(op)
+		replies, err := r.exec(ctx, call)
+		if err != nil {
+			return nil, err
+		}
+		out := Renewed
+		g.renewAt = at + max(g.leaseMS/3, 1)
+		if !replies[0].IsInt(1) {
+			out, g.renewAt = Gone, 0 // the hold is not ours any more: the watchdog stops
+		}
+		calls = append(calls, record(call, replies[0], out))
+	}
+	if err := r.passTime(ctx, end-cur); err != nil {
+		return nil, err
+	}
+	want := r.keys
 	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range want {
 		if i >= len(res.Keys) || !sameKey(res.Keys[i], want[i]) {
-			return fmt.Errorf("store disagrees with the simulated clock after %s: want %s, got %v", st.By, formatKey(want[i]), res.Keys)
+			return nil, fmt.Errorf("store disagrees with the simulated clock: want %s, got %v", formatKey(want[i]), res.Keys)
 		}
 	}
-	r.now += by
-	return r.install(res.Keys)
+	if clientClock {
+		r.now = end
+	}
+	return calls, r.install(res.Keys)
+}
+
+// nextRenewal finds the earliest watchdog renewal due at or before end: the
+// holder's process must be running or exited (a paused or crashed process
+// runs no timer). Ties go to the earlier actor and lock.
+func (r *Runner) nextRenewal(end int64) (string, *grant) {
+	if !r.v.info().Watchdog {
+		return "", nil
+	}
+	var bl string
+	var bg *grant
+	for _, a := range r.actors {
+		if a.status != StatusRunning && a.status != StatusExited {
+			continue
+		}
+		for _, lock := range r.locks {
+			g := a.grants[lock]
+			if g == nil || g.renewAt <= 0 || g.count <= 0 || g.renewAt > end {
+				continue
+			}
+			if bg == nil || g.renewAt < bg.renewAt {
+				bl, bg = lock, g
+			}
+		}
+	}
+	return bl, bg
 }
 
 func sameKey(a, b KeyState) bool {
@@ -145,7 +236,7 @@ func (r *Runner) lockKey(lock string) KeyState {
 }
 
 func (r *Runner) op(st *Step, owner string, lease int64) lockOp {
-	op := lockOp{key: lockKeyPrefix + st.Lock, owner: owner, leaseMS: lease, keepMS: r.keepMS}
+	op := lockOp{key: lockKeyPrefix + st.Lock, lock: st.Lock, owner: owner, leaseMS: lease, keepMS: r.keepMS}
 	if r.lesson.Fencing {
 		op.fenceKey = fenceKeyPrefix + st.Lock
 	}
@@ -198,6 +289,9 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		// actor's belief now rests on this new hold.
 		g.count++
 		g.seq = seq
+		if r.v.info().Watchdog {
+			g.renewAt = r.now + max(lease/3, 1)
+		}
 		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
 	case Reentered:
 		if g == nil {
@@ -229,6 +323,14 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 		return stepResult{outcome: NoContext}, nil
 	}
 	op := r.op(st, owner, lease)
+	if r.v.info().UnlockIDs {
+		if id, retry := a.lostUnlock[st.Lock]; retry {
+			op.unlockID = id // the retry repeats the call whose reply was lost
+			delete(a.lostUnlock, st.Lock)
+		} else {
+			op.unlockID = r.newUnlockID()
+		}
+	}
 	call := r.v.release(op, g)
 	var reply Reply
 	var res stepResult
@@ -246,21 +348,82 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 	}
 	res.outcome = out
 	if call != nil {
-		res.calls = append(res.calls, record(call, reply, out))
-		if (out == StillHeld || out == Released) && holdBefore != nil && holdBefore.context != a.context {
-			taker := r.actorsInContext(holdBefore.context)
-			res.events = append(res.events, violation(InvWrongOwnerRelease, st.Lock, append([]string{a.id}, taker...),
-				explainWrongOwnerRelease(a.id, taker, st.Lock, out)))
-		}
+		res.calls = append(res.calls, r.recordRelease(call, reply, out))
+		res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore)
 	}
-	// The call stack unwinds whatever Redis said.
-	if g != nil {
+	switch {
+	case st.ReplyLost && call != nil:
+		// Redis did the work, but the client saw a timeout: its call stack
+		// has not unwound, and it will retry.
+		res.outcome = TimedOut
+		a.lostUnlock[st.Lock] = op.unlockID
+		return res, nil
+	case out == Pending:
+		a.pending[st.Lock] = owner // the DEL comes at finish-release
+		return res, nil
+	}
+	r.unwind(a, st.Lock)
+	return res, nil
+}
+
+// finishRelease sends the DEL of a two-step release whose check found the
+// actor's token. Without such a check pending there is nothing to send.
+func (r *Runner) finishRelease(ctx context.Context, st *Step) (stepResult, error) {
+	a := r.byID[st.Actor]
+	owner, ok := a.pending[st.Lock]
+	ts, two := r.v.(twoStepReleaser)
+	if !ok || !two {
+		return stepResult{outcome: NotOwner}, nil
+	}
+	delete(a.pending, st.Lock)
+	holdBefore := r.current[st.Lock]
+	op := r.op(st, owner, 0)
+	call := ts.finishRelease(op)
+	replies, err := r.exec(ctx, call)
+	if err != nil {
+		return stepResult{}, err
+	}
+	out, err := ts.finishOutcome(replies[0])
+	if err != nil {
+		return stepResult{}, err
+	}
+	res := stepResult{outcome: out, calls: []CallRecord{record(call, replies[0], out)}}
+	res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore)
+	r.unwind(a, st.Lock)
+	return res, nil
+}
+
+// unwind drops the actor's local hold count by one, never below 0; at 0 the
+// token leaves the context.
+func (r *Runner) unwind(a *actor, lock string) {
+	if g := a.grants[lock]; g != nil {
 		g.count = max(g.count-1, 0)
 		if g.count == 0 {
-			delete(a.grants, st.Lock)
+			delete(a.grants, lock)
 		}
 	}
-	return res, nil
+}
+
+// checkOwnerRelease reports wrong-owner-release when a release changed or
+// deleted a hold that another execution context took.
+func (r *Runner) checkOwnerRelease(a *actor, lock string, out Outcome, holdBefore *redisHold) []Violation {
+	if (out != StillHeld && out != Released) || holdBefore == nil || holdBefore.context == a.context {
+		return nil
+	}
+	taker := r.actorsInContext(holdBefore.context)
+	return []Violation{violation(InvWrongOwnerRelease, lock, append([]string{a.id}, taker...),
+		explainWrongOwnerRelease(a.id, taker, lock, out))}
+}
+
+func (r *Runner) recordRelease(c *Call, reply Reply, out Outcome) CallRecord {
+	rec := record(c, reply, out)
+	if r.v.info().BooleanReading {
+		rec.AsBoolean = "false"
+		if reply.Kind == ReplyInt && reply.Int != 0 {
+			rec.AsBoolean = "true"
+		}
+	}
+	return rec
 }
 
 func (r *Runner) write(ctx context.Context, st *Step) (stepResult, error) {
@@ -330,7 +493,9 @@ func (r *Runner) save() runnerState {
 	s := runnerState{src: src, now: r.now, keys: r.keys, nActors: len(r.actors),
 		holdSeq: maps.Clone(r.holdSeq), current: maps.Clone(r.current), written: maps.Clone(r.written)}
 	for _, a := range r.actors {
-		s.actors = append(s.actors, *a)
+		c := *a
+		c.pending, c.lostUnlock = maps.Clone(a.pending), maps.Clone(a.lostUnlock)
+		s.actors = append(s.actors, c)
 		gs := map[string]grant{}
 		for k, g := range a.grants {
 			gs[k] = *g

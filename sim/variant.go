@@ -15,7 +15,20 @@ type VariantInfo struct {
 	// CountsInRedis is true when Redis keeps the hold count (the count-mismatch
 	// invariant applies), false when the client counts (local-count).
 	CountsInRedis bool
-	Scripts       []*Script
+	// UnlockIDs is true when every release carries an unlock-call id that a
+	// retry repeats (idempotent-unlock).
+	UnlockIDs bool
+	// BooleanReading is true when the player should show, beside each raw
+	// release reply, what a client reading it as a Boolean sees (seed 004:
+	// nil and 0 both become false).
+	BooleanReading bool
+	// Watchdog is true when the holder's client renews the lease every lease/3
+	// while its process runs.
+	Watchdog bool
+	// TwoStepRelease is true when a release is a GET, then a DEL in a later
+	// step (finish-release).
+	TwoStepRelease bool
+	Scripts        []*Script
 }
 
 // variant is a lock algorithm: which owner id a call uses, which script calls
@@ -35,6 +48,23 @@ type variant interface {
 	holds(k KeyState) map[string]int64
 }
 
+// extraKeys is implemented by variants that keep keys beside the lock key.
+type extraKeys interface {
+	keys(lock string) []KeyRef
+}
+
+// renewer is implemented by variants whose client renews its lease.
+type renewer interface {
+	renew(op lockOp) *Call
+}
+
+// twoStepReleaser is implemented by variants whose release takes two round
+// trips, the second in a later step (finish-release).
+type twoStepReleaser interface {
+	finishRelease(op lockOp) *Call
+	finishOutcome(reply Reply) (Outcome, error)
+}
+
 // lockOp is what a variant needs to build a call.
 type lockOp struct {
 	key      string // logical lock key
@@ -42,14 +72,20 @@ type lockOp struct {
 	owner    string
 	leaseMS  int64
 	keepMS   int64 // TTL for Lockstep's housekeeping keys (fencing counter)
+	lock     string
+	unlockID string // idempotent-unlock: this release call's id
 }
 
 var variants = map[string]variant{
-	"token-count":    tokenCount{},
-	"hash-refresh":   hashRefresh{name: "hash-refresh"},
-	"instance-owner": hashRefresh{name: "instance-owner"},
-	"hash-nil":       hashNil{},
-	"local-count":    localCount{},
+	"token-count":       tokenCount{},
+	"hash-refresh":      hashRefresh{name: "hash-refresh"},
+	"instance-owner":    hashRefresh{name: "instance-owner"},
+	"hash-nil":          hashNil{},
+	"local-count":       localCount{},
+	"setnx-del":         plainLock{name: "setnx-del"},
+	"get-then-del":      plainLock{name: "get-then-del"},
+	"watchdog":          watchdog{},
+	"idempotent-unlock": idempotentUnlock{},
 }
 
 // Variants returns the names of the supported variants, sorted.

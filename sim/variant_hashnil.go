@@ -9,7 +9,7 @@ type hashNil struct{}
 
 func (hashNil) info() VariantInfo {
 	return VariantInfo{
-		Name: "hash-nil", Source: "004_9ef5ee932af18c81.txt", LockType: TypeHash, CountsInRedis: true,
+		Name: "hash-nil", Source: "004_9ef5ee932af18c81.txt", LockType: TypeHash, CountsInRedis: true, BooleanReading: true,
 		Scripts: []*Script{mustScript("hash-nil/acquire"), mustScript("hash-nil/release"), mustScript("resource/write")},
 	}
 }

@@ -36,8 +36,8 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 		f.Violations = []Violation{}
 	}
 	if st != nil {
-		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line}
-		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite {
+		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line, ReplyLost: st.ReplyLost}
+		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite || st.Do == ActFinishRelease {
 			f.Step.Lock = st.Lock
 		}
 		if st.Do == ActAcquire {
@@ -117,8 +117,9 @@ func (r *Runner) actorView(a *actor) ActorView {
 		if g == nil {
 			continue
 		}
+		_, pending := a.pending[lock]
 		v.Holds = append(v.Holds, HoldView{Lock: lock, Token: g.token, Count: g.count, Fence: g.fence, Hold: g.seq,
-			InRedis: r.v.holds(r.lockKey(lock))[g.token] > 0})
+			RenewAtMS: g.renewAt, Pending: pending, InRedis: r.v.holds(r.lockKey(lock))[g.token] > 0})
 	}
 	return v
 }
