@@ -29,18 +29,64 @@ type Config struct {
 	// DialTimeout bounds connecting to a real Redis and its first PING;
 	// 0 means DefaultDialTimeout (3 s).
 	DialTimeout time.Duration
+	// RedisServer is the redis-server program that a run of a lesson with a
+	// replica (`replica: true`) starts twice, as a private primary and
+	// replica, when URL is set: one server given by URL cannot fail over.
+	// Empty means "redis-server" looked up on PATH, and when it is not
+	// there such runs use an embedded pair instead. The embedded backend
+	// (URL empty) always uses an embedded pair.
+	RedisServer string
 }
 
-// Info describes a backend for people (the player's badge, the CLI).
+// Info describes a backend, or what one run's Store runs on, for people (the
+// player's badge, the CLI).
 type Info struct {
 	Embedded bool   `json:"embedded"`
-	Addr     string `json:"addr,omitempty"`    // real: host:port
+	Addr     string `json:"addr,omitempty"`    // real: host:port (a started pair: the primary's)
 	Version  string `json:"version,omitempty"` // real: redis_version from INFO
+	// Pair is set on the Store of a run with a replica: PairEmbedded or
+	// PairStarted; "" for a single server.
+	Pair Pair `json:"pair,omitempty"`
+	// ReplicaAddr is the host:port of a started pair's replica.
+	ReplicaAddr string `json:"replica_addr,omitempty"`
+	// NotOn is the host:port of the Redis given by URL that a run with a
+	// replica does not use, since a single server cannot fail over.
+	NotOn string `json:"not_on,omitempty"`
 }
 
-// String is "embedded Redis (miniredis)" or "Redis 7.0.15 at 127.0.0.1:6379".
+// Pair is how a run with a replica gets its primary and replica.
+type Pair string
+
+// The kinds of pair.
+const (
+	// PairEmbedded is two miniredis, primary and replica, of the run's own.
+	PairEmbedded Pair = "embedded"
+	// PairStarted is two redis-server processes, primary and replica with
+	// real replication, that Lockstep started for the run.
+	PairStarted Pair = "started"
+)
+
+// String is "embedded Redis (miniredis)", "Redis 7.0.15 at 127.0.0.1:6379",
+// or for a run with a replica "embedded Redis pair (miniredis primary +
+// replica)" or "private primary+replica redis-server pair (Redis 7.0.15,
+// primary 127.0.0.1:41001, replica 127.0.0.1:41002)", then, when a URL was
+// given, which Redis it does not run on and why.
 func (i Info) String() string {
-	if i.Embedded {
+	var s string
+	switch {
+	case i.Pair == PairEmbedded:
+		s = "embedded Redis pair (miniredis primary + replica)"
+		if i.NotOn != "" {
+			s += ", not the Redis at " + i.NotOn + ": a single Redis cannot fail over, and no redis-server is on PATH to start a pair"
+		}
+		return s
+	case i.Pair == PairStarted:
+		s = fmt.Sprintf("private primary+replica redis-server pair (Redis %s, primary %s, replica %s)", i.Version, i.Addr, i.ReplicaAddr)
+		if i.NotOn != "" {
+			s += ", not the Redis at " + i.NotOn + ": a single Redis cannot fail over"
+		}
+		return s
+	case i.Embedded:
 		return "embedded Redis (miniredis)"
 	}
 	return fmt.Sprintf("Redis %s at %s", i.Version, i.Addr)
@@ -48,6 +94,7 @@ func (i Info) String() string {
 
 // Backend opens a Store per run.
 type Backend struct {
+	cfg    Config
 	info   Info
 	client *redis.Client // real only; shared by every run's Store
 }
@@ -62,7 +109,7 @@ var ErrUnreachable = errors.New("backend: redis unreachable")
 // the address.
 func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if cfg.URL == "" {
-		return &Backend{info: Info{Embedded: true}}, nil
+		return &Backend{cfg: cfg, info: Info{Embedded: true}}, nil
 	}
 	opt, err := redis.ParseURL(cfg.URL)
 	if err != nil {
@@ -91,7 +138,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("backend: INFO server at %s: %w", opt.Addr, err)
 	}
 	version := infoField(info, "redis_version")
-	return &Backend{info: Info{Addr: opt.Addr, Version: version}, client: client}, nil
+	return &Backend{cfg: cfg, info: Info{Addr: opt.Addr, Version: version}, client: client}, nil
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep
@@ -116,28 +163,37 @@ func (b *Backend) Info() Info { return b.info }
 
 // NewStore returns a Store for one run: on the embedded backend a fresh
 // miniredis of its own, on a real one a new key prefix
-// "lockstep:{run-<12 hex>}:" on the shared connection pool.
+// "lockstep:{run-<12 hex>}:" on the shared connection pool. A run of a
+// lesson with a replica gets its primary and replica at its first batch
+// (see Store.Exec), and the Store's Info then names them.
 func (b *Backend) NewStore() (*Store, error) {
 	if b.info.Embedded {
-		m := miniredis.NewMiniRedis()
-		client := redis.NewClient(&redis.Options{
-			Addr:            "miniredis",
-			Protocol:        2,
-			PoolSize:        2,
-			DisableIdentity: true,
-			Dialer: func(context.Context, string, string) (net.Conn, error) {
-				return m.Dial()
-			},
-		})
-		return &Store{client: client, advance: m.FastForward, names: map[string]bool{},
-			closeFn: func() { client.Close(); m.Close() }}, nil
+		m, client := newMini()
+		return &Store{client: client, mini: m, advance: m.FastForward, names: map[string]bool{},
+			be: b, info: b.info, closeFn: func() { client.Close(); m.Close() }}, nil
 	}
 	var id [6]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, fmt.Errorf("backend: run id: %w", err)
 	}
 	prefix := KeyNamespace + "{run-" + hex.EncodeToString(id[:]) + "}:"
-	return &Store{client: b.client, prefix: prefix, restore: true, names: map[string]bool{}}, nil
+	return &Store{client: b.client, prefix: prefix, restore: true, names: map[string]bool{}, be: b, info: b.info}, nil
+}
+
+// newMini returns a fresh miniredis and a go-redis client that reaches it
+// through Miniredis.Dial, with no TCP listener.
+func newMini() (*miniredis.Miniredis, *redis.Client) {
+	m := miniredis.NewMiniRedis()
+	client := redis.NewClient(&redis.Options{
+		Addr:            "miniredis",
+		Protocol:        2,
+		PoolSize:        2,
+		DisableIdentity: true,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return m.Dial()
+		},
+	})
+	return m, client
 }
 
 // Close releases the backend's connections.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/sim"
@@ -33,7 +34,7 @@ func goScript(s *sim.Script) *redis.Script {
 // Store runs one lesson's batches on Redis. It implements sim.Store.
 // Close it when the run ends.
 type Store struct {
-	client *redis.Client
+	client conn
 	prefix string
 	// restore is true on a real Redis, whose TTLs run on the wall clock.
 	restore bool
@@ -41,9 +42,41 @@ type Store struct {
 	advance func(time.Duration)
 	// closeFn releases what the store owns (embedded: the server).
 	closeFn func()
+	// mini is the embedded backend's server, reached by client; nil on a
+	// real Redis.
+	mini *miniredis.Miniredis
+	// be is the backend that opened the store.
+	be *Backend
+	// lastMS is the server time (Unix ms) of the last batch on a wall
+	// clock, from its closing TIME.
+	lastMS int64
 
 	mu    sync.Mutex
 	names map[string]bool // logical keys this store has ever been asked about
+	info  Info            // what the store runs on
+
+	// pmu guards pair, which a run with a replica sets up at its first
+	// batch (replica.go), against a concurrent Close.
+	pmu    sync.Mutex
+	pair   pair
+	closed bool
+}
+
+// Info describes what the store runs on: the backend's Info, until the first
+// batch of a run with a replica sets the store up on a pair (an embedded one,
+// or redis-server processes it started) and Info names that pair.
+func (s *Store) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info
+}
+
+// conn is what a Store sends its commands through: a *redis.Client, or on
+// the primary of a started pair a *redis.Conn, one connection, since WAIT
+// waits for the writes made on the connection it is sent on.
+type conn interface {
+	TxPipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+	Del(ctx context.Context, keys ...string) *redis.IntCmd
 }
 
 // Prefix returns the namespace of the store's keys ("" on the embedded
@@ -86,6 +119,12 @@ var ErrClockStraddle = errors.New("backend: step never ran within one server mil
 // read may be off by the time that passed: the transaction is then sent
 // again, and the restore at its head makes the repeat exact. When the server
 // has not cached a script (NOSCRIPT) it is sent again with EVAL.
+//
+// A batch whose Replica is not sim.NoReplica belongs to a run with a primary
+// and a replica. The first such batch sets the pair up: on the embedded
+// backend a second miniredis; given a URL, two redis-server processes the
+// store starts (or an embedded pair when redis-server is not on PATH), never
+// the server at the URL. See replica.go for what each kind of batch does.
 func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	for _, k := range b.Read {
 		s.note(k.Name)
@@ -96,6 +135,30 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 	for _, c := range b.Calls {
 		s.note(c.Keys...)
 	}
+	var p pair
+	if b.Replica != sim.NoReplica {
+		var err error
+		if p, err = s.replicaPair(ctx); err != nil {
+			return nil, err
+		}
+		if err := p.before(ctx, s, b); err != nil {
+			return nil, err
+		}
+	}
+	res, err := s.run(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		if err := p.after(ctx, s, b, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// run sends b's transaction until it holds (see Exec).
+func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	eval := false
 	for try := 0; try < maxTries; try++ {
 		res, again, err := s.exec(ctx, b, eval)
@@ -130,7 +193,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		if s.restore {
 			t0 = p.Time(ctx)
 		}
-		if s.restore && len(b.Prior) > 0 {
+		// A resend after NOSCRIPT (eval) restores Prior on every store: calls
+		// before the failed one had run, and the restore undoes them.
+		if (s.restore || eval) && len(b.Prior) > 0 {
 			keys, args := restoreArgs(s, b.Prior)
 			restore = run(ctx, p, restoreScript, eval, keys, args)
 		}
@@ -194,6 +259,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		if t0.Val().UnixMilli() != t1.Val().UnixMilli() {
 			return nil, retryStraddle, nil
 		}
+		s.lastMS = t1.Val().UnixMilli()
 	}
 	return out, noRetry, nil
 }
@@ -263,9 +329,14 @@ func isNoScript(err error) bool { return redis.HasErrorPrefix(err, "NOSCRIPT") }
 
 // Close ends the run: on a real Redis it deletes every key of the run (even
 // when ctx is already done, it tries for up to 3 s more); on the embedded one
-// it shuts the run's server down.
+// it shuts the run's server down. A run with a replica deletes its keys on
+// the server it ran on last, then kills the redis-server processes it
+// started (or shuts its embedded pair down).
 func (s *Store) Close(ctx context.Context) error {
 	var err error
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	s.closed = true
 	if s.prefix != "" {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
 		defer cancel()
@@ -281,6 +352,9 @@ func (s *Store) Close(ctx context.Context) error {
 				err = fmt.Errorf("backend: delete run keys under %s: %w", s.prefix, e)
 			}
 		}
+	}
+	if s.pair != nil {
+		s.pair.close()
 	}
 	if s.closeFn != nil {
 		s.closeFn()

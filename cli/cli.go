@@ -70,7 +70,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer be.Close()
 	code := ExitOK
 	for _, l := range loaded {
-		frames, failures, err := runLesson(ctx, be, l)
+		frames, failures, info, err := runLesson(ctx, be, l)
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: %s: %v\n", l.File, err)
 			return ExitInvalid
@@ -81,14 +81,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				File    string      `json:"file"`
 				Backend string      `json:"backend"`
 				Frames  []sim.Frame `json:"frames"`
-			}{l.ID, l.File, be.Info().String(), frames}
+			}{l.ID, l.File, info.String(), frames}
 			enc := json.NewEncoder(stdout)
 			if err := enc.Encode(out); err != nil {
 				fmt.Fprintf(stderr, "lockstep: %v\n", err)
 				return ExitInvalid
 			}
 		} else {
-			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, be.Info())
+			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
 			fmt.Fprint(stdout, sim.FormatFrames(frames, sim.Locale(*lang)))
 		}
 		for _, f := range failures {
@@ -99,21 +99,25 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func runLesson(ctx context.Context, be *backend.Backend, l *sim.Lesson) ([]sim.Frame, []sim.Failure, error) {
+// runLesson runs l on a new store of be. info is what the run ran on: the
+// backend, or for a lesson with a replica the pair the store set up (never a
+// single Redis given by URL, which cannot fail over).
+func runLesson(ctx context.Context, be *backend.Backend, l *sim.Lesson) (frames []sim.Frame, failures []sim.Failure, info backend.Info, err error) {
 	store, err := be.NewStore()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, be.Info(), err
 	}
 	r, err := sim.NewRunner(l, store)
 	if err != nil {
 		store.Close(ctx)
-		return nil, nil, err
+		return nil, nil, be.Info(), err
 	}
-	frames, err := r.Run(ctx)
+	frames, err = r.Run(ctx)
+	info = store.Info()
 	if cerr := store.Close(ctx); err == nil {
 		err = cerr
 	}
-	return frames, r.Failures(), err
+	return frames, r.Failures(), info, err
 }
 
 // parseInterspersed parses flags that may stand anywhere among the files.

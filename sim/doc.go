@@ -17,6 +17,13 @@
 //   - 004 (Java): a ThreadLocal count in front of SET NX (variant local-count),
 //     and a Hash whose release replies nil / 0 / 1 (variant hash-nil).
 //
+// A lesson with `replica: true` runs on a primary and one asynchronous
+// replica. The runner keeps the replica's state in simulated time beside the
+// primary's, tells the store what each batch does to the replica
+// (Batch.Replica: replicated, unreplicated, failover), and at the failover
+// installs the replica's state: what it never received is gone, while the
+// actors still believe what they believed.
+//
 // The lesson format is fixed by shared/spec/lesson-format.md; Load implements it
 // and reports every problem as FILE:LINE:COL: message.
 package sim

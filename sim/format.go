@@ -35,6 +35,9 @@ func FormatFrame(f Frame, l Locale) string {
 	for _, k := range f.Keys {
 		fmt.Fprintf(&b, "   key   %s\n", formatKey(k))
 	}
+	for _, k := range f.Replica {
+		fmt.Fprintf(&b, "   replica %s\n", formatKey(k))
+	}
 	for _, a := range f.Actors {
 		fmt.Fprintf(&b, "   actor %s\n", formatActor(a))
 	}
@@ -95,6 +98,9 @@ func FormatStep(s StepInfo) string {
 	}
 	if s.ReplyLost {
 		parts = append(parts, "reply_lost")
+	}
+	if s.Unreplicated {
+		parts = append(parts, "unreplicated")
 	}
 	return strings.Join(parts, " ")
 }

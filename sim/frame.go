@@ -14,12 +14,16 @@ type Frame struct {
 	Step   *StepInfo `json:"step,omitempty"`
 	// Outcome is what the step's action came to (OK for actions that make no
 	// lock call).
-	Outcome    Outcome      `json:"outcome,omitempty"`
-	Calls      []CallRecord `json:"calls"`
-	Keys       []KeyState   `json:"keys"`
-	Actors     []ActorView  `json:"actors"`
-	Locks      []LockView   `json:"locks"`
-	Violations []Violation  `json:"violations"`
+	Outcome Outcome      `json:"outcome,omitempty"`
+	Calls   []CallRecord `json:"calls"`
+	Keys    []KeyState   `json:"keys"`
+	// Replica is what the replica holds, in the order of Keys, in a lesson
+	// with a replica (`replica: true`) up to its failover; nil otherwise.
+	// From the failover step on the promoted replica's keys are Keys.
+	Replica    []KeyState  `json:"replica,omitempty"`
+	Actors     []ActorView `json:"actors"`
+	Locks      []LockView  `json:"locks"`
+	Violations []Violation `json:"violations"`
 	// Check is the step's expect / expect_violation, nil when it has none.
 	Check *Check `json:"check,omitempty"`
 	Say   Text   `json:"say,omitempty"`
@@ -37,7 +41,9 @@ type StepInfo struct {
 	Context string `json:"context,omitempty"`
 	// ReplyLost marks a release whose reply never reached the client.
 	ReplyLost bool `json:"reply_lost,omitempty"`
-	Line      int  `json:"line,omitempty"` // line of the step in the lesson file
+	// Unreplicated marks a step whose writes never reached the replica.
+	Unreplicated bool `json:"unreplicated,omitempty"`
+	Line         int  `json:"line,omitempty"` // line of the step in the lesson file
 }
 
 // CallRecord is one Redis call a step made.

@@ -58,7 +58,8 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 			if g == nil || holds[g.token] <= 0 || (!a.gone() && !atEnd) {
 				continue
 			}
-			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.gone(), g.token, lock, holds[g.token])))
+			renewing := a.status == StatusExited && g.renewAt > 0
+			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.gone(), renewing, g.token, lock, holds[g.token])))
 		}
 	}
 	return out
@@ -87,7 +88,19 @@ func explainOverlap(who []string, lock string) Text {
 	}
 }
 
-func explainStaleWrite(who string, seq, newest int, lock string) Text {
+// explainStaleWrite explains a write from an older hold accepted after one
+// from a newer hold. fence is the stale writer's fencing token, 0 without
+// fencing. With fencing such a write gets through only when the token is no
+// lower than the newer hold's: the counter went back, as when a failover lost
+// its increments.
+func explainStaleWrite(who string, seq, newest int, lock string, fence int64) Text {
+	if fence > 0 {
+		return Text{
+			English:            fmt.Sprintf("The resource of %s took %s's write from hold #%d after it had taken a write from the newer hold #%d: a stale owner overwrote newer work. Its fencing token %d was no lower than the newer hold's, because the counter that issues the tokens went back (as when a failover loses its increments), so fencing could not refuse it.", lock, who, seq, newest, fence),
+			SimplifiedChinese:  fmt.Sprintf("%s 保护的资源已接受较新持有 #%d 的写入，之后又接受了 %s 来自旧持有 #%d 的写入：过期的持有者覆盖了新数据。它的栅栏令牌 %d 并不比较新持有的小，因为发放令牌的计数器倒退了（例如故障转移丢掉了它的递增），所以栅栏令牌没能拒绝这次写入。", lock, newest, who, seq, fence),
+			TraditionalChinese: fmt.Sprintf("%s 保護的資源已接受較新持有 #%d 的寫入，之後又接受了 %s 來自舊持有 #%d 的寫入：過期的持有者覆蓋了新資料。它的柵欄令牌 %d 並不比較新持有的小，因為發放令牌的計數器倒退了（例如故障轉移丟掉了它的遞增），所以柵欄令牌沒能拒絕這次寫入。", lock, newest, who, seq, fence),
+		}
+	}
 	return Text{
 		English:            fmt.Sprintf("The resource of %s took %s's write from hold #%d after it had taken a write from the newer hold #%d: a stale owner overwrote newer work. A fencing token would have refused it.", lock, who, seq, newest),
 		SimplifiedChinese:  fmt.Sprintf("%s 保护的资源已接受较新持有 #%d 的写入，之后又接受了 %s 来自旧持有 #%d 的写入：过期的持有者覆盖了新数据。栅栏令牌本可以拒绝它。", lock, newest, who, seq),
@@ -109,13 +122,20 @@ func explainWrongOwnerRelease(who string, taker []string, lock string, out Outco
 
 func explainCountMismatch(who []string, owner, lock string, redis int64, local int) Text {
 	return Text{
-		English:            fmt.Sprintf("Redis counts %d hold(s) for owner %s on lock %s, but %s count %d: the two no longer match.", redis, owner, lock, list(who, English), local),
+		English:            fmt.Sprintf("Redis keeps hold count %d for owner %s on lock %s, but the call stack of %s holds %d: the two counts no longer match.", redis, owner, lock, list(who, English), local),
 		SimplifiedChinese:  fmt.Sprintf("Redis 记录持有者 %s 在锁 %s 上的重入次数为 %d，但 %s 本地记的是 %d：两边已对不上。", owner, lock, redis, list(who, SimplifiedChinese), local),
 		TraditionalChinese: fmt.Sprintf("Redis 記錄持有者 %s 在鎖 %s 上的重入次數為 %d，但 %s 本地記的是 %d：兩邊已對不上。", owner, lock, redis, list(who, TraditionalChinese), local),
 	}
 }
 
-func explainLeak(who string, gone bool, token, lock string, n int64) Text {
+func explainLeak(who string, gone, renewing bool, token, lock string, n int64) Text {
+	if renewing {
+		return Text{
+			English:            fmt.Sprintf("%s's task is over, but its process still renews the lease of its %d hold(s) on lock %s (token %s): the lease never ends, and nobody else will ever get the lock.", who, n, lock, token),
+			SimplifiedChinese:  fmt.Sprintf("%s 的任务已经结束，但它所在的进程仍在为锁 %s 上的 %d 次持有（令牌 %s）续期：租约永远不会到期，其他人再也拿不到这把锁。", who, lock, n, token),
+			TraditionalChinese: fmt.Sprintf("%s 的任務已經結束，但它所在的行程仍在為鎖 %s 上的 %d 次持有（令牌 %s）續期：租約永遠不會到期，其他人再也拿不到這把鎖。", who, lock, n, token),
+		}
+	}
 	if gone {
 		return Text{
 			English:            fmt.Sprintf("%s is gone, but Redis still keeps %d hold(s) for its token %s on lock %s: nobody can take the lock until the lease ends.", who, n, token, lock),

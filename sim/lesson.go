@@ -25,9 +25,13 @@ type Lesson struct {
 	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
 	// out; files may add `seed:` and otherwise it is derived from ID, so every
 	// run of a lesson draws the same tokens.
-	Seed   uint64
-	Actors []ActorSpec
-	Steps  []Step
+	Seed uint64
+	// Replica gives the run a primary and one replica with asynchronous
+	// replication (lesson field `replica: true`, an addition to the spec):
+	// steps may be Unreplicated, and a failover step promotes the replica.
+	Replica bool
+	Actors  []ActorSpec
+	Steps   []Step
 }
 
 // ActorSpec declares an actor of the lesson.
@@ -64,10 +68,14 @@ const (
 	// ActClockJump moves the Redis server's clock forward by By: TTLs drop,
 	// while the actors' clocks (simulated time) stay where they are.
 	ActClockJump Action = "clock-jump"
+	// ActFailover kills the primary of a lesson with a replica: the replica
+	// is promoted and serves every later step, and whatever it never
+	// received (the writes of unreplicated steps) is gone.
+	ActFailover Action = "failover"
 )
 
 // Actions lists every action in the order the spec gives them.
-var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump}
+var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover}
 
 // Step is one step of a lesson's timeline.
 type Step struct {
@@ -81,8 +89,13 @@ type Step struct {
 	// the client, which sees a timeout (TIMED_OUT) and keeps its local count;
 	// its next release of the lock is the retry of the same call.
 	ReplyLost bool
-	Value     string // write: the value written
-	Child     string // fork: the new actor's id
+	// Unreplicated (acquire, release, write; lessons with a replica only,
+	// before the failover): the step's writes reach the primary but not the
+	// replica, as when the primary answers before replication catches up.
+	// An addition to the spec.
+	Unreplicated bool
+	Value        string // write: the value written
+	Child        string // fork: the new actor's id
 	// Context is the fork's context mode: "inherit" or "lost".
 	Context string
 	By      time.Duration // advance: how far the clock moves (> 0)

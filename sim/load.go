@@ -15,7 +15,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 )
 
 var (
@@ -27,6 +29,38 @@ var (
 // maxLessonBytes bounds what Load reads: lessons are hand-written files, and
 // the web player accepts pasted ones.
 const maxLessonBytes = 1 << 20
+
+// maxNesting bounds how deeply lists and mappings may nest in one line or
+// in flow style ([...], {...}); a lesson needs four or five levels. The bound
+// is there because goccy/go-yaml parses such nesting in time and memory
+// quadratic in its depth: 32 KB of '[' take seconds and over a gigabyte.
+const maxNesting = 32
+
+// tooDeep returns the first token at which flow collections and the block
+// entries ('-', '?') that share a line nest more than maxNesting deep, or nil.
+func tooDeep(tokens token.Tokens) *token.Token {
+	flow, entries, line := 0, 0, 0
+	for _, tk := range tokens {
+		if tk == nil || tk.Position == nil {
+			continue
+		}
+		if tk.Position.Line != line {
+			line, entries = tk.Position.Line, 0
+		}
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+		case token.SequenceEndType, token.MappingEndType:
+			flow = max(flow-1, 0)
+		case token.SequenceEntryType, token.MappingKeyType:
+			entries++
+		}
+		if flow+entries > maxNesting {
+			return tk
+		}
+	}
+	return nil
+}
 
 // LoadFile reads and parses the lesson at path. See Load.
 func LoadFile(path string) (*Lesson, error) {
@@ -42,7 +76,7 @@ func LoadFile(path string) (*Lesson, error) {
 // problem it returns a LoadErrors listing every problem found, each as
 // FILE:LINE:COL: message; the error wraps ErrInvalidLesson.
 func Load(file string, src []byte) (*Lesson, error) {
-	d := &decoder{file: file, at: srcPos{child: map[int]Pos{}}}
+	d := &decoder{file: file, at: srcPos{child: map[int]Pos{}, unreplicated: map[int]Pos{}}}
 	l, parsed := d.lesson(src)
 	if parsed {
 		// Replay the steps even when decoding found problems, so that one
@@ -104,7 +138,12 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("file is %d bytes; lessons may be at most %d", len(src), maxLessonBytes)})
 		return l, false
 	}
-	f, err := parser.ParseBytes(src, 0)
+	tokens := lexer.Tokenize(string(src))
+	if tk := tooDeep(tokens); tk != nil {
+		d.errs = append(d.errs, LoadError{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("lists and mappings nest more than %d deep here; a lesson needs a few levels", maxNesting)})
+		return l, false
+	}
+	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.syntaxError(err)
 		return l, false
@@ -136,6 +175,11 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 			l.Takeaway = d.text(kv)
 		case "source":
 			l.Source = d.str(kv)
+		case "group":
+			l.Group = d.str(kv)
+			if !slices.Contains(Groups, l.Group) {
+				d.errorf(kv.value, "unknown group %q (want one of %s)", l.Group, strings.Join(Groups, ", "))
+			}
 		case "variant":
 			variantSeen = true
 			var ok bool
@@ -153,6 +197,8 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 			d.at.fencing = posOf(kv.value)
 		case "lock":
 			l.Lock = d.lockName(kv)
+		case "replica":
+			l.Replica = d.boolean(kv)
 		case "seed":
 			s := d.str(kv)
 			n, err := strconv.ParseUint(s, 10, 64)
@@ -174,6 +220,9 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 		}
 	}
 	top := f.Docs[0].Body
+	if !hasField(fields, "id") && !lessonIDPattern.MatchString(l.ID) {
+		d.errorf(top, "id %q (the file name): want lowercase letters, digits and '-'; add an id field", l.ID)
+	}
 	if !variantSeen {
 		d.errorf(top, "missing required field \"variant\"")
 	}
@@ -263,9 +312,32 @@ func (d *decoder) mapping(n ast.Node, what string) ([]keyValue, bool) {
 		if v == nil {
 			v = mv
 		}
+		v = placeEmpty(v, mv.Key.GetToken())
 		out = append(out, keyValue{key: k, keyNode: mv.Key, value: v})
 	}
 	return out, true
+}
+
+// placeEmpty returns n, but when n is an empty value (`by:` or `-` with
+// nothing after it), a copy positioned at token at (the key or the '-'): such
+// a value has no token of its own, and goccy/go-yaml places it at no
+// consistent column, at times past the end of the line.
+func placeEmpty(n ast.Node, at *token.Token) ast.Node {
+	nn, ok := n.(*ast.NullNode)
+	if !ok || nn.Token == nil || nn.Token.Type != token.ImplicitNullType {
+		return n
+	}
+	tk := nn.Token.Clone()
+	tk.Position = nil
+	if at != nil && at.Position != nil {
+		p := *at.Position
+		tk.Position = &p
+	}
+	return ast.Null(tk)
+}
+
+func hasField(fields []keyValue, key string) bool {
+	return slices.ContainsFunc(fields, func(kv keyValue) bool { return kv.key == key })
 }
 
 func describe(n ast.Node) string {
@@ -362,7 +434,17 @@ func (d *decoder) lockName(kv keyValue) string {
 func (d *decoder) sequence(kv keyValue) []ast.Node {
 	switch t := unwrap(kv.value).(type) {
 	case *ast.SequenceNode:
-		return t.Values
+		if len(t.Entries) != len(t.Values) {
+			return t.Values
+		}
+		values := make([]ast.Node, len(t.Values))
+		for i, v := range t.Values {
+			values[i] = v
+			if e := t.Entries[i]; e != nil {
+				values[i] = placeEmpty(v, e.Start)
+			}
+		}
+		return values
 	case *ast.NullNode:
 		return nil
 	}
@@ -411,6 +493,8 @@ func (d *decoder) actor(n ast.Node) ActorSpec {
 			a.Name = d.text(kv)
 		case "instance":
 			a.Instance = d.str(kv)
+		case "request_id":
+			a.RequestID = d.str(kv)
 		default:
 			d.errorf(kv.keyNode, "unknown field %q in actor", kv.key)
 		}
@@ -424,14 +508,19 @@ func (d *decoder) actor(n ast.Node) ActorSpec {
 // stepFields says which fields each action takes, beyond the ones every step
 // may carry (do, say, expect, expect_violation).
 var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock"},
-	ActRelease: {"actor", "lock"},
-	ActWrite:   {"actor", "value", "lock"},
+	ActAcquire: {"actor", "lease", "lock", "unreplicated"},
+	ActRelease: {"actor", "lock", "reply_lost", "unreplicated"},
+	ActWrite:   {"actor", "value", "lock", "unreplicated"},
 	ActPause:   {"actor"},
 	ActResume:  {"actor"},
 	ActCrash:   {"actor"},
 	ActFork:    {"actor", "child", "context"},
 	ActAdvance: {"by"},
+	// Additions to the spec:
+	ActFinishRelease: {"actor", "lock"},
+	ActExit:          {"actor"},
+	ActClockJump:     {"by"},
+	ActFailover:      {},
 }
 
 func (d *decoder) step(n ast.Node, l *Lesson) Step {
@@ -479,7 +568,7 @@ func (d *decoder) step(n ast.Node, l *Lesson) Step {
 			}
 		case "expect_violation":
 			s.ExpectViolations = d.violations(kv)
-		case "actor", "lease", "lock", "value", "child", "context", "by":
+		case "actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated":
 			if !slices.Contains(allowed, kv.key) {
 				d.errorf(kv.keyNode, "field %q does not apply to %s", kv.key, s.Do)
 				continue
@@ -510,15 +599,22 @@ func (d *decoder) step(n ast.Node, l *Lesson) Step {
 				}
 			case "by":
 				s.By = d.duration(kv)
+			case "reply_lost":
+				s.ReplyLost = d.boolean(kv)
+			case "unreplicated":
+				s.Unreplicated = d.boolean(kv)
+				// Steps are decoded in order, so this one will be l.Steps[len(l.Steps)].
+				d.at.unreplicated[len(l.Steps)] = posOf(kv.value)
 			}
 		default:
 			d.errorf(kv.keyNode, "unknown field %q in step", kv.key)
 		}
 	}
 	required := map[Action][]string{
-		ActWrite:   {"value"},
-		ActFork:    {"child", "context"},
-		ActAdvance: {"by"},
+		ActWrite:     {"value"},
+		ActFork:      {"child", "context"},
+		ActAdvance:   {"by"},
+		ActClockJump: {"by"},
 	}
 	for _, f := range allowed {
 		if f == "actor" {
@@ -567,4 +663,3 @@ func joinOutcomes(os []Outcome) string {
 	}
 	return strings.Join(s, ", ")
 }
-

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -44,6 +45,19 @@ type Runner struct {
 	written map[string]int        // per lock: highest hold whose write was accepted
 	frames  []Frame
 	failed  []Failure
+
+	// A run with a replica (Lesson.Replica) keeps, until its failover, the
+	// state the replica holds beside the primary's: its keys (in reads
+	// order, on simulated time like keys) and its own current and written.
+	// After every step that sent a Replicated batch they are copies of the
+	// primary's; unreplicated steps leave them; the failover installs them.
+	replicaKeys    []KeyState
+	replicaCurrent map[string]*redisHold
+	replicaWritten map[string]int
+	failedOver     bool
+	// lag is true while an unreplicated step runs; replicated records that
+	// the step being applied sent a Replicated batch.
+	lag, replicated bool
 }
 
 // redisHold is who took the hold Redis keeps for a lock.
@@ -129,7 +143,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	addLock(l.Lock)
 	for _, st := range l.Steps {
 		total += st.By
-		if st.Do != ActAdvance {
+		if st.Do != ActAdvance && st.Do != ActClockJump && st.Do != ActFailover {
 			addLock(st.Lock)
 		}
 		if st.Do == ActWrite {
@@ -151,6 +165,10 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	}
 	for _, k := range r.reads {
 		r.keys = append(r.keys, Absent(k.Name))
+	}
+	if l.Replica {
+		r.replicaKeys = slices.Clone(r.keys)
+		r.replicaCurrent, r.replicaWritten = map[string]*redisHold{}, map[string]int{}
 	}
 	forked := map[string]bool{}
 	for _, st := range l.Steps {

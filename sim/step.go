@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 )
 
@@ -20,6 +21,7 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	var res stepResult
 	var err error
 	byExpiry := false
+	r.lag, r.replicated = st.Unreplicated, false
 	switch st.Do {
 	case ActAdvance:
 		byExpiry = true
@@ -54,6 +56,9 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActFork:
 		r.addActor(st.Child, st.Actor, st.Context)
 		res.outcome = OK
+	case ActFailover:
+		res.outcome = OK
+		err = r.failover(ctx)
 	default:
 		err = fmt.Errorf("unknown action %q", st.Do)
 	}
@@ -65,18 +70,70 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 			delete(r.current, lock)
 		}
 	}
+	if r.replicated && !r.failedOver {
+		// The replica caught up: it holds what the primary holds.
+		r.replicaKeys = slices.Clone(r.keys)
+		r.replicaCurrent, r.replicaWritten = maps.Clone(r.current), maps.Clone(r.written)
+	}
 	prev := r.frames[len(r.frames)-1].Locks
 	f := r.frame(st, res.outcome, res.calls, res.events, func(i int) *Transition {
 		now := r.lockView(r.locks[i])
-		return transition(prev[i].State, prev[i].Count, now.State, now.Count, byExpiry)
+		t := transition(prev[i].State, prev[i].Count, now.State, now.Count, byExpiry)
+		if t != nil && st.Do == ActFailover {
+			// A hold lost with the primary is neither released nor expired:
+			// seed 001's diagram has no arrow for it.
+			t.ID = OffDiagram
+		}
+		return t
 	})
 	return f, nil
+}
+
+// replication is the Replication of a batch the current step sends; calls
+// says whether the batch makes calls (the batch of an advance makes none).
+func (r *Runner) replication(calls bool) Replication {
+	switch {
+	case !r.lesson.Replica:
+		return NoReplica
+	case r.failedOver:
+		return Replicated // the promoted replica is the only server
+	case r.lag || !calls:
+		return Unreplicated
+	}
+	return Replicated
+}
+
+// failover promotes the replica: the store kills the primary, re-establishes
+// the replica's simulated state on the replica where its clock needs that,
+// and reads the keys back from it. The primary's state, with every write the
+// replica never received, is gone; the actors believe what they believed.
+func (r *Runner) failover(ctx context.Context) error {
+	want := r.replicaKeys
+	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: Failover})
+	if err != nil {
+		return err
+	}
+	if len(res.Keys) != len(want) {
+		return fmt.Errorf("store answered %d keys for %d at failover", len(res.Keys), len(want))
+	}
+	for i := range want {
+		if !sameKey(res.Keys[i], want[i]) {
+			return fmt.Errorf("the promoted replica disagrees with the simulated one: want %s, got %s", formatKey(want[i]), formatKey(res.Keys[i]))
+		}
+	}
+	if err := r.install(res.Keys); err != nil {
+		return err
+	}
+	r.current, r.written = r.replicaCurrent, r.replicaWritten
+	r.replicaKeys, r.replicaCurrent, r.replicaWritten = nil, nil, nil
+	r.failedOver = true
+	return nil
 }
 
 // exec runs calls through the store from the current simulated state and
 // installs the snapshot it reads back.
 func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
-	b := &Batch{Prior: r.keys, Read: r.reads}
+	b := &Batch{Prior: r.keys, Read: r.reads, Replica: r.replication(len(calls) > 0)}
 	for _, c := range calls {
 		b.Calls = append(b.Calls, *c)
 	}
@@ -94,6 +151,9 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 	}
 	if err := r.install(res.Keys); err != nil {
 		return nil, err
+	}
+	if b.Replica == Replicated {
+		r.replicated = true
 	}
 	return res.Replies, nil
 }
@@ -136,6 +196,9 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 		return err
 	}
 	r.keys = decay(r.keys, d)
+	if r.replicaKeys != nil {
+		r.replicaKeys = decay(r.replicaKeys, d)
+	}
 	return nil
 }
 
@@ -173,7 +236,7 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 		return nil, err
 	}
 	want := r.keys
-	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads})
+	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: r.replication(false)})
 	if err != nil {
 		return nil, err
 	}
@@ -454,11 +517,19 @@ func (r *Runner) write(ctx context.Context, st *Step) (stepResult, error) {
 	res := stepResult{outcome: out, calls: []CallRecord{record(call, replies[0], out)}}
 	if out == Accepted {
 		if newest := r.written[st.Lock]; seq < newest {
-			res.events = append(res.events, violation(InvStaleWrite, st.Lock, []string{a.id}, explainStaleWrite(a.id, seq, newest, st.Lock)))
+			res.events = append(res.events, violation(InvStaleWrite, st.Lock, []string{a.id}, explainStaleWrite(a.id, seq, newest, st.Lock, fenceIf(r.lesson.Fencing, fence))))
 		}
 		r.written[st.Lock] = max(r.written[st.Lock], seq)
 	}
 	return res, nil
+}
+
+// fenceIf is fence when the lesson uses fencing, else 0.
+func fenceIf(fencing bool, fence int64) int64 {
+	if fencing {
+		return fence
+	}
+	return 0
 }
 
 func record(c *Call, reply Reply, out Outcome) CallRecord {
@@ -486,12 +557,19 @@ type runnerState struct {
 	holdSeq map[string]int
 	current map[string]*redisHold
 	written map[string]int
+	// the replica's state (runs with a replica)
+	replicaKeys    []KeyState
+	replicaCurrent map[string]*redisHold
+	replicaWritten map[string]int
+	failedOver     bool
 }
 
 func (r *Runner) save() runnerState {
 	src, _ := r.src.MarshalBinary() // a PCG's state always marshals
 	s := runnerState{src: src, now: r.now, keys: r.keys, nActors: len(r.actors),
-		holdSeq: maps.Clone(r.holdSeq), current: maps.Clone(r.current), written: maps.Clone(r.written)}
+		holdSeq: maps.Clone(r.holdSeq), current: maps.Clone(r.current), written: maps.Clone(r.written),
+		replicaKeys: r.replicaKeys, replicaCurrent: maps.Clone(r.replicaCurrent), replicaWritten: maps.Clone(r.replicaWritten),
+		failedOver: r.failedOver}
 	for _, a := range r.actors {
 		c := *a
 		c.pending, c.lostUnlock = maps.Clone(a.pending), maps.Clone(a.lostUnlock)
@@ -509,6 +587,8 @@ func (r *Runner) restore(s runnerState) {
 	_ = r.src.UnmarshalBinary(s.src) // bytes from MarshalBinary above
 	r.now, r.keys = s.now, s.keys
 	r.holdSeq, r.current, r.written = s.holdSeq, s.current, s.written
+	r.replicaKeys, r.replicaCurrent, r.replicaWritten = s.replicaKeys, s.replicaCurrent, s.replicaWritten
+	r.failedOver = s.failedOver
 	for _, a := range r.actors[s.nActors:] {
 		delete(r.byID, a.id)
 	}

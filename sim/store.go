@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -21,7 +22,8 @@ type Store interface {
 	// reply to a call is a Reply of kind error, not an error; error means the
 	// batch could not run (connection lost, context done).
 	Exec(ctx context.Context, b *Batch) (*BatchResult, error)
-	// Advance tells the store that simulated time moved on by d (> 0).
+	// Advance tells the store that simulated time moved on by d (> 0), on
+	// every server of the run (the replica's clock too).
 	Advance(ctx context.Context, d time.Duration) error
 }
 
@@ -30,6 +32,53 @@ type Batch struct {
 	Prior []KeyState
 	Calls []Call
 	Read  []KeyRef
+	// Replica is the batch's part in a run with a primary and a replica
+	// (lesson field `replica: true`); NoReplica, the zero value, in every
+	// other run. Every batch of a run with a replica says so, from the
+	// first on, so a store learns from the first batch what the run needs.
+	Replica Replication
+}
+
+// Replication says what a Batch does to the replica of a run that has one.
+// Replication is asynchronous: the primary answers first, the replica gets
+// the writes after, and a write the replica never got is lost at failover.
+type Replication int
+
+const (
+	// NoReplica: the run has a single server (the zero value).
+	NoReplica Replication = iota
+	// Replicated: the batch runs on the primary and its writes reach the
+	// replica before Exec returns, so afterwards the replica holds what the
+	// primary holds (writes it had missed included: replication caught up).
+	// After a Failover the promoted replica is the only server, and a
+	// Replicated batch simply runs on it.
+	Replicated
+	// Unreplicated: the batch runs on the primary and none of its Calls
+	// reaches the replica, which keeps what it held (replication lag; the
+	// step field `unreplicated: true`). The batches of advance and
+	// clock-jump steps, which make no call, are Unreplicated too.
+	Unreplicated
+	// Failover: the primary dies and the replica is promoted; it serves
+	// this batch and every later one. Prior is the state the replica holds
+	// in simulated time; a store on a wall clock re-establishes it on the
+	// promoted replica as usual. Calls is empty; the result's Keys are read
+	// from the promoted replica.
+	Failover
+)
+
+// String returns the constant's name in the lesson format's words.
+func (r Replication) String() string {
+	switch r {
+	case NoReplica:
+		return "no-replica"
+	case Replicated:
+		return "replicated"
+	case Unreplicated:
+		return "unreplicated"
+	case Failover:
+		return "failover"
+	}
+	return fmt.Sprintf("Replication(%d)", int(r))
 }
 
 // BatchResult is what a Store returns for a Batch.

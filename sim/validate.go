@@ -9,13 +9,17 @@ import (
 // Validate checks a lesson built in code (not read by Load) against the rules
 // of the lesson format that span fields and steps: known variant, positive
 // leases and advances, unique actor ids, no step for a paused, crashed or not
-// yet forked actor. It returns LoadErrors (wrapping ErrInvalidLesson) or nil.
+// yet forked actor, failover and unreplicated steps only with a replica. It
+// returns LoadErrors (wrapping ErrInvalidLesson) or nil.
 func Validate(l *Lesson) error {
 	errs := validate(l, srcPos{})
 	if l.Variant == "" {
 		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "missing required field \"variant\""})
 	} else if _, ok := variants[l.Variant]; !ok {
 		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("unknown variant %q", l.Variant)})
+	}
+	if l.Lease%time.Millisecond != 0 {
+		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("lease: Redis leases count whole milliseconds, got %s", l.Lease)})
 	}
 	if l.Lease <= 0 {
 		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "lease: duration must be greater than zero"})
@@ -27,14 +31,21 @@ func Validate(l *Lesson) error {
 		if !slices.Contains(Actions, s.Do) {
 			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: unknown action %q", i+1, s.Do)})
 		}
-		if s.Do == ActAdvance && s.By <= 0 {
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: advance needs by > 0", i+1)})
+		if (s.Do == ActAdvance || s.Do == ActClockJump) && s.By <= 0 {
+			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: %s needs by > 0", i+1, s.Do)})
+		}
+		if s.By%time.Millisecond != 0 {
+			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: by must be a whole number of milliseconds, got %s", i+1, s.By)})
 		}
 		if s.Lease < 0 || s.Lease%time.Millisecond != 0 {
 			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: lease must be a positive whole number of milliseconds", i+1)})
 		}
-		if s.Do != ActAdvance && s.Lock == "" {
+		if s.Do != ActAdvance && s.Do != ActClockJump && s.Do != ActFailover && s.Lock == "" {
 			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: lock must not be empty", i+1)})
+		}
+		if s.Unreplicated && s.Do != ActAcquire && s.Do != ActRelease && s.Do != ActWrite {
+			// Load reports this as a field that does not apply.
+			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: unreplicated applies to acquire, release and write, not %s", i+1, s.Do)})
 		}
 	}
 	if len(errs) > 0 {
@@ -54,8 +65,9 @@ func Validate(l *Lesson) error {
 // for, so that validate can point at them. Its zero value (a lesson built in
 // code) makes validate fall back to 1:1 and to the step's position.
 type srcPos struct {
-	fencing Pos
-	child   map[int]Pos // fork child value, by step index
+	fencing      Pos
+	child        map[int]Pos // fork child value, by step index
+	unreplicated map[int]Pos // unreplicated value, by step index
 }
 
 // actorLife is an actor's state as the validator replays the steps.
@@ -66,6 +78,7 @@ const (
 	lifeRunning
 	lifePaused
 	lifeCrashed
+	lifeExited
 	lifeUnknown // took a step with an unknown action: no longer checked
 )
 
@@ -79,12 +92,12 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 	add := func(p Pos, format string, args ...any) {
 		errs = append(errs, LoadError{Pos: p, Msg: fmt.Sprintf(format, args...)})
 	}
-	if _, known := variants[l.Variant]; l.Fencing && known && l.Variant != "token-count" {
+	if _, known := variants[l.Variant]; l.Fencing && known && l.Variant != "token-count" && l.Variant != "idempotent-unlock" {
 		p := at.fencing
 		if p == (Pos{}) {
 			p = Pos{1, 1}
 		}
-		add(p, "fencing: variant %s issues no fencing tokens (only token-count does)", l.Variant)
+		add(p, "fencing: variant %s issues no fencing tokens (only token-count and idempotent-unlock do)", l.Variant)
 	}
 	children := map[string]bool{}
 	for _, s := range l.Steps {
@@ -92,6 +105,7 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 			children[s.Child] = true
 		}
 	}
+	errs = append(errs, validateReplica(l, at)...)
 	life := map[string]actorLife{}
 	for _, a := range l.Actors {
 		if a.ID == "" {
@@ -115,7 +129,7 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 			}
 			continue
 		}
-		if s.Do == ActAdvance {
+		if s.Do == ActAdvance || s.Do == ActClockJump || s.Do == ActFailover {
 			continue
 		}
 		p := s.ActorPos
@@ -133,6 +147,8 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 			problem = fmt.Sprintf("step %d: actor %q is used before the fork that creates it", n, s.Actor)
 		case st == lifeCrashed:
 			problem = fmt.Sprintf("step %d: actor %q has crashed and can take no further step", n, s.Actor)
+		case st == lifeExited:
+			problem = fmt.Sprintf("step %d: actor %q has exited and can take no further step", n, s.Actor)
 		case st == lifePaused && s.Do != ActResume:
 			problem = fmt.Sprintf("step %d: actor %q is paused; only resume may come next for it", n, s.Actor)
 		case st == lifeRunning && s.Do == ActResume:
@@ -156,6 +172,8 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 			life[s.Actor] = lifeRunning
 		case ActCrash:
 			life[s.Actor] = lifeCrashed
+		case ActExit:
+			life[s.Actor] = lifeExited
 		case ActFork:
 			if s.Child == "" {
 				continue
@@ -169,6 +187,46 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 				continue
 			}
 			life[s.Child] = lifeRunning
+		}
+	}
+	return errs
+}
+
+// validateReplica checks the steps that need a replica: failover and
+// unreplicated steps only in a lesson with `replica: true`, at most one
+// failover, and no unreplicated step after it (the promoted replica has no
+// replica of its own).
+func validateReplica(l *Lesson, at srcPos) LoadErrors {
+	var errs LoadErrors
+	add := func(p Pos, format string, args ...any) {
+		errs = append(errs, LoadError{Pos: p, Msg: fmt.Sprintf(format, args...)})
+	}
+	failover := 0 // 1-based number of the first failover step
+	for i, s := range l.Steps {
+		n := i + 1
+		if s.Do == ActFailover {
+			switch {
+			case !l.Replica:
+				add(s.Pos, "step %d: failover needs a replica to promote; add replica: true to the lesson", n)
+			case failover > 0:
+				add(s.Pos, "step %d: a lesson fails over at most once (step %d already did)", n, failover)
+			}
+			if failover == 0 {
+				failover = n
+			}
+		}
+		if !s.Unreplicated {
+			continue
+		}
+		p, ok := at.unreplicated[i]
+		if !ok {
+			p = s.Pos
+		}
+		switch {
+		case !l.Replica:
+			add(p, "step %d: unreplicated needs a replica that misses the write; add replica: true to the lesson", n)
+		case failover > 0:
+			add(p, "step %d: unreplicated after the failover at step %d: the promoted replica has no replica of its own", n, failover)
 		}
 	}
 	return errs

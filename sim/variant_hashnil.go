@@ -38,6 +38,12 @@ func (hashNil) release(op lockOp, _ *grant) *Call {
 }
 
 func (hashNil) releaseOutcome(_ lockOp, _ *grant, reply Reply, _ KeyState) (Outcome, error) {
+	return nilZeroOne("hash-nil", reply)
+}
+
+// nilZeroOne reads the three-way release reply of seed 004 (and Redisson):
+// nil when the caller holds nothing, 0 when holds remain, 1 when deleted.
+func nilZeroOne(variant string, reply Reply) (Outcome, error) {
 	switch {
 	case reply.Kind == ReplyNil:
 		return NotOwner, nil
@@ -46,7 +52,7 @@ func (hashNil) releaseOutcome(_ lockOp, _ *grant, reply Reply, _ KeyState) (Outc
 	case reply.IsInt(1):
 		return Released, nil
 	}
-	return "", fmt.Errorf("sim: hash-nil release: unexpected reply %s", reply)
+	return "", fmt.Errorf("sim: %s release: unexpected reply %s", variant, reply)
 }
 
 func (hashNil) holds(k KeyState) map[string]int64 { return hashCounts(k) }

@@ -46,15 +46,7 @@ func (watchdog) release(op lockOp, _ *grant) *Call {
 }
 
 func (watchdog) releaseOutcome(_ lockOp, _ *grant, reply Reply, _ KeyState) (Outcome, error) {
-	switch {
-	case reply.Kind == ReplyNil:
-		return NotOwner, nil
-	case reply.IsInt(0):
-		return StillHeld, nil
-	case reply.IsInt(1):
-		return Released, nil
-	}
-	return "", fmt.Errorf("sim: watchdog release: unexpected reply %s", reply)
+	return nilZeroOne("watchdog", reply)
 }
 
 func (watchdog) holds(k KeyState) map[string]int64 { return hashCounts(k) }

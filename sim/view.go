@@ -18,6 +18,9 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 	if f.Calls == nil {
 		f.Calls = []CallRecord{}
 	}
+	if r.replicaKeys != nil {
+		f.Replica = slices.Clone(r.replicaKeys)
+	}
 	for i, lock := range r.locks {
 		lv := r.lockView(lock)
 		if trans != nil {
@@ -36,7 +39,8 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 		f.Violations = []Violation{}
 	}
 	if st != nil {
-		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line, ReplyLost: st.ReplyLost}
+		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line,
+			ReplyLost: st.ReplyLost, Unreplicated: st.Unreplicated}
 		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite || st.Do == ActFinishRelease {
 			f.Step.Lock = st.Lock
 		}

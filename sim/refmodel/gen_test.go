@@ -2,12 +2,14 @@ package refmodel_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"lockstep/sim"
+	"lockstep/sim/refmodel"
 )
 
 // Actor lifecycle as the generator tracks it (the rules of sim.Validate).
@@ -15,6 +17,7 @@ const (
 	running = "running"
 	paused  = "paused"
 	crashed = "crashed"
+	exited  = "exited"
 )
 
 // stepKinds weights the actions the generator draws: SampledFrom picks each
@@ -27,14 +30,64 @@ var stepKinds = []sim.Action{
 	sim.ActPause, sim.ActResume, sim.ActResume,
 	sim.ActFork, sim.ActFork,
 	sim.ActCrash,
+	sim.ActFinishRelease,
+	sim.ActExit,
+	sim.ActClockJump,
+}
+
+// twoStepKinds is stepKinds for a variant whose release takes two steps
+// (get-then-del): finish-release comes up as often as release, so that a
+// pending check is often finished, sometimes late.
+var twoStepKinds = append(slices.Clone(stepKinds), sim.ActFinishRelease, sim.ActFinishRelease)
+
+// requiredVariants are the variants the model must cover: the spec's
+// (shared/spec/lesson-format.md, "Variants") and the additions of
+// lessons/README.md. TestRequiredVariantsAreModeled also requires every
+// variant of sim.Variants() to be covered.
+var requiredVariants = []string{
+	"get-then-del", "hash-nil", "hash-refresh", "idempotent-unlock", "instance-owner",
+	"local-count", "setnx-del", "token-count", "watchdog",
+}
+
+// fencingVariants issue fencing tokens (sim.Validate refuses fencing: true
+// elsewhere).
+var fencingVariants = []string{"idempotent-unlock", "token-count"}
+
+// modeledVariants returns the variants of sim.Variants() whose every script
+// refmodel models, sorted. A variant added later with scripts of its own is
+// left out until the model learns them (TestRequiredVariantsAreModeled fails
+// meanwhile).
+func modeledVariants() []string {
+	var out []string
+	for _, name := range sim.Variants() {
+		info, _ := sim.Variant(name)
+		ok := true
+		for _, sc := range info.Scripts {
+			ok = ok && slices.Contains(refmodel.Scripts(), sc.Name)
+		}
+		if ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// durationMS draws a clock move in whole ms: 1ms..6s, or exactly on (or next
+// to) a lease's end.
+func durationMS(t *rapid.T, leaseMS int64, label string) time.Duration {
+	return time.Duration(rapid.OneOf(
+		rapid.Int64Range(1, 6000),
+		rapid.SampledFrom([]int64{leaseMS, leaseMS - 1, leaseMS + 1, 1}),
+	).Draw(t, label)) * time.Millisecond
 }
 
 // genLesson draws a random lesson that sim.Validate accepts: one lock, 2-3
-// declared actors, 5-25 steps that respect each actor's lifecycle.
+// declared actors (some sharing a request id), 5-25 steps that respect each
+// actor's lifecycle, using every action but failover (and no replica).
 func genLesson(t *rapid.T) *sim.Lesson {
-	variant := rapid.SampledFrom(sim.Variants()).Draw(t, "variant")
+	variant := rapid.SampledFrom(modeledVariants()).Draw(t, "variant")
 	fencing := false
-	if variant == "token-count" {
+	if slices.Contains(fencingVariants, variant) {
 		fencing = rapid.Bool().Draw(t, "fencing")
 	}
 	leaseMS := rapid.Int64Range(100, 5000).Draw(t, "lease_ms")
@@ -54,11 +107,27 @@ func genLesson(t *rapid.T) *sim.Lesson {
 	nActors := rapid.IntRange(2, 3).Draw(t, "actors")
 	for i := range nActors {
 		id := string(rune('A' + i))
-		// Shared instances matter to instance-owner.
+		// Shared instances matter to instance-owner and watchdog, shared
+		// request ids to hash-refresh (two tasks on one reused thread id).
 		inst := rapid.SampledFrom([]string{"", "svc-1", "svc-2"}).Draw(t, "instance_"+id)
-		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Instance: inst})
+		req := rapid.SampledFrom([]string{"", "", "thread-1", "thread-2"}).Draw(t, "request_id_"+id)
+		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Instance: inst, RequestID: req})
 		status[id] = running
 		order = append(order, id)
+	}
+	kinds := stepKinds
+	info, _ := sim.Variant(variant)
+	if info.TwoStepRelease {
+		kinds = twoStepKinds
+	}
+	// followUp is the step the latest release calls for, until its actor
+	// takes it: the retry (another release) of a release whose reply was
+	// lost, or the finish-release of a two-step release's check, which may be
+	// pending. At each step it comes with a chance of one in three. (Other
+	// actors' finish-release steps answer NOT_OWNER with no call.)
+	var followUp struct {
+		actor string
+		do    sim.Action
 	}
 	children := 0
 	nSteps := rapid.IntRange(5, 25).Draw(t, "steps")
@@ -72,11 +141,16 @@ func genLesson(t *rapid.T) *sim.Lesson {
 				pau = append(pau, id)
 			}
 		}
-		kind := rapid.SampledFrom(stepKinds).Draw(t, "do")
+		kind := rapid.SampledFrom(kinds).Draw(t, "do")
+		follow := followUp.actor != "" && status[followUp.actor] == running && rapid.IntRange(0, 2).Draw(t, "follow_up") == 0
+		if follow {
+			kind = followUp.do
+		}
+		clock := kind == sim.ActAdvance || kind == sim.ActClockJump // steps with no actor
 		switch {
 		case kind == sim.ActResume && len(pau) == 0:
 			kind = sim.ActAdvance
-		case kind != sim.ActResume && kind != sim.ActAdvance && len(run) == 0:
+		case kind != sim.ActResume && !clock && len(run) == 0:
 			kind = sim.ActAdvance
 			if len(pau) > 0 {
 				kind = sim.ActResume
@@ -85,17 +159,18 @@ func genLesson(t *rapid.T) *sim.Lesson {
 		st := sim.Step{Do: kind, Pos: sim.Pos{Line: i + 1, Col: 1}}
 		switch kind {
 		case sim.ActAdvance:
-			st.By = time.Duration(rapid.OneOf(
-				rapid.Int64Range(1, 6000),
-				// Land exactly on, or next to, a lease's end.
-				rapid.SampledFrom([]int64{leaseMS, leaseMS - 1, leaseMS + 1, 1}),
-			).Draw(t, "by_ms")) * time.Millisecond
+			st.By = durationMS(t, leaseMS, "by_ms")
+		case sim.ActClockJump:
+			st.By = durationMS(t, leaseMS, "jump_ms")
 		case sim.ActResume:
 			st.Actor = rapid.SampledFrom(pau).Draw(t, "actor")
-			st.Lock = l.Lock // every step but advance names a lock
+			st.Lock = l.Lock // every step but advance and clock-jump names a lock
 			status[st.Actor] = running
 		default:
 			st.Actor = rapid.SampledFrom(run).Draw(t, "actor")
+			if follow {
+				st.Actor, followUp.actor = followUp.actor, ""
+			}
 			st.Lock = l.Lock
 		}
 		switch kind {
@@ -103,12 +178,23 @@ func genLesson(t *rapid.T) *sim.Lesson {
 			if rapid.IntRange(0, 4).Draw(t, "own_lease") == 0 {
 				st.Lease = time.Duration(rapid.Int64Range(100, 5000).Draw(t, "step_lease_ms")) * time.Millisecond
 			}
+		case sim.ActRelease:
+			st.ReplyLost = rapid.IntRange(0, 3).Draw(t, "reply_lost") == 0
+			followUp.actor, followUp.do = "", ""
+			switch {
+			case st.ReplyLost:
+				followUp.actor, followUp.do = st.Actor, sim.ActRelease
+			case info.TwoStepRelease:
+				followUp.actor, followUp.do = st.Actor, sim.ActFinishRelease
+			}
 		case sim.ActWrite:
 			st.Value = rapid.SampledFrom([]string{"paid", "shipped", "v3"}).Draw(t, "value")
 		case sim.ActPause:
 			status[st.Actor] = paused
 		case sim.ActCrash:
 			status[st.Actor] = crashed
+		case sim.ActExit:
+			status[st.Actor] = exited
 		case sim.ActFork:
 			children++
 			st.Child = fmt.Sprintf("C%d", children)
@@ -144,9 +230,9 @@ func cloneLesson(l *sim.Lesson) *sim.Lesson {
 	return &c
 }
 
-// lessonYAML renders l as a lesson file (shared/spec/lesson-format.md) that
-// sim.Load reads back to the same lesson, so a failing case can be saved and
-// replayed with the CLI.
+// lessonYAML renders l as a lesson file (shared/spec/lesson-format.md and
+// the additions of lessons/README.md) that sim.Load reads back to the same
+// lesson, so a failing case can be saved and replayed with the CLI.
 func lessonYAML(l *sim.Lesson) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "id: %s\n", l.ID)
@@ -156,6 +242,9 @@ func lessonYAML(l *sim.Lesson) string {
 	if l.Fencing {
 		b.WriteString("fencing: true\n")
 	}
+	if l.Replica {
+		b.WriteString("replica: true\n")
+	}
 	fmt.Fprintf(&b, "lock: %q\n", l.Lock)
 	fmt.Fprintf(&b, "seed: %d\n", l.Seed)
 	b.WriteString("actors:\n")
@@ -164,22 +253,34 @@ func lessonYAML(l *sim.Lesson) string {
 		if a.Instance != "" {
 			fmt.Fprintf(&b, "    instance: %s\n", a.Instance)
 		}
+		if a.RequestID != "" {
+			fmt.Fprintf(&b, "    request_id: %s\n", a.RequestID)
+		}
 	}
 	b.WriteString("steps:\n")
 	for _, s := range l.Steps {
-		if s.Do == sim.ActAdvance {
-			fmt.Fprintf(&b, "  - do: advance\n    by: %dms\n", s.By.Milliseconds())
-		} else {
+		switch s.Do {
+		case sim.ActAdvance, sim.ActClockJump:
+			fmt.Fprintf(&b, "  - do: %s\n    by: %dms\n", s.Do, s.By.Milliseconds())
+		case sim.ActFailover:
+			fmt.Fprintf(&b, "  - do: %s\n", s.Do)
+		default:
 			fmt.Fprintf(&b, "  - actor: %s\n    do: %s\n", s.Actor, s.Do)
 		}
 		switch s.Do {
-		case sim.ActAcquire, sim.ActRelease, sim.ActWrite:
+		case sim.ActAcquire, sim.ActRelease, sim.ActWrite, sim.ActFinishRelease:
 			if s.Lock != l.Lock {
 				fmt.Fprintf(&b, "    lock: %q\n", s.Lock)
 			}
 		}
 		if s.Lease > 0 {
 			fmt.Fprintf(&b, "    lease: %dms\n", s.Lease.Milliseconds())
+		}
+		if s.ReplyLost {
+			b.WriteString("    reply_lost: true\n")
+		}
+		if s.Unreplicated {
+			b.WriteString("    unreplicated: true\n")
 		}
 		if s.Do == sim.ActWrite {
 			fmt.Fprintf(&b, "    value: %q\n", s.Value)
@@ -221,12 +322,12 @@ func lineDiff(a, b string) string {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			out.WriteString("  " + x[i] + "\n")
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
-			out.WriteString("+ " + y[j] + "\n")
-			j++
-		default:
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
 			out.WriteString("- " + x[i] + "\n")
 			i++
+		default:
+			out.WriteString("+ " + y[j] + "\n")
+			j++
 		}
 	}
 	return out.String()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/internal/redistest"
+	"lockstep/lessons"
 	"lockstep/sim"
 	"lockstep/sim/refmodel"
 )
@@ -22,7 +24,7 @@ import (
 // defaultChecks is how many lessons TestModelMatchesBackends runs when
 // -rapid.checks is not given: enough to cover every variant many times, few
 // enough for CI with -race on two cores. Give -rapid.checks=N for more.
-const defaultChecks = 60
+const defaultChecks = 150
 
 // setDefaultChecks lowers rapid's default number of checks to n unless the
 // command line set -rapid.checks or the environment RAPID_CHECKS.
@@ -177,31 +179,65 @@ func leftoverKeys(ctx context.Context, t *testing.T, srv *redistest.Server) []st
 	return out
 }
 
-// TestModelMatchesBackends runs random lessons on the reference model, the
-// embedded backend and a real redis-server, and requires identical frames.
+// TestModelMatchesBackends runs random lessons, then the course's own lessons
+// (those whose variant the model covers), on the reference model, the
+// embedded backend and a real redis-server, and requires identical frames and
+// no error; at the end no key may remain under "lockstep:" on the server.
 func TestModelMatchesBackends(t *testing.T) {
 	setDefaultChecks(t, defaultChecks)
 	ctx := t.Context()
 	srv := redistest.Start(t)
 	stores := openers(ctx, t, srv.URL)
 	start := time.Now()
-	var lessons, steps int
+	var nLessons, steps int
 	variants := map[string]int{}
 	outcomes := map[sim.Outcome]int{}
+	violations := map[string]int{}
+	calls := map[string]int{} // "script outcome" of every call made
+	retried := 0              // idempotent-unlock calls repeating an earlier unlock id
 	t.Run("frames", func(t *testing.T) {
 		rapid.Check(t, func(rt *rapid.T) {
 			l := genLesson(rt)
 			runs := compareAll(rt, ctx, l, stores)
-			lessons++
+			nLessons++
 			steps += len(l.Steps)
 			variants[l.Variant]++
+			unlockIDs := map[string]bool{}
 			for _, f := range runs[0].frames[1:] {
 				outcomes[f.Outcome]++
+				for _, v := range f.Violations {
+					violations[v.Name]++
+				}
+				for _, c := range f.Calls {
+					calls[c.Script+" "+string(c.Outcome)]++
+					if c.Script == "idempotent-unlock/release" && len(c.Args) == 3 {
+						if unlockIDs[c.Args[1]] {
+							retried++
+						}
+						unlockIDs[c.Args[1]] = true
+					}
+				}
 			}
 		})
 	})
-	t.Logf("%d lessons (%d steps) on 3 stores in %s; variants %v; outcomes %v",
-		lessons, steps, time.Since(start).Round(time.Millisecond), variants, outcomes)
+	t.Logf("%d lessons (%d steps) on 3 stores in %s; variants %v; outcomes %v; violations (frames showing one) %v; calls %v; retried unlock ids %d",
+		nLessons, steps, time.Since(start).Round(time.Millisecond), variants, outcomes, violations, calls, retried)
+	t.Run("course lessons", func(t *testing.T) {
+		course, err := lessons.All()
+		if err != nil {
+			t.Fatalf("load the course: %v", err)
+		}
+		compared := 0
+		for _, l := range course {
+			if !slices.Contains(modeledVariants(), l.Variant) {
+				t.Logf("%s: variant %s not modeled, skipped", l.File, l.Variant)
+				continue
+			}
+			compareAll(t, ctx, l, stores)
+			compared++
+		}
+		t.Logf("%d of %d course lessons compared", compared, len(course))
+	})
 	t.Run("no keys left on redis-server", func(t *testing.T) {
 		if left := leftoverKeys(ctx, t, srv); len(left) > 0 {
 			t.Fatalf("%d keys under %q remain after every store was closed: %s", len(left), backend.KeyNamespace, strings.Join(left, " "))
@@ -223,8 +259,8 @@ func TestRenderedLessonsLoad(t *testing.T) {
 		want.File = "prop.yaml"
 		for i := range got.Steps {
 			got.Steps[i].Pos, got.Steps[i].ActorPos = sim.Pos{}, sim.Pos{}
-			if got.Steps[i].Do == sim.ActAdvance {
-				got.Steps[i].Lock = "" // Load gives every step the lesson's lock; advance ignores it
+			if d := got.Steps[i].Do; d == sim.ActAdvance || d == sim.ActClockJump {
+				got.Steps[i].Lock = "" // Load gives every step the lesson's lock; these ignore it
 			}
 			want.Steps[i].Pos = sim.Pos{}
 		}
@@ -240,4 +276,58 @@ func TestRenderedLessonsLoad(t *testing.T) {
 			rt.Fatalf("round trip changed the lesson\nwant %+v\ngot  %+v\n%s", want, got, src)
 		}
 	})
+}
+
+// relabel is a store that shows every resource's writer as "X": a stand-in
+// for a backend that diverges, to check how a divergence is reported.
+type relabel struct{ *refmodel.Store }
+
+func (s relabel) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
+	res, err := s.Store.Exec(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range res.Keys {
+		fs := append([]sim.Field(nil), k.Fields...)
+		for j := range fs {
+			if fs[j].Name == "writer" {
+				fs[j].Value = "X"
+			}
+		}
+		res.Keys[i].Fields = fs
+	}
+	return res, nil
+}
+
+// TestDivergenceIsReported checks the report of a divergence: the first
+// differing frame, as a line diff of its text.
+func TestDivergenceIsReported(t *testing.T) {
+	l := &sim.Lesson{ID: "diff", Variant: "hash-nil", Lease: time.Second, Lock: "lock", Seed: 7,
+		Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+		Steps: []sim.Step{
+			{Actor: "A", Do: sim.ActAcquire, Lock: "lock"},
+			{Actor: "A", Do: sim.ActWrite, Lock: "lock", Value: "paid"},
+			{Do: sim.ActAdvance, By: time.Millisecond},
+		}}
+	a, err := runOn(t.Context(), "refmodel", l, refmodel.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := runOn(t.Context(), "relabel", l, relabel{refmodel.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := divergence(a, b)
+	for _, want := range []string{
+		"first differing frame: 2 (- refmodel, + relabel)",
+		"-    key   resource:lock hash {value=paid writer=A} pttl=86400001ms\n+    key   resource:lock hash {value=paid writer=X} pttl=86400001ms\n",
+		"  == step 2 · t=0ms · A write",
+	} {
+		if !strings.Contains(d, want) {
+			t.Errorf("report lacks %q:\n%s", want, d)
+		}
+	}
+	if d := divergence(a, a); d != "" {
+		t.Errorf("a run diverges from itself: %s", d)
+	}
 }

@@ -3,7 +3,9 @@
 // Go, with no Lua and no Redis: a map of keys (hashes and strings), each with a
 // time to live in whole milliseconds on a virtual clock that only Advance
 // moves, and one Go function per lock script that does what the script means
-// (sim/lua/**, shared/spec/lesson-format.md "Variants").
+// (sim/lua/**, shared/spec/lesson-format.md "Variants", lessons/README.md).
+// A pub/sub channel a script publishes on (watchdog's release) is not a key:
+// the model keeps nothing for it, as no client of a run subscribes.
 //
 // The model exists for tests: running a lesson on it and on the real backends
 // (package backend) and finding the frames equal is evidence that the Lua
@@ -22,6 +24,7 @@ package refmodel
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"sync"
@@ -36,6 +39,11 @@ import (
 type Store struct {
 	mu   sync.Mutex
 	keys map[string]*value
+	// replica is the keyspace of the replica of a run with one
+	// (sim.Batch.Replica): a copy of keys after every Replicated batch, left
+	// alone by Unreplicated ones, and keys itself from the Failover on.
+	replica    map[string]*value
+	failedOver bool
 }
 
 // value is one key's contents and time to live.
@@ -61,6 +69,12 @@ var _ sim.Store = (*Store)(nil)
 // value, each with its PTTL in milliseconds. Like a MULTI/EXEC, a call that
 // gets an error reply does not stop the ones after it.
 //
+// In a run with a replica the model keeps the replica's keyspace too: after
+// a Replicated batch it is a copy of the primary's, an Unreplicated batch
+// leaves it, and a Failover batch makes it the keyspace every later batch
+// works on (the primary's is dropped, whatever the replica never got with
+// it). The replica starts empty, as a run's keys all start absent.
+//
 // Exec returns an error, and runs nothing, when ctx is done or a call names a
 // script the model does not know; it returns an error after running the calls
 // when a key read has another type than b.Read says (Redis answers WRONGTYPE
@@ -79,9 +93,18 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b.Replica == sim.Failover && !s.failedOver {
+		s.keys, s.replica, s.failedOver = s.replica, nil, true
+		if s.keys == nil {
+			s.keys = map[string]*value{}
+		}
+	}
 	res := &sim.BatchResult{Replies: make([]sim.Reply, len(b.Calls)), Keys: make([]sim.KeyState, len(b.Read))}
 	for i, c := range b.Calls {
 		res.Replies[i] = scriptModels[c.Script.Name](s, c.Keys, c.Args)
+	}
+	if b.Replica == sim.Replicated && !s.failedOver {
+		s.replica = cloneKeys(s.keys)
 	}
 	for i, ref := range b.Read {
 		k, err := s.read(ref)
@@ -95,7 +118,8 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 
 // Advance implements sim.Store: simulated time moves on by d, counted in whole
 // milliseconds as the runner counts it (d.Milliseconds()). Every key with a
-// TTL loses that much of it, and a key whose TTL reaches 0 or less is gone.
+// TTL (on the replica too) loses that much of it, and a key whose TTL reaches
+// 0 or less is gone.
 func (s *Store) Advance(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -103,16 +127,31 @@ func (s *Store) Advance(ctx context.Context, d time.Duration) error {
 	by := d.Milliseconds()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for name, v := range s.keys {
-		if !v.expires {
-			continue
-		}
-		v.ttlMS -= by
-		if v.ttlMS <= 0 {
-			delete(s.keys, name)
+	for _, keys := range []map[string]*value{s.keys, s.replica} {
+		for name, v := range keys {
+			if !v.expires {
+				continue
+			}
+			v.ttlMS -= by
+			if v.ttlMS <= 0 {
+				delete(keys, name)
+			}
 		}
 	}
 	return nil
+}
+
+// cloneKeys copies a keyspace, hash fields included.
+func cloneKeys(keys map[string]*value) map[string]*value {
+	out := make(map[string]*value, len(keys))
+	for name, v := range keys {
+		c := *v
+		if v.fields != nil {
+			c.fields = maps.Clone(v.fields)
+		}
+		out[name] = &c
+	}
+	return out
 }
 
 // Put sets a key to k as it stands: a hash with k.Fields, a string with
@@ -292,16 +331,25 @@ type scriptModel func(s *Store, keys, args []string) sim.Reply
 
 // scriptModels maps sim.Script names to their Go models.
 var scriptModels = map[string]scriptModel{
-	"token-count/acquire":   tokenCountAcquire,
-	"token-count/release":   tokenCountRelease,
-	"hash-refresh/acquire":  hashRefreshAcquire,
-	"hash-refresh/release":  hashRefreshRelease,
-	"hash-nil/acquire":      hashNilAcquire,
-	"hash-nil/release":      hashNilRelease,
-	"local-count/acquire":   localCountAcquire,
-	"local-count/release":   localCountRelease,
-	"resource/write":        resourceWrite,
-	"resource/write_fenced": resourceWriteFenced,
+	"token-count/acquire":       tokenCountAcquire,
+	"token-count/release":       tokenCountRelease,
+	"hash-refresh/acquire":      hashRefreshAcquire,
+	"hash-refresh/release":      hashRefreshRelease,
+	"hash-nil/acquire":          hashNilAcquire,
+	"hash-nil/release":          hashNilRelease,
+	"local-count/acquire":       localCountAcquire,
+	"local-count/release":       localCountRelease,
+	"setnx-del/acquire":         setnxDelAcquire,
+	"setnx-del/release":         setnxDelRelease,
+	"get-then-del/acquire":      getThenDelAcquire,
+	"get-then-del/check":        getThenDelCheck,
+	"get-then-del/delete":       getThenDelDelete,
+	"watchdog/acquire":          watchdogAcquire,
+	"watchdog/renew":            watchdogRenew,
+	"watchdog/release":          watchdogRelease,
+	"idempotent-unlock/release": idempotentUnlockRelease,
+	"resource/write":            resourceWrite,
+	"resource/write_fenced":     resourceWriteFenced,
 }
 
 // Scripts returns the names of the scripts the model knows, sorted.
@@ -400,23 +448,66 @@ func tokenCountRelease(s *Store, keys, args []string) sim.Reply {
 	if e := need("token-count/release", keys, args, 1, 1); e != nil {
 		return *e
 	}
-	h, e := s.hash(keys[0])
+	out, e := dropGrantHold(s, keys[0], args[0])
 	if e != nil {
 		return *e
 	}
-	if owner, ok := h["owner"]; !ok || owner != args[0] {
-		return sim.StringReply(string(sim.NotOwner))
+	return sim.StringReply(string(out))
+}
+
+// dropGrantHold is token-count's release of one hold of the grant token in
+// lock (see tokenCountRelease), answering the outcome it came to.
+func dropGrantHold(s *Store, lock, token string) (sim.Outcome, *sim.Reply) {
+	h, e := s.hash(lock)
+	if e != nil {
+		return "", e
+	}
+	if owner, ok := h["owner"]; !ok || owner != token {
+		return sim.NotOwner, nil
 	}
 	n, e := fieldInt(h, "count")
 	if e != nil {
-		return *e
+		return "", e
 	}
 	if n-1 > 0 {
 		h["count"] = itoa(n - 1)
-		return sim.StringReply(string(sim.StillHeld))
+		return sim.StillHeld, nil
 	}
-	delete(s.keys, keys[0])
-	return sim.StringReply(string(sim.Released))
+	delete(s.keys, lock)
+	return sim.Released, nil
+}
+
+// idempotentUnlockRelease: token-count's release with a memory of answers.
+// Keys: lock, the lock's unlock-call memory (a hash {unlock id: answer});
+// args: token, unlock id, memory TTL ms. An unlock id the memory already
+// holds gets its remembered answer again, and nothing at all changes (the
+// memory's TTL included): a retry does not release twice. A new id is
+// answered as token-count's release answers ("NOT_OWNER", "STILL_HELD",
+// "RELEASED", with the same effect on the lock), and the answer is remembered
+// under the id, the whole memory now living for the TTL given.
+func idempotentUnlockRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("idempotent-unlock/release", keys, args, 2, 3); e != nil {
+		return *e
+	}
+	lock, memory, token, id := keys[0], keys[1], args[0], args[1]
+	keep, e := parseInt("memory TTL", args[2])
+	if e != nil {
+		return *e
+	}
+	seen, e := s.hash(memory)
+	if e != nil {
+		return *e
+	}
+	if first, ok := seen[id]; ok {
+		return sim.StringReply(first)
+	}
+	out, e := dropGrantHold(s, lock, token)
+	if e != nil {
+		return *e
+	}
+	s.setFields(memory, id, string(out))
+	s.expireIn(memory, keep)
+	return sim.StringReply(string(out))
 }
 
 // hashRefreshAcquire: the lock is a hash {owner id: holds}; keys: lock; args:
@@ -535,7 +626,28 @@ func dropHold(s *Store, lock, owner string) (left int64, found bool, e *sim.Repl
 // answers the status "OK"; a lock that exists (anyone's, even the caller's)
 // answers nil and is left alone.
 func localCountAcquire(s *Store, keys, args []string) sim.Reply {
-	if e := need("local-count/acquire", keys, args, 1, 2); e != nil {
+	return takeIfFree(s, "local-count/acquire", keys, args)
+}
+
+// setnxDelAcquire: the plain lock of setnx-del, taken as local-count's is
+// (free: the caller's token with the lease, "OK"; taken by anyone: nil). There
+// is no reentry: the holder's own nested call is refused too.
+func setnxDelAcquire(s *Store, keys, args []string) sim.Reply {
+	return takeIfFree(s, "setnx-del/acquire", keys, args)
+}
+
+// getThenDelAcquire: the plain lock of get-then-del, taken as setnx-del's is.
+func getThenDelAcquire(s *Store, keys, args []string) sim.Reply {
+	return takeIfFree(s, "get-then-del/acquire", keys, args)
+}
+
+// takeIfFree is the acquire of the plain-string locks: keys: lock; args:
+// token, lease ms (Redis refuses a lease of 0 or less with an error). A key
+// that does not exist becomes the string token, expiring after the lease,
+// and the answer is "OK"; a key that exists, whatever it holds, is left alone
+// and the answer is nil.
+func takeIfFree(s *Store, name string, keys, args []string) sim.Reply {
+	if e := need(name, keys, args, 1, 2); e != nil {
 		return *e
 	}
 	lease, e := parseInt("lease", args[1])
@@ -550,6 +662,139 @@ func localCountAcquire(s *Store, keys, args []string) sim.Reply {
 	}
 	s.keys[keys[0]] = &value{typ: sim.TypeString, str: args[0], ttlMS: lease, expires: true}
 	return sim.StringReply("OK")
+}
+
+// setnxDelRelease: keys: lock; no args. Whatever the lock key holds, and
+// whoever put it there, it is gone afterwards: 1 when there was a key to
+// remove, 0 when there was none.
+func setnxDelRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("setnx-del/release", keys, args, 1, 0); e != nil {
+		return *e
+	}
+	return removeKey(s, keys[0])
+}
+
+// getThenDelCheck: the first round trip of get-then-del's release, a read
+// and nothing else. Keys: lock; no args. The answer is the token the lock
+// holds, or nil when it is free; the client does the comparing.
+func getThenDelCheck(s *Store, keys, args []string) sim.Reply {
+	if e := need("get-then-del/check", keys, args, 1, 0); e != nil {
+		return *e
+	}
+	v, ok, e := s.str(keys[0])
+	switch {
+	case e != nil:
+		return *e
+	case !ok:
+		return sim.NilReply()
+	}
+	return sim.StringReply(v)
+}
+
+// getThenDelDelete: the second round trip of get-then-del's release, with no
+// check of who holds the lock now: like setnxDelRelease, it removes the key
+// (1) or finds none (0).
+func getThenDelDelete(s *Store, keys, args []string) sim.Reply {
+	if e := need("get-then-del/delete", keys, args, 1, 0); e != nil {
+		return *e
+	}
+	return removeKey(s, keys[0])
+}
+
+// removeKey deletes key whatever its type and answers how many keys went.
+func removeKey(s *Store, key string) sim.Reply {
+	if _, ok := s.keys[key]; !ok {
+		return sim.IntReply(0)
+	}
+	delete(s.keys, key)
+	return sim.IntReply(1)
+}
+
+// watchdogAcquire: the lock is a hash {holder: holds}, the holder naming a
+// client and a thread. Keys: lock; args: lease ms, holder (the lease comes
+// first here). A free lock, or one where the holder already has a field,
+// gains one hold for the holder, its lease is set anew, and the answer is
+// nil (success, new or nested alike). A lock that only others hold is left
+// alone and the answer is the time it has left to live, in ms (its PTTL on
+// the model's clock; -1 if it had no TTL).
+func watchdogAcquire(s *Store, keys, args []string) sim.Reply {
+	if e := need("watchdog/acquire", keys, args, 1, 2); e != nil {
+		return *e
+	}
+	lock, holder := keys[0], args[1]
+	lease, e := parseInt("lease", args[0])
+	if e != nil {
+		return *e
+	}
+	h, e := s.hash(lock)
+	if e != nil {
+		return *e
+	}
+	if _, mine := h[holder]; h != nil && !mine {
+		v := s.keys[lock]
+		if !v.expires {
+			return sim.IntReply(-1)
+		}
+		return sim.IntReply(v.ttlMS)
+	}
+	n, e := fieldInt(h, holder)
+	if e != nil {
+		return *e
+	}
+	s.setFields(lock, holder, itoa(n+1))
+	s.expireIn(lock, lease)
+	return sim.NilReply()
+}
+
+// watchdogRenew: keys: lock; args: lease ms, holder. While the holder still
+// has a field in the lock, the lease is set anew to the full lease and the
+// answer is 1; otherwise (the lock gone, or someone else's) nothing changes
+// and the answer is 0. The hold counts never change.
+func watchdogRenew(s *Store, keys, args []string) sim.Reply {
+	if e := need("watchdog/renew", keys, args, 1, 2); e != nil {
+		return *e
+	}
+	lease, e := parseInt("lease", args[0])
+	if e != nil {
+		return *e
+	}
+	h, e := s.hash(keys[0])
+	if e != nil {
+		return *e
+	}
+	if _, mine := h[args[1]]; !mine {
+		return sim.IntReply(0)
+	}
+	s.expireIn(keys[0], lease)
+	return sim.IntReply(1)
+}
+
+// watchdogRelease: keys: lock, the lock's release channel; args: lease ms,
+// holder. A holder with no field in the lock gets nil and nothing changes.
+// Otherwise one of its holds goes: with holds left the lease is set anew and
+// the answer is 0; with none left the whole lock is deleted, the release is
+// announced on the channel, and the answer is 1. The channel is a pub/sub
+// channel, not a key: announcing on it touches no key (no client listens in
+// a run, so the message reaches nobody).
+func watchdogRelease(s *Store, keys, args []string) sim.Reply {
+	if e := need("watchdog/release", keys, args, 2, 2); e != nil {
+		return *e
+	}
+	lease, e := parseInt("lease", args[0])
+	if e != nil {
+		return *e
+	}
+	left, found, e := dropHold(s, keys[0], args[1])
+	switch {
+	case e != nil:
+		return *e
+	case !found:
+		return sim.NilReply()
+	case left > 0:
+		s.expireIn(keys[0], lease)
+		return sim.IntReply(0)
+	}
+	return sim.IntReply(1)
 }
 
 // localCountRelease: keys: lock; args: token. The lock is deleted only while

@@ -1,6 +1,6 @@
 -- idempotent-unlock: token-count's release (seed 001), made safe to retry.
--- Each unlock call carries an id; the first answer is remembered for a while
--- under that id, and a retry of the same call gets that answer back instead
+-- Each unlock call carries an id; the first answer is remembered under that
+-- id (the memory lives one lease past the latest unlock), and a retry of the same call gets that answer back instead
 -- of releasing a second time.
 -- KEYS[1]  the lock: Hash {owner = grant token, count = holds}
 -- KEYS[2]  recent unlock calls: Hash {<unlock id> = first answer}
