@@ -5,9 +5,9 @@
 
 GO ?= go
 
-.PHONY: test deps vet run bench
+.PHONY: test deps vet run bench templ-check screenshot
 
-test: deps vet
+test: deps vet templ-check
 	$(GO) test -race -count=1 ./...
 
 vet:
@@ -27,3 +27,15 @@ deps:
 
 run:
 	$(GO) run .
+
+# templ-check regenerates the templ components with the pinned templ and
+# fails when the committed *_templ.go files differ from what it generates.
+TEMPL ?= $(GO) run github.com/a-h/templ/cmd/templ@v0.3.1100
+templ-check:
+	$(TEMPL) generate -path templates
+	git diff --exit-code -- templates
+
+# screenshot rewrites docs/screenshot-player.png: the player at the
+# stale-owner step, taken by headless Chromium.
+screenshot: deps
+	$(GO) test ./web -run TestBrowserScreenshots -count=1 -update-screenshot

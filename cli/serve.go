@@ -2,12 +2,131 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"lockstep/backend"
+	"lockstep/lessons"
+	"lockstep/web"
 )
 
-// Serve runs the web player. (Filled in by the web package's issue.)
+// shutdownTimeout bounds a clean shutdown: sessions closed, runs' keys
+// deleted, connections drained.
+const shutdownTimeout = 10 * time.Second
+
+// Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
+// [-max-sessions N] [-idle-timeout D]`. It prints the URL, serves until ctx
+// is done (Ctrl-C in main), then shuts down cleanly and returns the exit
+// code.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "lockstep: the web player is not built yet; use `lockstep run FILE...`")
-	return ExitInvalid
+	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; keep it on loopback unless you mean to share the player")
+	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one")
+	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
+	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D]")
+		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--json] [--lang L]")
+		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitInvalid
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lockstep: unknown command %q\n", fs.Arg(0))
+		fs.Usage()
+		return ExitInvalid
+	}
+	if *maxSessions <= 0 {
+		fmt.Fprintln(stderr, "lockstep: flag -max-sessions: must be at least 1")
+		return ExitInvalid
+	}
+	if *idle <= 0 {
+		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
+		return ExitInvalid
+	}
+	course, err := lessons.All()
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return ExitInvalid
+	}
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return ExitInvalid
+	}
+	defer be.Close()
+	logger := log.New(stderr, "", log.LstdFlags)
+	srv, err := web.New(web.Config{
+		Backend: be, Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return ExitInvalid
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: listen: %v\n", err)
+		_ = srv.Close(context.Background())
+		return ExitInvalid
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          logger,
+	}
+	tcp := ln.Addr().(*net.TCPAddr)
+	fmt.Fprintf(stdout, "lockstep: serving %d lessons on %s\n", len(course), be.Info())
+	fmt.Fprintf(stdout, "lockstep: open %s  (Ctrl-C to stop)\n", browseURL(tcp))
+	if !tcp.IP.IsLoopback() {
+		fmt.Fprintf(stderr, "lockstep: warning: listening on %s, which is reachable from other machines\n", tcp)
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	code := ExitOK
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(stderr, "lockstep: serve: %v\n", err)
+			code = ExitInvalid
+		}
+	}
+	fmt.Fprintln(stdout, "lockstep: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	// Stop taking requests first, then end the websocket sessions (which
+	// Shutdown does not track) so each run's keys are deleted.
+	shutErr := hs.Shutdown(sctx)
+	if err := srv.Close(sctx); err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+	}
+	if shutErr != nil && !errors.Is(shutErr, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "lockstep: shutdown: %v\n", shutErr)
+	}
+	fmt.Fprintln(stdout, "lockstep: stopped")
+	return code
+}
+
+// browseURL is the address to open for a listener: an unspecified address
+// (0.0.0.0, ::) is reached through loopback.
+func browseURL(a *net.TCPAddr) string {
+	host := a.IP.String()
+	if a.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(a.Port)) + "/"
 }

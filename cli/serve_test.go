@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"lockstep/internal/redistest"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var openLine = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+/)`)
+
+// startServe runs Serve in the background and returns the URL it prints and
+// a func that stops it (as Ctrl-C does) and returns its exit code.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer, *syncBuffer, func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Serve(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), &stdout, &stderr) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m := openLine.FindStringSubmatch(stdout.String()); m != nil {
+			stop := func() int {
+				cancel()
+				select {
+				case code := <-done:
+					return code
+				case <-time.After(60 * time.Second):
+					t.Fatal("Serve did not return after cancel")
+					return -1
+				}
+			}
+			t.Cleanup(func() { cancel() })
+			return m[1], &stdout, &stderr, stop
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("Serve exited with %d: %s %s", code, stdout.String(), stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no URL printed: %q %q", stdout.String(), stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func fetch(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestServeEmbedded(t *testing.T) {
+	url, stdout, _, stop := startServe(t)
+	status, body := fetch(t, url)
+	if status != 200 || !strings.Contains(body, "nested-reentry") || !strings.Contains(body, "embedded Redis") {
+		t.Fatalf("course page: %d", status)
+	}
+	if status, _ := fetch(t, url+"lessons/stale-owner?step=3&lang=zh-CN"); status != 200 {
+		t.Fatalf("player page: %d", status)
+	}
+	if code := stop(); code != ExitOK {
+		t.Fatalf("exit code %d", code)
+	}
+	out := stdout.String()
+	for _, s := range []string{"embedded Redis (miniredis)", "shutting down", "stopped"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q: %s", s, out)
+		}
+	}
+}
+
+func TestServeRealRedis(t *testing.T) {
+	rs := redistest.Start(t)
+	url, stdout, _, stop := startServe(t, "-redis", rs.URL, "-max-sessions", "3", "-idle-timeout", "1m")
+	if !strings.Contains(stdout.String(), "Redis ") || !strings.Contains(stdout.String(), rs.Addr) {
+		t.Fatalf("output does not name the server: %s", stdout.String())
+	}
+	if _, body := fetch(t, url); !strings.Contains(body, rs.Addr) {
+		t.Fatal("course page has no badge naming the server")
+	}
+	if code := stop(); code != ExitOK {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+func TestServeBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"-no-such-flag"},
+		{"serve-me"},
+		{"-max-sessions", "0"},
+		{"-idle-timeout", "-1s"},
+		{"-redis", "redis://127.0.0.1:1"},
+		{"-redis", "not a url"},
+		{"-addr", "256.0.0.1:99999"},
+	} {
+		var stdout, stderr bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		code := Serve(ctx, args, &stdout, &stderr)
+		cancel()
+		if code != ExitInvalid || stderr.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	Serve(context.Background(), []string{"-redis", "redis://127.0.0.1:1"}, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), "127.0.0.1:1") {
+		t.Errorf("unreachable Redis: message does not name the address: %s", stderr.String())
+	}
+	if code := Serve(context.Background(), []string{"-h"}, &stdout, &stderr); code != ExitOK {
+		t.Errorf("-h: exit %d", code)
+	}
+}

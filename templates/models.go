@@ -1,0 +1,432 @@
+// Package templates holds Lockstep's HTML: the course page, the player page
+// and the player's panels, written as templ components (the *.templ files;
+// the *_templ.go files beside them are generated with
+// `go run github.com/a-h/templ/cmd/templ@v0.3.1100 generate` and committed).
+//
+// Components take the flat view models of this file and nothing else: every
+// string is already in the reader's language and every coordinate of the
+// SVG drawings is already computed. Package web builds the view models from
+// the simulation's frames; this package only lays them out, so the same
+// component renders the first page and every fragment the websocket sends.
+// templ escapes every value, so lesson text can never become markup.
+package templates
+
+// UI holds the fixed strings of the interface in one language. Package web
+// fills every field from its message files (the message id is the field
+// name), and its tests check that each field has a translation.
+type UI struct {
+	AppName            string
+	Tagline            string
+	CourseHeading      string
+	CourseIntro        string
+	StartLesson        string
+	ContinueLesson     string
+	ReviewLesson       string
+	ProgressNotStarted string
+	ProgressDone       string
+	ProgressStep       string // JS template: {step}, {total}
+	StepsLabel         string
+	VariantLabel       string
+	SourceLabel        string
+	FencingLabel       string
+	BackendLabel       string
+	LanguageLabel      string
+	AllLessons         string
+	PresenterMode      string
+	ControlsLabel      string
+	ToStart            string
+	StepBack           string
+	Play               string
+	Pause              string
+	StepForward        string
+	ToEnd              string
+	ScrubberLabel      string
+	SpeedLabel         string
+	KeysHelp           string
+	StepCounter        string // JS template: {step}, {total}
+	NarrationHeading   string
+	TimelineHeading    string
+	TimelineHelp       string
+	RedisHeading       string
+	DiagramHeading     string
+	DownloadMermaid    string
+	CommandHeading     string
+	LuaSource          string
+	KeysLabel          string
+	ArgvLabel          string
+	ReplyLabel         string
+	OutcomeLabel       string
+	BranchMark         string
+	NoCall             string
+	KeyAbsent          string
+	KeyNew             string
+	KeyDeleted         string
+	KeyChanged         string
+	PTTLRenewed        string
+	PTTLLabel          string
+	TypeLabel          string
+	FieldLabel         string
+	ValueLabel         string
+	Housekeeping       string
+	Connecting         string
+	Connected          string
+	Reconnecting       string
+	IdleClosed         string
+	ServerBusy         string
+	ViolationHeading   string
+	StaleOwner         string
+	Believes           string
+	RedisSays          string
+	StartColumn        string
+	Paused             string
+	Crashed            string
+	Exited             string
+	ExitedKey          string
+	AsBoolean          string
+	Takeaway           string
+	Expected           string
+	NoScript           string
+	CurrentState       string
+	JustTaken          string
+	RedisLane          string
+	StaleKey           string
+	PausedKey          string
+	CrashedKey         string
+	TokenOnlyKey       string
+	LeaseKey           string
+	SkipToPlayer       string
+	Loading            string
+}
+
+// Assets are the URLs of the static files, with their content hashes.
+type Assets struct {
+	CSS, JS, Icon string
+}
+
+// LangOption is one entry of the language picker.
+type LangOption struct {
+	Code    string // en, zh-CN, zh-TW
+	Label   string // the language's own name
+	URL     string // this page in that language
+	Current bool
+}
+
+// BackendBadge says which Redis the player runs on.
+type BackendBadge struct {
+	Embedded bool
+	Label    string // "embedded Redis" or "Redis 7.0.15 at 127.0.0.1:6379"
+}
+
+// CoursePage is the list of lessons.
+type CoursePage struct {
+	UI      UI
+	Lang    string // BCP 47 tag of the page
+	Assets  Assets
+	Langs   []LangOption
+	Backend BackendBadge
+	Groups  []CourseGroup
+}
+
+// CourseGroup is a part of the course: consecutive lessons of one group.
+type CourseGroup struct {
+	Title   string // "" for lessons without a group
+	Lessons []CourseLesson
+}
+
+// CourseLesson is one lesson on the course page.
+type CourseLesson struct {
+	Number   int
+	ID       string
+	Title    string
+	Summary  string
+	Variant  string
+	Source   string
+	Fencing  bool
+	Steps    int
+	URL      string
+	Progress string // the id the page's script fills with the learner's progress
+}
+
+// PlayerPage is the page of one lesson. Its panels start empty (a
+// "loading" placeholder) and the websocket fills them.
+type PlayerPage struct {
+	UI        UI
+	Lang      string
+	Assets    Assets
+	LessonID  string
+	Step      int
+	Total     int
+	Presenter bool
+	Title     string // <title>
+	Header    Header
+	Controls  Controls
+}
+
+// Header is the top of the player: the lesson and the page's settings. It is
+// re-rendered when the language changes.
+type Header struct {
+	UI        UI
+	CourseURL string
+	Number    int
+	Title     string
+	Summary   string
+	Variant   string
+	LockType  string
+	Fencing   bool
+	Source    string
+	Langs     []LangOption
+	Backend   BackendBadge
+}
+
+// Controls is the player's control bar. It is re-rendered when the language
+// changes.
+type Controls struct {
+	UI     UI
+	Step   int
+	Total  int
+	Speeds []SpeedOption
+}
+
+// SpeedOption is one entry of the speed picker.
+type SpeedOption struct {
+	Value    string // sent as the play message's speed
+	Label    string
+	Selected bool
+}
+
+// NarrationView says what the step did, in the reader's language.
+type NarrationView struct {
+	UI           UI
+	Step         int
+	Total        int
+	StepLabel    string // "Step 3 of 9" / "Before the first step"
+	Time         string // "t = 2 s"
+	Headline     string // "A1 acquires order:42"
+	Detail       string // "lease 30 s", "2 s pass", ...
+	Outcome      string // ACQUIRED, ..., "" for step 0
+	OutcomeGloss string
+	OutcomeKind  string // good, warn, bad, neutral: a CSS class
+	CheckOK      bool
+	CheckText    string // "" when the step asserts nothing
+	Say          string
+	Takeaway     string // set on the last step
+}
+
+// AlertsView holds the violation banner and the stale-owner notices.
+type AlertsView struct {
+	UI         UI
+	Violations []AlertItem
+	Stale      []string
+}
+
+// AlertItem is one invariant violation.
+type AlertItem struct {
+	Name   string // invariant id, e.g. overlapping-holders
+	Title  string
+	Detail string
+	Lock   string
+	Actors string
+}
+
+// RedisView lists every key of the run.
+type RedisView struct {
+	UI     UI
+	Keys   []KeyView
+	Prefix string // the run's key prefix on a real Redis, "" when embedded
+	Time   string
+	// Replica holds the replica's keys in a lesson with one, up to its
+	// failover; the titles are then set.
+	Replica      []KeyView
+	PrimaryTitle string
+	ReplicaTitle string
+}
+
+// KeyView is one key in the Redis panel.
+type KeyView struct {
+	Name     string
+	Type     string // hash, string, none
+	Exists   bool
+	Change   string // "", new, deleted, changed
+	ChangeTx string // the change in words
+	Fields   []FieldView
+	Value    string
+	ValueOld string
+	ValueChg bool
+	Owner    string // actors whose token the string value is, if any
+	PTTL     string // "28000 ms"
+	PTTLSec  string // "28 s"
+	PTTLNote string // renewed / ticked / housekeeping
+	Bar      bool   // draw a lease bar
+	BarFrom  int    // bar width before the step, per mille
+	BarTo    int    // bar width after the step, per mille
+	Renewed  bool
+}
+
+// FieldView is one field of a Hash.
+type FieldView struct {
+	Name    string
+	Value   string
+	Old     string // previous value when changed
+	Changed bool
+	New     bool
+	Gone    bool   // the field was removed by this step
+	Who     string // the actors a token belongs to, e.g. "A, A1"
+}
+
+// CommandView shows the Redis calls of the step.
+type CommandView struct {
+	UI     UI
+	Calls  []CallView
+	NoCall string
+}
+
+// CallView is one script call.
+type CallView struct {
+	Index      int
+	Script     string
+	SourceID   string // element id of the <details> with the source
+	Keys       []ArgView
+	Args       []ArgView
+	Reply      string
+	AsBoolean  string // what a client reading the reply as a Boolean sees
+	Outcome    string
+	OutcomeKnd string
+	Lines      []SourceLine
+}
+
+// ArgView is one KEYS or ARGV entry with the script's own description.
+type ArgView struct {
+	N     int
+	Value string
+	Doc   string
+}
+
+// SourceLine is one line of Lua source.
+type SourceLine struct {
+	N      int
+	Text   string
+	Branch bool // the return statement that produced this reply
+}
+
+// DiagramView is seed 001's state diagram, laid out.
+type DiagramView struct {
+	UI          UI
+	Width       int
+	Height      int
+	Lock        string
+	Nodes       []DiagramNode
+	Edges       []DiagramEdge
+	Start       DiagramStart
+	MermaidURL  string
+	OffDiagram  string // a note when the step left the diagram
+	OtherLocks  []string
+	StateLabel  string // "order:42 is Held many (count 2)"
+	CurrentName string
+}
+
+// DiagramNode is a state.
+type DiagramNode struct {
+	State   string
+	Label   string
+	X, Y    int // top left
+	W, H    int
+	TX, TY  int // label position
+	Current bool
+	Entered bool // the step moved into this state
+}
+
+// DiagramEdge is a transition.
+type DiagramEdge struct {
+	ID     string
+	Path   string
+	Label  []DiagramText
+	Taken  bool
+	Title  string // the full label, for the tooltip
+	FromTo string
+}
+
+// DiagramText is one line of a label.
+type DiagramText struct {
+	X, Y int
+	Text string
+}
+
+// DiagramStart is the initial-state marker.
+type DiagramStart struct {
+	CX, CY int
+	Path   string
+}
+
+// TimelineView is the lesson drawn as lanes: a fixed label column and a
+// scrolling body of one column per step.
+type TimelineView struct {
+	UI         UI
+	LabelWidth int
+	Width      int
+	Height     int
+	HeaderH    int
+	CurrentX   int
+	ColW       int
+	Columns    []TLColumn
+	Lanes      []TLLane
+	Rects      []TLRect
+	Texts      []TLText
+	Paths      []TLPath
+	Legend     []TLLegend
+}
+
+// TLColumn is one step of the timeline (column 0 is the start).
+type TLColumn struct {
+	X       int
+	Step    int
+	Label   string // "#3"
+	Time    string // "t=2 s"
+	Current bool
+	Future  bool
+	Title   string
+}
+
+// TLLane is one lane: an actor or Redis.
+type TLLane struct {
+	Y, H  int
+	Kind  string // actor, redis
+	ID    string
+	Name  string
+	Sub   string
+	Rows  []TLRowLabel
+	Faint bool // an actor not forked yet
+}
+
+// TLRowLabel names a track inside a lane.
+type TLRowLabel struct {
+	Y    int
+	Text string
+}
+
+// TLRect is a rectangle of the timeline body.
+type TLRect struct {
+	X, Y, W, H int
+	Class      string
+	Title      string
+}
+
+// TLText is a text of the timeline body.
+type TLText struct {
+	X, Y   int
+	Text   string
+	Class  string
+	Anchor string // start, middle, end
+	Title  string
+}
+
+// TLPath is a line of the timeline body.
+type TLPath struct {
+	D     string
+	Class string
+}
+
+// TLLegend is one entry of the timeline's legend.
+type TLLegend struct {
+	Class string
+	Text  string
+}

@@ -1,0 +1,499 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/sim"
+)
+
+var updateScreenshot = flag.Bool("update-screenshot", false, "write docs/screenshot-player.png (the player at the stale-owner step)")
+
+// waitTimeout is how long a browser condition may take: generous, since a
+// 2-core CI machine runs Chromium, the server and the race detector at once.
+const waitTimeout = 60 * time.Second
+
+// newBrowser starts a headless Chromium with a fresh profile and returns a
+// tab's context.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	redistest.Need(t, "chromium", "make test")
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath("/usr/bin/chromium"),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// run runs browser actions with a generous deadline.
+func run(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, waitTimeout)
+	defer cancel()
+	if err := chromedp.Do(tctx, actions...); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval evaluates a JS expression into T.
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, waitTimeout)
+	defer cancel()
+	v, err := chromedp.Run(tctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// waitJS polls until a JS expression is truthy.
+func waitJS(t *testing.T, ctx context.Context, js, what string) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, waitTimeout+5*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({...document.getElementById('player')?.dataset, conn: document.getElementById('conn')?.textContent})`))
+		t.Fatalf("waiting for %s: %v (player %s)", what, err, state)
+	}
+}
+
+// waitStep waits until the player shows step n, connected.
+func waitStep(t *testing.T, ctx context.Context, n int) {
+	t.Helper()
+	waitJS(t, ctx, fmt.Sprintf(`(() => { const p = document.getElementById('player'); const n = document.querySelector('[data-panel="narration"] .narr');
+		return p && p.dataset.conn === 'open' && p.dataset.step === '%d' && n && n.dataset.step === '%d'; })()`, n, n), fmt.Sprintf("step %d", n))
+}
+
+// shown is what the page shows of one step.
+type shown struct {
+	Step      int               `json:"step"`
+	RedisText string            `json:"redis"`
+	State     string            `json:"state"`
+	Outcome   string            `json:"outcome"`
+	Say       string            `json:"say"`
+	Lang      string            `json:"lang"`
+	Panels    map[string]string `json:"panels"`
+}
+
+const readShown = `(() => {
+	const q = s => document.querySelector(s);
+	const panels = {};
+	for (const el of document.querySelectorAll('[data-panel]')) panels[el.dataset.panel] = el.innerHTML;
+	return {
+		step: Number(q('#player').dataset.step),
+		redis: q('[data-panel="redis"]').innerText,
+		state: q('[data-testid="diagram"]').dataset.state,
+		outcome: q('[data-panel="narration"] .narr').dataset.outcome,
+		say: (q('[data-testid="say"]') || {innerText: ''}).innerText,
+		lang: document.documentElement.lang,
+		panels,
+	};
+})()`
+
+func readPage(t *testing.T, ctx context.Context) shown {
+	t.Helper()
+	raw := eval[[]byte](t, ctx, readShown)
+	var s shown
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// focusState is the state the diagram must highlight for a frame.
+func focusState(l *sim.Lesson, f sim.Frame) sim.LockState {
+	name := l.Lock
+	if f.Step != nil && f.Step.Lock != "" {
+		name = f.Step.Lock
+	}
+	for _, lk := range f.Locks {
+		if lk.Name == name {
+			return lk.State
+		}
+	}
+	if len(f.Locks) > 0 {
+		return f.Locks[0].State
+	}
+	return sim.Idle
+}
+
+// checkShown compares what the page shows with the expected frame.
+func checkShown(t *testing.T, l *sim.Lesson, f sim.Frame, s shown) {
+	t.Helper()
+	if s.Step != f.Index {
+		t.Fatalf("%s: page at step %d, want %d", l.ID, s.Step, f.Index)
+	}
+	for _, k := range f.Keys {
+		if !strings.Contains(s.RedisText, k.Name) {
+			t.Errorf("%s step %d: Redis panel lacks key %s:\n%s", l.ID, f.Index, k.Name, s.RedisText)
+		}
+		if !k.Exists() {
+			continue
+		}
+		for _, fl := range k.Fields {
+			if !strings.Contains(s.RedisText, fl.Name) || !strings.Contains(s.RedisText, fl.Value) {
+				t.Errorf("%s step %d: Redis panel lacks field %s=%s of %s:\n%s", l.ID, f.Index, fl.Name, fl.Value, k.Name, s.RedisText)
+			}
+		}
+		if k.Type == sim.TypeString && !strings.Contains(s.RedisText, k.Value) {
+			t.Errorf("%s step %d: Redis panel lacks value %q of %s", l.ID, f.Index, k.Value, k.Name)
+		}
+		if pttl := strconv.FormatInt(k.PTTL, 10) + " ms"; !strings.Contains(s.RedisText, pttl) {
+			t.Errorf("%s step %d: Redis panel lacks PTTL %q of %s:\n%s", l.ID, f.Index, pttl, k.Name, s.RedisText)
+		}
+	}
+	if want := focusState(l, f); s.State != string(want) {
+		t.Errorf("%s step %d: diagram highlights %q, want %q", l.ID, f.Index, s.State, want)
+	}
+	if s.Outcome != string(f.Outcome) {
+		t.Errorf("%s step %d: outcome %q, want %q", l.ID, f.Index, s.Outcome, f.Outcome)
+	}
+}
+
+// TestBrowserScreenshots writes the player's screenshot at the stale-owner
+// step: to docs/screenshot-player.png with -update-screenshot, else to a
+// temporary file that the test only checks. LOCKSTEP_SHOTS=DIR also writes
+// every locale and a narrow layout there, for people to look at.
+func TestBrowserScreenshots(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	step := staleStep(frames)
+	if step < 0 {
+		t.Fatalf("lesson %s has no stale owner", l.ID)
+	}
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	shoot := func(lang string, width int64, present bool) []byte {
+		u := ts.url + lessonURL(l.ID, step, sim.Locale(lang), present)
+		run(t, ctx, chromedp.EmulateViewport(width, 800), chromedp.Navigate(u))
+		waitStep(t, ctx, step)
+		// Let the one-second animations settle.
+		waitJS(t, ctx, `document.getAnimations().every(a => a.playState !== 'running')`, "animations")
+		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(bytes.NewReader(buf)); err != nil {
+			t.Fatalf("screenshot is not a PNG: %v", err)
+		}
+		return buf
+	}
+	buf := shoot("en", 1280, false)
+	out := filepath.Join(t.TempDir(), "screenshot-player.png")
+	if *updateScreenshot {
+		out = filepath.Join(repoRoot(t), "docs", "screenshot-player.png")
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(out, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("lesson %s, step %d: %s", l.ID, step, out)
+	if dir := os.Getenv("LOCKSTEP_SHOTS"); dir != "" {
+		for _, c := range []struct {
+			name    string
+			lang    string
+			width   int64
+			present bool
+		}{{"en", "en", 1280, false}, {"zh-CN", "zh-CN", 1280, false}, {"zh-TW", "zh-TW", 1280, false}, {"narrow", "en", 420, false}, {"presenter", "en", 1280, true}} {
+			b := shoot(c.lang, c.width, c.present)
+			if err := os.WriteFile(filepath.Join(dir, "player-"+c.name+".png"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// LOCKSTEP_SHOT_LESSONS="id:step,id:step" shoots more lessons.
+		for _, spec := range strings.FieldsFunc(os.Getenv("LOCKSTEP_SHOT_LESSONS"), func(r rune) bool { return r == ',' }) {
+			id, n, _ := strings.Cut(spec, ":")
+			k, _ := strconv.Atoi(n)
+			run(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.url+lessonURL(id, k, sim.English, false)))
+			waitStep(t, ctx, k)
+			waitJS(t, ctx, `document.getAnimations().every(a => a.playState !== 'running')`, "animations")
+			b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = os.WriteFile(filepath.Join(dir, "lesson-"+id+"-"+n+".png"), b, 0o644)
+		}
+		run(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.url+"/?lang=en"))
+		waitJS(t, ctx, `!!document.querySelector('.lesson-card')`, "course")
+		b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(dir, "course.png"), b, 0o644)
+	}
+}
+
+// staleLesson is the course's stale-owner lesson, or the test one until the
+// course has it.
+func staleLesson(t *testing.T, all []*sim.Lesson) *sim.Lesson {
+	for _, l := range all {
+		if l.ID == "stale-owner" {
+			return l
+		}
+	}
+	return lessonByID(t, all, "test-stale-owner")
+}
+
+// staleStep is the first step after which an actor believes it holds a lock
+// that Redis no longer gives it; -1 if none.
+func staleStep(frames []sim.Frame) int {
+	for _, f := range frames {
+		for _, a := range f.Actors {
+			if a.Status == sim.StatusCrashed {
+				continue
+			}
+			for _, h := range a.Holds {
+				if h.Count > 0 && !h.InRedis {
+					return f.Index
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// blur takes the focus off any control, as a presenter's remote finds it.
+const blur = `document.activeElement && document.activeElement.blur(), true`
+
+func press(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
+	_ = eval[bool](t, ctx, blur)
+	run(t, ctx, chromedp.KeyEvent(key))
+}
+
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	run(t, ctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible))
+}
+
+// scrubTo seeks with the scrubber as a pointer would: set and change.
+func scrubTo(t *testing.T, ctx context.Context, n int) {
+	t.Helper()
+	_ = eval[bool](t, ctx, fmt.Sprintf(`(() => { const s = document.getElementById('scrubber'); s.value = '%d';
+		s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`, n))
+}
+
+// TestBrowserLessons loads every lesson of the course (and the test
+// lessons) and steps through it with the buttons, then with the keys, back
+// with the keys, and by seeking: at every step the Redis panel, the
+// highlighted state and the outcome match the frame, and going back or
+// seeking shows exactly what stepping forward did.
+func TestBrowserLessons(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	for _, l := range all {
+		frames := expectedFrames(t, l)
+		n := len(l.Steps)
+		run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
+		waitStep(t, ctx, 0)
+		checkShown(t, l, frames[0], readPage(t, ctx))
+		forward := []map[string]string{readPage(t, ctx).Panels}
+		// Buttons.
+		for i := 1; i <= n; i++ {
+			click(t, ctx, "#btn-step")
+			waitStep(t, ctx, i)
+			s := readPage(t, ctx)
+			checkShown(t, l, frames[i], s)
+			forward = append(forward, s.Panels)
+		}
+		same := func(i int, how string) {
+			t.Helper()
+			s := readPage(t, ctx)
+			checkShown(t, l, frames[i], s)
+			for name, html := range forward[i] {
+				if s.Panels[name] != html {
+					t.Fatalf("%s: step %d reached by %s shows another %s panel than stepping forward", l.ID, i, how, name)
+				}
+			}
+		}
+		click(t, ctx, "#btn-back")
+		waitStep(t, ctx, n-1)
+		same(n-1, "the back button")
+		// Keys: Home, → to the end, End, ← to the start.
+		press(t, ctx, kb.Home)
+		waitStep(t, ctx, 0)
+		same(0, "Home")
+		for i := 1; i <= n; i++ {
+			press(t, ctx, kb.ArrowRight)
+			waitStep(t, ctx, i)
+			same(i, "→")
+		}
+		press(t, ctx, kb.Home)
+		waitStep(t, ctx, 0)
+		press(t, ctx, kb.End)
+		waitStep(t, ctx, n)
+		same(n, "End")
+		for i := n - 1; i >= 0; i-- {
+			press(t, ctx, kb.ArrowLeft)
+			waitStep(t, ctx, i)
+			same(i, "←")
+		}
+		// The scrubber.
+		for _, i := range []int{n / 2, n, 1, 0} {
+			scrubTo(t, ctx, i)
+			waitStep(t, ctx, i)
+			same(i, "the scrubber")
+		}
+	}
+}
+
+// TestBrowserPlayAndLanguage plays with Space, pauses with ".", switches
+// the language and checks the narration and the URL follow.
+func TestBrowserPlayAndLanguage(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 1, sim.English, false)))
+	waitStep(t, ctx, 1)
+	if got := readPage(t, ctx).Say; got != strings.TrimSpace(frames[1].Say.In(sim.English)) {
+		t.Fatalf("English narration %q", got)
+	}
+	// Language switch: narration, <html lang> and the URL change.
+	for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese, sim.English} {
+		click(t, ctx, fmt.Sprintf(`.langs a[data-lang="%s"]`, loc))
+		waitJS(t, ctx, fmt.Sprintf(`document.documentElement.lang === '%s' && new URL(location.href).searchParams.get('lang') === '%s'`, loc, loc), "language "+string(loc))
+		waitStep(t, ctx, 1)
+		s := readPage(t, ctx)
+		if want := strings.TrimSpace(frames[1].Say.In(loc)); s.Say != want {
+			t.Fatalf("%s narration %q, want %q", loc, s.Say, want)
+		}
+		title := eval[string](t, ctx, `document.getElementById('lesson-title').textContent`)
+		if title != l.Title.In(loc) {
+			t.Fatalf("%s title %q", loc, title)
+		}
+	}
+	// Play with Space at 4×, pause with ".", play to the end.
+	_ = eval[bool](t, ctx, `(() => { const s = document.getElementById('speed'); s.value = '4'; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`)
+	press(t, ctx, " ")
+	waitJS(t, ctx, `document.getElementById('player').dataset.playing === 'true'`, "playing")
+	press(t, ctx, ".")
+	waitJS(t, ctx, `document.getElementById('player').dataset.playing === 'false'`, "paused")
+	press(t, ctx, " ")
+	waitStep(t, ctx, len(l.Steps))
+	waitJS(t, ctx, `document.getElementById('player').dataset.playing === 'false'`, "stopped at the end")
+	checkShown(t, l, frames[len(l.Steps)], readPage(t, ctx))
+	// Presenter mode with P.
+	press(t, ctx, "p")
+	waitJS(t, ctx, `document.body.classList.contains('presenter') && location.search.includes('present=1')`, "presenter mode")
+	// The course page shows the progress the player stored.
+	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('.lesson-card[data-lesson="%s"]').classList.contains('done')`, l.ID), "the lesson marked done")
+}
+
+// TestBrowserReconnect restarts the server under the page: it reconnects
+// and comes back to the same lesson and step.
+func TestBrowserReconnect(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 2, sim.SimplifiedChinese, false)))
+	waitStep(t, ctx, 2)
+	click(t, ctx, "#btn-step")
+	waitStep(t, ctx, 3)
+	ts.stop()
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn !== 'open'`, "the page to notice")
+	ts2 := startServer(t, Config{Lessons: all}, ts.addr)
+	_ = ts2
+	waitStep(t, ctx, 3)
+	s := readPage(t, ctx)
+	checkShown(t, l, frames[3], s)
+	if s.Lang != "zh-CN" || s.Say != strings.TrimSpace(frames[3].Say.In(sim.SimplifiedChinese)) {
+		t.Fatalf("after reconnect: lang %q say %q", s.Lang, s.Say)
+	}
+	click(t, ctx, "#btn-step")
+	waitStep(t, ctx, 4)
+	checkShown(t, l, frames[4], readPage(t, ctx))
+}
+
+// TestBrowserRealRedis steps through the stale-owner lesson on a real
+// redis-server: the badge names it, and every step matches the frames.
+func TestBrowserRealRedis(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := newBrowser(t)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	ts := startServer(t, Config{Backend: be, Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
+	waitStep(t, ctx, 0)
+	badge := eval[string](t, ctx, `document.querySelector('[data-testid="backend"]').textContent`)
+	if !strings.Contains(badge, rs.Addr) || !strings.Contains(badge, "Redis") {
+		t.Fatalf("badge %q does not name %s", badge, rs.Addr)
+	}
+	for i := 1; i <= len(l.Steps); i++ {
+		click(t, ctx, "#btn-step")
+		waitStep(t, ctx, i)
+		checkShown(t, l, frames[i], readPage(t, ctx))
+	}
+}
+
+// TestBrowserIdleResume: a session closed for inactivity comes back, at the
+// same step, when the learner presses a key.
+func TestBrowserIdleResume(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	ts := startServer(t, Config{Lessons: all, IdleTimeout: 2 * time.Second}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 5, sim.English, false)))
+	waitJS(t, ctx, `document.querySelector('[data-panel="narration"] .narr')?.dataset.step === '5'`, "step 5")
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the idle close")
+	if got := eval[string](t, ctx, `document.getElementById('conn').textContent`); !strings.Contains(got, "Press any key") {
+		t.Fatalf("idle message %q", got)
+	}
+	press(t, ctx, kb.ArrowRight) // wakes the session; does not step
+	waitStep(t, ctx, 5)
+	checkShown(t, l, frames[5], readPage(t, ctx))
+}

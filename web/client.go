@@ -1,0 +1,250 @@
+package web
+
+import (
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Connection timing, after gorilla/websocket's chat example.
+const (
+	writeWait  = 10 * time.Second  // to write one message
+	pongWait   = 60 * time.Second  // to hear a pong (or anything) from the page
+	pingPeriod = pongWait * 9 / 10 // how often to ping
+	closeGrace = 2 * time.Second   // to hear the page's close frame after ours
+	sendQueue  = 16                // outgoing messages a client may lag behind
+	inboxQueue = 8                 // incoming messages waiting for the session
+	hardLimit  = 1 << 20           // gorilla's own read limit, a backstop
+)
+
+// inbound is one message the reader passed on.
+type inbound struct {
+	data   []byte
+	binary bool
+}
+
+// client is one websocket connection: one reader goroutine (readPump), one
+// writer goroutine (writePump) and the session that owns the lesson run.
+// Only the session sends on send, and only the session closes it.
+type client struct {
+	conn      *websocket.Conn
+	readLimit int64
+	send      chan []byte
+	inbox     chan inbound
+	gone      chan struct{} // closed when the reader stops
+	done      chan struct{} // closed when the session ends
+
+	closeOnce   sync.Once
+	closeCode   int
+	closeReason string
+}
+
+func newClient(conn *websocket.Conn, readLimit int64) *client {
+	return &client{
+		conn:      conn,
+		readLimit: readLimit,
+		send:      make(chan []byte, sendQueue),
+		inbox:     make(chan inbound, inboxQueue),
+		gone:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+}
+
+// enqueue queues a message without ever blocking. It reports false when the
+// queue is full: the client is too slow and must be dropped.
+func (c *client) enqueue(msg []byte) bool {
+	select {
+	case c.send <- msg:
+		return true
+	default:
+		return false
+	}
+}
+
+// finish makes the writer send a close frame with code and reason after the
+// queued messages and stop. Only the first call counts.
+func (c *client) finish(code int, reason string) {
+	c.closeOnce.Do(func() {
+		c.closeCode, c.closeReason = code, reason
+		close(c.send)
+	})
+}
+
+// drop closes a client that cannot keep up: nothing more is written to it.
+func (c *client) drop(reason string) {
+	c.closeOnce.Do(func() {
+		c.closeCode, c.closeReason = CloseSlow, reason
+		close(c.send)
+	})
+	// Try to say why, without waiting on a full connection.
+	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseSlow, reason), time.Now().Add(time.Second))
+	_ = c.conn.Close()
+}
+
+// readPump reads the page's messages and hands them to the session. It is
+// the connection's only reader. A message over the read limit closes the
+// connection with code 1009 and a reason that says so.
+func (c *client) readPump() {
+	defer func() {
+		_ = c.conn.Close()
+		close(c.gone)
+	}()
+	c.conn.SetReadLimit(max(hardLimit, c.readLimit+1))
+	_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
+	c.conn.SetPongHandler(func(string) error {
+		return c.conn.SetReadDeadline(time.Now().Add(pongWait))
+	})
+	for {
+		typ, r, err := c.conn.NextReader()
+		if err != nil {
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(r, c.readLimit+1))
+		if err != nil {
+			return
+		}
+		if int64(len(data)) > c.readLimit {
+			reason := tooBigReason(c.readLimit)
+			_ = c.conn.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseMessageTooBig, reason), time.Now().Add(writeWait))
+			c.awaitClose()
+			return
+		}
+		select {
+		case <-c.done:
+			c.awaitClose()
+			return
+		default:
+		}
+		_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
+		select {
+		case c.inbox <- inbound{data: data, binary: typ == websocket.BinaryMessage}:
+		case <-c.done:
+			c.awaitClose()
+			return
+		}
+	}
+}
+
+// awaitClose reads and discards until the page answers the close frame or
+// closeGrace passes, so the close reason reaches it before the TCP close.
+func (c *client) awaitClose() {
+	_ = c.conn.SetReadDeadline(time.Now().Add(closeGrace))
+	for {
+		if _, _, err := c.conn.NextReader(); err != nil {
+			return
+		}
+	}
+}
+
+// writePump writes the session's messages and pings. It is the
+// connection's only writer (WriteControl, which gorilla allows anywhere,
+// aside).
+func (c *client) writePump() {
+	ticker := time.NewTicker(pingPeriod)
+	defer ticker.Stop()
+	for {
+		select {
+		case msg, ok := <-c.send:
+			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if !ok {
+				_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(c.closeCode, c.closeReason))
+				// The reader waits for the page's close frame, then closes.
+				_ = c.conn.SetReadDeadline(time.Now().Add(closeGrace))
+				return
+			}
+			if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+				_ = c.conn.Close()
+				return
+			}
+		case <-ticker.C:
+			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				_ = c.conn.Close()
+				return
+			}
+		}
+	}
+}
+
+// hub keeps the set of sessions and enforces the bound on their number.
+// Like the chat example's hub it is one goroutine that owns its map; it never
+// writes to a client, so a slow client cannot block it.
+type hub struct {
+	max        int
+	register   chan registration
+	unregister chan *client
+	count      chan chan int
+	stop       chan struct{}
+	stopped    chan struct{}
+	clients    map[*client]struct{}
+}
+
+type registration struct {
+	c  *client
+	ok chan bool
+}
+
+func newHub(max int) *hub {
+	return &hub{
+		max:        max,
+		register:   make(chan registration),
+		unregister: make(chan *client),
+		count:      make(chan chan int),
+		stop:       make(chan struct{}),
+		stopped:    make(chan struct{}),
+		clients:    map[*client]struct{}{},
+	}
+}
+
+func (h *hub) run() {
+	defer close(h.stopped)
+	for {
+		select {
+		case r := <-h.register:
+			if len(h.clients) >= h.max {
+				r.ok <- false
+				continue
+			}
+			h.clients[r.c] = struct{}{}
+			r.ok <- true
+		case c := <-h.unregister:
+			delete(h.clients, c)
+		case reply := <-h.count:
+			reply <- len(h.clients)
+		case <-h.stop:
+			return
+		}
+	}
+}
+
+// add registers c, or reports false when the hub is full or stopped.
+func (h *hub) add(c *client) bool {
+	r := registration{c: c, ok: make(chan bool, 1)}
+	select {
+	case h.register <- r:
+		return <-r.ok
+	case <-h.stopped:
+		return false
+	}
+}
+
+func (h *hub) remove(c *client) {
+	select {
+	case h.unregister <- c:
+	case <-h.stopped:
+	}
+}
+
+// len returns the number of sessions.
+func (h *hub) len() int {
+	reply := make(chan int, 1)
+	select {
+	case h.count <- reply:
+		return <-reply
+	case <-h.stopped:
+		return 0
+	}
+}

@@ -1,0 +1,171 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// Diagram geometry. States stand in one row in the order of sim.LockStates;
+// transitions to a later state arc above the row, to an earlier one below
+// it, and a transition to the same state loops above its node. The table of
+// states and transitions is sim's: nothing here names a state or an edge.
+const (
+	dgNodeW   = 150
+	dgNodeH   = 52
+	dgGap     = 235 // distance between node centers
+	dgLeft    = 56  // room for the start marker
+	dgRight   = 24
+	dgTop     = 112 // top of the nodes
+	dgBelow   = 124 // room under the nodes
+	dgLineH   = 15
+	dgMaxUnit = 34 // label line length in "units" (a CJK character is 2)
+)
+
+func (v *view) diagram() templates.DiagramView {
+	t := v.t
+	ui := t.UI()
+	focus, others := v.focusLock()
+	n := len(sim.LockStates)
+	d := templates.DiagramView{
+		UI:          ui,
+		Width:       dgLeft + dgNodeW + (n-1)*dgGap + dgRight,
+		Height:      dgTop + dgNodeH + dgBelow,
+		Lock:        focus.Name,
+		MermaidURL:  "/diagram.mmd?lang=" + string(t.locale),
+		CurrentName: string(focus.State),
+	}
+	index := map[sim.LockState]int{}
+	for i, s := range sim.LockStates {
+		index[s] = i
+	}
+	cx := func(i int) int { return dgLeft + dgNodeW/2 + i*dgGap }
+	top, bottom := dgTop, dgTop+dgNodeH
+	tr := focus.Transition
+	for i, s := range sim.LockStates {
+		d.Nodes = append(d.Nodes, templates.DiagramNode{
+			State: string(s), Label: sim.StateNames[s].In(t.locale),
+			X: cx(i) - dgNodeW/2, Y: top, W: dgNodeW, H: dgNodeH, TX: cx(i), TY: top + dgNodeH/2 + 6,
+			Current: s == focus.State, Entered: tr != nil && tr.To == s,
+		})
+	}
+	cy := top + dgNodeH/2
+	d.Start = templates.DiagramStart{CX: 18, CY: cy, Path: fmt.Sprintf("M25 %d H%d", cy, cx(0)-dgNodeW/2-3)}
+	// Edges leaving the same node below the row start at spread-out points.
+	for _, e := range sim.Diagram {
+		i, j := index[e.From], index[e.To]
+		label := e.Label.In(t.locale)
+		de := templates.DiagramEdge{
+			ID: e.ID, Title: label, Taken: tr != nil && tr.ID == e.ID,
+			FromTo: sim.StateNames[e.From].In(t.locale) + " → " + sim.StateNames[e.To].In(t.locale),
+		}
+		var lx, ly int // label anchor: baseline of the line nearest the arc
+		up := true
+		switch {
+		case i == j:
+			x := cx(i)
+			de.Path = fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x-28, top, x-60, top-78, x+60, top-78, x+28, top-2)
+			lx, ly = x, top-66
+		case j > i:
+			span := j - i
+			x1, x2 := cx(i)+dgNodeW/4, cx(j)-dgNodeW/4
+			ctrl := top - 50*span
+			de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, top, (x1+x2)/2, ctrl, x2, top-2)
+			lx, ly = (x1+x2)/2, (top+ctrl)/2-8
+		default:
+			span := i - j
+			x1, x2 := cx(i)-dgNodeW/4-10*(span-1), cx(j)+dgNodeW/4+10*(span-1)
+			ctrl := bottom + 52*span + 56*(span-1)
+			de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, bottom, (x1+x2)/2, ctrl, x2, bottom+2)
+			lx, ly = (x1+x2)/2, (bottom+ctrl)/2+16
+			up = false
+		}
+		lines := wrapLabel(label, dgMaxUnit)
+		for k, line := range lines {
+			y := ly + k*dgLineH
+			if up {
+				y = ly - (len(lines)-1-k)*dgLineH
+			}
+			de.Label = append(de.Label, templates.DiagramText{X: lx, Y: y, Text: line})
+		}
+		d.Edges = append(d.Edges, de)
+	}
+	state := sim.StateNames[focus.State].In(t.locale)
+	d.StateLabel = t.T("StateCaption", "Lock", focus.Name, "State", state, "Count", focus.Count)
+	if tr != nil {
+		if tr.ID == sim.OffDiagram {
+			d.OffDiagram = t.T("OffDiagram", "From", sim.StateNames[tr.From].In(t.locale), "To", sim.StateNames[tr.To].In(t.locale))
+		} else {
+			for _, e := range sim.Diagram {
+				if e.ID == tr.ID {
+					d.StateLabel = t.T("StateCaptionTaken", "Lock", focus.Name, "State", state, "Count", focus.Count, "Edge", e.Label.In(t.locale))
+				}
+			}
+		}
+	}
+	for _, o := range others {
+		d.OtherLocks = append(d.OtherLocks, t.T("OtherLock", "Lock", o.Name, "State", sim.StateNames[o.State].In(t.locale)))
+	}
+	return d
+}
+
+// textUnits measures s in half-em units: 1 for ASCII, 2 for wide (CJK)
+// characters.
+func textUnits(s string) int {
+	n := 0
+	for _, r := range s {
+		if r < 0x1100 || !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) && !isWidePunct(r) {
+			n++
+		} else {
+			n += 2
+		}
+	}
+	return n
+}
+
+func isWidePunct(r rune) bool {
+	return (r >= 0x3000 && r <= 0x303f) || (r >= 0xff00 && r <= 0xffef)
+}
+
+// wrapLabel breaks a label into lines of at most max units, at spaces, or
+// after CJK punctuation, or anywhere between CJK characters.
+func wrapLabel(s string, max int) []string {
+	if textUnits(s) <= max {
+		return []string{s}
+	}
+	var lines []string
+	for textUnits(s) > max {
+		cut, units := -1, 0
+		for i, r := range s {
+			w := textUnits(string(r))
+			if units+w > max {
+				if cut <= 0 {
+					cut = i
+				}
+				break
+			}
+			units += w
+			switch {
+			case r == ' ':
+				cut = i
+			case r == '，' || r == '、' || r == '；' || r == ',':
+				cut = i + utf8.RuneLen(r)
+			case w == 2 && units > max/2:
+				cut = i + utf8.RuneLen(r)
+			}
+		}
+		if cut <= 0 {
+			break
+		}
+		lines = append(lines, strings.TrimSpace(s[:cut]))
+		s = strings.TrimSpace(s[cut:])
+	}
+	if s != "" {
+		lines = append(lines, s)
+	}
+	return lines
+}

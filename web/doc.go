@@ -1,0 +1,91 @@
+// Package web serves Lockstep's browser player: the course page, one player
+// page per lesson, the static files (package static) and a websocket that
+// drives the lesson runs of package sim.
+//
+// # Pages
+//
+//	GET /                          the course, in order, with the learner's progress (localStorage)
+//	GET /lessons/{id}?step=N&lang=L&present=1   the player, deep-linked to a step and a language
+//	GET /diagram.mmd?lang=L        seed 001's state diagram as Mermaid stateDiagram-v2 text
+//	GET /static/{file}?v=HASH      app.css, app.js, icon.svg (embedded, cached for good)
+//	GET /ws                        the websocket below
+//	GET /healthz                   "ok"
+//
+// The language comes from the lang parameter, else from Accept-Language
+// (en, zh-CN, zh-TW; English when nothing matches). Every page is rendered
+// by the templ components of package templates from view models built here;
+// the panels that change at each step are rendered by the same components
+// and sent over the websocket, so rendering lives in one place. The page's
+// script (static/app.js) only swaps the fragments in. A Content Security
+// Policy keeps every request on the page's own origin.
+//
+// # Websocket protocol
+//
+// Messages are JSON text messages, one object each, with a "type" field.
+// The server sends a hello as soon as the connection opens. Each connection
+// has its own session: one lesson run on its own Store (its keys, on a real
+// Redis, under its own prefix), deleted when the session ends or loads
+// another lesson.
+//
+// Client messages ("id" is optional on every message; the replies echo it
+// in "re"):
+//
+//	{"type":"load","lesson":"stale-owner","step":4,"lang":"zh-CN"}  start a fresh run, go to step (default 0)
+//	{"type":"step"}                  one step forward (runs it on Redis the first time)
+//	{"type":"back"}                  one step back
+//	{"type":"seek","step":7}         go to a step; clamped to 0..steps
+//	{"type":"play","speed":2}        play forward, one step per 1.5 s / speed (0.25 to 8); from the start when at the end
+//	{"type":"pause"}                 stop playing
+//	{"type":"lang","lang":"zh-TW"}   re-render everything in another language
+//
+// Runners only go forward, and frames are deterministic, so back and seek
+// serve the frames already computed and only a step past the last computed
+// one runs on Redis: the same step always shows the same state. step, back
+// and seek also pause play.
+//
+// Server messages:
+//
+//	{"type":"hello","protocol":1,"backend":{"embedded":true},"backend_text":"embedded Redis (miniredis)","max_message":4096}
+//	{"type":"frame","re":3,"lesson":"stale-owner","step":4,"total":11,"computed":4,"playing":false,"speed":1,
+//	 "lang":"en","title":"…","url":"/lessons/stale-owner?lang=en&step=4",
+//	 "frame":{…sim.Frame…},
+//	 "panels":{"narration":"<h2…","alerts":"…","diagram":"…","timeline":"…","redis":"…","command":"…"},
+//	 "chrome":{"header":"…","controls":"…"}}
+//	{"type":"state","re":5,"playing":true,"speed":2,"step":4,"total":11}
+//	{"type":"error","re":6,"code":"unknown-type","message":"web: unknown message type \"jump\""}
+//
+// A frame message answers load, step, back, seek and lang, and comes at
+// each step of play. "frame" is the sim.Frame of the step as JSON (its field
+// names are documented in package sim); "panels" are the player's panels as
+// HTML fragments that the page puts into the elements with the matching
+// data-panel attribute; "chrome" (the header and the control bar, whose text
+// depends on the language) comes only after load and lang. A state message
+// answers play and pause and ends play. An error message answers a message
+// that could not be carried out; the session stays usable. Error codes:
+// bad-json (not a JSON object, or a field of the wrong type), binary (a
+// binary message), unknown-type, bad-field (missing or out of range),
+// unknown-lesson, unknown-lang, no-lesson (a player message before load),
+// redis (a step failed on Redis: the run stays at the last computed step and
+// the step can be tried again), busy, internal.
+//
+// # Limits and closing
+//
+// Each connection has one reader and one writer goroutine (after
+// gorilla/websocket's chat example) and a session goroutine that owns the
+// run; a hub goroutine keeps the set of sessions. The server pings every
+// 54 s and drops a connection that answers nothing for 60 s; every write has
+// a 10 s deadline. Outgoing messages wait in a queue of 16: a client that
+// lets it fill up is dropped (close code 4001) and never slows anyone else.
+// The websocket handshake must come from the page's own origin (gorilla's
+// default Origin check). Close codes:
+//
+//	1001  the server is shutting down (the page reconnects)
+//	1009  a message over the read limit (Config.ReadLimit, 4096 bytes by default); the reason says so
+//	1013  too many sessions (Config.MaxSessions); sent after an error message with code busy
+//	4000  the session was idle for Config.IdleTimeout; the page reconnects when the learner comes back
+//	4001  the client was too slow and was dropped
+//
+// After any other close the page reconnects with exponential backoff and
+// sends load with the lesson, step and language it showed, so a server
+// restart returns it to the same state.
+package web

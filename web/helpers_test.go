@@ -1,0 +1,142 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"lockstep/backend"
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+// testLessons is the course plus the lessons of testdata/ (a stale owner,
+// forks and a crash), which exercise every drawing of the player even while
+// the course has no such lesson.
+func testLessons(tb testing.TB) []*sim.Lesson {
+	tb.Helper()
+	all, err := lessons.All()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files, err := filepath.Glob("testdata/*.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range files {
+		l, err := sim.LoadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		all = append(all, l)
+	}
+	return all
+}
+
+func lessonByID(tb testing.TB, all []*sim.Lesson, id string) *sim.Lesson {
+	tb.Helper()
+	for _, l := range all {
+		if l.ID == id {
+			return l
+		}
+	}
+	tb.Fatalf("no lesson %q", id)
+	return nil
+}
+
+// expectedFrames runs a lesson to the end on a fresh embedded store.
+func expectedFrames(tb testing.TB, l *sim.Lesson) []sim.Frame {
+	tb.Helper()
+	be, err := backend.Open(context.Background(), backend.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := be.NewStore()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	r, err := sim.NewRunner(l, st)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	frames, err := r.Run(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return frames
+}
+
+// testServer is a Server behind a real listener on loopback.
+type testServer struct {
+	srv  *Server
+	hs   *http.Server
+	addr string
+	url  string
+	done chan struct{}
+}
+
+// startServer serves cfg on addr ("127.0.0.1:0" for any port). It retries
+// for a while when the address is still taken (a restart on the same port).
+func startServer(tb testing.TB, cfg Config, addr string) *testServer {
+	tb.Helper()
+	if cfg.Backend == nil {
+		be, err := backend.Open(context.Background(), backend.Config{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cfg.Backend = be
+	}
+	if cfg.Lessons == nil {
+		cfg.Lessons = testLessons(tb)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ln net.Listener
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ln, err = net.Listen("tcp", addr)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ts := &testServer{srv: srv, hs: &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}, addr: ln.Addr().String(), done: make(chan struct{})}
+	ts.url = "http://" + ts.addr
+	go func() {
+		defer close(ts.done)
+		if err := ts.hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			tb.Errorf("serve: %v", err)
+		}
+	}()
+	tb.Cleanup(ts.stop)
+	return ts
+}
+
+// stop shuts the server down as the CLI does; safe to call twice.
+func (ts *testServer) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_ = ts.hs.Shutdown(ctx)
+	_ = ts.srv.Close(ctx)
+	<-ts.done
+}
+
+func repoRoot(tb testing.TB) string {
+	tb.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return filepath.Dir(wd)
+}

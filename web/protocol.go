@@ -1,0 +1,193 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"lockstep/backend"
+	"lockstep/sim"
+)
+
+// ProtocolVersion is sent in the hello message; it grows when a message
+// changes meaning (fields are only ever added).
+const ProtocolVersion = 1
+
+// Client message types.
+const (
+	MsgLoad  = "load"
+	MsgStep  = "step"
+	MsgBack  = "back"
+	MsgSeek  = "seek"
+	MsgPlay  = "play"
+	MsgPause = "pause"
+	MsgLang  = "lang"
+)
+
+// Server message types.
+const (
+	MsgHello = "hello"
+	MsgFrame = "frame"
+	MsgState = "state"
+	MsgError = "error"
+)
+
+// Error codes of error messages.
+const (
+	ErrCodeBadJSON       = "bad-json"       // not a JSON object, or a field of the wrong type
+	ErrCodeBinary        = "binary"         // a binary websocket message
+	ErrCodeUnknownType   = "unknown-type"   // type is missing or not one of the client types
+	ErrCodeBadField      = "bad-field"      // a field is missing or out of range
+	ErrCodeUnknownLesson = "unknown-lesson" // load names no lesson of the course
+	ErrCodeUnknownLang   = "unknown-lang"   // lang is not en, zh-CN or zh-TW
+	ErrCodeNoLesson      = "no-lesson"      // a player message before any load
+	ErrCodeRedis         = "redis"          // a step failed on Redis; the run is unchanged and may be retried
+	ErrCodeBusy          = "busy"           // too many sessions; sent before close code 1013
+	ErrCodeInternal      = "internal"       // rendering failed
+)
+
+// Close codes the server uses besides the standard ones.
+const (
+	// CloseIdle closes a session that sent nothing for the idle timeout. The
+	// page reconnects only when the learner comes back.
+	CloseIdle = 4000
+	// CloseSlow closes a client that did not read its messages in time.
+	CloseSlow = 4001
+)
+
+// ClientMessage is a message from the page. Unknown fields are ignored.
+type ClientMessage struct {
+	Type string `json:"type"`
+	// ID, when set, is echoed in the "re" field of the replies.
+	ID     int64   `json:"id,omitempty"`
+	Lesson string  `json:"lesson,omitempty"` // load
+	Step   *int    `json:"step,omitempty"`   // load (default 0), seek (required)
+	Lang   string  `json:"lang,omitempty"`   // load (optional), lang (required)
+	Speed  float64 `json:"speed,omitempty"`  // play: steps per 1.5 s, 0.25 to 8; default 1
+}
+
+// HelloMessage is the first message of every connection.
+type HelloMessage struct {
+	Type       string       `json:"type"` // "hello"
+	Protocol   int          `json:"protocol"`
+	Backend    backend.Info `json:"backend"`
+	BackendTxt string       `json:"backend_text"`
+	MaxMessage int64        `json:"max_message"` // read limit, bytes
+}
+
+// FrameMessage carries one step: the frame as JSON and the panels rendered
+// as HTML fragments. Chrome (header and controls) comes after a load and a
+// language change only.
+type FrameMessage struct {
+	Type     string            `json:"type"` // "frame"
+	Re       int64             `json:"re,omitempty"`
+	Lesson   string            `json:"lesson"`
+	Step     int               `json:"step"`
+	Total    int               `json:"total"`
+	Computed int               `json:"computed"` // highest step the run has reached
+	Playing  bool              `json:"playing"`
+	Speed    float64           `json:"speed"`
+	Lang     string            `json:"lang"`
+	Title    string            `json:"title"` // document title
+	URL      string            `json:"url"`   // the deep link of this step
+	Frame    sim.Frame         `json:"frame"`
+	Panels   map[string]string `json:"panels"`
+	Chrome   map[string]string `json:"chrome,omitempty"`
+}
+
+// StateMessage reports play state changes.
+type StateMessage struct {
+	Type    string  `json:"type"` // "state"
+	Re      int64   `json:"re,omitempty"`
+	Playing bool    `json:"playing"`
+	Speed   float64 `json:"speed"`
+	Step    int     `json:"step"`
+	Total   int     `json:"total"`
+}
+
+// ErrorMessage answers a message the server could not carry out. The
+// session stays open.
+type ErrorMessage struct {
+	Type    string `json:"type"` // "error"
+	Re      int64  `json:"re,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// protoError is a client mistake, answered with an error message.
+type protoError struct {
+	code string
+	msg  string
+}
+
+func (e *protoError) Error() string { return e.msg }
+
+func perr(code, format string, args ...any) *protoError {
+	return &protoError{code: code, msg: fmt.Sprintf("web: "+format, args...)}
+}
+
+// DefaultSpeed and the bounds of a play message's speed.
+const (
+	DefaultSpeed = 1.0
+	MinSpeed     = 0.25
+	MaxSpeed     = 8.0
+)
+
+// parseClientMessage decodes and checks one client message. The id is
+// returned even when the message is otherwise wrong, so that the error can
+// name it.
+func parseClientMessage(data []byte) (ClientMessage, error) {
+	var m ClientMessage
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return m, perr(ErrCodeBadJSON, "message is not a JSON object")
+	}
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			// Keep the id if it decoded.
+			var idOnly struct {
+				ID int64 `json:"id"`
+			}
+			_ = json.Unmarshal(trimmed, &idOnly)
+			m = ClientMessage{ID: idOnly.ID}
+			return m, perr(ErrCodeBadJSON, "field %q has the wrong type", ute.Field)
+		}
+		return ClientMessage{}, perr(ErrCodeBadJSON, "malformed JSON: %v", err)
+	}
+	switch m.Type {
+	case MsgLoad:
+		if m.Lesson == "" {
+			return m, perr(ErrCodeBadField, "load needs a lesson")
+		}
+		if m.Step != nil && *m.Step < 0 {
+			return m, perr(ErrCodeBadField, "step must be 0 or more")
+		}
+		if m.Lang != "" && !sim.ValidLocale(m.Lang) {
+			return m, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW)", m.Lang)
+		}
+	case MsgSeek:
+		if m.Step == nil {
+			return m, perr(ErrCodeBadField, "seek needs a step")
+		}
+		if *m.Step < 0 {
+			return m, perr(ErrCodeBadField, "step must be 0 or more")
+		}
+	case MsgLang:
+		if !sim.ValidLocale(m.Lang) {
+			return m, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW)", m.Lang)
+		}
+	case MsgPlay:
+		if m.Speed != 0 && (math.IsNaN(m.Speed) || m.Speed < MinSpeed || m.Speed > MaxSpeed) {
+			return m, perr(ErrCodeBadField, "speed must be between %g and %g", MinSpeed, MaxSpeed)
+		}
+	case MsgStep, MsgBack, MsgPause:
+	case "":
+		return m, perr(ErrCodeUnknownType, "message has no type")
+	default:
+		return m, perr(ErrCodeUnknownType, "unknown message type %q", m.Type)
+	}
+	return m, nil
+}

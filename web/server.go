@@ -1,0 +1,313 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gorilla/websocket"
+
+	"lockstep/backend"
+	"lockstep/sim"
+	"lockstep/static"
+	"lockstep/templates"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxSessions = 100
+	DefaultIdleTimeout = 30 * time.Minute
+	DefaultReadLimit   = 4096
+)
+
+// Config configures a Server.
+type Config struct {
+	// Backend opens one Store per session. Required.
+	Backend *backend.Backend
+	// Lessons is the course in order; lesson ids must be unique.
+	Lessons []*sim.Lesson
+	// MaxSessions bounds the websocket sessions open at once; a connection
+	// over the bound gets an error message and close code 1013.
+	MaxSessions int
+	// IdleTimeout closes a session that sent nothing for this long (close
+	// code 4000), deleting its run's keys.
+	IdleTimeout time.Duration
+	// ReadLimit bounds a client message in bytes; a longer one closes the
+	// connection with code 1009 and a reason that says so.
+	ReadLimit int64
+	// Logf logs server-side problems; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Server serves the course page, the player pages, the static files and the
+// websocket. It is an http.Handler; Close ends every session.
+type Server struct {
+	cfg      Config
+	mux      *http.ServeMux
+	lessons  []*sim.Lesson
+	byID     map[string]*sim.Lesson
+	index    map[string]int
+	hub      *hub
+	upgrader websocket.Upgrader
+	ctx      context.Context
+	cancel   context.CancelFunc
+
+	mu       sync.Mutex
+	closed   bool
+	sessions sync.WaitGroup
+}
+
+// New returns a Server for cfg. It starts the session hub; call Close to
+// stop it.
+func New(cfg Config) (*Server, error) {
+	if cfg.Backend == nil {
+		return nil, errors.New("web: config has no backend")
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.ReadLimit <= 0 {
+		cfg.ReadLimit = DefaultReadLimit
+	}
+	if _, err := loadBundle(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:     cfg,
+		lessons: cfg.Lessons,
+		byID:    map[string]*sim.Lesson{},
+		index:   map[string]int{},
+		hub:     newHub(cfg.MaxSessions),
+		// CheckOrigin is left nil: gorilla then refuses a handshake whose
+		// Origin is not the Host it was sent to.
+		// Panels are tens of KB of HTML that compress well: permessage-deflate
+		// is used when the browser offers it.
+		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
+	}
+	for i, l := range cfg.Lessons {
+		if s.byID[l.ID] != nil {
+			return nil, fmt.Errorf("web: two lessons with id %q", l.ID)
+		}
+		s.byID[l.ID] = l
+		s.index[l.ID] = i
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	go s.hub.run()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.serveCourse)
+	mux.HandleFunc("GET /lessons/{id}", s.servePlayer)
+	mux.HandleFunc("GET /diagram.mmd", s.serveMermaid)
+	mux.HandleFunc("GET /ws", s.serveWS)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	s.mux = mux
+	return s, nil
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.cfg.Logf != nil {
+		s.cfg.Logf(format, args...)
+	}
+}
+
+// contentSecurityPolicy keeps every request of the page on its own origin:
+// no CDN, no inline script.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; " +
+	"img-src 'self'; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	s.mux.ServeHTTP(w, r)
+}
+
+// Sessions returns the number of open websocket sessions.
+func (s *Server) Sessions() int { return s.hub.len() }
+
+// Close ends every session (close code 1001, their runs' keys deleted),
+// refuses new ones and stops the hub. It waits for the sessions to end, up
+// to ctx's deadline.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	done := make(chan struct{})
+	go func() {
+		s.sessions.Wait()
+		close(done)
+	}()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("web: sessions still closing: %w", ctx.Err())
+	}
+	close(s.hub.stop)
+	return err
+}
+
+func assets() templates.Assets {
+	return templates.Assets{
+		CSS:  static.URL("/static/", "app.css"),
+		JS:   static.URL("/static/", "app.js"),
+		Icon: static.URL("/static/", "icon.svg"),
+	}
+}
+
+func writePage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		http.Error(w, "web: render page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	t := tr(loc)
+	p := templates.CoursePage{
+		UI: t.UI(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs: langOptions(loc, func(l sim.Locale) string { return "/?lang=" + string(l) }),
+	}
+	for i, l := range s.lessons {
+		if len(p.Groups) == 0 || (i > 0 && s.lessons[i-1].Group != l.Group) {
+			title := ""
+			if l.Group != "" {
+				title = t.Maybe("Group" + camel(l.Group))
+				if title == "" {
+					title = l.Group
+				}
+			}
+			p.Groups = append(p.Groups, templates.CourseGroup{Title: title})
+		}
+		g := &p.Groups[len(p.Groups)-1]
+		g.Lessons = append(g.Lessons, templates.CourseLesson{
+			Number: i + 1, ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
+			Variant: l.Variant, Source: l.Source, Fencing: l.Fencing, Steps: len(l.Steps),
+			URL: lessonURL(l.ID, 0, loc, false),
+		})
+	}
+	writePage(w, r, http.StatusOK, templates.Course(p))
+}
+
+func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	l := s.byID[id]
+	if l == nil {
+		http.Error(w, fmt.Sprintf("web: no lesson %q in the course", id), http.StatusNotFound)
+		return
+	}
+	loc := negotiate(r)
+	t := tr(loc)
+	q := r.URL.Query()
+	step, err := strconv.Atoi(q.Get("step"))
+	if err != nil || step < 0 {
+		step = 0
+	}
+	step = min(step, len(l.Steps))
+	presenter := q.Get("present") == "1"
+	p := templates.PlayerPage{
+		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Step: step, Total: len(l.Steps),
+		Presenter: presenter,
+		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
+		Header:    s.header(t, l, step, presenter),
+		Controls:  controls(t, step, len(l.Steps), DefaultSpeed),
+	}
+	writePage(w, r, http.StatusOK, templates.Player(p))
+}
+
+func (s *Server) serveMermaid(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="lock-states.mmd"`)
+	_, _ = fmt.Fprint(w, sim.Mermaid(negotiate(r)))
+}
+
+func staticHandler() http.Handler {
+	files := http.FileServerFS(static.FS())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		if r.URL.Query().Get("v") != "" {
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			w.Header().Set("Cache-Control", "no-cache")
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+// serveWS upgrades to a websocket and starts the connection's reader, writer
+// and session.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		http.Error(w, "web: server shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	conn, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		// Upgrade has answered (403 for a foreign Origin, 400 otherwise).
+		s.logf("web: websocket upgrade: %v", err)
+		return
+	}
+	c := newClient(conn, s.cfg.ReadLimit)
+	s.mu.Lock()
+	if s.closed || !s.hub.add(c) {
+		s.mu.Unlock()
+		s.refuse(c)
+		return
+	}
+	s.sessions.Add(1)
+	s.mu.Unlock()
+	go c.writePump()
+	go c.readPump()
+	go s.runSession(c)
+}
+
+// refuse answers a connection over the session bound: an error message,
+// then close code 1013 (try again later).
+func (s *Server) refuse(c *client) {
+	reason := fmt.Sprintf("web: too many sessions (limit %d); try again later", s.cfg.MaxSessions)
+	msg, _ := json.Marshal(ErrorMessage{Type: MsgError, Code: ErrCodeBusy, Message: reason})
+	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	_ = c.conn.WriteMessage(websocket.TextMessage, msg)
+	_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, reason))
+	c.awaitClose()
+	_ = c.conn.Close()
+}
+
+func tooBigReason(limit int64) string {
+	return fmt.Sprintf("web: message too big (limit %d bytes)", limit)
+}

@@ -1,0 +1,366 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"lockstep/sim"
+	"lockstep/static"
+	"lockstep/templates"
+)
+
+func get(t *testing.T, url string, header http.Header) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+func TestCoursePage(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	all := testLessons(t)
+	resp, body := get(t, hs.URL+"/", nil)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("status %d, type %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "connect-src 'self'") {
+		t.Fatalf("CSP %q", csp)
+	}
+	// Every lesson in order, with its title, summary and variant.
+	last := -1
+	for _, l := range all {
+		i := strings.Index(body, `data-lesson="`+l.ID+`"`)
+		if i < 0 || i < last {
+			t.Fatalf("lesson %s missing or out of order", l.ID)
+		}
+		last = i
+		for _, s := range []string{htmlEscape(l.Title.In(sim.English)), htmlEscape(strings.TrimSpace(l.Summary.In(sim.English))), l.Variant} {
+			if !strings.Contains(body, s) {
+				t.Errorf("course page lacks %q", s)
+			}
+		}
+	}
+	// Lesson text is escaped (testdata/forks.yaml carries markup).
+	if strings.Contains(body, "<script>alert") || !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") || strings.Contains(body, "<b>leak") {
+		t.Fatal("lesson text is not escaped on the course page")
+	}
+	if !strings.Contains(body, "embedded Redis") {
+		t.Fatal("no backend badge")
+	}
+	// No request may leave the origin: no absolute URL in src or href.
+	if m := regexp.MustCompile(`(?:src|href)="(?:https?:)?//`).FindString(body); m != "" {
+		t.Fatalf("course page links outside its origin: %s", m)
+	}
+}
+
+func TestLanguageNegotiation(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	cases := []struct {
+		accept, query, want string
+	}{
+		{"", "", "en"},
+		{"fr-FR,fr;q=0.9", "", "en"},
+		{"zh-CN,zh;q=0.9,en;q=0.8", "", "zh-CN"},
+		{"zh", "", "zh-CN"},
+		{"zh-TW", "", "zh-TW"},
+		{"zh-HK,zh;q=0.5", "", "zh-TW"},
+		{"zh-Hant", "", "zh-TW"},
+		{"en-GB,zh-CN;q=0.5", "", "en"},
+		{"zh-CN", "en", "en"},
+		{"en", "zh-TW", "zh-TW"},
+		{"en", "xx", "en"},
+	}
+	for _, c := range cases {
+		u := hs.URL + "/lessons/nested-reentry"
+		if c.query != "" {
+			u += "?lang=" + c.query
+		}
+		_, body := get(t, u, http.Header{"Accept-Language": {c.accept}})
+		if !strings.Contains(body, `<html lang="`+c.want+`">`) {
+			t.Errorf("Accept-Language %q, lang=%q: page is not in %s", c.accept, c.query, c.want)
+		}
+	}
+}
+
+func TestPlayerPage(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	resp, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang=zh-CN", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for _, s := range []string{`<html lang="zh-CN">`, `data-lesson="stale-owner"`, `data-step="4"`, `data-panel="narration"`, `data-panel="timeline"`,
+		`data-panel="redis"`, `data-panel="diagram"`, `data-panel="command"`, `aria-live="polite"`, `id="scrubber"`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("player page lacks %s", s)
+		}
+	}
+	for _, q := range []string{"step=-3", "step=abc", "step=99999"} {
+		resp, body := get(t, hs.URL+"/lessons/nested-reentry?"+q, nil)
+		if resp.StatusCode != 200 || !regexp.MustCompile(`data-step="(0|9)"`).MatchString(body) {
+			t.Errorf("%s: status %d", q, resp.StatusCode)
+		}
+	}
+	if resp, _ := get(t, hs.URL+"/lessons/no-such-lesson", nil); resp.StatusCode != 404 {
+		t.Errorf("unknown lesson: status %d", resp.StatusCode)
+	}
+	if resp, _ := get(t, hs.URL+"/nothing-here", nil); resp.StatusCode != 404 {
+		t.Errorf("unknown path: status %d", resp.StatusCode)
+	}
+}
+
+func TestMermaidDownload(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	for _, l := range sim.Locales {
+		resp, body := get(t, hs.URL+"/diagram.mmd?lang="+string(l), nil)
+		if resp.StatusCode != 200 || body != sim.Mermaid(l) || !strings.HasPrefix(body, "stateDiagram-v2") {
+			t.Fatalf("%s: status %d body %q", l, resp.StatusCode, body)
+		}
+		if cd := resp.Header.Get("Content-Disposition"); !strings.Contains(cd, "lock-states.mmd") {
+			t.Fatalf("Content-Disposition %q", cd)
+		}
+	}
+}
+
+func TestStaticFiles(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
+		u := static.URL("/static/", name)
+		resp, body := get(t, hs.URL+u, nil)
+		if resp.StatusCode != 200 || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			t.Fatalf("%s: status %d, cache %q", u, resp.StatusCode, resp.Header.Get("Cache-Control"))
+		}
+	}
+	if resp, _ := get(t, hs.URL+"/static/", nil); resp.StatusCode != 404 {
+		t.Errorf("/static/ lists files: %d", resp.StatusCode)
+	}
+	if resp, _ := get(t, hs.URL+"/static/../go.mod", nil); resp.StatusCode == 200 {
+		t.Errorf("path traversal served a file")
+	}
+}
+
+// TestPageWeight keeps the player page and what it loads (HTML, CSS, JS,
+// icon) under 200 KB, and checks it loads nothing from elsewhere.
+func TestPageWeight(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
+	total := len(page)
+	refs := regexp.MustCompile(`(?:src|href)="(/static/[^"]+)"`).FindAllStringSubmatch(page, -1)
+	if len(refs) != 3 {
+		t.Fatalf("page loads %d static files, want 3", len(refs))
+	}
+	for _, r := range refs {
+		_, body := get(t, hs.URL+strings.ReplaceAll(r[1], "&amp;", "&"), nil)
+		total += len(body)
+	}
+	t.Logf("page weight: %d bytes (%.1f KB)", total, float64(total)/1024)
+	if total > 200*1024 {
+		t.Fatalf("page weighs %d bytes, over 200 KB", total)
+	}
+}
+
+// TestMessageFiles checks that the three message files have the same ids,
+// that every UI field has a message, and that none is left untranslated.
+func TestMessageFiles(t *testing.T) {
+	ids := map[string]map[string]string{}
+	for _, l := range sim.Locales {
+		var m map[string]string
+		if _, err := toml.DecodeFile("i18n/active."+string(l)+".toml", &m); err != nil {
+			t.Fatal(err)
+		}
+		ids[string(l)] = m
+	}
+	for id := range ids["en"] {
+		for _, l := range []string{"zh-CN", "zh-TW"} {
+			if ids[l][id] == "" {
+				t.Errorf("%s has no %s", l, id)
+			}
+		}
+	}
+	for _, l := range []string{"zh-CN", "zh-TW"} {
+		for id := range ids[l] {
+			if _, ok := ids["en"][id]; !ok {
+				t.Errorf("%s has %s, which en lacks", l, id)
+			}
+		}
+	}
+	typ := reflect.TypeOf(templates.UI{})
+	for i := 0; i < typ.NumField(); i++ {
+		name := typ.Field(i).Name
+		if ids["en"][name] == "" {
+			t.Errorf("no message for UI field %s", name)
+		}
+	}
+	for _, l := range sim.Locales {
+		ui := reflect.ValueOf(tr(l).UI())
+		for i := 0; i < typ.NumField(); i++ {
+			if v := ui.Field(i).String(); v == "" || v != ids[string(l)][typ.Field(i).Name] {
+				t.Errorf("%s: UI field %s is %q, not its message", l, typ.Field(i).Name, v)
+			}
+		}
+	}
+	// The Chinese terms of the glossary.
+	for l, terms := range map[string][]string{
+		"zh-CN": {"可重入", "重入次数", "租约", "令牌", "栅栏令牌", "看门狗"},
+		"zh-TW": {"可重入", "重入次數", "租約", "令牌", "柵欄令牌", "看門狗"},
+	} {
+		src, err := os.ReadFile("i18n/active." + l + ".toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, term := range terms {
+			if !strings.Contains(string(src), term) {
+				t.Errorf("%s never says %s", l, term)
+			}
+		}
+	}
+	// Every outcome, action and invariant has a message.
+	for _, o := range []sim.Outcome{sim.Acquired, sim.Reentered, sim.Busy, sim.Lost, sim.NoContext, sim.Released, sim.StillHeld,
+		sim.NotOwner, sim.TimedOut, sim.Pending, sim.Accepted, sim.Renewed, sim.Gone, sim.Rejected, sim.OK} {
+		if ids["en"]["Outcome"+string(o)] == "" {
+			t.Errorf("no gloss for outcome %s", o)
+		}
+	}
+	for _, a := range sim.Actions {
+		if ids["en"]["Act"+camel(string(a))] == "" {
+			t.Errorf("no name for action %s", a)
+		}
+	}
+	for _, inv := range sim.Invariants {
+		if ids["en"][invariantTitles[inv]] == "" {
+			t.Errorf("no title for invariant %s", inv)
+		}
+	}
+	for _, g := range sim.Groups {
+		if ids["en"]["Group"+camel(g)] == "" {
+			t.Errorf("no title for group %s", g)
+		}
+	}
+}
+
+// TestPanelsEveryStep renders every panel of every step of every lesson in
+// every language: nothing fails, lesson text is escaped, the diagram
+// highlights the lock's state and the timeline has a column per step.
+func TestPanelsEveryStep(t *testing.T) {
+	srv, _ := newTestHTTP(t, Config{})
+	for _, l := range testLessons(t) {
+		frames := expectedFrames(t, l)
+		for _, loc := range sim.Locales {
+			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
+				for i := range frames {
+					v := &view{t: tr(loc), lesson: l, frames: frames[:i+1], cur: i, info: srv.cfg.Backend.Info()}
+					panels, err := v.panels(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(panels[panelDiagram], `data-state="`+string(focusState(l, frames[i]))+`"`) {
+						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
+					}
+					if got := strings.Count(panels[panelTimeline], `data-col="`); got != len(l.Steps)+1 {
+						t.Fatalf("step %d: timeline has %d columns", i, got)
+					}
+					for name, html := range panels {
+						if strings.Contains(html, "<script") || strings.Contains(html, "<img") || strings.Contains(html, "<b>") {
+							t.Fatalf("step %d: %s panel has unescaped lesson markup", i, name)
+						}
+					}
+					tl := v.timeline()
+					if tl.Width != (len(l.Steps)+1)*tlColW || len(tl.Lanes) != len(laneActors(l))+1 {
+						t.Fatalf("step %d: timeline %d wide with %d lanes", i, tl.Width, len(tl.Lanes))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestStaleOwnerDrawn checks the timeline shades the window where an actor
+// believes it holds a lock Redis no longer gives it, and draws pauses,
+// crashes and forks.
+func TestStaleOwnerDrawn(t *testing.T) {
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	k := staleStep(frames)
+	v := &view{t: tr(sim.English), lesson: l, frames: frames[:k+1], cur: k}
+	tl := v.timeline()
+	has := func(rects []templates.TLRect, class string, x int) bool {
+		for _, r := range rects {
+			if r.Class == class && r.X == x {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(tl.Rects, "zone-stale", k*tlColW) || !has(tl.Rects, "belief stale", k*tlColW+1) {
+		t.Fatalf("stale window not drawn at step %d", k)
+	}
+	if has(tl.Rects, "zone-stale", (k-1)*tlColW) {
+		t.Fatalf("stale window drawn before step %d", k)
+	}
+	if !strings.Contains(v.alerts().Stale[0], "Redis no longer keeps its token") {
+		t.Fatalf("no stale-owner notice")
+	}
+	forks := lessonByID(t, all, "test-forks")
+	ff := expectedFrames(t, forks)
+	fv := &view{t: tr(sim.English), lesson: forks, frames: ff, cur: len(ff) - 1}
+	ftl := fv.timeline()
+	classes := map[string]bool{}
+	for _, r := range ftl.Rects {
+		classes[r.Class] = true
+	}
+	for _, p := range ftl.Paths {
+		classes[p.Class] = true
+	}
+	for _, c := range []string{"zone-crashed", "token-only", "chip forked-start", "fork-line", "call-line", "lease", "truth", "belief"} {
+		if !classes[c] {
+			t.Errorf("forks lesson: no %s drawn", c)
+		}
+	}
+	so := lessonByID(t, all, "test-stale-owner")
+	sf := expectedFrames(t, so)
+	sv := &view{t: tr(sim.English), lesson: so, frames: sf, cur: len(sf) - 1}
+	paused := false
+	for _, r := range sv.timeline().Rects {
+		paused = paused || r.Class == "zone-paused"
+	}
+	if !paused {
+		t.Error("no pause drawn")
+	}
+}
+
+func TestWrapLabel(t *testing.T) {
+	for _, s := range []string{"released to 0, or lease ends", "释放到 0，或租约到期", "re-enter again, or release part", "繼續重入或部分釋放", "x"} {
+		lines := wrapLabel(s, 16)
+		joined := strings.Join(lines, "")
+		if strings.ReplaceAll(joined, " ", "") != strings.ReplaceAll(s, " ", "") {
+			t.Errorf("%q wrapped into %q loses text", s, lines)
+		}
+		for _, line := range lines {
+			if textUnits(line) > 16 && len(lines) > 1 {
+				t.Errorf("%q: line %q too long", s, line)
+			}
+		}
+	}
+}

@@ -1,0 +1,321 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gorilla/websocket"
+
+	"lockstep/backend"
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// Session timing.
+const (
+	stepTimeout  = 10 * time.Second // one step on Redis
+	closeTimeout = 5 * time.Second  // deleting a run's keys
+	playInterval = 1500 * time.Millisecond
+)
+
+// session is the lesson run of one connection. Its goroutine (run) owns the
+// runner and the store: it handles the page's messages one at a time and the
+// play ticks in between, and it is the only sender on the client's queue.
+type session struct {
+	srv     *Server
+	c       *client
+	locale  sim.Locale
+	lesson  *sim.Lesson
+	store   *backend.Store
+	runner  *sim.Runner
+	cur     int
+	playing bool
+	speed   float64
+	timer   *time.Timer
+	dropped bool
+}
+
+// run is the session's goroutine.
+func (s *Server) runSession(c *client) {
+	defer s.sessions.Done()
+	sess := &session{srv: s, c: c, locale: sim.English, speed: DefaultSpeed}
+	defer func() {
+		sess.stopPlay()
+		sess.closeRun()
+		close(c.done)
+		s.hub.remove(c)
+	}()
+	idle := time.NewTimer(s.cfg.IdleTimeout)
+	defer idle.Stop()
+	info := s.cfg.Backend.Info()
+	if !sess.send(HelloMessage{Type: MsgHello, Protocol: ProtocolVersion, Backend: info, BackendTxt: info.String(), MaxMessage: s.cfg.ReadLimit}) {
+		return
+	}
+	for {
+		var tick <-chan time.Time
+		if sess.timer != nil {
+			tick = sess.timer.C
+		}
+		select {
+		case in := <-c.inbox:
+			idle.Reset(s.cfg.IdleTimeout)
+			sess.handle(in)
+		case <-tick:
+			sess.tick()
+		case <-idle.C:
+			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
+			return
+		case <-c.gone:
+			c.finish(websocket.CloseNormalClosure, "")
+			return
+		case <-s.ctx.Done():
+			c.finish(websocket.CloseGoingAway, "web: server shutting down")
+			return
+		}
+		if sess.dropped {
+			return
+		}
+	}
+}
+
+// send queues a message for the writer; a client whose queue is full is
+// dropped, so it can never hold up the session or anyone else.
+func (s *session) send(v any) bool {
+	if s.dropped {
+		return false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.srv.logf("web: encode message: %v", err)
+		return false
+	}
+	if !s.c.enqueue(b) {
+		s.dropped = true
+		s.srv.logf("web: dropping a client that does not read its messages")
+		s.c.drop("web: client too slow; dropped")
+		return false
+	}
+	return true
+}
+
+func (s *session) sendErr(re int64, err error) {
+	var pe *protoError
+	if !errors.As(err, &pe) {
+		pe = &protoError{code: ErrCodeInternal, msg: err.Error()}
+	}
+	s.send(ErrorMessage{Type: MsgError, Re: re, Code: pe.code, Message: pe.msg})
+}
+
+func (s *session) handle(in inbound) {
+	if in.binary {
+		s.sendErr(0, perr(ErrCodeBinary, "binary messages are not part of the protocol; send JSON text"))
+		return
+	}
+	m, err := parseClientMessage(in.data)
+	if err != nil {
+		s.sendErr(m.ID, err)
+		return
+	}
+	if m.Type == MsgLoad {
+		s.load(m)
+		return
+	}
+	if m.Type == MsgLang {
+		s.locale = sim.Locale(m.Lang)
+		if s.runner == nil {
+			s.send(StateMessage{Type: MsgState, Re: m.ID, Speed: s.speed})
+			return
+		}
+		s.sendFrame(m.ID, true)
+		return
+	}
+	if s.runner == nil {
+		s.sendErr(m.ID, perr(ErrCodeNoLesson, "no lesson loaded; send a load message first"))
+		return
+	}
+	total := len(s.lesson.Steps)
+	switch m.Type {
+	case MsgStep:
+		s.stopPlay()
+		s.moveTo(m.ID, s.cur+1)
+	case MsgBack:
+		s.stopPlay()
+		s.moveTo(m.ID, s.cur-1)
+	case MsgSeek:
+		s.stopPlay()
+		s.moveTo(m.ID, *m.Step)
+	case MsgPlay:
+		speed := m.Speed
+		if speed == 0 {
+			speed = s.speed
+		}
+		s.speed = speed
+		if s.cur >= total {
+			s.stopPlay()
+			s.moveTo(m.ID, 0)
+		}
+		s.startPlay()
+		s.send(s.state(m.ID))
+	case MsgPause:
+		s.stopPlay()
+		s.send(s.state(m.ID))
+	}
+}
+
+func (s *session) state(re int64) StateMessage {
+	return StateMessage{Type: MsgState, Re: re, Playing: s.playing, Speed: s.speed, Step: s.cur, Total: len(s.lesson.Steps)}
+}
+
+// load starts a fresh run of a lesson (closing the previous one) and runs
+// it to the requested step.
+func (s *session) load(m ClientMessage) {
+	l := s.srv.byID[m.Lesson]
+	if l == nil {
+		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", m.Lesson))
+		return
+	}
+	if m.Lang != "" {
+		s.locale = sim.Locale(m.Lang)
+	}
+	s.stopPlay()
+	s.closeRun()
+	store, err := s.srv.cfg.Backend.NewStore()
+	if err != nil {
+		s.sendErr(m.ID, perr(ErrCodeRedis, "new run: %v", err))
+		return
+	}
+	runner, err := sim.NewRunner(l, store)
+	if err != nil {
+		s.closeStore(store)
+		s.sendErr(m.ID, perr(ErrCodeInternal, "lesson %s: %v", l.ID, err))
+		return
+	}
+	s.lesson, s.store, s.runner, s.cur = l, store, runner, 0
+	target := 0
+	if m.Step != nil {
+		target = *m.Step
+	}
+	if err := s.runTo(target); err != nil {
+		s.sendErr(m.ID, err)
+	}
+	s.sendFrame(m.ID, true)
+}
+
+// moveTo goes to step target (clamped to the lesson), from the frames
+// already computed or by running steps, and sends the frame.
+func (s *session) moveTo(re int64, target int) {
+	if err := s.runTo(target); err != nil {
+		s.sendErr(re, err)
+	}
+	s.sendFrame(re, false)
+}
+
+// runTo sets the current step to target, clamped to [0, steps]. Frames are
+// deterministic, so going back or seeking serves computed ones; only a step
+// past the last computed one runs on Redis. On a Redis error the session
+// stays at the last step computed, and the step can be tried again.
+func (s *session) runTo(target int) error {
+	target = max(0, min(target, len(s.lesson.Steps)))
+	for len(s.runner.Frames())-1 < target && !s.runner.Done() {
+		ctx, cancel := context.WithTimeout(s.srv.ctx, stepTimeout)
+		_, err := s.runner.Step(ctx)
+		cancel()
+		if err != nil {
+			s.cur = len(s.runner.Frames()) - 1
+			return perr(ErrCodeRedis, "step %d on %s failed: %v; try again", len(s.runner.Frames()), s.srv.cfg.Backend.Info(), err)
+		}
+	}
+	s.cur = target
+	return nil
+}
+
+func (s *session) startPlay() {
+	s.stopPlay()
+	s.playing = true
+	s.timer = time.NewTimer(time.Duration(float64(playInterval) / s.speed))
+}
+
+func (s *session) stopPlay() {
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	s.playing = false
+}
+
+// tick is one step of play.
+func (s *session) tick() {
+	s.timer = nil
+	total := len(s.lesson.Steps)
+	if s.cur >= total {
+		s.stopPlay()
+		s.send(s.state(0))
+		return
+	}
+	if err := s.runTo(s.cur + 1); err != nil {
+		s.stopPlay()
+		s.sendErr(0, err)
+		s.sendFrame(0, false)
+		return
+	}
+	if s.cur >= total {
+		s.playing = false
+	} else {
+		s.timer = time.NewTimer(time.Duration(float64(playInterval) / s.speed))
+	}
+	s.sendFrame(0, false)
+}
+
+// sendFrame renders the current step and sends it; with chrome it also
+// re-renders the header and the controls (after a load or a language
+// change).
+func (s *session) sendFrame(re int64, chrome bool) {
+	t := tr(s.locale)
+	frames := s.runner.Frames()
+	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix()}
+	ctx := context.Background()
+	panels, err := v.panels(ctx)
+	if err != nil {
+		s.sendErr(re, err)
+		return
+	}
+	total := len(s.lesson.Steps)
+	msg := FrameMessage{
+		Type: MsgFrame, Re: re, Lesson: s.lesson.ID, Step: s.cur, Total: total, Computed: len(frames) - 1,
+		Playing: s.playing, Speed: s.speed, Lang: string(s.locale),
+		Title: s.lesson.Title.In(s.locale) + " · " + t.UI().AppName,
+		URL:   lessonURL(s.lesson.ID, s.cur, s.locale, false),
+		Frame: frames[s.cur], Panels: panels,
+	}
+	if chrome {
+		msg.Chrome, err = renderAll(ctx, map[string]templ.Component{
+			chromeHeader:   templates.PlayerHeader(s.srv.header(t, s.lesson, s.cur, false)),
+			chromeControls: templates.ControlsBar(controls(t, s.cur, total, s.speed)),
+		})
+		if err != nil {
+			s.sendErr(re, err)
+			return
+		}
+	}
+	s.send(msg)
+}
+
+// closeRun ends the current run: its keys are deleted from Redis.
+func (s *session) closeRun() {
+	if s.store != nil {
+		s.closeStore(s.store)
+	}
+	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
+}
+
+func (s *session) closeStore(st *backend.Store) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.srv.ctx), closeTimeout)
+	defer cancel()
+	if err := st.Close(ctx); err != nil {
+		s.srv.logf("web: close run: %v", err)
+	}
+}
