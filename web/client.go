@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
 )
 
 // Connection timing, after gorilla/websocket's chat example.
@@ -23,6 +24,12 @@ const (
 type inbound struct {
 	data   []byte
 	binary bool
+	// limited: the message came over the connection's rate limit; the
+	// session answers it with an error and does not carry it out.
+	limited bool
+	// flood: the connection sent Config.MessageBurst messages in a row over
+	// its rate limit; the session closes it with code 1008.
+	flood bool
 }
 
 // client is one websocket connection: one reader goroutine (readPump), one
@@ -31,10 +38,13 @@ type inbound struct {
 type client struct {
 	conn      *websocket.Conn
 	readLimit int64
-	send      chan []byte
-	inbox     chan inbound
-	gone      chan struct{} // closed when the reader stops
-	done      chan struct{} // closed when the session ends
+	// limiter bounds the rate of the page's messages (Config.MessageRate);
+	// nil means no bound.
+	limiter *rate.Limiter
+	send    chan []byte
+	inbox   chan inbound
+	gone    chan struct{} // closed when the reader stops
+	done    chan struct{} // closed when the session ends
 
 	closeOnce   sync.Once
 	closeCode   int
@@ -85,8 +95,12 @@ func (c *client) drop(reason string) {
 
 // readPump reads the page's messages and hands them to the session. It is
 // the connection's only reader. A message over the read limit closes the
-// connection with code 1009 and a reason that says so.
+// connection with code 1009 and a reason that says so. A message over the
+// rate limit is not carried out: the first of a run is passed on marked
+// limited (the session answers it with an error), the rest are dropped, and
+// Config.MessageBurst of them in a row close the connection with code 1008.
 func (c *client) readPump() {
+	denied := 0
 	defer func() {
 		_ = c.conn.Close()
 		close(c.gone)
@@ -119,6 +133,30 @@ func (c *client) readPump() {
 		default:
 		}
 		_ = c.conn.SetReadDeadline(time.Now().Add(pongWait))
+		if c.limiter != nil && !c.limiter.Allow() {
+			denied++
+			if denied >= c.limiter.Burst() {
+				// The session closes the connection after what it queued.
+				select {
+				case c.inbox <- inbound{flood: true}:
+				case <-c.done:
+				}
+				c.awaitClose()
+				return
+			}
+			if denied == 1 {
+				// The first of a run is answered; the rest are dropped
+				// unanswered, so a flood cannot fill the send queue.
+				select {
+				case c.inbox <- inbound{limited: true}:
+				case <-c.done:
+					c.awaitClose()
+					return
+				}
+			}
+			continue
+		}
+		denied = 0
 		select {
 		case c.inbox <- inbound{data: data, binary: typ == websocket.BinaryMessage}:
 		case <-c.done:

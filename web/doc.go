@@ -66,7 +66,9 @@
 // binary message), unknown-type, bad-field (missing or out of range),
 // unknown-lesson, unknown-lang, no-lesson (a player message before load),
 // redis (a step failed on Redis: the run stays at the last computed step and
-// the step can be tried again), busy, internal.
+// the step can be tried again), busy, rate-limited (a message over the
+// connection's rate limit, Config.MessageRate, 50 per second with bursts of
+// 100 by default; it was ignored), internal.
 //
 // # Limits and closing
 //
@@ -80,6 +82,7 @@
 // default Origin check). Close codes:
 //
 //	1001  the server is shutting down (the page reconnects)
+//	1008  the connection sent Config.MessageBurst messages in a row over its rate limit
 //	1009  a message over the read limit (Config.ReadLimit, 4096 bytes by default); the reason says so
 //	1013  too many sessions (Config.MaxSessions); sent after an error message with code busy
 //	4000  the session was idle for Config.IdleTimeout; the page reconnects when the learner comes back

@@ -45,6 +45,7 @@ const (
 	ErrCodeNoLesson      = "no-lesson"      // a player message before any load
 	ErrCodeRedis         = "redis"          // a step failed on Redis; the run is unchanged and may be retried
 	ErrCodeBusy          = "busy"           // too many sessions; sent before close code 1013
+	ErrCodeRateLimited   = "rate-limited"   // a message over the connection's rate limit, not carried out
 	ErrCodeInternal      = "internal"       // rendering failed
 )
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
 
 	"lockstep/backend"
 	"lockstep/sim"
@@ -26,6 +27,12 @@ const (
 	DefaultMaxSessions = 100
 	DefaultIdleTimeout = 30 * time.Minute
 	DefaultReadLimit   = 4096
+	// DefaultMessageRate is the sustained rate of client messages a
+	// connection may send, in messages per second.
+	DefaultMessageRate = 50
+	// DefaultMessageBurst is how many client messages a connection may send
+	// at once above DefaultMessageRate.
+	DefaultMessageBurst = 100
 )
 
 // Config configures a Server.
@@ -43,6 +50,16 @@ type Config struct {
 	// ReadLimit bounds a client message in bytes; a longer one closes the
 	// connection with code 1009 and a reason that says so.
 	ReadLimit int64
+	// MessageRate bounds the client messages of one connection, in messages
+	// per second sustained, with MessageBurst more at once; 0 means
+	// DefaultMessageRate. A message over the bound is not carried out; the
+	// first of a run is answered with an error message of code
+	// rate-limited, and a connection that sends MessageBurst such messages
+	// in a row is closed with code 1008. The bound is per connection, so a flood slows no one else.
+	MessageRate float64
+	// MessageBurst is the burst of MessageRate, in messages; 0 means
+	// DefaultMessageBurst.
+	MessageBurst int
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -79,6 +96,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.ReadLimit <= 0 {
 		cfg.ReadLimit = DefaultReadLimit
+	}
+	if cfg.MessageRate <= 0 {
+		cfg.MessageRate = DefaultMessageRate
+	}
+	if cfg.MessageBurst <= 0 {
+		cfg.MessageBurst = DefaultMessageBurst
 	}
 	if _, err := loadBundle(); err != nil {
 		return nil, err
@@ -283,6 +306,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := newClient(conn, s.cfg.ReadLimit)
+	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	s.mu.Lock()
 	if s.closed || !s.hub.add(c) {
 		s.mu.Unlock()
@@ -306,6 +330,10 @@ func (s *Server) refuse(c *client) {
 	_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, reason))
 	c.awaitClose()
 	_ = c.conn.Close()
+}
+
+func floodReason(r rate.Limit) string {
+	return fmt.Sprintf("web: too many messages (limit %g per second)", float64(r))
 }
 
 func tooBigReason(limit int64) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
 
 	"lockstep/backend"
 	"lockstep/sim"
@@ -111,6 +112,15 @@ func (s *session) sendErr(re int64, err error) {
 }
 
 func (s *session) handle(in inbound) {
+	if in.flood {
+		s.dropped = true
+		s.c.finish(websocket.ClosePolicyViolation, floodReason(rate.Limit(s.srv.cfg.MessageRate)))
+		return
+	}
+	if in.limited {
+		s.sendErr(0, perr(ErrCodeRateLimited, "too many messages (limit %g per second); this one was ignored", s.srv.cfg.MessageRate))
+		return
+	}
 	if in.binary {
 		s.sendErr(0, perr(ErrCodeBinary, "binary messages are not part of the protocol; send JSON text"))
 		return
@@ -276,7 +286,7 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
-	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix()}
+	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.store.Info(), prefix: s.store.Prefix()}
 	ctx := context.Background()
 	panels, err := v.panels(ctx)
 	if err != nil {

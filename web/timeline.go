@@ -183,7 +183,11 @@ func (v *view) timeline() templates.TimelineView {
 	redisY := y
 	redisH := tlReplyH + len(locks)*tlGaugeRw + 4
 	redis := templates.TLLane{Y: redisY, H: redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
-	if !v.info.Embedded {
+	switch {
+	case v.info.Pair != "":
+		// A failover lesson runs on a primary and replica of its own.
+		redis.Sub = t.T("BackendPair")
+	case !v.info.Embedded:
 		redis.Sub = clip(v.info.Addr, 30)
 	}
 	for k, lock := range locks {
