@@ -5,10 +5,26 @@
 
 GO ?= go
 
-.PHONY: test deps vet run bench templ-check screenshot
+.PHONY: test deps vet fuzz run bench templ-check screenshot
 
-test: deps vet templ-check
+test: deps vet templ-check fuzz
 	$(GO) test -race -count=1 ./...
+
+# fuzz runs each fuzz target briefly (FUZZTIME each) on top of its seed
+# corpus in testdata/fuzz: the lesson loader and the websocket message
+# decoder.
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./web -run '^$$' -fuzz '^FuzzParseClientMessage$$' -fuzztime=$(FUZZTIME)
+
+# bench measures step latency, lock calls, the embedded backend, 1,000
+# sessions and a Redis fault against floors and ceilings measured in the
+# same run, and prints one table (docs/performance.md). It starts its own
+# redis-server on a free loopback port.
+bench:
+	@command -v redis-server >/dev/null 2>&1 || $(MAKE) deps
+	$(GO) run ./bench
 
 vet:
 	$(GO) vet ./...

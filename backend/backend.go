@@ -13,6 +13,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // DefaultDialTimeout bounds how long Open waits for a real Redis.
@@ -125,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	opt.DialerRetries = 1
 	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
 	opt.DisableIdentity = true
+	opt.MaintNotificationsConfig = noMaintNotifications()
 	client := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -180,15 +182,25 @@ func (b *Backend) NewStore() (*Store, error) {
 	return &Store{client: b.client, prefix: prefix, restore: true, names: map[string]bool{}, be: b, info: b.info}, nil
 }
 
+// noMaintNotifications turns off go-redis's maintenance notifications
+// (a RESP3 feature Lockstep, on RESP2, never uses). With them on, NewClient
+// classifies Addr first, and for a host name ("miniredis") that is a DNS
+// lookup: a stall of up to 2 s on every new run when DNS is slow, measured
+// by `make bench` (docs/performance.md).
+func noMaintNotifications() *maintnotifications.Config {
+	return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+}
+
 // newMini returns a fresh miniredis and a go-redis client that reaches it
 // through Miniredis.Dial, with no TCP listener.
 func newMini() (*miniredis.Miniredis, *redis.Client) {
 	m := miniredis.NewMiniRedis()
 	client := redis.NewClient(&redis.Options{
-		Addr:            "miniredis",
-		Protocol:        2,
-		PoolSize:        2,
-		DisableIdentity: true,
+		Addr:                     "miniredis",
+		Protocol:                 2,
+		PoolSize:                 2,
+		DisableIdentity:          true,
+		MaintNotificationsConfig: noMaintNotifications(),
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return m.Dial()
 		},

@@ -68,7 +68,8 @@ func launch(ctx context.Context, bin, dir, port string, extra []string) (*proces
 		cmd.Wait()
 		close(p.done)
 	}()
-	c := redis.NewClient(&redis.Options{Addr: p.addr, Protocol: 2, DisableIdentity: true, MaxRetries: 0, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: p.addr, Protocol: 2, DisableIdentity: true, MaxRetries: 0, DialTimeout: 200 * time.Millisecond,
+		MaintNotificationsConfig: noMaintNotifications()})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, pairStartTimeout)
 	defer cancel()

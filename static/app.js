@@ -9,6 +9,46 @@ const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
 const PROGRESS_KEY = "lockstep.progress.v1";
 const PRESENTER_KEY = "lockstep.presenter";
+const PREDICT_KEY = "lockstep.predict.v1"; // lesson → {steps: {n: {guess, got, ok}}}
+const PREDICT_MODE_KEY = "lockstep.predictMode";
+const ANSWERS_KEY = "lockstep.interview.v1";
+
+function loadJSON(key) {
+  try {
+    return JSON.parse(localStorage.getItem(key)) || {};
+  } catch {
+    return {};
+  }
+}
+
+function storeJSON(key, v) {
+  try {
+    localStorage.setItem(key, JSON.stringify(v));
+  } catch {
+    // Storage may be full or disabled: scores and answers are a convenience.
+  }
+}
+
+// predictScore sums a lesson's predictions: the latest answer per step.
+function predictScore(lesson) {
+  const steps = (loadJSON(PREDICT_KEY)[lesson] || {}).steps || {};
+  const out = { right: 0, total: 0, misses: [] };
+  for (const [n, a] of Object.entries(steps)) {
+    out.total++;
+    if (a.ok) out.right++;
+    else out.misses.push(Number(n));
+  }
+  out.misses.sort((a, b) => a - b);
+  return out;
+}
+
+function recordPrediction(lesson, step, guess, got) {
+  const all = loadJSON(PREDICT_KEY);
+  const p = all[lesson] || { steps: {} };
+  p.steps[step] = { guess, got, ok: guess === got };
+  all[lesson] = p;
+  storeJSON(PREDICT_KEY, all);
+}
 
 function loadProgress() {
   try {
@@ -56,6 +96,14 @@ function showCourseProgress(root) {
     card.classList.add("started");
     card.classList.toggle("done", done);
   }
+  for (const card of $$(".lesson-card", root)) {
+    const sc = predictScore(card.dataset.lesson);
+    const el = $("[data-predict-score]", card);
+    if (!el || sc.total === 0) continue;
+    $("[data-score-text]", el).textContent = fill(root.dataset.tScore, sc);
+    $("[data-retry-link]", el).hidden = sc.misses.length === 0;
+    el.hidden = false;
+  }
 }
 
 // ---------- player ----------
@@ -75,6 +123,18 @@ class Player {
     this.idle = false;
     this.presenter = false;
     this.shown = new Map();
+    // Predict mode: steps[i] describes step i+1 (null: nothing to predict).
+    try {
+      this.steps = JSON.parse(root.dataset.predictSteps || "[]") || [];
+    } catch {
+      this.steps = [];
+    }
+    this.predict = false;
+    this.prompting = 0; // the step whose outcome the bar asks for
+    this.guess = null; // {step, outcome} sent, waiting for its frame
+    this.revealed = 0; // the step whose verdict the bar shows
+    this.afterSeek = 0; // retry: ask for this step once the seek lands before it
+    this.retry = null; // {list, i}: the misses being retried
   }
 
   start() {
@@ -86,6 +146,14 @@ class Player {
       stored = null;
     }
     this.setPresenter(params.get("present") === "1" || (!params.has("present") && stored === "1"), false);
+    let storedPredict = null;
+    try {
+      storedPredict = localStorage.getItem(PREDICT_MODE_KEY);
+    } catch {
+      storedPredict = null;
+    }
+    this.setPredict(params.get("predict") === "1" || (!params.has("predict") && storedPredict === "1"), false);
+    if (this.predict && params.get("retry") === "1") this.retry = { list: predictScore(this.lesson).misses, i: 0, started: false };
     document.addEventListener("click", (e) => this.onClick(e));
     document.addEventListener("keydown", (e) => this.onKey(e));
     document.addEventListener("input", (e) => {
@@ -179,6 +247,7 @@ class Player {
     if (m.chrome) {
       for (const [name, html] of Object.entries(m.chrome)) this.swap(`[data-chrome="${name}"]`, html);
       this.setPresenter(this.presenter, false);
+      this.setPredict(this.predict, false);
     }
     for (const [name, html] of Object.entries(m.panels)) this.swap(`[data-panel="${name}"]`, html);
     this.step = m.step;
@@ -191,6 +260,8 @@ class Player {
     document.title = m.title;
     const u = new URL(m.url, location.href);
     if (this.presenter) u.searchParams.set("present", "1");
+    if (this.predict) u.searchParams.set("predict", "1");
+    if (this.retry) u.searchParams.set("retry", "1");
     history.replaceState(null, "", u.pathname + u.search);
     this.setConn("open", "tConnected");
     this.setPlaying(m.playing);
@@ -198,6 +269,7 @@ class Player {
     this.announce();
     this.scrollTimeline();
     this.saveProgress();
+    if (this.predict) this.onPredictFrame(m, Boolean(m.chrome));
   }
 
   // swap replaces a region's HTML, keeping open <details>, focus and the
@@ -306,6 +378,7 @@ class Player {
   act(action) {
     switch (action) {
       case "step":
+        if (this.predict && this.predictStep()) return true;
         return this.send({ type: "step" });
       case "back":
         return this.send({ type: "back" });
@@ -314,9 +387,12 @@ class Player {
       case "end":
         return this.send({ type: "seek", step: this.total });
       case "play":
+        if (this.predict && !this.playing) return this.note(this.text("tPredictPlayOff"));
         return this.send(this.playing ? { type: "pause" } : { type: "play", speed: this.speed() });
       case "presenter":
         return this.setPresenter(!this.presenter, true);
+      case "predict":
+        return this.setPredict(!this.predict, true);
       default:
         return false;
     }
@@ -329,6 +405,11 @@ class Player {
       e.preventDefault();
       this.lang = a.dataset.lang;
       if (!this.send({ type: "lang", lang: a.dataset.lang })) location.href = a.href;
+      return;
+    }
+    const choice = e.target.closest("[data-choice]");
+    if (choice && !choice.disabled) {
+      this.choose(choice.dataset.choice);
       return;
     }
     const b = e.target.closest("[data-action]");
@@ -373,10 +454,236 @@ class Player {
         action = "presenter";
         break;
       default:
+        if (this.prompting && /^[1-9]$/.test(e.key)) {
+          const outs = this.steps[this.prompting - 1]?.outcomes || [];
+          const o = outs[Number(e.key) - 1];
+          if (o) {
+            e.preventDefault();
+            this.choose(o);
+          }
+        }
         return;
     }
     e.preventDefault();
     this.act(action);
+  }
+
+  // ---------- predict mode ----------
+
+  setPredict(on, remember) {
+    this.predict = on;
+    for (const b of $$('[data-action="predict"]')) b.setAttribute("aria-pressed", String(on));
+    const play = $("#btn-play");
+    if (play) {
+      play.setAttribute("aria-disabled", String(on));
+      if (on) play.title = this.text("tPredictPlayOff");
+    }
+    if (on && this.playing) this.send({ type: "pause" });
+    if (!on) {
+      this.prompting = 0;
+      this.guess = null;
+      this.retry = null;
+      this.afterSeek = 0;
+      this.hideBar();
+    }
+    this.showScore();
+    if (!remember) return;
+    try {
+      localStorage.setItem(PREDICT_MODE_KEY, on ? "1" : "0");
+    } catch {
+      // ignore
+    }
+    const u = new URL(location.href);
+    if (on) u.searchParams.set("predict", "1");
+    else {
+      u.searchParams.delete("predict");
+      u.searchParams.delete("retry");
+    }
+    history.replaceState(null, "", u.pathname + u.search);
+    if (on) this.predictStep();
+  }
+
+  showScore() {
+    const el = $("#predict-score");
+    if (!el) return;
+    if (!this.predict) {
+      el.textContent = "";
+      return;
+    }
+    const sc = predictScore(this.lesson);
+    el.textContent = sc.total ? fill(this.text("tPredictScore"), sc) : this.text("tPredictNone");
+  }
+
+  bar() {
+    return $("[data-predict-bar]");
+  }
+
+  hideBar() {
+    const b = this.bar();
+    if (b) {
+      b.hidden = true;
+      b.replaceChildren();
+    }
+    this.revealed = 0;
+  }
+
+  // fillBar replaces the bar's content with paragraphs of [class, text].
+  fillBar(state, lines) {
+    const b = this.bar();
+    if (!b) return null;
+    b.dataset.state = state;
+    b.replaceChildren();
+    if (this.retry && this.retry.list.length && state !== "note") {
+      const p = document.createElement("p");
+      p.className = "predict-retry";
+      p.textContent = fill(this.text("tRetryProgress"), { n: Math.min(this.retry.i + (state === "ask" ? 1 : 0), this.retry.list.length), total: this.retry.list.length });
+      b.append(p);
+    }
+    for (const [cls, text] of lines) {
+      const p = document.createElement("p");
+      p.className = cls;
+      p.textContent = text;
+      b.append(p);
+    }
+    b.hidden = false;
+    return b;
+  }
+
+  note(text) {
+    if (!this.prompting && !this.guess) this.fillBar("note", [["predict-note", text]]);
+    return true;
+  }
+
+  glosses() {
+    try {
+      return JSON.parse($(".controls")?.dataset.glosses || "{}");
+    } catch {
+      return {};
+    }
+  }
+
+  // predictStep is a step forward in predict mode: ask first when the next
+  // step has an outcome to predict. It returns false for a plain step.
+  predictStep() {
+    if (this.guess || this.afterSeek) return true; // a reply is on its way
+    if (this.retry && this.retry.started) {
+      if (this.retry.i < this.retry.list.length) return this.nextRetry();
+      this.retry = null;
+      const u = new URL(location.href);
+      u.searchParams.delete("retry");
+      history.replaceState(null, "", u.pathname + u.search);
+    }
+    const next = this.step + 1;
+    if (next > this.total) return false;
+    if (this.prompting === next) return true;
+    if (!this.steps[next - 1]) return false;
+    this.ask(next);
+    return true;
+  }
+
+  nextRetry() {
+    const target = this.retry.list[this.retry.i];
+    this.retry.started = true;
+    if (this.step === target - 1) this.ask(target);
+    else {
+      this.afterSeek = target;
+      this.send({ type: "seek", step: target - 1 });
+    }
+    return true;
+  }
+
+  ask(n) {
+    const s = this.steps[n - 1];
+    if (!s) return;
+    this.prompting = n;
+    const g = this.glosses();
+    const b = this.fillBar("ask", [
+      ["predict-q", fill(this.text("tPredictPrompt"), { step: n, actor: s.actor, action: g[`act:${s.do}`] || s.do, lock: s.lock })],
+      ["predict-hint", this.text("tPredictChoose")],
+    ]);
+    if (!b) return;
+    const group = document.createElement("div");
+    group.className = "predict-choices";
+    group.setAttribute("role", "group");
+    s.outcomes.forEach((o, i) => {
+      const btn = document.createElement("button");
+      btn.type = "button";
+      btn.dataset.choice = o;
+      const k = document.createElement("kbd");
+      k.textContent = String(i + 1);
+      const c = document.createElement("code");
+      c.textContent = o;
+      const t = document.createElement("span");
+      t.className = "gloss";
+      t.textContent = g[o] || "";
+      btn.append(k, c, t);
+      group.append(btn);
+    });
+    b.append(group);
+    group.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  choose(outcome) {
+    const n = this.prompting;
+    if (!n) return;
+    this.prompting = 0;
+    this.guess = { step: n, outcome };
+    for (const b of $$("[data-choice]", this.bar())) {
+      b.disabled = true;
+      b.classList.toggle("chosen", b.dataset.choice === outcome);
+    }
+    if (this.step === n - 1) this.send({ type: "step" });
+    else this.send({ type: "seek", step: n });
+  }
+
+  onPredictFrame(m, loaded) {
+    if (this.afterSeek) {
+      if (m.step === this.afterSeek - 1) {
+        const n = this.afterSeek;
+        this.afterSeek = 0;
+        this.ask(n);
+      }
+      return;
+    }
+    if (this.guess) {
+      const g = this.guess;
+      this.guess = null;
+      if (m.step !== g.step) {
+        this.hideBar();
+        return;
+      }
+      const got = m.frame.outcome;
+      recordPrediction(this.lesson, g.step, g.outcome, got);
+      if (this.retry && this.retry.list[this.retry.i] === g.step) this.retry.i++;
+      const gl = this.glosses();
+      const ok = g.outcome === got;
+      const verdict = ok
+        ? fill(this.text("tPredictRight"), { outcome: got })
+        : fill(this.text("tPredictWrong"), { guess: g.outcome, outcome: got });
+      const lines = [[`predict-verdict ${ok ? "right" : "wrong"}`, verdict]];
+      if (gl[got]) lines.push(["predict-gloss", `${got}: ${gl[got]}`]);
+      lines.push(["predict-why", this.text("tPredictWhy")]);
+      if (this.retry && this.retry.i >= this.retry.list.length) lines.push(["predict-note", this.text("tRetryDone")]);
+      this.fillBar(ok ? "right" : "wrong", lines);
+      this.revealed = g.step;
+      this.showScore();
+      return;
+    }
+    if (loaded && this.retry && !this.retry.started) {
+      if (this.retry.list.length) this.nextRetry();
+      else {
+        this.retry = null;
+        this.fillBar("note", [["predict-note", this.text("tRetryNone")]]);
+      }
+      return;
+    }
+    if (this.prompting && m.step === this.prompting - 1) {
+      if (loaded) this.ask(this.prompting); // the language changed: ask again in it
+      return;
+    }
+    this.prompting = 0;
+    if (this.revealed !== m.step || loaded) this.hideBar();
+    this.showScore();
   }
 
   onScrub(el, now) {
@@ -391,3 +698,98 @@ const player = document.getElementById("player");
 if (player) new Player(player).start();
 const course = document.getElementById("course");
 if (course) showCourseProgress(course);
+
+// ---------- follow-up questions ----------
+
+// startInterview keeps each answer in localStorage as it is typed, and
+// opens (or closes) a question's model answer and its timeline.
+function startInterview(root) {
+  const answers = loadJSON(ANSWERS_KEY);
+  for (const ta of $$("textarea[data-answer]", root)) {
+    const id = ta.dataset.answer;
+    if (answers[id]) ta.value = answers[id];
+    ta.addEventListener("input", () => {
+      const all = loadJSON(ANSWERS_KEY);
+      all[id] = ta.value;
+      storeJSON(ANSWERS_KEY, all);
+      const s = $(`[data-saved="${id}"]`, root);
+      if (s) s.textContent = root.dataset.tSaved;
+    });
+  }
+  root.addEventListener("click", (e) => {
+    const b = e.target.closest("[data-reveal]");
+    if (!b) return;
+    const id = b.dataset.reveal;
+    const open = b.getAttribute("aria-expanded") !== "true";
+    b.setAttribute("aria-expanded", String(open));
+    b.textContent = open ? root.dataset.tHide : root.dataset.tShow;
+    const q = b.closest("[data-question]");
+    q.classList.toggle("revealed", open);
+    for (const el of [document.getElementById(`${id}-model`), $(`[data-demo="${id}"]`, root)]) {
+      if (el) el.hidden = !open;
+    }
+  });
+}
+
+const interview = document.getElementById("interview");
+if (interview) startInterview(interview);
+
+// ---------- the 60-second timer ----------
+
+function startTimer(root) {
+  const box = $("[data-timer]", root);
+  if (!box) return;
+  const total = Number(box.dataset.seconds) || 60;
+  const count = $("[data-timer-count]", root);
+  const arc = $("[data-timer-arc]", root);
+  const status = $("[data-timer-status]", root);
+  const toggle = $("[data-timer-toggle]", root);
+  let left = total * 1000;
+  let endsAt = 0;
+  let tick = 0;
+  const draw = () => {
+    const secs = Math.ceil(left / 1000);
+    count.textContent = String(secs);
+    arc.style.strokeDashoffset = String(60 - (60 * left) / (total * 1000));
+    box.dataset.running = String(Boolean(tick));
+    box.classList.toggle("low", secs <= 10);
+  };
+  const stop = () => {
+    clearInterval(tick);
+    tick = 0;
+    toggle.textContent = root.dataset.tStart;
+    draw();
+  };
+  const update = () => {
+    left = Math.max(0, endsAt - Date.now());
+    if (left === 0) {
+      stop();
+      status.textContent = root.dataset.tDone;
+      return;
+    }
+    draw();
+  };
+  toggle.addEventListener("click", () => {
+    if (tick) {
+      update();
+      stop();
+      return;
+    }
+    if (left === 0) left = total * 1000;
+    status.textContent = "";
+    endsAt = Date.now() + left;
+    tick = setInterval(update, 200);
+    toggle.textContent = root.dataset.tStop;
+    draw();
+  });
+  $("[data-timer-reset]", root).addEventListener("click", () => {
+    stop();
+    left = total * 1000;
+    status.textContent = "";
+    draw();
+  });
+  draw();
+}
+
+const sixty = document.getElementById("sixty");
+if (sixty) startTimer(sixty);

@@ -125,6 +125,9 @@ type CoursePage struct {
 	Langs   []LangOption
 	Backend BackendBadge
 	Groups  []CourseGroup
+	// I and Nav are interview mode's strings and the site navigation.
+	I   Interview
+	Nav []NavLink
 }
 
 // CourseGroup is a part of the course: consecutive lessons of one group.
@@ -160,6 +163,8 @@ type PlayerPage struct {
 	Title     string // <title>
 	Header    Header
 	Controls  Controls
+	// Steps is the lesson's steps for predict mode (PredictData.Steps).
+	Steps string
 }
 
 // Header is the top of the player: the lesson and the page's settings. It is
@@ -176,6 +181,9 @@ type Header struct {
 	Source    string
 	Langs     []LangOption
 	Backend   BackendBadge
+	// Crumb, when set, replaces "All lessons" and the lesson's number in
+	// the breadcrumbs (a drill: the drills page, CourseURL its URL).
+	Crumb string
 }
 
 // Controls is the player's control bar. It is re-rendered when the language
@@ -185,6 +193,10 @@ type Controls struct {
 	Step   int
 	Total  int
 	Speeds []SpeedOption
+	// I holds predict mode's strings and Glosses its outcome glosses
+	// (PredictData.Glosses), re-rendered with the bar.
+	I       Interview
+	Glosses string
 }
 
 // SpeedOption is one entry of the speed picker.

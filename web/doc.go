@@ -7,9 +7,22 @@
 //	GET /                          the course, in order, with the learner's progress (localStorage)
 //	GET /lessons/{id}?step=N&lang=L&present=1   the player, deep-linked to a step and a language
 //	GET /diagram.mmd?lang=L        seed 001's state diagram as Mermaid stateDiagram-v2 text
+//	GET /interview?lang=L          seed 001's three follow-up questions: the learner's answer, our model answer, a timeline
+//	GET /interview/60s?lang=L      the one-line and 60-second answers, a 60 s timer, the state diagram, the self-tests
+//	GET /drills?lang=L             the drill levels (package drill)
+//	GET /drills?level=V&seed=N     303 to the drill's player page, /lessons/drill-V-N?predict=1 (no seed: a fresh one)
 //	GET /static/{file}?v=HASH      app.css, app.js, icon.svg (embedded, cached for good)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"
+//
+// A drill is played like a lesson: its id ("drill-leases-42") names its
+// level and seed, and the player page and the load message accept it. With
+// predict=1 (remembered in localStorage) the player asks, before each step
+// whose action has more than one outcome, which outcome it will come to,
+// offering the outcomes of the page's data-predict-steps attribute; the
+// answer sends the step, and the verdict compares the guess with the
+// outcome of the frame the run produced. Scores, "retry my misses"
+// (retry=1) and the interview page's answers live in localStorage only.
 //
 // The language comes from the lang parameter, else from Accept-Language
 // (en, zh-CN, zh-TW; English when nothing matches). Every page is rendered

@@ -132,6 +132,9 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /{$}", s.serveCourse)
 	mux.HandleFunc("GET /lessons/{id}", s.servePlayer)
 	mux.HandleFunc("GET /diagram.mmd", s.serveMermaid)
+	mux.HandleFunc("GET /interview", s.serveInterview)
+	mux.HandleFunc("GET /interview/60s", s.serveSixty)
+	mux.HandleFunc("GET /drills", s.serveDrills)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -219,6 +222,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 	p := templates.CoursePage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/?lang=" + string(l) }),
+		I:     t.interview(), Nav: siteNav(t, navCourse),
 	}
 	for i, l := range s.lessons {
 		if len(p.Groups) == 0 || (i > 0 && s.lessons[i-1].Group != l.Group) {
@@ -243,7 +247,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	l := s.byID[id]
+	l := s.lesson(r.Context(), id)
 	if l == nil {
 		http.Error(w, fmt.Sprintf("web: no lesson %q in the course", id), http.StatusNotFound)
 		return
@@ -263,6 +267,7 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
 		Header:    s.header(t, l, step, presenter),
 		Controls:  controls(t, step, len(l.Steps), DefaultSpeed),
+		Steps:     predictSteps(l),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }

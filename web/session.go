@@ -183,7 +183,7 @@ func (s *session) state(re int64) StateMessage {
 // load starts a fresh run of a lesson (closing the previous one) and runs
 // it to the requested step.
 func (s *session) load(m ClientMessage) {
-	l := s.srv.byID[m.Lesson]
+	l := s.srv.lesson(s.srv.ctx, m.Lesson)
 	if l == nil {
 		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", m.Lesson))
 		return
@@ -286,7 +286,7 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
-	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.store.Info(), prefix: s.store.Prefix()}
+	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix()}
 	ctx := context.Background()
 	panels, err := v.panels(ctx)
 	if err != nil {

@@ -184,8 +184,9 @@ func (v *view) timeline() templates.TimelineView {
 	redisH := tlReplyH + len(locks)*tlGaugeRw + 4
 	redis := templates.TLLane{Y: redisY, H: redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
 	switch {
-	case v.info.Pair != "":
-		// A failover lesson runs on a primary and replica of its own.
+	case v.lesson.Replica:
+		// A failover lesson runs on a primary and replica of its own
+		// (backend.Store.Info names them once the first step has run).
 		redis.Sub = t.T("BackendPair")
 	case !v.info.Embedded:
 		redis.Sub = clip(v.info.Addr, 30)

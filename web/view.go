@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"lockstep/backend"
+	"lockstep/drill"
 	"lockstep/sim"
 	"lockstep/templates"
 )
@@ -493,6 +494,9 @@ func (v *view) focusLock() (sim.LockView, []sim.LockView) {
 // header is the player's header in the view's language.
 func (s *Server) header(t *translator, l *sim.Lesson, step int, presenter bool) templates.Header {
 	vi, _ := sim.Variant(l.Variant)
+	if _, _, ok := drill.ParseID(l.ID); ok && s.byID[l.ID] == nil {
+		return s.drillHeader(t, l, step, presenter)
+	}
 	return templates.Header{
 		UI:        t.UI(),
 		CourseURL: "/?lang=" + string(t.locale),
@@ -512,7 +516,7 @@ func (s *Server) header(t *translator, l *sim.Lesson, step int, presenter bool) 
 var speeds = []string{"0.5", "1", "2", "4"}
 
 func controls(t *translator, step, total int, speed float64) templates.Controls {
-	c := templates.Controls{UI: t.UI(), Step: step, Total: total}
+	c := templates.Controls{UI: t.UI(), Step: step, Total: total, I: t.interview(), Glosses: predictGlosses(t)}
 	for _, s := range speeds {
 		f, _ := strconv.ParseFloat(s, 64)
 		c.Speeds = append(c.Speeds, templates.SpeedOption{Value: s, Label: s + "×", Selected: f == speed})

@@ -25,6 +25,7 @@ type Server struct {
 	Addr string // 127.0.0.1:PORT
 	Port int
 	cmd  *exec.Cmd
+	bin  string // set by Launch, for Relaunch
 }
 
 // Need returns the path of a program, or skips the test (fails it under
@@ -63,6 +64,44 @@ func Start(tb testing.TB, extra ...string) *Server {
 		lastErr = err
 	}
 	tb.Fatalf("redistest: start redis-server: %v", lastErr)
+	return nil
+}
+
+// Launch starts a redis-server like Start, for programs outside tests (the
+// benchmark table of package bench): it returns an error instead of failing
+// a test, and the caller must Stop the server. bin is the program ("" means
+// redis-server on PATH).
+func Launch(bin string, extra ...string) (*Server, error) {
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("redis-server"); err != nil {
+			return nil, fmt.Errorf("redistest: redis-server is not installed (make deps installs it): %w", err)
+		}
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("redistest: free port: %w", err)
+		}
+		s, err := start(bin, port, extra)
+		if err == nil {
+			s.bin = bin
+			return s, nil
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("redistest: start redis-server: %w", lastErr)
+}
+
+// Relaunch starts a server stopped with Stop again on the same port, like
+// Restart, for programs outside tests.
+func (s *Server) Relaunch() error {
+	n, err := start(s.bin, s.Port, nil)
+	if err != nil {
+		return fmt.Errorf("redistest: restart: %w", err)
+	}
+	s.cmd = n.cmd
 	return nil
 }
 

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/sim"
+)
+
+// The benchmarks below measure what the table of `go run ./bench` reports,
+// one figure each, for `go test -bench . ./bench` and for profiling
+// (-cpuprofile). The table itself is what gives each figure its reference.
+
+func embedded(b *testing.B) *backend.Backend {
+	be, err := backend.Open(context.Background(), backend.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return be
+}
+
+func real(b *testing.B) (*backend.Backend, *redistest.Server) {
+	rs := redistest.Start(b)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { be.Close() })
+	return be, rs
+}
+
+func lessonsOf(b *testing.B) []*sim.Lesson {
+	ls, err := course()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ls
+}
+
+// benchSteps reports the websocket step round trip: ns/op is one step.
+func benchSteps(b *testing.B, be *backend.Backend) {
+	ls := lessonsOf(b)
+	s, err := startServer(be, ls, 10, time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.close()
+	c, err := dial(s.ws + "/ws")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.conn.Close()
+	var d []time.Duration
+	b.ResetTimer()
+	for i := 0; len(d) < b.N; i++ {
+		if err := c.stepLesson(ls[i%len(ls)], &d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	st := summarize(d)
+	b.ReportMetric(float64(st.p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(st.p99.Microseconds()), "p99-µs")
+}
+
+func BenchmarkStepRoundTripEmbedded(b *testing.B) { benchSteps(b, embedded(b)) }
+
+func BenchmarkStepRoundTripReal(b *testing.B) {
+	be, _ := real(b)
+	benchSteps(b, be)
+}
+
+func BenchmarkWebsocketEcho(b *testing.B) {
+	s, err := startServer(embedded(b), lessonsOf(b), 10, time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.close()
+	b.ResetTimer()
+	if _, err := echoRoundTrips(s, b.N); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkRedisPing(b *testing.B) {
+	_, rs := real(b)
+	c := realClient(rs.Addr)
+	defer c.Close()
+	b.ResetTimer()
+	if _, err := pingRoundTrips(context.Background(), c, b.N); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkLockPair: ns/op is one acquire+release through Store.Exec.
+func BenchmarkLockPair(b *testing.B) {
+	be, _ := real(b)
+	for _, v := range sim.Variants() {
+		b.Run(v, func(b *testing.B) {
+			if _, _, err := lockPairs(context.Background(), be, v, 1, b.N); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkEvalShaCeiling: ns/op is one EVALSHA of the variant's acquire
+// script in a plain go-redis loop.
+func BenchmarkEvalShaCeiling(b *testing.B) {
+	_, rs := real(b)
+	c := realClient(rs.Addr)
+	defer c.Close()
+	for _, v := range sim.Variants() {
+		b.Run(v, func(b *testing.B) {
+			calls, err := sim.LockCalls(v, "bench", "t-bench", 30000, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := evalShaLoop(context.Background(), c, calls[0].Script, calls[0], b.N); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
+
+// BenchmarkRunnerEmbedded: ns/op is one pass over the course on the
+// embedded backend, no web layer.
+func BenchmarkRunnerEmbedded(b *testing.B) {
+	be, ls := embedded(b), lessonsOf(b)
+	b.ResetTimer()
+	if _, _, err := runnerCost(context.Background(), be, ls, b.N); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSessions1000: one op is 1,000 concurrent sessions stepping a
+// lesson each on the embedded backend, then reclaimed when idle.
+func BenchmarkSessions1000(b *testing.B) {
+	ls := lessonsOf(b)
+	for i := 0; i < b.N; i++ {
+		r, err := manySessions(1000, time.Second, ls)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(r.steps.p99.Microseconds()), "p99-µs")
+		b.ReportMetric(float64(r.peakRSS)/(1<<20), "peak-RSS-MiB")
+		b.ReportMetric(float64(r.peakGoroutines), "peak-goroutines")
+	}
+}

@@ -1,0 +1,328 @@
+// Command bench measures how fast and how robust Lockstep is and prints one
+// table (`make bench`, or `go run ./bench`): step round trips over the
+// websocket against the floor of a Redis PING plus a websocket echo, lock
+// calls against a plain EVALSHA loop, the embedded backend's cost per step
+// against one miniredis EVALSHA, 1,000 concurrent sessions, and a
+// redis-server killed mid-lesson. Every figure is a ratio to a reference
+// measured in the same run, so machine noise cancels.
+//
+// It starts its own redis-server on a free loopback port (package
+// internal/redistest) and stops it at the end. The same measurements run
+// as Go benchmarks: go test -bench . ./bench.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/sim"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command's flags.
+type options struct {
+	rounds   int           // passes over the course for the step round trips
+	pings    int           // floor samples
+	pairs    int           // lock nests per variant
+	sessions int           // concurrent sessions of the load row
+	idle     time.Duration // the load server's idle timeout
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.IntVar(&o.rounds, "rounds", 5, "passes over the course for the step round trips")
+	fs.IntVar(&o.pings, "pings", 20000, "samples of each floor (PING, websocket echo)")
+	fs.IntVar(&o.pairs, "pairs", 5000, "acquire+release nests per lock variant")
+	fs.IntVar(&o.sessions, "sessions", 1000, "concurrent websocket sessions of the load row")
+	fs.DurationVar(&o.idle, "idle-timeout", 20*time.Second, "idle timeout of the load row's server (the reclaim it measures)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	t := &table{}
+	if err := measure(context.Background(), o, t, stderr); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		t.print(stdout)
+		return 1
+	}
+	t.print(stdout)
+	return 0
+}
+
+// row is one line of the table.
+type row struct {
+	section, measure, value, reference, ratio, target, met string
+}
+
+type table struct {
+	header []string
+	rows   []row
+}
+
+func (t *table) add(r row) { t.rows = append(t.rows, r) }
+
+func (t *table) print(w io.Writer) {
+	for _, h := range t.header {
+		fmt.Fprintln(w, h)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tmeasure\tvalue\treference (same run)\tratio\ttarget\tmet")
+	fmt.Fprintln(tw, "-\t-------\t-----\t--------------------\t-----\t------\t---")
+	for _, r := range t.rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.section, r.measure, r.value, r.reference, r.ratio, r.target, r.met)
+	}
+	tw.Flush()
+}
+
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
+
+func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+func yes(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}
+
+func machine() []string {
+	cpu := "?"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "model name"); ok {
+				cpu = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	mem := "?"
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		line, _, _ := strings.Cut(string(data), "\n")
+		mem = strings.Join(strings.Fields(strings.TrimPrefix(line, "MemTotal:")), " ")
+	}
+	redisV := "?"
+	if out, err := exec.Command("redis-server", "--version").Output(); err == nil {
+		redisV = strings.TrimSpace(string(out))
+	}
+	return []string{
+		"lockstep bench, " + time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		fmt.Sprintf("machine: %d CPUs (%s), %s memory, %s %s/%s, %s",
+			runtime.NumCPU(), cpu, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH, redisV),
+	}
+}
+
+func measure(ctx context.Context, o options, t *table, log io.Writer) error {
+	t.header = machine()
+	ls, err := course()
+	if err != nil {
+		return err
+	}
+	steps := 0
+	for _, l := range ls {
+		steps += len(l.Steps)
+	}
+	rs, err := redistest.Launch("")
+	if err != nil {
+		return err
+	}
+	defer rs.Stop()
+	t.header = append(t.header, fmt.Sprintf("redis-server on %s (started for this run); %d lessons, %d steps per pass (the replica lesson is left out)", rs.Addr, len(ls), steps))
+
+	emb, err := backend.Open(ctx, backend.Config{})
+	if err != nil {
+		return err
+	}
+	real, err := backend.Open(ctx, backend.Config{URL: rs.URL})
+	if err != nil {
+		return err
+	}
+	defer real.Close()
+
+	// Floors.
+	fmt.Fprintln(log, "bench: floors")
+	rc := realClient(rs.Addr)
+	defer rc.Close()
+	m, mc := miniClient()
+	defer m.Close()
+	defer mc.Close()
+	pingReal, err := pingRoundTrips(ctx, rc, o.pings)
+	if err != nil {
+		return err
+	}
+	pingMini, err := pingRoundTrips(ctx, mc, o.pings)
+	if err != nil {
+		return err
+	}
+	se, err := startServer(emb, ls, 10, time.Hour)
+	if err != nil {
+		return err
+	}
+	defer se.close()
+	sr, err := startServer(real, ls, 10, time.Hour)
+	if err != nil {
+		return err
+	}
+	defer sr.close()
+	echo, err := echoRoundTrips(se, o.pings)
+	if err != nil {
+		return err
+	}
+	pr, pm, ec := summarize(pingReal), summarize(pingMini), summarize(echo)
+	t.add(row{"0", "floor: Redis PING round trip (redis-server, go-redis, 1 conn)", "p50 " + us(pr.p50) + ", p99 " + us(pr.p99), "", "", "", ""})
+	t.add(row{"0", "floor: embedded PING round trip (miniredis via Dial)", "p50 " + us(pm.p50) + ", p99 " + us(pm.p99), "", "", "", ""})
+	t.add(row{"0", "floor: websocket echo round trip (same listener)", "p50 " + us(ec.p50) + ", p99 " + us(ec.p99), "", "", "", ""})
+
+	// 1. Step round trips.
+	fmt.Fprintln(log, "bench: step round trips")
+	for _, c := range []struct {
+		name string
+		s    *server
+		ping stats
+	}{{"embedded", se, pm}, {"real", sr, pr}} {
+		d, size, err := stepRoundTrips(c.s, ls, o.rounds)
+		if err != nil {
+			return err
+		}
+		st := summarize(d)
+		floor50, floor99 := c.ping.p50+ec.p50, c.ping.p99+ec.p99
+		r99 := float64(st.p99) / float64(floor99)
+		target, met := "p99 ≤ 3x floor", r99 <= 3
+		if c.name == "embedded" {
+			target += ", < 1 ms"
+			met = met && st.p99 < time.Millisecond
+		}
+		t.add(row{"1", fmt.Sprintf("step round trip, %s (%d steps, frame message %.0f KiB)", c.name, st.n, float64(size)/1024),
+			"p50 " + us(st.p50) + ", p99 " + us(st.p99),
+			"floor p50 " + us(floor50) + ", p99 " + us(floor99),
+			fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(floor50), r99), target, yes(met)})
+	}
+
+	// 2. Lock calls.
+	fmt.Fprintln(log, "bench: lock calls")
+	for _, v := range sim.Variants() {
+		calls, err := sim.LockCalls(v, "bench", "t-bench", 30000, 1)
+		if err != nil {
+			return err
+		}
+		// Alternate chunks of the ceiling and of ours, so that drift in
+		// the machine's speed hits both alike.
+		var ceil, ours, plain time.Duration
+		n := 0
+		const chunks = 50
+		for k := 0; k < chunks; k++ {
+			d, err := evalShaLoop(ctx, rc, calls[0].Script, calls[0], o.pairs*len(calls)/chunks)
+			if err != nil {
+				return err
+			}
+			ceil += d
+			d, n, err = lockPairs(ctx, real, v, 1, o.pairs/chunks)
+			if err != nil {
+				return err
+			}
+			ours += d
+			if d, err = plainPairs(ctx, rc, v, o.pairs/chunks); err != nil {
+				return err
+			}
+			plain += d
+		}
+		perCallCeil := ceil / time.Duration(o.pairs*len(calls))
+		perCallOurs := ours / time.Duration(o.pairs*n)
+		perCallPlain := plain / time.Duration(o.pairs*n)
+		ratio := float64(perCallCeil) / float64(perCallOurs)
+		t.add(row{"2", fmt.Sprintf("%s: acquire+release, Store.Exec; plain EVALSHA", v),
+			fmt.Sprintf("%.0f; %.0f pairs/s", float64(o.pairs)/ours.Seconds(), float64(o.pairs)/plain.Seconds()),
+			fmt.Sprintf("EVALSHA acquire loop %.0f calls/s", float64(o.pairs*len(calls))/ceil.Seconds()),
+			fmt.Sprintf("%.2fx; %.2fx", ratio, float64(perCallCeil)/float64(perCallPlain)), "≥ 0.9x per call", yes(ratio >= 0.9)})
+	}
+	for _, v := range []string{"local-count", "hash-refresh", "token-count"} {
+		d, n, err := lockPairs(ctx, real, v, 3, o.pairs/2)
+		if err != nil {
+			return err
+		}
+		t.add(row{"2", fmt.Sprintf("%s: nested ×3 acquire, ×3 release", v),
+			fmt.Sprintf("%d round trips, %.0f nests/s", n, float64(o.pairs/2)/d.Seconds()),
+			"6 calls made", fmt.Sprintf("%d/6 reach Redis", n), "local-count: reentry free", yes(v != "local-count" || n == 2)})
+	}
+
+	// 3. Per-step cost without the web layer.
+	fmt.Fprintln(log, "bench: runner cost")
+	for _, c := range []struct {
+		name string
+		be   *backend.Backend
+		cl   interface{}
+	}{{"embedded", emb, mc}, {"real", real, rc}} {
+		cl := rc
+		if c.name == "embedded" {
+			cl = mc
+		}
+		acq, err := sim.LockCalls("hash-refresh", "bench", "t-bench", 30000, 1)
+		if err != nil {
+			return err
+		}
+		ceil, err := evalShaLoop(ctx, cl, acq[0].Script, acq[0], o.pings/4)
+		if err != nil {
+			return err
+		}
+		perEval := ceil / time.Duration(o.pings/4)
+		perStep, perExec, err := runnerCost(ctx, c.be, ls, o.rounds)
+		if err != nil {
+			return err
+		}
+		t.add(row{"3", fmt.Sprintf("%s: sim.Runner.Step, no web (Store.Exec share)", c.name),
+			fmt.Sprintf("%s/step (Exec %s)", us(perStep), us(perExec)),
+			"one EVALSHA hash-refresh/acquire " + us(perEval),
+			fmt.Sprintf("%.1fx (Exec %.1fx)", float64(perStep)/float64(perEval), float64(perExec)/float64(perEval)), "report", "-"})
+	}
+
+	// 4. Many sessions.
+	fmt.Fprintf(log, "bench: %d sessions\n", o.sessions)
+	lr, err := manySessions(o.sessions, o.idle, ls)
+	t.add(row{"4", fmt.Sprintf("%d concurrent sessions, embedded, each a whole lesson", lr.sessions),
+		fmt.Sprintf("%d errors; step p50 %s, p99 %s (%d steps)", lr.errors, us(lr.steps.p50), us(lr.steps.p99), lr.steps.n),
+		"1 session: see row 1", "", "no errors", yes(err == nil && lr.errors == 0)})
+	t.add(row{"4", "peak during the load", fmt.Sprintf("RSS %s, %d goroutines", mib(lr.peakRSS), lr.peakGoroutines),
+		fmt.Sprintf("before: RSS %s, %d goroutines", mib(lr.base.rss), lr.base.goroutines),
+		fmt.Sprintf("%.1f KiB RSS/session", float64(lr.peakRSS-min(lr.base.rss, lr.peakRSS))/1024/float64(max(1, lr.sessions))), "report", "-"})
+	t.add(row{"4", fmt.Sprintf("idle sessions reclaimed (-idle-timeout %s)", o.idle),
+		fmt.Sprintf("%d/%d closed 4000 after %s", lr.reclaimed, lr.sessions-lr.errors, lr.reclaimWait.Round(10*time.Millisecond)),
+		"", "", "all", yes(lr.reclaimed == lr.sessions-lr.errors)})
+	heapRatio := float64(lr.after.heap) / float64(max(1, lr.base.heap))
+	t.add(row{"4", "memory after reclaim (2 GCs; heap = live HeapAlloc)", fmt.Sprintf("heap %s, RSS %s, %d goroutines", mib(lr.after.heap), mib(lr.after.rss), lr.after.goroutines),
+		fmt.Sprintf("before: heap %s, RSS %s, %d goroutines", mib(lr.base.heap), mib(lr.base.rss), lr.base.goroutines),
+		fmt.Sprintf("heap %.2fx, RSS %.2fx", heapRatio, float64(lr.after.rss)/float64(max(1, lr.base.rss))),
+		"back to baseline (heap ≤ 1.25x, goroutines =)", yes(heapRatio <= 1.25 && lr.after.goroutines <= lr.base.goroutines)})
+	if err != nil {
+		return err
+	}
+
+	// 5. Faults.
+	fmt.Fprintln(log, "bench: redis-server killed mid-lesson")
+	fr, err := redisFault(ctx, rs, rs.URL, ls)
+	if err != nil {
+		return err
+	}
+	t.add(row{"5", "redis-server killed mid-lesson: the step answers", fmt.Sprintf("error %q after %s", fr.errCode, us(fr.errAnswer)),
+		"", "", "clear error", yes(fr.errCode == "redis")})
+	t.add(row{"5", "while Redis is down", fmt.Sprintf("other session served: %s, /healthz: %s", yes(fr.otherServed), yes(fr.healthz)),
+		"", "", "keeps serving", yes(fr.otherServed && fr.healthz)})
+	t.add(row{"5", "redis-server restarted on its port: lesson resumes", fmt.Sprintf("after %s, %d failed retries", fr.resume.Round(time.Millisecond), fr.retries),
+		"", "", "resumes", "yes"})
+	t.add(row{"5", "keys of ours after the resume / after close", fmt.Sprintf("%d keys, %d without TTL / %d left", fr.keys, fr.noTTL, fr.keysAfterClose),
+		"", "", "every key has a TTL", yes(fr.noTTL == 0 && fr.keysAfterClose == 0)})
+	return nil
+}

@@ -1,0 +1,203 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// Interview mode's pages (issue #6):
+//
+//	GET /interview        seed 001's three follow-up questions: write an answer, then open ours beside a timeline
+//	GET /interview/60s    the one-line and 60-second answers, a timer, the state diagram, the two self-test timelines
+//	GET /drills           the drill levels; ?level=L[&seed=N] opens a drill in the player (303)
+//
+// The model answers are Lockstep's own, in the message files (Q1..Q3,
+// A1..A3, OneLineAnswer, SpokenAnswer); paragraphs are separated by blank
+// lines.
+
+// interviewStrings caches templates.Interview per locale.
+var interviewStrings sync.Map // sim.Locale → templates.Interview
+
+// interview returns interview mode's strings in t's language: every field
+// of templates.Interview from the message of the same id.
+func (t *translator) interview() templates.Interview {
+	if v, ok := interviewStrings.Load(t.locale); ok {
+		return v.(templates.Interview)
+	}
+	var in templates.Interview
+	v := reflect.ValueOf(&in).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		v.Field(i).SetString(t.T(v.Type().Field(i).Name))
+	}
+	interviewStrings.Store(t.locale, in)
+	return in
+}
+
+// Pages of the site navigation, in order.
+const (
+	navCourse    = "course"
+	navDrills    = "drills"
+	navInterview = "interview"
+	navSixty     = "sixty"
+)
+
+// siteNav is the navigation of the course and interview pages, in t's
+// language, with current marked.
+func siteNav(t *translator, current string) []templates.NavLink {
+	in := t.interview()
+	q := "?lang=" + string(t.locale)
+	links := []struct{ id, label, url string }{
+		{navCourse, in.NavCourse, "/" + q},
+		{navDrills, in.NavDrills, "/drills" + q},
+		{navInterview, in.NavInterview, "/interview" + q},
+		{navSixty, in.NavSixty, "/interview/60s" + q},
+	}
+	out := make([]templates.NavLink, len(links))
+	for i, l := range links {
+		out[i] = templates.NavLink{Label: l.label, URL: l.url, Current: l.id == current}
+	}
+	return out
+}
+
+// paragraphs splits a message into its paragraphs (blank-line separated).
+func paragraphs(s string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.TrimSpace(s), "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// interviewQuestions are seed 001's follow-up questions and the lessons
+// that demonstrate our answers.
+var interviewQuestions = []struct{ q, a, lesson string }{
+	{"Q1", "A1", "setnx-del"},
+	{"Q2", "A2", "instance-owner"},
+	{"Q3", "A3", "stale-owner"},
+}
+
+// selfTests are the card's two self-test timelines and their lessons.
+var selfTests = []struct{ label, lesson string }{
+	{"SelfTestReentry", "missed-release"},
+	{"SelfTestStale", "stale-owner"},
+}
+
+var (
+	framesMu    sync.Mutex
+	framesCache = map[*sim.Lesson][]sim.Frame{}
+)
+
+// allFrames runs l to its end on a store of its own (its keys deleted
+// after) and returns every frame. Frames are the same on every store and
+// every run, so they are computed once per lesson.
+func (s *Server) allFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
+	framesMu.Lock()
+	f, ok := framesCache[l]
+	framesMu.Unlock()
+	if ok {
+		return f, nil
+	}
+	store, err := s.cfg.Backend.NewStore()
+	if err != nil {
+		return nil, fmt.Errorf("web: new run of %s: %w", l.ID, err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		if err := store.Close(cctx); err != nil {
+			s.logf("web: close run: %v", err)
+		}
+	}()
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		return nil, fmt.Errorf("web: lesson %s: %w", l.ID, err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, stepTimeout)
+	defer cancel()
+	frames, err := r.Run(rctx)
+	if err != nil {
+		return nil, fmt.Errorf("web: run %s: %w", l.ID, err)
+	}
+	framesMu.Lock()
+	framesCache[l] = frames
+	framesMu.Unlock()
+	return frames, nil
+}
+
+func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	t := tr(loc)
+	p := templates.InterviewPage{
+		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs: langOptions(loc, func(l sim.Locale) string { return "/interview?lang=" + string(l) }),
+		Nav:   siteNav(t, navInterview),
+	}
+	for i, q := range interviewQuestions {
+		iq := templates.InterviewQuestion{
+			N: i + 1, ID: "q" + strconv.Itoa(i+1), Label: t.T("QuestionN", "N", i+1),
+			Question: t.T(q.q), Model: paragraphs(t.T(q.a)),
+		}
+		if l := s.byID[q.lesson]; l != nil {
+			frames, err := s.allFrames(r.Context(), l)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			v := &view{t: t, lesson: l, frames: frames, cur: len(frames) - 1, info: s.cfg.Backend.Info()}
+			iq.LessonTitle = l.Title.In(loc)
+			iq.LessonURL = lessonURL(l.ID, 0, loc, false)
+			iq.Timeline = v.timeline()
+		}
+		p.Questions = append(p.Questions, iq)
+	}
+	writePage(w, r, http.StatusOK, templates.InterviewQuestions(p))
+}
+
+func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	t := tr(loc)
+	p := templates.SixtyPage{
+		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs:   langOptions(loc, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
+		Nav:     siteNav(t, navSixty),
+		OneLine: t.T("OneLineAnswer"),
+		Spoken:  paragraphs(t.T("SpokenAnswer")),
+	}
+	// The diagram shows the first self-test lesson at its first step that
+	// holds the lock more than once, with the transition it took.
+	v := &view{t: t, lesson: &sim.Lesson{Lock: "lock"}, frames: []sim.Frame{{}}}
+	if l := s.byID[selfTests[0].lesson]; l != nil {
+		frames, err := s.allFrames(r.Context(), l)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		v = &view{t: t, lesson: l, frames: frames, info: s.cfg.Backend.Info()}
+		for i, f := range frames {
+			if len(f.Locks) > 0 && f.Locks[0].State == sim.HeldMany {
+				v.cur = i
+				break
+			}
+		}
+		v.frames = frames[:v.cur+1]
+	}
+	p.Diagram = v.diagram()
+	for _, st := range selfTests {
+		l := s.byID[st.lesson]
+		if l == nil {
+			continue
+		}
+		p.SelfTests = append(p.SelfTests, templates.SelfTest{Label: t.T(st.label), LessonTitle: l.Title.In(loc), URL: lessonURL(l.ID, 0, loc, false)})
+	}
+	writePage(w, r, http.StatusOK, templates.Sixty(p))
+}

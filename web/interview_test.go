@@ -1,0 +1,254 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"lockstep/drill"
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// TestInterviewMessages checks that every string of interview mode, the
+// model answers included, is translated in every locale, and that the
+// Chinese answers use the glossary's terms.
+func TestInterviewMessages(t *testing.T) {
+	typ := reflect.TypeOf(templates.Interview{})
+	content := []string{"Q1", "Q2", "Q3", "A1", "A2", "A3", "OneLineAnswer", "SpokenAnswer", "SelfTestReentry", "SelfTestStale", "QuestionN"}
+	for _, l := range sim.Locales {
+		tl := tr(l)
+		in := reflect.ValueOf(tl.interview())
+		for i := 0; i < typ.NumField(); i++ {
+			name := typ.Field(i).Name
+			if s, ok := tl.lookup(name); !ok || s == "" || in.Field(i).String() != s {
+				t.Errorf("%s: Interview field %s has no message of its own", l, name)
+			}
+		}
+		for _, id := range content {
+			if _, ok := tl.lookup(id, "N", 1); !ok {
+				t.Errorf("%s: no message %s", l, id)
+			}
+		}
+		for _, a := range []string{"A1", "A2", "A3", "SpokenAnswer"} {
+			if n := len(paragraphs(tl.T(a))); n < 2 {
+				t.Errorf("%s: %s has %d paragraphs", l, a, n)
+			}
+		}
+	}
+	all := func(l sim.Locale) string {
+		t := tr(l)
+		return t.T("A1") + t.T("A2") + t.T("A3") + t.T("OneLineAnswer") + t.T("SpokenAnswer") + t.T("InterviewIntro") + t.T("DrillsHeading") + t.T("DrillsIntro")
+	}
+	for l, terms := range map[sim.Locale][]string{
+		sim.SimplifiedChinese:  {"可重入", "重入次数", "租约", "令牌", "栅栏令牌", "看门狗"},
+		sim.TraditionalChinese: {"可重入", "重入次數", "租約", "令牌", "柵欄令牌", "看門狗"},
+	} {
+		text := all(l)
+		for _, term := range terms {
+			if !strings.Contains(text, term) {
+				t.Errorf("%s: the answers do not use %s", l, term)
+			}
+		}
+	}
+	// The model answers cover the points of the card.
+	en := tr(sim.English)
+	for id, points := range map[string][]string{
+		"A1": {"SET NX", "count", "blocks itself", "token"},
+		"A2": {"every request", "Releases", "fresh random token", "thread"},
+		"A3": {"NOT_OWNER", "fencing token", "renewal", "rejects"},
+	} {
+		for _, p := range points {
+			if !strings.Contains(en.T(id), p) {
+				t.Errorf("model answer %s does not mention %q", id, p)
+			}
+		}
+	}
+}
+
+// TestInterviewPages serves the follow-up questions, the 60-second answer
+// and the drills page in every language: every string is translated, the
+// model answers and their lessons are there, and nothing leaves the origin.
+func TestInterviewPages(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	var ids []string
+	for i := 0; i < reflect.TypeOf(templates.Interview{}).NumField(); i++ {
+		ids = append(ids, reflect.TypeOf(templates.Interview{}).Field(i).Name)
+	}
+	ids = append(ids, "Q1", "Q2", "Q3", "A1", "A2", "A3", "OneLineAnswer", "SpokenAnswer", "SelfTestReentry", "SelfTestStale", "QuestionN")
+	for _, l := range sim.Locales {
+		tl := tr(l)
+		for _, page := range []struct {
+			path string
+			want []string
+		}{
+			{"/interview", []string{tl.T("Q1"), tl.T("Q2"), tl.T("Q3"), paragraphs(tl.T("A3"))[1], `href="/lessons/setnx-del?`, `href="/lessons/instance-owner?`, `href="/lessons/stale-owner?`, `data-answer="q1"`, `class="tl"`}},
+			{"/interview/60s", []string{tl.T("OneLineAnswer"), paragraphs(tl.T("SpokenAnswer"))[0], tl.T("SelfTestReentry"), tl.T("SelfTestStale"), `href="/lessons/missed-release?`, `data-testid="diagram"`, `data-timer`}},
+			{"/drills", []string{tl.T("DrillsHeading"), `href="/drills?lang=` + string(l) + `&amp;level=leases"`, drill.Levels[2].Title.In(l)}},
+			{"/", []string{`href="/interview?lang=` + string(l) + `"`, `href="/drills?lang=` + string(l) + `"`, `data-t-score=`}},
+		} {
+			resp, body := get(t, hs.URL+page.path+"?lang="+string(l), nil)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s %s: status %d", l, page.path, resp.StatusCode)
+			}
+			for _, w := range page.want {
+				if !strings.Contains(body, htmlEscapeKeepEntities(w)) {
+					t.Errorf("%s %s lacks %q", l, page.path, w)
+				}
+			}
+			for _, id := range ids {
+				if strings.Contains(body, ">"+id+"<") || strings.Contains(body, `="`+id+`"`) {
+					t.Errorf("%s %s shows the message id %s", l, page.path, id)
+				}
+			}
+			if m := regexp.MustCompile(`(?:src|href|action)="(?:https?:)?//`).FindString(body); m != "" {
+				t.Errorf("%s %s links outside its origin: %s", l, page.path, m)
+			}
+			if !strings.Contains(body, `<html lang="`+string(l)+`">`) {
+				t.Errorf("%s %s: wrong <html lang>", l, page.path)
+			}
+		}
+	}
+}
+
+// htmlEscapeKeepEntities escapes text as templ does, leaving an already
+// escaped "&amp;" alone.
+func htmlEscapeKeepEntities(s string) string {
+	if strings.Contains(s, "&amp;") || strings.HasPrefix(s, "href=") || strings.HasPrefix(s, "data-") || strings.HasPrefix(s, "class=") {
+		return s
+	}
+	return htmlEscape(s)
+}
+
+// TestInterviewPagesWithoutTheirLessons serves the pages for a course that
+// lacks the lessons they link: no link, no timeline, no error.
+func TestInterviewPagesWithoutTheirLessons(t *testing.T) {
+	all := testLessons(t)
+	_, hs := newTestHTTP(t, Config{Lessons: []*sim.Lesson{lessonByID(t, all, "nested-reentry")}})
+	for _, path := range []string{"/interview", "/interview/60s"} {
+		resp, body := get(t, hs.URL+path, nil)
+		if resp.StatusCode != http.StatusOK || strings.Contains(body, "/lessons/") {
+			t.Fatalf("%s: status %d, links a lesson: %v", path, resp.StatusCode, strings.Contains(body, "/lessons/"))
+		}
+	}
+}
+
+// TestDrillRoutes opens drills by level and seed (a 303 to the player in
+// predict mode), a fresh one by level, and refuses bad levels and seeds.
+func TestDrillRoutes(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	status := func(path string) (int, string) {
+		t.Helper()
+		resp, err := noFollow.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Location")
+	}
+	if code, loc := status("/drills?level=leases&seed=42&lang=zh-TW"); code != http.StatusSeeOther || loc != "/lessons/drill-leases-42?lang=zh-TW&predict=1" {
+		t.Fatalf("level and seed: %d %s", code, loc)
+	}
+	code, loc := status("/drills?level=reentry")
+	if code != http.StatusSeeOther || !regexp.MustCompile(`^/lessons/drill-reentry-\d+\?lang=en&predict=1$`).MatchString(loc) {
+		t.Fatalf("fresh drill: %d %s", code, loc)
+	}
+	for path, want := range map[string]int{
+		"/drills?level=nope&seed=1":       http.StatusNotFound,
+		"/drills?level=leases&seed=x":     http.StatusBadRequest,
+		"/drills?level=leases&seed=-1":    http.StatusBadRequest,
+		"/drills?level=leases&seed=1e999": http.StatusBadRequest,
+		"/lessons/drill-nope-1":           http.StatusNotFound,
+		"/lessons/drill-leases-01":        http.StatusNotFound,
+		"/lessons/drill-leases-42":        http.StatusOK,
+	} {
+		if code, _ := status(path); code != want {
+			t.Errorf("%s: status %d, want %d", path, code, want)
+		}
+	}
+	_, body := get(t, hs.URL+"/lessons/drill-leases-42?lang=en&predict=1", nil)
+	l, err := drill.Generate(context.Background(), "leases", 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(body, htmlEscape(l.Title.In(sim.English))) || !strings.Contains(body, `href="/drills?lang=en"`) {
+		t.Fatal("the drill's player page lacks its title or its breadcrumb to the drills page")
+	}
+	if !strings.Contains(body, htmlEscape(predictSteps(l))) {
+		t.Fatal("the drill's player page lacks its predict steps")
+	}
+}
+
+// TestPredictOutcomesOfferTheRun runs every lesson of the course (and the
+// test lessons) and drills of every level: before every step the player
+// asks about, the buttons offer the outcome the run really gives, and a
+// step it does not ask about has a single possible outcome.
+func TestPredictOutcomesOfferTheRun(t *testing.T) {
+	lessons := testLessons(t)
+	for _, lv := range drill.Levels {
+		for seed := uint64(0); seed < 5; seed++ {
+			l, err := drill.Generate(context.Background(), lv.ID, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lessons = append(lessons, l)
+		}
+	}
+	asked := 0
+	for _, l := range lessons {
+		if l.Replica {
+			continue // needs a pair; its steps are covered by the variant's other lessons
+		}
+		frames := expectedFrames(t, l)
+		var steps []*predictStep
+		if err := json.Unmarshal([]byte(predictSteps(l)), &steps); err != nil || len(steps) != len(l.Steps) {
+			t.Fatalf("%s: predict steps: %v (%d of %d)", l.ID, err, len(steps), len(l.Steps))
+		}
+		for i, st := range l.Steps {
+			got := frames[i+1].Outcome
+			if steps[i] == nil {
+				if n := len(sim.OutcomesFor(st.Do)); n != 1 {
+					t.Errorf("%s step %d (%s): not asked, but has %d outcomes", l.ID, i+1, st.Do, n)
+				}
+				continue
+			}
+			asked++
+			if !slices.Contains(steps[i].Outcomes, got) {
+				t.Errorf("%s step %d (%s %s): the run gives %s, the buttons offer %v", l.ID, i+1, st.Actor, st.Do, got, steps[i].Outcomes)
+			}
+			if steps[i].Actor != st.Actor || steps[i].Do != st.Do || steps[i].Lock != st.Lock {
+				t.Errorf("%s step %d: predict step %+v does not describe the step", l.ID, i+1, *steps[i])
+			}
+		}
+	}
+	if asked < 100 {
+		t.Fatalf("only %d steps asked about", asked)
+	}
+}
+
+// TestPredictGlosses checks the glosses the buttons show: every outcome a
+// prediction offers, in every language.
+func TestPredictGlosses(t *testing.T) {
+	for _, l := range sim.Locales {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(predictGlosses(tr(l))), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActFinishRelease, sim.ActWrite} {
+			if m["act:"+string(a)] == "" {
+				t.Errorf("%s: no name for action %s", l, a)
+			}
+			for _, o := range sim.OutcomesFor(a) {
+				if m[string(o)] == "" {
+					t.Errorf("%s: no gloss for %s", l, o)
+				}
+			}
+		}
+	}
+}

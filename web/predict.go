@@ -1,0 +1,88 @@
+package web
+
+import (
+	"encoding/json"
+	"slices"
+
+	"lockstep/sim"
+)
+
+// Predict mode (issue #6). Before each step that has something to predict
+// (an acquire, a release, a finish-release or a write), the player asks the
+// learner which outcome the step will come to, offering the outcomes below;
+// then it sends the step, and the outcome it reveals is the one of the
+// frame the run really produced. Everything else (the score, retrying the
+// misses) lives in the page's script and localStorage: the server only
+// describes the steps, in the player page's data-predict-steps attribute.
+
+// predictStep is one step of the data-predict-steps attribute.
+type predictStep struct {
+	Do       sim.Action    `json:"do"`
+	Actor    string        `json:"actor"`
+	Lock     string        `json:"lock"`
+	Outcomes []sim.Outcome `json:"outcomes"`
+}
+
+// predictOutcomes returns the outcomes the buttons offer before step st of
+// l, or nil when there is nothing to predict (the action has one outcome).
+// They are sim.OutcomesFor(st.Do) without those the step cannot come to
+// whatever Redis replies: TIMED_OUT only for a release whose reply is lost,
+// PENDING only for the first round trip of a two-step release, NO_CONTEXT
+// only in a lesson where some fork loses its context.
+func predictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
+	all := sim.OutcomesFor(st.Do)
+	if len(all) < 2 {
+		return nil
+	}
+	info, _ := sim.Variant(l.Variant)
+	lostContext := slices.ContainsFunc(l.Steps, func(s sim.Step) bool { return s.Do == sim.ActFork && s.Context == "lost" })
+	var out []sim.Outcome
+	for _, o := range all {
+		switch o {
+		case sim.TimedOut:
+			if !st.ReplyLost {
+				continue
+			}
+		case sim.Pending:
+			if !info.TwoStepRelease || st.Do != sim.ActRelease {
+				continue
+			}
+		case sim.NoContext:
+			if !lostContext {
+				continue
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// predictSteps is the JSON of the data-predict-steps attribute: one entry
+// per step, null where there is nothing to predict.
+func predictSteps(l *sim.Lesson) string {
+	steps := make([]*predictStep, len(l.Steps))
+	for i, st := range l.Steps {
+		if outs := predictOutcomes(l, st); outs != nil {
+			steps[i] = &predictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs}
+		}
+	}
+	b, _ := json.Marshal(steps)
+	return string(b)
+}
+
+// predictGlosses is the JSON of the controls' data-glosses attribute: the
+// gloss of every outcome a prediction may offer, and the name of every
+// action under "act:<action>", in t's language.
+func predictGlosses(t *translator) string {
+	m := map[string]string{}
+	for _, a := range sim.Actions {
+		for _, o := range sim.OutcomesFor(a) {
+			if g := t.Maybe("Outcome" + string(o)); g != "" {
+				m[string(o)] = g
+			}
+		}
+		m["act:"+string(a)] = t.actionName(a)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
