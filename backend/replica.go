@@ -240,7 +240,7 @@ func startPair(ctx context.Context, bin string) (_ *startedPair, err error) {
 }
 
 func pairClient(addr string) *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, MaxRetries: 0, PoolSize: 2, MaintNotificationsConfig: noMaintNotifications()})
+	return redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, MaxRetries: 0, PoolSize: 2, ReadTimeout: pairAckTimeout + time.Second, MaintNotificationsConfig: noMaintNotifications()})
 }
 
 // waitLink waits until the replica reports its link to the primary up and no

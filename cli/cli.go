@@ -37,6 +37,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
 	if err != nil {
 		return ExitInvalid
 	}
@@ -144,7 +147,9 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	} else if err != nil {
 		return ExitInvalid
 	}
 	if !sim.ValidLocale(*lang) {
@@ -156,14 +161,16 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return ExitInvalid
 	}
+	idW, varW := 0, 0
 	for _, l := range all {
-		fmt.Fprintf(stdout, "%-24s %-15s %s\n", l.ID, l.Variant, l.Title.In(sim.Locale(*lang)))
+		idW, varW = max(idW, len(l.ID)), max(varW, len(l.Variant))
+	}
+	for _, l := range all {
+		fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, l.ID, varW, l.Variant, l.Title.In(sim.Locale(*lang)))
 		if s := l.Summary.In(sim.Locale(*lang)); s != "" {
-			fmt.Fprintf(stdout, "%-24s %-15s %s\n", "", "", strings.TrimSpace(s))
+			fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, "", varW, "", strings.TrimSpace(s))
 		}
 	}
 	return ExitOK
 }
 
-// IsUsage reports whether err is a flag package usage error.
-func IsUsage(err error) bool { return errors.Is(err, flag.ErrHelp) }

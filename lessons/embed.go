@@ -1,5 +1,5 @@
 // Package lessons holds Lockstep's course: one YAML file per lesson in the
-// format of shared/spec/lesson-format.md (documented for authors in
+// format of docs/lesson-format.md (documented for authors in
 // lessons/README.md), embedded into the binary.
 package lessons
 

@@ -176,4 +176,3 @@ func splitLines(s string) []string {
 	}
 	return append(out, s[start:])
 }
-

@@ -24,6 +24,6 @@
 // installs the replica's state: what it never received is gone, while the
 // actors still believe what they believed.
 //
-// The lesson format is fixed by shared/spec/lesson-format.md; Load implements it
+// The lesson format is fixed by docs/lesson-format.md; Load implements it
 // and reports every problem as FILE:LINE:COL: message.
 package sim

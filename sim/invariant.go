@@ -131,21 +131,29 @@ func explainCountMismatch(who []string, owner, lock string, redis int64, local i
 func explainLeak(who string, gone, renewing bool, token, lock string, n int64) Text {
 	if renewing {
 		return Text{
-			English:            fmt.Sprintf("%s's task is over, but its process still renews the lease of its %d hold(s) on lock %s (token %s): the lease never ends, and nobody else will ever get the lock.", who, n, lock, token),
+			English:            fmt.Sprintf("%s's task is over, but its process still renews the lease of its %s on lock %s (token %s): the lease never ends, and nobody else will ever get the lock.", who, holdsEN(n), lock, token),
 			SimplifiedChinese:  fmt.Sprintf("%s 的任务已经结束，但它所在的进程仍在为锁 %s 上的 %d 次持有（令牌 %s）续期：租约永远不会到期，其他人再也拿不到这把锁。", who, lock, n, token),
 			TraditionalChinese: fmt.Sprintf("%s 的任務已經結束，但它所在的行程仍在為鎖 %s 上的 %d 次持有（令牌 %s）續期：租約永遠不會到期，其他人再也拿不到這把鎖。", who, lock, n, token),
 		}
 	}
 	if gone {
 		return Text{
-			English:            fmt.Sprintf("%s is gone, but Redis still keeps %d hold(s) for its token %s on lock %s: nobody can take the lock until the lease ends.", who, n, token, lock),
+			English:            fmt.Sprintf("%s is gone, but Redis still keeps %s for its token %s on lock %s: nobody can take the lock until the lease ends.", who, holdsEN(n), token, lock),
 			SimplifiedChinese:  fmt.Sprintf("%s 已经退出，但 Redis 仍为它的令牌 %s 在锁 %s 上保留 %d 次持有：租约到期之前谁都拿不到这把锁。", who, token, lock, n),
 			TraditionalChinese: fmt.Sprintf("%s 已經退出，但 Redis 仍為它的令牌 %s 在鎖 %s 上保留 %d 次持有：租約到期之前誰都拿不到這把鎖。", who, token, lock, n),
 		}
 	}
 	return Text{
-		English:            fmt.Sprintf("The lesson ends while Redis still keeps %d hold(s) for %s's token %s on lock %s.", n, who, token, lock),
+		English:            fmt.Sprintf("The lesson ends while Redis still keeps %s for %s's token %s on lock %s.", holdsEN(n), who, token, lock),
 		SimplifiedChinese:  fmt.Sprintf("课程结束时，Redis 仍为 %s 的令牌 %s 在锁 %s 上保留 %d 次持有。", who, token, lock, n),
 		TraditionalChinese: fmt.Sprintf("課程結束時，Redis 仍為 %s 的令牌 %s 在鎖 %s 上保留 %d 次持有。", who, token, lock, n),
 	}
+}
+
+// holdsEN is "1 hold" or "n holds".
+func holdsEN(n int64) string {
+	if n == 1 {
+		return "1 hold"
+	}
+	return fmt.Sprintf("%d holds", n)
 }

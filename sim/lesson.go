@@ -2,7 +2,7 @@ package sim
 
 import "time"
 
-// Lesson is a parsed and validated lesson file (shared/spec/lesson-format.md,
+// Lesson is a parsed and validated lesson file (docs/lesson-format.md,
 // version 1). Build one with Load or LoadFile; a Lesson built by hand must pass
 // Validate before a Runner takes it.
 type Lesson struct {
@@ -20,7 +20,7 @@ type Lesson struct {
 	Variant string // one of Variants()
 	// Lease is the default lease of an acquire; always > 0.
 	Lease   time.Duration
-	Fencing bool   // outermost acquires get fencing tokens (token-count only)
+	Fencing bool   // outermost acquires get fencing tokens (any variant; see resource/fence.lua)
 	Lock    string // default lock name; "lock" when the file names none
 	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
 	// out; files may add `seed:` and otherwise it is derived from ID, so every

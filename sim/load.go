@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,6 +25,9 @@ import (
 var (
 	lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
 	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	// durationSyntax is what time.ParseDuration reads; a match it still
+	// refuses is out of range.
+	durationSyntax  = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
 	lockNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
 )
 
@@ -66,7 +71,11 @@ func tooDeep(tokens token.Tokens) *token.Token {
 func LoadFile(path string) (*Lesson, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("sim: read lesson: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, first
+		}
+		return nil, fmt.Errorf("sim: %s: cannot read the lesson file: %w", path, err)
 	}
 	return Load(path, src)
 }
@@ -76,6 +85,8 @@ func LoadFile(path string) (*Lesson, error) {
 // problem it returns a LoadErrors listing every problem found, each as
 // FILE:LINE:COL: message; the error wraps ErrInvalidLesson.
 func Load(file string, src []byte) (*Lesson, error) {
+	// Editors on Windows often save UTF-8 with a byte order mark.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	d := &decoder{file: file, at: srcPos{child: map[int]Pos{}, unreplicated: map[int]Pos{}}}
 	l, parsed := d.lesson(src)
 	if parsed {
@@ -214,6 +225,9 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 			stepsSeen = true
 			for _, item := range d.sequence(kv) {
 				l.Steps = append(l.Steps, d.step(item, l))
+			}
+			if len(l.Steps) == 0 {
+				d.errorf(kv.value, "steps: a lesson needs at least one step")
 			}
 		default:
 			d.errorf(kv.keyNode, "unknown field %q in lesson", kv.key)
@@ -405,6 +419,10 @@ func (d *decoder) duration(kv keyValue) time.Duration {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
+		if durationSyntax.MatchString(s) {
+			d.errorf(kv.value, "%s: duration %s is too long (Go durations end at about 2562047h)", kv.key, s)
+			return 0
+		}
 		d.errorf(kv.value, "%s: want a duration such as 30s or 1500ms (Go syntax, with a unit), got %q", kv.key, s)
 		return 0
 	}

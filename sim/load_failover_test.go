@@ -137,7 +137,7 @@ func TestLoadFailoverErrors(t *testing.T) {
 		},
 		{
 			name: "replica not a boolean",
-			src:  doc("variant: token-count", "lease: 30s", "replica: yes please", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "replica: yes please", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:10: replica: want true or false, got "yes please"`},
 		},
 		{

@@ -102,12 +102,12 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "unknown variant",
-			src:  doc("variant: redlock", "lease: 30s", "steps: []"),
+			src:  doc("variant: redlock", "lease: 30s", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:1:10: unknown variant "redlock" (want one of ` + wantVariants + `)`},
 		},
 		{
 			name: "empty variant",
-			src:  doc(`variant: ""`, "lease: 30s", "steps: []"),
+			src:  doc(`variant: ""`, "lease: 30s", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:1:10: unknown variant "" (want one of ` + wantVariants + `)`},
 		},
 		{
@@ -132,7 +132,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "unknown locale in a flow mapping",
-			src:  doc("variant: token-count", "lease: 30s", "title: {en: Hi, fr: Salut}", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "title: {en: Hi, fr: Salut}", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:17: title: unknown locale "fr" (want en, zh-CN or zh-TW)`},
 		},
 		{
@@ -147,7 +147,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "zero lease without a unit",
-			src:  doc("variant: token-count", "lease: 0", "steps: []"),
+			src:  doc("variant: token-count", "lease: 0", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:2:8: lease: duration must be greater than zero, got 0`},
 		},
 		{
@@ -177,7 +177,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "duplicate actor ids",
-			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - id: A", "  - id: A", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - id: A", "  - id: A", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:5:9: duplicate actor id "A"`},
 		},
 		{
@@ -187,12 +187,12 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "missing variant",
-			src:  doc("# no variant", "lease: 30s", "steps: []"),
+			src:  doc("# no variant", "lease: 30s", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:2:1: missing required field "variant"`},
 		},
 		{
 			name: "missing lease",
-			src:  doc("variant: token-count", "steps: []"),
+			src:  doc("variant: token-count", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:1:1: missing required field "lease"`},
 		},
 		{
@@ -247,7 +247,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "missing id of an actor",
-			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - name: Bob", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - name: Bob", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:4:5: actor: missing required field "id"`},
 		},
 		{
@@ -289,7 +289,7 @@ func TestLoadErrors(t *testing.T) {
 		// Keys that do not belong.
 		{
 			name: "misspelt lesson field",
-			src:  doc("variant: token-count", "lease: 30s", "leese: 10s", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "leese: 10s", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:1: unknown field "leese" in lesson`},
 		},
 		{
@@ -299,7 +299,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "misspelt field in an actor",
-			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - id: A", "    nmae: Alice", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - id: A", "    nmae: Alice", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:5:5: unknown field "nmae" in actor`},
 		},
 		{
@@ -330,13 +330,8 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`t.yaml:9:37: unknown invariant "bogus" (want one of ` + wantInvariants + `)`},
 		},
 		{
-			name: "fencing with a variant other than token-count",
-			src:  doc("variant: hash-nil", "lease: 30s", "fencing: true", "steps: []"),
-			want: []string{`t.yaml:3:10: fencing: variant hash-nil issues no fencing tokens (only token-count and idempotent-unlock do)`},
-		},
-		{
 			name: "fencing not a boolean",
-			src:  doc("variant: token-count", "lease: 30s", "fencing: yes please", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "fencing: yes please", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:10: fencing: want true or false, got "yes please"`},
 		},
 		{
@@ -354,18 +349,18 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "bad lesson id",
-			src:  doc("id: Stale_Owner", "variant: token-count", "lease: 30s", "steps: []"),
+			src:  doc("id: Stale_Owner", "variant: token-count", "lease: 30s", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:1:5: id "Stale_Owner": want lowercase letters, digits and '-'`},
 		},
 		{
 			name: "no id, and a file name that is no id",
-			src:  doc("variant: token-count", "lease: 30s", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "steps: [{do: advance, by: 1s}]"),
 			file: "lessons/Stale Owner.yaml",
 			want: []string{`lessons/Stale Owner.yaml:1:1: id "Stale Owner" (the file name): want lowercase letters, digits and '-'; add an id field`},
 		},
 		{
 			name: "bad actor id",
-			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - id: 1st", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "actors:", "  - id: 1st", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:4:9: actor id "1st": ` + wantActorID},
 		},
 		{
@@ -380,12 +375,12 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "bad lock name",
-			src:  doc("variant: token-count", "lease: 30s", `lock: "order 42"`, "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", `lock: "order 42"`, "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:7: lock: lock name "order 42" may hold letters, digits and : . _ -`},
 		},
 		{
 			name: "empty lock name",
-			src:  doc("variant: token-count", "lease: 30s", `lock: ""`, "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", `lock: ""`, "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:7: lock: lock name must not be empty`},
 		},
 		{
@@ -395,12 +390,12 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "duration without a unit",
-			src:  doc("variant: token-count", "lease: 30", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:2:8: lease: want a duration such as 30s or 1500ms (Go syntax, with a unit), got "30"`},
 		},
 		{
 			name: "lease below a millisecond",
-			src:  doc("variant: token-count", "lease: 1500us", "steps: []"),
+			src:  doc("variant: token-count", "lease: 1500us", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:2:8: lease: Redis leases count whole milliseconds, got 1500us`},
 		},
 		{
@@ -420,7 +415,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name: "seed not a number",
-			src:  doc("variant: token-count", "lease: 30s", "seed: -1", "steps: []"),
+			src:  doc("variant: token-count", "lease: 30s", "seed: -1", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:7: seed: want a whole number from 0 to 2^64-1, got "-1"`},
 		},
 	}
@@ -515,7 +510,7 @@ func TestLoadNoCascade(t *testing.T) {
 		},
 		{
 			name: "fencing with an unknown variant",
-			src:  doc("variant: redlock", "lease: 30s", "fencing: true", "steps: []"),
+			src:  doc("variant: redlock", "lease: 30s", "fencing: true", "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:1:10: unknown variant "redlock" (want one of ` + wantVariants + `)`},
 		},
 		{
@@ -799,11 +794,6 @@ func TestValidate(t *testing.T) {
 			change: func(l *sim.Lesson) { l.Steps[2].Lock = "" },
 			want:   []string{`<lesson>:1:1: step 3: lock must not be empty`},
 		},
-		{
-			name:   "fencing on hash-nil",
-			change: func(l *sim.Lesson) { l.Variant = "hash-nil"; l.Fencing = true },
-			want:   []string{`<lesson>:1:1: fencing: variant hash-nil issues no fencing tokens (only token-count and idempotent-unlock do)`},
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -821,7 +811,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// specExample is the example of shared/spec/lesson-format.md with the "..."
+// specExample is the example of docs/lesson-format.md with the "..."
 // texts filled in.
 const specExample = `id: stale-owner                      # optional; default: file name without .yaml; [a-z0-9-]+
 title: {en: "Lease expires under a paused owner", zh-CN: "租约过期后旧持有者恢复", zh-TW: "租約過期後舊持有者恢復"}

@@ -326,12 +326,21 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	call := r.v.acquire(op, g)
 	var reply Reply
 	var calls []CallRecord
+	fenceCall := r.fenceCall(op, g, call)
+	var fence Reply
 	if call != nil {
-		replies, err := r.exec(ctx, call)
+		batch := []*Call{call}
+		if fenceCall != nil {
+			batch = append(batch, fenceCall)
+		}
+		replies, err := r.exec(ctx, batch...)
 		if err != nil {
 			return stepResult{}, err
 		}
 		reply = replies[0]
+		if fenceCall != nil {
+			fence = replies[1]
+		}
 	}
 	out, err := r.v.acquireOutcome(op, g, reply, r.lockKey(st.Lock))
 	if err != nil {
@@ -340,12 +349,22 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	if call != nil {
 		calls = append(calls, record(call, reply, out))
 	}
+	if fenceCall != nil {
+		fo := Outcome("NONE")
+		if fence.Kind == ReplyInt && fence.Int > 0 {
+			fo = "FENCED"
+		}
+		calls = append(calls, record(fenceCall, fence, fo))
+	}
 	switch out {
 	case Acquired:
 		r.holdSeq[st.Lock]++
 		seq := r.holdSeq[st.Lock]
 		if g == nil {
 			g = &grant{token: owner, fence: fenceOf(reply), leaseMS: lease}
+			if fence.Kind == ReplyInt {
+				g.fence = fence.Int
+			}
 			a.grants[st.Lock] = g
 		}
 		// A nested call that gets ACQUIRED re-created an expired hold: the
@@ -368,6 +387,21 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		g.count++
 	}
 	return stepResult{outcome: out, calls: calls}, nil
+}
+
+// fenceCall returns the resource/fence call that issues a fencing token for
+// an outermost acquire, when the lesson fences and the variant's own acquire
+// script does not; nil otherwise.
+func (r *Runner) fenceCall(op lockOp, g *grant, acquire *Call) *Call {
+	info := r.v.info()
+	if !r.lesson.Fencing || g != nil || acquire == nil || info.IssuesFences {
+		return nil
+	}
+	kind := "field"
+	if info.LockType == TypeString {
+		kind = "string"
+	}
+	return &Call{Script: mustScript("resource/fence"), Keys: []string{op.key, op.fenceKey}, Args: []string{op.owner, kind, ms(op.keepMS)}}
 }
 
 func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {

@@ -92,15 +92,16 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 	add := func(p Pos, format string, args ...any) {
 		errs = append(errs, LoadError{Pos: p, Msg: fmt.Sprintf(format, args...)})
 	}
-	if _, known := variants[l.Variant]; l.Fencing && known && l.Variant != "token-count" && l.Variant != "idempotent-unlock" {
-		p := at.fencing
-		if p == (Pos{}) {
-			p = Pos{1, 1}
-		}
-		add(p, "fencing: variant %s issues no fencing tokens (only token-count and idempotent-unlock do)", l.Variant)
-	}
 	children := map[string]bool{}
-	for _, s := range l.Steps {
+	for i, s := range l.Steps {
+		if s.Do == ActFork && s.Child != "" && s.Child == s.Actor {
+			p, ok := at.child[i]
+			if !ok {
+				p = s.Pos
+			}
+			add(p, "step %d: actor %q cannot fork itself; name a new child", i+1, s.Child)
+			continue
+		}
 		if s.Do == ActFork && s.Child != "" {
 			children[s.Child] = true
 		}
@@ -175,7 +176,7 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 		case ActExit:
 			life[s.Actor] = lifeExited
 		case ActFork:
-			if s.Child == "" {
+			if s.Child == "" || s.Child == s.Actor {
 				continue
 			}
 			if st, ok := life[s.Child]; ok && st != lifeUnborn {

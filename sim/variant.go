@@ -15,6 +15,10 @@ type VariantInfo struct {
 	// CountsInRedis is true when Redis keeps the hold count (the count-mismatch
 	// invariant applies), false when the client counts (local-count).
 	CountsInRedis bool
+	// IssuesFences is true when the variant's acquire script issues fencing
+	// tokens itself; for the others the runner sends resource/fence right
+	// after the acquire, in the same transaction.
+	IssuesFences bool
 	// UnlockIDs is true when every release carries an unlock-call id that a
 	// retry repeats (idempotent-unlock).
 	UnlockIDs bool

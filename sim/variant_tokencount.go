@@ -11,7 +11,7 @@ type tokenCount struct{}
 
 func (tokenCount) info() VariantInfo {
 	return VariantInfo{
-		Name: "token-count", Source: "001_5402deabadbfda6d.txt", LockType: TypeHash, CountsInRedis: true,
+		Name: "token-count", Source: "001_5402deabadbfda6d.txt", LockType: TypeHash, CountsInRedis: true, IssuesFences: true,
 		Scripts: []*Script{mustScript("token-count/acquire"), mustScript("token-count/release"), mustScript("resource/write"), mustScript("resource/write_fenced")},
 	}
 }

@@ -41,17 +41,13 @@ var stepKinds = []sim.Action{
 var twoStepKinds = append(slices.Clone(stepKinds), sim.ActFinishRelease, sim.ActFinishRelease)
 
 // requiredVariants are the variants the model must cover: the spec's
-// (shared/spec/lesson-format.md, "Variants") and the additions of
+// (docs/lesson-format.md, "Variants") and the additions of
 // lessons/README.md. TestRequiredVariantsAreModeled also requires every
 // variant of sim.Variants() to be covered.
 var requiredVariants = []string{
 	"get-then-del", "hash-nil", "hash-refresh", "idempotent-unlock", "instance-owner",
 	"local-count", "setnx-del", "token-count", "watchdog",
 }
-
-// fencingVariants issue fencing tokens (sim.Validate refuses fencing: true
-// elsewhere).
-var fencingVariants = []string{"idempotent-unlock", "token-count"}
 
 // modeledVariants returns the variants of sim.Variants() whose every script
 // refmodel models, sorted. A variant added later with scripts of its own is
@@ -86,10 +82,9 @@ func durationMS(t *rapid.T, leaseMS int64, label string) time.Duration {
 // actor's lifecycle, using every action but failover (and no replica).
 func genLesson(t *rapid.T) *sim.Lesson {
 	variant := rapid.SampledFrom(modeledVariants()).Draw(t, "variant")
-	fencing := false
-	if slices.Contains(fencingVariants, variant) {
-		fencing = rapid.Bool().Draw(t, "fencing")
-	}
+	// Every variant may fence (spec: fencing is a lesson option); those whose
+	// acquire script issues no token get one from resource/fence.
+	fencing := rapid.Bool().Draw(t, "fencing")
 	leaseMS := rapid.Int64Range(100, 5000).Draw(t, "lease_ms")
 	l := &sim.Lesson{
 		ID:      "prop",
@@ -230,7 +225,7 @@ func cloneLesson(l *sim.Lesson) *sim.Lesson {
 	return &c
 }
 
-// lessonYAML renders l as a lesson file (shared/spec/lesson-format.md and
+// lessonYAML renders l as a lesson file (docs/lesson-format.md and
 // the additions of lessons/README.md) that sim.Load reads back to the same
 // lesson, so a failing case can be saved and replayed with the CLI.
 func lessonYAML(l *sim.Lesson) string {

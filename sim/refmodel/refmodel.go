@@ -3,7 +3,7 @@
 // Go, with no Lua and no Redis: a map of keys (hashes and strings), each with a
 // time to live in whole milliseconds on a virtual clock that only Advance
 // moves, and one Go function per lock script that does what the script means
-// (sim/lua/**, shared/spec/lesson-format.md "Variants", lessons/README.md).
+// (sim/lua/**, docs/lesson-format.md "Variants", lessons/README.md).
 // A pub/sub channel a script publishes on (watchdog's release) is not a key:
 // the model keeps nothing for it, as no client of a run subscribes.
 //
@@ -350,6 +350,7 @@ var scriptModels = map[string]scriptModel{
 	"idempotent-unlock/release": idempotentUnlockRelease,
 	"resource/write":            resourceWrite,
 	"resource/write_fenced":     resourceWriteFenced,
+	"resource/fence":            resourceFence,
 }
 
 // Scripts returns the names of the scripts the model knows, sorted.
@@ -863,6 +864,55 @@ func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
 	s.setFields(keys[0], "value", args[0], "writer", args[1], "fence", itoa(token))
 	s.expireIn(keys[0], keep)
 	return sim.IntReply(1)
+}
+
+// resourceFence models the fencing token issued right after an acquire of a
+// variant whose own script issues none: the counter goes up by one only if
+// the owner now holds the lock with a hold the acquire just created (the
+// String's value is the owner, or the owner's Hash count is exactly 1);
+// otherwise the reply is 0 and nothing changes.
+func resourceFence(s *Store, keys, args []string) sim.Reply {
+	if e := need("resource/fence", keys, args, 2, 3); e != nil {
+		return *e
+	}
+	owner, kind := args[0], args[1]
+	keep, e := parseInt("TTL", args[2])
+	if e != nil {
+		return *e
+	}
+	took := false
+	if kind == "string" {
+		v, ok, e := s.str(keys[0])
+		if e != nil {
+			return *e
+		}
+		took = ok && v == owner
+	} else {
+		h, e := s.hash(keys[0])
+		if e != nil {
+			return *e
+		}
+		took = h != nil && h[owner] == "1"
+	}
+	if !took {
+		return sim.IntReply(0)
+	}
+	var n int64
+	if cur, ok, e := s.str(keys[1]); e != nil {
+		return *e
+	} else if ok {
+		if n, e = parseInt("fencing counter", cur); e != nil {
+			return *e
+		}
+	}
+	n++
+	if v := s.keys[keys[1]]; v != nil {
+		v.str = itoa(n)
+	} else {
+		s.keys[keys[1]] = &value{typ: sim.TypeString, str: itoa(n)}
+	}
+	s.expireIn(keys[1], keep)
+	return sim.IntReply(n)
 }
 
 // fieldInt reads hash field name as an integer, 0 when the hash or the field
