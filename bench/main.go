@@ -91,7 +91,7 @@ func (t *table) print(w io.Writer) {
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
 
-func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func yes(ok bool) string {
 	if ok {
@@ -296,14 +296,15 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		fmt.Sprintf("%d errors; step p50 %s, p99 %s (%d steps)", lr.errors, us(lr.steps.p50), us(lr.steps.p99), lr.steps.n),
 		"1 session: see row 1", "", "no errors", yes(err == nil && lr.errors == 0)})
 	t.add(row{"4", "peak during the load", fmt.Sprintf("RSS %s, %d goroutines", mib(lr.peakRSS), lr.peakGoroutines),
-		fmt.Sprintf("before: RSS %s, %d goroutines", mib(lr.base.rss), lr.base.goroutines),
+		fmt.Sprintf("before (warm): RSS %s, %d goroutines", mib(lr.base.rss), lr.base.goroutines),
 		fmt.Sprintf("%.1f KiB RSS/session", float64(lr.peakRSS-min(lr.base.rss, lr.peakRSS))/1024/float64(max(1, lr.sessions))), "report", "-"})
 	t.add(row{"4", fmt.Sprintf("idle sessions reclaimed (-idle-timeout %s)", o.idle),
 		fmt.Sprintf("%d/%d closed 4000 after %s", lr.reclaimed, lr.sessions-lr.errors, lr.reclaimWait.Round(10*time.Millisecond)),
 		"", "", "all", yes(lr.reclaimed == lr.sessions-lr.errors)})
 	heapRatio := float64(lr.after.heap) / float64(max(1, lr.base.heap))
 	t.add(row{"4", "memory after reclaim (2 GCs; heap = live HeapAlloc)", fmt.Sprintf("heap %s, RSS %s, %d goroutines", mib(lr.after.heap), mib(lr.after.rss), lr.after.goroutines),
-		fmt.Sprintf("before: heap %s, RSS %s, %d goroutines", mib(lr.base.heap), mib(lr.base.rss), lr.base.goroutines),
+		fmt.Sprintf("after an identical warm-up load: heap %s, RSS %s, %d goroutines (cold: heap %s, RSS %s)",
+			mib(lr.base.heap), mib(lr.base.rss), lr.base.goroutines, mib(lr.cold.heap), mib(lr.cold.rss)),
 		fmt.Sprintf("heap %.2fx, RSS %.2fx", heapRatio, float64(lr.after.rss)/float64(max(1, lr.base.rss))),
 		"back to baseline (heap ≤ 1.25x, goroutines =)", yes(heapRatio <= 1.25 && lr.after.goroutines <= lr.base.goroutines)})
 	if err != nil {

@@ -81,7 +81,9 @@ function showCourseProgress(root) {
     if (!p) continue;
     const steps = Number(card.dataset.steps);
     const best = Math.min(p.best || 0, steps);
-    const done = best >= steps;
+    // done is set when the learner stepped to the end (→ or play); an entry
+    // stored before it existed counts as done when its best step is the end.
+    const done = p.done === undefined ? best >= steps : Boolean(p.done);
     $("[data-progress-bar]", card).style.width = `${Math.round((100 * best) / Math.max(steps, 1))}%`;
     $("[data-progress-text]", card).textContent = done
       ? root.dataset.tDone
@@ -123,6 +125,10 @@ class Player {
     this.idle = false;
     this.presenter = false;
     this.shown = new Map();
+    this.redisFail = null; // {message, target, computed, fromLoad}: a step Redis did not answer
+    this.lastTarget = null; // the step the last message sent asks for
+    this.errors = 0;
+    this.pendingAction = null; // pressed while the session was closed for inactivity
     // Predict mode: steps[i] describes step i+1 (null: nothing to predict).
     try {
       this.steps = JSON.parse(root.dataset.predictSteps || "[]") || [];
@@ -185,7 +191,9 @@ class Player {
     const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
     this.ws = ws;
     ws.onopen = () => {
-      this.send({ type: "load", lesson: this.lesson, step: this.step, lang: this.lang });
+      // After a step Redis did not answer, ask again for the step wanted.
+      const step = this.redisFail && this.redisFail.target != null ? Math.max(this.redisFail.target, this.step) : this.step;
+      this.send({ type: "load", lesson: this.lesson, step, lang: this.lang });
     };
     ws.onmessage = (ev) => {
       let m;
@@ -217,6 +225,10 @@ class Player {
 
   send(msg) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      if (msg.type === "step") this.lastTarget = { step: this.step + 1, load: false };
+      else if (msg.type === "seek") this.lastTarget = { step: msg.step, load: false };
+      else if (msg.type === "load") this.lastTarget = { step: msg.step, load: true };
+      else if (msg.type === "play") this.lastTarget = null;
       this.ws.send(JSON.stringify(msg));
       return true;
     }
@@ -232,8 +244,20 @@ class Player {
         this.setPlaying(m.playing);
         break;
       case "error":
+        this.errors++;
+        this.root.dataset.errors = String(this.errors);
         this.root.dataset.error = m.code;
-        $("#conn") && ($("#conn").textContent = m.message);
+        if (m.code === "redis") {
+          const t = this.lastTarget;
+          this.lastTarget = null;
+          // The frame of the step the run stays at follows; it fills in
+          // what the alert still lacks.
+          this.redisFail = { message: m.message, target: t ? t.step : null, computed: null, fromLoad: Boolean(t && t.load) };
+          this.setConn("redis", "tRedisDownConn");
+          this.showRedisAlert();
+        } else {
+          $("#conn") && ($("#conn").textContent = m.message);
+        }
         break;
       default:
         break;
@@ -243,7 +267,18 @@ class Player {
   onFrame(m) {
     if (m.lesson !== this.lesson) return;
     this.retries = 0;
-    delete this.root.dataset.error;
+    const prevStep = this.step;
+    const f = this.redisFail;
+    if (f) {
+      if (f.computed === null) {
+        // The frame that answers the failed message: the run's place.
+        f.computed = m.computed;
+        if (f.target === null || f.target <= m.step) f.target = m.step + 1;
+      } else if (m.computed > f.computed || m.step >= f.target) {
+        this.redisFail = null; // a step ran on Redis
+      }
+    }
+    if (!this.redisFail) delete this.root.dataset.error;
     if (m.chrome) {
       for (const [name, html] of Object.entries(m.chrome)) this.swap(`[data-chrome="${name}"]`, html);
       this.setPresenter(this.presenter, false);
@@ -262,14 +297,65 @@ class Player {
     if (this.presenter) u.searchParams.set("present", "1");
     if (this.predict) u.searchParams.set("predict", "1");
     if (this.retry) u.searchParams.set("retry", "1");
+    // A deep link whose step Redis could not run keeps asking for it.
+    if (this.redisFail && this.redisFail.fromLoad && this.redisFail.target > m.step) u.searchParams.set("step", String(this.redisFail.target));
     history.replaceState(null, "", u.pathname + u.search);
-    this.setConn("open", "tConnected");
+    if (this.redisFail) this.setConn("redis", "tRedisDownConn");
+    else this.setConn("open", "tConnected");
+    this.showRedisAlert();
     this.setPlaying(m.playing);
     this.updateControls();
     this.announce();
     this.scrollTimeline();
-    this.saveProgress();
+    // Only a step forward (→ or play) counts toward the learner's progress:
+    // a deep link, a seek or End shows a step without having stepped to it.
+    this.saveProgress(!m.chrome && m.step === prevStep + 1);
     if (this.predict) this.onPredictFrame(m, Boolean(m.chrome));
+    if (m.chrome && this.pendingAction) {
+      const a = this.pendingAction;
+      this.pendingAction = null;
+      this.act(a);
+    }
+  }
+
+  // showRedisAlert shows, in the page's language, that a step could not run
+  // because Redis did not answer, with a button that asks for it again; it
+  // stays until a step runs.
+  showRedisAlert() {
+    const box = $("[data-redis-alert]");
+    if (!box) return;
+    const f = this.redisFail;
+    if (!f) {
+      if (box.firstChild) box.replaceChildren();
+      this.alertKey = "";
+      return;
+    }
+    const step = f.target === null ? this.step + 1 : f.target;
+    const body = fill(this.text("tRedisDownBody"), { step, backend: this.text("backend") });
+    const key = [this.lang, step, f.message, body].join("\n");
+    if (this.alertKey === key && box.firstChild) return;
+    this.alertKey = key;
+    const open = $("details", box)?.open || false;
+    const title = document.createElement("p");
+    title.className = "ra-title";
+    title.textContent = this.text("tRedisDownTitle");
+    const p = document.createElement("p");
+    p.className = "ra-body";
+    p.textContent = body;
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.id = "btn-retry";
+    btn.className = "button primary ra-retry";
+    btn.dataset.action = "retry";
+    btn.textContent = this.text("tTryAgain");
+    const d = document.createElement("details");
+    d.open = open;
+    const sum = document.createElement("summary");
+    sum.textContent = this.text("tRedisDownDetails");
+    const code = document.createElement("code");
+    code.textContent = f.message;
+    d.append(sum, " ", code);
+    box.replaceChildren(title, p, btn, d);
   }
 
   // swap replaces a region's HTML, keeping open <details>, focus and the
@@ -345,10 +431,14 @@ class Player {
     }
   }
 
-  saveProgress() {
+  saveProgress(stepped) {
     const all = loadProgress();
     const p = all[this.lesson] || { best: 0 };
-    p.best = Math.max(p.best || 0, this.step);
+    if (p.done === undefined) p.done = (p.best || 0) >= this.total && this.total > 0;
+    if (stepped) {
+      p.best = Math.max(p.best || 0, this.step);
+      if (this.step >= this.total) p.done = true;
+    }
     p.last = this.step;
     p.total = this.total;
     all[this.lesson] = p;
@@ -393,13 +483,20 @@ class Player {
         return this.setPresenter(!this.presenter, true);
       case "predict":
         return this.setPredict(!this.predict, true);
+      case "retry": {
+        // Try again: ask for the step Redis did not answer.
+        const f = this.redisFail;
+        if (!f) return false;
+        return this.send({ type: "seek", step: f.target === null ? this.step + 1 : f.target });
+      }
       default:
         return false;
     }
   }
 
   onClick(e) {
-    if (this.idle) this.connect();
+    const wasIdle = this.idle;
+    if (wasIdle) this.connect();
     const a = e.target.closest("a[data-lang]");
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && e.button === 0) {
       e.preventDefault();
@@ -414,6 +511,11 @@ class Player {
     }
     const b = e.target.closest("[data-action]");
     if (!b || b.getAttribute("aria-disabled") === "true") return;
+    if (wasIdle && !["presenter", "predict"].includes(b.dataset.action)) {
+      // Carried out once the session is back.
+      this.pendingAction = b.dataset.action;
+      return;
+    }
     this.act(b.dataset.action);
   }
 
@@ -421,10 +523,6 @@ class Player {
     if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
     const tag = e.target.tagName;
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.target.isContentEditable) return;
-    if (this.idle) {
-      this.connect();
-      return;
-    }
     const onControl = tag === "BUTTON" || tag === "A" || tag === "SUMMARY";
     let action;
     switch (e.key) {
@@ -454,6 +552,10 @@ class Player {
         action = "presenter";
         break;
       default:
+        if (this.idle) {
+          this.connect();
+          return;
+        }
         if (this.prompting && /^[1-9]$/.test(e.key)) {
           const outs = this.steps[this.prompting - 1]?.outcomes || [];
           const o = outs[Number(e.key) - 1];
@@ -465,6 +567,13 @@ class Player {
         return;
     }
     e.preventDefault();
+    if (this.idle) {
+      // Closed for inactivity: reconnect, then carry out the key.
+      if (action !== "presenter") this.pendingAction = action;
+      this.connect();
+      if (action === "presenter") this.act(action);
+      return;
+    }
     this.act(action);
   }
 

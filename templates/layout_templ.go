@@ -240,7 +240,7 @@ func backendBadge(ui UI, b BackendBadge) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var14 = []any{"badge", "backend", templ.KV("embedded", b.Embedded), templ.KV("real", !b.Embedded)}
+			var templ_7745c5c3_Var14 = []any{"badge", "backend", templ.KV("embedded", b.Embedded), templ.KV("real", !b.Embedded), templ.KV("pair", b.Pair)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var14...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

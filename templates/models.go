@@ -96,6 +96,15 @@ type UI struct {
 	LeaseKey           string
 	SkipToPlayer       string
 	Loading            string
+	RedisDownConn      string // the connection indicator while Redis does not answer
+	RedisDownTitle     string
+	RedisDownBody      string // JS template: {step}, {backend}
+	RedisDownDetails   string
+	TryAgain           string
+	NotFoundTitle      string
+	NotFoundBody       string
+	BackToCourse       string
+	LockTypeHelp       string
 }
 
 // Assets are the URLs of the static files, with their content hashes.
@@ -114,7 +123,10 @@ type LangOption struct {
 // BackendBadge says which Redis the player runs on.
 type BackendBadge struct {
 	Embedded bool
-	Label    string // "embedded Redis" or "Redis 7.0.15 at 127.0.0.1:6379"
+	// Pair: the lesson runs on a primary + replica pair of its own, not on
+	// the Redis the server was given.
+	Pair  bool
+	Label string // "embedded Redis" or "Redis 7.0.15 at 127.0.0.1:6379"
 }
 
 // CoursePage is the list of lessons.
@@ -165,6 +177,10 @@ type PlayerPage struct {
 	Controls  Controls
 	// Steps is the lesson's steps for predict mode (PredictData.Steps).
 	Steps string
+	// Panels are the requested step's panels (HTML by data-panel name),
+	// when the server could render them before the websocket connects;
+	// a panel without one shows Loading.
+	Panels map[string]string
 }
 
 // Header is the top of the player: the lesson and the page's settings. It is
@@ -176,7 +192,7 @@ type Header struct {
 	Title     string
 	Summary   string
 	Variant   string
-	LockType  string
+	LockType  string // "lock key: Hash", localized
 	Fencing   bool
 	Source    string
 	Langs     []LangOption
@@ -197,6 +213,9 @@ type Controls struct {
 	// (PredictData.Glosses), re-rendered with the bar.
 	I       Interview
 	Glosses string
+	// Backend names the Redis the lesson runs on (the header badge's
+	// label), for the alert shown when it does not answer.
+	Backend string
 }
 
 // SpeedOption is one entry of the speed picker.
@@ -441,4 +460,14 @@ type TLPath struct {
 type TLLegend struct {
 	Class string
 	Text  string
+}
+
+// NotFoundPage is the page of a lesson id that is not in the course.
+type NotFoundPage struct {
+	UI        UI
+	Lang      string
+	Assets    Assets
+	ID        string // the id asked for
+	CourseURL string
+	Langs     []LangOption
 }

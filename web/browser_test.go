@@ -480,7 +480,8 @@ func TestBrowserRealRedis(t *testing.T) {
 }
 
 // TestBrowserIdleResume: a session closed for inactivity comes back, at the
-// same step, when the learner presses a key.
+// same step, when the learner presses a key, and the key takes effect: →
+// steps once the session is back.
 func TestBrowserIdleResume(t *testing.T) {
 	ctx := newBrowser(t)
 	all := testLessons(t)
@@ -493,7 +494,12 @@ func TestBrowserIdleResume(t *testing.T) {
 	if got := eval[string](t, ctx, `document.getElementById('conn').textContent`); !strings.Contains(got, "Press any key") {
 		t.Fatalf("idle message %q", got)
 	}
-	press(t, ctx, kb.ArrowRight) // wakes the session; does not step
+	press(t, ctx, kb.ArrowRight) // wakes the session, then steps
+	waitStep(t, ctx, 6)
+	checkShown(t, l, frames[6], readPage(t, ctx))
+	// A click on a button after the idle close takes effect too.
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the second idle close")
+	click(t, ctx, "#btn-back")
 	waitStep(t, ctx, 5)
 	checkShown(t, l, frames[5], readPage(t, ctx))
 }

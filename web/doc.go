@@ -6,6 +6,7 @@
 //
 //	GET /                          the course, in order, with the learner's progress (localStorage)
 //	GET /lessons/{id}?step=N&lang=L&present=1   the player, deep-linked to a step and a language
+//	                               (an unknown id: a 404 page in the language, linking to the course)
 //	GET /diagram.mmd?lang=L        seed 001's state diagram as Mermaid stateDiagram-v2 text
 //	GET /interview?lang=L          seed 001's three follow-up questions: the learner's answer, our model answer, a timeline
 //	GET /interview/60s?lang=L      the one-line and 60-second answers, a 60 s timer, the state diagram, the self-tests
@@ -25,7 +26,9 @@
 // (retry=1) and the interview page's answers live in localStorage only.
 //
 // The language comes from the lang parameter, else from Accept-Language
-// (en, zh-CN, zh-TW; English when nothing matches). Every page is rendered
+// (en, zh-CN, zh-TW; English when nothing matches). The parameter is read
+// as Accept-Language is, in any case and with - or _: zh-tw, zh_TW and
+// zh-hant are zh-TW; zh, zh-cn and zh-hans are zh-CN. Every page is rendered
 // by the templ components of package templates from view models built here;
 // the panels that change at each step are rendered by the same components
 // and sent over the websocket, so rendering lives in one place. The page's
@@ -79,9 +82,12 @@
 // binary message), unknown-type, bad-field (missing or out of range),
 // unknown-lesson, unknown-lang, no-lesson (a player message before load),
 // redis (a step failed on Redis: the run stays at the last computed step and
-// the step can be tried again), busy, rate-limited (a message over the
+// the step can be tried again; the page shows an alert, in its language,
+// with a Try again button that seeks to the step wanted, and keeps it, and
+// a deep link's step in the URL, until a step runs), busy, rate-limited (a message over the
 // connection's rate limit, Config.MessageRate, 50 per second with bursts of
-// 100 by default; it was ignored), internal.
+// 100 by default; it was ignored, and so are the rest of a run of such
+// messages, unanswered), internal.
 //
 // # Limits and closing
 //

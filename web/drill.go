@@ -122,10 +122,10 @@ func (s *Server) drillHeader(t *translator, l *sim.Lesson, step int, presenter b
 		Title:     l.Title.In(t.locale),
 		Summary:   strings.TrimSpace(l.Summary.In(t.locale)),
 		Variant:   l.Variant,
-		LockType:  string(vi.LockType),
+		LockType:  t.lockType(vi.LockType),
 		Fencing:   l.Fencing,
 		Source:    l.Source,
 		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" }),
-		Backend:   s.badge(t),
+		Backend:   s.lessonBadge(t, l),
 	}
 }

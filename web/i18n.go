@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/BurntSushi/toml"
@@ -140,10 +141,39 @@ var langNames = map[sim.Locale]string{
 // it names a supported locale, else the best match of Accept-Language,
 // else English.
 func negotiate(r *http.Request) sim.Locale {
-	if q := r.URL.Query().Get("lang"); sim.ValidLocale(q) {
-		return sim.Locale(q)
+	if l, ok := langParam(r.URL.Query().Get("lang")); ok {
+		return l
 	}
 	return fromAcceptLanguage(r.Header.Get("Accept-Language"))
+}
+
+// langParam reads the lang query parameter as Accept-Language reads a
+// language, in any case and with - or _: zh-tw, zh_TW, zh-Hant and zh-HK
+// are zh-TW; zh, zh-cn and zh-hans are zh-CN; en-US is en. It reports
+// false for a language Lockstep does not speak.
+func langParam(q string) (sim.Locale, bool) {
+	if sim.ValidLocale(q) {
+		return sim.Locale(q), true
+	}
+	q = strings.ReplaceAll(strings.TrimSpace(q), "_", "-")
+	if q == "" {
+		return "", false
+	}
+	tag, err := language.Parse(q)
+	if err != nil {
+		return "", false
+	}
+	base, _ := tag.Base()
+	switch base.String() {
+	case "en":
+		return sim.English, true
+	case "zh":
+		if script, _ := tag.Script(); script.String() == "Hant" {
+			return sim.TraditionalChinese, true
+		}
+		return sim.SimplifiedChinese, true
+	}
+	return "", false
 }
 
 // fromAcceptLanguage takes the first language of the header (in order of

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -248,12 +249,17 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	l := s.lesson(r.Context(), id)
-	if l == nil {
-		http.Error(w, fmt.Sprintf("web: no lesson %q in the course", id), http.StatusNotFound)
-		return
-	}
 	loc := negotiate(r)
 	t := tr(loc)
+	if l == nil {
+		writePage(w, r, http.StatusNotFound, templates.NotFound(templates.NotFoundPage{
+			UI: t.UI(), Lang: string(loc), Assets: assets(), ID: id, CourseURL: "/?lang=" + string(loc),
+			Langs: langOptions(loc, func(l sim.Locale) string {
+				return "/lessons/" + url.PathEscape(id) + "?lang=" + string(l)
+			}),
+		}))
+		return
+	}
 	q := r.URL.Query()
 	step, err := strconv.Atoi(q.Get("step"))
 	if err != nil || step < 0 {
@@ -266,8 +272,9 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		Presenter: presenter,
 		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
 		Header:    s.header(t, l, step, presenter),
-		Controls:  controls(t, step, len(l.Steps), DefaultSpeed),
+		Controls:  s.playerControls(t, l, step, DefaultSpeed),
 		Steps:     predictSteps(l),
+		Panels:    s.prerender(r.Context(), t, l, step),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }

@@ -304,7 +304,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	if chrome {
 		msg.Chrome, err = renderAll(ctx, map[string]templ.Component{
 			chromeHeader:   templates.PlayerHeader(s.srv.header(t, s.lesson, s.cur, false)),
-			chromeControls: templates.ControlsBar(controls(t, s.cur, total, s.speed)),
+			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.lesson, s.cur, s.speed)),
 		})
 		if err != nil {
 			s.sendErr(re, err)

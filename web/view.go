@@ -295,7 +295,14 @@ func (v *view) redis() templates.RedisView {
 	f := v.frame()
 	prev := v.prev()
 	rv := templates.RedisView{UI: ui, Time: t.T("TimeAt", "Time", t.seconds(f.TimeMS))}
-	if v.prefix != "" {
+	switch {
+	case v.prefix == "":
+	case v.lesson.Replica:
+		// The run fails over, so it has a primary + replica pair of its own
+		// (backend.Store.Info names it after the first batch; the lesson
+		// says so from the start, so every step reads the same).
+		rv.Prefix = t.T("RedisPrefixPair", "Addr", v.info.Addr, "Prefix", v.prefix)
+	default:
 		rv.Prefix = t.T("RedisPrefix", "Prefix", v.prefix)
 	}
 	var prevKeys []sim.KeyState
@@ -504,12 +511,19 @@ func (s *Server) header(t *translator, l *sim.Lesson, step int, presenter bool) 
 		Title:     l.Title.In(t.locale),
 		Summary:   strings.TrimSpace(l.Summary.In(t.locale)),
 		Variant:   l.Variant,
-		LockType:  string(vi.LockType),
+		LockType:  t.lockType(vi.LockType),
 		Fencing:   l.Fencing,
 		Source:    l.Source,
 		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) }),
-		Backend:   s.badge(t),
+		Backend:   s.lessonBadge(t, l),
 	}
+}
+
+// playerControls is the control bar of a lesson's player.
+func (s *Server) playerControls(t *translator, l *sim.Lesson, step int, speed float64) templates.Controls {
+	c := controls(t, step, len(l.Steps), speed)
+	c.Backend = s.lessonBadge(t, l).Label
+	return c
 }
 
 // speeds are the play speeds: the value is the play message's speed.
@@ -522,6 +536,30 @@ func controls(t *translator, step, total int, speed float64) templates.Controls 
 		c.Speeds = append(c.Speeds, templates.SpeedOption{Value: s, Label: s + "×", Selected: f == speed})
 	}
 	return c
+}
+
+// lockType is the header's badge of the lock key's Redis type: "lock key:
+// Hash".
+func (t *translator) lockType(k sim.KeyType) string {
+	name := string(k)
+	if name != "" {
+		name = strings.ToUpper(name[:1]) + name[1:]
+	}
+	return t.T("LockKeyType", "Type", name)
+}
+
+// lessonBadge says which Redis a lesson runs on: a lesson with a replica
+// runs on a primary + replica pair of its own (backend.Store), never on the
+// single Redis the server was given.
+func (s *Server) lessonBadge(t *translator, l *sim.Lesson) templates.BackendBadge {
+	if !l.Replica {
+		return s.badge(t)
+	}
+	info := s.cfg.Backend.Info()
+	if info.Embedded {
+		return templates.BackendBadge{Embedded: true, Pair: true, Label: t.T("BackendEmbeddedPair")}
+	}
+	return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnPair", "Addr", info.Addr)}
 }
 
 func (s *Server) badge(t *translator) templates.BackendBadge {

@@ -1,0 +1,169 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/sim"
+)
+
+// TestLangParamAliases: the lang parameter is read like Accept-Language, in
+// any case and with - or _.
+func TestLangParamAliases(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	for q, want := range map[string]string{
+		"zh-tw": "zh-TW", "zh-TW": "zh-TW", "zh_TW": "zh-TW", "zh-hant": "zh-TW", "ZH-HANT": "zh-TW", "zh-HK": "zh-TW",
+		"zh": "zh-CN", "zh-cn": "zh-CN", "ZH_CN": "zh-CN", "zh-hans": "zh-CN", "zh-CN": "zh-CN",
+		"en": "en", "EN-us": "en", "xx": "en", "": "en",
+	} {
+		for _, path := range []string{"/lessons/nested-reentry?lang=", "/?lang="} {
+			_, body := get(t, hs.URL+path+q, nil)
+			if !strings.Contains(body, `<html lang="`+want+`">`) {
+				t.Errorf("%s%s: page is not in %s", path, q, want)
+			}
+		}
+	}
+	// A lang parameter Lockstep does not speak leaves Accept-Language to choose.
+	if _, body := get(t, hs.URL+"/lessons/nested-reentry?lang=fr", http.Header{"Accept-Language": {"zh-TW"}}); !strings.Contains(body, `<html lang="zh-TW">`) {
+		t.Errorf("lang=fr with Accept-Language zh-TW: not zh-TW")
+	}
+}
+
+// TestPlayerPageServerRendered: before the websocket connects the page
+// already shows the real step counter, and the lock type badge is explained
+// and localized.
+func TestPlayerPageServerRendered(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	l := lessonByID(t, testLessons(t), "stale-owner")
+	total := strconv.Itoa(len(l.Steps))
+	for lang, badge := range map[string]string{"en": "lock key: Hash", "zh-CN": "锁键：Hash", "zh-TW": "鎖鍵：Hash"} {
+		_, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang="+lang, nil)
+		if !strings.Contains(body, `aria-live="off">4 / `+total+`</output>`) {
+			t.Errorf("%s: counter not rendered as 4 / %s", lang, total)
+		}
+		if strings.Contains(body, ">{step} / {total}<") {
+			t.Errorf("%s: literal counter template on the page", lang)
+		}
+		ui := tr(sim.Locale(lang)).UI()
+		if !strings.Contains(body, `title="`+ui.LockTypeHelp+`" data-testid="locktype">`+badge+`</span>`) {
+			t.Errorf("%s: lock type badge is not %q with a title", lang, badge)
+		}
+	}
+}
+
+// TestLessonNotFoundPage: an unknown lesson is a localized HTML page that
+// links back to the course.
+func TestLessonNotFoundPage(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	for _, lang := range sim.Locales {
+		resp, body := get(t, hs.URL+"/lessons/nope?lang="+string(lang), nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+			t.Fatalf("content type %q", ct)
+		}
+		ui := tr(lang).UI()
+		for _, s := range []string{`<html lang="` + string(lang) + `">`, ui.NotFoundTitle, ui.NotFoundBody,
+			`href="/?lang=` + string(lang) + `" data-testid="back-to-course">` + ui.BackToCourse + `</a>`, "<code>nope</code>"} {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s: 404 page lacks %s", lang, s)
+			}
+		}
+	}
+}
+
+// TestReplicaLessonNamesItsPair: on a server given a Redis URL, a lesson
+// with a replica says that it runs on a primary + replica pair of its own,
+// not on that Redis; the Redis panel says so from step 0, and step 0 reads
+// the same after stepping and coming back.
+func TestReplicaLessonNamesItsPair(t *testing.T) {
+	rs := redistest.Start(t)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	_, hs := newTestHTTP(t, Config{Backend: be})
+	l := lessonByID(t, testLessons(t), "failover")
+	if !l.Replica {
+		t.Fatal("lesson failover has no replica")
+	}
+	single := "Redis " + be.Info().Version + " at " + rs.Addr
+	wantBadge := map[sim.Locale]string{
+		sim.English:            "own primary + replica pair (not the Redis at " + rs.Addr + ": a single Redis cannot fail over)",
+		sim.SimplifiedChinese:  "自建的主库 + 副本（不是 " + rs.Addr + " 上的 Redis：单台 Redis 无法切主）",
+		sim.TraditionalChinese: "自建的主庫 + 副本（不是 " + rs.Addr + " 上的 Redis：單台 Redis 無法切主）",
+	}
+	for loc, badge := range wantBadge {
+		_, body := get(t, hs.URL+lessonURL(l.ID, 0, loc, false), nil)
+		if !strings.Contains(body, badge) {
+			t.Errorf("%s: player page badge does not say %q", loc, badge)
+		}
+		if strings.Contains(body, single) {
+			t.Errorf("%s: player page says the lesson runs on %s", loc, single)
+		}
+	}
+	// A lesson without a replica runs on the Redis given.
+	if _, body := get(t, hs.URL+lessonURL("stale-owner", 0, sim.English, false), nil); !strings.Contains(body, single) {
+		t.Errorf("stale-owner's badge does not say %q", single)
+	}
+
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Lang: "en"})
+	first := c.expect(MsgFrame)
+	if !strings.Contains(first.Chrome[chromeHeader], wantBadge[sim.English]) || strings.Contains(first.Chrome[chromeHeader], single) {
+		t.Errorf("header after load does not name the pair:\n%s", first.Chrome[chromeHeader])
+	}
+	redis := first.Panels[panelRedis]
+	if strings.Contains(redis, "On this Redis") || !strings.Contains(redis, "own primary + replica pair") || !strings.Contains(redis, rs.Addr) {
+		t.Errorf("step 0's Redis panel does not say the run has its own pair:\n%s", redis)
+	}
+	for i := 1; i <= min(3, len(l.Steps)); i++ {
+		c.send(ClientMessage{Type: MsgStep})
+		if m := c.expect(MsgFrame); strings.Contains(m.Panels[panelRedis], "On this Redis") {
+			t.Errorf("step %d's Redis panel says the keys are on the Redis given", i)
+		}
+	}
+	c.send(ClientMessage{Type: MsgSeek, Step: intp(0)})
+	if m := c.expect(MsgFrame); !reflect.DeepEqual(m.Panels, first.Panels) {
+		t.Errorf("step 0 after Home differs from step 0 rendered first")
+	}
+}
+
+// TestPlayerPagePanelsPrerendered: the player page shows the requested
+// step's panels before the websocket connects, as the session renders them.
+func TestPlayerPagePanelsPrerendered(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	l := lessonByID(t, testLessons(t), "stale-owner")
+	want := expectedFrames(t, l)
+	_, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang=zh-CN", nil)
+	if strings.Contains(body, tr(sim.SimplifiedChinese).UI().Loading) {
+		t.Error("the page still shows Loading")
+	}
+	// The alerts panel is empty (so hidden) when the step has none.
+	if _, body := get(t, hs.URL+"/lessons/stale-owner?lang=en", nil); !strings.Contains(body, `data-panel="alerts"></section>`) {
+		t.Error("step 0's alerts panel is not empty")
+	}
+	for _, s := range []string{`class="narr"`, `data-step="4"`, `data-outcome="` + string(want[4].Outcome) + `"`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("page lacks %s", s)
+		}
+	}
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Step: intp(4), Lang: "zh-CN"})
+	m := c.expect(MsgFrame)
+	for name, html := range m.Panels {
+		if !strings.Contains(body, `data-panel="`+name+`"`) || !strings.Contains(body, html) {
+			t.Errorf("the page's %s panel is not the session's", name)
+		}
+	}
+}

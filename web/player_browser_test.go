@@ -1,0 +1,179 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/sim"
+)
+
+// redisAlert is what the page shows of the Redis alert.
+const readRedisAlert = `(() => {
+	const a = document.getElementById('redis-alert');
+	const p = document.getElementById('player');
+	return JSON.stringify({
+		role: a.getAttribute('role'),
+		title: a.querySelector('.ra-title')?.textContent || '',
+		body: a.querySelector('.ra-body')?.textContent || '',
+		button: a.querySelector('button[data-action="retry"]')?.textContent || '',
+		detail: a.querySelector('details code')?.textContent || '',
+		visible: a.getBoundingClientRect().height > 0,
+		conn: p.dataset.conn,
+		connText: document.getElementById('conn').textContent,
+		step: document.querySelector('[data-panel="narration"] .narr')?.dataset.step || '',
+		search: location.search,
+	});
+})()`
+
+type redisAlertShown struct {
+	Role, Title, Body, Button, Detail string
+	Visible                           bool
+	Conn, ConnText, Step, Search      string
+}
+
+func readAlert(t *testing.T, ctx context.Context) redisAlertShown {
+	t.Helper()
+	var a redisAlertShown
+	raw := eval[string](t, ctx, readRedisAlert)
+	if err := json.Unmarshal([]byte(raw), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestBrowserRedisUnavailable stops redis-server under the player: the step
+// answers a persistent, localized alert (role=alert) that names the backend,
+// the connection indicator says Redis is unavailable, going back keeps the
+// alert, a deep link keeps its step in the URL, and Try again runs the step
+// once Redis is back, which clears the alert.
+func TestBrowserRedisUnavailable(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := newBrowser(t)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	frames := expectedFrames(t, l)
+	ts := startServer(t, Config{Backend: be, Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 4, sim.English, false)))
+	waitStep(t, ctx, 4)
+	if a := readAlert(t, ctx); a.Visible || a.Title != "" {
+		t.Fatalf("alert shown while Redis answers: %+v", a)
+	}
+
+	rs.Stop()
+	press(t, ctx, kb.ArrowRight)
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'redis' && !!document.querySelector('#redis-alert .ra-title')`, "the Redis alert")
+	// Going back (a computed frame) is served, and the alert stays.
+	press(t, ctx, kb.ArrowLeft)
+	waitJS(t, ctx, `document.querySelector('[data-panel="narration"] .narr').dataset.step === '3'`, "step 3")
+	a := readAlert(t, ctx)
+	en := tr(sim.English).UI()
+	badge := "Redis " + be.Info().Version + " at " + rs.Addr
+	if a.Role != "alert" || !a.Visible || a.Title != en.RedisDownTitle || a.Button != en.TryAgain || a.Conn != "redis" || a.ConnText != en.RedisDownConn {
+		t.Fatalf("after a failed step and a step back: %+v", a)
+	}
+	if want := fill(en.RedisDownBody, "5", badge); a.Body != want {
+		t.Fatalf("alert body %q, want %q", a.Body, want)
+	}
+	if !strings.Contains(a.Detail, "step 5") {
+		t.Fatalf("alert detail %q", a.Detail)
+	}
+	if dir := os.Getenv("LOCKSTEP_SHOTS"); dir != "" {
+		buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(dir, "player-redis-down.png"), buf, 0o644)
+	}
+	// The alert follows the language.
+	click(t, ctx, `.langs a[data-lang="zh-CN"]`)
+	waitJS(t, ctx, `document.documentElement.lang === 'zh-CN'`, "zh-CN")
+	zh := tr(sim.SimplifiedChinese).UI()
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#redis-alert .ra-title')?.textContent === %q`, zh.RedisDownTitle), "the alert in zh-CN")
+	if a := readAlert(t, ctx); a.ConnText != zh.RedisDownConn || a.Button != zh.TryAgain || !strings.Contains(a.Body, "第 5 步") {
+		t.Fatalf("zh-CN alert: %+v", a)
+	}
+
+	// A deep link while Redis is down keeps its step and offers Try again.
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 6, sim.English, false)))
+	// The run stays at step 0 (step 1 already needs Redis).
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'redis' && document.querySelector('[data-panel="narration"] .narr')?.dataset.step === '0' && !!document.querySelector('#redis-alert .ra-title')`, "the alert on a deep link")
+	a = readAlert(t, ctx)
+	if !strings.Contains(a.Search, "step=6") || a.Body != fill(en.RedisDownBody, "6", badge) {
+		t.Fatalf("deep link with Redis down: %+v", a)
+	}
+
+	// Redis is back: Try again runs the step (the pool may need a try to
+	// redial) and the alert goes.
+	rs.Restart(t)
+	for tries := 0; ; tries++ {
+		n := eval[string](t, ctx, `document.getElementById('player').dataset.errors || '0'`)
+		click(t, ctx, `#redis-alert button[data-action="retry"]`)
+		waitJS(t, ctx, fmt.Sprintf(`(() => { const p = document.getElementById('player');
+			return (p.dataset.conn === 'open' && p.dataset.step === '6') || (p.dataset.errors !== %q && !!document.querySelector('#redis-alert button')); })()`, n), "try again")
+		if eval[string](t, ctx, `document.getElementById('player').dataset.step`) == "6" {
+			break
+		}
+		if tries > 50 {
+			t.Fatal("Try again never ran the step")
+		}
+	}
+	waitStep(t, ctx, 6)
+	checkShown(t, l, frames[6], readPage(t, ctx))
+	if a := readAlert(t, ctx); a.Visible || a.Title != "" || a.ConnText != en.Connected || !strings.Contains(a.Search, "step=6") {
+		t.Fatalf("after Try again: %+v", a)
+	}
+}
+
+func fill(tmpl, step, backend string) string {
+	return strings.NewReplacer("{step}", step, "{backend}", backend).Replace(tmpl)
+}
+
+// TestBrowserCompletion: a deep link to the last step does not complete the
+// lesson; stepping to the end does.
+func TestBrowserCompletion(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	n := len(l.Steps)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	card := fmt.Sprintf(`document.querySelector('.lesson-card[data-lesson="%s"]')`, l.ID)
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, false)))
+	waitStep(t, ctx, n)
+	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
+	waitJS(t, ctx, card+`.classList.contains('started')`, "the lesson marked started")
+	if eval[bool](t, ctx, card+`.classList.contains('done')`) {
+		t.Fatal("a deep link to the last step completed the lesson")
+	}
+	// End (a seek) does not complete it either.
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 1, sim.English, false)))
+	waitStep(t, ctx, 1)
+	press(t, ctx, kb.End)
+	waitStep(t, ctx, n)
+	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
+	waitJS(t, ctx, card+`.classList.contains('started')`, "the lesson marked started")
+	if eval[bool](t, ctx, card+`.classList.contains('done')`) {
+		t.Fatal("End completed the lesson")
+	}
+	// Stepping to the end does.
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n-1, sim.English, false)))
+	waitStep(t, ctx, n-1)
+	press(t, ctx, kb.ArrowRight)
+	waitStep(t, ctx, n)
+	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
+	waitJS(t, ctx, card+`.classList.contains('done')`, "the lesson marked done")
+}
