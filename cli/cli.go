@@ -173,4 +173,3 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 	}
 	return ExitOK
 }
-
