@@ -21,16 +21,7 @@ func (hashNil) acquire(op lockOp, _ *grant) *Call {
 }
 
 func (hashNil) acquireOutcome(op lockOp, _ *grant, reply Reply, after KeyState) (Outcome, error) {
-	switch {
-	case reply.IsInt(0):
-		return Busy, nil
-	case reply.IsInt(1):
-		if hashCounts(after)[op.owner] == 1 {
-			return Acquired, nil
-		}
-		return Reentered, nil
-	}
-	return "", fmt.Errorf("sim: hash-nil acquire: unexpected reply %s", reply)
+	return oneZeroAcquire("hash-nil", op, reply, after)
 }
 
 func (hashNil) release(op lockOp, _ *grant) *Call {

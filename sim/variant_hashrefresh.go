@@ -33,9 +33,14 @@ func (hashRefresh) acquire(op lockOp, _ *grant) *Call {
 	return &Call{Script: mustScript("hash-refresh/acquire"), Keys: []string{op.key}, Args: []string{op.owner, ms(op.leaseMS)}}
 }
 
-// acquireOutcome: the script answers 1 for a new hold and for a reentry alike;
-// the count it left behind says which it was ("count became 1").
 func (v hashRefresh) acquireOutcome(op lockOp, _ *grant, reply Reply, after KeyState) (Outcome, error) {
+	return oneZeroAcquire(v.name, op, reply, after)
+}
+
+// oneZeroAcquire reads an acquire that answers 1 for a new hold and for a
+// reentry alike, and 0 when busy (seeds 000 and 004): the count the script
+// left behind says which it was ("count became 1").
+func oneZeroAcquire(variant string, op lockOp, reply Reply, after KeyState) (Outcome, error) {
 	switch {
 	case reply.IsInt(0):
 		return Busy, nil
@@ -45,7 +50,7 @@ func (v hashRefresh) acquireOutcome(op lockOp, _ *grant, reply Reply, after KeyS
 		}
 		return Reentered, nil
 	}
-	return "", fmt.Errorf("sim: %s acquire: unexpected reply %s", v.name, reply)
+	return "", fmt.Errorf("sim: %s acquire: unexpected reply %s", variant, reply)
 }
 
 func (hashRefresh) release(op lockOp, _ *grant) *Call {

@@ -401,32 +401,20 @@ func tokenCountAcquire(s *Store, keys, args []string) sim.Reply {
 		if args[2] != "1" {
 			return sim.StringReply(string(sim.Lost))
 		}
-		var next int64
 		if fenced {
-			cur, ok, e := s.str(keys[1])
-			if e != nil {
-				return *e
+			if _, _, e := s.str(keys[1]); e != nil {
+				return *e // a counter of the wrong type fails before any write
 			}
-			if ok {
-				n, e := parseInt("fencing counter", cur)
-				if e != nil {
-					return *e
-				}
-				next = n
-			}
-			next++
 		}
 		s.setFields(lock, "owner", token, "count", "1")
 		s.expireIn(lock, lease)
 		if !fenced {
 			return sim.StringReply(string(sim.Acquired))
 		}
-		if v := s.keys[keys[1]]; v != nil {
-			v.str = itoa(next)
-		} else {
-			s.keys[keys[1]] = &value{typ: sim.TypeString, str: itoa(next)}
+		next, e := bumpFence(s, keys[1], keep)
+		if e != nil {
+			return *e
 		}
-		s.expireIn(keys[1], keep)
 		return sim.ArrayReply(sim.StringReply(string(sim.Acquired)), sim.IntReply(next))
 	}
 	if owner, ok := h["owner"]; !ok || owner != token {
@@ -897,22 +885,32 @@ func resourceFence(s *Store, keys, args []string) sim.Reply {
 	if !took {
 		return sim.IntReply(0)
 	}
-	var n int64
-	if cur, ok, e := s.str(keys[1]); e != nil {
+	n, e := bumpFence(s, keys[1], keep)
+	if e != nil {
 		return *e
+	}
+	return sim.IntReply(n)
+}
+
+// bumpFence raises the fencing counter at key by one (from 0 when absent),
+// gives it a TTL of keep ms, and returns the new value: INCR then PEXPIRE.
+func bumpFence(s *Store, key string, keep int64) (int64, *sim.Reply) {
+	var n int64
+	if cur, ok, e := s.str(key); e != nil {
+		return 0, e
 	} else if ok {
 		if n, e = parseInt("fencing counter", cur); e != nil {
-			return *e
+			return 0, e
 		}
 	}
 	n++
-	if v := s.keys[keys[1]]; v != nil {
+	if v := s.keys[key]; v != nil {
 		v.str = itoa(n)
 	} else {
-		s.keys[keys[1]] = &value{typ: sim.TypeString, str: itoa(n)}
+		s.keys[key] = &value{typ: sim.TypeString, str: itoa(n)}
 	}
-	s.expireIn(keys[1], keep)
-	return sim.IntReply(n)
+	s.expireIn(key, keep)
+	return n, nil
 }
 
 // fieldInt reads hash field name as an integer, 0 when the hash or the field
