@@ -134,6 +134,9 @@ type DrillsPage struct {
 	Backend BackendBadge
 	Nav     []NavLink
 	Levels  []DrillLevel
+	// Problem says, in the page's language, what was wrong with the drill
+	// link that led here; "" when nothing was.
+	Problem string
 }
 
 // DrillLevel is one level on the drills page.

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -70,32 +69,37 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	t := tr(loc)
 	q := r.URL.Query()
+	status, problem := http.StatusOK, ""
 	if lv := q.Get("level"); lv != "" || q.Get("seed") != "" {
 		if lv == "" {
 			lv = drill.Levels[0].ID
 		}
-		if _, ok := drill.LevelByID(lv); !ok {
-			http.Error(w, fmt.Sprintf("web: no drill level %q", lv), http.StatusNotFound)
-			return
-		}
-		var seed uint64
+		seed, err := uint64(0), error(nil)
 		if sv := strings.TrimSpace(q.Get("seed")); sv != "" {
-			n, err := strconv.ParseUint(sv, 10, 64)
-			if err != nil || n > drill.MaxSeed {
-				http.Error(w, fmt.Sprintf("web: drill seed %q is not a number from 0 to %d", sv, uint64(drill.MaxSeed)), http.StatusBadRequest)
-				return
+			seed, err = strconv.ParseUint(sv, 10, 64)
+			if err == nil && seed > drill.MaxSeed {
+				err = strconv.ErrRange
 			}
-			seed = n
+			if err != nil {
+				status, problem = http.StatusBadRequest, t.T("DrillBadSeed", "Seed", sv, "Max", uint64(drill.MaxSeed))
+			}
 		} else {
 			seed = rand.Uint64N(drill.MaxSeed + 1)
 		}
-		http.Redirect(w, r, drillURL(lv, seed, loc), http.StatusSeeOther)
-		return
+		if _, ok := drill.LevelByID(lv); !ok {
+			status, problem = http.StatusNotFound, t.T("DrillNoLevel", "Level", lv)
+		}
+		if problem == "" {
+			http.Redirect(w, r, drillURL(lv, seed, loc), http.StatusSeeOther)
+			return
+		}
+		// Otherwise the drills page itself says what was wrong with the link.
 	}
 	p := templates.DrillsPage{
 		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
-		Nav:   siteNav(t, navDrills),
+		Langs:   langOptions(loc, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
+		Nav:     siteNav(t, navDrills),
+		Problem: problem,
 	}
 	for _, lv := range drill.Levels {
 		var acts []string
@@ -108,7 +112,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 			NewURL:  "/drills?" + url.Values{"level": {lv.ID}, "lang": {string(loc)}}.Encode(),
 		})
 	}
-	writePage(w, r, http.StatusOK, templates.Drills(p))
+	writePage(w, r, status, templates.Drills(p))
 }
 
 // drillHeader is the player's header for a drill: its breadcrumb leads to

@@ -192,6 +192,8 @@ func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
 		v.frames = frames[:v.cur+1]
 	}
 	p.Diagram = v.diagram()
+	// This page has no steps: say what the highlighted state stands for.
+	p.Diagram.StateLabel = t.T("SixtyDiagramCaption")
 	for _, st := range selfTests {
 		l := s.byID[st.lesson]
 		if l == nil {

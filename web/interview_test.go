@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -249,6 +250,30 @@ func TestPredictGlosses(t *testing.T) {
 					t.Errorf("%s: no gloss for %s", l, o)
 				}
 			}
+		}
+	}
+}
+
+// TestDrillBadLinkPage: a drill link with a bad seed or level gets the drills
+// page in the asked language, saying what was wrong, never plain text.
+func TestDrillBadLinkPage(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	for path, want := range map[string]string{
+		"/drills?level=leases&seed=abc&lang=zh-CN": "链接里的种子是“abc”",
+		"/drills?level=nope&seed=5&lang=zh-TW":     "連結裡的練習級別「nope」不存在",
+		"/drills?level=leases&seed=-3":             "The link asks for seed “-3”",
+	} {
+		resp, err := http.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+			t.Errorf("%s: content type %q", path, ct)
+		}
+		if !strings.Contains(string(body), want) || !strings.Contains(string(body), `role="alert"`) {
+			t.Errorf("%s: page lacks %q in an alert", path, want)
 		}
 	}
 }
