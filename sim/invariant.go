@@ -32,7 +32,7 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 			out = append(out, violation(InvOverlappingHolders, lock, who, explainOverlap(who, lock)))
 		}
 		// count-mismatch: Redis's count against the live local counts.
-		if r.v.info().CountsInRedis {
+		if r.info.CountsInRedis {
 			owners := make([]string, 0, len(holds))
 			for o := range holds {
 				owners = append(owners, o)

@@ -30,6 +30,7 @@ type Runner struct {
 	lesson *Lesson
 	store  Store
 	v      variant
+	info   VariantInfo // v.info(), built once: the step path reads it often
 	rng    *rand.Rand
 	src    *rand.PCG // rng's source, kept to save and restore its state
 
@@ -124,6 +125,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 		lesson:  l,
 		store:   s,
 		v:       variants[l.Variant],
+		info:    variants[l.Variant].info(),
 		src:     rand.NewPCG(l.Seed, 0x10c857e9),
 		byID:    map[string]*actor{},
 		holdSeq: map[string]int{},
@@ -152,7 +154,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	}
 	r.keepMS = (keepBase + total).Milliseconds()
 	for _, lock := range r.locks {
-		r.reads = append(r.reads, KeyRef{Name: lockKeyPrefix + lock, Type: r.v.info().LockType})
+		r.reads = append(r.reads, KeyRef{Name: lockKeyPrefix + lock, Type: r.info.LockType})
 		if x, ok := r.v.(extraKeys); ok {
 			r.reads = append(r.reads, x.keys(lock)...)
 		}

@@ -255,7 +255,7 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 // holder's process must be running or exited (a paused or crashed process
 // runs no timer). Ties go to the earlier actor and lock.
 func (r *Runner) nextRenewal(end int64) (string, *grant) {
-	if !r.v.info().Watchdog {
+	if !r.info.Watchdog {
 		return "", nil
 	}
 	var bl string
@@ -371,7 +371,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		// actor's belief now rests on this new hold.
 		g.count++
 		g.seq = seq
-		if r.v.info().Watchdog {
+		if r.info.Watchdog {
 			g.renewAt = r.now + max(lease/3, 1)
 		}
 		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
@@ -393,7 +393,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 // an outermost acquire, when the lesson fences and the variant's own acquire
 // script does not; nil otherwise.
 func (r *Runner) fenceCall(op lockOp, g *grant, acquire *Call) *Call {
-	info := r.v.info()
+	info := r.info
 	if !r.lesson.Fencing || g != nil || acquire == nil || info.IssuesFences {
 		return nil
 	}
@@ -420,7 +420,7 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 		return stepResult{outcome: NoContext}, nil
 	}
 	op := r.op(st, owner, lease)
-	if r.v.info().UnlockIDs {
+	if r.info.UnlockIDs {
 		if id, retry := a.lostUnlock[st.Lock]; retry {
 			op.unlockID = id // the retry repeats the call whose reply was lost
 			delete(a.lostUnlock, st.Lock)
@@ -514,7 +514,7 @@ func (r *Runner) checkOwnerRelease(a *actor, lock string, out Outcome, holdBefor
 
 func (r *Runner) recordRelease(c *Call, reply Reply, out Outcome) CallRecord {
 	rec := record(c, reply, out)
-	if r.v.info().BooleanReading {
+	if r.info.BooleanReading {
 		rec.AsBoolean = "false"
 		if reply.Kind == ReplyInt && reply.Int != 0 {
 			rec.AsBoolean = "true"

@@ -99,7 +99,7 @@ func (r *Runner) lockView(lock string) LockView {
 			lv.Holders = append(lv.Holders, a.id)
 		}
 	}
-	if !r.v.info().CountsInRedis {
+	if !r.info.CountsInRedis {
 		// Redis keeps no count: the holder's own map does (seed 004).
 		local := 0
 		for _, a := range r.actors {
