@@ -11,12 +11,13 @@ test: deps vet templ-check fuzz
 	$(GO) test -race -count=1 ./...
 
 # fuzz runs each fuzz target briefly (FUZZTIME each) on top of its seed
-# corpus in testdata/fuzz: the lesson loader and the websocket message
-# decoder.
+# corpus in testdata/fuzz: the lesson loader, the websocket message
+# decoder and the share-link decoder of explore mode.
 FUZZTIME ?= 10s
 fuzz:
 	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./web -run '^$$' -fuzz '^FuzzParseClientMessage$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./explore -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime=$(FUZZTIME)
 
 # bench measures step latency, lock calls, the embedded backend, 1,000
 # sessions and a Redis fault against floors and ceilings measured in the

@@ -158,22 +158,22 @@ func duration(ms int64, loc sim.Locale) string {
 	return n + " 秒"
 }
 
-func lockOf(f sim.Frame) sim.LockView {
+func lockOf(f sim.Frame, lock string) sim.LockView {
 	for _, l := range f.Locks {
-		if l.Name == Lock {
+		if l.Name == lock {
 			return l
 		}
 	}
-	return sim.LockView{Name: Lock, State: sim.Idle}
+	return sim.LockView{Name: lock, State: sim.Idle}
 }
 
-func holdOf(f sim.Frame, actor string) (sim.HoldView, bool) {
+func holdOf(f sim.Frame, actor, lock string) (sim.HoldView, bool) {
 	for _, a := range f.Actors {
 		if a.ID != actor {
 			continue
 		}
 		for _, h := range a.Holds {
-			if h.Lock == Lock {
+			if h.Lock == lock {
 				return h, true
 			}
 		}
@@ -190,12 +190,22 @@ func narrate(l *sim.Lesson, frames []sim.Frame) {
 		if len(sim.OutcomesFor(st.Do)) > 1 {
 			st.Expect = cur.Outcome
 		}
-		st.Say = explain(l, st, prev, cur)
+		st.Say = Explain(l, st, prev, cur)
 	}
 }
 
-func explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Text {
-	pl, cl := lockOf(prev), lockOf(cur)
+// Explain returns the narration of step st of l in every locale: why it
+// came out as it did, read from the frames before (prev) and after (cur)
+// it. It covers acquire, release, write, advance, pause and resume, the
+// actions drills use; for any other action or outcome it returns nil, and
+// the player shows the outcome and its gloss alone. Package explore uses it
+// for the steps a learner adds.
+func Explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Text {
+	lock := st.Lock
+	if lock == "" {
+		lock = l.Lock
+	}
+	pl, cl := lockOf(prev, lock), lockOf(cur, lock)
 	var others []string
 	for _, h := range pl.Holders {
 		if h != st.Actor {
@@ -258,7 +268,7 @@ func explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Text {
 			return say("not-owner", vars)
 		}
 	case sim.ActWrite:
-		h, _ := holdOf(cur, st.Actor)
+		h, _ := holdOf(cur, st.Actor, lock)
 		vars["f"] = strconv.FormatInt(h.Fence, 10)
 		switch {
 		case cur.Outcome == sim.Rejected:
@@ -281,7 +291,7 @@ func explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Text {
 	case sim.ActPause:
 		return say("pause", vars)
 	case sim.ActResume:
-		if h, ok := holdOf(cur, st.Actor); ok && h.Count > 0 && !h.InRedis {
+		if h, ok := holdOf(cur, st.Actor, lock); ok && h.Count > 0 && !h.InRedis {
 			return say("resume-stale", vars)
 		}
 		return say("resume", vars)

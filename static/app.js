@@ -114,6 +114,8 @@ class Player {
   constructor(root) {
     this.root = root;
     this.lesson = root.dataset.lesson;
+    // An explore timeline's share code; "" for a course lesson or a drill.
+    this.timeline = root.dataset.timeline || "";
     this.step = Number(root.dataset.step) || 0;
     this.total = Number(root.dataset.total) || 0;
     this.lang = root.dataset.lang;
@@ -162,6 +164,7 @@ class Player {
     if (this.predict && params.get("retry") === "1") this.retry = { list: predictScore(this.lesson).misses, i: 0, started: false };
     document.addEventListener("click", (e) => this.onClick(e));
     document.addEventListener("keydown", (e) => this.onKey(e));
+    document.addEventListener("submit", (e) => this.onSubmit(e));
     document.addEventListener("input", (e) => {
       if (e.target.id === "scrubber") this.onScrub(e.target, false);
     });
@@ -193,7 +196,8 @@ class Player {
     ws.onopen = () => {
       // After a step Redis did not answer, ask again for the step wanted.
       const step = this.redisFail && this.redisFail.target != null ? Math.max(this.redisFail.target, this.step) : this.step;
-      this.send({ type: "load", lesson: this.lesson, step, lang: this.lang });
+      if (this.timeline) this.send({ type: "load", timeline: this.timeline, step, lang: this.lang });
+      else this.send({ type: "load", lesson: this.lesson, step, lang: this.lang });
     };
     ws.onmessage = (ev) => {
       let m;
@@ -265,7 +269,14 @@ class Player {
   }
 
   onFrame(m) {
-    if (m.lesson !== this.lesson) return;
+    if (m.chrome) {
+      // A load, a fork or an undo: the run may be a new timeline.
+      if (m.timeline && m.timeline !== this.timeline) this.steps = []; // nothing to predict in a timeline made here
+      this.lesson = m.lesson;
+      this.timeline = m.timeline || "";
+      this.root.dataset.lesson = m.lesson;
+      this.root.dataset.timeline = this.timeline;
+    } else if (m.lesson !== this.lesson) return;
     this.retries = 0;
     const prevStep = this.step;
     const f = this.redisFail;
@@ -504,6 +515,25 @@ class Player {
       if (!this.send({ type: "lang", lang: a.dataset.lang })) location.href = a.href;
       return;
     }
+    const fork = e.target.closest("[data-spec]");
+    if (fork && !fork.disabled) {
+      this.forkWith(fork, JSON.parse(fork.dataset.spec));
+      return;
+    }
+    const tool = e.target.closest("[data-explore]");
+    if (tool && !tool.disabled) {
+      this.exploreTool(tool);
+      return;
+    }
+    const exp = e.target.closest("a[data-export]");
+    if (exp && this.timeline) {
+      // A timeline's export names it by its share code.
+      const u = new URL(exp.href, location.href);
+      u.searchParams.set("t", this.timeline);
+      u.searchParams.set("lang", this.lang);
+      exp.href = u.pathname + u.search;
+      return;
+    }
     const choice = e.target.closest("[data-choice]");
     if (choice && !choice.disabled) {
       this.choose(choice.dataset.choice);
@@ -517,6 +547,52 @@ class Player {
       return;
     }
     this.act(b.dataset.action);
+  }
+
+  // forkWith continues the timeline after the menu's step with action.
+  forkWith(el, action) {
+    const menu = el.closest("[data-fork-menu]");
+    const at = menu ? Number(menu.dataset.at) : this.step;
+    this.setPlaying(false);
+    if (!this.send({ type: "fork", at, action })) this.connect();
+  }
+
+  exploreTool(el) {
+    switch (el.dataset.explore) {
+      case "undo":
+        this.send({ type: "undo" });
+        break;
+      case "copy": {
+        const status = $("[data-copy-status]");
+        const done = (ok) => {
+          if (status) status.textContent = ok ? status.dataset.tCopied : status.dataset.tFailed;
+        };
+        if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(location.href).then(() => done(true), () => done(false));
+        else done(false);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  onSubmit(e) {
+    const custom = e.target.closest("[data-fork-custom]");
+    if (custom) {
+      e.preventDefault();
+      const by = Number(custom.elements.by_ms.value);
+      if (!Number.isInteger(by) || by < 1) {
+        custom.elements.by_ms.reportValidity();
+        return;
+      }
+      this.forkWith(custom, { do: custom.elements.do.value, by_ms: by });
+      return;
+    }
+    const cmp = e.target.closest("[data-compare]");
+    if (cmp) {
+      const f = $("[data-timeline-field]", cmp);
+      if (f) f.value = this.timeline;
+    }
   }
 
   onKey(e) {

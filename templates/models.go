@@ -165,10 +165,14 @@ type CourseLesson struct {
 // PlayerPage is the page of one lesson. Its panels start empty (a
 // "loading" placeholder) and the websocket fills them.
 type PlayerPage struct {
-	UI        UI
-	Lang      string
-	Assets    Assets
-	LessonID  string
+	UI       UI
+	Lang     string
+	Assets   Assets
+	LessonID string
+	// Timeline is the share code of an explore timeline (a fork or a
+	// sandbox), "" for a course lesson or a drill; the page loads it
+	// instead of LessonID.
+	Timeline  string
 	Step      int
 	Total     int
 	Presenter bool

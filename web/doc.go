@@ -12,6 +12,12 @@
 //	GET /interview/60s?lang=L      the one-line and 60-second answers, a 60 s timer, the state diagram, the self-tests
 //	GET /drills?lang=L             the drill levels (package drill)
 //	GET /drills?level=V&seed=N     303 to the drill's player page, /lessons/drill-V-N?predict=1 (no seed: a fresh one)
+//	GET /explore?lang=L            explore mode: start a sandbox, import a lesson file
+//	GET /explore?t=CODE&step=N     the player of a shared timeline (a fork, a sandbox, an import); a bad code: 400, the explore page with the reason
+//	GET /explore/new?variant=V&lease_ms=N&actors=N&lock=S&fencing=1&replica=1   303 to a new sandbox's player
+//	POST /explore/import           a lesson file (multipart field file, or yaml for pasted text, up to 256 KiB): 303 to its player, or 422 with the loader's errors at FILE:LINE:COL and the text kept
+//	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
+//	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V   the timeline under two variants, the first step whose outcomes differ marked
 //	GET /static/{file}?v=HASH      app.css, app.js, icon.svg (embedded, cached for good)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"
@@ -24,6 +30,17 @@
 // answer sends the step, and the verdict compares the guess with the
 // outcome of the frame the run produced. Scores, "retry my misses"
 // (retry=1) and the interview page's answers live in localStorage only.
+//
+// Explore mode (package explore): below the timeline, every player shows
+// the actions the timeline can take after the current step. Choosing one
+// sends a fork message; the run becomes an explore timeline (the later
+// steps dropped), its share code (explore.Encode: versioned, compressed,
+// checksummed) goes into the page's URL, and the header links back to the
+// lesson it came from. A fork's code leaves out the texts its lesson already
+// holds (explore.Strip) and the server puts them back (explore.Restore), so
+// links stay short; a code from another version of the lesson still runs
+// exactly, without them. Steps a learner adds are narrated by
+// explore.Narrate.
 //
 // The language comes from the lang parameter, else from Accept-Language
 // (en, zh-CN, zh-TW; English when nothing matches). The parameter is read
@@ -53,6 +70,12 @@
 //	{"type":"play","speed":2}        play forward, one step per 1.5 s / speed (0.25 to 8); from the start when at the end
 //	{"type":"pause"}                 stop playing
 //	{"type":"lang","lang":"zh-TW"}   re-render everything in another language
+//	{"type":"load","timeline":"1.eNp…","step":3}   start a run of a shared timeline instead of a lesson
+//	{"type":"fork","at":4,"action":{"actor":"A","do":"resume"}}   continue after step at (default: the current one)
+//	                                 with the action (explore.StepSpec: actor, do, lock, lease_ms, by_ms, value,
+//	                                 child, context, reply_lost), dropping the later steps; answered with a frame
+//	                                 of the new step, with chrome and the new timeline's code
+//	{"type":"undo"}                  drop the last step of an explore timeline
 //
 // Runners only go forward, and frames are deterministic, so back and seek
 // serve the frames already computed and only a step past the last computed
@@ -61,7 +84,7 @@
 //
 // Server messages:
 //
-//	{"type":"hello","protocol":1,"backend":{"embedded":true},"backend_text":"embedded Redis (miniredis)","max_message":4096}
+//	{"type":"hello","protocol":1,"backend":{"embedded":true},"backend_text":"embedded Redis (miniredis)","max_message":65536}
 //	{"type":"frame","re":3,"lesson":"stale-owner","step":4,"total":11,"computed":4,"playing":false,"speed":1,
 //	 "lang":"en","title":"…","url":"/lessons/stale-owner?lang=en&step=4",
 //	 "frame":{…sim.Frame…},
@@ -70,17 +93,23 @@
 //	{"type":"state","re":5,"playing":true,"speed":2,"step":4,"total":11}
 //	{"type":"error","re":6,"code":"unknown-type","message":"web: unknown message type \"jump\""}
 //
-// A frame message answers load, step, back, seek and lang, and comes at
+// A frame message answers load, step, back, seek, lang, fork and undo, and comes at
 // each step of play. "frame" is the sim.Frame of the step as JSON (its field
 // names are documented in package sim); "panels" are the player's panels as
 // HTML fragments that the page puts into the elements with the matching
 // data-panel attribute; "chrome" (the header and the control bar, whose text
-// depends on the language) comes only after load and lang. A state message
+// depends on the language) comes only after load, lang, fork and undo. In an
+// explore timeline the frame also has "timeline", the share code, and
+// "url" is its /explore link. A state message
 // answers play and pause and ends play. An error message answers a message
 // that could not be carried out; the session stays usable. Error codes:
 // bad-json (not a JSON object, or a field of the wrong type), binary (a
 // binary message), unknown-type, bad-field (missing or out of range),
 // unknown-lesson, unknown-lang, no-lesson (a player message before load),
+// bad-link (load's timeline is not a code this server can open; the message
+// says why: cut short, damaged, a newer format, a step the rules refuse),
+// bad-step (fork's action cannot happen there, e.g. a step for a paused
+// actor; undo with nothing to undo),
 // redis (a step failed on Redis: the run stays at the last computed step and
 // the step can be tried again; the page shows an alert, in its language,
 // with a Try again button that seeks to the step wanted, and keeps it, and
@@ -102,7 +131,7 @@
 //
 //	1001  the server is shutting down (the page reconnects)
 //	1008  the connection sent Config.MessageBurst messages in a row over its rate limit
-//	1009  a message over the read limit (Config.ReadLimit, 4096 bytes by default); the reason says so
+//	1009  a message over the read limit (Config.ReadLimit, 64 KiB by default: a load with a share code); the reason says so
 //	1013  too many sessions (Config.MaxSessions); sent after an error message with code busy
 //	4000  the session was idle for Config.IdleTimeout; the page reconnects when the learner comes back
 //	4001  the client was too slow and was dropped

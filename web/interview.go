@@ -47,6 +47,7 @@ const (
 	navDrills    = "drills"
 	navInterview = "interview"
 	navSixty     = "sixty"
+	navExplore   = "explore"
 )
 
 // siteNav is the navigation of the course and interview pages, in t's
@@ -59,6 +60,7 @@ func siteNav(t *translator, current string) []templates.NavLink {
 		{navDrills, in.NavDrills, "/drills" + q},
 		{navInterview, in.NavInterview, "/interview" + q},
 		{navSixty, in.NavSixty, "/interview/60s" + q},
+		{navExplore, t.explore().NavExplore, "/explore" + q},
 	}
 	out := make([]templates.NavLink, len(links))
 	for i, l := range links {

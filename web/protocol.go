@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"lockstep/backend"
+	"lockstep/explore"
 	"lockstep/sim"
 )
 
@@ -24,6 +25,8 @@ const (
 	MsgPlay  = "play"
 	MsgPause = "pause"
 	MsgLang  = "lang"
+	MsgFork  = "fork"
+	MsgUndo  = "undo"
 )
 
 // Server message types.
@@ -47,6 +50,8 @@ const (
 	ErrCodeBusy          = "busy"           // too many sessions; sent before close code 1013
 	ErrCodeRateLimited   = "rate-limited"   // a message over the connection's rate limit, not carried out
 	ErrCodeInternal      = "internal"       // rendering failed
+	ErrCodeBadLink       = "bad-link"       // load's timeline is not a share code this server can open
+	ErrCodeBadStep       = "bad-step"       // fork's action cannot happen at that step; undo with nothing to undo
 )
 
 // Close codes the server uses besides the standard ones.
@@ -67,6 +72,13 @@ type ClientMessage struct {
 	Step   *int    `json:"step,omitempty"`   // load (default 0), seek (required)
 	Lang   string  `json:"lang,omitempty"`   // load (optional), lang (required)
 	Speed  float64 `json:"speed,omitempty"`  // play: steps per 1.5 s, 0.25 to 8; default 1
+	// Timeline (load, instead of lesson) is the share code of an explore
+	// timeline (package explore).
+	Timeline string `json:"timeline,omitempty"`
+	// At (fork) is the step to continue after; default the current one.
+	At *int `json:"at,omitempty"`
+	// Action (fork) is the step to add (explore.StepSpec).
+	Action *explore.StepSpec `json:"action,omitempty"`
 }
 
 // HelloMessage is the first message of every connection.
@@ -96,6 +108,10 @@ type FrameMessage struct {
 	Frame    sim.Frame         `json:"frame"`
 	Panels   map[string]string `json:"panels"`
 	Chrome   map[string]string `json:"chrome,omitempty"`
+	// Timeline is the share code of the run's timeline when it is an explore
+	// timeline (a fork, a sandbox, an import); "" for a course lesson or a
+	// drill. URL holds it too.
+	Timeline string `json:"timeline,omitempty"`
 }
 
 // StateMessage reports play state changes.
@@ -160,8 +176,11 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 	}
 	switch m.Type {
 	case MsgLoad:
-		if m.Lesson == "" {
-			return m, perr(ErrCodeBadField, "load needs a lesson")
+		if m.Lesson == "" && m.Timeline == "" {
+			return m, perr(ErrCodeBadField, "load needs a lesson or a timeline")
+		}
+		if m.Lesson != "" && m.Timeline != "" {
+			return m, perr(ErrCodeBadField, "load takes a lesson or a timeline, not both")
 		}
 		if m.Step != nil && *m.Step < 0 {
 			return m, perr(ErrCodeBadField, "step must be 0 or more")
@@ -184,7 +203,14 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 		if m.Speed != 0 && (math.IsNaN(m.Speed) || m.Speed < MinSpeed || m.Speed > MaxSpeed) {
 			return m, perr(ErrCodeBadField, "speed must be between %g and %g", MinSpeed, MaxSpeed)
 		}
-	case MsgStep, MsgBack, MsgPause:
+	case MsgFork:
+		if m.Action == nil {
+			return m, perr(ErrCodeBadField, "fork needs an action")
+		}
+		if m.At != nil && *m.At < 0 {
+			return m, perr(ErrCodeBadField, "at must be 0 or more")
+		}
+	case MsgStep, MsgBack, MsgPause, MsgUndo:
 	case "":
 		return m, perr(ErrCodeUnknownType, "message has no type")
 	default:

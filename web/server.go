@@ -27,7 +27,9 @@ import (
 const (
 	DefaultMaxSessions = 100
 	DefaultIdleTimeout = 30 * time.Minute
-	DefaultReadLimit   = 4096
+	// DefaultReadLimit fits a load message with a share code of up to
+	// explore.MaxCodeLen bytes.
+	DefaultReadLimit = 64 << 10
 	// DefaultMessageRate is the sustained rate of client messages a
 	// connection may send, in messages per second.
 	DefaultMessageRate = 50
@@ -136,6 +138,13 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /interview", s.serveInterview)
 	mux.HandleFunc("GET /interview/60s", s.serveSixty)
 	mux.HandleFunc("GET /drills", s.serveDrills)
+	mux.HandleFunc("GET /explore", s.serveExplore)
+	mux.HandleFunc("GET /explore/new", s.serveExploreNew)
+	mux.HandleFunc("POST /explore/import", s.serveImport)
+	mux.HandleFunc("GET /explore/export.yaml", s.serveExport("yaml"))
+	mux.HandleFunc("GET /explore/export.mmd", s.serveExport("mmd"))
+	mux.HandleFunc("GET /explore/export.svg", s.serveExport("svg"))
+	mux.HandleFunc("GET /explore/compare", s.serveCompare)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

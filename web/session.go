@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"lockstep/backend"
+	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
 )
@@ -38,6 +39,12 @@ type session struct {
 	speed   float64
 	timer   *time.Timer
 	dropped bool
+	// An explore timeline (a fork, a sandbox, an import): where it comes
+	// from and its share code; timeline is false for a course lesson or a
+	// drill.
+	timeline bool
+	origin   explore.Origin
+	code     string
 }
 
 // run is the session's goroutine.
@@ -134,6 +141,14 @@ func (s *session) handle(in inbound) {
 		s.load(m)
 		return
 	}
+	if m.Type == MsgFork && s.runner != nil {
+		s.fork(m)
+		return
+	}
+	if m.Type == MsgUndo && s.runner != nil {
+		s.undo(m)
+		return
+	}
 	if m.Type == MsgLang {
 		s.locale = sim.Locale(m.Lang)
 		if s.runner == nil {
@@ -183,36 +198,106 @@ func (s *session) state(re int64) StateMessage {
 // load starts a fresh run of a lesson (closing the previous one) and runs
 // it to the requested step.
 func (s *session) load(m ClientMessage) {
-	l := s.srv.lesson(s.srv.ctx, m.Lesson)
-	if l == nil {
+	var l *sim.Lesson
+	var o explore.Origin
+	if m.Timeline != "" {
+		var err error
+		l, o, err = s.srv.decodeTimeline(m.Timeline)
+		if err != nil {
+			s.sendErr(m.ID, perr(ErrCodeBadLink, "%v", err))
+			return
+		}
+	} else if l = s.srv.lesson(s.srv.ctx, m.Lesson); l == nil {
 		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", m.Lesson))
 		return
 	}
 	if m.Lang != "" {
 		s.locale = sim.Locale(m.Lang)
 	}
+	target := 0
+	if m.Step != nil {
+		target = *m.Step
+	}
+	s.start(m.ID, l, m.Timeline != "", o, m.Timeline, target)
+}
+
+// start begins a fresh run of l (closing the previous one), runs it to
+// step target and sends the frame with the chrome. timeline, origin and
+// code describe an explore timeline; code is computed when "".
+func (s *session) start(re int64, l *sim.Lesson, timeline bool, o explore.Origin, code string, target int) {
 	s.stopPlay()
 	s.closeRun()
+	if timeline && code == "" {
+		var err error
+		if code, err = s.srv.encodeTimeline(l, o); err != nil {
+			s.sendErr(re, perr(ErrCodeBadStep, "%v", err))
+			return
+		}
+	}
 	store, err := s.srv.cfg.Backend.NewStore()
 	if err != nil {
-		s.sendErr(m.ID, perr(ErrCodeRedis, "new run: %v", err))
+		s.sendErr(re, perr(ErrCodeRedis, "new run: %v", err))
 		return
 	}
 	runner, err := sim.NewRunner(l, store)
 	if err != nil {
 		s.closeStore(store)
-		s.sendErr(m.ID, perr(ErrCodeInternal, "lesson %s: %v", l.ID, err))
+		s.sendErr(re, perr(ErrCodeInternal, "lesson %s: %v", l.ID, err))
 		return
 	}
 	s.lesson, s.store, s.runner, s.cur = l, store, runner, 0
-	target := 0
-	if m.Step != nil {
-		target = *m.Step
-	}
+	s.timeline, s.origin, s.code = timeline, o, code
 	if err := s.runTo(target); err != nil {
-		s.sendErr(m.ID, err)
+		s.sendErr(re, err)
 	}
-	s.sendFrame(m.ID, true)
+	s.sendFrame(re, true)
+}
+
+// fork continues the timeline after step at (default: the current one)
+// with the message's action, dropping the later steps, and shows the new
+// step. A course lesson becomes a fork of it; its run starts afresh, and
+// frames are deterministic, so the kept steps show what they showed.
+func (s *session) fork(m ClientMessage) {
+	at := s.cur
+	if m.At != nil {
+		at = *m.At
+	}
+	if at > len(s.runner.Frames())-1 {
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "step %d has not run yet (the run has reached step %d)", at, len(s.runner.Frames())-1))
+		return
+	}
+	st, err := m.Action.Step(s.lesson)
+	if err == nil {
+		var l *sim.Lesson
+		if l, err = explore.Fork(s.lesson, at, st); err == nil {
+			o := s.origin
+			if !s.timeline {
+				o = explore.Origin{}
+				if s.srv.byID[s.lesson.ID] == s.lesson {
+					o = explore.Origin{Lesson: s.lesson.ID, At: at}
+				}
+			} else if o.Lesson != "" && at < o.At {
+				o.At = at
+			}
+			s.start(m.ID, l, true, o, "", at+1)
+			return
+		}
+	}
+	s.sendErr(m.ID, perr(ErrCodeBadStep, "%v", err))
+}
+
+// undo drops the timeline's last step.
+func (s *session) undo(m ClientMessage) {
+	if !s.timeline || len(s.lesson.Steps) == 0 {
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back a step added in explore mode"))
+		return
+	}
+	l := explore.Undo(s.lesson)
+	o := s.origin
+	if o.Lesson != "" && o.At > len(l.Steps) {
+		o.At = len(l.Steps)
+	}
+	s.start(m.ID, l, true, o, "", min(s.cur, len(l.Steps)))
 }
 
 // moveTo goes to step target (clamped to the lesson), from the frames
@@ -286,7 +371,8 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
-	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix()}
+	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
+		tl: s.srv.timelineView(t, s.origin, s.timeline)}
 	ctx := context.Background()
 	panels, err := v.panels(ctx)
 	if err != nil {
@@ -301,9 +387,16 @@ func (s *session) sendFrame(re int64, chrome bool) {
 		URL:   lessonURL(s.lesson.ID, s.cur, s.locale, false),
 		Frame: frames[s.cur], Panels: panels,
 	}
+	header := func() templates.Header { return s.srv.header(t, s.lesson, s.cur, false) }
+	if s.timeline {
+		msg.Timeline = s.code
+		msg.URL = exploreURL(s.code, s.cur, s.locale, false)
+		header = func() templates.Header { return s.srv.exploreHeader(t, s.lesson, s.origin, s.code, s.cur, false) }
+		msg.Title = header().Title + " · " + t.UI().AppName
+	}
 	if chrome {
 		msg.Chrome, err = renderAll(ctx, map[string]templ.Component{
-			chromeHeader:   templates.PlayerHeader(s.srv.header(t, s.lesson, s.cur, false)),
+			chromeHeader:   templates.PlayerHeader(header()),
 			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.lesson, s.cur, s.speed)),
 		})
 		if err != nil {
@@ -320,6 +413,7 @@ func (s *session) closeRun() {
 		s.closeStore(s.store)
 	}
 	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
+	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
 }
 
 func (s *session) closeStore(st *backend.Store) {

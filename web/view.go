@@ -14,6 +14,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/drill"
+	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
 )
@@ -28,6 +29,7 @@ type view struct {
 	cur    int
 	info   backend.Info
 	prefix string // the run's key prefix on a real Redis
+	tl     timelineView
 }
 
 func (v *view) frame() sim.Frame { return v.frames[v.cur] }
@@ -50,6 +52,7 @@ const (
 	panelTimeline  = "timeline"
 	panelRedis     = "redis"
 	panelCommand   = "command"
+	panelExplore   = "explore"
 	chromeHeader   = "header"
 	chromeControls = "controls"
 )
@@ -63,6 +66,7 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 		panelTimeline:  templates.TimelinePanel(v.timeline()),
 		panelRedis:     templates.RedisPanel(v.redis()),
 		panelCommand:   templates.CommandPanel(v.command()),
+		panelExplore:   templates.ExplorePanel(v.explorePanel()),
 	}
 	return renderAll(ctx, comps)
 }
@@ -137,6 +141,10 @@ func (v *view) narration() templates.NarrationView {
 		}
 	}
 	n.Say = strings.TrimSpace(f.Say.In(t.locale))
+	if n.Say == "" && v.cur <= len(v.lesson.Steps) {
+		// A step a learner added (explore mode) has no narration of its own.
+		n.Say = strings.TrimSpace(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f).In(t.locale))
+	}
 	if v.cur == v.total() {
 		n.Takeaway = strings.TrimSpace(v.lesson.Takeaway.In(t.locale))
 	}

@@ -1,0 +1,101 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"lockstep/sim"
+)
+
+// StoreOpener opens a fresh store for one run and returns a function that
+// deletes its keys and closes it. *backend.Backend fits through a small
+// adapter in package web; tests pass an embedded one.
+type StoreOpener func() (sim.Store, func(context.Context) error, error)
+
+// Side is one variant's run of a compared timeline.
+type Side struct {
+	Variant string
+	Lesson  *sim.Lesson // the timeline under this variant
+	Frames  []sim.Frame // frames[0] is the start
+}
+
+// Comparison is one timeline run under two variants.
+type Comparison struct {
+	A, B Side
+	// FirstDiff is the first step (1-based) whose outcomes differ, 0 when
+	// every step came out the same.
+	FirstDiff int
+	// Diffs marks every step whose outcomes differ, by step number.
+	Diffs map[int]bool
+}
+
+// Compare runs timeline l under variants a and b, each on a store of its
+// own from open, and compares the steps' outcomes. The steps' expectations
+// are dropped (they were written for one variant), everything else is l's,
+// seed included, so the two runs draw the same tokens. A variant under
+// which the timeline cannot run is an error that names it; a failed store
+// or Redis call is wrapped.
+func Compare(ctx context.Context, l *sim.Lesson, a, b string, open StoreOpener) (*Comparison, error) {
+	c := &Comparison{Diffs: map[int]bool{}}
+	for i, v := range []string{a, b} {
+		side, err := runAs(ctx, l, v, open)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			c.A = side
+		} else {
+			c.B = side
+		}
+	}
+	for i := 1; i < len(c.A.Frames) && i < len(c.B.Frames); i++ {
+		if c.A.Frames[i].Outcome != c.B.Frames[i].Outcome {
+			c.Diffs[i] = true
+			if c.FirstDiff == 0 {
+				c.FirstDiff = i
+			}
+		}
+	}
+	return c, nil
+}
+
+// AsVariant returns a copy of l under variant v with the steps'
+// expectations dropped.
+func AsVariant(l *sim.Lesson, v string) (*sim.Lesson, error) {
+	if _, ok := sim.Variant(v); !ok {
+		return nil, fmt.Errorf("%w: unknown variant %q", ErrBadStep, v)
+	}
+	out := *l
+	out.Variant = v
+	out.Steps = slices.Clone(l.Steps)
+	for i := range out.Steps {
+		out.Steps[i].Expect = ""
+		out.Steps[i].ExpectViolations = nil
+	}
+	if err := sim.Validate(&out); err != nil {
+		return nil, fmt.Errorf("%w: under %s: %s", ErrBadStep, v, validationText(err))
+	}
+	return &out, nil
+}
+
+func runAs(ctx context.Context, l *sim.Lesson, v string, open StoreOpener) (Side, error) {
+	lv, err := AsVariant(l, v)
+	if err != nil {
+		return Side{}, err
+	}
+	st, closeStore, err := open()
+	if err != nil {
+		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
+	}
+	defer closeStore(context.WithoutCancel(ctx))
+	r, err := sim.NewRunner(lv, st)
+	if err != nil {
+		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
+	}
+	frames, err := r.Run(ctx)
+	if err != nil {
+		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
+	}
+	return Side{Variant: v, Lesson: lv, Frames: frames}, nil
+}

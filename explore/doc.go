@@ -1,0 +1,23 @@
+// Package explore is Lockstep's explore mode: timelines that learners make
+// themselves instead of reading them from a lesson file.
+//
+// A timeline is an ordinary *sim.Lesson, so everything that runs, draws or
+// exports a lesson takes it as it is. This package makes them:
+//
+//   - Fork (fork.go) continues a lesson after any step with an action of
+//     the learner's choosing and drops the steps after it, as RaftScope's
+//     fork does; Undo drops the last step.
+//   - Sandbox (fork.go) starts an empty timeline from a variant, a lease,
+//     fencing and a number of actors.
+//   - Choices (choices.go) lists the actions possible after a frame: the
+//     menu of "fork here".
+//   - Encode and Decode (share.go) turn a timeline into a compact,
+//     versioned, checksummed share code for a URL and back.
+//   - Compare (compare.go) runs one timeline under two variants and finds
+//     the first step whose outcomes differ.
+//   - Narrate (narrate.go) explains the steps a learner added, which have no
+//     narration of their own, from the frames before and after them.
+//
+// Like package sim it does no HTTP and reads no clock; Compare takes the
+// stores to run on from its caller.
+package explore

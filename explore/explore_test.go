@@ -1,0 +1,289 @@
+package explore_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"lockstep/backend"
+	"lockstep/explore"
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+// embedded opens the embedded backend once per test.
+func embedded(t *testing.T) *backend.Backend {
+	t.Helper()
+	be, err := backend.Open(context.Background(), backend.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	return be
+}
+
+func run(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
+	t.Helper()
+	st, err := be.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	r, err := sim.NewRunner(l, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatalf("%s: %v", l.ID, err)
+	}
+	return frames
+}
+
+func opener(be *backend.Backend) explore.StoreOpener {
+	return func() (sim.Store, func(context.Context) error, error) {
+		st, err := be.NewStore()
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	}
+}
+
+func course(t *testing.T) []*sim.Lesson {
+	t.Helper()
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// TestEveryChoiceForks takes every lesson of the course, every step of it
+// and every action the menu offers there: each must fork, run to its end,
+// and keep the outcomes of the steps before it.
+func TestEveryChoiceForks(t *testing.T) {
+	be := embedded(t)
+	for _, l := range course(t) {
+		frames := run(t, be, l)
+		for at := range frames {
+			for _, c := range explore.Choices(l, frames[at]) {
+				st, err := c.Spec.Step(l)
+				if err != nil {
+					t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
+				}
+				f, err := explore.Fork(l, at, st)
+				if err != nil {
+					t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
+				}
+				got := run(t, be, f)
+				if len(got) != at+2 {
+					t.Fatalf("%s fork at %d: %d frames", l.ID, at, len(got))
+				}
+				for i := 1; i <= at; i++ {
+					if got[i].Outcome != frames[i].Outcome || !reflect.DeepEqual(got[i].Locks, frames[i].Locks) {
+						t.Fatalf("%s fork at %d (%+v): step %d changed: %s, want %s", l.ID, at, c.Spec, i, got[i].Outcome, frames[i].Outcome)
+					}
+				}
+				if got[at+1].Say != nil {
+					t.Fatalf("a forked step has no narration of its own")
+				}
+				if len(explore.Narrate(f, &f.Steps[at], got[at], got[at+1])[sim.SimplifiedChinese]) == 0 {
+					t.Fatalf("%s fork at %d (%+v): no narration", l.ID, at, c.Spec)
+				}
+			}
+		}
+	}
+}
+
+func TestForkRefusesImpossibleSteps(t *testing.T) {
+	l := lesson(t, "stale-owner")
+	// Step 3 pauses A: after it, A may only resume.
+	_, err := explore.Fork(l, 3, sim.Step{Actor: "A", Do: sim.ActAcquire, Lock: l.Lock})
+	if !errors.Is(err, explore.ErrBadStep) {
+		t.Fatalf("acquire by a paused actor: %v", err)
+	}
+	if _, err := explore.Fork(l, len(l.Steps)+1, sim.Step{Do: sim.ActAdvance, By: 1e9}); !errors.Is(err, explore.ErrBadStep) {
+		t.Fatalf("fork past the end: %v", err)
+	}
+	for _, spec := range []explore.StepSpec{
+		{Do: "jump"},
+		{Do: sim.ActAcquire},
+		{Do: sim.ActAdvance, Actor: "A", ByMS: 5},
+		{Do: sim.ActAdvance, ByMS: 0},
+		{Do: sim.ActAdvance, ByMS: explore.MaxLeaseMS + 1},
+		{Do: sim.ActWrite, Actor: "A"},
+		{Do: sim.ActFork, Actor: "A", Child: "A-1", Context: "maybe"},
+		{Do: sim.ActFork, Actor: "A", Child: "1x", Context: "lost"},
+		{Do: sim.ActAcquire, Actor: "A", ReplyLost: true},
+	} {
+		if _, err := spec.Step(l); !errors.Is(err, explore.ErrBadStep) {
+			t.Errorf("%+v: %v", spec, err)
+		}
+	}
+}
+
+// TestForkDropsUnbornChildren: a declared actor that only a dropped fork
+// step creates must not turn into an actor of the fork.
+func TestForkDropsUnbornChildren(t *testing.T) {
+	for _, l := range course(t) {
+		for i, s := range l.Steps {
+			if s.Do != sim.ActFork {
+				continue
+			}
+			f, err := explore.Fork(l, i, sim.Step{Do: sim.ActAdvance, By: 1e9})
+			if err != nil {
+				t.Fatalf("%s: %v", l.ID, err)
+			}
+			for _, a := range f.Actors {
+				if a.ID == s.Child {
+					t.Fatalf("%s: fork before step %d keeps its child %s", l.ID, i+1, s.Child)
+				}
+			}
+		}
+	}
+}
+
+func TestUndo(t *testing.T) {
+	l := lesson(t, "stale-owner")
+	u := explore.Undo(l)
+	if len(u.Steps) != len(l.Steps)-1 || len(l.Steps) == len(u.Steps) {
+		t.Fatalf("undo: %d steps of %d", len(u.Steps), len(l.Steps))
+	}
+	empty := &sim.Lesson{}
+	if explore.Undo(empty) != empty {
+		t.Fatal("undo of nothing")
+	}
+}
+
+func TestSandbox(t *testing.T) {
+	be := embedded(t)
+	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 10000, Actors: 3, Fencing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Actors) != 3 || l.Lock != "lock" || len(l.Steps) != 0 {
+		t.Fatalf("sandbox %+v", l)
+	}
+	// Build A acquire, B acquire (BUSY), advance past the lease, B acquire.
+	frames := run(t, be, l)
+	for _, spec := range []explore.StepSpec{
+		{Actor: "A", Do: sim.ActAcquire}, {Actor: "B", Do: sim.ActAcquire}, {Do: sim.ActAdvance, ByMS: 11000}, {Actor: "B", Do: sim.ActAcquire},
+	} {
+		st, err := spec.Step(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, err = explore.Fork(l, len(l.Steps), st); err != nil {
+			t.Fatal(err)
+		}
+		frames = run(t, be, l)
+	}
+	want := []sim.Outcome{sim.Acquired, sim.Busy, sim.OK, sim.Acquired}
+	for i, w := range want {
+		if frames[i+1].Outcome != w {
+			t.Fatalf("step %d: %s, want %s", i+1, frames[i+1].Outcome, w)
+		}
+	}
+	if l.ID != explore.SandboxID {
+		t.Fatalf("a sandbox keeps its id: %q", l.ID)
+	}
+	for _, c := range []explore.SandboxConfig{
+		{Variant: "nope", LeaseMS: 1, Actors: 1},
+		{Variant: "token-count", LeaseMS: 0, Actors: 1},
+		{Variant: "token-count", LeaseMS: 1, Actors: 0},
+		{Variant: "token-count", LeaseMS: 1, Actors: explore.MaxActors + 1},
+		{Variant: "token-count", LeaseMS: 1, Actors: 1, Lock: "a b"},
+	} {
+		if _, err := explore.Sandbox(c); !errors.Is(err, explore.ErrBadStep) {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	be := embedded(t)
+	// Lesson 13 re-acquires an expired hold silently under hash-refresh;
+	// token-count answers LOST at the same step.
+	l := lesson(t, "nested-after-expiry-silent")
+	c, err := explore.Compare(context.Background(), l, "hash-refresh", "token-count", opener(be))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.FirstDiff == 0 {
+		t.Fatal("hash-refresh and token-count agree on every step of nested-after-expiry-silent")
+	}
+	if c.A.Frames[c.FirstDiff].Outcome == c.B.Frames[c.FirstDiff].Outcome {
+		t.Fatalf("step %d marked as differing", c.FirstDiff)
+	}
+	for i := 1; i < c.FirstDiff; i++ {
+		if c.A.Frames[i].Outcome != c.B.Frames[i].Outcome {
+			t.Fatalf("step %d differs before the first difference %d", i, c.FirstDiff)
+		}
+	}
+	same, err := explore.Compare(context.Background(), l, l.Variant, l.Variant, opener(be))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.FirstDiff != 0 || len(same.Diffs) != 0 {
+		t.Fatalf("a variant differs from itself at %d", same.FirstDiff)
+	}
+	if _, err := explore.Compare(context.Background(), l, "hash-refresh", "nope", opener(be)); !errors.Is(err, explore.ErrBadStep) {
+		t.Fatalf("unknown variant: %v", err)
+	}
+}
+
+// TestStripRestore: a fork's share code leaves out what its lesson holds,
+// and the texts come back from the lesson.
+func TestStripRestore(t *testing.T) {
+	l := lesson(t, "stale-owner")
+	f, err := explore.Fork(l, 4, sim.Step{Actor: "B", Do: sim.ActRelease, Lock: l.Lock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := explore.Origin{Lesson: l.ID, At: 4}
+	short, err := explore.Encode(explore.Strip(f, o, l), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := explore.Encode(f, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(short)*2 > len(long) {
+		t.Fatalf("stripped code %d bytes, full %d", len(short), len(long))
+	}
+	back, o2, err := explore.Decode(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := explore.Restore(back, o2, l)
+	for i := range 4 {
+		if !reflect.DeepEqual(got.Steps[i].Say, l.Steps[i].Say) {
+			t.Fatalf("step %d narration not restored", i+1)
+		}
+	}
+	if !reflect.DeepEqual(got.Title, l.Title) || !reflect.DeepEqual(got.Actors[0].Name, l.Actors[0].Name) {
+		t.Fatal("title or names not restored")
+	}
+	// Another version of the lesson (a step changed): the link still runs,
+	// without the texts.
+	other := *l
+	other.Steps = append([]sim.Step(nil), l.Steps...)
+	other.Steps[0].Lease = 5e9
+	if r := explore.Restore(back, o2, &other); len(r.Steps[0].Say) != 0 {
+		t.Fatal("texts restored from a lesson that does not match")
+	}
+}
+
+func lesson(t *testing.T, id string) *sim.Lesson {
+	t.Helper()
+	for _, l := range course(t) {
+		if l.ID == id {
+			return l
+		}
+	}
+	t.Fatalf("no lesson %q", id)
+	return nil
+}

@@ -1,0 +1,515 @@
+package explore
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"lockstep/sim"
+)
+
+// Share codes.
+//
+// A share code is "1." followed by base64url (no padding) of the zlib
+// compression of a compact JSON object (wireLesson): the version prefix comes
+// first so that a later format may change everything after it, and zlib's
+// Adler-32 checksum catches a code that was cut or changed in transit. The
+// JSON carries everything a sim.Runner reads, so a decoded timeline gives the
+// same frames as the one that was encoded; it carries no file name and no
+// positions (Decode leaves them empty).
+
+// ShareVersion is the format version a share code starts with ("1.").
+const ShareVersion = 1
+
+// MaxCodeLen is the longest share code Decode accepts, in bytes.
+const MaxCodeLen = 48 << 10
+
+// ErrBadLink is wrapped by every error Decode returns.
+var ErrBadLink = errors.New("explore: bad share link")
+
+// Origin says where a timeline comes from.
+type Origin struct {
+	Lesson string // id of the course lesson it forks; "" for a sandbox or an imported file
+	At     int    // the step of Lesson it forks after (0..len(steps)); 0 when Lesson is ""
+}
+
+// Bounds on what a share code may hold. A timeline a learner builds is far
+// smaller; the bounds keep a hostile code from costing the server much.
+const (
+	maxInflated   = 512 << 10 // bytes of JSON a code may unpack to
+	maxActors     = 64
+	maxSteps      = 500
+	maxString     = 2000 // bytes of each string (ids, names, texts, values)
+	maxViolations = 16   // expected violations of one step
+)
+
+var (
+	// The patterns of sim's loader (docs/lesson-format.md).
+	lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	lockNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
+)
+
+// wireLesson is the JSON of a share code: short keys, empty fields left out.
+type wireLesson struct {
+	ID       string      `json:"id,omitempty"`
+	Title    wireText    `json:"ti,omitempty"`
+	Summary  wireText    `json:"su,omitempty"`
+	Takeaway wireText    `json:"tk,omitempty"`
+	Source   string      `json:"so,omitempty"`
+	Group    string      `json:"g,omitempty"`
+	Variant  string      `json:"v,omitempty"`
+	LeaseMS  int64       `json:"l,omitempty"`
+	Fencing  bool        `json:"f,omitempty"`
+	Lock     string      `json:"k,omitempty"`
+	Seed     uint64      `json:"s,omitempty"`
+	Replica  bool        `json:"r,omitempty"`
+	Actors   []wireActor `json:"a,omitempty"`
+	Steps    []wireStep  `json:"t,omitempty"`
+	Origin   string      `json:"o,omitempty"`
+	At       int         `json:"at,omitempty"`
+}
+
+type wireActor struct {
+	ID        string   `json:"i,omitempty"`
+	Name      wireText `json:"n,omitempty"`
+	Instance  string   `json:"p,omitempty"`
+	RequestID string   `json:"q,omitempty"`
+}
+
+type wireStep struct {
+	Actor string `json:"a,omitempty"`
+	Do    string `json:"d,omitempty"`
+	// Lock is nil when the step works on the lesson's lock.
+	Lock         *string  `json:"k,omitempty"`
+	LeaseMS      int64    `json:"l,omitempty"`
+	ReplyLost    bool     `json:"rl,omitempty"`
+	Unreplicated bool     `json:"u,omitempty"`
+	Value        string   `json:"w,omitempty"`
+	Child        string   `json:"c,omitempty"`
+	Context      string   `json:"x,omitempty"`
+	ByMS         int64    `json:"b,omitempty"`
+	Say          wireText `json:"y,omitempty"`
+	Expect       string   `json:"e,omitempty"`
+	Violations   []string `json:"ev,omitempty"`
+}
+
+// wireText is a sim.Text: locale ("" for a plain string) to text.
+type wireText map[string]string
+
+func toWire(t sim.Text) wireText {
+	if len(t) == 0 {
+		return nil
+	}
+	w := make(wireText, len(t))
+	for k, v := range t {
+		w[string(k)] = v
+	}
+	return w
+}
+
+func fromWire(w wireText) sim.Text {
+	if len(w) == 0 {
+		return nil
+	}
+	t := make(sim.Text, len(w))
+	for k, v := range w {
+		t[sim.Locale(k)] = v
+	}
+	return t
+}
+
+// Encode returns the share code of timeline l (a valid lesson) and its origin.
+// It refuses a lesson that Decode would refuse (sim.Validate's rules, the
+// loader's rules on names, outcomes and locales, and the bounds on sizes),
+// and one whose code would be longer than MaxCodeLen.
+func Encode(l *sim.Lesson, o Origin) (string, error) {
+	if l == nil {
+		return "", errors.New("explore: cannot share a timeline: no lesson")
+	}
+	if problems := check(l, o); len(problems) > 0 {
+		return "", fmt.Errorf("explore: cannot share this timeline: %s", strings.Join(problems, "; "))
+	}
+	w := wireLesson{
+		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
+		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
+		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
+		Origin: o.Lesson, At: o.At,
+	}
+	for _, a := range l.Actors {
+		w.Actors = append(w.Actors, wireActor{ID: a.ID, Name: toWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
+	}
+	for _, s := range l.Steps {
+		ws := wireStep{
+			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost,
+			Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child, Context: s.Context,
+			ByMS: s.By.Milliseconds(), Say: toWire(s.Say), Expect: string(s.Expect),
+			Violations: s.ExpectViolations,
+		}
+		if s.Lock != l.Lock {
+			lock := s.Lock
+			ws.Lock = &lock
+		}
+		w.Steps = append(w.Steps, ws)
+	}
+	var js bytes.Buffer
+	enc := json.NewEncoder(&js)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return "", fmt.Errorf("explore: cannot share this timeline: %w", err)
+	}
+	var z bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	if err != nil {
+		return "", fmt.Errorf("explore: cannot share this timeline: %w", err)
+	}
+	zw.Write(bytes.TrimSuffix(js.Bytes(), []byte("\n")))
+	if err := zw.Close(); err != nil {
+		return "", fmt.Errorf("explore: cannot share this timeline: %w", err)
+	}
+	code := strconv.Itoa(ShareVersion) + "." + base64.RawURLEncoding.EncodeToString(z.Bytes())
+	if len(code) > MaxCodeLen {
+		return "", fmt.Errorf("explore: cannot share this timeline: its link would be %d bytes; links may be at most %d (shorten the texts or remove steps)", len(code), MaxCodeLen)
+	}
+	return code, nil
+}
+
+// Decode parses a share code, checks it, and returns the lesson and its
+// origin. Every failure wraps ErrBadLink and says in plain words what is
+// wrong. The lesson has no File and no positions, and passes sim.Validate.
+func Decode(code string) (*sim.Lesson, Origin, error) {
+	l, o, err := decode(code)
+	if err != nil {
+		return nil, Origin{}, fmt.Errorf("%w: %s", ErrBadLink, err.Error())
+	}
+	return l, o, nil
+}
+
+func decode(code string) (*sim.Lesson, Origin, error) {
+	if len(code) > MaxCodeLen {
+		return nil, Origin{}, fmt.Errorf("the link is %d bytes long; Lockstep links are at most %d", len(code), MaxCodeLen)
+	}
+	code = strings.TrimSpace(code)
+	want := strconv.Itoa(ShareVersion)
+	if code == "" {
+		return nil, Origin{}, fmt.Errorf("the link is empty (a share code starts with %q)", want+".")
+	}
+	version, body, ok := strings.Cut(code, ".")
+	if !ok && code == want {
+		return nil, Origin{}, errors.New("the link is cut short (nothing after its format version)")
+	}
+	if !ok {
+		return nil, Origin{}, fmt.Errorf("the link has no format version (a share code starts with %q)", want+".")
+	}
+	if version != want {
+		n, err := strconv.Atoi(version)
+		switch {
+		case err == nil && n > ShareVersion && version == strconv.Itoa(n):
+			return nil, Origin{}, fmt.Errorf("the link was made by a newer Lockstep (format %d); this one reads format %d", n, ShareVersion)
+		case len(version) > 12:
+			return nil, Origin{}, fmt.Errorf("the link has no format version (a share code starts with %q)", want+".")
+		default:
+			return nil, Origin{}, fmt.Errorf("the link is in format %q, which this Lockstep does not read (it reads format %d)", version, ShareVersion)
+		}
+	}
+	if body == "" {
+		return nil, Origin{}, errors.New("the link is cut short (nothing after its format version)")
+	}
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			r, _ := utf8.DecodeRuneInString(body[i:])
+			return nil, Origin{}, fmt.Errorf("the link is damaged (character %q at position %d does not belong in a link)", r, len(version)+1+i+1)
+		}
+	}
+	packed, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	if err != nil {
+		if len(body)%4 == 1 {
+			return nil, Origin{}, errors.New("the link is cut short or has a character too many")
+		}
+		return nil, Origin{}, errors.New("the link is damaged (its last characters do not decode)")
+	}
+	js, err := inflate(packed)
+	if err != nil {
+		return nil, Origin{}, err
+	}
+	var w wireLesson
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return nil, Origin{}, fmt.Errorf("the link is damaged (its contents do not read as a timeline: %s)", jsonProblem(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, Origin{}, errors.New("the link is damaged (extra data after the timeline)")
+	}
+	l, o, problems := fromWireLesson(&w)
+	if len(problems) == 0 {
+		problems = check(l, o)
+	}
+	if len(problems) > 0 {
+		return nil, Origin{}, errors.New(strings.Join(problems, "; "))
+	}
+	return l, o, nil
+}
+
+// inflate undoes the zlib compression of a share code, refusing data past
+// the end of the zlib stream and more than maxInflated bytes of output.
+func inflate(packed []byte) ([]byte, error) {
+	r := bytes.NewReader(packed)
+	zr, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, inflateProblem(err)
+	}
+	js, err := io.ReadAll(io.LimitReader(zr, maxInflated+1))
+	if err != nil {
+		return nil, inflateProblem(err)
+	}
+	if len(js) > maxInflated {
+		return nil, fmt.Errorf("the link unpacks to more than %d KiB; a shared timeline is far smaller", maxInflated>>10)
+	}
+	if err := zr.Close(); err != nil {
+		return nil, inflateProblem(err)
+	}
+	// zlib.Reader reads its source byte by byte (bytes.Reader is an
+	// io.ByteReader), so what is left is what follows the stream.
+	if r.Len() > 0 {
+		return nil, fmt.Errorf("the link is damaged (%d bytes of extra data after its end)", r.Len())
+	}
+	return js, nil
+}
+
+func inflateProblem(err error) error {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return errors.New("the link is cut short")
+	case errors.Is(err, zlib.ErrChecksum):
+		return errors.New("the link is damaged (checksum)")
+	case errors.Is(err, zlib.ErrHeader), errors.Is(err, zlib.ErrDictionary):
+		return errors.New("the link is damaged (header)")
+	case errors.As(err, &corrupt):
+		return errors.New("the link is damaged (compressed data)")
+	}
+	return fmt.Errorf("the link is damaged (%v)", err)
+}
+
+// jsonProblem describes a JSON decoding error without Go type names.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("field %q holds %s", te.Field, te.Value)
+		}
+		return fmt.Sprintf("unexpected %s", te.Value)
+	case errors.As(err, &se):
+		return fmt.Sprintf("broken JSON at byte %d", se.Offset)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "it ends too early"
+	}
+	// Unknown fields ("json: unknown field \"zz\"") and others.
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// fromWireLesson builds the lesson of w, checking first the bounds and the
+// durations that a time.Duration could not hold.
+func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, []string) {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if len(w.Actors) > maxActors {
+		bad("the timeline has %d actors; at most %d may be shared", len(w.Actors), maxActors)
+	}
+	if len(w.Steps) > maxSteps {
+		bad("the timeline has %d steps; at most %d may be shared", len(w.Steps), maxSteps)
+	}
+	if len(problems) > 0 {
+		return nil, Origin{}, problems
+	}
+	dur := func(what string, ms int64) time.Duration {
+		if ms > math.MaxInt64/int64(time.Millisecond) || ms < math.MinInt64/int64(time.Millisecond) {
+			bad("%s: %d ms is too long (Go durations end at about 2562047h)", what, ms)
+			return 0
+		}
+		return time.Duration(ms) * time.Millisecond
+	}
+	l := &sim.Lesson{
+		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
+		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS),
+		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
+	}
+	for _, a := range w.Actors {
+		l.Actors = append(l.Actors, sim.ActorSpec{ID: a.ID, Name: fromWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
+	}
+	for i, s := range w.Steps {
+		st := sim.Step{
+			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(fmt.Sprintf("step %d: lease", i+1), s.LeaseMS),
+			ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
+			Context: s.Context, By: dur(fmt.Sprintf("step %d: by", i+1), s.ByMS), Say: fromWire(s.Say),
+			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
+		}
+		if s.Lock != nil {
+			st.Lock = *s.Lock
+		}
+		l.Steps = append(l.Steps, st)
+	}
+	return l, Origin{Lesson: w.Origin, At: w.At}, problems
+}
+
+// check returns every reason l and o cannot be shared: the bounds, the rules
+// the lesson loader applies to names, outcomes and locales (which sim.Validate
+// leaves to it), and sim.Validate's own, each in plain words.
+func check(l *sim.Lesson, o Origin) []string {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if len(l.Actors) > maxActors {
+		bad("the timeline has %d actors; at most %d may be shared", len(l.Actors), maxActors)
+	}
+	if len(l.Steps) > maxSteps {
+		bad("the timeline has %d steps; at most %d may be shared", len(l.Steps), maxSteps)
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	str := func(what, s string) bool {
+		switch {
+		case len(s) > maxString:
+			bad("%s is %d bytes long; at most %d may be shared", what, len(s), maxString)
+		case !utf8.ValidString(s):
+			bad("%s is not valid UTF-8 text", what)
+		default:
+			return true
+		}
+		return false
+	}
+	text := func(what string, t sim.Text) {
+		for _, loc := range slices.Sorted(maps.Keys(t)) {
+			if loc != "" && !sim.ValidLocale(string(loc)) {
+				if str(what+" locale", string(loc)) {
+					bad("%s: unknown locale %q (want en, zh-CN or zh-TW)", what, loc)
+				}
+				continue
+			}
+			name := what
+			if loc != "" {
+				name += " (" + string(loc) + ")"
+			}
+			str(name, t[loc])
+		}
+	}
+	lockName := func(what, s string) {
+		if s != "" && str(what, s) && !lockNamePattern.MatchString(s) {
+			bad("%s: lock name %q may hold letters, digits and : . _ -", what, s)
+		}
+	}
+
+	// The origin.
+	if str("the forked lesson's id", o.Lesson) && o.Lesson != "" && !lessonIDPattern.MatchString(o.Lesson) {
+		bad("the forked lesson's id %q: want lowercase letters, digits and '-'", o.Lesson)
+	}
+	switch {
+	case o.Lesson == "" && o.At != 0:
+		bad("the timeline forks no lesson, yet names step %d to fork after", o.At)
+	case o.At < 0 || o.At > len(l.Steps):
+		bad("the fork point, after step %d, is outside the timeline's %d steps", o.At, len(l.Steps))
+	}
+
+	// The header.
+	if str("id", l.ID) && l.ID != "" && !lessonIDPattern.MatchString(l.ID) {
+		bad("id %q: want lowercase letters, digits and '-'", l.ID)
+	}
+	text("title", l.Title)
+	text("summary", l.Summary)
+	text("takeaway", l.Takeaway)
+	str("source", l.Source)
+	if str("group", l.Group) && l.Group != "" && !slices.Contains(sim.Groups, l.Group) {
+		bad("unknown group %q (want one of %s)", l.Group, strings.Join(sim.Groups, ", "))
+	}
+	str("variant", l.Variant)
+	lockName("lock", l.Lock)
+
+	// Actors.
+	for i, a := range l.Actors {
+		what := fmt.Sprintf("actor %d", i+1)
+		switch {
+		case a.ID == "":
+			bad("%s: missing id", what)
+		case str(what+" id", a.ID) && !actorIDPattern.MatchString(a.ID):
+			bad("actor id %q: want a letter, then letters, digits, '_' or '-'", a.ID)
+		}
+		text(what+" name", a.Name)
+		str(what+" instance", a.Instance)
+		str(what+" request id", a.RequestID)
+	}
+
+	// Steps.
+	for i, s := range l.Steps {
+		n := i + 1
+		what := fmt.Sprintf("step %d", n)
+		if !str(what+": action", string(s.Do)) || !slices.Contains(sim.Actions, s.Do) {
+			continue // sim.Validate names an unknown action
+		}
+		takesActor := s.Do != sim.ActAdvance && s.Do != sim.ActClockJump && s.Do != sim.ActFailover
+		if takesActor && s.Actor == "" {
+			bad("%s: %s needs an actor", what, s.Do)
+		}
+		str(what+": actor", s.Actor)
+		lockName(what+": lock", s.Lock)
+		str(what+": value", s.Value)
+		if s.Do == sim.ActFork {
+			switch {
+			case s.Child == "":
+				bad("%s: fork needs a child", what)
+			case str(what+": child", s.Child) && !actorIDPattern.MatchString(s.Child):
+				bad("%s: child id %q: want a letter, then letters, digits, '_' or '-'", what, s.Child)
+			}
+			if s.Context != "inherit" && s.Context != "lost" && str(what+": context", s.Context) {
+				bad("%s: context: want inherit or lost, got %q", what, s.Context)
+			}
+		} else {
+			str(what+": child", s.Child)
+			str(what+": context", s.Context)
+		}
+		text(what+": say", s.Say)
+		if s.Expect != "" && str(what+": expect", string(s.Expect)) && !slices.Contains(sim.OutcomesFor(s.Do), s.Expect) {
+			bad("%s: unknown outcome %q for %s", what, s.Expect, s.Do)
+		}
+		if len(s.ExpectViolations) > maxViolations {
+			bad("%s: %d expected violations; at most %d", what, len(s.ExpectViolations), maxViolations)
+		} else {
+			for _, v := range s.ExpectViolations {
+				if str(what+": expected violation", v) && !slices.Contains(sim.Invariants, v) {
+					bad("%s: unknown invariant %q (want one of %s)", what, v, strings.Join(sim.Invariants, ", "))
+				}
+			}
+		}
+	}
+	if err := sim.Validate(l); err != nil {
+		// sim.Validate's messages come first: they say which step breaks
+		// the timeline's rules ("step 4: actor \"B\" is paused; ...").
+		// Its errors of a hand-built lesson carry no real position, so
+		// only each message is kept.
+		var les sim.LoadErrors
+		if !errors.As(err, &les) {
+			return append([]string{err.Error()}, problems...)
+		}
+		msgs := make([]string, 0, len(les)+len(problems))
+		for _, e := range les {
+			msgs = append(msgs, e.Msg)
+		}
+		problems = append(msgs, problems...)
+	}
+	return problems
+}

@@ -1,0 +1,79 @@
+package explore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"lockstep/sim"
+)
+
+// FuzzDecode checks that Decode never panics, that every error wraps
+// ErrBadLink, and that a code it accepts gives a valid lesson that shares
+// again (Encode) and decodes to the same lesson and origin. Each input is
+// tried twice: as a share code, and as the JSON inside one (packed here), so
+// that the fuzzer also reaches the checks past zlib's checksum. Its seeds are
+// the codes under testdata/fuzz/FuzzDecode (see TestFuzzCorpus), their JSON,
+// and a few below.
+func FuzzDecode(f *testing.F) {
+	for _, code := range corpusLessons(f) {
+		f.Add(code)
+		f.Add(innerJSON(f, code))
+	}
+	f.Add("")
+	f.Add("1.")
+	f.Add("2.eNqrrgUAAXUA-Q")
+	f.Add("1.eNqrrgUAAXUA-Q") // "{}"
+	f.Add(`{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"}],"t":[{"a":"A","d":"crash"},{"a":"A","d":"acquire"}]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		checkDecode(t, s)
+		checkDecode(t, "1."+base64.RawURLEncoding.EncodeToString(zlibOf(t, []byte(s))))
+	})
+}
+
+func checkDecode(t *testing.T, code string) {
+	l, o, err := Decode(code)
+	if err != nil {
+		if !errors.Is(err, ErrBadLink) {
+			t.Fatalf("Decode error %v does not wrap ErrBadLink", err)
+		}
+		return
+	}
+	if err := sim.Validate(l); err != nil {
+		t.Fatalf("Decode gave an invalid lesson: %v", err)
+	}
+	again, err := Encode(l, o)
+	if err != nil {
+		t.Fatalf("Encode of a decoded lesson: %v", err)
+	}
+	l2, o2, err := Decode(again)
+	if err != nil {
+		t.Fatalf("Decode(Encode(Decode(code))): %v", err)
+	}
+	if !reflect.DeepEqual(l, l2) || o != o2 {
+		t.Fatalf("lesson changed on re-sharing:\n got %#v %+v\nwant %#v %+v", l2, o2, l, o)
+	}
+}
+
+// innerJSON returns the JSON a share code packs.
+func innerJSON(t testing.TB, code string) string {
+	t.Helper()
+	packed, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(code, "1."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(packed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(js)
+}

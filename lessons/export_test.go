@@ -1,0 +1,257 @@
+package lessons_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+// withoutPositions returns a copy of l without File and the positions, which
+// an exported file does not keep.
+func withoutPositions(l *sim.Lesson) *sim.Lesson {
+	c := *l
+	c.File = ""
+	c.Actors = slices.Clone(l.Actors)
+	for i := range c.Actors {
+		c.Actors[i].Pos = sim.Pos{}
+	}
+	c.Steps = slices.Clone(l.Steps)
+	for i := range c.Steps {
+		c.Steps[i].Pos, c.Steps[i].ActorPos = sim.Pos{}, sim.Pos{}
+	}
+	return &c
+}
+
+// withoutLines returns a copy of frames without StepInfo.Line, the line of
+// the step in the file it was read from.
+func withoutLines(frames []sim.Frame) []sim.Frame {
+	out := slices.Clone(frames)
+	for i := range out {
+		if out[i].Step != nil {
+			s := *out[i].Step
+			s.Line = 0
+			out[i].Step = &s
+		}
+	}
+	return out
+}
+
+// TestExportedLessonsRunTheSame exports every course lesson with
+// sim.MarshalLesson, loads the result and runs it: the lesson read back is the
+// same apart from file and positions, and its frames are the original's.
+func TestExportedLessonsRunTheSame(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := open(t, "")
+	for _, l := range all {
+		t.Run(l.ID, func(t *testing.T) {
+			src, err := sim.MarshalLesson(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := sim.Load("exported/"+filepath.Base(l.File), src)
+			if err != nil {
+				t.Fatalf("Load of the exported lesson: %v\n%s", err, src)
+			}
+			if !reflect.DeepEqual(withoutPositions(back), withoutPositions(l)) {
+				t.Fatalf("the exported lesson reads back differently:\n%s", src)
+			}
+			if back.Seed != l.Seed {
+				t.Fatalf("seed %d, want %d", back.Seed, l.Seed)
+			}
+			want := withoutLines(runOn(t, embedded, l))
+			got := withoutLines(runOn(t, embedded, back))
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("the exported lesson runs differently:\n%s", firstDiff(sim.FormatFrames(want, sim.English), sim.FormatFrames(got, sim.English)))
+			}
+		})
+	}
+}
+
+// mermaidGoldenZH are the lessons whose diagram is pinned in Simplified
+// Chinese too.
+var mermaidGoldenZH = []string{"stale-owner", "watchdog-renewal"}
+
+// TestSequenceDiagramGolden pins sim.SequenceDiagram of every course lesson
+// (English, and Simplified Chinese for a few) in testdata/mermaid; -update
+// rewrites the files.
+func TestSequenceDiagramGolden(t *testing.T) {
+	all, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := open(t, "")
+	for _, l := range all {
+		t.Run(l.ID, func(t *testing.T) {
+			frames := runOn(t, embedded, l)
+			locales := []sim.Locale{sim.English}
+			if slices.Contains(mermaidGoldenZH, l.ID) {
+				locales = append(locales, sim.SimplifiedChinese)
+			}
+			for _, loc := range locales {
+				text := sim.SequenceDiagram(l, frames, loc)
+				checkMermaid(t, text)
+				if again := sim.SequenceDiagram(l, frames, loc); again != text {
+					t.Errorf("%s: a second call gave another diagram", loc)
+				}
+				golden := filepath.Join("testdata", "mermaid", l.ID+"."+string(loc)+".mmd")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./lessons -update to create it)", err)
+				}
+				if text != string(want) {
+					t.Errorf("diagram differs from %s (review, then -update):\n%s", golden, firstDiff(string(want), text))
+				}
+			}
+			// A prefix of the frames gives a prefix of the diagram's lines.
+			if len(frames) > 2 {
+				full := sim.SequenceDiagram(l, frames, sim.English)
+				part := sim.SequenceDiagram(l, frames[:len(frames)/2], sim.English)
+				checkMermaid(t, part)
+				if !strings.HasPrefix(full, part) {
+					t.Errorf("the diagram of a prefix of the run is not a prefix of the whole one:\n%s", firstDiff(full, part))
+				}
+			}
+		})
+	}
+}
+
+// TestSequenceDiagramEscapes runs a lesson whose texts hold what Mermaid
+// reads as syntax and checks that the diagram keeps to its grammar.
+func TestSequenceDiagramEscapes(t *testing.T) {
+	src := `id: escapes
+title: "a; b # c <d> end"
+variant: token-count
+lease: 1500ms
+fencing: true
+lock: "x:1"
+actors:
+  - {id: end-1, name: "Note over; you #1"}
+  - {id: R, name: "line one\nline two"}
+steps:
+  - {actor: end-1, do: acquire, expect: ACQUIRED}
+  - {actor: end-1, do: write, value: "a;b #c\nd"}
+  - {actor: R, do: fork, child: W, context: lost}
+  - {actor: W, do: write, value: "wrap: w"}
+  - {do: advance, by: 2s}
+`
+	l, err := sim.Load("escapes.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := runOn(t, open(t, ""), l)
+	for _, loc := range sim.Locales {
+		text := sim.SequenceDiagram(l, frames, loc)
+		checkMermaid(t, text)
+		for _, want := range []string{"title a#59; b #35; c #60;d#62; end", "as Note over#59; you #35;1", "line one<br/>line two", "create participant"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: no %q in\n%s", loc, want, text)
+			}
+		}
+	}
+}
+
+var (
+	mermaidParticipant = regexp.MustCompile(`^    (?:create )?participant ([A-Za-z][A-Za-z0-9_]*)(?: as (.+))?$`)
+	mermaidMessage     = regexp.MustCompile(`^    ([A-Za-z][A-Za-z0-9_]*)(->>|-->>|--x)([A-Za-z][A-Za-z0-9_]*): (.+)$`)
+	mermaidNote        = regexp.MustCompile(`^    Note over ([A-Za-z][A-Za-z0-9_]*)(?:,([A-Za-z][A-Za-z0-9_]*))?: (.+)$`)
+	mermaidTitle       = regexp.MustCompile(`^    title (.+)$`)
+	// mermaidEntity is an entity code; any other '#' or ';' would end a text.
+	mermaidEntity = regexp.MustCompile(`#[0-9]+;|#[A-Za-z]+;`)
+)
+
+// checkMermaid checks text against the part of Mermaid's sequenceDiagram
+// grammar that SequenceDiagram uses (mermaid-cli is not at hand in tests):
+// the header, declared participants before use (created ones just before
+// the message that creates them), and texts free of raw '#', ';' and
+// newlines.
+func checkMermaid(t *testing.T, text string) {
+	t.Helper()
+	if !strings.HasSuffix(text, "\n") {
+		t.Errorf("diagram does not end in a newline")
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if lines[0] != "sequenceDiagram" {
+		t.Fatalf("first line %q, want sequenceDiagram", lines[0])
+	}
+	declared := map[string]bool{}
+	created := ""
+	checkText := func(i int, s string) {
+		rest := mermaidEntity.ReplaceAllString(s, "")
+		if strings.ContainsAny(rest, "#;\r") || strings.TrimSpace(s) == "" {
+			t.Errorf("line %d: text %q has a raw '#' or ';', or is empty", i+1, s)
+		}
+		if strings.ContainsAny(rest, "<>") && !strings.Contains(s, "<br/>") {
+			t.Errorf("line %d: text %q has raw markup", i+1, s)
+		}
+	}
+	use := func(i int, ids ...string) {
+		for _, id := range ids {
+			if id != "" && !declared[id] {
+				t.Errorf("line %d: participant %s used before it is declared", i+1, id)
+			}
+		}
+	}
+	for i, line := range lines[1:] {
+		i++
+		if created != "" && !strings.Contains(line, "->>"+created+":") {
+			t.Errorf("line %d: created participant %s is not the recipient of the next message", i+1, created)
+		}
+		switch {
+		case mermaidTitle.MatchString(line):
+			if i != 1 {
+				t.Errorf("line %d: title not right after the header", i+1)
+			}
+			checkText(i, mermaidTitle.FindStringSubmatch(line)[1])
+		case mermaidParticipant.MatchString(line):
+			m := mermaidParticipant.FindStringSubmatch(line)
+			if declared[m[1]] {
+				t.Errorf("line %d: participant %s declared twice", i+1, m[1])
+			}
+			declared[m[1]] = true
+			if m[2] != "" {
+				checkText(i, m[2])
+			}
+			created = ""
+			if strings.HasPrefix(line, "    create ") {
+				created = m[1]
+			}
+			continue
+		case mermaidMessage.MatchString(line):
+			m := mermaidMessage.FindStringSubmatch(line)
+			use(i, m[1], m[3])
+			checkText(i, m[4])
+		case mermaidNote.MatchString(line):
+			m := mermaidNote.FindStringSubmatch(line)
+			use(i, m[1], m[2])
+			checkText(i, m[3])
+		default:
+			t.Errorf("line %d: not a line SequenceDiagram writes: %q", i+1, line)
+		}
+		created = ""
+	}
+	for id := range declared {
+		for _, kw := range []string{"end", "note", "over", "opt", "alt", "par", "and", "loop", "box", "rect", "title", "actor", "participant", "create", "destroy"} {
+			if strings.HasPrefix(strings.ToLower(id), kw) {
+				t.Errorf("participant id %s starts with the Mermaid keyword %q", id, kw)
+			}
+		}
+	}
+}

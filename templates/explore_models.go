@@ -1,0 +1,193 @@
+package templates
+
+// Explore holds the strings of explore mode in one language: the player's
+// fork menu, the explore page (sandbox and import) and the compare page.
+// Package web fills every field from its message files, like UI (the
+// message id is the field name). Fields marked "JS template" hold
+// {placeholders} that the page's script fills.
+type Explore struct {
+	NavExplore       string
+	ExploreHeading   string
+	ExploreIntro     string
+	ForkHeading      string
+	ForkHelp         string // {step}: filled by package web
+	ForkDrops        string // {n}: filled by package web
+	BuildHeading     string
+	ClockGroup       string
+	AdvanceCustom    string
+	AdvanceMs        string
+	AdvanceApply     string
+	ClockJumpCustom  string
+	NoChoices        string
+	Undo             string
+	UndoHelp         string
+	ShareHeading     string
+	CopyLink         string
+	Copied           string // JS
+	CopyFailed       string // JS
+	ExportHeading    string
+	ExportYAML       string
+	ExportMermaid    string
+	ExportSVG        string
+	CompareHeading   string
+	CompareWith      string
+	CompareRun       string
+	OriginalLesson   string
+	ForkCrumb        string
+	SandboxCrumb     string
+	ForkOf           string // {title}, {step}: filled by package web
+	SandboxHeading   string
+	SandboxIntro     string
+	VariantField     string
+	LeaseField       string
+	FencingField     string
+	ActorsField      string
+	LockField        string
+	ReplicaField     string
+	StartSandbox     string
+	ImportHeading    string
+	ImportIntro      string
+	ImportPaste      string
+	ImportFile       string
+	ImportRun        string
+	ImportErrors     string
+	ImportLine       string
+	BadLinkTitle     string
+	BadLinkBody      string
+	CompareTitle     string
+	CompareIntro     string
+	CompareFirstDiff string // {step}: filled by package web
+	CompareSame      string
+	CompareStep      string
+	CompareAction    string
+	CompareFailed    string
+	OpenInPlayer     string
+	StatusPaused     string
+	StatusRunning    string
+}
+
+// ChoiceButton is one action of the fork menu. Spec is the JSON of the
+// fork message's action.
+type ChoiceButton struct {
+	Label string
+	Title string
+	Spec  string
+	Kind  string // the action, for styling: acquire, release, ...
+}
+
+// ChoiceGroup is one actor's actions in the fork menu.
+type ChoiceGroup struct {
+	Title   string
+	Status  string
+	Choices []ChoiceButton
+}
+
+// ExplorePanelView is the explore panel of the player: the fork menu at the
+// current step, undo, share, export and compare.
+type ExplorePanelView struct {
+	UI UI
+	X  Explore
+	// Step is the step the menu continues from; Dropped how many later steps
+	// a choice drops.
+	Step    int
+	Dropped int
+	Help    string // "Continue after step 3 with:", localized
+	Drops   string // "Steps 4 to 9 will be dropped", localized; "" when none
+	Groups  []ChoiceGroup
+	Clock   []ChoiceButton
+	// Timeline is true for an explore timeline (fork or sandbox), false for a
+	// course lesson or a drill.
+	Timeline bool
+	CanUndo  bool
+	// Lesson is the course lesson's or drill's id that export links name,
+	// "" for a timeline (the page's script adds its share code).
+	Lesson   string
+	Lang     string
+	Variant  string
+	Variants []string
+	// OriginURL links back to the lesson a fork comes from, at the fork's
+	// step; OriginTitle is its title.
+	OriginURL   string
+	OriginTitle string
+}
+
+// ExplorePage is the explore start page: a sandbox form and the import of a
+// lesson file. Errors, when an import failed, come with the text that was
+// sent so nothing is lost.
+type ExplorePage struct {
+	UI       UI
+	X        Explore
+	Lang     string
+	Assets   Assets
+	Langs    []LangOption
+	Backend  BackendBadge
+	Nav      []NavLink
+	NavLabel string
+	Variants []VariantOption
+	// Import: the text sent, its lines, and the loader's errors.
+	ImportText   string
+	ImportLines  []ImportLine
+	ImportErrors []ImportError
+	// BadLink is the message of a share link that could not be opened.
+	BadLink string
+}
+
+// VariantOption is a variant in a select, with its source.
+type VariantOption struct {
+	Name     string
+	Source   string
+	Selected bool
+}
+
+// ImportLine is one line of an imported file; Error marks the lines an error
+// names.
+type ImportLine struct {
+	Number int
+	Text   string
+	Error  bool
+}
+
+// ImportError is one problem the loader found, at FILE:LINE:COL.
+type ImportError struct {
+	Line, Col int
+	Msg       string
+	Where     string // "lesson.yaml:4:7"
+}
+
+// ComparePage shows one timeline under two variants.
+type ComparePage struct {
+	UI       UI
+	X        Explore
+	Lang     string
+	Assets   Assets
+	Langs    []LangOption
+	Backend  BackendBadge
+	Nav      []NavLink
+	NavLabel string
+	Title    string
+	// Query holds the timeline's hidden form fields (t or lesson).
+	QueryName, QueryValue string
+	A, B                  string
+	Variants              []string
+	Summary               string // first difference, or none
+	Error                 string
+	Rows                  []CompareRow
+	AURL, BURL            string // the timeline under each variant, in the player
+}
+
+// CompareRow is one step of a comparison.
+type CompareRow struct {
+	Step         int
+	Action       string
+	A, B         CompareCell
+	Differs      bool
+	First        bool
+}
+
+// CompareCell is one variant's result of a step.
+type CompareCell struct {
+	Outcome    string
+	Kind       string // ok, warn, bad: the outcome's colour
+	Replies    string
+	Violations string
+}

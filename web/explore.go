@@ -1,0 +1,524 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"lockstep/explore"
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// Explore mode (package explore) in the web player: the fork menu panel,
+// the explore page (sandbox and import), exports and the compare page.
+
+// MaxImportBytes bounds an imported lesson file (upload or paste).
+const MaxImportBytes = 256 << 10
+
+var exploreStrings sync.Map // sim.Locale -> templates.Explore
+
+// explore returns explore mode's strings in t's language.
+func (t *translator) explore() templates.Explore {
+	if v, ok := exploreStrings.Load(t.locale); ok {
+		return v.(templates.Explore)
+	}
+	var x templates.Explore
+	v := reflect.ValueOf(&x).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		v.Field(i).SetString(t.T(v.Type().Field(i).Name))
+	}
+	exploreStrings.Store(t.locale, x)
+	return x
+}
+
+// encodeTimeline is the share code of timeline l: what its origin lesson
+// already holds is left out (explore.Strip).
+func (s *Server) encodeTimeline(l *sim.Lesson, o explore.Origin) (string, error) {
+	return explore.Encode(explore.Strip(l, o, s.byID[o.Lesson]), o)
+}
+
+// decodeTimeline opens a share code, with the origin lesson's texts put back.
+func (s *Server) decodeTimeline(code string) (*sim.Lesson, explore.Origin, error) {
+	l, o, err := explore.Decode(code)
+	if err != nil {
+		return nil, o, err
+	}
+	return explore.Restore(l, o, s.byID[o.Lesson]), o, nil
+}
+
+// exploreURL is the share link of a timeline at a step.
+func exploreURL(code string, step int, loc sim.Locale, presenter bool) string {
+	q := url.Values{}
+	q.Set("t", code)
+	if step > 0 {
+		q.Set("step", strconv.Itoa(step))
+	}
+	q.Set("lang", string(loc))
+	if presenter {
+		q.Set("present", "1")
+	}
+	return "/explore?" + q.Encode()
+}
+
+// timelineView is what the explore panel needs beyond the run.
+type timelineView struct {
+	on          bool // an explore timeline, not a course lesson or drill
+	originURL   string
+	originTitle string
+}
+
+func (s *Server) timelineView(t *translator, o explore.Origin, on bool) timelineView {
+	tv := timelineView{on: on}
+	if base := s.byID[o.Lesson]; on && base != nil {
+		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
+		tv.originTitle = base.Title.In(t.locale)
+	}
+	return tv
+}
+
+// explorePanel is the fork menu at the current step.
+func (v *view) explorePanel() templates.ExplorePanelView {
+	t := v.t
+	x := t.explore()
+	f := v.frame()
+	p := templates.ExplorePanelView{
+		UI: t.UI(), X: x, Step: v.cur, Dropped: v.total() - v.cur,
+		Help:     t.T("ForkHelp", "Step", v.cur),
+		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0,
+		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
+		OriginURL: v.tl.originURL, OriginTitle: v.tl.originTitle,
+	}
+	if !v.tl.on {
+		p.Lesson = v.lesson.ID
+	}
+	if p.Dropped > 0 {
+		p.Drops = t.T("ForkDrops", "N", p.Dropped)
+	}
+	byActor := map[string]int{}
+	for _, c := range explore.Choices(v.lesson, f) {
+		b := v.choiceButton(c)
+		if c.Actor == "" {
+			p.Clock = append(p.Clock, b)
+			continue
+		}
+		i, ok := byActor[c.Actor]
+		if !ok {
+			i = len(p.Groups)
+			byActor[c.Actor] = i
+			g := templates.ChoiceGroup{Title: c.Actor}
+			for _, a := range f.Actors {
+				if a.ID == c.Actor {
+					if name := a.Name.In(t.locale); name != "" && name != a.ID {
+						g.Title = a.ID + " · " + name
+					}
+					if a.Status == sim.StatusPaused {
+						g.Status = x.StatusPaused
+					}
+				}
+			}
+			p.Groups = append(p.Groups, g)
+		}
+		p.Groups[i].Choices = append(p.Groups[i].Choices, b)
+	}
+	return p
+}
+
+func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
+	t := v.t
+	sp := c.Spec
+	label := t.actionName(sp.Do)
+	switch {
+	case sp.Do == sim.ActRelease && sp.ReplyLost:
+		label = t.T("ChoiceReplyLost")
+	case sp.Do == sim.ActWrite:
+		label = t.T("ChoiceWrite", "Value", sp.Value)
+	case sp.Do == sim.ActFork && sp.Context == "inherit":
+		label = t.T("ChoiceForkInherit", "Child", sp.Child)
+	case sp.Do == sim.ActFork:
+		label = t.T("ChoiceForkLost", "Child", sp.Child)
+	case sp.Do == sim.ActAdvance:
+		label = t.T("ChoiceAdvance", "By", t.seconds(sp.ByMS))
+	case sp.Do == sim.ActClockJump:
+		label = t.T("ChoiceClockJump", "By", t.seconds(sp.ByMS))
+	}
+	if sp.Lock != "" {
+		label += " · " + sp.Lock
+	}
+	kind := string(sp.Do)
+	if sp.ReplyLost {
+		kind += " reply-lost"
+	}
+	spec, _ := json.Marshal(sp)
+	return templates.ChoiceButton{Label: label, Title: t.Maybe("ChoiceHelp" + camel(string(sp.Do))), Spec: string(spec), Kind: kind}
+}
+
+// exploreHeader is the player's header for a timeline.
+func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, code string, step int, presenter bool) templates.Header {
+	vi, _ := sim.Variant(l.Variant)
+	x := t.explore()
+	h := templates.Header{
+		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale),
+		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
+		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: l.Source,
+		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
+		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
+	}
+	if base := s.byID[o.Lesson]; base != nil {
+		h.Crumb = x.ForkCrumb
+		h.Title = t.T("ForkOf", "Title", base.Title.In(t.locale), "Step", o.At)
+	}
+	return h
+}
+
+// serveExplore is the explore page, or with t= the player of a shared
+// timeline.
+func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	q := r.URL.Query()
+	code := q.Get("t")
+	if code == "" {
+		writePage(w, r, http.StatusOK, templates.ExploreStart(s.explorePage(loc, "")))
+		return
+	}
+	l, o, err := s.decodeTimeline(code)
+	if err != nil {
+		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err.Error())))
+		return
+	}
+	t := tr(loc)
+	step, err := strconv.Atoi(q.Get("step"))
+	if err != nil || step < 0 {
+		step = 0
+	}
+	step = min(step, len(l.Steps))
+	presenter := q.Get("present") == "1"
+	p := templates.PlayerPage{
+		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
+		Presenter: presenter,
+		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
+		Header:    s.exploreHeader(t, l, o, code, step, presenter),
+		Controls:  s.playerControls(t, l, step, DefaultSpeed),
+		Steps:     predictSteps(l),
+	}
+	writePage(w, r, http.StatusOK, templates.Player(p))
+}
+
+func (s *Server) explorePage(loc sim.Locale, badLink string) templates.ExplorePage {
+	t := tr(loc)
+	p := templates.ExplorePage{
+		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
+		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavInterview,
+		BadLink: badLink,
+	}
+	for _, name := range sim.Variants() {
+		vi, _ := sim.Variant(name)
+		p.Variants = append(p.Variants, templates.VariantOption{Name: name, Source: vi.Source, Selected: name == "token-count"})
+	}
+	return p
+}
+
+// serveExploreNew starts a sandbox from the explore page's form and
+// redirects to its player.
+func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	q := r.URL.Query()
+	num := func(name string) (int64, error) {
+		n, err := strconv.ParseInt(strings.TrimSpace(q.Get(name)), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("web: sandbox: %s: want a whole number, got %q", name, q.Get(name))
+		}
+		return n, nil
+	}
+	fail := func(err error) {
+		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err.Error())))
+	}
+	lease, err := num("lease_ms")
+	if err != nil {
+		fail(err)
+		return
+	}
+	actors, err := num("actors")
+	if err != nil {
+		fail(err)
+		return
+	}
+	l, err := explore.Sandbox(explore.SandboxConfig{
+		Variant: q.Get("variant"), LeaseMS: lease, Actors: int(actors), Lock: strings.TrimSpace(q.Get("lock")),
+		Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != "",
+	})
+	if err != nil {
+		fail(err)
+		return
+	}
+	code, err := s.encodeTimeline(l, explore.Origin{})
+	if err != nil {
+		fail(err)
+		return
+	}
+	http.Redirect(w, r, exploreURL(code, 0, loc, false), http.StatusSeeOther)
+}
+
+// serveImport loads a lesson file sent by upload (field file) or paste
+// (field yaml) and redirects to its player; a file the loader rejects comes
+// back with its errors at their lines and the text kept.
+func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes+64<<10)
+	page := s.explorePage(loc, "")
+	fail := func(status int, src []byte, name string, err error) {
+		page.ImportText = string(src)
+		var les sim.LoadErrors
+		if errors.As(err, &les) {
+			bad := map[int]bool{}
+			for _, e := range les {
+				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: e.Msg, Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
+				bad[e.Pos.Line] = true
+			}
+			for i, line := range strings.Split(string(src), "\n") {
+				page.ImportLines = append(page.ImportLines, templates.ImportLine{Number: i + 1, Text: line, Error: bad[i+1]})
+			}
+		} else {
+			page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: 1, Col: 1, Msg: err.Error(), Where: name})
+		}
+		writePage(w, r, status, templates.ExploreStart(page))
+	}
+	if err := r.ParseMultipartForm(MaxImportBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		fail(http.StatusRequestEntityTooLarge, nil, "upload", fmt.Errorf("web: import: %v (a lesson file may be up to %d KiB)", err, MaxImportBytes>>10))
+		return
+	}
+	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
+	if f, hdr, err := r.FormFile("file"); err == nil {
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, MaxImportBytes+1))
+		if err != nil {
+			fail(http.StatusBadRequest, nil, hdr.Filename, fmt.Errorf("web: import: read %s: %w", hdr.Filename, err))
+			return
+		}
+		if len(b) > 0 {
+			name, src = hdr.Filename, b
+		}
+	}
+	if len(src) > MaxImportBytes {
+		fail(http.StatusRequestEntityTooLarge, nil, name, fmt.Errorf("web: import: %s is over %d KiB", name, MaxImportBytes>>10))
+		return
+	}
+	if len(strings.TrimSpace(string(src))) == 0 {
+		fail(http.StatusBadRequest, src, name, errors.New("web: import: choose a lesson file or paste one"))
+		return
+	}
+	l, err := sim.Load(name, src)
+	if err != nil {
+		fail(http.StatusUnprocessableEntity, src, name, err)
+		return
+	}
+	code, err := s.encodeTimeline(l, explore.Origin{})
+	if err != nil {
+		fail(http.StatusUnprocessableEntity, src, name, err)
+		return
+	}
+	http.Redirect(w, r, exploreURL(code, 0, loc, false), http.StatusSeeOther)
+}
+
+// requestTimeline is the timeline an export or compare request names: a
+// share code (t) or a course lesson or drill (lesson).
+func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, error) {
+	q := r.URL.Query()
+	if code := q.Get("t"); code != "" {
+		return s.decodeTimeline(code)
+	}
+	id := q.Get("lesson")
+	if id == "" {
+		return nil, explore.Origin{}, errors.New("web: name a timeline (t=) or a lesson (lesson=)")
+	}
+	l := s.lesson(r.Context(), id)
+	if l == nil {
+		return nil, explore.Origin{}, fmt.Errorf("web: no lesson %q in the course", id)
+	}
+	return l, explore.Origin{}, nil
+}
+
+// runFrames runs l to the end on a fresh store of the server's backend.
+func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
+	st, err := s.cfg.Backend.NewStore()
+	if err != nil {
+		return nil, err
+	}
+	defer s.closeStoreCtx(ctx, st.Close)
+	r, err := sim.NewRunner(l, st)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 4*stepTimeout)
+	defer cancel()
+	return r.Run(ctx)
+}
+
+func (s *Server) closeStoreCtx(ctx context.Context, closeFn func(context.Context) error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	defer cancel()
+	if err := closeFn(cctx); err != nil {
+		s.logf("web: close run: %v", err)
+	}
+}
+
+// serveExport sends a timeline as a lesson file, a Mermaid sequence
+// diagram or an SVG of the lanes.
+func (s *Server) serveExport(format string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		loc := negotiate(r)
+		l, _, err := s.requestTimeline(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var body []byte
+		ctype := "text/plain; charset=utf-8"
+		switch format {
+		case "yaml":
+			body, err = sim.MarshalLesson(l)
+			ctype = "application/yaml; charset=utf-8"
+		case "mmd", "svg":
+			var frames []sim.Frame
+			frames, err = s.runFrames(r.Context(), l)
+			if err != nil {
+				http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
+				return
+			}
+			if format == "mmd" {
+				body = []byte(sim.SequenceDiagram(l, frames, loc))
+			} else {
+				body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
+				ctype = "image/svg+xml"
+			}
+		}
+		if err != nil {
+			http.Error(w, "web: export: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", ctype)
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", l.ID+"."+format))
+		w.Header().Set("Cache-Control", "no-cache")
+		_, _ = w.Write(body)
+	}
+}
+
+// serveCompare runs a timeline under two variants and shows them side by
+// side.
+func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
+	loc := negotiate(r)
+	t := tr(loc)
+	x := t.explore()
+	q := r.URL.Query()
+	p := templates.ComparePage{
+		UI: t.UI(), X: x, Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs: langOptions(loc, func(l sim.Locale) string {
+			q2 := r.URL.Query()
+			q2.Set("lang", string(l))
+			return "/explore/compare?" + q2.Encode()
+		}),
+		Nav: siteNav(t, navExplore), NavLabel: t.interview().NavInterview,
+		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
+	}
+	l, o, err := s.requestTimeline(r)
+	if err != nil {
+		p.Error = err.Error()
+		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
+		return
+	}
+	if code := q.Get("t"); code != "" {
+		p.QueryName, p.QueryValue = "t", code
+	} else {
+		p.QueryName, p.QueryValue = "lesson", l.ID
+	}
+	if p.A == "" {
+		p.A = l.Variant
+	}
+	if p.B == "" {
+		p.B = "token-count"
+		if p.A == p.B {
+			p.B = "hash-refresh"
+		}
+	}
+	p.Title = l.Title.In(loc)
+	open := func() (sim.Store, func(context.Context) error, error) {
+		st, err := s.cfg.Backend.NewStore()
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 8*stepTimeout)
+	defer cancel()
+	c, err := explore.Compare(ctx, l, p.A, p.B, open)
+	if err != nil {
+		p.Error = err.Error()
+		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
+		return
+	}
+	for _, side := range []*explore.Side{&c.A, &c.B} {
+		code, err := s.encodeTimeline(side.Lesson, o)
+		if err == nil {
+			u := exploreURL(code, c.FirstDiff, loc, false)
+			if side == &c.A {
+				p.AURL = u
+			} else {
+				p.BURL = u
+			}
+		}
+	}
+	if c.FirstDiff > 0 {
+		p.Summary = t.T("CompareFirstDiff", "Step", c.FirstDiff)
+	} else {
+		p.Summary = x.CompareSame
+	}
+	for i, st := range l.Steps {
+		n := i + 1
+		hv := (&view{t: t, lesson: l}).stepLine(&st)
+		p.Rows = append(p.Rows, templates.CompareRow{
+			Step: n, Action: hv, A: cell(c.A.Frames, n), B: cell(c.B.Frames, n),
+			Differs: c.Diffs[n], First: n == c.FirstDiff,
+		})
+	}
+	writePage(w, r, http.StatusOK, templates.Compare(p))
+}
+
+func cell(frames []sim.Frame, n int) templates.CompareCell {
+	if n >= len(frames) {
+		return templates.CompareCell{}
+	}
+	f := frames[n]
+	c := templates.CompareCell{Outcome: string(f.Outcome), Kind: outcomeKind(f.Outcome)}
+	var replies, vios []string
+	for _, call := range f.Calls {
+		replies = append(replies, call.Script+" → "+call.Reply.String())
+	}
+	for _, v := range f.Violations {
+		vios = append(vios, v.Name)
+	}
+	c.Replies = strings.Join(replies, "; ")
+	c.Violations = strings.Join(vios, ", ")
+	return c
+}
+
+// stepLine is a step in one line: "A · acquire", "advance 31 s".
+func (v *view) stepLine(st *sim.Step) string {
+	lease := st.Lease
+	if lease == 0 {
+		lease = v.lesson.Lease
+	}
+	h, d := v.headline(&sim.StepInfo{Actor: st.Actor, Do: st.Do, Lock: st.Lock, LeaseMS: lease.Milliseconds(), ByMS: st.By.Milliseconds(), Value: st.Value, Child: st.Child, Context: st.Context, ReplyLost: st.ReplyLost})
+	if d != "" {
+		return h + " · " + d
+	}
+	return h
+}

@@ -1,0 +1,238 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/explore"
+	"lockstep/sim"
+)
+
+// frameTimeline reads a frame message's share code.
+func frameTimeline(t *testing.T, c *wsClient) (serverMsg, string) {
+	t.Helper()
+	_ = c.conn.SetReadDeadline(timeoutFromNow())
+	_, data, err := c.conn.ReadMessage()
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	var m serverMsg
+	var extra struct {
+		Timeline string `json:"timeline"`
+		URL      string `json:"url"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(data, &extra)
+	if m.Type != MsgFrame {
+		t.Fatalf("got %s (%s %s), want frame", m.Type, m.Code, m.Message)
+	}
+	if extra.Timeline != "" && !strings.Contains(extra.URL, url.QueryEscape(extra.Timeline)) {
+		t.Fatalf("frame url %q does not carry the timeline", extra.URL)
+	}
+	return m, extra.Timeline
+}
+
+// TestProtocolForkUndoShare forks a lesson at a step, checks the kept steps
+// and the new one, opens the share code on a second connection and gets
+// the same frames, then undoes.
+func TestProtocolForkUndoShare(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	all := testLessons(t)
+	l := lessonByID(t, all, "stale-owner")
+	want := expectedFrames(t, l)
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(map[string]any{"type": "load", "lesson": "stale-owner", "step": 4})
+	if m, code := frameTimeline(t, c); m.Step != 4 || code != "" || m.Panels[panelExplore] == "" {
+		t.Fatalf("load: step %d, timeline %q, explore panel %d bytes", m.Step, code, len(m.Panels[panelExplore]))
+	}
+	// What if A resumed right after the expiry, before B acquires?
+	c.send(map[string]any{"type": "fork", "id": 7, "at": 4, "action": map[string]any{"actor": "A", "do": "resume"}})
+	m, code := frameTimeline(t, c)
+	if m.Re != 7 || m.Step != 5 || m.Total != 5 || code == "" || m.Chrome == nil {
+		t.Fatalf("fork: re %d step %d/%d code %q chrome %v", m.Re, m.Step, m.Total, code, m.Chrome != nil)
+	}
+	if !strings.Contains(m.Chrome[chromeHeader], "Fork of") || !strings.Contains(m.Panels[panelExplore], "/lessons/stale-owner") {
+		t.Fatal("a fork's header and panel name the lesson it comes from")
+	}
+	if m.Lesson != "stale-owner-fork" {
+		t.Fatalf("fork id %q", m.Lesson)
+	}
+	// The next step: A, now running, acquires. Its lease expired, so the
+	// nested acquire comes back LOST.
+	c.send(map[string]any{"type": "fork", "action": map[string]any{"actor": "A", "do": "acquire"}})
+	m, code = frameTimeline(t, c)
+	f := frameOf(t, m)
+	if m.Step != 6 || f.Outcome != sim.Lost {
+		t.Fatalf("nested acquire after expiry: step %d %s", m.Step, f.Outcome)
+	}
+	if !strings.Contains(m.Panels[panelNarration], "expired") {
+		t.Fatalf("the added step is narrated: %s", m.Panels[panelNarration])
+	}
+	// The kept steps are the lesson's.
+	for i := 0; i <= 4; i++ {
+		c.send(map[string]any{"type": "seek", "step": i})
+		m, _ := frameTimeline(t, c)
+		got := frameOf(t, m)
+		if got.Outcome != want[i].Outcome || got.TimeMS != want[i].TimeMS || len(got.Say) != len(want[i].Say) {
+			t.Fatalf("kept step %d: %s at %d, want %s at %d", i, got.Outcome, got.TimeMS, want[i].Outcome, want[i].TimeMS)
+		}
+	}
+	// The share code on another connection: the same frames.
+	c2 := dial(t, hs, nil)
+	c2.expect(MsgHello)
+	c2.send(map[string]any{"type": "load", "timeline": code, "step": 6})
+	m2, code2 := frameTimeline(t, c2)
+	if code2 != code || m2.Step != 6 || m2.Total != 6 {
+		t.Fatalf("shared: step %d/%d", m2.Step, m2.Total)
+	}
+	sameFrame(t, frameOf(t, m2), f)
+	// Undo drops the last step.
+	c.send(map[string]any{"type": "undo", "id": 9})
+	m, code3 := frameTimeline(t, c)
+	if m.Re != 9 || m.Total != 5 || code3 == code {
+		t.Fatalf("undo: re %d total %d", m.Re, m.Total)
+	}
+	// Errors: an impossible step, undo of a course lesson, a bad link.
+	c.send(map[string]any{"type": "fork", "id": 10, "at": 2, "action": map[string]any{"actor": "A", "do": "resume"}})
+	if e := c.expect(MsgError); e.Re != 10 || e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "not paused") {
+		t.Fatalf("impossible fork: %+v", e)
+	}
+	c2.send(map[string]any{"type": "load", "lesson": "stale-owner"})
+	frameTimeline(t, c2)
+	c2.send(map[string]any{"type": "undo", "id": 3})
+	if e := c2.expect(MsgError); e.Code != ErrCodeBadStep {
+		t.Fatalf("undo of a lesson: %+v", e)
+	}
+	for _, bad := range []string{"1.AAAA", "9.xyz", code[:len(code)-3], strings.Replace(code, "1.", "1.A", 1)} {
+		c2.send(map[string]any{"type": "load", "timeline": bad, "id": 4})
+		if e := c2.expect(MsgError); e.Code != ErrCodeBadLink || !strings.Contains(e.Message, "bad share link") {
+			t.Fatalf("bad link %q: %+v", bad, e)
+		}
+	}
+	c2.send(map[string]any{"type": "fork", "id": 5})
+	if e := c2.expect(MsgError); e.Code != ErrCodeBadField {
+		t.Fatalf("fork without action: %+v", e)
+	}
+}
+
+// TestExplorePages covers the explore page, a sandbox, exports, import and
+// compare over HTTP.
+func TestExplorePages(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string, wantStatus int) string {
+		t.Helper()
+		resp, err := noRedirect.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != wantStatus {
+			t.Fatalf("GET %s: %d, want %d\n%s", path, resp.StatusCode, wantStatus, b)
+		}
+		if wantStatus == http.StatusSeeOther {
+			return resp.Header.Get("Location")
+		}
+		return string(b)
+	}
+	if body := get("/explore?lang=zh-CN", 200); !strings.Contains(body, "新建沙盒") || !strings.Contains(body, "导入课程文件") {
+		t.Fatal("explore page in zh-CN")
+	}
+	loc := get("/explore/new?variant=hash-refresh&lease_ms=10000&actors=3&lock=cart&fencing=1", http.StatusSeeOther)
+	u, err := url.Parse(loc)
+	if err != nil || u.Path != "/explore" {
+		t.Fatalf("sandbox redirect %q", loc)
+	}
+	code := u.Query().Get("t")
+	l, o, err := explore.Decode(code)
+	if err != nil || l.Variant != "hash-refresh" || len(l.Actors) != 3 || !l.Fencing || l.Lock != "cart" || o.Lesson != "" {
+		t.Fatalf("sandbox: %+v %v", l, err)
+	}
+	if body := get(loc, 200); !strings.Contains(body, `data-timeline="`+code+`"`) {
+		t.Fatal("the player page of a timeline carries its code")
+	}
+	if body := get("/explore/new?variant=nope&lease_ms=10&actors=1", 400); !strings.Contains(body, "unknown variant") {
+		t.Fatal("a bad sandbox says why")
+	}
+	if body := get("/explore/new?variant=token-count&lease_ms=ten&actors=1", 400); !strings.Contains(body, "lease_ms") {
+		t.Fatal("a bad number names its field")
+	}
+	if body := get("/explore?t=1.AAAA&lang=zh-TW", 400); !strings.Contains(body, "無法開啟這條時間線") || !strings.Contains(body, "bad share link") {
+		t.Fatal("a bad link is explained")
+	}
+	// Exports of a course lesson and of a timeline.
+	yml := get("/explore/export.yaml?lesson=stale-owner", 200)
+	back, err := sim.Load("export.yaml", []byte(yml))
+	if err != nil || back.ID != "stale-owner" {
+		t.Fatalf("exported YAML does not load: %v", err)
+	}
+	if mmd := get("/explore/export.mmd?t="+url.QueryEscape(code), 200); !strings.HasPrefix(mmd, "sequenceDiagram") {
+		t.Fatalf("mermaid: %.80s", mmd)
+	}
+	if svg := get("/explore/export.svg?lesson=stale-owner&lang=zh-CN", 200); !strings.Contains(svg, "<svg") {
+		t.Fatal("svg export")
+	}
+	get("/explore/export.yaml?lesson=nope", 400)
+	get("/explore/export.yaml", 400)
+	// Compare.
+	cmp := get("/explore/compare?lesson=nested-after-expiry-silent&a=hash-refresh&b=token-count", 200)
+	if !strings.Contains(cmp, "first differ at step") || !strings.Contains(cmp, `class="differs first"`) {
+		t.Fatal("compare marks the first difference")
+	}
+	if cmp := get("/explore/compare?lesson=stale-owner&a=token-count&b=nope", 422); !strings.Contains(cmp, "unknown variant") {
+		t.Fatal("compare with an unknown variant")
+	}
+	// Import: a good file redirects, a bad one comes back with its errors
+	// at their lines and the text kept.
+	post := func(field, name, text string, wantStatus int) (string, string) {
+		t.Helper()
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		if field == "file" {
+			fw, _ := mw.CreateFormFile("file", name)
+			fw.Write([]byte(text))
+		} else {
+			mw.WriteField("yaml", text)
+		}
+		mw.Close()
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/explore/import?lang=en", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != wantStatus {
+			t.Fatalf("import: %d, want %d\n%s", resp.StatusCode, wantStatus, b)
+		}
+		return resp.Header.Get("Location"), string(b)
+	}
+	if loc, _ := post("file", "mine.yaml", yml, http.StatusSeeOther); !strings.HasPrefix(loc, "/explore?") {
+		t.Fatalf("import redirect %q", loc)
+	}
+	bad := "title: x\nvariant: token-count\nlease: 30s\nactors:\n  - id: A\nsteps:\n  - actor: A\n    do: jump\n"
+	_, body := post("yaml", "", bad, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, "pasted.yaml:8:") || !strings.Contains(body, `id="line-8" class="error"`) || !strings.Contains(body, "do: jump") {
+		t.Fatalf("import errors at their lines:\n%s", body)
+	}
+	_, body = post("file", "bad.yaml", bad, http.StatusUnprocessableEntity)
+	if !strings.Contains(body, "bad.yaml:8:") {
+		t.Fatal("an uploaded file's errors name the file")
+	}
+	post("yaml", "", "   ", http.StatusBadRequest)
+	post("yaml", "", strings.Repeat("#", MaxImportBytes+10), http.StatusRequestEntityTooLarge)
+}
+
+func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
