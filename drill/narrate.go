@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"lockstep/sim"
 )
@@ -151,11 +152,26 @@ func say(key string, vars map[string]string) sim.Text {
 }
 
 func duration(ms int64, loc sim.Locale) string {
+	if ms < 1000 && ms > -1000 {
+		n := strconv.FormatInt(ms, 10)
+		if loc == sim.English {
+			return n + " ms"
+		}
+		return n + " 毫秒"
+	}
 	n := strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
 	if loc == sim.English {
 		return n + " s"
 	}
 	return n + " 秒"
+}
+
+// leaseOf is the lease of an acquire step: its own, or the lesson's.
+func leaseOf(l *sim.Lesson, st *sim.Step) time.Duration {
+	if st.Lease > 0 {
+		return st.Lease
+	}
+	return l.Lease
 }
 
 func lockOf(f sim.Frame, lock string) sim.LockView {
@@ -219,7 +235,7 @@ func Explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Text {
 	vars := map[string]string{
 		"A": st.Actor, "owner": pl.Owner, "holders": holders,
 		"p": strconv.FormatInt(pl.Count, 10), "n": strconv.FormatInt(cl.Count, 10),
-		"pttl": strconv.FormatInt(pl.PTTL, 10), "lease": strconv.FormatInt(l.Lease.Milliseconds(), 10),
+		"pttl": strconv.FormatInt(pl.PTTL, 10), "lease": strconv.FormatInt(leaseOf(l, st).Milliseconds(), 10),
 		"by": strconv.FormatInt(st.By.Milliseconds(), 10), "v": st.Value,
 	}
 	own := slices.Contains(pl.Holders, st.Actor)

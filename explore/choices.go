@@ -22,11 +22,13 @@ type Choice struct {
 // after step f.Index of l: for each actor still running, acquire and release
 // of each lock, a write, pause, crash, exit and two forks (context inherited
 // and lost), a release whose reply is lost while it holds, and finish-release
-// while a two-step release waits (get-then-del); resume for a paused actor;
-// nothing for a crashed or exited one. Then the clock: advance by a third of
-// the lease, by the lease and a second, by 1 s; a clock jump of the lease
-// and a second; and failover when l has a replica that has not yet been
-// promoted. Every choice passes Fork at f.Index.
+// while a two-step release waits (get-then-del), and, while a replica has
+// not yet been promoted, acquire, release and write answered before the
+// replica has them (unreplicated); resume for a paused actor; nothing for a
+// crashed or exited one. Then the clock: advance by a third of the lease,
+// just past the lease and by 1 s; a clock jump just past the lease; and
+// failover while the replica has not been promoted. Every choice passes
+// Fork at f.Index.
 func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 	at := min(max(f.Index, 0), len(l.Steps))
 	info, _ := sim.Variant(l.Variant)
@@ -36,6 +38,7 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 			locks = append(locks, s.Lock)
 		}
 	}
+	replicating := l.Replica && !slices.ContainsFunc(l.Steps[:at], func(s sim.Step) bool { return s.Do == sim.ActFailover })
 	taken := map[string]bool{}
 	for _, a := range l.Actors {
 		taken[a.ID] = true
@@ -77,6 +80,16 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 			spec.Do = sim.ActWrite
 			spec.Value = fmt.Sprintf("%s@%d", a.ID, at+1)
 			add(a.ID, spec)
+			if replicating {
+				// The same three, answered before the replica has them.
+				for _, do := range []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActWrite} {
+					u := StepSpec{Actor: a.ID, Lock: lockField(l, lock), Do: do, Unreplicated: true}
+					if do == sim.ActWrite {
+						u.Value = spec.Value
+					}
+					add(a.ID, u)
+				}
+			}
 		}
 		add(a.ID, StepSpec{Actor: a.ID, Do: sim.ActPause})
 		add(a.ID, StepSpec{Actor: a.ID, Do: sim.ActCrash})
@@ -86,17 +99,20 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 		add(a.ID, StepSpec{Actor: a.ID, Do: sim.ActFork, Child: child, Context: "lost"})
 	}
 	lease := l.Lease.Milliseconds()
+	// Just past the lease: a second past it, or a tenth of it for a lease
+	// under ten seconds.
+	expire := lease + min(1000, max(1, lease/10))
 	seen := map[int64]bool{}
-	for _, by := range []int64{max(lease/3, 1), lease + 1000, 1000} {
-		if !seen[by] && by <= MaxLeaseMS {
+	for _, by := range []int64{max(lease/3, 1), expire, 1000} {
+		if !seen[by] && by <= MaxAdvanceMS {
 			seen[by] = true
 			out = append(out, Choice{Preset: true, Spec: StepSpec{Do: sim.ActAdvance, ByMS: by}})
 		}
 	}
-	if lease+1000 <= MaxLeaseMS {
-		out = append(out, Choice{Preset: true, Spec: StepSpec{Do: sim.ActClockJump, ByMS: lease + 1000}})
+	if expire <= MaxAdvanceMS {
+		out = append(out, Choice{Preset: true, Spec: StepSpec{Do: sim.ActClockJump, ByMS: expire}})
 	}
-	if l.Replica && !slices.ContainsFunc(l.Steps[:at], func(s sim.Step) bool { return s.Do == sim.ActFailover }) {
+	if replicating {
 		out = append(out, Choice{Spec: StepSpec{Do: sim.ActFailover}})
 	}
 	return out

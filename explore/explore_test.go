@@ -112,7 +112,9 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 		{Do: sim.ActAcquire},
 		{Do: sim.ActAdvance, Actor: "A", ByMS: 5},
 		{Do: sim.ActAdvance, ByMS: 0},
-		{Do: sim.ActAdvance, ByMS: explore.MaxLeaseMS + 1},
+		{Do: sim.ActAdvance, ByMS: explore.MaxAdvanceMS + 1},
+		{Do: sim.ActAcquire, Actor: "A", Lock: "锁"},
+		{Do: sim.ActPause, Actor: "A", Unreplicated: true},
 		{Do: sim.ActWrite, Actor: "A"},
 		{Do: sim.ActFork, Actor: "A", Child: "A-1", Context: "maybe"},
 		{Do: sim.ActFork, Actor: "A", Child: "1x", Context: "lost"},
@@ -286,4 +288,81 @@ func lesson(t *testing.T, id string) *sim.Lesson {
 	}
 	t.Fatalf("no lesson %q", id)
 	return nil
+}
+
+// TestForExport: an exported fork or sandbox is a complete lesson of the
+// course (every text in every language, a source, a group, every outcome
+// asserted, a unique id) that loads back and runs to the same outcomes.
+func TestForExport(t *testing.T) {
+	be := embedded(t)
+	base := lesson(t, "stale-owner")
+	fork, err := explore.Fork(base, 3, sim.Step{Actor: "A", Do: sim.ActResume, Lock: base.Lock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := explore.Sandbox(explore.SandboxConfig{Variant: "hash-refresh", LeaseMS: 5000, Actors: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []explore.StepSpec{{Actor: "A", Do: sim.ActAcquire}, {Actor: "A", Do: sim.ActFork, Child: "A-1", Context: "inherit"}, {Actor: "A-1", Do: sim.ActAcquire}, {Do: sim.ActAdvance, ByMS: 6000}} {
+		st, err := spec.Step(sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sb, err = explore.Fork(sb, len(sb.Steps), st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := map[string]bool{}
+	for _, c := range []struct {
+		l    *sim.Lesson
+		o    explore.Origin
+		base *sim.Lesson
+	}{{fork, explore.Origin{Lesson: base.ID, At: 3}, base}, {sb, explore.Origin{}, nil}} {
+		frames := run(t, be, c.l)
+		x := explore.ForExport(c.l, frames, c.o, c.base)
+		if ids[x.ID] || x.ID == c.l.ID {
+			t.Fatalf("export id %q is not unique", x.ID)
+		}
+		ids[x.ID] = true
+		complete := func(what string, tx sim.Text) {
+			for _, loc := range sim.Locales {
+				if tx[loc] == "" {
+					t.Errorf("%s: %s has no %s text", x.ID, what, loc)
+				}
+			}
+		}
+		complete("title", x.Title)
+		complete("summary", x.Summary)
+		complete("takeaway", x.Takeaway)
+		if x.Source == "" || x.Group == "" {
+			t.Errorf("%s: source %q group %q", x.ID, x.Source, x.Group)
+		}
+		for _, a := range x.Actors {
+			complete("actor "+a.ID, a.Name)
+		}
+		for i, s := range x.Steps {
+			complete("say", s.Say)
+			if len(sim.OutcomesFor(s.Do)) > 1 && s.Expect != frames[i+1].Outcome {
+				t.Errorf("%s step %d expects %q, the run gave %s", x.ID, i+1, s.Expect, frames[i+1].Outcome)
+			}
+		}
+		if c.base != nil && reflect.DeepEqual(x.Summary, c.base.Summary) {
+			t.Error("a fork keeps its lesson's summary")
+		}
+		src, err := sim.MarshalLesson(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := sim.Load(x.ID+".yaml", src)
+		if err != nil {
+			t.Fatalf("exported %s does not load: %v\n%s", x.ID, err, src)
+		}
+		again := run(t, be, back)
+		for i := range frames {
+			if again[i].Outcome != frames[i].Outcome || !reflect.DeepEqual(again[i].Violations, frames[i].Violations) {
+				t.Fatalf("%s step %d: %s after export, %s before", x.ID, i, again[i].Outcome, frames[i].Outcome)
+			}
+		}
+	}
 }

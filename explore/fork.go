@@ -21,7 +21,8 @@ var ErrBadStep = errors.New("explore: bad step")
 const (
 	MaxSteps      = 200              // steps of one timeline
 	MaxActors     = 6                // actors of a sandbox
-	MaxLeaseMS    = 24 * 3600 * 1000 // a lease or an advance, in milliseconds (one day)
+	MaxLeaseMS    = 24 * 3600 * 1000 // a lease, in milliseconds (one day)
+	MaxAdvanceMS  = 7 * MaxLeaseMS   // an advance or a clock jump, in milliseconds (a week)
 	MaxValueBytes = 64               // a write's value
 )
 
@@ -42,6 +43,10 @@ type StepSpec struct {
 	Context string     `json:"context,omitempty"`  // fork: inherit or lost
 	// ReplyLost (release): the reply never reaches the client.
 	ReplyLost bool `json:"reply_lost,omitempty"`
+	// Unreplicated (acquire, release, write; a timeline with a replica,
+	// before its failover): the primary answers before the replica has the
+	// write.
+	Unreplicated bool `json:"unreplicated,omitempty"`
 }
 
 // Step turns the spec into a step of l, checking each field on its own
@@ -54,7 +59,7 @@ func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
 	if !slices.Contains(sim.Actions, s.Do) {
 		return bad("unknown action %q", s.Do)
 	}
-	st := sim.Step{Actor: s.Actor, Do: s.Do, Lock: s.Lock, ReplyLost: s.ReplyLost}
+	st := sim.Step{Actor: s.Actor, Do: s.Do, Lock: s.Lock, ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated}
 	global := s.Do == sim.ActAdvance || s.Do == sim.ActClockJump || s.Do == sim.ActFailover
 	switch {
 	case global && s.Actor != "":
@@ -67,13 +72,13 @@ func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
 	} else if st.Lock == "" {
 		st.Lock = l.Lock
 	}
-	if len(st.Lock) > 200 {
-		return bad("lock name over 200 bytes")
+	if len(st.Lock) > 200 || (st.Lock != "" && !sim.ValidLockName(st.Lock)) {
+		return bad("lock name %q: want a letter or digit, then letters, digits and : . _ - (at most 200)", st.Lock)
 	}
 	switch s.Do {
 	case sim.ActAdvance, sim.ActClockJump:
-		if s.ByMS <= 0 || s.ByMS > MaxLeaseMS {
-			return bad("%s needs by_ms between 1 and %d", s.Do, MaxLeaseMS)
+		if s.ByMS <= 0 || s.ByMS > MaxAdvanceMS {
+			return bad("%s needs by_ms between 1 and %d", s.Do, MaxAdvanceMS)
 		}
 		st.By = time.Duration(s.ByMS) * time.Millisecond
 	case sim.ActAcquire:
@@ -97,6 +102,9 @@ func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
 	}
 	if s.ReplyLost && s.Do != sim.ActRelease {
 		return bad("reply_lost applies to release only")
+	}
+	if s.Unreplicated && s.Do != sim.ActAcquire && s.Do != sim.ActRelease && s.Do != sim.ActWrite {
+		return bad("unreplicated applies to acquire, release and write only")
 	}
 	return st, nil
 }
@@ -215,8 +223,8 @@ func Sandbox(c SandboxConfig) (*sim.Lesson, error) {
 	if lock == "" {
 		lock = "lock"
 	}
-	if len(lock) > 200 || strings.ContainsAny(lock, " \t\n") {
-		return bad("lock name must be 1 to 200 bytes without spaces")
+	if len(lock) > 200 || !sim.ValidLockName(lock) {
+		return bad("lock name %q: want a letter or digit, then letters, digits and : . _ - (at most 200)", lock)
 	}
 	seed := c.Seed
 	if seed == 0 {

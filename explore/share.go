@@ -423,7 +423,7 @@ func check(l *sim.Lesson, o Origin) []string {
 	case o.Lesson == "" && o.At != 0:
 		bad("the timeline forks no lesson, yet names step %d to fork after", o.At)
 	case o.At < 0 || o.At > len(l.Steps):
-		bad("the fork point, after step %d, is outside the timeline's %d steps", o.At, len(l.Steps))
+		bad("the fork point, after step %d, is past the timeline's end (it has %d %s)", o.At, len(l.Steps), plural(len(l.Steps), "step", "steps"))
 	}
 
 	// The header.
@@ -512,4 +512,11 @@ func check(l *sim.Lesson, o Origin) []string {
 		problems = append(msgs, problems...)
 	}
 	return problems
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

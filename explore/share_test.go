@@ -515,7 +515,7 @@ func TestBrokenRules(t *testing.T) {
 		{"duplicate actor", `{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"},{"i":"A"}],"t":[{"a":"A","d":"acquire"}]}`, `duplicate actor id "A"`},
 		{"bad context", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"fork","c":"C","x":"maybe"}]}`, `context: want inherit or lost, got "maybe"`},
 		{"failover without replica", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"failover"}]}`, "step 1: failover needs a replica"},
-		{"at too far", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"o":"x","at":2}`, "the fork point, after step 2, is outside the timeline's 1 steps"},
+		{"at too far", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"o":"x","at":2}`, "the fork point, after step 2, is past the timeline's end (it has 1 step)"},
 		{"at without lesson", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"at":1}`, "forks no lesson"},
 		{"bad origin", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"o":"../etc"}`, `forked lesson's id "../etc"`},
 		{"long string", `{"v":"token-count","l":1000,"k":"lock","so":"` + strings.Repeat("x", 2001) + `",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "source is 2001 bytes long; at most 2000"},

@@ -53,12 +53,23 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 			}
 		}
 		// leaked-hold: Redis keeps a count for a token nobody will release.
+		// At the end, live actors that share a token (a parent and the
+		// children it forked with context: inherit) leak one hold between
+		// them: it is reported once, naming them all.
+		liveLeak := map[string]int{} // token -> index in out
 		for _, a := range r.actors {
 			g := a.grants[lock]
 			if g == nil || holds[g.token] <= 0 || (!a.gone() && !atEnd) {
 				continue
 			}
+			if i, ok := liveLeak[g.token]; ok && !a.gone() {
+				out[i].Actors = append(out[i].Actors, a.id)
+				continue
+			}
 			renewing := a.status == StatusExited && g.renewAt > 0
+			if !a.gone() {
+				liveLeak[g.token] = len(out)
+			}
 			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.gone(), renewing, g.token, lock, holds[g.token])))
 		}
 	}

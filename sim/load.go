@@ -437,6 +437,11 @@ func (d *decoder) duration(kv keyValue) time.Duration {
 	return v
 }
 
+// ValidLockName reports whether s may name a lock in a lesson file: an
+// ASCII letter or digit, then letters, digits and : . _ - (the loader's
+// rule; explore mode's forms and share codes use it too).
+func ValidLockName(s string) bool { return lockNamePattern.MatchString(s) }
+
 func (d *decoder) lockName(kv keyValue) string {
 	s, ok := d.scalarStr(kv)
 	switch {

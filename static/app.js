@@ -525,15 +525,6 @@ class Player {
       this.exploreTool(tool);
       return;
     }
-    const exp = e.target.closest("a[data-export]");
-    if (exp && this.timeline) {
-      // A timeline's export names it by its share code.
-      const u = new URL(exp.href, location.href);
-      u.searchParams.set("t", this.timeline);
-      u.searchParams.set("lang", this.lang);
-      exp.href = u.pathname + u.search;
-      return;
-    }
     const choice = e.target.closest("[data-choice]");
     if (choice && !choice.disabled) {
       this.choose(choice.dataset.choice);

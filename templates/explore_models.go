@@ -17,6 +17,7 @@ type Explore struct {
 	AdvanceCustom    string
 	AdvanceMs        string
 	AdvanceApply     string
+	AdvanceSubmit    string
 	ClockJumpCustom  string
 	NoChoices        string
 	Undo             string
@@ -35,7 +36,6 @@ type Explore struct {
 	OriginalLesson   string
 	ForkCrumb        string
 	SandboxCrumb     string
-	ForkOf           string // {title}, {step}: filled by package web
 	SandboxHeading   string
 	SandboxIntro     string
 	VariantField     string
@@ -43,6 +43,9 @@ type Explore struct {
 	FencingField     string
 	ActorsField      string
 	LockField        string
+	LockFieldHelp    string
+	SandboxFailed    string
+	CompareEmpty     string
 	ReplicaField     string
 	StartSandbox     string
 	ImportHeading    string
@@ -101,7 +104,9 @@ type ExplorePanelView struct {
 	CanUndo  bool
 	// Lesson is the course lesson's or drill's id that export links name,
 	// "" for a timeline (the page's script adds its share code).
-	Lesson   string
+	Lesson string
+	// Code is the timeline's share code ("" for a course lesson or drill).
+	Code     string
 	Lang     string
 	Variant  string
 	Variants []string
@@ -130,6 +135,16 @@ type ExplorePage struct {
 	ImportErrors []ImportError
 	// BadLink is the message of a share link that could not be opened.
 	BadLink string
+	// Sandbox is the sandbox form's values (the defaults, or what was sent
+	// when SandboxError says why it was refused).
+	Sandbox      SandboxForm
+	SandboxError string
+}
+
+// SandboxForm holds the sandbox form's fields as the learner typed them.
+type SandboxForm struct {
+	LeaseMS, Actors, Lock string
+	Fencing, Replica      bool
 }
 
 // VariantOption is a variant in a select, with its source.
@@ -177,11 +192,11 @@ type ComparePage struct {
 
 // CompareRow is one step of a comparison.
 type CompareRow struct {
-	Step         int
-	Action       string
-	A, B         CompareCell
-	Differs      bool
-	First        bool
+	Step    int
+	Action  string
+	A, B    CompareCell
+	Differs bool
+	First   bool
 }
 
 // CompareCell is one variant's result of a step.

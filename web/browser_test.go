@@ -91,7 +91,11 @@ func waitJS(t *testing.T, ctx context.Context, js, what string) {
 	tctx, cancel := context.WithTimeout(ctx, waitTimeout+5*time.Second)
 	defer cancel()
 	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
-		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({...document.getElementById('player')?.dataset, conn: document.getElementById('conn')?.textContent})`))
+		// A page that answers nothing must not hang the test: a short
+		// deadline for the state read too.
+		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+		defer scancel()
+		state, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`JSON.stringify({...document.getElementById('player')?.dataset, conn: document.getElementById('conn')?.textContent})`))
 		t.Fatalf("waiting for %s: %v (player %s)", what, err, state)
 	}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"lockstep/explore"
 	"lockstep/sim"
@@ -40,10 +42,19 @@ func (t *translator) explore() templates.Explore {
 	return x
 }
 
+// originLesson is the course lesson or drill a fork comes from, nil when o
+// names none (or one this server does not have).
+func (s *Server) originLesson(o explore.Origin) *sim.Lesson {
+	if o.Lesson == "" {
+		return nil
+	}
+	return s.lesson(s.ctx, o.Lesson)
+}
+
 // encodeTimeline is the share code of timeline l: what its origin lesson
 // already holds is left out (explore.Strip).
 func (s *Server) encodeTimeline(l *sim.Lesson, o explore.Origin) (string, error) {
-	return explore.Encode(explore.Strip(l, o, s.byID[o.Lesson]), o)
+	return explore.Encode(explore.Strip(l, o, s.originLesson(o)), o)
 }
 
 // decodeTimeline opens a share code, with the origin lesson's texts put back.
@@ -52,7 +63,7 @@ func (s *Server) decodeTimeline(code string) (*sim.Lesson, explore.Origin, error
 	if err != nil {
 		return nil, o, err
 	}
-	return explore.Restore(l, o, s.byID[o.Lesson]), o, nil
+	return explore.Restore(l, o, s.originLesson(o)), o, nil
 }
 
 // exploreURL is the share link of a timeline at a step.
@@ -71,14 +82,15 @@ func exploreURL(code string, step int, loc sim.Locale, presenter bool) string {
 
 // timelineView is what the explore panel needs beyond the run.
 type timelineView struct {
-	on          bool // an explore timeline, not a course lesson or drill
+	on          bool   // an explore timeline, not a course lesson or drill
+	code        string // its share code
 	originURL   string
 	originTitle string
 }
 
-func (s *Server) timelineView(t *translator, o explore.Origin, on bool) timelineView {
-	tv := timelineView{on: on}
-	if base := s.byID[o.Lesson]; on && base != nil {
+func (s *Server) timelineView(t *translator, o explore.Origin, on bool, code string) timelineView {
+	tv := timelineView{on: on, code: code}
+	if base := s.originLesson(o); on && base != nil {
 		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
 		tv.originTitle = base.Title.In(t.locale)
 	}
@@ -100,6 +112,7 @@ func (v *view) explorePanel() templates.ExplorePanelView {
 	if !v.tl.on {
 		p.Lesson = v.lesson.ID
 	}
+	p.Code = v.tl.code
 	if p.Dropped > 0 {
 		p.Drops = t.T("ForkDrops", "N", p.Dropped)
 	}
@@ -172,9 +185,11 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
-	if base := s.byID[o.Lesson]; base != nil {
+	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
-		h.Title = t.T("ForkOf", "Title", base.Title.In(t.locale), "Step", o.At)
+		h.Title = explore.ForkTitle(base, o.At).In(t.locale)
+		h.Summary = explore.ForkSummary(base, o.At).In(t.locale)
+		h.Source = base.Source
 	}
 	return h
 }
@@ -219,12 +234,19 @@ func (s *Server) explorePage(loc sim.Locale, badLink string) templates.ExplorePa
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
 		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavInterview,
 		BadLink: badLink,
+		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "lock"},
 	}
+	p.Variants = variantOptions("token-count")
+	return p
+}
+
+func variantOptions(selected string) []templates.VariantOption {
+	var out []templates.VariantOption
 	for _, name := range sim.Variants() {
 		vi, _ := sim.Variant(name)
-		p.Variants = append(p.Variants, templates.VariantOption{Name: name, Source: vi.Source, Selected: name == "token-count"})
+		out = append(out, templates.VariantOption{Name: name, Source: vi.Source, Selected: name == selected})
 	}
-	return p
+	return out
 }
 
 // serveExploreNew starts a sandbox from the explore page's form and
@@ -240,7 +262,13 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		return n, nil
 	}
 	fail := func(err error) {
-		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err.Error())))
+		// The form comes back as it was sent, with the reason.
+		p := s.explorePage(loc, "")
+		p.SandboxError = err.Error()
+		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
+			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
+		p.Variants = variantOptions(q.Get("variant"))
+		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(p))
 	}
 	lease, err := num("lease_ms")
 	if err != nil {
@@ -293,7 +321,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		writePage(w, r, status, templates.ExploreStart(page))
 	}
 	if err := r.ParseMultipartForm(MaxImportBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		fail(http.StatusRequestEntityTooLarge, nil, "upload", fmt.Errorf("web: import: %v (a lesson file may be up to %d KiB)", err, MaxImportBytes>>10))
+		fail(http.StatusRequestEntityTooLarge, nil, "upload", fmt.Errorf("web: import: the upload is over %d KiB, so none of it was read (%v); a lesson file is a few KiB", MaxImportBytes>>10, err))
 		return
 	}
 	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
@@ -309,7 +337,15 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(src) > MaxImportBytes {
-		fail(http.StatusRequestEntityTooLarge, nil, name, fmt.Errorf("web: import: %s is over %d KiB", name, MaxImportBytes>>10))
+		fail(http.StatusRequestEntityTooLarge, nil, name, fmt.Errorf("web: import: %s is over %d KiB, so none of it was read; a lesson file is a few KiB", name, MaxImportBytes>>10))
+		return
+	}
+	if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+		fail(http.StatusUnprocessableEntity, nil, name, fmt.Errorf("web: import: %s is UTF-16 text; save it as UTF-8 and import it again", name))
+		return
+	}
+	if !utf8.Valid(src) {
+		fail(http.StatusUnprocessableEntity, nil, name, fmt.Errorf("web: import: %s is not UTF-8 text (a lesson file is YAML in UTF-8)", name))
 		return
 	}
 	if len(strings.TrimSpace(string(src))) == 0 {
@@ -376,37 +412,44 @@ func (s *Server) closeStoreCtx(ctx context.Context, closeFn func(context.Context
 func (s *Server) serveExport(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		loc := negotiate(r)
-		l, _, err := s.requestTimeline(r)
+		l, o, err := s.requestTimeline(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		frames, err := s.runFrames(r.Context(), l)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
+			return
+		}
+		name := l.ID
 		var body []byte
 		ctype := "text/plain; charset=utf-8"
 		switch format {
 		case "yaml":
+			if r.URL.Query().Get("t") != "" {
+				// A timeline made here: ready for lessons/ (texts,
+				// outcomes, a unique id).
+				l = explore.ForExport(l, frames, o, s.originLesson(o))
+			}
+			name = l.ID
 			body, err = sim.MarshalLesson(l)
 			ctype = "application/yaml; charset=utf-8"
-		case "mmd", "svg":
-			var frames []sim.Frame
-			frames, err = s.runFrames(r.Context(), l)
-			if err != nil {
-				http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
-				return
-			}
-			if format == "mmd" {
-				body = []byte(sim.SequenceDiagram(l, frames, loc))
-			} else {
-				body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
-				ctype = "image/svg+xml"
-			}
+		case "mmd":
+			body = []byte(sim.SequenceDiagram(l, frames, loc))
+		case "svg":
+			body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
+			ctype = "image/svg+xml"
 		}
 		if err != nil {
 			http.Error(w, "web: export: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
+		if name == "" {
+			name = "timeline"
+		}
 		w.Header().Set("Content-Type", ctype)
-		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", l.ID+"."+format))
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name+"."+format))
 		w.Header().Set("Cache-Control", "no-cache")
 		_, _ = w.Write(body)
 	}
@@ -432,6 +475,8 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	l, o, err := s.requestTimeline(r)
 	if err != nil {
 		p.Error = err.Error()
+		// Not the link again in every language link.
+		p.Langs = langOptions(loc, func(l sim.Locale) string { return "/explore/compare?lang=" + string(l) })
 		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
 		return
 	}
@@ -476,9 +521,12 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if c.FirstDiff > 0 {
+	switch {
+	case len(l.Steps) == 0:
+		p.Summary = x.CompareEmpty
+	case c.FirstDiff > 0:
 		p.Summary = t.T("CompareFirstDiff", "Step", c.FirstDiff)
-	} else {
+	default:
 		p.Summary = x.CompareSame
 	}
 	for i, st := range l.Steps {

@@ -61,7 +61,7 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Re != 7 || m.Step != 5 || m.Total != 5 || code == "" || m.Chrome == nil {
 		t.Fatalf("fork: re %d step %d/%d code %q chrome %v", m.Re, m.Step, m.Total, code, m.Chrome != nil)
 	}
-	if !strings.Contains(m.Chrome[chromeHeader], "Fork of") || !strings.Contains(m.Panels[panelExplore], "/lessons/stale-owner") {
+	if !strings.Contains(m.Chrome[chromeHeader], "What if") || !strings.Contains(m.Panels[panelExplore], "/lessons/stale-owner") {
 		t.Fatal("a fork's header and panel name the lesson it comes from")
 	}
 	if m.Lesson != "stale-owner-fork" {
@@ -123,6 +123,19 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if e := c2.expect(MsgError); e.Code != ErrCodeBadField {
 		t.Fatalf("fork without action: %+v", e)
 	}
+	// A refused fork leaves the run as it was.
+	c2.send(map[string]any{"type": "fork", "id": 6, "action": map[string]any{"actor": "A", "do": "acquire", "lock": "锁"}})
+	if e := c2.expect(MsgError); e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "lock name") {
+		t.Fatalf("fork with a bad lock name: %+v", e)
+	}
+	c2.send(map[string]any{"type": "step", "id": 7})
+	if m := c2.expect(MsgFrame); m.Step != 1 || m.Lesson != "stale-owner" {
+		t.Fatalf("after a refused fork: step %d of %s", m.Step, m.Lesson)
+	}
+	// The panel's export links and compare form carry the share code.
+	if !strings.Contains(m.Panels[panelExplore], "/explore/export.yaml?t="+code3) || !strings.Contains(m.Panels[panelExplore], `name="t" value="`+code3+`"`) {
+		t.Fatalf("export links of a timeline without its code:\n%s", m.Panels[panelExplore])
+	}
 }
 
 // TestExplorePages covers the explore page, a sandbox, exports, import and
@@ -162,8 +175,9 @@ func TestExplorePages(t *testing.T) {
 	if body := get(loc, 200); !strings.Contains(body, `data-timeline="`+code+`"`) {
 		t.Fatal("the player page of a timeline carries its code")
 	}
-	if body := get("/explore/new?variant=nope&lease_ms=10&actors=1", 400); !strings.Contains(body, "unknown variant") {
-		t.Fatal("a bad sandbox says why")
+	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock=%E9%94%81&fencing=1", 400); !strings.Contains(body, "lock name") ||
+		!strings.Contains(body, `value="锁"`) || !strings.Contains(body, `value="5"`) || !strings.Contains(body, `<option value="hash-nil" selected>`) || !strings.Contains(body, "sandbox-error") {
+		t.Fatalf("a refused sandbox keeps what was typed and says why:\n%s", body)
 	}
 	if body := get("/explore/new?variant=token-count&lease_ms=ten&actors=1", 400); !strings.Contains(body, "lease_ms") {
 		t.Fatal("a bad number names its field")
@@ -184,6 +198,13 @@ func TestExplorePages(t *testing.T) {
 		t.Fatal("svg export")
 	}
 	get("/explore/export.yaml?lesson=nope", 400)
+	// A sandbox's export is a complete lesson with a unique id.
+	if yml := get("/explore/export.yaml?t="+url.QueryEscape(code), 200); !strings.Contains(yml, "id: sandbox-") || !strings.Contains(yml, "takeaway:") {
+		t.Fatalf("sandbox export:\n%s", yml)
+	}
+	if cmp := get("/explore/compare?t="+url.QueryEscape(code), 200); !strings.Contains(cmp, "no steps yet") {
+		t.Fatal("compare of an empty timeline says so")
+	}
 	get("/explore/export.yaml", 400)
 	// Compare.
 	cmp := get("/explore/compare?lesson=nested-after-expiry-silent&a=hash-refresh&b=token-count", 200)

@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -54,7 +56,20 @@ type translator struct {
 	locale sim.Locale
 	loc    *i18n.Localizer
 	ui     templates.UI
+	// memo keeps what lookup returned, by id and data: go-i18n matches the
+	// language and runs a text/template on every call, which was a third of
+	// the cost of drawing a step's panels. Bounded by memoMax entries.
+	memo  sync.Map // string -> memoEntry
+	memoN atomic.Int64
 }
+
+type memoEntry struct {
+	s  string
+	ok bool
+}
+
+// memoMax bounds a translator's memo; it is emptied when full.
+const memoMax = 50_000
 
 var (
 	translatorsMu sync.Mutex
@@ -96,6 +111,32 @@ func (t *translator) T(id string, kv ...any) string {
 // lookup returns message id filled with data and whether the message files
 // have it (in the locale, or else in English).
 func (t *translator) lookup(id string, kv ...any) (string, bool) {
+	key := id
+	if len(kv) > 0 {
+		var b strings.Builder
+		b.WriteString(id)
+		for _, x := range kv {
+			v := fmt.Sprint(x)
+			b.WriteByte(0)
+			b.WriteString(strconv.Itoa(len(v)))
+			b.WriteByte(':')
+			b.WriteString(v)
+		}
+		key = b.String()
+	}
+	if e, ok := t.memo.Load(key); ok {
+		return e.(memoEntry).s, e.(memoEntry).ok
+	}
+	s, ok := t.localize(id, kv...)
+	if t.memoN.Add(1) > memoMax {
+		t.memo.Clear()
+		t.memoN.Store(1)
+	}
+	t.memo.Store(key, memoEntry{s, ok})
+	return s, ok
+}
+
+func (t *translator) localize(id string, kv ...any) (string, bool) {
 	var data map[string]any
 	if len(kv) > 0 {
 		data = make(map[string]any, len(kv)/2)

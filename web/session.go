@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,7 +97,7 @@ func (s *session) send(v any) bool {
 	if s.dropped {
 		return false
 	}
-	b, err := json.Marshal(v)
+	b, err := encodeMessage(v)
 	if err != nil {
 		s.srv.logf("web: encode message: %v", err)
 		return false
@@ -108,6 +109,19 @@ func (s *session) send(v any) bool {
 		return false
 	}
 	return true
+}
+
+// encodeMessage is a message as JSON without HTML escaping: panels are
+// HTML, and escaping each <, > and & as \u003c grew a frame message by
+// about a third for nothing (the page parses it with JSON.parse).
+func encodeMessage(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (s *session) sendErr(re int64, err error) {
@@ -273,14 +287,19 @@ func (s *session) fork(m ClientMessage) {
 			o := s.origin
 			if !s.timeline {
 				o = explore.Origin{}
-				if s.srv.byID[s.lesson.ID] == s.lesson {
-					o = explore.Origin{Lesson: s.lesson.ID, At: at}
+				if s.srv.lesson(s.srv.ctx, s.lesson.ID) == s.lesson {
+					o = explore.Origin{Lesson: s.lesson.ID, At: at} // a course lesson or a drill
 				}
 			} else if o.Lesson != "" && at < o.At {
 				o.At = at
 			}
-			s.start(m.ID, l, true, o, "", at+1)
-			return
+			// The code first: a timeline that cannot be shared is refused
+			// before the current run is closed.
+			var code string
+			if code, err = s.srv.encodeTimeline(l, o); err == nil {
+				s.start(m.ID, l, true, o, code, at+1)
+				return
+			}
 		}
 	}
 	s.sendErr(m.ID, perr(ErrCodeBadStep, "%v", err))
@@ -289,7 +308,7 @@ func (s *session) fork(m ClientMessage) {
 // undo drops the timeline's last step.
 func (s *session) undo(m ClientMessage) {
 	if !s.timeline || len(s.lesson.Steps) == 0 {
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back a step added in explore mode"))
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of a timeline made in explore mode (fork a lesson or start a sandbox first), and this one has none"))
 		return
 	}
 	l := explore.Undo(s.lesson)
@@ -372,7 +391,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
 	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
-		tl: s.srv.timelineView(t, s.origin, s.timeline)}
+		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code)}
 	ctx := context.Background()
 	panels, err := v.panels(ctx)
 	if err != nil {
