@@ -19,9 +19,16 @@ func ForkTitle(base *sim.Lesson, at int) sim.Text {
 	}
 }
 
-// ForkSummary says, in every locale, what a fork of base after step at is:
-// the lesson's summary would no longer be true of it.
-func ForkSummary(base *sim.Lesson, at int) sim.Text {
+// ForkSummary says, in every locale, what a fork of base after step at with
+// steps steps in all is: the lesson's summary would no longer be true of it.
+func ForkSummary(base *sim.Lesson, at, steps int) sim.Text {
+	if steps <= at {
+		return sim.Text{
+			sim.English:            fmt.Sprintf("The first %d steps of the lesson “%s”; continue it your way from the menu.", steps, base.Title.In(sim.English)),
+			sim.SimplifiedChinese:  fmt.Sprintf("课程“%s”的前 %d 步；可以从菜单里按你的想法继续。", base.Title.In(sim.SimplifiedChinese), steps),
+			sim.TraditionalChinese: fmt.Sprintf("課程「%s」的前 %d 步；可以從選單裡照你的想法繼續。", base.Title.In(sim.TraditionalChinese), steps),
+		}
+	}
 	return sim.Text{
 		sim.English:            fmt.Sprintf("The first %d steps of the lesson “%s”, then another turn, chosen in explore mode.", at, base.Title.In(sim.English)),
 		sim.SimplifiedChinese:  fmt.Sprintf("课程“%s”的前 %d 步，之后在探索模式里走了另一条路。", base.Title.In(sim.SimplifiedChinese), at),
@@ -49,7 +56,7 @@ func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *s
 	out.ID = trimID(id, 48) + "-" + shortHash(l)
 	if base != nil && o.Lesson == base.ID {
 		out.ID = trimID(base.ID, 48) + "-fork-" + shortHash(l)
-		out.Title, out.Summary = ForkTitle(base, o.At), ForkSummary(base, o.At)
+		out.Title, out.Summary = ForkTitle(base, o.At), ForkSummary(base, o.At, len(l.Steps))
 		if out.Source == "" {
 			out.Source = base.Source
 		}
@@ -114,9 +121,9 @@ func takeaway(frames []sim.Frame) sim.Text {
 	}
 	if len(seen) == 0 {
 		return sim.Text{
-			sim.English:            "No invariant breaks on this timeline: every hold is released by its owner and no two contexts hold the lock at once.",
-			sim.SimplifiedChinese:  "这条时间线没有破坏任何不变式：每次持有都由持有者自己释放，也没有两个上下文同时持有锁。",
-			sim.TraditionalChinese: "這條時間線沒有破壞任何不變式：每次持有都由持有者自己釋放，也沒有兩個上下文同時持有鎖。",
+			sim.English:            "No invariant the runner checks broke on this timeline.",
+			sim.SimplifiedChinese:  "这条时间线没有破坏运行器检查的任何不变式。",
+			sim.TraditionalChinese: "這條時間線沒有破壞執行器檢查的任何不變式。",
 		}
 	}
 	parts := make([]string, len(seen))

@@ -338,16 +338,22 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, []string) {
 	if len(problems) > 0 {
 		return nil, Origin{}, problems
 	}
-	dur := func(what string, ms int64) time.Duration {
-		if ms > math.MaxInt64/int64(time.Millisecond) || ms < math.MinInt64/int64(time.Millisecond) {
-			bad("%s: %d ms is too long (Go durations end at about 2562047h)", what, ms)
+	// The same bounds as explore mode's menu and forms: a link cannot carry
+	// what the player would refuse to build.
+	dur := func(what string, ms, limit int64) time.Duration {
+		if ms > limit {
+			bad("%s: %d ms is over the %d ms that explore mode allows", what, ms, limit)
+			return 0
+		}
+		if ms < math.MinInt64/int64(time.Millisecond) {
+			bad("%s: %d ms is out of range", what, ms)
 			return 0
 		}
 		return time.Duration(ms) * time.Millisecond
 	}
 	l := &sim.Lesson{
 		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
-		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS),
+		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
 		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
 	}
 	for _, a := range w.Actors {
@@ -355,9 +361,9 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, []string) {
 	}
 	for i, s := range w.Steps {
 		st := sim.Step{
-			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(fmt.Sprintf("step %d: lease", i+1), s.LeaseMS),
+			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(fmt.Sprintf("step %d: lease", i+1), s.LeaseMS, MaxLeaseMS),
 			ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
-			Context: s.Context, By: dur(fmt.Sprintf("step %d: by", i+1), s.ByMS), Say: fromWire(s.Say),
+			Context: s.Context, By: dur(fmt.Sprintf("step %d: by", i+1), s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
 		}
 		if s.Lock != nil {

@@ -6,6 +6,7 @@ package templates
 // message id is the field name). Fields marked "JS template" hold
 // {placeholders} that the page's script fills.
 type Interview struct {
+	NavLabel         string // the site navigation's name for screen readers
 	NavInterview     string
 	NavSixty         string
 	NavDrills        string

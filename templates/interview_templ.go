@@ -145,7 +145,7 @@ func siteHeader(ui UI, i Interview, lang string, nav []NavLink, backend BackendB
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = siteNav(i.NavInterview, nav).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = siteNav(i.NavLabel, nav).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

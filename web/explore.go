@@ -167,11 +167,18 @@ func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
 		label += " · " + sp.Lock
 	}
 	kind := string(sp.Do)
+	title := t.Maybe("ChoiceHelp" + camel(string(sp.Do)))
 	if sp.ReplyLost {
 		kind += " reply-lost"
+		title = t.T("ChoiceHelpReplyLost")
+	}
+	if sp.Unreplicated {
+		label += " · " + t.T("ChoiceUnreplicated")
+		kind += " unreplicated"
+		title = t.T("ChoiceHelpUnreplicated")
 	}
 	spec, _ := json.Marshal(sp)
-	return templates.ChoiceButton{Label: label, Title: t.Maybe("ChoiceHelp" + camel(string(sp.Do))), Spec: string(spec), Kind: kind}
+	return templates.ChoiceButton{Label: label, Title: title, Spec: string(spec), Kind: kind}
 }
 
 // exploreHeader is the player's header for a timeline.
@@ -188,7 +195,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
 		h.Title = explore.ForkTitle(base, o.At).In(t.locale)
-		h.Summary = explore.ForkSummary(base, o.At).In(t.locale)
+		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
 		h.Source = base.Source
 	}
 	return h
@@ -232,7 +239,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink string) templates.ExplorePa
 	p := templates.ExplorePage{
 		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
-		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavInterview,
+		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavLabel,
 		BadLink: badLink,
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "lock"},
 	}
@@ -366,11 +373,18 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 }
 
 // requestTimeline is the timeline an export or compare request names: a
-// share code (t) or a course lesson or drill (lesson).
+// share code (t) or a course lesson or drill (lesson). A fork is titled as
+// one (explore.ForkTitle), not with its lesson's title.
 func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, error) {
 	q := r.URL.Query()
 	if code := q.Get("t"); code != "" {
-		return s.decodeTimeline(code)
+		l, o, err := s.decodeTimeline(code)
+		if base := s.originLesson(o); err == nil && base != nil {
+			titled := *l
+			titled.Title = explore.ForkTitle(base, o.At)
+			l = &titled
+		}
+		return l, o, err
 	}
 	id := q.Get("lesson")
 	if id == "" {
@@ -469,7 +483,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
 		}),
-		Nav: siteNav(t, navExplore), NavLabel: t.interview().NavInterview,
+		Nav: siteNav(t, navExplore), NavLabel: t.interview().NavLabel,
 		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
 	}
 	l, o, err := s.requestTimeline(r)

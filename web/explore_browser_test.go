@@ -192,7 +192,7 @@ func TestBrowserExploreFork(t *testing.T) {
 	if s.Title != wantTitle || !strings.Contains(s.Title, "“"+l.Title.In(sim.English)+"”") || !strings.HasSuffix(s.Title, "after step 4") {
 		t.Fatalf("header title %q, want %q", s.Title, wantTitle)
 	}
-	if sum := eval[string](t, ctx, `document.querySelector('.lesson-head .summary')?.textContent.trim() || ''`); sum != explore.ForkSummary(l, 4).In(sim.English) {
+	if sum := eval[string](t, ctx, `document.querySelector('.lesson-head .summary')?.textContent.trim() || ''`); sum != explore.ForkSummary(l, 4, 5).In(sim.English) {
 		t.Fatalf("header summary %q, want the fork's, not the lesson's", sum)
 	}
 	if s.Crumb != "Explore: fork" {

@@ -308,7 +308,7 @@ func (s *session) fork(m ClientMessage) {
 // undo drops the timeline's last step.
 func (s *session) undo(m ClientMessage) {
 	if !s.timeline || len(s.lesson.Steps) == 0 {
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of a timeline made in explore mode (fork a lesson or start a sandbox first), and this one has none"))
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of an explore timeline (a fork or a sandbox), and this run has none to take back"))
 		return
 	}
 	l := explore.Undo(s.lesson)

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -57,18 +58,46 @@ const (
 	chromeControls = "controls"
 )
 
-// panels renders every panel of the current step.
+// panels renders every panel of the current step. The panels are built and
+// rendered at once, one goroutine each: the view is only read, and a step's
+// reply then waits for its largest panel (the timeline) instead of the sum
+// of all seven.
 func (v *view) panels(ctx context.Context) (map[string]string, error) {
-	comps := map[string]templ.Component{
-		panelAlerts:    templates.AlertsPanel(v.alerts()),
-		panelNarration: templates.NarrationPanel(v.narration()),
-		panelDiagram:   templates.DiagramPanel(v.diagram()),
-		panelTimeline:  templates.TimelinePanel(v.timeline()),
-		panelRedis:     templates.RedisPanel(v.redis()),
-		panelCommand:   templates.CommandPanel(v.command()),
-		panelExplore:   templates.ExplorePanel(v.explorePanel()),
+	builders := map[string]func() templ.Component{
+		panelAlerts:    func() templ.Component { return templates.AlertsPanel(v.alerts()) },
+		panelNarration: func() templ.Component { return templates.NarrationPanel(v.narration()) },
+		panelDiagram:   func() templ.Component { return templates.DiagramPanel(v.diagram()) },
+		panelTimeline:  func() templ.Component { return templates.TimelinePanel(v.timeline()) },
+		panelRedis:     func() templ.Component { return templates.RedisPanel(v.redis()) },
+		panelCommand:   func() templ.Component { return templates.CommandPanel(v.command()) },
+		panelExplore:   func() templ.Component { return templates.ExplorePanel(v.explorePanel()) },
 	}
-	return renderAll(ctx, comps)
+	type rendered struct {
+		name, html string
+		err        error
+	}
+	results := make(chan rendered, len(builders))
+	for name, build := range builders {
+		go func() {
+			var buf bytes.Buffer
+			err := build().Render(ctx, &buf)
+			if err != nil {
+				err = fmt.Errorf("web: render %s: %w", name, err)
+			}
+			results <- rendered{name, buf.String(), err}
+		}()
+	}
+	out := make(map[string]string, len(builders))
+	var errs []error
+	for range builders {
+		r := <-results
+		out[r.name] = r.html
+		errs = append(errs, r.err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func renderAll(ctx context.Context, comps map[string]templ.Component) (map[string]string, error) {
