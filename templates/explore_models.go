@@ -133,8 +133,10 @@ type ExplorePage struct {
 	ImportText   string
 	ImportLines  []ImportLine
 	ImportErrors []ImportError
-	// BadLink is the message of a share link that could not be opened.
-	BadLink string
+	// BadLink is the message of a share link that could not be opened, and
+	// BadLinkReason its kind in the page's language.
+	BadLink       string
+	BadLinkReason string
 	// Sandbox is the sandbox form's values (the defaults, or what was sent
 	// when SandboxError says why it was refused).
 	Sandbox      SandboxForm

@@ -240,7 +240,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink string) templates.ExplorePa
 		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
 		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavLabel,
-		BadLink: badLink,
+		BadLink: badLink, BadLinkReason: badLinkReason(t, badLink),
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "lock"},
 	}
 	p.Variants = variantOptions("token-count")
@@ -254,6 +254,24 @@ func variantOptions(selected string) []templates.VariantOption {
 		out = append(out, templates.VariantOption{Name: name, Source: vi.Source, Selected: name == selected})
 	}
 	return out
+}
+
+// badLinkReason says in t's language what kind of problem a share link has;
+// the detail under it (explore.Decode's words) stays as the decoder wrote
+// it. "" when msg is not about a link.
+func badLinkReason(t *translator, msg string) string {
+	detail, ok := strings.CutPrefix(msg, explore.ErrBadLink.Error()+": ")
+	switch {
+	case !ok:
+		return ""
+	case strings.Contains(detail, "newer Lockstep"), strings.Contains(detail, "which this Lockstep does not read"):
+		return t.T("BadLinkNewer")
+	case strings.Contains(detail, "cut short"):
+		return t.T("BadLinkCut")
+	case strings.HasPrefix(detail, "the link"):
+		return t.T("BadLinkDamaged")
+	}
+	return t.T("BadLinkRules")
 }
 
 // serveExploreNew starts a sandbox from the explore page's form and
