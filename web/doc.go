@@ -88,7 +88,7 @@
 //	{"type":"frame","re":3,"lesson":"stale-owner","step":4,"total":11,"computed":4,"playing":false,"speed":1,
 //	 "lang":"en","title":"…","url":"/lessons/stale-owner?lang=en&step=4",
 //	 "frame":{…sim.Frame…},
-//	 "panels":{"narration":"<h2…","alerts":"…","diagram":"…","timeline":"…","redis":"…","command":"…"},
+//	 "panels":{"narration":"<h2…","alerts":"…","diagram":"…","timeline":"…","redis":"…","command":"…","explore":"…"},
 //	 "chrome":{"header":"…","controls":"…"}}
 //	{"type":"state","re":5,"playing":true,"speed":2,"step":4,"total":11}
 //	{"type":"error","re":6,"code":"unknown-type","message":"web: unknown message type \"jump\""}
