@@ -25,7 +25,7 @@ type Choice struct {
 // while a two-step release waits (get-then-del), and, while a replica has
 // not yet been promoted, acquire, release and write answered before the
 // replica has them (unreplicated); resume for a paused actor; nothing for a
-// crashed or exited one. Then the clock: advance by a third of the lease,
+// crashed or exited one. Then the clock: advance by half the lease,
 // just past the lease and by 1 s; a clock jump just past the lease; and
 // failover while the replica has not been promoted. Every choice passes
 // Fork at f.Index.
@@ -103,7 +103,7 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 	// under ten seconds.
 	expire := lease + min(1000, max(1, lease/10))
 	seen := map[int64]bool{}
-	for _, by := range []int64{max(lease/3, 1), expire, 1000} {
+	for _, by := range []int64{max(lease/2, 1), expire, 1000} {
 		if !seen[by] && by <= MaxAdvanceMS {
 			seen[by] = true
 			out = append(out, Choice{Preset: true, Spec: StepSpec{Do: sim.ActAdvance, ByMS: by}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"lockstep/backend"
@@ -363,6 +364,22 @@ func TestForExport(t *testing.T) {
 			if again[i].Outcome != frames[i].Outcome || !reflect.DeepEqual(again[i].Violations, frames[i].Violations) {
 				t.Fatalf("%s step %d: %s after export, %s before", x.ID, i, again[i].Outcome, frames[i].Outcome)
 			}
+		}
+	}
+}
+
+// TestCutLinksSayCutShort: a link cut anywhere says that it is cut short,
+// not that it is damaged, so the learner knows to copy it again in full.
+func TestCutLinksSayCutShort(t *testing.T) {
+	l := lesson(t, "stale-owner")
+	code, err := explore.Encode(l, explore.Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := len("1.") + 1; n < len(code); n++ {
+		_, _, err := explore.Decode(code[:n])
+		if !errors.Is(err, explore.ErrBadLink) || !strings.Contains(err.Error(), "cut short") {
+			t.Fatalf("cut at %d of %d: %v", n, len(code), err)
 		}
 	}
 }

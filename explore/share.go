@@ -234,7 +234,11 @@ func decode(code string) (*sim.Lesson, Origin, error) {
 			return nil, Origin{}, fmt.Errorf("the link is damaged (character %q at position %d does not belong in a link)", r, len(version)+1+i+1)
 		}
 	}
-	packed, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	// Not Strict: a link cut at any character leaves stray low bits in its
+	// last one, and what is then missing is better reported by zlib ("cut
+	// short") than as a bad character; a changed character still fails the
+	// checksum.
+	packed, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
 		if len(body)%4 == 1 {
 			return nil, Origin{}, errors.New("the link is cut short or has a character too many")

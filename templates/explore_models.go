@@ -190,6 +190,7 @@ type ComparePage struct {
 	Error                 string
 	Rows                  []CompareRow
 	AURL, BURL            string // the timeline under each variant, in the player
+	BackURL               string // the timeline as it was, in the player
 }
 
 // CompareRow is one step of a comparison.

@@ -204,6 +204,9 @@ type Header struct {
 	// Crumb, when set, replaces "All lessons" and the lesson's number in
 	// the breadcrumbs (a drill: the drills page, CourseURL its URL).
 	Crumb string
+	// HomeURL, when set, is the logo's link instead of CourseURL (an
+	// explore timeline: the crumb goes to /explore, the logo to the course).
+	HomeURL string
 }
 
 // Controls is the player's control bar. It is re-rendered when the language

@@ -186,7 +186,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 	vi, _ := sim.Variant(l.Variant)
 	x := t.explore()
 	h := templates.Header{
-		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale),
+		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),
 		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
 		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: l.Source,
 		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
@@ -241,17 +241,23 @@ func (s *Server) explorePage(loc sim.Locale, badLink string) templates.ExplorePa
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
 		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavLabel,
 		BadLink: badLink, BadLinkReason: badLinkReason(t, badLink),
-		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "lock"},
+		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
 	}
-	p.Variants = variantOptions("token-count")
+	p.Variants = variantOptions(t, "token-count")
 	return p
 }
 
-func variantOptions(selected string) []templates.VariantOption {
+// variantOptions are the sandbox form's variants, each with where it
+// comes from in t's language (the seed file names stay as they are).
+func variantOptions(t *translator, selected string) []templates.VariantOption {
 	var out []templates.VariantOption
 	for _, name := range sim.Variants() {
 		vi, _ := sim.Variant(name)
-		out = append(out, templates.VariantOption{Name: name, Source: vi.Source, Selected: name == selected})
+		src := t.Maybe("VariantNote" + camel(name))
+		if src == "" {
+			src = vi.Source
+		}
+		out = append(out, templates.VariantOption{Name: name, Source: src, Selected: name == selected})
 	}
 	return out
 }
@@ -292,7 +298,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		p.SandboxError = err.Error()
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
-		p.Variants = variantOptions(q.Get("variant"))
+		p.Variants = variantOptions(tr(loc), q.Get("variant"))
 		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(p))
 	}
 	lease, err := num("lease_ms")
@@ -455,17 +461,19 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 			return
 		}
 		name := l.ID
+		exported := l
+		if r.URL.Query().Get("t") != "" {
+			// A timeline made here: its lesson file is ready for lessons/
+			// (texts, outcomes, an id unique to its steps), and every
+			// export of it is named by that id.
+			exported = explore.ForExport(l, frames, o, s.originLesson(o))
+			name = exported.ID
+		}
 		var body []byte
 		ctype := "text/plain; charset=utf-8"
 		switch format {
 		case "yaml":
-			if r.URL.Query().Get("t") != "" {
-				// A timeline made here: ready for lessons/ (texts,
-				// outcomes, a unique id).
-				l = explore.ForExport(l, frames, o, s.originLesson(o))
-			}
-			name = l.ID
-			body, err = sim.MarshalLesson(l)
+			body, err = sim.MarshalLesson(exported)
 			ctype = "application/yaml; charset=utf-8"
 		case "mmd":
 			body = []byte(sim.SequenceDiagram(l, frames, loc))
@@ -514,8 +522,10 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	if code := q.Get("t"); code != "" {
 		p.QueryName, p.QueryValue = "t", code
+		p.BackURL = exploreURL(code, 0, loc, false)
 	} else {
 		p.QueryName, p.QueryValue = "lesson", l.ID
+		p.BackURL = lessonURL(l.ID, 0, loc, false)
 	}
 	if p.A == "" {
 		p.A = l.Variant
