@@ -476,6 +476,19 @@ func (v *view) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 var argDoc = regexp.MustCompile(`^--\s*(KEYS|ARGV)\[(\d+)\]\s+(.*)$`)
 
 // scriptDocs reads a script's header comments "-- ARGV[2]  lease in ms".
+// luaDoc is a script's note on one of its KEYS or ARGV in t's language: the
+// scripts are teaching material and keep their English comments, and the
+// message files translate each comment by its English text ("Lua: " + it).
+func (t *translator) luaDoc(en string) string {
+	if en == "" || t.locale == sim.English {
+		return en
+	}
+	if s := t.Maybe("Lua: " + en); s != "" {
+		return s
+	}
+	return en
+}
+
 func scriptDocs(src string) map[string]string {
 	out := map[string]string{}
 	for _, line := range strings.Split(src, "\n") {
@@ -521,10 +534,10 @@ func (v *view) command() templates.CommandView {
 			}
 		}
 		for j, k := range call.Keys {
-			cv.Keys = append(cv.Keys, templates.ArgView{N: j + 1, Value: k, Doc: docs["KEYS"+strconv.Itoa(j+1)]})
+			cv.Keys = append(cv.Keys, templates.ArgView{N: j + 1, Value: k, Doc: t.luaDoc(docs["KEYS"+strconv.Itoa(j+1)])})
 		}
 		for j, a := range call.Args {
-			cv.Args = append(cv.Args, templates.ArgView{N: j + 1, Value: a, Doc: docs["ARGV"+strconv.Itoa(j+1)]})
+			cv.Args = append(cv.Args, templates.ArgView{N: j + 1, Value: a, Doc: t.luaDoc(docs["ARGV"+strconv.Itoa(j+1)])})
 		}
 		c.Calls = append(c.Calls, cv)
 	}
