@@ -11,11 +11,8 @@ import (
 // take next. Package web labels it in the learner's language.
 type Choice struct {
 	// Actor groups the menu: the acting actor, "" for the clock and Redis.
-	Actor string `json:"actor,omitempty"`
-	// Preset marks an advance or clock-jump amount the menu suggests; the
-	// learner may type any other.
-	Preset bool     `json:"preset,omitempty"`
-	Spec   StepSpec `json:"spec"`
+	Actor string   `json:"actor,omitempty"`
+	Spec  StepSpec `json:"spec"`
 }
 
 // Choices returns what timeline l can do after frame f, which is the state
@@ -106,11 +103,11 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 	for _, by := range []int64{max(lease/2, 1), expire, 1000} {
 		if !seen[by] && by <= MaxAdvanceMS {
 			seen[by] = true
-			out = append(out, Choice{Preset: true, Spec: StepSpec{Do: sim.ActAdvance, ByMS: by}})
+			out = append(out, Choice{Spec: StepSpec{Do: sim.ActAdvance, ByMS: by}})
 		}
 	}
 	if expire <= MaxAdvanceMS {
-		out = append(out, Choice{Preset: true, Spec: StepSpec{Do: sim.ActClockJump, ByMS: expire}})
+		out = append(out, Choice{Spec: StepSpec{Do: sim.ActClockJump, ByMS: expire}})
 	}
 	if replicating {
 		out = append(out, Choice{Spec: StepSpec{Do: sim.ActFailover}})

@@ -398,5 +398,9 @@ func TestCutLinksSayCutShort(t *testing.T) {
 		if !errors.Is(err, explore.ErrBadLink) || !strings.Contains(err.Error(), "cut short") {
 			t.Fatalf("cut at %d of %d: %v", n, len(code), err)
 		}
+		var le *explore.LinkError
+		if !errors.As(err, &le) || le.Problem != explore.LinkCutShort {
+			t.Fatalf("cut at %d of %d: problem %+v, want LinkCutShort", n, len(code), le)
+		}
 	}
 }

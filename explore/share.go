@@ -193,45 +193,45 @@ func Encode(l *sim.Lesson, o Origin) (string, error) {
 func Decode(code string) (*sim.Lesson, Origin, error) {
 	l, o, err := decode(code)
 	if err != nil {
-		return nil, Origin{}, fmt.Errorf("%w: %s", ErrBadLink, err.Error())
+		return nil, Origin{}, err
 	}
 	return l, o, nil
 }
 
 func decode(code string) (*sim.Lesson, Origin, error) {
 	if len(code) > MaxCodeLen {
-		return nil, Origin{}, fmt.Errorf("the link is %d bytes long; Lockstep links are at most %d", len(code), MaxCodeLen)
+		return nil, Origin{}, problem(LinkDamaged, "the link is %d bytes long; Lockstep links are at most %d", len(code), MaxCodeLen)
 	}
 	code = strings.TrimSpace(code)
 	want := strconv.Itoa(ShareVersion)
 	if code == "" {
-		return nil, Origin{}, fmt.Errorf("the link is empty (a share code starts with %q)", want+".")
+		return nil, Origin{}, problem(LinkCutShort, "the link is empty (a share code starts with %q)", want+".")
 	}
 	version, body, ok := strings.Cut(code, ".")
 	if !ok && code == want {
-		return nil, Origin{}, errors.New("the link is cut short (nothing after its format version)")
+		return nil, Origin{}, problem(LinkCutShort, "the link is cut short (nothing after its format version)")
 	}
 	if !ok {
-		return nil, Origin{}, fmt.Errorf("the link has no format version (a share code starts with %q)", want+".")
+		return nil, Origin{}, problem(LinkDamaged, "the link has no format version (a share code starts with %q)", want+".")
 	}
 	if version != want {
 		n, err := strconv.Atoi(version)
 		switch {
 		case err == nil && n > ShareVersion && version == strconv.Itoa(n):
-			return nil, Origin{}, fmt.Errorf("the link was made by a newer Lockstep (format %d); this one reads format %d", n, ShareVersion)
+			return nil, Origin{}, problem(LinkNewer, "the link was made by a newer Lockstep (format %d); this one reads format %d", n, ShareVersion)
 		case len(version) > 12:
-			return nil, Origin{}, fmt.Errorf("the link has no format version (a share code starts with %q)", want+".")
+			return nil, Origin{}, problem(LinkDamaged, "the link has no format version (a share code starts with %q)", want+".")
 		default:
-			return nil, Origin{}, fmt.Errorf("the link is in format %q, which this Lockstep does not read (it reads format %d)", version, ShareVersion)
+			return nil, Origin{}, problem(LinkNewer, "the link is in format %q, which this Lockstep does not read (it reads format %d)", version, ShareVersion)
 		}
 	}
 	if body == "" {
-		return nil, Origin{}, errors.New("the link is cut short (nothing after its format version)")
+		return nil, Origin{}, problem(LinkCutShort, "the link is cut short (nothing after its format version)")
 	}
 	for i := 0; i < len(body); i++ {
 		if c := body[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			r, _ := utf8.DecodeRuneInString(body[i:])
-			return nil, Origin{}, fmt.Errorf("the link is damaged (character %q at position %d does not belong in a link)", r, len(version)+1+i+1)
+			return nil, Origin{}, problem(LinkDamaged, "the link is damaged (character %q at position %d does not belong in a link)", r, len(version)+1+i+1)
 		}
 	}
 	// Not Strict: a link cut at any character leaves stray low bits in its
@@ -241,9 +241,9 @@ func decode(code string) (*sim.Lesson, Origin, error) {
 	packed, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
 		if len(body)%4 == 1 {
-			return nil, Origin{}, errors.New("the link is cut short or has a character too many")
+			return nil, Origin{}, problem(LinkCutShort, "the link is cut short or has a character too many")
 		}
-		return nil, Origin{}, errors.New("the link is damaged (its last characters do not decode)")
+		return nil, Origin{}, problem(LinkDamaged, "the link is damaged (its last characters do not decode)")
 	}
 	js, err := inflate(packed)
 	if err != nil {
@@ -253,17 +253,17 @@ func decode(code string) (*sim.Lesson, Origin, error) {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
-		return nil, Origin{}, fmt.Errorf("the link is damaged (its contents do not read as a timeline: %s)", jsonProblem(err))
+		return nil, Origin{}, problem(LinkDamaged, "the link is damaged (its contents do not read as a timeline: %s)", jsonProblem(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Origin{}, errors.New("the link is damaged (extra data after the timeline)")
+		return nil, Origin{}, problem(LinkDamaged, "the link is damaged (extra data after the timeline)")
 	}
 	l, o, problems := fromWireLesson(&w)
 	if len(problems) == 0 {
 		problems = check(l, o)
 	}
 	if len(problems) > 0 {
-		return nil, Origin{}, errors.New(strings.Join(problems, "; "))
+		return nil, Origin{}, problem(LinkRules, "%s", strings.Join(problems, "; "))
 	}
 	return l, o, nil
 }
@@ -281,7 +281,7 @@ func inflate(packed []byte) ([]byte, error) {
 		return nil, inflateProblem(err)
 	}
 	if len(js) > maxInflated {
-		return nil, fmt.Errorf("the link unpacks to more than %d KiB; a shared timeline is far smaller", maxInflated>>10)
+		return nil, problem(LinkDamaged, "the link unpacks to more than %d KiB; a shared timeline is far smaller", maxInflated>>10)
 	}
 	if err := zr.Close(); err != nil {
 		return nil, inflateProblem(err)
@@ -289,7 +289,7 @@ func inflate(packed []byte) ([]byte, error) {
 	// zlib.Reader reads its source byte by byte (bytes.Reader is an
 	// io.ByteReader), so what is left is what follows the stream.
 	if r.Len() > 0 {
-		return nil, fmt.Errorf("the link is damaged (%d bytes of extra data after its end)", r.Len())
+		return nil, problem(LinkDamaged, "the link is damaged (%d bytes of extra data after its end)", r.Len())
 	}
 	return js, nil
 }
@@ -298,15 +298,43 @@ func inflateProblem(err error) error {
 	var corrupt flate.CorruptInputError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return errors.New("the link is cut short")
+		return problem(LinkCutShort, "the link is cut short")
 	case errors.Is(err, zlib.ErrChecksum):
-		return errors.New("the link is damaged (checksum)")
+		return problem(LinkDamaged, "the link is damaged (checksum)")
 	case errors.Is(err, zlib.ErrHeader), errors.Is(err, zlib.ErrDictionary):
-		return errors.New("the link is damaged (header)")
+		return problem(LinkDamaged, "the link is damaged (header)")
 	case errors.As(err, &corrupt):
-		return errors.New("the link is damaged (compressed data)")
+		return problem(LinkDamaged, "the link is damaged (compressed data)")
 	}
-	return fmt.Errorf("the link is damaged (%v)", err)
+	return problem(LinkDamaged, "the link is damaged (%v)", err)
+}
+
+// LinkProblem is the kind of reason a share code cannot be opened, for a
+// page to explain in its own language (LinkError.Detail stays English).
+type LinkProblem int
+
+// The kinds of LinkProblem.
+const (
+	LinkDamaged  LinkProblem = iota // characters changed, lost or added; not a share code
+	LinkCutShort                    // part of the code is missing
+	LinkNewer                       // made by a Lockstep that writes another format
+	LinkRules                       // decodes, but the timeline breaks the lesson rules or explore's bounds
+)
+
+// LinkError is every error of Decode: it wraps ErrBadLink (errors.Is) and
+// says what kind of problem the code has (errors.As).
+type LinkError struct {
+	Problem LinkProblem
+	Detail  string // what is wrong, in English
+}
+
+func (e *LinkError) Error() string { return ErrBadLink.Error() + ": " + e.Detail }
+
+// Unwrap makes errors.Is(err, ErrBadLink) hold.
+func (e *LinkError) Unwrap() error { return ErrBadLink }
+
+func problem(kind LinkProblem, format string, args ...any) error {
+	return &LinkError{Problem: kind, Detail: fmt.Sprintf(format, args...)}
 }
 
 // jsonProblem describes a JSON decoding error without Go type names.

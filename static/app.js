@@ -577,12 +577,6 @@ class Player {
         return;
       }
       this.forkWith(custom, { do: custom.elements.do.value, by_ms: by });
-      return;
-    }
-    const cmp = e.target.closest("[data-compare]");
-    if (cmp) {
-      const f = $("[data-timeline-field]", cmp);
-      if (f) f.value = this.timeline;
     }
   }
 

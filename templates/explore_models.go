@@ -10,9 +10,6 @@ type Explore struct {
 	ExploreHeading   string
 	ExploreIntro     string
 	ForkHeading      string
-	ForkHelp         string // {step}: filled by package web
-	ForkDrops        string // {n}: filled by package web
-	BuildHeading     string
 	ClockGroup       string
 	AdvanceCustom    string
 	AdvanceMs        string
@@ -22,7 +19,6 @@ type Explore struct {
 	NoChoices        string
 	Undo             string
 	UndoHelp         string
-	ShareHeading     string
 	CopyLink         string
 	Copied           string // JS
 	CopyFailed       string // JS
@@ -30,7 +26,6 @@ type Explore struct {
 	ExportYAML       string
 	ExportMermaid    string
 	ExportSVG        string
-	CompareHeading   string
 	CompareWith      string
 	CompareRun       string
 	OriginalLesson   string
@@ -58,7 +53,6 @@ type Explore struct {
 	BadLinkTitle     string
 	BadLinkBody      string
 	CompareTitle     string
-	CompareIntro     string
 	CompareFirstDiff string // {step}: filled by package web
 	CompareSame      string
 	CompareStep      string
@@ -66,7 +60,6 @@ type Explore struct {
 	CompareFailed    string
 	OpenInPlayer     string
 	StatusPaused     string
-	StatusRunning    string
 }
 
 // ChoiceButton is one action of the fork menu. Spec is the JSON of the
@@ -90,14 +83,12 @@ type ChoiceGroup struct {
 type ExplorePanelView struct {
 	UI UI
 	X  Explore
-	// Step is the step the menu continues from; Dropped how many later steps
-	// a choice drops.
-	Step    int
-	Dropped int
-	Help    string // "Continue after step 3 with:", localized
-	Drops   string // "Steps 4 to 9 will be dropped", localized; "" when none
-	Groups  []ChoiceGroup
-	Clock   []ChoiceButton
+	// Step is the step the menu continues from.
+	Step   int
+	Help   string // "Continue after step 3 with:", localized
+	Drops  string // "Steps 4 to 9 will be dropped", localized; "" when none
+	Groups []ChoiceGroup
+	Clock  []ChoiceButton
 	// Timeline is true for an explore timeline (fork or sandbox), false for a
 	// course lesson or a drill.
 	Timeline bool
@@ -126,8 +117,8 @@ type ExplorePage struct {
 	Assets   Assets
 	Langs    []LangOption
 	Backend  BackendBadge
+	I        Interview // the site header's strings
 	Nav      []NavLink
-	NavLabel string
 	Variants []VariantOption
 	// Import: the text sent, its lines, and the loader's errors.
 	ImportText   string
@@ -173,15 +164,15 @@ type ImportError struct {
 
 // ComparePage shows one timeline under two variants.
 type ComparePage struct {
-	UI       UI
-	X        Explore
-	Lang     string
-	Assets   Assets
-	Langs    []LangOption
-	Backend  BackendBadge
-	Nav      []NavLink
-	NavLabel string
-	Title    string
+	UI      UI
+	X       Explore
+	Lang    string
+	Assets  Assets
+	Langs   []LangOption
+	Backend BackendBadge
+	I       Interview // the site header's strings
+	Nav     []NavLink
+	Title   string
 	// Query holds the timeline's hidden form fields (t or lesson).
 	QueryName, QueryValue string
 	A, B                  string

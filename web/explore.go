@@ -9,10 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"lockstep/explore"
@@ -26,21 +24,9 @@ import (
 // MaxImportBytes bounds an imported lesson file (upload or paste).
 const MaxImportBytes = 256 << 10
 
-var exploreStrings sync.Map // sim.Locale -> templates.Explore
-
-// explore returns explore mode's strings in t's language.
-func (t *translator) explore() templates.Explore {
-	if v, ok := exploreStrings.Load(t.locale); ok {
-		return v.(templates.Explore)
-	}
-	var x templates.Explore
-	v := reflect.ValueOf(&x).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		v.Field(i).SetString(t.T(v.Type().Field(i).Name))
-	}
-	exploreStrings.Store(t.locale, x)
-	return x
-}
+// explore returns explore mode's strings in t's language: every field of
+// templates.Explore from the message of the same id.
+func (t *translator) explore() templates.Explore { return t.x }
 
 // originLesson is the course lesson or drill a fork comes from, nil when o
 // names none (or one this server does not have).
@@ -103,7 +89,7 @@ func (v *view) explorePanel() templates.ExplorePanelView {
 	x := t.explore()
 	f := v.frame()
 	p := templates.ExplorePanelView{
-		UI: t.UI(), X: x, Step: v.cur, Dropped: v.total() - v.cur,
+		UI: t.UI(), X: x, Step: v.cur,
 		Help:     t.T("ForkHelp", "Step", v.cur),
 		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0,
 		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
@@ -113,8 +99,8 @@ func (v *view) explorePanel() templates.ExplorePanelView {
 		p.Lesson = v.lesson.ID
 	}
 	p.Code = v.tl.code
-	if p.Dropped > 0 {
-		p.Drops = t.T("ForkDrops", "N", p.Dropped)
+	if dropped := v.total() - v.cur; dropped > 0 {
+		p.Drops = t.T("ForkDrops", "N", dropped)
 	}
 	byActor := map[string]int{}
 	for _, c := range explore.Choices(v.lesson, f) {
@@ -181,6 +167,15 @@ func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
 	return templates.ChoiceButton{Label: label, Title: title, Spec: string(spec), Kind: kind}
 }
 
+// timelineTitle is a timeline's title: a fork's says what it forks
+// (explore.ForkTitle), the others' are their own.
+func (s *Server) timelineTitle(l *sim.Lesson, o explore.Origin) sim.Text {
+	if base := s.originLesson(o); base != nil {
+		return explore.ForkTitle(base, o.At)
+	}
+	return l.Title
+}
+
 // exploreHeader is the player's header for a timeline.
 func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, code string, step int, presenter bool) templates.Header {
 	vi, _ := sim.Variant(l.Variant)
@@ -194,7 +189,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
-		h.Title = explore.ForkTitle(base, o.At).In(t.locale)
+		h.Title = s.timelineTitle(l, o).In(t.locale)
 		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
 		h.Source = base.Source
 	}
@@ -208,12 +203,12 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	code := q.Get("t")
 	if code == "" {
-		writePage(w, r, http.StatusOK, templates.ExploreStart(s.explorePage(loc, "")))
+		writePage(w, r, http.StatusOK, templates.ExploreStart(s.explorePage(loc, nil)))
 		return
 	}
 	l, o, err := s.decodeTimeline(code)
 	if err != nil {
-		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err.Error())))
+		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err)))
 		return
 	}
 	t := tr(loc)
@@ -226,7 +221,7 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
 		Presenter: presenter,
-		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
+		Title:     s.timelineTitle(l, o).In(loc) + " · " + t.UI().AppName,
 		Header:    s.exploreHeader(t, l, o, code, step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
 		Steps:     predictSteps(l),
@@ -234,16 +229,22 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }
 
-func (s *Server) explorePage(loc sim.Locale, badLink string) templates.ExplorePage {
+// explorePage is the explore page in loc; badLink, when not nil, is why a
+// share link could not be opened.
+func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePage {
 	t := tr(loc)
 	p := templates.ExplorePage{
 		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
-		Nav:   siteNav(t, navExplore), NavLabel: t.interview().NavLabel,
-		BadLink: badLink, BadLinkReason: badLinkReason(t, badLink),
+		I:     t.interview(), Nav: siteNav(t, navExplore),
+		BadLinkReason: badLinkReason(t, badLink),
+
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
 	}
 	p.Variants = variantOptions(t, "token-count")
+	if badLink != nil {
+		p.BadLink = badLink.Error()
+	}
 	return p
 }
 
@@ -262,22 +263,23 @@ func variantOptions(t *translator, selected string) []templates.VariantOption {
 	return out
 }
 
-// badLinkReason says in t's language what kind of problem a share link has;
-// the detail under it (explore.Decode's words) stays as the decoder wrote
-// it. "" when msg is not about a link.
-func badLinkReason(t *translator, msg string) string {
-	detail, ok := strings.CutPrefix(msg, explore.ErrBadLink.Error()+": ")
-	switch {
-	case !ok:
+// badLinkReason says in t's language what kind of problem a share link has
+// (explore.LinkError); the detail under it stays as the decoder wrote it.
+// "" when err is not a link's problem.
+func badLinkReason(t *translator, err error) string {
+	var le *explore.LinkError
+	if !errors.As(err, &le) {
 		return ""
-	case strings.Contains(detail, "newer Lockstep"), strings.Contains(detail, "which this Lockstep does not read"):
-		return t.T("BadLinkNewer")
-	case strings.Contains(detail, "cut short"):
-		return t.T("BadLinkCut")
-	case strings.HasPrefix(detail, "the link"):
-		return t.T("BadLinkDamaged")
 	}
-	return t.T("BadLinkRules")
+	switch le.Problem {
+	case explore.LinkNewer:
+		return t.T("BadLinkNewer")
+	case explore.LinkCutShort:
+		return t.T("BadLinkCut")
+	case explore.LinkRules:
+		return t.T("BadLinkRules")
+	}
+	return t.T("BadLinkDamaged")
 }
 
 // serveExploreNew starts a sandbox from the explore page's form and
@@ -294,7 +296,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 	}
 	fail := func(err error) {
 		// The form comes back as it was sent, with the reason.
-		p := s.explorePage(loc, "")
+		p := s.explorePage(loc, nil)
 		p.SandboxError = err.Error()
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
@@ -333,7 +335,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes+64<<10)
-	page := s.explorePage(loc, "")
+	page := s.explorePage(loc, nil)
 	fail := func(status int, src []byte, name string, err error) {
 		page.ImportText = string(src)
 		var les sim.LoadErrors
@@ -403,12 +405,12 @@ func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, 
 	q := r.URL.Query()
 	if code := q.Get("t"); code != "" {
 		l, o, err := s.decodeTimeline(code)
-		if base := s.originLesson(o); err == nil && base != nil {
-			titled := *l
-			titled.Title = explore.ForkTitle(base, o.At)
-			l = &titled
+		if err != nil {
+			return nil, o, err
 		}
-		return l, o, err
+		titled := *l
+		titled.Title = s.timelineTitle(l, o)
+		return &titled, o, nil
 	}
 	id := q.Get("lesson")
 	if id == "" {
@@ -427,7 +429,7 @@ func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, err
 	if err != nil {
 		return nil, err
 	}
-	defer s.closeStoreCtx(ctx, st.Close)
+	defer s.closeStore(ctx, st)
 	r, err := sim.NewRunner(l, st)
 	if err != nil {
 		return nil, err
@@ -435,14 +437,6 @@ func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, err
 	ctx, cancel := context.WithTimeout(ctx, 4*stepTimeout)
 	defer cancel()
 	return r.Run(ctx)
-}
-
-func (s *Server) closeStoreCtx(ctx context.Context, closeFn func(context.Context) error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-	defer cancel()
-	if err := closeFn(cctx); err != nil {
-		s.logf("web: close run: %v", err)
-	}
 }
 
 // serveExport sends a timeline as a lesson file, a Mermaid sequence
@@ -509,7 +503,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
 		}),
-		Nav: siteNav(t, navExplore), NavLabel: t.interview().NavLabel,
+		I: t.interview(), Nav: siteNav(t, navExplore),
 		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
 	}
 	l, o, err := s.requestTimeline(r)

@@ -56,6 +56,8 @@ type translator struct {
 	locale sim.Locale
 	loc    *i18n.Localizer
 	ui     templates.UI
+	in     templates.Interview
+	x      templates.Explore
 	// memo keeps what lookup returned, by id and data: go-i18n matches the
 	// language and runs a text/template on every call, which was a third of
 	// the cost of drawing a step's panels. Bounded by memoMax entries.
@@ -93,7 +95,9 @@ func tr(l sim.Locale) *translator {
 		panic(err)
 	}
 	t := &translator{locale: l, loc: i18n.NewLocalizer(b, string(l))}
-	t.ui = t.fillUI()
+	t.ui = fillStrings[templates.UI](t)
+	t.in = fillStrings[templates.Interview](t)
+	t.x = fillStrings[templates.Explore](t)
 	translators[l] = t
 	return t
 }
@@ -158,14 +162,15 @@ func (t *translator) Maybe(id string, kv ...any) string {
 	return s
 }
 
-// fillUI fills every field of templates.UI from the message of the same id.
-func (t *translator) fillUI() templates.UI {
-	var ui templates.UI
-	v := reflect.ValueOf(&ui).Elem()
+// fillStrings fills every field of a struct of strings (templates.UI,
+// Interview, Explore) from the message of the same id.
+func fillStrings[T any](t *translator) T {
+	var out T
+	v := reflect.ValueOf(&out).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		v.Field(i).SetString(t.T(v.Type().Field(i).Name))
 	}
-	return ui
+	return out
 }
 
 // UI returns the interface strings.

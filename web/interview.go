@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,23 +22,9 @@ import (
 // A1..A3, OneLineAnswer, SpokenAnswer); paragraphs are separated by blank
 // lines.
 
-// interviewStrings caches templates.Interview per locale.
-var interviewStrings sync.Map // sim.Locale → templates.Interview
-
 // interview returns interview mode's strings in t's language: every field
 // of templates.Interview from the message of the same id.
-func (t *translator) interview() templates.Interview {
-	if v, ok := interviewStrings.Load(t.locale); ok {
-		return v.(templates.Interview)
-	}
-	var in templates.Interview
-	v := reflect.ValueOf(&in).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		v.Field(i).SetString(t.T(v.Type().Field(i).Name))
-	}
-	interviewStrings.Store(t.locale, in)
-	return in
-}
+func (t *translator) interview() templates.Interview { return t.in }
 
 // Pages of the site navigation, in order.
 const (

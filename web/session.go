@@ -406,16 +406,18 @@ func (s *session) sendFrame(re int64, chrome bool) {
 		URL:   lessonURL(s.lesson.ID, s.cur, s.locale, false),
 		Frame: frames[s.cur], Panels: panels,
 	}
-	header := func() templates.Header { return s.srv.header(t, s.lesson, s.cur, false) }
 	if s.timeline {
 		msg.Timeline = s.code
 		msg.URL = exploreURL(s.code, s.cur, s.locale, false)
-		header = func() templates.Header { return s.srv.exploreHeader(t, s.lesson, s.origin, s.code, s.cur, false) }
-		msg.Title = header().Title + " · " + t.UI().AppName
+		msg.Title = s.srv.timelineTitle(s.lesson, s.origin).In(s.locale) + " · " + t.UI().AppName
 	}
 	if chrome {
+		header := s.srv.header(t, s.lesson, s.cur, false)
+		if s.timeline {
+			header = s.srv.exploreHeader(t, s.lesson, s.origin, s.code, s.cur, false)
+		}
 		msg.Chrome, err = renderAll(ctx, map[string]templ.Component{
-			chromeHeader:   templates.PlayerHeader(header()),
+			chromeHeader:   templates.PlayerHeader(header),
 			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.lesson, s.cur, s.speed)),
 		})
 		if err != nil {
@@ -435,10 +437,14 @@ func (s *session) closeRun() {
 	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
 }
 
-func (s *session) closeStore(st *backend.Store) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.srv.ctx), closeTimeout)
+func (s *session) closeStore(st *backend.Store) { s.srv.closeStore(s.srv.ctx, st) }
+
+// closeStore deletes a run's keys and closes its store, within closeTimeout
+// even when ctx is already done.
+func (s *Server) closeStore(ctx context.Context, st *backend.Store) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	defer cancel()
 	if err := st.Close(ctx); err != nil {
-		s.srv.logf("web: close run: %v", err)
+		s.logf("web: close run: %v", err)
 	}
 }
