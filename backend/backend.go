@@ -14,6 +14,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"lockstep/sim"
 )
 
 // DefaultDialTimeout bounds how long Open waits for a real Redis.
@@ -180,7 +182,16 @@ func (b *Backend) Info() Info { return b.info }
 func (b *Backend) NewStore() (*Store, error) {
 	if b.info.Embedded {
 		m, client := newMini()
-		return &Store{client: client, mini: m, advance: m.FastForward, names: map[string]bool{},
+		// Start the run's server and its connection now, with the run,
+		// rather than inside the run's first step: miniredis registers its
+		// ~200 commands when its first connection is made. The pipe is in
+		// memory, so there is nothing to wait for.
+		if err := client.Ping(context.Background()).Err(); err != nil {
+			client.Close()
+			m.Close()
+			return nil, fmt.Errorf("backend: start embedded run: %w", err)
+		}
+		return &Store{client: client, mini: m, advance: m.FastForward, names: map[string]bool{}, cached: map[*sim.Script]bool{},
 			be: b, info: b.info, closeFn: func() { client.Close(); m.Close() }}, nil
 	}
 	var id [6]byte
@@ -202,6 +213,10 @@ func noMaintNotifications() *maintnotifications.Config {
 
 // newMini returns a fresh miniredis and a go-redis client that reaches it
 // through Miniredis.Dial, with no TCP listener.
+// embeddedBufferSize sizes the read and write buffers of an embedded run's
+// connections, in bytes.
+const embeddedBufferSize = 4096
+
 func newMini() (*miniredis.Miniredis, *redis.Client) {
 	m := miniredis.NewMiniRedis()
 	client := redis.NewClient(&redis.Options{
@@ -217,6 +232,16 @@ func newMini() (*miniredis.Miniredis, *redis.Client) {
 		ReadTimeout:           -1,
 		WriteTimeout:          -1,
 		ContextTimeoutEnabled: true,
+		// A run's commands and replies are a few hundred bytes (a script's
+		// first call carries its source, ~2 KB). go-redis's default buffers,
+		// 32 KiB per connection and 128 KiB on the pipeline pool that
+		// MULTI/EXEC uses, were allocated and cleared for every run, since
+		// every run has its own miniredis and connections: most of a
+		// lesson's first step, and of the memory of an idle session.
+		ReadBufferSize:          embeddedBufferSize,
+		WriteBufferSize:         embeddedBufferSize,
+		PipelineReadBufferSize:  embeddedBufferSize,
+		PipelineWriteBufferSize: embeddedBufferSize,
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
 			return m.Dial()
 		},

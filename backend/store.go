@@ -51,6 +51,14 @@ type Store struct {
 	// clock, from its closing TIME.
 	lastMS int64
 
+	// cached holds the scripts this store's own server has run, on the
+	// embedded backend, whose miniredis is new for every store and so
+	// caches no script yet: a script's first call goes as EVAL (which
+	// caches it) instead of an EVALSHA bound to fail with NOSCRIPT and be
+	// resent. nil on a real Redis, whose script cache outlives a run and
+	// is shared with other runs: there calls start with EVALSHA.
+	cached map[*sim.Script]bool
+
 	mu    sync.Mutex
 	names map[string]bool // logical keys this store has ever been asked about
 	info  Info            // what the store runs on
@@ -208,7 +216,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 			for j, a := range c.Args {
 				args[j] = a
 			}
-			calls[i] = run(ctx, p, goScript(c.Script), eval, keys, args)
+			calls[i] = run(ctx, p, goScript(c.Script), eval || s.cached != nil && !s.cached[c.Script], keys, args)
 		}
 		for i, k := range b.Read {
 			pttls[i] = p.Do(ctx, "PTTL", s.key(k.Name))
@@ -238,6 +246,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 	for i, c := range calls {
 		if isNoScript(c.Err()) {
 			return nil, retryNoScript, nil
+		}
+		if s.cached != nil && c.Err() == nil {
+			s.cached[b.Calls[i].Script] = true
 		}
 		r, err := DecodeReply(c.Val(), c.Err())
 		if err != nil {

@@ -2,19 +2,30 @@ package main
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
+	"lockstep/web"
 )
 
 // The benchmarks below measure what the table of `go run ./bench` reports,
 // one figure each, for `go test -bench . ./bench` and for profiling
 // (-cpuprofile). The table itself is what gives each figure its reference.
 
-func embedded(b *testing.B) *backend.Backend {
+// TestMain runs the benchmarks with the player server's garbage collector
+// settings, as `make bench` does.
+func TestMain(m *testing.M) {
+	restore := web.TuneGC(web.DefaultGCPercent, web.DefaultMemoryLimit)
+	code := m.Run()
+	restore()
+	os.Exit(code)
+}
+
+func embedded(b testing.TB) *backend.Backend {
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		b.Fatal(err)
@@ -22,7 +33,7 @@ func embedded(b *testing.B) *backend.Backend {
 	return be
 }
 
-func real(b *testing.B) (*backend.Backend, *redistest.Server) {
+func real(b testing.TB) (*backend.Backend, *redistest.Server) {
 	rs := redistest.Start(b)
 	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
 	if err != nil {
@@ -32,7 +43,7 @@ func real(b *testing.B) (*backend.Backend, *redistest.Server) {
 	return be, rs
 }
 
-func lessonsOf(b *testing.B) []*sim.Lesson {
+func lessonsOf(b testing.TB) []*sim.Lesson {
 	ls, err := course()
 	if err != nil {
 		b.Fatal(err)

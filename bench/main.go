@@ -26,6 +26,7 @@ import (
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
+	"lockstep/web"
 )
 
 func main() {
@@ -39,6 +40,8 @@ type options struct {
 	pairs    int           // lock nests per variant
 	sessions int           // concurrent sessions of the load row
 	idle     time.Duration // the load server's idle timeout
+	gc       int           // the garbage collector's target percentage
+	memLimit int64         // its soft memory limit, bytes
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -50,9 +53,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.pairs, "pairs", 5000, "acquire+release nests per lock variant")
 	fs.IntVar(&o.sessions, "sessions", 1000, "concurrent websocket sessions of the load row")
 	fs.DurationVar(&o.idle, "idle-timeout", 20*time.Second, "idle timeout of the load row's server (the reclaim it measures)")
+	fs.IntVar(&o.gc, "gc-percent", web.DefaultGCPercent, "garbage collector target percentage, as the player server's -gc-percent")
+	fs.Int64Var(&o.memLimit, "memory-limit", web.DefaultMemoryLimit, "soft memory limit in bytes, as the player server's -memory-limit")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// The player is served in this process, so it gets the player server's
+	// garbage collector settings (cli.Serve applies the same defaults).
+	defer web.TuneGC(o.gc, o.memLimit)()
 	t := &table{}
 	if err := measure(context.Background(), o, t, stderr); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -127,7 +135,7 @@ func machine() []string {
 }
 
 func measure(ctx context.Context, o options, t *table, log io.Writer) error {
-	t.header = machine()
+	t.header = append(machine(), fmt.Sprintf("garbage collector: -gc-percent %d, -memory-limit %d bytes (the player server's defaults unless given)", o.gc, o.memLimit))
 	ls, err := course()
 	if err != nil {
 		return err

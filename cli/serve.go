@@ -22,7 +22,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
-// [-max-sessions N] [-idle-timeout D]`. It prints the URL, serves until ctx
+// [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]`. It prints the URL, serves until ctx
 // is done (Ctrl-C in main), then shuts down cleanly and returns the exit
 // code.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -32,8 +32,10 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
+	gcPercent := fs.Int("gc-percent", web.DefaultGCPercent, "collect garbage when the heap has grown by this percentage (GOGC; see web.TuneGC)")
+	memLimit := fs.Int64("memory-limit", web.DefaultMemoryLimit, "soft memory limit in bytes, past which garbage is collected sooner (0: none)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D]")
+		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
 		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--json] [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
 		fs.PrintDefaults()
@@ -57,6 +59,15 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
 		return ExitInvalid
 	}
+	if *gcPercent <= 0 {
+		fmt.Fprintln(stderr, "lockstep: flag -gc-percent: must be at least 1")
+		return ExitInvalid
+	}
+	if *memLimit < 0 {
+		fmt.Fprintln(stderr, "lockstep: flag -memory-limit: must be 0 (none) or a number of bytes")
+		return ExitInvalid
+	}
+	defer web.TuneGC(*gcPercent, *memLimit)()
 	course, err := lessons.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

@@ -70,6 +70,13 @@ function fill(template, values) {
   return (template || "").replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
 }
 
+// svgFragment parses a whole <svg> element sent as HTML.
+function svgFragment(html) {
+  const t = document.createElement("template");
+  t.innerHTML = html;
+  return t.content;
+}
+
 const reducedMotion = () => window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
 // ---------- course page ----------
@@ -295,7 +302,8 @@ class Player {
       this.setPresenter(this.presenter, false);
       this.setPredict(this.predict, false);
     }
-    for (const [name, html] of Object.entries(m.panels)) this.swap(`[data-panel="${name}"]`, html);
+    for (const [name, html] of Object.entries(m.panels || {})) this.swap(`[data-panel="${name}"]`, html);
+    if (m.timeline_patch) this.patchTimeline(m.timeline_patch);
     this.step = m.step;
     this.total = m.total;
     this.lang = m.lang;
@@ -429,6 +437,27 @@ class Player {
       .map((e) => e.textContent.trim())
       .filter(Boolean)
       .join(" — ");
+  }
+
+  // patchTimeline applies a step's timeline patch (see TimelinePatch in
+  // package web): the columns that changed, each in its three layers, the
+  // lane labels when they changed, and the current-step marker.
+  patchTimeline(p) {
+    const sel = '[data-panel="timeline"]';
+    const el = $(sel);
+    const tl = el && $(".tl", el);
+    if (!tl) return;
+    this.shown.delete(sel); // the panel no longer holds the HTML last swapped in
+    if (p.labels) $(".tl-labels", tl)?.replaceWith(svgFragment(p.labels));
+    for (const c of p.cols) {
+      for (const layer of ["back", "mid", "front"]) {
+        const g = $(`[data-layer="${layer}"] > [data-c="${c.col}"]`, tl);
+        if (g) g.innerHTML = c[layer];
+      }
+    }
+    for (const g of $$(".col.current", tl)) g.classList.remove("current");
+    $(`.col[data-col="${p.cur}"]`, tl)?.classList.add("current");
+    tl.dataset.currentX = String(p.current_x);
   }
 
   scrollTimeline() {

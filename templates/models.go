@@ -396,7 +396,9 @@ type DiagramStart struct {
 }
 
 // TimelineView is the lesson drawn as lanes: a fixed label column and a
-// scrolling body of one column per step.
+// scrolling body of one column per step. Each column carries its own
+// shapes, so that a step can send only the columns it changed
+// (TimelineColumnBack, Mid and Front render the three layers of one).
 type TimelineView struct {
 	UI         UI
 	LabelWidth int
@@ -407,21 +409,52 @@ type TimelineView struct {
 	ColW       int
 	Columns    []TLColumn
 	Lanes      []TLLane
-	Rects      []TLRect
-	Texts      []TLText
-	Paths      []TLPath
 	Legend     []TLLegend
 }
 
-// TLColumn is one step of the timeline (column 0 is the start).
+// AllRects returns the rectangles of every column, in drawing order.
+func (t TimelineView) AllRects() []TLRect {
+	var out []TLRect
+	for _, c := range t.Columns {
+		out = append(out, c.Rects...)
+	}
+	return out
+}
+
+// AllPaths returns the lines of every column, in drawing order.
+func (t TimelineView) AllPaths() []TLPath {
+	var out []TLPath
+	for _, c := range t.Columns {
+		out = append(out, c.Paths...)
+	}
+	return out
+}
+
+// AllTexts returns the texts of every column, in drawing order.
+func (t TimelineView) AllTexts() []TLText {
+	var out []TLText
+	for _, c := range t.Columns {
+		out = append(out, c.Texts...)
+	}
+	return out
+}
+
+// TLColumn is one step of the timeline (column 0 is the start): its header
+// and the shapes drawn in it. The shapes of a past column depend only on
+// its step's frame and the one before; a future column shows the step's
+// ghost chip.
 type TLColumn struct {
 	X       int
+	W, H    int // the column's width and the body's height, in CSS pixels
 	Step    int
 	Label   string // "#3"
 	Time    string // "t=2 s"
 	Current bool
 	Future  bool
 	Title   string
+	Rects   []TLRect // zones (paused, crashed, stale) first, then bars and chips
+	Paths   []TLPath
+	Texts   []TLText
 }
 
 // TLLane is one lane: an actor or Redis.

@@ -381,6 +381,11 @@ func TestBrowserLessons(t *testing.T) {
 			waitStep(t, ctx, i)
 			same(i, "the scrubber")
 		}
+		// A fresh page at the last step, whose panels come whole, shows
+		// what the steps' patches built.
+		run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, false)))
+		waitStep(t, ctx, n)
+		same(n, "a fresh page")
 	}
 }
 

@@ -88,8 +88,11 @@
 //	{"type":"frame","re":3,"lesson":"stale-owner","step":4,"total":11,"computed":4,"playing":false,"speed":1,
 //	 "lang":"en","title":"…","url":"/lessons/stale-owner?lang=en&step=4",
 //	 "frame":{…sim.Frame…},
-//	 "panels":{"narration":"<h2…","alerts":"…","diagram":"…","timeline":"…","redis":"…","command":"…","explore":"…"},
+//	 "panels":{"narration":"<h2…","alerts":"…","diagram":"…","timeline":"…","redis":"…","command":"…","explore":"…","explore-tools":"…"},
 //	 "chrome":{"header":"…","controls":"…"}}
+//	{"type":"frame","re":4,"lesson":"stale-owner","step":5,…,"frame":{…},
+//	 "panels":{"narration":"…","redis":"…","command":"…","explore":"…"},
+//	 "timeline_patch":{"cur":5,"current_x":500,"cols":[{"col":5,"back":"<g class=\"col\"…","mid":"<path…","front":"<text…"}]}}
 //	{"type":"state","re":5,"playing":true,"speed":2,"step":4,"total":11}
 //	{"type":"error","re":6,"code":"unknown-type","message":"web: unknown message type \"jump\""}
 //
@@ -98,7 +101,18 @@
 // names are documented in package sim); "panels" are the player's panels as
 // HTML fragments that the page puts into the elements with the matching
 // data-panel attribute; "chrome" (the header and the control bar, whose text
-// depends on the language) comes only after load, lang, fork and undo. In an
+// depends on the language) comes only after load, lang, fork and undo.
+// A frame with chrome carries every panel. The frames after it, until the
+// next one with chrome, carry only what changed (see delta.go): a panel
+// whose HTML the page already has is left out, and the timeline comes as
+// "timeline_patch" instead, the columns whose drawing changed (a step
+// forward: the new step's column, no longer a ghost; a step back: the
+// columns that become ghosts again), each as its three layers for the
+// page's g[data-c] groups under g[data-layer=back|mid|front], the lane
+// labels when they changed, and the step to mark as current. A past
+// column depends only on its step's frame and the one before, so the page
+// patched step by step shows exactly the timeline a frame with chrome
+// would. In an
 // explore timeline the frame also has "timeline", the share code, and
 // "url" is its /explore link. A state message
 // answers play and pause and ends play. An error message answers a message

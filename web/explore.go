@@ -88,17 +88,10 @@ func (v *view) explorePanel() templates.ExplorePanelView {
 	t := v.t
 	x := t.explore()
 	f := v.frame()
-	p := templates.ExplorePanelView{
-		UI: t.UI(), X: x, Step: v.cur,
-		Help:     t.T("ForkHelp", "Step", v.cur),
-		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0,
-		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
-		OriginURL: v.tl.originURL, OriginTitle: v.tl.originTitle,
-	}
-	if !v.tl.on {
-		p.Lesson = v.lesson.ID
-	}
-	p.Code = v.tl.code
+	p := v.exploreTools()
+	p.Step = v.cur
+	p.Help = t.T("ForkHelp", "Step", v.cur)
+	p.OriginURL, p.OriginTitle = v.tl.originURL, v.tl.originTitle
 	if dropped := v.total() - v.cur; dropped > 0 {
 		p.Drops = t.T("ForkDrops", "N", dropped)
 	}
@@ -131,9 +124,35 @@ func (v *view) explorePanel() templates.ExplorePanelView {
 	return p
 }
 
-func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
+// exploreTools is the part of the explore panel's view that depends on the
+// run only: undo, the share code, exports and the comparison.
+func (v *view) exploreTools() templates.ExplorePanelView {
 	t := v.t
-	sp := c.Spec
+	p := templates.ExplorePanelView{
+		UI: t.UI(), X: t.explore(),
+		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0,
+		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
+		Code: v.tl.code,
+	}
+	if !v.tl.on {
+		p.Lesson = v.lesson.ID
+	}
+	return p
+}
+
+// choiceButton is the fork menu's button for a choice. A button depends on
+// the step it adds and the language only, and a menu has a dozen of them at
+// every step, so the translator keeps them.
+func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
+	if b, ok := v.t.buttons.Load(c.Spec); ok {
+		return b.(templates.ChoiceButton)
+	}
+	b := v.t.choiceButton(c.Spec)
+	v.t.remember(&v.t.buttons, c.Spec, b)
+	return b
+}
+
+func (t *translator) choiceButton(sp explore.StepSpec) templates.ChoiceButton {
 	label := t.actionName(sp.Do)
 	switch {
 	case sp.Do == sim.ActRelease && sp.ReplyLost:

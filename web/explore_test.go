@@ -133,8 +133,8 @@ func TestProtocolForkUndoShare(t *testing.T) {
 		t.Fatalf("after a refused fork: step %d of %s", m.Step, m.Lesson)
 	}
 	// The panel's export links and compare form carry the share code.
-	if !strings.Contains(m.Panels[panelExplore], "/explore/export.yaml?t="+code3) || !strings.Contains(m.Panels[panelExplore], `name="t" value="`+code3+`"`) {
-		t.Fatalf("export links of a timeline without its code:\n%s", m.Panels[panelExplore])
+	if !strings.Contains(m.Panels[panelTools], "/explore/export.yaml?t="+code3) || !strings.Contains(m.Panels[panelTools], `name="t" value="`+code3+`"`) {
+		t.Fatalf("export links of a timeline without its code:\n%s", m.Panels[panelTools])
 	}
 }
 

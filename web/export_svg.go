@@ -182,18 +182,18 @@ func writeTimelineSVG(tv templates.TimelineView, title string, loc sim.Locale) [
 		w.elem("text", c.Label, "class", "col-label", "x", c.X+tv.ColW/2, "y", 16, "text-anchor", "middle")
 		w.elem("text", c.Time, "class", "col-time", "x", c.X+tv.ColW/2, "y", 32, "text-anchor", "middle")
 		w.close("g")
-	}
-	for _, r := range tv.Rects {
-		w.open("rect", "class", r.Class, "x", r.X, "y", r.Y, "width", r.W, "height", r.H, "rx", 3)
-		if r.Title != "" {
-			w.elem("title", r.Title)
+		for _, r := range c.Rects {
+			w.open("rect", "class", r.Class, "x", r.X, "y", r.Y, "width", r.W, "height", r.H, "rx", 3)
+			if r.Title != "" {
+				w.elem("title", r.Title)
+			}
+			w.close("rect")
 		}
-		w.close("rect")
 	}
-	for _, p := range tv.Paths {
+	for _, p := range tv.AllPaths() {
 		w.elem("path", "", "class", p.Class, "d", p.D)
 	}
-	for _, x := range tv.Texts {
+	for _, x := range tv.AllTexts() {
 		w.titled("text", x.Text, x.Title, "class", x.Class, "x", x.X, "y", x.Y, "text-anchor", svgAnchor(x.Anchor))
 	}
 	w.close("g")

@@ -122,18 +122,23 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	if !strings.Contains(first.Chrome[chromeHeader], wantBadge[sim.English]) || strings.Contains(first.Chrome[chromeHeader], single) {
 		t.Errorf("header after load does not name the pair:\n%s", first.Chrome[chromeHeader])
 	}
+	var pg page
+	pg.apply(t, first)
+	atStart := pg.snapshot()
 	redis := first.Panels[panelRedis]
 	if strings.Contains(redis, "On this Redis") || !strings.Contains(redis, "own primary + replica pair") || !strings.Contains(redis, rs.Addr) {
 		t.Errorf("step 0's Redis panel does not say the run has its own pair:\n%s", redis)
 	}
 	for i := 1; i <= min(3, len(l.Steps)); i++ {
 		c.send(ClientMessage{Type: MsgStep})
-		if m := c.expect(MsgFrame); strings.Contains(m.Panels[panelRedis], "On this Redis") {
+		m := c.expect(MsgFrame)
+		pg.apply(t, m)
+		if strings.Contains(pg.panels[panelRedis], "On this Redis") {
 			t.Errorf("step %d's Redis panel says the keys are on the Redis given", i)
 		}
 	}
 	c.send(ClientMessage{Type: MsgSeek, Step: intp(0)})
-	if m := c.expect(MsgFrame); !reflect.DeepEqual(m.Panels, first.Panels) {
+	if pg.apply(t, c.expect(MsgFrame)); !reflect.DeepEqual(pg.panels, atStart) {
 		t.Errorf("step 0 after Home differs from step 0 rendered first")
 	}
 }

@@ -63,6 +63,9 @@ type translator struct {
 	// the cost of drawing a step's panels. Bounded by memoMax entries.
 	memo  sync.Map // string -> memoEntry
 	memoN atomic.Int64
+	// buttons keeps the fork menu's buttons by their step (see
+	// view.choiceButton); emptied with memo.
+	buttons sync.Map // explore.StepSpec -> templates.ChoiceButton
 }
 
 type memoEntry struct {
@@ -120,7 +123,7 @@ func (t *translator) lookup(id string, kv ...any) (string, bool) {
 		var b strings.Builder
 		b.WriteString(id)
 		for _, x := range kv {
-			v := fmt.Sprint(x)
+			v := memoKeyPart(x)
 			b.WriteByte(0)
 			b.WriteString(strconv.Itoa(len(v)))
 			b.WriteByte(':')
@@ -132,12 +135,19 @@ func (t *translator) lookup(id string, kv ...any) (string, bool) {
 		return e.(memoEntry).s, e.(memoEntry).ok
 	}
 	s, ok := t.localize(id, kv...)
+	t.remember(&t.memo, key, memoEntry{s, ok})
+	return s, ok
+}
+
+// remember stores a memo entry, emptying the memos first when they hold
+// memoMax entries.
+func (t *translator) remember(m *sync.Map, key, value any) {
 	if t.memoN.Add(1) > memoMax {
 		t.memo.Clear()
+		t.buttons.Clear()
 		t.memoN.Store(1)
 	}
-	t.memo.Store(key, memoEntry{s, ok})
-	return s, ok
+	m.Store(key, value)
 }
 
 func (t *translator) localize(id string, kv ...any) (string, bool) {
@@ -153,6 +163,20 @@ func (t *translator) localize(id string, kv ...any) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// memoKeyPart is a message argument as lookup's memo key spells it:
+// fmt.Sprint's text, without its reflection for the common kinds.
+func memoKeyPart(x any) string {
+	switch v := x.(type) {
+	case string:
+		return v
+	case int:
+		return strconv.Itoa(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprint(x)
 }
 
 // Maybe returns message id filled with data, or "" when there is no such

@@ -94,20 +94,26 @@ type HelloMessage struct {
 // as HTML fragments. Chrome (header and controls) comes after a load and a
 // language change only.
 type FrameMessage struct {
-	Type     string            `json:"type"` // "frame"
-	Re       int64             `json:"re,omitempty"`
-	Lesson   string            `json:"lesson"`
-	Step     int               `json:"step"`
-	Total    int               `json:"total"`
-	Computed int               `json:"computed"` // highest step the run has reached
-	Playing  bool              `json:"playing"`
-	Speed    float64           `json:"speed"`
-	Lang     string            `json:"lang"`
-	Title    string            `json:"title"` // document title
-	URL      string            `json:"url"`   // the deep link of this step
-	Frame    sim.Frame         `json:"frame"`
-	Panels   map[string]string `json:"panels"`
-	Chrome   map[string]string `json:"chrome,omitempty"`
+	Type     string    `json:"type"` // "frame"
+	Re       int64     `json:"re,omitempty"`
+	Lesson   string    `json:"lesson"`
+	Step     int       `json:"step"`
+	Total    int       `json:"total"`
+	Computed int       `json:"computed"` // highest step the run has reached
+	Playing  bool      `json:"playing"`
+	Speed    float64   `json:"speed"`
+	Lang     string    `json:"lang"`
+	Title    string    `json:"title"` // document title
+	URL      string    `json:"url"`   // the deep link of this step
+	Frame    sim.Frame `json:"frame"`
+	// Panels are the panels' HTML: all of them in a frame with chrome, else
+	// only those that changed since the session's previous frame (the
+	// timeline then comes as TimelinePatch).
+	Panels map[string]string `json:"panels"`
+	// TimelinePatch updates the timeline the page shows, in a frame without
+	// chrome (see delta.go); nil when Panels holds the whole timeline.
+	TimelinePatch *TimelinePatch    `json:"timeline_patch,omitempty"`
+	Chrome        map[string]string `json:"chrome,omitempty"`
 	// Timeline is the share code of the run's timeline when it is an explore
 	// timeline (a fork, a sandbox, an import); "" for a course lesson or a
 	// drill. URL holds it too.

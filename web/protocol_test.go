@@ -42,6 +42,8 @@ type serverMsg struct {
 	Frame    json.RawMessage   `json:"frame"`
 	Panels   map[string]string `json:"panels"`
 	Chrome   map[string]string `json:"chrome"`
+
+	TimelinePatch *TimelinePatch `json:"timeline_patch"`
 }
 
 func newTestHTTP(t *testing.T, cfg Config) (*Server, *httptest.Server) {
@@ -189,51 +191,65 @@ func sameFrame(t *testing.T, got, want sim.Frame) {
 	}
 }
 
-var allPanels = []string{panelAlerts, panelNarration, panelDiagram, panelTimeline, panelRedis, panelCommand}
+var allPanels = []string{panelAlerts, panelNarration, panelDiagram, panelTimeline, panelRedis, panelCommand, panelExplore, panelTools}
 
+// TestProtocolStepBackSeek steps through lessons, back, by seeking and by
+// a fresh load. The page, rebuilt from the messages as the page's script
+// does (panels that changed, the timeline patched), shows at every step
+// exactly what stepping forward showed, and its timeline is the whole
+// timeline rendered at that step.
 func TestProtocolStepBackSeek(t *testing.T) {
-	_, hs := newTestHTTP(t, Config{})
+	srv, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	for _, id := range []string{"nested-reentry", "stale-owner", "test-forks"} {
 		t.Run(id, func(t *testing.T) {
 			l := lessonByID(t, all, id)
 			want := expectedFrames(t, l)
+			full := make([]string, len(want))
+			for i := range want {
+				full[i] = fullTimeline(t, srv, l, want, i, sim.English)
+			}
 			c := dial(t, hs, nil)
 			hello := c.expect(MsgHello)
 			if hello.Protocol != ProtocolVersion || !hello.Backend.Embedded {
 				t.Fatalf("hello %+v", hello)
 			}
+			var pg page
 			c.send(ClientMessage{Type: MsgLoad, ID: 1, Lesson: id, Lang: "en"})
 			m := c.expect(MsgFrame)
 			if m.Re != 1 || m.Step != 0 || m.Total != len(l.Steps) || m.Chrome["header"] == "" || m.Chrome["controls"] == "" {
 				t.Fatalf("load reply: re %d step %d total %d chrome %d", m.Re, m.Step, m.Total, len(m.Chrome))
 			}
-			for _, p := range allPanels {
-				if _, ok := m.Panels[p]; !ok {
-					t.Fatalf("no panel %s", p)
-				}
-			}
+			pg.apply(t, m)
 			sameFrame(t, frameOf(t, m), want[0])
-			forward := []map[string]string{m.Panels}
+			forward := []map[string]string{pg.snapshot()}
 			for i := 1; i <= len(l.Steps); i++ {
 				c.send(ClientMessage{Type: MsgStep, ID: int64(i + 1)})
 				m := c.expect(MsgFrame)
 				if m.Step != i || m.Re != int64(i+1) || m.Chrome != nil {
 					t.Fatalf("step reply: step %d re %d chrome %v", m.Step, m.Re, m.Chrome != nil)
 				}
+				if m.TimelinePatch == nil || len(m.TimelinePatch.Cols) != 1 || m.TimelinePatch.Cols[0].Col != i {
+					t.Fatalf("step %d: the timeline patch is not the one new column: %+v", i, m.TimelinePatch)
+				}
+				pg.apply(t, m)
 				sameFrame(t, frameOf(t, m), want[i])
-				forward = append(forward, m.Panels)
+				if pg.panels[panelTimeline] != full[i] {
+					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, pg.panels[panelTimeline], full[i])
+				}
+				forward = append(forward, pg.snapshot())
 			}
-			// At the end, step stays at the end.
+			// At the end, step stays at the end, and nothing changes.
 			c.send(ClientMessage{Type: MsgStep})
-			if m := c.expect(MsgFrame); m.Step != len(l.Steps) {
-				t.Fatalf("step past the end went to %d", m.Step)
+			if m := c.expect(MsgFrame); m.Step != len(l.Steps) || len(m.Panels) != 0 || len(m.TimelinePatch.Cols) != 0 {
+				t.Fatalf("step past the end went to %d, sending %d panels and %d columns", m.Step, len(m.Panels), len(m.TimelinePatch.Cols))
 			}
 			// Back lands on exactly what stepping forward showed.
 			for i := len(l.Steps) - 1; i >= 0; i-- {
 				c.send(ClientMessage{Type: MsgBack})
 				m := c.expect(MsgFrame)
-				if m.Step != i || !reflect.DeepEqual(m.Panels, forward[i]) {
+				pg.apply(t, m)
+				if m.Step != i || !reflect.DeepEqual(pg.panels, forward[i]) {
 					t.Fatalf("back to step %d shows other panels than stepping forward", i)
 				}
 				sameFrame(t, frameOf(t, m), want[i])
@@ -246,13 +262,14 @@ func TestProtocolStepBackSeek(t *testing.T) {
 			for _, s := range []int{3, 1, len(l.Steps), 0, 2, len(l.Steps) + 40} {
 				c.send(ClientMessage{Type: MsgSeek, Step: intp(s)})
 				m := c.expect(MsgFrame)
+				pg.apply(t, m)
 				wantStep := min(s, len(l.Steps))
-				if m.Step != wantStep || !reflect.DeepEqual(m.Panels, forward[wantStep]) {
-					t.Fatalf("seek %d: at %d, panels equal %v", s, m.Step, reflect.DeepEqual(m.Panels, forward[wantStep]))
+				if m.Step != wantStep || !reflect.DeepEqual(pg.panels, forward[wantStep]) {
+					t.Fatalf("seek %d: at %d, panels equal %v", s, m.Step, reflect.DeepEqual(pg.panels, forward[wantStep]))
 				}
 			}
 			// A fresh load straight to a step (what a reconnect sends) lands
-			// on the same state too.
+			// on the same state too, with every panel.
 			c.send(ClientMessage{Type: MsgLoad, Lesson: id, Step: intp(2), Lang: "en"})
 			if m := c.expect(MsgFrame); m.Step != 2 || !reflect.DeepEqual(m.Panels, forward[2]) {
 				t.Fatalf("load at step 2 differs from stepping there")

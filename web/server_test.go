@@ -313,10 +313,10 @@ func TestStaleOwnerDrawn(t *testing.T) {
 		}
 		return false
 	}
-	if !has(tl.Rects, "zone-stale", k*tlColW) || !has(tl.Rects, "belief stale", k*tlColW+1) {
+	if !has(tl.AllRects(), "zone-stale", k*tlColW) || !has(tl.AllRects(), "belief stale", k*tlColW+1) {
 		t.Fatalf("stale window not drawn at step %d", k)
 	}
-	if has(tl.Rects, "zone-stale", (k-1)*tlColW) {
+	if has(tl.AllRects(), "zone-stale", (k-1)*tlColW) {
 		t.Fatalf("stale window drawn before step %d", k)
 	}
 	if !strings.Contains(v.alerts().Stale[0], "Redis no longer keeps its token") {
@@ -327,10 +327,10 @@ func TestStaleOwnerDrawn(t *testing.T) {
 	fv := &view{t: tr(sim.English), lesson: forks, frames: ff, cur: len(ff) - 1}
 	ftl := fv.timeline()
 	classes := map[string]bool{}
-	for _, r := range ftl.Rects {
+	for _, r := range ftl.AllRects() {
 		classes[r.Class] = true
 	}
-	for _, p := range ftl.Paths {
+	for _, p := range ftl.AllPaths() {
 		classes[p.Class] = true
 	}
 	for _, c := range []string{"zone-crashed", "token-only", "chip forked-start", "fork-line", "call-line", "lease", "truth", "belief"} {
@@ -342,7 +342,7 @@ func TestStaleOwnerDrawn(t *testing.T) {
 	sf := expectedFrames(t, so)
 	sv := &view{t: tr(sim.English), lesson: so, frames: sf, cur: len(sf) - 1}
 	paused := false
-	for _, r := range sv.timeline().Rects {
+	for _, r := range sv.timeline().AllRects() {
 		paused = paused || r.Class == "zone-paused"
 	}
 	if !paused {

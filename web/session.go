@@ -46,6 +46,9 @@ type session struct {
 	timeline bool
 	origin   explore.Origin
 	code     string
+	// page is what the frames sent since the last one with chrome have
+	// put on the page (delta.go).
+	page pageState
 }
 
 // run is the session's goroutine.
@@ -393,8 +396,12 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
 		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code)}
 	ctx := context.Background()
-	panels, err := v.panels(ctx)
+	if chrome {
+		s.page = pageState{} // a new run or language: the page gets everything
+	}
+	panels, patch, err := v.framePanels(ctx, &s.page)
 	if err != nil {
+		s.page = pageState{}
 		s.sendErr(re, err)
 		return
 	}
@@ -404,7 +411,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 		Playing: s.playing, Speed: s.speed, Lang: string(s.locale),
 		Title: s.lesson.Title.In(s.locale) + " · " + t.UI().AppName,
 		URL:   lessonURL(s.lesson.ID, s.cur, s.locale, false),
-		Frame: frames[s.cur], Panels: panels,
+		Frame: frames[s.cur], Panels: panels, TimelinePatch: patch,
 	}
 	if s.timeline {
 		msg.Timeline = s.code
@@ -435,6 +442,7 @@ func (s *session) closeRun() {
 	}
 	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
 	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
+	s.page = pageState{}
 }
 
 func (s *session) closeStore(st *backend.Store) { s.srv.closeStore(s.srv.ctx, st) }

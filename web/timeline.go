@@ -127,33 +127,89 @@ func clip(s string, n int) string {
 	return s
 }
 
+// tlLayout is the geometry of a run's timeline: where each lane sits. It
+// depends on the lesson only, never on the step shown.
+type tlLayout struct {
+	actors  []laneActor
+	locks   []string
+	laneY   map[string]int
+	actorH  int
+	redisY  int
+	redisH  int
+	height  int
+	width   int
+	scale   int64 // the longest lease of the lesson, the gauges' full height
+	total   int
+	actorNm map[string]sim.Text
+}
+
+func (v *view) tlLayout() tlLayout {
+	l := v.lesson
+	lay := tlLayout{actors: laneActors(l), laneY: map[string]int{}, scale: maxLease(l), total: v.total(), actorNm: map[string]sim.Text{}}
+	for _, lk := range v.frames[0].Locks {
+		lay.locks = append(lay.locks, lk.Name)
+	}
+	for _, a := range l.Actors {
+		lay.actorNm[a.ID] = a.Name
+	}
+	lay.actorH = tlChipTop + tlChipH + 6 + len(lay.locks)*tlLockRow + tlZoneRow
+	y := tlHeaderH
+	for _, a := range lay.actors {
+		lay.laneY[a.id] = y
+		y += lay.actorH
+	}
+	lay.redisY = y
+	lay.redisH = tlReplyH + len(lay.locks)*tlGaugeRw + 4
+	lay.height = lay.redisY + lay.redisH
+	lay.width = (lay.total + 1) * tlColW
+	return lay
+}
+
+// timeline is the whole timeline panel at the current step.
 func (v *view) timeline() templates.TimelineView {
+	lay := v.tlLayout()
+	tv := v.timelineFrame(lay)
+	for i := 0; i <= lay.total; i++ {
+		tv.Columns = append(tv.Columns, v.tlColumn(lay, i))
+	}
+	return tv
+}
+
+// timelineFrame is the timeline without its columns: sizes, lanes and the
+// legend.
+func (v *view) timelineFrame(lay tlLayout) templates.TimelineView {
 	t := v.t
 	ui := t.UI()
-	l := v.lesson
-	total := v.total()
-	actors := laneActors(l)
-	var locks []string
-	for _, lk := range v.frames[0].Locks {
-		locks = append(locks, lk.Name)
-	}
-	scale := maxLease(l)
 	tv := templates.TimelineView{
 		UI: ui, LabelWidth: tlLabelW, ColW: tlColW, HeaderH: tlHeaderH,
-		Width: (total + 1) * tlColW, CurrentX: v.cur * tlColW,
+		Width: lay.width, Height: lay.height, CurrentX: v.cur * tlColW,
+		Lanes: v.tlLanes(lay),
 	}
-	// Lanes.
-	y := tlHeaderH
-	laneY := map[string]int{}
-	actorH := tlChipTop + tlChipH + 6 + len(locks)*tlLockRow + tlZoneRow
-	names := map[string]sim.Text{}
-	for _, a := range l.Actors {
-		names[a.ID] = a.Name
+	tv.Legend = []templates.TLLegend{
+		{Class: "belief", Text: ui.Believes},
+		{Class: "truth", Text: ui.RedisSays},
+		{Class: "stale", Text: ui.StaleKey},
+		{Class: "token-only", Text: ui.TokenOnlyKey},
+		{Class: "paused", Text: ui.PausedKey},
+		{Class: "crashed", Text: ui.CrashedKey},
+		{Class: "exited", Text: ui.ExitedKey},
+		{Class: "watchdog", Text: t.T("Watchdog")},
+		{Class: "lease", Text: ui.LeaseKey},
 	}
+	return tv
+}
+
+// tlLanes labels the lanes. A forked actor's lane is faint before its fork,
+// and an actor's process is the one of the current step.
+func (v *view) tlLanes(lay tlLayout) []templates.TLLane {
+	t := v.t
+	ui := t.UI()
 	last := v.frame()
-	for _, a := range actors {
-		lane := templates.TLLane{Y: y, H: actorH, Kind: "actor", ID: a.id, Name: a.id}
-		if n := strings.TrimSpace(names[a.id].In(t.locale)); n != "" && n != a.id {
+	var lanes []templates.TLLane
+	for _, a := range lay.actors {
+		y := lay.laneY[a.id]
+		lane := templates.TLLane{Y: y, H: lay.actorH, Kind: "actor", ID: a.id, Name: a.id}
+		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.locale)); n != "" && n != a.id {
 			lane.Name = clip(a.id+" · "+n, 28)
 		}
 		if a.parent != "" {
@@ -166,23 +222,19 @@ func (v *view) timeline() templates.TimelineView {
 		} else if av, ok := actorIn(last, a.id); ok {
 			lane.Sub = clip(t.T("ProcessOf", "Instance", av.Instance), 30)
 		}
-		for k, lock := range locks {
+		for k, lock := range lay.locks {
 			by := y + tlChipTop + tlChipH + 6 + k*tlLockRow
 			believes := ui.Believes
-			if len(locks) > 1 {
+			if len(lay.locks) > 1 {
 				believes = clip(ui.Believes+" · "+lock, 22)
 			}
 			lane.Rows = append(lane.Rows,
 				templates.TLRowLabel{Y: by + 11, Text: believes},
 				templates.TLRowLabel{Y: by + tlBeliefH + 3 + tlTruthH + 1, Text: ui.RedisSays})
 		}
-		tv.Lanes = append(tv.Lanes, lane)
-		laneY[a.id] = y
-		y += actorH
+		lanes = append(lanes, lane)
 	}
-	redisY := y
-	redisH := tlReplyH + len(locks)*tlGaugeRw + 4
-	redis := templates.TLLane{Y: redisY, H: redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
+	redis := templates.TLLane{Y: lay.redisY, H: lay.redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
 	switch {
 	case v.lesson.Replica:
 		// A failover lesson runs on a primary and replica of its own
@@ -191,169 +243,165 @@ func (v *view) timeline() templates.TimelineView {
 	case !v.info.Embedded:
 		redis.Sub = clip(v.info.Addr, 30)
 	}
-	for k, lock := range locks {
-		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: redisY + tlReplyH + k*tlGaugeRw + 32, Text: clip("lock:"+lock, 22)})
+	for k, lock := range lay.locks {
+		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: clip("lock:"+lock, 22)})
 	}
-	tv.Lanes = append(tv.Lanes, redis)
-	tv.Height = redisY + redisH
+	return append(lanes, redis)
+}
 
-	// Columns.
-	for i := 0; i <= total; i++ {
-		c := templates.TLColumn{X: i * tlColW, Step: i, Current: i == v.cur, Future: i > v.cur}
-		if i == 0 {
-			c.Label = ui.StartColumn
-		} else {
-			c.Label = "#" + strconv.Itoa(i)
-		}
-		if i <= v.cur {
-			c.Time = "t=" + t.seconds(v.frames[i].TimeMS)
-			if i == 0 {
-				c.Title = t.T("BeforeFirstStep")
-			} else if st := v.frames[i].Step; st != nil {
-				h, _ := v.headline(st)
-				c.Title = h + " → " + string(v.frames[i].Outcome)
-			}
-		} else {
-			st := l.Steps[i-1]
-			c.Title = strings.TrimSpace(st.Actor + " " + t.actionName(st.Do))
-		}
-		tv.Columns = append(tv.Columns, c)
+// tlColumn draws column i: a past or present column from its step's frame
+// and the one before (nothing else, so a column once drawn never changes
+// while the run stays the same), a future column as the step's ghost chip.
+func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
+	t := v.t
+	ui := t.UI()
+	l := v.lesson
+	c := templates.TLColumn{X: i * tlColW, W: tlColW, H: lay.height, Step: i, Current: i == v.cur, Future: i > v.cur}
+	if i == 0 {
+		c.Label = ui.StartColumn
+	} else {
+		c.Label = "#" + strconv.Itoa(i)
 	}
-
+	x := i * tlColW
+	mid := x + tlColW/2
+	redisY := lay.redisY
+	if i > v.cur {
+		// A ghost chip: what the step not reached yet will do.
+		st := l.Steps[i-1]
+		c.Title = strings.TrimSpace(st.Actor + " " + t.actionName(st.Do))
+		if st.Do == sim.ActAdvance || st.Do == sim.ActClockJump {
+			c.Texts = append(c.Texts, templates.TLText{X: mid, Y: redisY + 18, Text: clockLabel(t, st.Do, st.By.Milliseconds()), Class: "ghost-text", Anchor: "middle"})
+			return c
+		}
+		ly, ok := lay.laneY[st.Actor]
+		if !ok {
+			c.Texts = append(c.Texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip(t.actionName(st.Do), 15), Class: "ghost-text", Anchor: "middle"})
+			return c
+		}
+		c.Rects = append(c.Rects, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip ghost"})
+		c.Texts = append(c.Texts, templates.TLText{X: mid, Y: ly + tlChipTop + 20, Text: clip(t.actionName(st.Do), 14), Class: "ghost-text", Anchor: "middle"})
+		return c
+	}
+	f := v.frames[i]
+	c.Time = "t=" + t.seconds(f.TimeMS)
+	if i == 0 {
+		c.Title = t.T("BeforeFirstStep")
+	} else if st := f.Step; st != nil {
+		h, _ := v.headline(st)
+		c.Title = h + " → " + string(f.Outcome)
+	}
+	var prev *sim.Frame
+	if i > 0 {
+		prev = &v.frames[i-1]
+	}
 	var zones, bars []templates.TLRect
 	var texts []templates.TLText
 	var paths []templates.TLPath
-	mid := func(i int) int { return i*tlColW + tlColW/2 }
-	// Ghost chips: what the steps not reached yet will do.
-	for i := v.cur + 1; i <= total; i++ {
-		st := l.Steps[i-1]
-		x := i * tlColW
-		if st.Do == sim.ActAdvance || st.Do == sim.ActClockJump {
-			texts = append(texts, templates.TLText{X: mid(i), Y: redisY + 18, Text: clockLabel(t, st.Do, st.By.Milliseconds()), Class: "ghost-text", Anchor: "middle"})
-			continue
-		}
-		ly, ok := laneY[st.Actor]
+	actorH := lay.actorH
+	for _, a := range lay.actors {
+		ly := lay.laneY[a.id]
+		av, ok := actorIn(f, a.id)
 		if !ok {
-			texts = append(texts, templates.TLText{X: mid(i), Y: redisY + 18, Text: clip(t.actionName(st.Do), 15), Class: "ghost-text", Anchor: "middle"})
 			continue
 		}
-		bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip ghost"})
-		texts = append(texts, templates.TLText{X: mid(i), Y: ly + tlChipTop + 20, Text: clip(t.actionName(st.Do), 14), Class: "ghost-text", Anchor: "middle"})
-	}
-	// Past and present columns.
-	for i := 0; i <= v.cur; i++ {
-		f := v.frames[i]
-		x := i * tlColW
-		var prev *sim.Frame
-		if i > 0 {
-			prev = &v.frames[i-1]
+		pav, pok := sim.ActorView{}, false
+		if prev != nil {
+			pav, pok = actorIn(*prev, a.id)
 		}
-		for _, a := range actors {
-			ly := laneY[a.id]
-			av, ok := actorIn(f, a.id)
-			if !ok {
+		zoneY := ly + actorH - 4
+		switch av.Status {
+		case sim.StatusPaused:
+			zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-paused", Title: ui.Paused})
+			if !pok || pav.Status != sim.StatusPaused {
+				texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "‖ " + ui.Paused, Class: "zone-label paused"})
+			}
+		case sim.StatusCrashed:
+			zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-crashed", Title: ui.Crashed})
+			if !pok || pav.Status != sim.StatusCrashed {
+				texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "✕ " + ui.Crashed, Class: "zone-label crashed"})
+			}
+		case sim.StatusExited:
+			zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-exited", Title: ui.Exited})
+			if !pok || pav.Status != sim.StatusExited {
+				texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "■ " + ui.Exited, Class: "zone-label exited"})
+			}
+		}
+		for k, lock := range lay.locks {
+			by := ly + tlChipTop + tlChipH + 6 + k*tlLockRow
+			ty := by + tlBeliefH + 3
+			h, has := holdOf(av, lock)
+			if !has {
 				continue
 			}
-			pav, pok := sim.ActorView{}, false
-			if prev != nil {
-				pav, pok = actorIn(*prev, a.id)
+			stale := h.Count > 0 && !h.InRedis
+			title := fmt.Sprintf("%s · %s · ×%d", a.id, h.Token, h.Count)
+			mark := ""
+			if h.RenewAtMS > 0 && h.Count > 0 {
+				title += " · " + t.T("WatchdogNext", "Time", t.seconds(h.RenewAtMS))
+				mark = " ↻"
 			}
-			zoneY := ly + actorH - 4
-			switch av.Status {
-			case sim.StatusPaused:
-				zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-paused", Title: ui.Paused})
-				if !pok || pav.Status != sim.StatusPaused {
-					texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "‖ " + ui.Paused, Class: "zone-label paused"})
-				}
-			case sim.StatusCrashed:
-				zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-crashed", Title: ui.Crashed})
-				if !pok || pav.Status != sim.StatusCrashed {
-					texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "✕ " + ui.Crashed, Class: "zone-label crashed"})
-				}
-			case sim.StatusExited:
-				zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-exited", Title: ui.Exited})
-				if !pok || pav.Status != sim.StatusExited {
-					texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "■ " + ui.Exited, Class: "zone-label exited"})
-				}
+			switch {
+			case h.Count > 0 && av.Status == sim.StatusCrashed:
+				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief dead", Title: title})
+			case h.Count > 0 && stale:
+				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief stale", Title: title})
+			case h.Count > 0:
+				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief", Title: title})
+			default:
+				bars = append(bars, templates.TLRect{X: x + 3, Y: by + 1, W: tlColW - 6, H: tlBeliefH - 2, Class: "token-only", Title: title})
 			}
-			for k, lock := range locks {
-				by := ly + tlChipTop + tlChipH + 6 + k*tlLockRow
-				ty := by + tlBeliefH + 3
-				h, has := holdOf(av, lock)
-				if !has {
-					continue
-				}
-				stale := h.Count > 0 && !h.InRedis
-				title := fmt.Sprintf("%s · %s · ×%d", a.id, h.Token, h.Count)
-				mark := ""
-				if h.RenewAtMS > 0 && h.Count > 0 {
-					title += " · " + t.T("WatchdogNext", "Time", t.seconds(h.RenewAtMS))
-					mark = " ↻"
-				}
-				switch {
-				case h.Count > 0 && av.Status == sim.StatusCrashed:
-					bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief dead", Title: title})
-				case h.Count > 0 && stale:
-					bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief stale", Title: title})
-				case h.Count > 0:
-					bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief", Title: title})
-				default:
-					bars = append(bars, templates.TLRect{X: x + 3, Y: by + 1, W: tlColW - 6, H: tlBeliefH - 2, Class: "token-only", Title: title})
-				}
-				if h.Count > 0 {
-					cls := "belief-text"
-					if stale && av.Status != sim.StatusCrashed {
-						cls += " stale"
-					}
-					texts = append(texts, templates.TLText{X: mid(i), Y: by + 11, Text: "×" + strconv.Itoa(h.Count) + mark, Class: cls, Anchor: "middle"})
-				}
-				if h.InRedis {
-					bars = append(bars, templates.TLRect{X: x + 1, Y: ty, W: tlColW - 2, H: tlTruthH, Class: "truth"})
-				} else if h.Count > 0 {
-					texts = append(texts, templates.TLText{X: mid(i), Y: ty + 7, Text: "✗", Class: "truth-miss", Anchor: "middle"})
-				}
+			if h.Count > 0 {
+				cls := "belief-text"
 				if stale && av.Status != sim.StatusCrashed {
-					zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-stale", Title: ui.StaleOwner})
-					ph, phok := sim.HoldView{}, false
-					if pok {
-						ph, phok = holdOf(pav, lock)
-					}
-					if !phok || ph.Count == 0 || ph.InRedis || pav.Status == sim.StatusCrashed {
-						texts = append(texts, templates.TLText{X: x + tlColW - 6, Y: zoneY, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
-					}
+					cls += " stale"
+				}
+				texts = append(texts, templates.TLText{X: mid, Y: by + 11, Text: "×" + strconv.Itoa(h.Count) + mark, Class: cls, Anchor: "middle"})
+			}
+			if h.InRedis {
+				bars = append(bars, templates.TLRect{X: x + 1, Y: ty, W: tlColW - 2, H: tlTruthH, Class: "truth"})
+			} else if h.Count > 0 {
+				texts = append(texts, templates.TLText{X: mid, Y: ty + 7, Text: "✗", Class: "truth-miss", Anchor: "middle"})
+			}
+			if stale && av.Status != sim.StatusCrashed {
+				zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-stale", Title: ui.StaleOwner})
+				ph, phok := sim.HoldView{}, false
+				if pok {
+					ph, phok = holdOf(pav, lock)
+				}
+				if !phok || ph.Count == 0 || ph.InRedis || pav.Status == sim.StatusCrashed {
+					texts = append(texts, templates.TLText{X: x + tlColW - 6, Y: zoneY, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
 				}
 			}
 		}
-		if i == 0 || f.Step == nil {
-			continue
-		}
+	}
+	if i > 0 && f.Step != nil {
 		st := f.Step
 		// The step's chip on its actor's lane, its call down to Redis and the reply.
-		if ly, ok := laneY[st.Actor]; ok {
+		if ly, ok := lay.laneY[st.Actor]; ok {
 			action := t.actionName(st.Do)
 			if st.Do == sim.ActFork {
 				action += " → " + st.Child
 			}
-			bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip act-" + string(st.Do), Title: tv.Columns[i].Title})
-			texts = append(texts, templates.TLText{X: mid(i), Y: ly + tlChipTop + 13, Text: clip(action, 14), Class: "chip-action", Anchor: "middle"})
+			bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip act-" + string(st.Do), Title: c.Title})
+			texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: clip(action, 14), Class: "chip-action", Anchor: "middle"})
 			if f.Outcome != "" && f.Outcome != sim.OK {
-				texts = append(texts, templates.TLText{X: mid(i), Y: ly + tlChipTop + 27, Text: clip(string(f.Outcome), 14), Class: "chip-outcome oc-" + outcomeKind(f.Outcome), Anchor: "middle"})
+				texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: clip(string(f.Outcome), 14), Class: "chip-outcome oc-" + outcomeKind(f.Outcome), Anchor: "middle"})
 			} else if st.Do == sim.ActCrash {
-				texts = append(texts, templates.TLText{X: mid(i), Y: ly + tlChipTop + 27, Text: "✕", Class: "chip-outcome oc-bad", Anchor: "middle"})
+				texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: "✕", Class: "chip-outcome oc-bad", Anchor: "middle"})
 			}
 			if len(f.Calls) > 0 {
-				paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid(i), ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
+				paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
 				var replies []string
 				for _, c := range f.Calls {
 					replies = append(replies, shortReply(c.Reply))
 				}
-				texts = append(texts, templates.TLText{X: mid(i), Y: redisY + 18, Text: clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: f.Calls[0].Reply.String()})
+				texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: f.Calls[0].Reply.String()})
 			}
 			if st.Do == sim.ActFork {
-				if cy, ok := laneY[st.Child]; ok {
-					paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d C%d %d %d %d %d %d", mid(i), ly+tlChipTop+tlChipH, mid(i)+30, ly+tlChipTop+tlChipH+20, mid(i)+30, cy-10, mid(i)+20, cy+tlChipTop+4), Class: "fork-line"})
+				if cy, ok := lay.laneY[st.Child]; ok {
+					paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d C%d %d %d %d %d %d", mid, ly+tlChipTop+tlChipH, mid+30, ly+tlChipTop+tlChipH+20, mid+30, cy-10, mid+20, cy+tlChipTop+4), Class: "fork-line"})
 					bars = append(bars, templates.TLRect{X: x + 14, Y: cy + tlChipTop + 4, W: tlColW - 20, H: tlChipH - 8, Class: "chip forked-start"})
-					texts = append(texts, templates.TLText{X: mid(i) + 4, Y: cy + tlChipTop + 21, Text: "▶ " + t.T("ForkedChip"), Class: "chip-action", Anchor: "middle"})
+					texts = append(texts, templates.TLText{X: mid + 4, Y: cy + tlChipTop + 21, Text: "▶ " + t.T("ForkedChip"), Class: "chip-action", Anchor: "middle"})
 				}
 			}
 		} else if st.Do == sim.ActAdvance || st.Do == sim.ActClockJump {
@@ -377,82 +425,67 @@ func (v *view) timeline() templates.TimelineView {
 					}
 				}
 			}
-			for _, a := range actors {
+			for _, a := range lay.actors {
 				calls := renewals[a.id]
 				if len(calls) == 0 {
 					continue
 				}
-				ly := laneY[a.id]
+				ly := lay.laneY[a.id]
 				lastOut := calls[len(calls)-1].Outcome
 				bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip act-renew", Title: t.T("Watchdog")})
 				texts = append(texts,
-					templates.TLText{X: mid(i), Y: ly + tlChipTop + 13, Text: clip("↻ "+t.T("Watchdog")+" ×"+strconv.Itoa(len(calls)), 15), Class: "chip-action", Anchor: "middle"},
-					templates.TLText{X: mid(i), Y: ly + tlChipTop + 27, Text: clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
-				paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid(i), ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
+					templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: clip("↻ "+t.T("Watchdog")+" ×"+strconv.Itoa(len(calls)), 15), Class: "chip-action", Anchor: "middle"},
+					templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
+				paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
 			}
-			texts = append(texts, templates.TLText{X: mid(i), Y: redisY + 18, Text: clip(label, 15), Class: "advance", Anchor: "middle"})
+			texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip(label, 15), Class: "advance", Anchor: "middle"})
 		} else {
 			// A step of no actor's, such as a failover: say it on the Redis lane.
-			texts = append(texts, templates.TLText{X: mid(i), Y: redisY + 18, Text: clip("⚠ "+t.actionName(st.Do), 15), Class: "advance", Anchor: "middle"})
+			texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip("⚠ "+t.actionName(st.Do), 15), Class: "advance", Anchor: "middle"})
 		}
 	}
-	// The Redis lane: each lock's lease as Redis keeps it, one gauge per column.
-	for i := 0; i <= v.cur; i++ {
-		f := v.frames[i]
-		x := i * tlColW
-		for k, lock := range locks {
-			rowY := redisY + tlReplyH + k*tlGaugeRw
-			gy := rowY + 14
-			lv, ok := lockIn(f, lock)
-			if !ok {
-				continue
+	// The Redis lane: each lock's lease as Redis keeps it.
+	for k, lock := range lay.locks {
+		rowY := redisY + tlReplyH + k*tlGaugeRw
+		gy := rowY + 14
+		lv, ok := lockIn(f, lock)
+		if !ok {
+			continue
+		}
+		key, _ := findKey(f.Keys, lv.Key)
+		var pkey sim.KeyState
+		var plv sim.LockView
+		if prev != nil {
+			pkey, _ = findKey(prev.Keys, lv.Key)
+			plv, _ = lockIn(*prev, lock)
+		}
+		if !key.Exists() {
+			texts = append(texts, templates.TLText{X: mid, Y: gy + tlGaugeH - 4, Text: "—", Class: "lease-none", Anchor: "middle"})
+			if i > 0 && pkey.Exists() && lv.Transition != nil && f.Step != nil && (f.Step.Do == sim.ActAdvance || f.Step.Do == sim.ActClockJump) {
+				texts = append(texts, templates.TLText{X: mid, Y: rowY + 10, Text: "✕ " + t.T("LeaseExpired"), Class: "lease-expired", Anchor: "middle"})
 			}
-			key, _ := findKey(f.Keys, lv.Key)
-			var pkey sim.KeyState
-			var plv sim.LockView
-			if i > 0 {
-				pkey, _ = findKey(v.frames[i-1].Keys, lv.Key)
-				plv, _ = lockIn(v.frames[i-1], lock)
-			}
-			if !key.Exists() {
-				texts = append(texts, templates.TLText{X: mid(i), Y: gy + tlGaugeH - 4, Text: "—", Class: "lease-none", Anchor: "middle"})
-				if i > 0 && pkey.Exists() && lv.Transition != nil && f.Step != nil && (f.Step.Do == sim.ActAdvance || f.Step.Do == sim.ActClockJump) {
-					texts = append(texts, templates.TLText{X: mid(i), Y: rowY + 10, Text: "✕ " + t.T("LeaseExpired"), Class: "lease-expired", Anchor: "middle"})
-				}
-				continue
-			}
-			h := max(3, tlGaugeH*int(min(key.PTTL, scale))/int(scale))
-			cls := "lease"
-			if i > 0 && pkey.Exists() && key.PTTL > pkey.PTTL {
-				cls += " renewed"
-			}
-			bars = append(bars, templates.TLRect{X: x + 4, Y: gy + tlGaugeH - h, W: tlColW - 8, H: h, Class: cls,
-				Title: fmt.Sprintf("%s PTTL %d ms · %s", lv.Key, key.PTTL, lv.Owner)})
-			label := t.seconds(key.PTTL)
-			if lv.Count > 0 {
-				label = "×" + strconv.FormatInt(lv.Count, 10) + " · " + label
-			}
-			texts = append(texts, templates.TLText{X: mid(i), Y: gy + tlGaugeH - 4, Text: clip(label, 15), Class: "lease-text", Anchor: "middle"})
-			if i == 0 || !pkey.Exists() || plv.Owner != lv.Owner {
-				texts = append(texts, templates.TLText{X: x + 6, Y: rowY + 10, Text: clip(lv.Owner, 15), Class: "owner-text", Title: lv.Owner})
-			}
+			continue
+		}
+		h := max(3, tlGaugeH*int(min(key.PTTL, lay.scale))/int(lay.scale))
+		cls := "lease"
+		if i > 0 && pkey.Exists() && key.PTTL > pkey.PTTL {
+			cls += " renewed"
+		}
+		bars = append(bars, templates.TLRect{X: x + 4, Y: gy + tlGaugeH - h, W: tlColW - 8, H: h, Class: cls,
+			Title: fmt.Sprintf("%s PTTL %d ms · %s", lv.Key, key.PTTL, lv.Owner)})
+		label := t.seconds(key.PTTL)
+		if lv.Count > 0 {
+			label = "×" + strconv.FormatInt(lv.Count, 10) + " · " + label
+		}
+		texts = append(texts, templates.TLText{X: mid, Y: gy + tlGaugeH - 4, Text: clip(label, 15), Class: "lease-text", Anchor: "middle"})
+		if i == 0 || !pkey.Exists() || plv.Owner != lv.Owner {
+			texts = append(texts, templates.TLText{X: x + 6, Y: rowY + 10, Text: clip(lv.Owner, 15), Class: "owner-text", Title: lv.Owner})
 		}
 	}
-	tv.Rects = append(zones, bars...)
-	tv.Texts = texts
-	tv.Paths = paths
-	tv.Legend = []templates.TLLegend{
-		{Class: "belief", Text: ui.Believes},
-		{Class: "truth", Text: ui.RedisSays},
-		{Class: "stale", Text: ui.StaleKey},
-		{Class: "token-only", Text: ui.TokenOnlyKey},
-		{Class: "paused", Text: ui.PausedKey},
-		{Class: "crashed", Text: ui.CrashedKey},
-		{Class: "exited", Text: ui.ExitedKey},
-		{Class: "watchdog", Text: t.T("Watchdog")},
-		{Class: "lease", Text: ui.LeaseKey},
-	}
-	return tv
+	c.Rects = append(zones, bars...)
+	c.Texts = texts
+	c.Paths = paths
+	return c
 }
 
 // clockLabel labels a step that moves a clock: "+31 s", or "clock jump

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +53,7 @@ const (
 	panelRedis     = "redis"
 	panelCommand   = "command"
 	panelExplore   = "explore"
+	panelTools     = "explore-tools"
 	chromeHeader   = "header"
 	chromeControls = "controls"
 )
@@ -61,16 +61,25 @@ const (
 // panels renders every panel of the current step. The panels are built and
 // rendered at once, one goroutine each: the view is only read, and a step's
 // reply then waits for its largest panel (the timeline) instead of the sum
-// of all seven.
+// of all eight.
 func (v *view) panels(ctx context.Context) (map[string]string, error) {
+	return v.renderPanels(ctx, true)
+}
+
+// renderPanels renders the panels at once, the timeline only when
+// withTimeline (a step sends the timeline as a patch instead: delta.go).
+func (v *view) renderPanels(ctx context.Context, withTimeline bool) (map[string]string, error) {
 	builders := map[string]func() templ.Component{
 		panelAlerts:    func() templ.Component { return templates.AlertsPanel(v.alerts()) },
 		panelNarration: func() templ.Component { return templates.NarrationPanel(v.narration()) },
 		panelDiagram:   func() templ.Component { return templates.DiagramPanel(v.diagram()) },
-		panelTimeline:  func() templ.Component { return templates.TimelinePanel(v.timeline()) },
 		panelRedis:     func() templ.Component { return templates.RedisPanel(v.redis()) },
 		panelCommand:   func() templ.Component { return templates.CommandPanel(v.command()) },
 		panelExplore:   func() templ.Component { return templates.ExplorePanel(v.explorePanel()) },
+		panelTools:     func() templ.Component { return templates.ExploreToolsPanel(v.exploreTools()) },
+	}
+	if withTimeline {
+		builders[panelTimeline] = func() templ.Component { return templates.TimelinePanel(v.timeline()) }
 	}
 	type rendered struct {
 		name, html string
@@ -79,12 +88,11 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 	results := make(chan rendered, len(builders))
 	for name, build := range builders {
 		go func() {
-			var buf bytes.Buffer
-			err := build().Render(ctx, &buf)
+			html, err := render(ctx, build())
 			if err != nil {
 				err = fmt.Errorf("web: render %s: %w", name, err)
 			}
-			results <- rendered{name, buf.String(), err}
+			results <- rendered{name, html, err}
 		}()
 	}
 	out := make(map[string]string, len(builders))
@@ -102,13 +110,12 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 
 func renderAll(ctx context.Context, comps map[string]templ.Component) (map[string]string, error) {
 	out := make(map[string]string, len(comps))
-	var buf bytes.Buffer
 	for name, c := range comps {
-		buf.Reset()
-		if err := c.Render(ctx, &buf); err != nil {
+		html, err := render(ctx, c)
+		if err != nil {
 			return nil, fmt.Errorf("web: render %s: %w", name, err)
 		}
-		out[name] = buf.String()
+		out[name] = html
 	}
 	return out, nil
 }

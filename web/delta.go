@@ -1,0 +1,163 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/a-h/templ"
+
+	"lockstep/templates"
+)
+
+// What a session's page shows, and the frame messages that only change it.
+//
+// A frame message after load, lang, fork or undo (one with chrome) carries
+// every panel. Later frames of the same run carry only what changed: a
+// panel whose HTML is the one the page already has is left out of
+// "panels", and the timeline comes as a patch (TimelinePatch) of the
+// columns that changed, since a past column of a run never changes (it is
+// drawn from its step's frame and the one before). A step forward then
+// sends one column instead of the whole history. The writer sends a
+// session's messages in order and a page applies them in order, so what the
+// session last sent is what the page shows; a page that misses one has
+// lost its connection, and its next load gets everything again.
+
+// pageState is what a session has sent its page since the last frame with
+// chrome.
+type pageState struct {
+	valid  bool
+	panels map[string]string // the last HTML sent of each panel but the timeline
+	tlCur  int               // the step the page's timeline shows
+	labels string            // the timeline's lane labels as last sent
+	cols   map[tlColKey]TimelineColumnPatch
+}
+
+// tlColKey names a rendered timeline column of the current run and
+// language: past (drawn from its frame) or future (a ghost chip).
+type tlColKey struct {
+	col  int
+	past bool
+}
+
+// TimelinePatch brings the timeline a page shows to the frame's step. The
+// page replaces the columns listed, moves the current-step marker to Cur
+// and, when Labels is not "", replaces the lane labels.
+type TimelinePatch struct {
+	Cur      int                   `json:"cur"`
+	CurrentX int                   `json:"current_x"` // Cur's left edge, CSS pixels
+	Labels   string                `json:"labels,omitempty"`
+	Cols     []TimelineColumnPatch `json:"cols"`
+}
+
+// TimelineColumnPatch is one column of the timeline, its three layers as
+// HTML (templates.TimelineColumnBack, Mid and Front), for the page's
+// g[data-c] elements of the layers back, mid and front.
+type TimelineColumnPatch struct {
+	Col   int    `json:"col"`
+	Back  string `json:"back"`
+	Mid   string `json:"mid"`
+	Front string `json:"front"`
+}
+
+// framePanels renders what a frame message of the current step carries:
+// every panel when the page's state is not known (after a frame with
+// chrome), else the panels that changed and the timeline's patch. It
+// records what it returns in ps.
+func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]string, *TimelinePatch, error) {
+	if !ps.valid {
+		panels, err := v.renderPanels(ctx, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(v.tlLayout())))
+		if err != nil {
+			return nil, nil, err
+		}
+		*ps = pageState{valid: true, panels: map[string]string{}, tlCur: v.cur, labels: labels, cols: map[tlColKey]TimelineColumnPatch{}}
+		for name, html := range panels {
+			if name != panelTimeline {
+				ps.panels[name] = html
+			}
+		}
+		return panels, nil, nil
+	}
+	var patch *TimelinePatch
+	var perr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		patch, perr = v.timelinePatch(ctx, ps)
+	}()
+	panels, err := v.renderPanels(ctx, false)
+	<-done
+	if err != nil {
+		return nil, nil, err
+	}
+	if perr != nil {
+		return nil, nil, perr
+	}
+	for name, html := range panels {
+		if ps.panels[name] == html {
+			delete(panels, name)
+			continue
+		}
+		ps.panels[name] = html
+	}
+	return panels, patch, nil
+}
+
+// timelinePatch is the patch from the timeline at step ps.tlCur to the
+// current one: the columns between the two change from future to past or
+// back. Columns are rendered once per run and language.
+func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch, error) {
+	lay := v.tlLayout()
+	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * tlColW, Cols: []TimelineColumnPatch{}}
+	labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+	if err != nil {
+		return nil, err
+	}
+	if labels != ps.labels {
+		p.Labels, ps.labels = labels, labels
+	}
+	for i := min(ps.tlCur, v.cur) + 1; i <= max(ps.tlCur, v.cur); i++ {
+		key := tlColKey{col: i, past: i <= v.cur}
+		cp, ok := ps.cols[key]
+		if !ok {
+			c := v.tlColumn(lay, i)
+			c.Current = false // the page moves the marker
+			var err error
+			cp = TimelineColumnPatch{Col: i}
+			if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
+				if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
+					cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("web: render timeline column %d: %w", i, err)
+			}
+			ps.cols[key] = cp
+		}
+		p.Cols = append(p.Cols, cp)
+	}
+	ps.tlCur = v.cur
+	return p, nil
+}
+
+// renderBuffers keeps the buffers that panels are rendered into: a step
+// renders eight panels and a few timeline parts, and growing a fresh buffer
+// for each was a good part of what a step allocates.
+var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// render renders one component to a string.
+func render(ctx context.Context, c templ.Component) (string, error) {
+	buf := renderBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	err := c.Render(ctx, buf)
+	html := buf.String()
+	if buf.Cap() <= 1<<20 {
+		renderBuffers.Put(buf)
+	}
+	return html, err
+}

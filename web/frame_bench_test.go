@@ -1,0 +1,59 @@
+package web
+
+import (
+	"context"
+	"testing"
+
+	"lockstep/backend"
+	"lockstep/sim"
+)
+
+// BenchmarkFrameForward is the web layer's share of a step forward: the
+// frame message of step i after the page showed step i-1 (the panels that
+// changed and the timeline's patch), built and encoded, over every step of
+// the course. ns/op is per step; B/op is the message's allocations.
+func BenchmarkFrameForward(b *testing.B) {
+	be, err := backend.Open(context.Background(), backend.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	info := be.Info()
+	type run struct {
+		l      *sim.Lesson
+		frames []sim.Frame
+	}
+	var runs []run
+	for _, l := range testLessons(b) {
+		if l.Replica {
+			continue
+		}
+		runs = append(runs, run{l, expectedFrames(b, l)})
+	}
+	ctx := context.Background()
+	t := tr(sim.English)
+	bytes := 0
+	b.ResetTimer()
+	for n := 0; n < b.N; {
+		for _, r := range runs {
+			var ps pageState
+			v := &view{t: t, lesson: r.l, frames: r.frames[:1], cur: 0, info: info}
+			if _, _, err := v.framePanels(ctx, &ps); err != nil {
+				b.Fatal(err)
+			}
+			for i := 1; i < len(r.frames) && n < b.N; i++ {
+				v := &view{t: t, lesson: r.l, frames: r.frames[:i+1], cur: i, info: info}
+				panels, patch, err := v.framePanels(ctx, &ps)
+				if err != nil {
+					b.Fatal(err)
+				}
+				data, err := encodeMessage(FrameMessage{Type: MsgFrame, Step: i, Frame: r.frames[i], Panels: panels, TimelinePatch: patch})
+				if err != nil {
+					b.Fatal(err)
+				}
+				bytes += len(data)
+				n++
+			}
+		}
+	}
+	b.ReportMetric(float64(bytes)/float64(b.N), "msg-bytes")
+}
