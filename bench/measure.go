@@ -120,8 +120,11 @@ var dialer = &websocket.Dialer{HandshakeTimeout: 30 * time.Second}
 // wsClient is a protocol client that reads every message the server sends.
 type wsClient struct {
 	conn *websocket.Conn
-	// frames and frameBytes count the frame messages read and their size.
+	// frames and frameBytes count the frame messages read and their size;
+	// steps and stepBytes those that answered a step (stepLesson).
 	frames, frameBytes int
+	steps, stepBytes   int
+	last               int // the size of the last frame message read
 }
 
 func dial(url string) (*wsClient, error) {
@@ -176,6 +179,7 @@ func (c *wsClient) next() (reply, error) {
 		case web.MsgFrame:
 			c.frames++
 			c.frameBytes += len(data)
+			c.last = len(data)
 		}
 		return r, nil
 	}
@@ -198,28 +202,30 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 			return fmt.Errorf("bench: %s step %d: got %s at step %d", l.ID, i, r.Type, r.Step)
 		}
 		*out = append(*out, d)
+		c.steps++
+		c.stepBytes += c.last
 	}
 	return nil
 }
 
 // stepRoundTrips steps one websocket client through every lesson rounds
-// times and returns the step round trips and the mean size of a frame
-// message in bytes.
-func stepRoundTrips(s *server, ls []*sim.Lesson, rounds int) ([]time.Duration, int, error) {
+// times and returns the step round trips and the mean sizes in bytes of a
+// step's frame message and of a load's (every panel whole).
+func stepRoundTrips(s *server, ls []*sim.Lesson, rounds int) ([]time.Duration, int, int, error) {
 	c, err := dial(s.ws + "/ws")
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer c.conn.Close()
 	var out []time.Duration
 	for r := 0; r < rounds; r++ {
 		for _, l := range ls {
 			if err := c.stepLesson(l, &out); err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 		}
 	}
-	return out, c.frameBytes / max(1, c.frames), nil
+	return out, c.stepBytes / max(1, c.steps), (c.frameBytes - c.stepBytes) / max(1, c.frames-c.steps), nil
 }
 
 // echoRoundTrips times n round trips of a step-sized client message through

@@ -16,7 +16,8 @@ import (
 // A frame message after load, lang, fork or undo (one with chrome) carries
 // every panel. Later frames of the same run carry only what changed: a
 // panel whose HTML is the one the page already has is left out of
-// "panels", and the timeline comes as a patch (TimelinePatch) of the
+// "panels" (the explore tools, which depend on the run and the language
+// only, are not even drawn again), and the timeline comes as a patch (TimelinePatch) of the
 // columns that changed, since a past column of a run never changes (it is
 // drawn from its step's frame and the one before). A step forward then
 // sends one column instead of the whole history. The writer sends a
@@ -28,7 +29,7 @@ import (
 // chrome.
 type pageState struct {
 	valid  bool
-	panels map[string]string // the last HTML sent of each panel but the timeline
+	panels map[string]string // the last HTML sent of each panel a step can change
 	tlCur  int               // the step the page's timeline shows
 	labels string            // the timeline's lane labels as last sent
 	cols   map[tlColKey]TimelineColumnPatch
@@ -77,7 +78,7 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 		}
 		*ps = pageState{valid: true, panels: map[string]string{}, tlCur: v.cur, labels: labels, cols: map[tlColKey]TimelineColumnPatch{}}
 		for name, html := range panels {
-			if name != panelTimeline {
+			if name != panelTimeline && name != panelTools {
 				ps.panels[name] = html
 			}
 		}

@@ -66,6 +66,8 @@ type translator struct {
 	// buttons keeps the fork menu's buttons by their step (see
 	// view.choiceButton); emptied with memo.
 	buttons sync.Map // explore.StepSpec -> templates.ChoiceButton
+	// diagrams keeps the diagram panels drawn (view.diagramPanel).
+	diagrams sync.Map // string -> string
 }
 
 type memoEntry struct {
@@ -145,6 +147,7 @@ func (t *translator) remember(m *sync.Map, key, value any) {
 	if t.memoN.Add(1) > memoMax {
 		t.memo.Clear()
 		t.buttons.Clear()
+		t.diagrams.Clear()
 		t.memoN.Store(1)
 	}
 	m.Store(key, value)

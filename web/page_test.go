@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"lockstep/backend"
 	"lockstep/sim"
 )
 
@@ -114,4 +115,56 @@ func fullTimeline(t testing.TB, srv *Server, l *sim.Lesson, frames []sim.Frame, 
 		t.Fatal(err)
 	}
 	return panels[panelTimeline]
+}
+
+// TestTimelinePatchesEveryLesson moves through every lesson in every
+// language, step by step forward, then back, then by jumps, building each
+// frame as a session does: at every move the page rebuilt from what was
+// sent (the panels that changed, the timeline patched) is exactly what a
+// frame with every panel would show.
+func TestTimelinePatchesEveryLesson(t *testing.T) {
+	be, err := backend.Open(context.Background(), backend.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := be.Info()
+	for _, l := range testLessons(t) {
+		frames := expectedFrames(t, l)
+		n := len(frames) - 1
+		var path []int
+		for i := 0; i <= n; i++ {
+			path = append(path, i)
+		}
+		for i := n - 1; i >= 0; i-- {
+			path = append(path, i)
+		}
+		path = append(path, n, 0, n/2, n/2, 1, n, n/3, 2*n/3, 0)
+		for _, loc := range sim.Locales {
+			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
+				var ps pageState
+				var pg page
+				for k, cur := range path {
+					v := &view{t: tr(loc), lesson: l, frames: frames[:cur+1], cur: cur, info: info}
+					panels, patch, err := v.framePanels(context.Background(), &ps)
+					if err != nil {
+						t.Fatal(err)
+					}
+					m := serverMsg{Step: cur, Panels: panels, TimelinePatch: patch}
+					if k == 0 {
+						m.Chrome = map[string]string{chromeHeader: "…"}
+					}
+					pg.apply(t, m)
+					want, err := v.panels(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					for name, html := range want {
+						if pg.panels[name] != html {
+							t.Fatalf("move %d (to step %d): the page's %s panel is not the one a whole frame shows:\n got %s\nwant %s", k, cur, name, pg.panels[name], html)
+						}
+					}
+				}
+			})
+		}
+	}
 }

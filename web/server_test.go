@@ -274,6 +274,11 @@ func TestPanelsEveryStep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					// The diagram comes from the translator's cache of drawn
+					// diagrams: it is the one drawn afresh.
+					if fresh, err := render(context.Background(), templates.DiagramPanel(v.diagram())); err != nil || panels[panelDiagram] != fresh {
+						t.Fatalf("step %d: the kept diagram differs from the one drawn afresh (%v)", i, err)
+					}
 					if !strings.Contains(panels[panelDiagram], `data-state="`+string(focusState(l, frames[i]))+`"`) {
 						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
 					}

@@ -66,26 +66,35 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 	return v.renderPanels(ctx, true)
 }
 
-// renderPanels renders the panels at once, the timeline only when
-// withTimeline (a step sends the timeline as a patch instead: delta.go).
-func (v *view) renderPanels(ctx context.Context, withTimeline bool) (map[string]string, error) {
+// renderPanels renders the panels at once; all of them when whole, else
+// the panels a step can change: not the timeline (a step sends a patch of
+// it instead: delta.go) nor the explore tools (they depend on the run and
+// the language only, which only a frame with chrome changes).
+func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
 	builders := map[string]func() templ.Component{
 		panelAlerts:    func() templ.Component { return templates.AlertsPanel(v.alerts()) },
 		panelNarration: func() templ.Component { return templates.NarrationPanel(v.narration()) },
-		panelDiagram:   func() templ.Component { return templates.DiagramPanel(v.diagram()) },
+
 		panelRedis:     func() templ.Component { return templates.RedisPanel(v.redis()) },
 		panelCommand:   func() templ.Component { return templates.CommandPanel(v.command()) },
 		panelExplore:   func() templ.Component { return templates.ExplorePanel(v.explorePanel()) },
-		panelTools:     func() templ.Component { return templates.ExploreToolsPanel(v.exploreTools()) },
 	}
-	if withTimeline {
+	if whole {
 		builders[panelTimeline] = func() templ.Component { return templates.TimelinePanel(v.timeline()) }
+		builders[panelTools] = func() templ.Component { return templates.ExploreToolsPanel(v.exploreTools()) }
 	}
 	type rendered struct {
 		name, html string
 		err        error
 	}
-	results := make(chan rendered, len(builders))
+	results := make(chan rendered, len(builders)+1)
+	go func() {
+		html, err := v.diagramPanel(ctx)
+		if err != nil {
+			err = fmt.Errorf("web: render %s: %w", panelDiagram, err)
+		}
+		results <- rendered{panelDiagram, html, err}
+	}()
 	for name, build := range builders {
 		go func() {
 			html, err := render(ctx, build())
@@ -95,9 +104,9 @@ func (v *view) renderPanels(ctx context.Context, withTimeline bool) (map[string]
 			results <- rendered{name, html, err}
 		}()
 	}
-	out := make(map[string]string, len(builders))
+	out := make(map[string]string, len(builders)+1)
 	var errs []error
-	for range builders {
+	for range len(builders) + 1 {
 		r := <-results
 		out[r.name] = r.html
 		errs = append(errs, r.err)
