@@ -74,10 +74,9 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	builders := map[string]func() templ.Component{
 		panelAlerts:    func() templ.Component { return templates.AlertsPanel(v.alerts()) },
 		panelNarration: func() templ.Component { return templates.NarrationPanel(v.narration()) },
-
-		panelRedis:   func() templ.Component { return templates.RedisPanel(v.redis()) },
-		panelCommand: func() templ.Component { return templates.CommandPanel(v.command()) },
-		panelExplore: func() templ.Component { return templates.ExplorePanel(v.explorePanel()) },
+		panelRedis:     func() templ.Component { return templates.RedisPanel(v.redis()) },
+		panelCommand:   func() templ.Component { return templates.CommandPanel(v.command()) },
+		panelExplore:   func() templ.Component { return templates.ExplorePanel(v.explorePanel()) },
 	}
 	if whole {
 		builders[panelTimeline] = func() templ.Component { return templates.TimelinePanel(v.timeline()) }
