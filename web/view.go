@@ -87,6 +87,7 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 		err        error
 	}
 	results := make(chan rendered, len(builders)+1)
+	// The diagram: drawn once per state and language (diagramPanel).
 	go func() {
 		html, err := v.diagramPanel(ctx)
 		if err != nil {
