@@ -185,8 +185,13 @@ func (b *Backend) NewStore() (*Store, error) {
 		// Start the run's server and its connection now, with the run,
 		// rather than inside the run's first step: miniredis registers its
 		// ~200 commands when its first connection is made. The pipe is in
-		// memory, so there is nothing to wait for.
-		if err := client.Ping(context.Background()).Err(); err != nil {
+		// memory, so there is nothing to wait for. A transaction, as every
+		// batch is one: go-redis sends those on its pipeline pool, and a
+		// plain PING would open a second connection on the main pool.
+		if _, err := client.TxPipelined(context.Background(), func(p redis.Pipeliner) error {
+			p.Ping(context.Background())
+			return nil
+		}); err != nil {
 			client.Close()
 			m.Close()
 			return nil, fmt.Errorf("backend: start embedded run: %w", err)

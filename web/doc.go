@@ -66,7 +66,7 @@
 //	{"type":"load","lesson":"stale-owner","step":4,"lang":"zh-CN"}  start a fresh run, go to step (default 0)
 //	{"type":"step"}                  one step forward (runs it on Redis the first time)
 //	{"type":"back"}                  one step back
-//	{"type":"seek","step":7}         go to a step; clamped to 0..steps
+//	{"type":"seek","step":7}         go to a step (0 or more; a step past the end goes to the end)
 //	{"type":"play","speed":2}        play forward, one step per 1.5 s / speed (0.25 to 8); from the start when at the end
 //	{"type":"pause"}                 stop playing
 //	{"type":"lang","lang":"zh-TW"}   re-render everything in another language
