@@ -216,12 +216,12 @@ func noMaintNotifications() *maintnotifications.Config {
 	return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 }
 
-// newMini returns a fresh miniredis and a go-redis client that reaches it
-// through Miniredis.Dial, with no TCP listener.
 // embeddedBufferSize sizes the read and write buffers of an embedded run's
 // connections, in bytes.
 const embeddedBufferSize = 4096
 
+// newMini returns a fresh miniredis and a go-redis client that reaches it
+// through Miniredis.Dial, with no TCP listener.
 func newMini() (*miniredis.Miniredis, *redis.Client) {
 	m := miniredis.NewMiniRedis()
 	client := redis.NewClient(&redis.Options{

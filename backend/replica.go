@@ -83,7 +83,8 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 		m, client := newMini()
 		e := s.embeddedPair(m, client)
 		e.ownsPrimary = true
-		s.client, s.restore, s.pair = client, false, e
+		// A fresh miniredis of the run's own: scripts' first calls go as EVAL.
+		s.client, s.restore, s.pair, s.cached = client, false, e, map[*sim.Script]bool{}
 		s.setInfo(info)
 		return s.pair, nil
 	}
@@ -145,6 +146,10 @@ func (e *embedded) before(_ context.Context, s *Store, b *sim.Batch) error {
 	if b.Replica == sim.Failover && !e.failedOver {
 		// The primary is dead to the run from here on; Close shuts it down.
 		s.client, e.failedOver = e.rc, true
+		// The promoted replica has run no script yet.
+		if s.cached != nil {
+			clear(s.cached)
+		}
 	}
 	return nil
 }

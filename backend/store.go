@@ -51,12 +51,14 @@ type Store struct {
 	// clock, from its closing TIME.
 	lastMS int64
 
-	// cached holds the scripts this store's own server has run, on the
-	// embedded backend, whose miniredis is new for every store and so
-	// caches no script yet: a script's first call goes as EVAL (which
-	// caches it) instead of an EVALSHA bound to fail with NOSCRIPT and be
-	// resent. nil on a real Redis, whose script cache outlives a run and
-	// is shared with other runs: there calls start with EVALSHA.
+	// cached holds the scripts that the store's current server has run,
+	// when that server is a miniredis of the run's own (the embedded
+	// backend; an embedded pair; cleared when the pair fails over), which
+	// starts with no script cached: a script's first call goes as EVAL
+	// (which caches it) instead of an EVALSHA bound to fail with NOSCRIPT
+	// and be resent. nil on a real Redis, whose script cache outlives a run
+	// and is shared with other runs: there calls start with EVALSHA and go
+	// as EVAL after a NOSCRIPT.
 	cached map[*sim.Script]bool
 
 	mu    sync.Mutex
@@ -247,7 +249,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		if isNoScript(c.Err()) {
 			return nil, retryNoScript, nil
 		}
-		if s.cached != nil && c.Err() == nil {
+		// The script ran, so the server keeps it: a reply, a nil reply
+		// (redis.Nil) or an error reply (a NOSCRIPT was handled above).
+		if s.cached != nil && (c.Err() == nil || isReply(c.Err())) {
 			s.cached[b.Calls[i].Script] = true
 		}
 		r, err := DecodeReply(c.Val(), c.Err())

@@ -17,9 +17,9 @@ import (
 // (-cpuprofile). The table itself is what gives each figure its reference.
 
 // TestMain runs the benchmarks with the player server's garbage collector
-// settings, as `make bench` does.
+// settings, as `make bench` does (GOGC and GOMEMLIMIT, when set, stand).
 func TestMain(m *testing.M) {
-	restore := web.TuneGC(web.DefaultGCPercent, web.DefaultMemoryLimit)
+	restore := web.TuneGCFromFlags(web.DefaultGCPercent, false, web.DefaultMemoryLimit, false)
 	code := m.Run()
 	restore()
 	os.Exit(code)

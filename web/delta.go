@@ -32,14 +32,6 @@ type pageState struct {
 	panels map[string]string // the last HTML sent of each panel a step can change
 	tlCur  int               // the step the page's timeline shows
 	labels string            // the timeline's lane labels as last sent
-	cols   map[tlColKey]TimelineColumnPatch
-}
-
-// tlColKey names a rendered timeline column of the current run and
-// language: past (drawn from its frame) or future (a ghost chip).
-type tlColKey struct {
-	col  int
-	past bool
 }
 
 // TimelinePatch brings the timeline a page shows to the frame's step. The
@@ -74,9 +66,9 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 		}
 		labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(v.tlLayout())))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("web: render timeline labels: %w", err)
 		}
-		*ps = pageState{valid: true, panels: map[string]string{}, tlCur: v.cur, labels: labels, cols: map[tlColKey]TimelineColumnPatch{}}
+		*ps = pageState{valid: true, panels: map[string]string{}, tlCur: v.cur, labels: labels}
 		for name, html := range panels {
 			if name != panelTimeline && name != panelTools {
 				ps.panels[name] = html
@@ -111,34 +103,30 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 
 // timelinePatch is the patch from the timeline at step ps.tlCur to the
 // current one: the columns between the two change from future to past or
-// back. Columns are rendered once per run and language.
+// back. A column is drawn afresh each time (a few µs): keeping them drawn
+// would hold a timeline's whole history per session.
 func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch, error) {
 	lay := v.tlLayout()
 	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * tlColW, Cols: []TimelineColumnPatch{}}
 	labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web: render timeline labels: %w", err)
 	}
 	if labels != ps.labels {
 		p.Labels, ps.labels = labels, labels
 	}
 	for i := min(ps.tlCur, v.cur) + 1; i <= max(ps.tlCur, v.cur); i++ {
-		key := tlColKey{col: i, past: i <= v.cur}
-		cp, ok := ps.cols[key]
-		if !ok {
-			c := v.tlColumn(lay, i)
-			c.Current = false // the page moves the marker
-			var err error
-			cp = TimelineColumnPatch{Col: i}
-			if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
-				if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
-					cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
-				}
+		c := v.tlColumn(lay, i)
+		c.Current = false // the page moves the marker
+		cp := TimelineColumnPatch{Col: i}
+		var err error
+		if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
+			if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
+				cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
 			}
-			if err != nil {
-				return nil, fmt.Errorf("web: render timeline column %d: %w", i, err)
-			}
-			ps.cols[key] = cp
+		}
+		if err != nil {
+			return nil, fmt.Errorf("web: render timeline column %d: %w", i, err)
 		}
 		p.Cols = append(p.Cols, cp)
 	}

@@ -175,7 +175,7 @@ func wrapLabel(s string, max int) []string {
 // depends on the focused lock's name, state, hold count and transition, on
 // the other locks' names and states, and on the language; a course has few
 // such combinations and a step redrew the same SVG again and again, so the
-// translator keeps each one drawn (bounded with its other memos).
+// translator keeps each one drawn (up to diagramsMax).
 func (v *view) diagramPanel(ctx context.Context) (string, error) {
 	focus, others := v.focusLock()
 	var b strings.Builder
@@ -194,6 +194,6 @@ func (v *view) diagramPanel(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	v.t.remember(&v.t.diagrams, key, html)
+	v.t.diagrams.Store(key, html)
 	return html, nil
 }

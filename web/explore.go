@@ -148,7 +148,7 @@ func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
 		return b.(templates.ChoiceButton)
 	}
 	b := v.t.choiceButton(c.Spec)
-	v.t.remember(&v.t.buttons, c.Spec, b)
+	v.t.buttons.Store(c.Spec, b)
 	return b
 }
 

@@ -61,13 +61,33 @@ type translator struct {
 	// memo keeps what lookup returned, by id and data: go-i18n matches the
 	// language and runs a text/template on every call, which was a third of
 	// the cost of drawing a step's panels. Bounded by memoMax entries.
-	memo  sync.Map // string -> memoEntry
-	memoN atomic.Int64
+	memo memo // string -> memoEntry, up to memoMax
 	// buttons keeps the fork menu's buttons by their step (see
-	// view.choiceButton); emptied with memo.
-	buttons sync.Map // explore.StepSpec -> templates.ChoiceButton
-	// diagrams keeps the diagram panels drawn (view.diagramPanel).
-	diagrams sync.Map // string -> string
+	// view.choiceButton).
+	buttons memo // explore.StepSpec -> templates.ChoiceButton, up to buttonsMax
+	// diagrams keeps the diagram panels drawn (view.diagramPanel), about
+	// 3 KB each.
+	diagrams memo // string -> string, up to diagramsMax
+}
+
+// memo is a concurrent map bounded by a number of entries: it is emptied
+// when a store would pass max. Its keys can come from learners' timelines
+// (lock names, written values), so it must not grow without end.
+type memo struct {
+	m   sync.Map
+	n   atomic.Int64
+	max int64
+}
+
+func (m *memo) Load(key any) (any, bool) { return m.m.Load(key) }
+
+// Store adds an entry, emptying the memo first when it is full.
+func (m *memo) Store(key, value any) {
+	if m.n.Add(1) > m.max {
+		m.m.Clear()
+		m.n.Store(1)
+	}
+	m.m.Store(key, value)
 }
 
 type memoEntry struct {
@@ -75,8 +95,14 @@ type memoEntry struct {
 	ok bool
 }
 
-// memoMax bounds a translator's memo; it is emptied when full.
-const memoMax = 50_000
+// Bounds of a translator's memos, in entries: a memo is emptied when full.
+// At most about 10 MB per language in all (diagrams ~3 KB, the rest under
+// 200 bytes).
+const (
+	memoMax     = 20_000
+	buttonsMax  = 5_000
+	diagramsMax = 1_000
+)
 
 var (
 	translatorsMu sync.Mutex
@@ -100,6 +126,7 @@ func tr(l sim.Locale) *translator {
 		panic(err)
 	}
 	t := &translator{locale: l, loc: i18n.NewLocalizer(b, string(l))}
+	t.memo.max, t.buttons.max, t.diagrams.max = memoMax, buttonsMax, diagramsMax
 	t.ui = fillStrings[templates.UI](t)
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)
@@ -137,20 +164,8 @@ func (t *translator) lookup(id string, kv ...any) (string, bool) {
 		return e.(memoEntry).s, e.(memoEntry).ok
 	}
 	s, ok := t.localize(id, kv...)
-	t.remember(&t.memo, key, memoEntry{s, ok})
+	t.memo.Store(key, memoEntry{s, ok})
 	return s, ok
-}
-
-// remember stores a memo entry, emptying the memos first when they hold
-// memoMax entries.
-func (t *translator) remember(m *sync.Map, key, value any) {
-	if t.memoN.Add(1) > memoMax {
-		t.memo.Clear()
-		t.buttons.Clear()
-		t.diagrams.Clear()
-		t.memoN.Store(1)
-	}
-	m.Store(key, value)
 }
 
 func (t *translator) localize(id string, kv ...any) (string, bool) {

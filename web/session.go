@@ -428,11 +428,15 @@ func (s *session) sendFrame(re int64, chrome bool) {
 			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.lesson, s.cur, s.speed)),
 		})
 		if err != nil {
+			s.page = pageState{}
 			s.sendErr(re, err)
 			return
 		}
 	}
-	s.send(msg)
+	if !s.send(msg) {
+		// The page did not get what s.page now says it shows.
+		s.page = pageState{}
+	}
 }
 
 // closeRun ends the current run: its keys are deleted from Redis.
