@@ -54,9 +54,9 @@ type Store struct {
 	// cached holds the scripts that the store's current server has run,
 	// when that server is a miniredis of the run's own (the embedded
 	// backend; an embedded pair; cleared when the pair fails over), which
-	// starts with no script cached: a script's first call goes as EVAL
-	// (which caches it) instead of an EVALSHA bound to fail with NOSCRIPT
-	// and be resent. nil on a real Redis, whose script cache outlives a run
+	// starts with no script cached: a script goes as EVAL (which caches
+	// it) until it has run to its end once, instead of an EVALSHA bound to
+	// fail with NOSCRIPT and be resent. nil on a real Redis, whose script cache outlives a run
 	// and is shared with other runs: there calls start with EVALSHA and go
 	// as EVAL after a NOSCRIPT.
 	cached map[*sim.Script]bool
@@ -249,9 +249,11 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		if isNoScript(c.Err()) {
 			return nil, retryNoScript, nil
 		}
-		// The script ran, so the server keeps it: a reply, a nil reply
-		// (redis.Nil) or an error reply (a NOSCRIPT was handled above).
-		if s.cached != nil && (c.Err() == nil || isReply(c.Err())) {
+		// The script ran to its end, so the server keeps it: a reply or a
+		// nil reply (redis.Nil). After an error reply it may not (miniredis
+		// keeps no script whose run raised an error); the next call then
+		// goes as EVAL again.
+		if s.cached != nil && (c.Err() == nil || errors.Is(c.Err(), redis.Nil)) {
 			s.cached[b.Calls[i].Script] = true
 		}
 		r, err := DecodeReply(c.Val(), c.Err())

@@ -10,8 +10,9 @@ import (
 
 // TestEmbeddedStoreCachesEveryScriptItRan: after each step of a run on the
 // embedded backend, every script the step called is known to be cached on
-// the run's miniredis, whatever it replied (nil and error replies too), so
-// its later calls go as EVALSHA instead of sending the source again.
+// the run's miniredis, nil replies included (a step's scripts never raise
+// errors in the course), so its later calls go as EVALSHA instead of
+// sending the source again.
 func TestEmbeddedStoreCachesEveryScriptItRan(t *testing.T) {
 	be, err := Open(context.Background(), Config{})
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -61,6 +61,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// The player is served in this process, so it gets the player server's
 	// garbage collector settings (cli.Serve applies the same defaults).
+	if o.gc <= 0 || o.memLimit < 0 {
+		fmt.Fprintln(stderr, "bench: flag -gc-percent must be at least 1 and -memory-limit 0 (none) or a number of bytes")
+		return 2
+	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	defer web.TuneGCFromFlags(o.gc, given["gc-percent"], o.memLimit, given["memory-limit"])()
@@ -137,13 +141,12 @@ func machine() []string {
 	}
 }
 
-// gcSettings names the garbage collector settings the run has.
+// gcSettings names the garbage collector settings the run has, read from
+// runtime/metrics.
 func gcSettings() string {
-	// runtime/debug reads the percentage only as what SetGCPercent returns;
-	// a negative memory limit reads the limit without changing it.
-	percent := debug.SetGCPercent(100)
-	debug.SetGCPercent(percent)
-	return fmt.Sprintf("garbage collector: GOGC %d, memory limit %d bytes (the player server's -gc-percent and -memory-limit)", percent, debug.SetMemoryLimit(-1))
+	samples := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(samples)
+	return fmt.Sprintf("garbage collector: GOGC %d, memory limit %d bytes", samples[0].Value.Uint64(), samples[1].Value.Uint64())
 }
 
 func measure(ctx context.Context, o options, t *table, log io.Writer) error {
@@ -239,8 +242,8 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		if err != nil {
 			return err
 		}
-		// Alternate chunks of the ceiling and of ours, so that drift in
-		// the machine's speed hits both alike.
+		// Alternate chunks of the ceiling, of ours and of the plain calls,
+		// so that drift in the machine's speed hits all three alike.
 		var ceil, ours, plain time.Duration
 		n := 0
 		const chunks = 50

@@ -32,8 +32,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
-	gcPercent := fs.Int("gc-percent", web.DefaultGCPercent, "collect garbage when the heap has grown by this percentage (default: GOGC when set, else 400; see web.TuneGC)")
-	memLimit := fs.Int64("memory-limit", web.DefaultMemoryLimit, "soft memory limit in bytes, past which garbage is collected sooner; 0: none (default: GOMEMLIMIT when set, else 1 GiB)")
+	gcPercent := fs.Int("gc-percent", web.DefaultGCPercent, "collect garbage when the heap has grown by this percentage; without the flag, GOGC from the environment stands when set (see web.TuneGC)")
+	memLimit := fs.Int64("memory-limit", web.DefaultMemoryLimit, "soft memory limit in bytes, past which garbage is collected sooner, 0 for none; without the flag, GOMEMLIMIT from the environment stands when set")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
 		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--json] [--lang L]")

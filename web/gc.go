@@ -32,21 +32,23 @@ const (
 // no limit; less than 0 keeps the current one) for the whole process, and
 // returns a function that puts back the settings it found.
 func TuneGC(percent int, memoryLimit int64) (restore func()) {
-	oldPercent, oldLimit := -1, int64(-1)
-	if percent > 0 {
+	var oldPercent int
+	var oldLimit int64
+	setPercent, setLimit := percent > 0, memoryLimit >= 0
+	if setPercent {
 		oldPercent = debug.SetGCPercent(percent)
 	}
 	if memoryLimit == 0 {
 		memoryLimit = math.MaxInt64
 	}
-	if memoryLimit > 0 {
+	if setLimit {
 		oldLimit = debug.SetMemoryLimit(memoryLimit)
 	}
 	return func() {
-		if oldPercent != -1 {
+		if setPercent {
 			debug.SetGCPercent(oldPercent)
 		}
-		if oldLimit != -1 {
+		if setLimit {
 			debug.SetMemoryLimit(oldLimit)
 		}
 	}

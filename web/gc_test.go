@@ -41,6 +41,14 @@ func TestTuneGCFromFlags(t *testing.T) {
 	if gcPercent() != before || debug.SetMemoryLimit(-1) != beforeLimit {
 		t.Fatalf("restore left GOGC %d, limit %d", gcPercent(), debug.SetMemoryLimit(-1))
 	}
+	// Collection switched off (GOGC=off) is put back too.
+	debug.SetGCPercent(-1)
+	restore = TuneGCFromFlags(300, true, 0, false)
+	restore()
+	if p := gcPercent(); p != -1 {
+		t.Errorf("restore after GOGC=off left GOGC %d", p)
+	}
+	debug.SetGCPercent(before)
 }
 
 // TestMemoBounded: a memo never holds more than its bound.

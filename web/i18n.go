@@ -71,14 +71,17 @@ type translator struct {
 }
 
 // memo is a concurrent map bounded by a number of entries: it is emptied
-// when a store would pass max. Its keys can come from learners' timelines
-// (lock names, written values), so it must not grow without end.
+// when a store would pass max (set max before use: a zero max keeps one
+// entry). Its keys can come from learners' timelines (lock names, written
+// values), so it must not grow without end; stores racing with the
+// emptying may leave a few more than max until the next one.
 type memo struct {
 	m   sync.Map
 	n   atomic.Int64
 	max int64
 }
 
+// Load returns the entry of key and whether there is one.
 func (m *memo) Load(key any) (any, bool) { return m.m.Load(key) }
 
 // Store adds an entry, emptying the memo first when it is full.
@@ -96,8 +99,9 @@ type memoEntry struct {
 }
 
 // Bounds of a translator's memos, in entries: a memo is emptied when full.
-// At most about 10 MB per language in all (diagrams ~3 KB, the rest under
-// 200 bytes).
+// Some 20 MB per language at most (diagrams under 4 KB each, messages and
+// buttons under 1 KB with their keys, which hold lock names of up to 200
+// bytes).
 const (
 	memoMax     = 20_000
 	buttonsMax  = 5_000
