@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"os"
 	"testing"
 	"time"
@@ -19,7 +20,10 @@ import (
 // TestMain runs the benchmarks with the player server's garbage collector
 // settings, as `make bench` does (GOGC and GOMEMLIMIT, when set, stand).
 func TestMain(m *testing.M) {
-	restore := web.TuneGCFromFlags(web.DefaultGCPercent, false, web.DefaultMemoryLimit, false)
+	restore, err := web.AddGCFlags(flag.NewFlagSet("bench", flag.ContinueOnError)).Apply()
+	if err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	restore()
 	os.Exit(code)

@@ -41,8 +41,6 @@ type options struct {
 	pairs    int           // lock nests per variant
 	sessions int           // concurrent sessions of the load row
 	idle     time.Duration // the load server's idle timeout
-	gc       int           // the garbage collector's target percentage
-	memLimit int64         // its soft memory limit, bytes
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -54,20 +52,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.pairs, "pairs", 5000, "acquire+release nests per lock variant")
 	fs.IntVar(&o.sessions, "sessions", 1000, "concurrent websocket sessions of the load row")
 	fs.DurationVar(&o.idle, "idle-timeout", 20*time.Second, "idle timeout of the load row's server (the reclaim it measures)")
-	fs.IntVar(&o.gc, "gc-percent", web.DefaultGCPercent, "garbage collector target percentage, as the player server's -gc-percent")
-	fs.Int64Var(&o.memLimit, "memory-limit", web.DefaultMemoryLimit, "soft memory limit in bytes, as the player server's -memory-limit")
+	gc := web.AddGCFlags(fs) // as the player server's
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	// The player is served in this process, so it gets the player server's
 	// garbage collector settings (cli.Serve applies the same defaults).
-	if o.gc <= 0 || o.memLimit < 0 {
-		fmt.Fprintln(stderr, "bench: flag -gc-percent must be at least 1 and -memory-limit 0 (none) or a number of bytes")
+	restoreGC, err := gc.Apply()
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 2
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	defer web.TuneGCFromFlags(o.gc, given["gc-percent"], o.memLimit, given["memory-limit"])()
+	defer restoreGC()
 	t := &table{}
 	if err := measure(context.Background(), o, t, stderr); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)

@@ -32,8 +32,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
-	gcPercent := fs.Int("gc-percent", web.DefaultGCPercent, "collect garbage when the heap has grown by this percentage; without the flag, GOGC from the environment stands when set (see web.TuneGC)")
-	memLimit := fs.Int64("memory-limit", web.DefaultMemoryLimit, "soft memory limit in bytes, past which garbage is collected sooner, 0 for none; without the flag, GOMEMLIMIT from the environment stands when set")
+	gc := web.AddGCFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
 		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--json] [--lang L]")
@@ -59,17 +58,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
 		return ExitInvalid
 	}
-	if *gcPercent <= 0 {
-		fmt.Fprintln(stderr, "lockstep: flag -gc-percent: must be at least 1")
+	restoreGC, err := gc.Apply()
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
 	}
-	if *memLimit < 0 {
-		fmt.Fprintln(stderr, "lockstep: flag -memory-limit: must be 0 (none) or a number of bytes")
-		return ExitInvalid
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	defer web.TuneGCFromFlags(*gcPercent, given["gc-percent"], *memLimit, given["memory-limit"])()
+	defer restoreGC()
 	course, err := lessons.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

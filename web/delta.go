@@ -28,8 +28,7 @@ import (
 // pageState is what a session has sent its page since the last frame with
 // chrome.
 type pageState struct {
-	valid  bool
-	panels map[string]string // the last HTML sent of each panel a step can change
+	panels map[string]string // the last HTML sent of each panel a step can change; nil: nothing known
 	tlCur  int               // the step the page's timeline shows
 	labels string            // the timeline's lane labels as last sent
 }
@@ -59,7 +58,7 @@ type TimelineColumnPatch struct {
 // chrome), else the panels that changed and the timeline's patch. It
 // records what it returns in ps.
 func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]string, *TimelinePatch, error) {
-	if !ps.valid {
+	if ps.panels == nil {
 		panels, err := v.renderPanels(ctx, true)
 		if err != nil {
 			return nil, nil, err
@@ -68,7 +67,7 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 		if err != nil {
 			return nil, nil, fmt.Errorf("web: render timeline labels: %w", err)
 		}
-		*ps = pageState{valid: true, panels: map[string]string{}, tlCur: v.cur, labels: labels}
+		*ps = pageState{panels: map[string]string{}, tlCur: v.cur, labels: labels}
 		for name, html := range panels {
 			if name != panelTimeline && name != panelTools {
 				ps.panels[name] = html

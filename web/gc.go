@@ -1,6 +1,8 @@
 package web
 
 import (
+	"errors"
+	"flag"
 	"math"
 	"os"
 	"runtime/debug"
@@ -54,16 +56,44 @@ func TuneGC(percent int, memoryLimit int64) (restore func()) {
 	}
 }
 
-// TuneGCFromFlags is TuneGC for a command with -gc-percent and
-// -memory-limit flags: a setting whose flag was not given (percentGiven,
-// limitGiven false) yields to the environment's GOGC or GOMEMLIMIT when that
-// is set, so an operator's environment is not overridden by a default.
-func TuneGCFromFlags(percent int, percentGiven bool, memoryLimit int64, limitGiven bool) (restore func()) {
-	if !percentGiven && os.Getenv("GOGC") != "" {
+// GCFlags are the -gc-percent and -memory-limit flags of a command that
+// serves the player (cli.Serve, bench). Register them with AddGCFlags, parse
+// the flag set, then Apply.
+type GCFlags struct {
+	fs      *flag.FlagSet
+	percent int
+	limit   int64
+}
+
+// AddGCFlags registers -gc-percent (default DefaultGCPercent) and
+// -memory-limit (bytes, default DefaultMemoryLimit) on fs.
+func AddGCFlags(fs *flag.FlagSet) *GCFlags {
+	g := &GCFlags{fs: fs}
+	fs.IntVar(&g.percent, "gc-percent", DefaultGCPercent, "collect garbage when the heap has grown by this percentage; without the flag, GOGC from the environment stands when set (see web.TuneGC)")
+	fs.Int64Var(&g.limit, "memory-limit", DefaultMemoryLimit, "soft memory limit in bytes, past which garbage is collected sooner, 0 for none; without the flag, GOMEMLIMIT from the environment stands when set")
+	return g
+}
+
+// Apply checks the parsed flags and sets the collector with TuneGC. A
+// setting whose flag was not given yields to the environment's GOGC or
+// GOMEMLIMIT when that is set, so an operator's environment is not
+// overridden by a default. It returns TuneGC's restore, or an error that
+// names the flag.
+func (g *GCFlags) Apply() (restore func(), err error) {
+	if g.percent <= 0 {
+		return nil, errors.New("flag -gc-percent: must be at least 1")
+	}
+	if g.limit < 0 {
+		return nil, errors.New("flag -memory-limit: must be 0 (none) or a number of bytes")
+	}
+	given := map[string]bool{}
+	g.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	percent, limit := g.percent, g.limit
+	if !given["gc-percent"] && os.Getenv("GOGC") != "" {
 		percent = 0
 	}
-	if !limitGiven && os.Getenv("GOMEMLIMIT") != "" {
-		memoryLimit = -1
+	if !given["memory-limit"] && os.Getenv("GOMEMLIMIT") != "" {
+		limit = -1
 	}
-	return TuneGC(percent, memoryLimit)
+	return TuneGC(percent, limit), nil
 }

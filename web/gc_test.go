@@ -1,7 +1,9 @@
 package web
 
 import (
+	"flag"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -11,14 +13,29 @@ func gcPercent() int {
 	return p
 }
 
-// TestTuneGCFromFlags: the flags' defaults apply unless GOGC or GOMEMLIMIT
-// is set; a flag given wins over the environment; restore puts back what it
-// found.
-func TestTuneGCFromFlags(t *testing.T) {
+// applyGCFlags parses args as a command's GC flags and applies them.
+func applyGCFlags(t *testing.T, args ...string) func() {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	g := AddGCFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	restore, err := g.Apply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return restore
+}
+
+// TestGCFlags: the flags' defaults apply unless GOGC or GOMEMLIMIT is set;
+// a flag given wins over the environment; restore puts back what it found;
+// bad values are refused, naming the flag.
+func TestGCFlags(t *testing.T) {
 	before, beforeLimit := gcPercent(), debug.SetMemoryLimit(-1)
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	restore := TuneGCFromFlags(DefaultGCPercent, false, DefaultMemoryLimit, false)
+	restore := applyGCFlags(t)
 	if gcPercent() != DefaultGCPercent || debug.SetMemoryLimit(-1) != DefaultMemoryLimit {
 		t.Errorf("defaults not applied: GOGC %d, limit %d", gcPercent(), debug.SetMemoryLimit(-1))
 	}
@@ -28,12 +45,12 @@ func TestTuneGCFromFlags(t *testing.T) {
 	}
 	t.Setenv("GOGC", "250")
 	t.Setenv("GOMEMLIMIT", "512MiB")
-	restore = TuneGCFromFlags(DefaultGCPercent, false, DefaultMemoryLimit, false)
+	restore = applyGCFlags(t)
 	if gcPercent() != before || debug.SetMemoryLimit(-1) != beforeLimit {
 		t.Errorf("the environment's settings were overridden: GOGC %d, limit %d", gcPercent(), debug.SetMemoryLimit(-1))
 	}
 	restore()
-	restore = TuneGCFromFlags(300, true, 0, true)
+	restore = applyGCFlags(t, "-gc-percent", "300", "-memory-limit", "0")
 	if gcPercent() != 300 || debug.SetMemoryLimit(-1) <= 1<<62 {
 		t.Errorf("flags given did not win: GOGC %d, limit %d", gcPercent(), debug.SetMemoryLimit(-1))
 	}
@@ -43,12 +60,22 @@ func TestTuneGCFromFlags(t *testing.T) {
 	}
 	// Collection switched off (GOGC=off) is put back too.
 	debug.SetGCPercent(-1)
-	restore = TuneGCFromFlags(300, true, 0, false)
+	restore = applyGCFlags(t, "-gc-percent", "300")
 	restore()
 	if p := gcPercent(); p != -1 {
 		t.Errorf("restore after GOGC=off left GOGC %d", p)
 	}
 	debug.SetGCPercent(before)
+	for _, args := range [][]string{{"-gc-percent", "0"}, {"-memory-limit", "-1"}} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		g := AddGCFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Apply(); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("%v: error %v does not name the flag", args, err)
+		}
+	}
 }
 
 // TestMemoBounded: a memo never holds more than its bound.

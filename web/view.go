@@ -71,42 +71,36 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 // it instead: delta.go) nor the explore tools (they depend on the run and
 // the language only, which only a frame with chrome changes).
 func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
-	builders := map[string]func() templ.Component{
-		panelAlerts:    func() templ.Component { return templates.AlertsPanel(v.alerts()) },
-		panelNarration: func() templ.Component { return templates.NarrationPanel(v.narration()) },
-		panelRedis:     func() templ.Component { return templates.RedisPanel(v.redis()) },
-		panelCommand:   func() templ.Component { return templates.CommandPanel(v.command()) },
-		panelExplore:   func() templ.Component { return templates.ExplorePanel(v.explorePanel()) },
+	draw := func(c templ.Component) (string, error) { return render(ctx, c) }
+	builders := map[string]func() (string, error){
+		panelAlerts:    func() (string, error) { return draw(templates.AlertsPanel(v.alerts())) },
+		panelNarration: func() (string, error) { return draw(templates.NarrationPanel(v.narration())) },
+		panelDiagram:   func() (string, error) { return v.diagramPanel(ctx) }, // kept drawn per state and language
+		panelRedis:     func() (string, error) { return draw(templates.RedisPanel(v.redis())) },
+		panelCommand:   func() (string, error) { return draw(templates.CommandPanel(v.command())) },
+		panelExplore:   func() (string, error) { return draw(templates.ExplorePanel(v.explorePanel())) },
 	}
 	if whole {
-		builders[panelTimeline] = func() templ.Component { return templates.TimelinePanel(v.timeline()) }
-		builders[panelTools] = func() templ.Component { return templates.ExploreToolsPanel(v.exploreTools()) }
+		builders[panelTimeline] = func() (string, error) { return draw(templates.TimelinePanel(v.timeline())) }
+		builders[panelTools] = func() (string, error) { return draw(templates.ExploreToolsPanel(v.exploreTools())) }
 	}
 	type rendered struct {
 		name, html string
 		err        error
 	}
-	results := make(chan rendered, len(builders)+1)
-	// The diagram: drawn once per state and language (diagramPanel).
-	go func() {
-		html, err := v.diagramPanel(ctx)
-		if err != nil {
-			err = fmt.Errorf("web: render %s: %w", panelDiagram, err)
-		}
-		results <- rendered{panelDiagram, html, err}
-	}()
+	results := make(chan rendered, len(builders))
 	for name, build := range builders {
 		go func() {
-			html, err := render(ctx, build())
+			html, err := build()
 			if err != nil {
 				err = fmt.Errorf("web: render %s: %w", name, err)
 			}
 			results <- rendered{name, html, err}
 		}()
 	}
-	out := make(map[string]string, len(builders)+1)
+	out := make(map[string]string, len(builders))
 	var errs []error
-	for range len(builders) + 1 {
+	for range builders {
 		r := <-results
 		out[r.name] = r.html
 		errs = append(errs, r.err)
