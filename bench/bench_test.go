@@ -55,8 +55,9 @@ func lessonsOf(b testing.TB) []*sim.Lesson {
 	return ls
 }
 
-// benchSteps reports the websocket step round trip: ns/op is one step.
-func benchSteps(b *testing.B, be *backend.Backend) {
+// benchSteps reports the websocket step round trip, waiting pace before
+// each step (0: back to back): ns/op is one step, pace included.
+func benchSteps(b *testing.B, be *backend.Backend, pace time.Duration) {
 	ls := lessonsOf(b)
 	s, err := startServer(be, ls, 10, time.Hour)
 	if err != nil {
@@ -68,6 +69,7 @@ func benchSteps(b *testing.B, be *backend.Backend) {
 		b.Fatal(err)
 	}
 	defer c.conn.Close()
+	c.pace = pace
 	var d []time.Duration
 	b.ResetTimer()
 	for i := 0; len(d) < b.N; i++ {
@@ -81,11 +83,23 @@ func benchSteps(b *testing.B, be *backend.Backend) {
 	b.ReportMetric(float64(st.p99.Microseconds()), "p99-µs")
 }
 
-func BenchmarkStepRoundTripEmbedded(b *testing.B) { benchSteps(b, embedded(b)) }
+func BenchmarkStepRoundTripEmbedded(b *testing.B) { benchSteps(b, embedded(b), 0) }
 
 func BenchmarkStepRoundTripReal(b *testing.B) {
 	be, _ := real(b)
-	benchSteps(b, be)
+	benchSteps(b, be, 0)
+}
+
+// readerPace is the wait before each step of the paced benchmarks (the
+// table's -pace): the server and the client go idle between steps, as they
+// do for a person, whose pauses are seconds.
+const readerPace = 20 * time.Millisecond
+
+func BenchmarkStepRoundTripEmbeddedPaced(b *testing.B) { benchSteps(b, embedded(b), readerPace) }
+
+func BenchmarkStepRoundTripRealPaced(b *testing.B) {
+	be, _ := real(b)
+	benchSteps(b, be, readerPace)
 }
 
 func BenchmarkWebsocketEcho(b *testing.B) {
@@ -95,7 +109,7 @@ func BenchmarkWebsocketEcho(b *testing.B) {
 	}
 	defer s.close()
 	b.ResetTimer()
-	if _, err := echoRoundTrips(s, b.N); err != nil {
+	if _, err := echoRoundTrips(s, b.N, 0); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -105,7 +119,7 @@ func BenchmarkRedisPing(b *testing.B) {
 	c := realClient(rs.Addr)
 	defer c.Close()
 	b.ResetTimer()
-	if _, err := pingRoundTrips(context.Background(), c, b.N); err != nil {
+	if _, err := pingRoundTrips(context.Background(), c, b.N, 0); err != nil {
 		b.Fatal(err)
 	}
 }

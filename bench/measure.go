@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,6 +74,9 @@ type server struct {
 	web *web.Server
 	hs  *httptest.Server
 	ws  string // ws://127.0.0.1:PORT
+	// canned is what the /canned endpoint answers each message with: a
+	// recorded step frame message (setCanned).
+	canned atomic.Pointer[[]byte]
 }
 
 func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle time.Duration) (*server, error) {
@@ -104,8 +108,31 @@ func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle ti
 			}
 		}
 	})
-	hs := httptest.NewServer(mux)
-	return &server{web: srv, hs: hs, ws: "ws" + strings.TrimPrefix(hs.URL, "http")}, nil
+	s := &server{web: srv}
+	// /canned answers each message with the recorded frame message: a step
+	// round trip with none of the step's work, only its message.
+	mux.HandleFunc("/canned", func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for {
+			if _, _, err := c.ReadMessage(); err != nil {
+				return
+			}
+			msg := s.canned.Load()
+			if msg == nil {
+				return
+			}
+			if err := c.WriteMessage(websocket.TextMessage, *msg); err != nil {
+				return
+			}
+		}
+	})
+	s.hs = httptest.NewServer(mux)
+	s.ws = "ws" + strings.TrimPrefix(s.hs.URL, "http")
+	return s, nil
 }
 
 func (s *server) close() {
@@ -124,7 +151,12 @@ type wsClient struct {
 	// steps and stepBytes those that answered a step (stepLesson).
 	frames, frameBytes int
 	steps, stepBytes   int
-	last               int // the size of the last frame message read
+	last               int    // the size of the last frame message read
+	lastMsg            []byte // the last frame message read
+	typical            []byte // the step message nearest the mean size (stepLesson)
+	// pace is how long the client waits before each step, as a reader
+	// does; 0 steps back to back.
+	pace time.Duration
 }
 
 func dial(url string) (*wsClient, error) {
@@ -180,6 +212,7 @@ func (c *wsClient) next() (reply, error) {
 			c.frames++
 			c.frameBytes += len(data)
 			c.last = len(data)
+			c.lastMsg = data
 		}
 		return r, nil
 	}
@@ -192,6 +225,9 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 		return fmt.Errorf("bench: load %s: %w", l.ID, err)
 	}
 	for i := 1; i <= len(l.Steps); i++ {
+		if c.pace > 0 {
+			time.Sleep(c.pace)
+		}
 		t0 := time.Now()
 		r, err := c.call(`{"type":"step"}`)
 		d := time.Since(t0)
@@ -204,33 +240,79 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 		*out = append(*out, d)
 		c.steps++
 		c.stepBytes += c.last
+		// Keep the step message nearest the mean size so far, for the
+		// round trip of a step's message alone (cannedRoundTrips).
+		mean := c.stepBytes / c.steps
+		if c.typical == nil || abs(len(c.lastMsg)-mean) < abs(len(c.typical)-mean) {
+			c.typical = bytes.Clone(c.lastMsg)
+		}
 	}
 	return nil
 }
 
+func abs(n int) int { return max(n, -n) }
+
+// cannedRoundTrips times n round trips of a step message to the /canned
+// endpoint of s, which answers with msg at once, waiting pace before each;
+// the answer is decoded as a step's is. It is a step round trip with the
+// step's message and none of its work.
+func cannedRoundTrips(s *server, msg []byte, n int, pace time.Duration) ([]time.Duration, error) {
+	s.canned.Store(&msg)
+	c, err := dial(s.ws + "/canned")
+	if err != nil {
+		return nil, err
+	}
+	defer c.conn.Close()
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
+		t0 := time.Now()
+		r, err := c.call(`{"type":"step"}`)
+		d := time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		if r.Type != web.MsgFrame {
+			return nil, fmt.Errorf("bench: canned reply is a %q message", r.Type)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// steps is what stepRoundTrips measured.
+type steps struct {
+	times    []time.Duration
+	stepSize int    // a step's frame message, mean bytes
+	loadSize int    // a load's frame message (every panel whole), mean bytes
+	typical  []byte // the step frame message nearest the mean size
+}
+
 // stepRoundTrips steps one websocket client through every lesson rounds
-// times and returns the step round trips and the mean sizes in bytes of a
-// step's frame message and of a load's (every panel whole).
-func stepRoundTrips(s *server, ls []*sim.Lesson, rounds int) ([]time.Duration, int, int, error) {
+// times, waiting pace before each step (0: back to back).
+func stepRoundTrips(s *server, ls []*sim.Lesson, rounds int, pace time.Duration) (steps, error) {
 	c, err := dial(s.ws + "/ws")
 	if err != nil {
-		return nil, 0, 0, err
+		return steps{}, err
 	}
+	c.pace = pace
 	defer c.conn.Close()
 	var out []time.Duration
 	for r := 0; r < rounds; r++ {
 		for _, l := range ls {
 			if err := c.stepLesson(l, &out); err != nil {
-				return nil, 0, 0, err
+				return steps{}, err
 			}
 		}
 	}
-	return out, c.stepBytes / max(1, c.steps), (c.frameBytes - c.stepBytes) / max(1, c.frames-c.steps), nil
+	return steps{out, c.stepBytes / max(1, c.steps), (c.frameBytes - c.stepBytes) / max(1, c.frames-c.steps), c.typical}, nil
 }
 
 // echoRoundTrips times n round trips of a step-sized client message through
-// the websocket echo endpoint of s.
-func echoRoundTrips(s *server, n int) ([]time.Duration, error) {
+// the websocket echo endpoint of s, waiting pace before each.
+func echoRoundTrips(s *server, n int, pace time.Duration) ([]time.Duration, error) {
 	c, err := dial(s.ws + "/echo")
 	if err != nil {
 		return nil, err
@@ -239,6 +321,9 @@ func echoRoundTrips(s *server, n int) ([]time.Duration, error) {
 	msg := []byte(`{"type":"step"}`)
 	out := make([]time.Duration, 0, n)
 	for i := 0; i < n; i++ {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
 		t0 := time.Now()
 		if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
 			return nil, fmt.Errorf("bench: echo send: %w", err)
@@ -251,10 +336,13 @@ func echoRoundTrips(s *server, n int) ([]time.Duration, error) {
 	return out, nil
 }
 
-// pingRoundTrips times n PINGs on c.
-func pingRoundTrips(ctx context.Context, c *redis.Client, n int) ([]time.Duration, error) {
+// pingRoundTrips times n PINGs on c, waiting pace before each.
+func pingRoundTrips(ctx context.Context, c *redis.Client, n int, pace time.Duration) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	for i := 0; i < n; i++ {
+		if pace > 0 {
+			time.Sleep(pace)
+		}
 		t0 := time.Now()
 		if err := c.Ping(ctx).Err(); err != nil {
 			return nil, fmt.Errorf("bench: PING: %w", err)

@@ -63,9 +63,9 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 		if err != nil {
 			return nil, nil, err
 		}
-		labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(v.tlLayout())))
+		labels, err := v.timelineLabels(ctx, v.tlLayout())
 		if err != nil {
-			return nil, nil, fmt.Errorf("web: render timeline labels: %w", err)
+			return nil, nil, err
 		}
 		*ps = pageState{panels: map[string]string{}, tlCur: v.cur, labels: labels}
 		for name, html := range panels {
@@ -102,35 +102,74 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 
 // timelinePatch is the patch from the timeline at step ps.tlCur to the
 // current one: the columns between the two change from future to past or
-// back. A column is drawn afresh each time (a few µs): keeping them drawn
-// would hold a timeline's whole history per session.
+// back. A column is drawn afresh each time (a few µs), or taken from the
+// memo that sessions share when the frames are a course lesson's canonical
+// ones (stepcache.go): keeping them per session would hold a timeline's
+// whole history per session.
 func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch, error) {
 	lay := v.tlLayout()
 	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * tlColW, Cols: []TimelineColumnPatch{}}
-	labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+	labels, err := v.timelineLabels(ctx, lay)
 	if err != nil {
-		return nil, fmt.Errorf("web: render timeline labels: %w", err)
+		return nil, err
 	}
 	if labels != ps.labels {
 		p.Labels, ps.labels = labels, labels
 	}
 	for i := min(ps.tlCur, v.cur) + 1; i <= max(ps.tlCur, v.cur); i++ {
-		c := v.tlColumn(lay, i)
-		c.Current = false // the page moves the marker
-		cp := TimelineColumnPatch{Col: i}
-		var err error
-		if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
-			if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
-				cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
-			}
-		}
+		cp, err := v.timelineColumn(ctx, lay, i)
 		if err != nil {
-			return nil, fmt.Errorf("web: render timeline column %d: %w", i, err)
+			return nil, err
 		}
 		p.Cols = append(p.Cols, cp)
 	}
 	ps.tlCur = v.cur
 	return p, nil
+}
+
+// timelineLabels is the timeline's lane labels at the current step.
+func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
+	key := timelineKey{lesson: v.lesson, info: v.info, col: v.cur, labels: true}
+	if v.shared {
+		if s, ok := v.t.steps.Load(key); ok {
+			return s.(string), nil
+		}
+	}
+	labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+	if err != nil {
+		return "", fmt.Errorf("web: render timeline labels: %w", err)
+	}
+	if v.shared {
+		v.t.steps.Store(key, labels)
+	}
+	return labels, nil
+}
+
+// timelineColumn is column i of the timeline, past or future as the current
+// step makes it, without the current-step marker (the page moves it).
+func (v *view) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
+	key := timelineKey{lesson: v.lesson, info: v.info, col: i, past: i <= v.cur}
+	if v.shared {
+		if cp, ok := v.t.steps.Load(key); ok {
+			return cp.(TimelineColumnPatch), nil
+		}
+	}
+	c := v.tlColumn(lay, i)
+	c.Current = false
+	cp := TimelineColumnPatch{Col: i}
+	var err error
+	if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
+		if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
+			cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
+		}
+	}
+	if err != nil {
+		return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
+	}
+	if v.shared {
+		v.t.steps.Store(key, cp)
+	}
+	return cp, nil
 }
 
 // renderBuffers keeps the buffers that panels are rendered into: a step

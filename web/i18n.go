@@ -68,6 +68,10 @@ type translator struct {
 	// diagrams keeps the diagram panels drawn (view.diagramPanel), about
 	// 3 KB each.
 	diagrams memo // string -> string, up to diagramsMax
+	// steps keeps what the steps of course lessons' canonical runs draw,
+	// shared by every session (stepcache.go): the step panels (about 20 KB
+	// a step), timeline columns (about 2 KB) and lane labels.
+	steps memo // stepKey -> map[string]string, timelineKey -> TimelineColumnPatch or string, up to stepsMax
 }
 
 // memo is a concurrent map bounded by a number of entries: it is emptied
@@ -101,11 +105,13 @@ type memoEntry struct {
 // Bounds of a translator's memos, in entries: a memo is emptied when full.
 // Some 20 MB per language at most (diagrams under 4 KB each, messages and
 // buttons under 1 KB with their keys, which hold lock names of up to 200
-// bytes).
+// bytes), and at most some 40 MB of steps (the course fills about 800
+// entries, some 5 MB).
 const (
 	memoMax     = 20_000
 	buttonsMax  = 5_000
 	diagramsMax = 1_000
+	stepsMax    = 2_000 // the course has about 200 steps, 4 entries each
 )
 
 var (
@@ -130,7 +136,7 @@ func tr(l sim.Locale) *translator {
 		panic(err)
 	}
 	t := &translator{locale: l, loc: i18n.NewLocalizer(b, string(l))}
-	t.memo.max, t.buttons.max, t.diagrams.max = memoMax, buttonsMax, diagramsMax
+	t.memo.max, t.buttons.max, t.diagrams.max, t.steps.max = memoMax, buttonsMax, diagramsMax, stepsMax
 	t.ui = fillStrings[templates.UI](t)
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)

@@ -29,7 +29,9 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 	if len(frames) <= step {
 		return nil
 	}
-	v := &view{t: t, lesson: l, frames: frames[:step+1], cur: step, info: s.cfg.Backend.Info()}
+	// The lesson's canonical frames: the step panels are those its sessions
+	// share (stepcache.go).
+	v := &view{t: t, lesson: l, frames: frames[:step+1], cur: step, info: s.cfg.Backend.Info(), shared: true}
 	panels, err := v.panels(ctx)
 	if err != nil {
 		s.logf("web: prerender %s step %d: %v", l.ID, step, err)

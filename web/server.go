@@ -117,8 +117,9 @@ func New(cfg Config) (*Server, error) {
 		hub:     newHub(cfg.MaxSessions),
 		// CheckOrigin is left nil: gorilla then refuses a handshake whose
 		// Origin is not the Host it was sent to.
-		// Panels are tens of KB of HTML that compress well: permessage-deflate
-		// is used when the browser offers it.
+		// Panels are kilobytes of HTML that compress well: permessage-deflate
+		// is negotiated when the browser offers it, and used for peers that
+		// are not on loopback (compressWrites).
 		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
 	}
 	for i, l := range cfg.Lessons {
@@ -326,6 +327,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.logf("web: websocket upgrade: %v", err)
 		return
 	}
+	conn.EnableWriteCompression(compressWrites(r.RemoteAddr))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	s.mu.Lock()

@@ -49,6 +49,11 @@ type session struct {
 	// page is what the frames sent since the last one with chrome have
 	// put on the page (delta.go).
 	page pageState
+	// canon is the lesson's canonical run when this run may share step
+	// panels with other sessions, and same how many of the run's first
+	// frames are found equal to it (stepcache.go).
+	canon []sim.Frame
+	same  int
 }
 
 // run is the session's goroutine.
@@ -264,6 +269,7 @@ func (s *session) start(re int64, l *sim.Lesson, timeline bool, o explore.Origin
 	}
 	s.lesson, s.store, s.runner, s.cur = l, store, runner, 0
 	s.timeline, s.origin, s.code = timeline, o, code
+	s.canonical(s.srv.ctx)
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
@@ -394,7 +400,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
 	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
-		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code)}
+		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code), shared: s.sharedUpTo(s.cur)}
 	ctx := context.Background()
 	if chrome {
 		s.page = pageState{} // a new run or language: the page gets everything
@@ -446,7 +452,7 @@ func (s *session) closeRun() {
 	}
 	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
 	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
-	s.page = pageState{}
+	s.page, s.canon, s.same = pageState{}, nil, 0
 }
 
 func (s *session) closeStore(st *backend.Store) { s.srv.closeStore(s.srv.ctx, st) }

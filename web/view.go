@@ -30,6 +30,10 @@ type view struct {
 	info   backend.Info
 	prefix string // the run's key prefix on a real Redis
 	tl     timelineView
+	// shared is set when frames are the lesson's canonical frames up to
+	// cur, so that the step panels may come from, and go to, the
+	// translator's step memo (stepcache.go).
+	shared bool
 }
 
 func (v *view) frame() sim.Frame { return v.frames[v.cur] }
@@ -72,13 +76,24 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 // the language only, which only a frame with chrome changes).
 func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
 	draw := func(c templ.Component) (string, error) { return render(ctx, c) }
-	builders := map[string]func() (string, error){
-		panelAlerts:    func() (string, error) { return draw(templates.AlertsPanel(v.alerts())) },
-		panelNarration: func() (string, error) { return draw(templates.NarrationPanel(v.narration())) },
-		panelDiagram:   func() (string, error) { return v.diagramPanel(ctx) }, // kept drawn per state and language
-		panelRedis:     func() (string, error) { return draw(templates.RedisPanel(v.redis())) },
-		panelCommand:   func() (string, error) { return draw(templates.CommandPanel(v.command())) },
-		panelExplore:   func() (string, error) { return draw(templates.ExplorePanel(v.explorePanel())) },
+	var key stepKey
+	var kept map[string]string // the step panels, drawn before for a session
+	if v.shared {
+		key = stepKey{lesson: v.lesson, info: v.info, step: v.cur}
+		if p, ok := v.t.steps.Load(key); ok {
+			kept = p.(map[string]string)
+		}
+	}
+	builders := map[string]func() (string, error){}
+	if kept == nil {
+		builders = map[string]func() (string, error){
+			panelAlerts:    func() (string, error) { return draw(templates.AlertsPanel(v.alerts())) },
+			panelNarration: func() (string, error) { return draw(templates.NarrationPanel(v.narration())) },
+			panelDiagram:   func() (string, error) { return v.diagramPanel(ctx) }, // kept drawn per state and language
+			panelRedis:     func() (string, error) { return draw(templates.RedisPanel(v.redis())) },
+			panelCommand:   func() (string, error) { return draw(templates.CommandPanel(v.command())) },
+			panelExplore:   func() (string, error) { return draw(templates.ExplorePanel(v.explorePanel())) },
+		}
 	}
 	if whole {
 		builders[panelTimeline] = func() (string, error) { return draw(templates.TimelinePanel(v.timeline())) }
@@ -98,7 +113,7 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 			results <- rendered{name, html, err}
 		}()
 	}
-	out := make(map[string]string, len(builders))
+	out := make(map[string]string, len(builders)+len(kept))
 	var errs []error
 	for range builders {
 		r := <-results
@@ -108,8 +123,22 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	if v.shared && kept == nil {
+		step := make(map[string]string, len(stepPanels))
+		for _, name := range stepPanels {
+			step[name] = out[name]
+		}
+		v.t.steps.Store(key, step)
+	}
+	for name, html := range kept {
+		out[name] = html
+	}
 	return out, nil
 }
+
+// stepPanels are the panels a step can change (all but the timeline and the
+// explore tools).
+var stepPanels = []string{panelAlerts, panelNarration, panelDiagram, panelRedis, panelCommand, panelExplore}
 
 func renderAll(ctx context.Context, comps map[string]templ.Component) (map[string]string, error) {
 	out := make(map[string]string, len(comps))

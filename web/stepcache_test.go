@@ -1,0 +1,151 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"lockstep/backend"
+	"lockstep/internal/redistest"
+	"lockstep/sim"
+)
+
+// stepThrough loads lesson id in a new session of hs and steps to its end,
+// returning each step's frame message (0: the load's).
+func stepThrough(t *testing.T, c *wsClient, id string) []serverMsg {
+	t.Helper()
+	c.send(`{"type":"load","lesson":"` + id + `"}`)
+	msgs := []serverMsg{c.expect(MsgFrame)}
+	for msgs[len(msgs)-1].Step < msgs[0].Total {
+		c.send(`{"type":"step"}`)
+		msgs = append(msgs, c.expect(MsgFrame))
+	}
+	return msgs
+}
+
+// A second session stepping a course lesson gets the panels the first one
+// drew, and the same messages.
+func TestStepPanelsShared(t *testing.T) {
+	srv, hs := newTestHTTP(t, Config{})
+	const id = "stale-owner"
+	l := srv.byID[id]
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	first := stepThrough(t, c, id)
+	en := tr(sim.English)
+	for step := range first {
+		if _, ok := en.steps.Load(stepKey{lesson: l, info: srv.cfg.Backend.Info(), step: step}); !ok {
+			t.Fatalf("step %d of %s: no shared panels after a session stepped it", step, id)
+		}
+	}
+	last := len(first) - 1
+	for _, key := range []timelineKey{{lesson: l, info: srv.cfg.Backend.Info(), col: last, past: true}, {lesson: l, info: srv.cfg.Backend.Info(), col: last, labels: true}} {
+		if _, ok := en.steps.Load(key); !ok {
+			t.Fatalf("no shared timeline part %+v after a session stepped the lesson", key)
+		}
+	}
+	again := stepThrough(t, c, id)
+	if !reflect.DeepEqual(first, again) {
+		t.Fatal("the second run's frame messages differ from the first's")
+	}
+
+	// Proof that they come from the memo: a marked entry shows.
+	key := stepKey{lesson: l, info: srv.cfg.Backend.Info(), step: last}
+	p, _ := en.steps.Load(key)
+	marked := map[string]string{}
+	for k, v := range p.(map[string]string) {
+		marked[k] = v
+	}
+	marked[panelNarration] = `<p>from the memo</p>`
+	en.steps.Store(key, marked)
+	t.Cleanup(func() { en.steps.m.Delete(key) })
+	c2 := dial(t, hs, nil)
+	c2.expect(MsgHello)
+	if got := stepThrough(t, c2, id)[last].Panels[panelNarration]; got != `<p>from the memo</p>` {
+		t.Fatalf("last step's narration %q, want the memo's", got)
+	}
+}
+
+// A run whose frames differ from the lesson's canonical run stops sharing at
+// the first frame that differs, and says so in the log.
+func TestStepPanelsNotSharedWhenFramesDiffer(t *testing.T) {
+	var mu sync.Mutex
+	var logged []string
+	srv, _ := newTestHTTP(t, Config{Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	l := srv.byID["stale-owner"]
+	store, err := srv.cfg.Backend.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(context.Background())
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{srv: srv, lesson: l, store: store, runner: r}
+	s.canonical(context.Background())
+	if s.canon == nil {
+		t.Fatal("a course lesson on the embedded backend does not share")
+	}
+	canon := append([]sim.Frame(nil), s.canon...)
+	canon[3].TimeMS++
+	s.canon = canon
+	if !s.sharedUpTo(2) {
+		t.Fatal("steps 0-2 equal the canonical run's and are not shared")
+	}
+	if s.sharedUpTo(3) || s.sharedUpTo(1) || s.canon != nil {
+		t.Fatal("a run that differed at step 3 still shares")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 1 || !strings.Contains(logged[0], "step 3 of this run differs") {
+		t.Fatalf("log %q, want one line naming step 3", logged)
+	}
+}
+
+// Runs on a real Redis (whose keys carry the run's prefix, which the panels
+// show) and explore timelines draw their own panels.
+func TestStepPanelsNotSharedOffCourse(t *testing.T) {
+	rs := redistest.Start(t)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	srv, _ := newTestHTTP(t, Config{Backend: be})
+	l := srv.byID["stale-owner"]
+	store, err := be.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(context.Background())
+	s := &session{srv: srv, lesson: l, store: store}
+	if s.canonical(context.Background()); s.canon != nil {
+		t.Fatal("a run on a real Redis shares step panels")
+	}
+
+	emb, _ := newTestHTTP(t, Config{})
+	estore, err := emb.cfg.Backend.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer estore.Close(context.Background())
+	for name, s := range map[string]*session{
+		"explore timeline":         {srv: emb, lesson: emb.byID["stale-owner"], store: estore, timeline: true},
+		"lesson not in the course": {srv: emb, lesson: lessonByID(t, testLessons(t), "stale-owner"), store: estore},
+	} {
+		if s.canonical(context.Background()); s.canon != nil {
+			t.Errorf("%s: shares step panels", name)
+		}
+	}
+}
