@@ -149,3 +149,37 @@ func TestStepPanelsNotSharedOffCourse(t *testing.T) {
 		}
 	}
 }
+
+// Every course lesson's run is its canonical run, step by step, so every
+// step of it is shared: nothing is logged as differing, and each step's
+// panels are in the memo after one session stepped the lesson.
+func TestEveryLessonSharesEveryStep(t *testing.T) {
+	var mu sync.Mutex
+	var logged []string
+	srv, hs := newTestHTTP(t, Config{MessageRate: 1e9, MessageBurst: 1 << 30, Logf: func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+	}})
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	zh := tr(sim.SimplifiedChinese)
+	for _, l := range srv.lessons {
+		c.send(`{"type":"load","lesson":"` + l.ID + `","lang":"zh-CN"}`)
+		m := c.expect(MsgFrame)
+		for m.Step < m.Total {
+			c.send(`{"type":"step"}`)
+			m = c.expect(MsgFrame)
+		}
+		for step := 0; step <= m.Total; step++ {
+			if _, ok := zh.steps.Load(stepKey{lesson: l, info: srv.cfg.Backend.Info(), step: step}); !ok {
+				t.Errorf("%s step %d: not shared", l.ID, step)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) > 0 {
+		t.Fatalf("logged: %q", logged)
+	}
+}
