@@ -92,7 +92,8 @@ func BenchmarkStepRoundTripReal(b *testing.B) {
 
 // readerPace is the wait before each step of the paced benchmarks (the
 // table's -pace): the server and the client go idle between steps, as they
-// do for a person, whose pauses are seconds.
+// do for a person, whose pauses are seconds. ns/op includes the wait, so
+// give these benchmarks a count: -benchtime 1000x.
 const readerPace = 20 * time.Millisecond
 
 func BenchmarkStepRoundTripEmbeddedPaced(b *testing.B) { benchSteps(b, embedded(b), readerPace) }

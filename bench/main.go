@@ -53,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.rounds, "rounds", 5, "passes over the course for the step round trips, back to back")
 	fs.IntVar(&o.paced, "paced-rounds", 2, "passes over the course for the step round trips at a reader's pace")
 	fs.DurationVar(&o.pace, "pace", 20*time.Millisecond, "the wait before each step at a reader's pace (a person's is seconds)")
-	fs.IntVar(&o.pacedPings, "paced-pings", 500, "samples of each floor at a reader's pace")
+	fs.IntVar(&o.pacedPings, "paced-pings", 1000, "samples of each floor at a reader's pace")
 	fs.IntVar(&o.pings, "pings", 20000, "samples of each floor (PING, websocket echo)")
 	fs.IntVar(&o.pairs, "pairs", 5000, "acquire+release nests per lock variant")
 	fs.IntVar(&o.sessions, "sessions", 1000, "concurrent websocket sessions of the load row")

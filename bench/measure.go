@@ -75,7 +75,7 @@ type server struct {
 	hs  *httptest.Server
 	ws  string // ws://127.0.0.1:PORT
 	// canned is what the /canned endpoint answers each message with: a
-	// recorded step frame message (setCanned).
+	// recorded step frame message (cannedRoundTrips sets it).
 	canned atomic.Pointer[[]byte]
 }
 
@@ -142,7 +142,9 @@ func (s *server) close() {
 	_ = s.web.Close(ctx)
 }
 
-var dialer = &websocket.Dialer{HandshakeTimeout: 30 * time.Second}
+// dialer offers permessage-deflate, as browsers do; the player answers a
+// loopback peer with plain frames all the same (web/compress.go).
+var dialer = &websocket.Dialer{HandshakeTimeout: 30 * time.Second, EnableCompression: true}
 
 // wsClient is a protocol client that reads every message the server sends.
 type wsClient struct {
@@ -153,7 +155,7 @@ type wsClient struct {
 	steps, stepBytes   int
 	last               int    // the size of the last frame message read
 	lastMsg            []byte // the last frame message read
-	typical            []byte // the step message nearest the mean size (stepLesson)
+	typical            []byte // a step message of about the mean size: the one nearest the running mean (stepLesson)
 	// pace is how long the client waits before each step, as a reader
 	// does; 0 steps back to back.
 	pace time.Duration
@@ -240,8 +242,9 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 		*out = append(*out, d)
 		c.steps++
 		c.stepBytes += c.last
-		// Keep the step message nearest the mean size so far, for the
-		// round trip of a step's message alone (cannedRoundTrips).
+		// Keep the step message nearest the mean size so far (the mean
+		// settles within a pass), for the round trip of a step's message
+		// alone (cannedRoundTrips).
 		mean := c.stepBytes / c.steps
 		if c.typical == nil || abs(len(c.lastMsg)-mean) < abs(len(c.typical)-mean) {
 			c.typical = bytes.Clone(c.lastMsg)

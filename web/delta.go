@@ -130,7 +130,8 @@ func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch
 // timelineLabels is the timeline's lane labels at the current step.
 func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
 	key := timelineKey{lesson: v.lesson, info: v.info, col: v.cur, labels: true}
-	if v.shared {
+	share := v.sharable()
+	if share {
 		if s, ok := v.t.steps.Load(key); ok {
 			return s.(string), nil
 		}
@@ -139,7 +140,7 @@ func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("web: render timeline labels: %w", err)
 	}
-	if v.shared {
+	if share {
 		v.t.steps.Store(key, labels)
 	}
 	return labels, nil
@@ -149,7 +150,8 @@ func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error)
 // step makes it, without the current-step marker (the page moves it).
 func (v *view) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
 	key := timelineKey{lesson: v.lesson, info: v.info, col: i, past: i <= v.cur}
-	if v.shared {
+	share := v.sharable()
+	if share {
 		if cp, ok := v.t.steps.Load(key); ok {
 			return cp.(TimelineColumnPatch), nil
 		}
@@ -166,7 +168,7 @@ func (v *view) timelineColumn(ctx context.Context, lay tlLayout, i int) (Timelin
 	if err != nil {
 		return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
 	}
-	if v.shared {
+	if share {
 		v.t.steps.Store(key, cp)
 	}
 	return cp, nil

@@ -58,8 +58,9 @@
 // permessage-deflate is agreed when the client offers it (browsers do), and
 // the server compresses what it sends to peers that are not on loopback;
 // over loopback it sends plain frames, since deflating costs time and saves
-// nothing there (compressWrites). The server sends a hello as soon as the
-// connection opens. Each connection
+// nothing there (compressWrites).
+//
+// The server sends a hello as soon as the connection opens. Each connection
 // has its own session: one lesson run on its own Store (its keys, on a real
 // Redis, under its own prefix), deleted when the session ends or loads
 // another lesson.

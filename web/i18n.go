@@ -88,13 +88,18 @@ type memo struct {
 // Load returns the entry of key and whether there is one.
 func (m *memo) Load(key any) (any, bool) { return m.m.Load(key) }
 
-// Store adds an entry, emptying the memo first when it is full.
+// Store adds an entry, emptying the memo first when it is full. A key
+// already there keeps its value (the values are drawings of the same
+// inputs), so sessions that missed the same key at once count one entry.
 func (m *memo) Store(key, value any) {
+	if _, loaded := m.m.LoadOrStore(key, value); loaded {
+		return
+	}
 	if m.n.Add(1) > m.max {
 		m.m.Clear()
+		m.m.Store(key, value)
 		m.n.Store(1)
 	}
-	m.m.Store(key, value)
 }
 
 type memoEntry struct {
@@ -106,7 +111,8 @@ type memoEntry struct {
 // Some 20 MB per language at most (diagrams under 4 KB each, messages and
 // buttons under 1 KB with their keys, which hold lock names of up to 200
 // bytes), and at most some 40 MB of steps (the course fills about 800
-// entries, some 5 MB).
+// entries, some 5 MB): so at most some 60 MB a language, 180 MB for the
+// three.
 const (
 	memoMax     = 20_000
 	buttonsMax  = 5_000

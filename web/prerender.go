@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"lockstep/backend"
@@ -9,13 +10,21 @@ import (
 )
 
 // firstFrames are the frames of the course's lessons, run once on an
-// embedded store, so that the player page can show the requested step's
-// panels before its websocket connects. Frames are deterministic: the run
-// of the session shows the same (on a real Redis it adds the run's key
-// prefix).
+// embedded store: the player page shows the requested step's panels from
+// them before its websocket connects, and sessions share the drawings of
+// runs equal to them (stepcache.go). Frames are deterministic: the run of a
+// session shows the same (on a real Redis it adds the run's key prefix).
 var firstFrames struct {
 	sync.Mutex
-	byLesson map[*sim.Lesson][]sim.Frame
+	byLesson map[*sim.Lesson]*canonicalRun
+}
+
+// canonicalRun is one lesson's first run. Its own lock lets the first
+// loads of different lessons run at once, while the loads of one lesson
+// wait for the single run.
+type canonicalRun struct {
+	mu     sync.Mutex
+	frames []sim.Frame // nil until a run succeeded
 }
 
 // prerender renders the panels of a course lesson's step for the page; nil
@@ -25,7 +34,11 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 	if s.byID[l.ID] != l {
 		return nil
 	}
-	frames := lessonFrames(ctx, l)
+	frames, err := lessonFrames(ctx, l)
+	if err != nil {
+		s.logf("%v", err)
+		return nil
+	}
 	if len(frames) <= step {
 		return nil
 	}
@@ -40,40 +53,51 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 	return panels
 }
 
-func lessonFrames(ctx context.Context, l *sim.Lesson) []sim.Frame {
+// lessonFrames returns the frames of l's canonical run, running it the
+// first time. The run does not end with ctx (a page request the browser
+// gave up on must not leave the lesson without one) but is bounded by
+// stepTimeout; a run that fails is not kept, so the next call tries again.
+func lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	firstFrames.Lock()
-	defer firstFrames.Unlock()
-	if f, ok := firstFrames.byLesson[l]; ok {
-		return f
-	}
 	if firstFrames.byLesson == nil {
-		firstFrames.byLesson = map[*sim.Lesson][]sim.Frame{}
+		firstFrames.byLesson = map[*sim.Lesson]*canonicalRun{}
 	}
-	frames := runEmbedded(ctx, l)
-	firstFrames.byLesson[l] = frames
-	return frames
+	run := firstFrames.byLesson[l]
+	if run == nil {
+		run = &canonicalRun{}
+		firstFrames.byLesson[l] = run
+	}
+	firstFrames.Unlock()
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	if run.frames == nil {
+		frames, err := runEmbedded(context.WithoutCancel(ctx), l)
+		if err != nil {
+			return nil, fmt.Errorf("web: lesson %s: first run: %w", l.ID, err)
+		}
+		run.frames = frames
+	}
+	return run.frames, nil
 }
 
-func runEmbedded(ctx context.Context, l *sim.Lesson) []sim.Frame {
+// runEmbedded runs l to its end on a store of a fresh embedded backend,
+// within stepTimeout.
+func runEmbedded(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	be, err := backend.Open(ctx, backend.Config{})
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer be.Close()
 	st, err := be.NewStore()
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer st.Close(context.WithoutCancel(ctx))
 	r, err := sim.NewRunner(l, st)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
 	defer cancel()
-	frames, err := r.Run(ctx)
-	if err != nil {
-		return nil
-	}
-	return frames
+	return r.Run(ctx)
 }

@@ -53,7 +53,20 @@ func (s *session) canonical(ctx context.Context) {
 	if s.timeline || s.store.Prefix() != "" || s.srv.byID[s.lesson.ID] != s.lesson {
 		return
 	}
-	s.canon = lessonFrames(ctx, s.lesson)
+	canon, err := lessonFrames(ctx, s.lesson)
+	if err != nil {
+		s.srv.logf("%v; its panels are drawn for each run", err)
+		return
+	}
+	s.canon = canon
+}
+
+// sharable reports whether the view's step drawings may come from, and go
+// to, the translator's step memo: its frames are the lesson's canonical ones
+// up to cur (shared), and it has none of the inputs the memo's keys leave
+// out (a key prefix, an explore timeline).
+func (v *view) sharable() bool {
+	return v.shared && v.prefix == "" && v.tl == (timelineView{})
 }
 
 // sharedUpTo reports whether the run's frames up to step cur are the

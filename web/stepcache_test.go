@@ -60,7 +60,7 @@ func TestStepPanelsShared(t *testing.T) {
 		marked[k] = v
 	}
 	marked[panelNarration] = `<p>from the memo</p>`
-	en.steps.Store(key, marked)
+	en.steps.m.Store(key, marked) // replaces the entry (memo.Store keeps it)
 	t.Cleanup(func() { en.steps.m.Delete(key) })
 	c2 := dial(t, hs, nil)
 	c2.expect(MsgHello)
@@ -181,5 +181,30 @@ func TestEveryLessonSharesEveryStep(t *testing.T) {
 	defer mu.Unlock()
 	if len(logged) > 0 {
 		t.Fatalf("logged: %q", logged)
+	}
+}
+
+// A canonical run shorter than the session's run (a lesson that a session
+// runs further than its first run went) shares only its own steps.
+func TestStepPanelsSharedUpToCanonicalEnd(t *testing.T) {
+	srv, _ := newTestHTTP(t, Config{})
+	l := srv.byID["stale-owner"]
+	store, err := srv.cfg.Backend.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(context.Background())
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{srv: srv, lesson: l, store: store, runner: r}
+	s.canonical(context.Background())
+	s.canon = s.canon[:3]
+	if !s.sharedUpTo(2) || s.sharedUpTo(3) || s.sharedUpTo(len(r.Frames())-1) {
+		t.Fatal("steps past the canonical run's end are shared, or steps within it are not")
 	}
 }

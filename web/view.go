@@ -78,7 +78,8 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	draw := func(c templ.Component) (string, error) { return render(ctx, c) }
 	var key stepKey
 	var kept map[string]string // the step panels, drawn before for a session
-	if v.shared {
+	share := v.sharable()
+	if share {
 		key = stepKey{lesson: v.lesson, info: v.info, step: v.cur}
 		if p, ok := v.t.steps.Load(key); ok {
 			kept = p.(map[string]string)
@@ -123,7 +124,7 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if v.shared && kept == nil {
+	if share && kept == nil {
 		step := make(map[string]string, len(stepPanels))
 		for _, name := range stepPanels {
 			step[name] = out[name]
