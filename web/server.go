@@ -327,7 +327,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.logf("web: websocket upgrade: %v", err)
 		return
 	}
-	conn.EnableWriteCompression(compressWrites(r.RemoteAddr))
+	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	s.mu.Lock()

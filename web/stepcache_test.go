@@ -208,3 +208,19 @@ func TestStepPanelsSharedUpToCanonicalEnd(t *testing.T) {
 		t.Fatal("steps past the canonical run's end are shared, or steps within it are not")
 	}
 }
+
+// A page request the browser gave up on does not leave its lesson without
+// a canonical run: the run does not end with the request's context.
+func TestCanonicalRunOutlivesItsRequest(t *testing.T) {
+	l := lessonByID(t, testLessons(t), "stale-owner") // a pointer no other test has run
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	frames, err := lessonFrames(ctx, l)
+	if err != nil || len(frames) != len(l.Steps)+1 {
+		t.Fatalf("first run with a cancelled request: %d frames, %v", len(frames), err)
+	}
+	again, err := lessonFrames(context.Background(), l)
+	if err != nil || len(again) != len(frames) || &again[0] != &frames[0] {
+		t.Fatal("the lesson's canonical run is not kept after its first run")
+	}
+}
