@@ -58,7 +58,9 @@
 // permessage-deflate is agreed when the client offers it (browsers do), and
 // the server compresses what it sends to peers that are not on loopback;
 // over loopback it sends plain frames, since deflating costs time and saves
-// nothing there (compressWrites).
+// nothing there (compressWrites), unless the request was forwarded by a
+// reverse proxy (X-Forwarded-For or Forwarded set; nginx sets it with
+// `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for`).
 //
 // The server sends a hello as soon as the connection opens. Each connection
 // has its own session: one lesson run on its own Store (its keys, on a real

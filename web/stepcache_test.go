@@ -224,3 +224,29 @@ func TestCanonicalRunOutlivesItsRequest(t *testing.T) {
 		t.Fatal("the lesson's canonical run is not kept after its first run")
 	}
 }
+
+// The memo's keys leave out the key prefix and the explore timeline, so a
+// view that has either never shares, whatever its caller says.
+func TestViewWithPrefixOrTimelineNeverShares(t *testing.T) {
+	l := lessonByID(t, testLessons(t), "stale-owner")
+	frames := expectedFrames(t, l)
+	en := tr(sim.English)
+	for name, v := range map[string]*view{
+		"key prefix":       {prefix: "lockstep:r1:"},
+		"explore timeline": {tl: timelineView{on: true, code: "1.x"}},
+	} {
+		v.t, v.lesson, v.frames, v.cur, v.shared = en, l, frames[:3], 2, true
+		if v.sharable() {
+			t.Errorf("%s: sharable", name)
+		}
+		if _, err := v.renderPanels(context.Background(), false); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := en.steps.Load(stepKey{lesson: l, info: v.info, step: 2}); ok {
+			t.Errorf("%s: its drawings went to the memo", name)
+		}
+	}
+	if v := (&view{shared: true}); !v.sharable() {
+		t.Error("a canonical view without prefix or timeline does not share")
+	}
+}
