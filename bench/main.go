@@ -277,18 +277,29 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		}
 	}
 	// What the message alone costs: the same websocket round trip as a
-	// step, answered at once with a recorded step frame message. No step
-	// with a message this size can be faster.
-	for i, md := range modes {
-		d, err := cannedRoundTrips(se, typical, md.pings, md.pace)
-		if err != nil {
-			return err
+	// step, answered at once with a recorded step frame message, and with
+	// that message without its HTML (its panels and timeline patch): the
+	// frame's data, what a page that drew its own panels would get.
+	dataOnly, err := withoutHTML(typical)
+	if err != nil {
+		return err
+	}
+	for _, m := range []struct {
+		what string
+		msg  []byte
+	}{{"a step's message alone: round trip of a recorded %.1f KiB step frame message, no work, %s", typical},
+		{"its frame data alone: the same message without its HTML (%.1f KiB), no work, %s", dataOnly}} {
+		for i, md := range modes {
+			d, err := cannedRoundTrips(se, m.msg, md.pings, md.pace)
+			if err != nil {
+				return err
+			}
+			st, ec := summarize(d), fl[i].echo
+			t.add(row{"1", fmt.Sprintf(m.what, float64(len(m.msg))/1024, md.how),
+				"p50 " + us(st.p50) + ", p99 " + us(st.p99),
+				"echo p50 " + us(ec.p50) + ", p99 " + us(ec.p99),
+				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(ec.p50), float64(st.p99)/float64(ec.p99)), "report: what the message size costs", "-"})
 		}
-		st, ec := summarize(d), fl[i].echo
-		t.add(row{"1", fmt.Sprintf("a step's message alone: round trip of a recorded %.1f KiB step frame message, no work, %s", float64(len(typical))/1024, md.how),
-			"p50 " + us(st.p50) + ", p99 " + us(st.p99),
-			"echo p50 " + us(ec.p50) + ", p99 " + us(ec.p99),
-			fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(ec.p50), float64(st.p99)/float64(ec.p99)), "report: what the message size costs", "-"})
 	}
 
 	// 2. Lock calls.

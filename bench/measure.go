@@ -255,6 +255,18 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 
 func abs(n int) int { return max(n, -n) }
 
+// withoutHTML is frame message msg without its panels' HTML and its
+// timeline patch: the frame's data and the message's small fields.
+func withoutHTML(msg []byte) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, fmt.Errorf("bench: recorded frame message: %w", err)
+	}
+	delete(m, "panels")
+	delete(m, "timeline_patch")
+	return json.Marshal(m)
+}
+
 // cannedRoundTrips times n round trips of a step message to the /canned
 // endpoint of s, which answers with msg at once, waiting pace before each;
 // the answer is decoded as a step's is. It is a step round trip with the
