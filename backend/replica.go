@@ -146,10 +146,9 @@ func (e *embedded) before(_ context.Context, s *Store, b *sim.Batch) error {
 	if b.Replica == sim.Failover && !e.failedOver {
 		// The primary is dead to the run from here on; Close shuts it down.
 		s.client, e.failedOver = e.rc, true
-		// The promoted replica has run no script yet.
-		if s.cached != nil {
-			clear(s.cached)
-		}
+		// The promoted replica has run no script yet (nil on a started
+		// pair, where clearing does nothing).
+		clear(s.cached)
 	}
 	return nil
 }

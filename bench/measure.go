@@ -153,7 +153,6 @@ type wsClient struct {
 	// steps and stepBytes those that answered a step (stepLesson).
 	frames, frameBytes int
 	steps, stepBytes   int
-	last               int    // the size of the last frame message read
 	lastMsg            []byte // the last frame message read
 	typical            []byte // a step message of about the mean size: the one nearest the running mean (stepLesson)
 	// pace is how long the client waits before each step, as a reader
@@ -213,7 +212,6 @@ func (c *wsClient) next() (reply, error) {
 		case web.MsgFrame:
 			c.frames++
 			c.frameBytes += len(data)
-			c.last = len(data)
 			c.lastMsg = data
 		}
 		return r, nil
@@ -241,7 +239,7 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 		}
 		*out = append(*out, d)
 		c.steps++
-		c.stepBytes += c.last
+		c.stepBytes += len(c.lastMsg)
 		// Keep the step message nearest the mean size so far (the mean
 		// settles within a pass), for the round trip of a step's message
 		// alone (cannedRoundTrips).
@@ -278,21 +276,28 @@ func cannedRoundTrips(s *server, msg []byte, n int, pace time.Duration) ([]time.
 		return nil, err
 	}
 	defer c.conn.Close()
+	return timed(n, pace, func() error {
+		r, err := c.call(`{"type":"step"}`)
+		if err == nil && r.Type != web.MsgFrame {
+			err = fmt.Errorf("bench: canned reply is a %q message", r.Type)
+		}
+		return err
+	})
+}
+
+// timed times n calls of op, waiting pace before each (0: back to back),
+// and stops at the first error.
+func timed(n int, pace time.Duration, op func() error) ([]time.Duration, error) {
 	out := make([]time.Duration, 0, n)
 	for i := 0; i < n; i++ {
 		if pace > 0 {
 			time.Sleep(pace)
 		}
 		t0 := time.Now()
-		r, err := c.call(`{"type":"step"}`)
-		d := time.Since(t0)
-		if err != nil {
+		if err := op(); err != nil {
 			return nil, err
 		}
-		if r.Type != web.MsgFrame {
-			return nil, fmt.Errorf("bench: canned reply is a %q message", r.Type)
-		}
-		out = append(out, d)
+		out = append(out, time.Since(t0))
 	}
 	return out, nil
 }
@@ -334,37 +339,25 @@ func echoRoundTrips(s *server, n int, pace time.Duration) ([]time.Duration, erro
 	}
 	defer c.conn.Close()
 	msg := []byte(`{"type":"step"}`)
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		if pace > 0 {
-			time.Sleep(pace)
-		}
-		t0 := time.Now()
+	return timed(n, pace, func() error {
 		if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
-			return nil, fmt.Errorf("bench: echo send: %w", err)
+			return fmt.Errorf("bench: echo send: %w", err)
 		}
 		if _, _, err := c.conn.ReadMessage(); err != nil {
-			return nil, fmt.Errorf("bench: echo read: %w", err)
+			return fmt.Errorf("bench: echo read: %w", err)
 		}
-		out = append(out, time.Since(t0))
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // pingRoundTrips times n PINGs on c, waiting pace before each.
 func pingRoundTrips(ctx context.Context, c *redis.Client, n int, pace time.Duration) ([]time.Duration, error) {
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		if pace > 0 {
-			time.Sleep(pace)
-		}
-		t0 := time.Now()
+	return timed(n, pace, func() error {
 		if err := c.Ping(ctx).Err(); err != nil {
-			return nil, fmt.Errorf("bench: PING: %w", err)
+			return fmt.Errorf("bench: PING: %w", err)
 		}
-		out = append(out, time.Since(t0))
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // realClient is a go-redis client with one connection to addr, configured

@@ -68,10 +68,8 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 			return nil, nil, err
 		}
 		*ps = pageState{panels: map[string]string{}, tlCur: v.cur, labels: labels}
-		for name, html := range panels {
-			if name != panelTimeline && name != panelTools {
-				ps.panels[name] = html
-			}
+		for _, name := range stepPanels {
+			ps.panels[name] = panels[name]
 		}
 		return panels, nil, nil
 	}
@@ -129,49 +127,41 @@ func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch
 
 // timelineLabels is the timeline's lane labels at the current step.
 func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
-	key := timelineKey{lesson: v.lesson, info: v.info, col: v.cur, labels: true}
-	share := v.sharable()
-	if share {
-		if s, ok := v.t.steps.Load(key); ok {
-			return s.(string), nil
+	draw := func() (string, error) {
+		labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+		if err != nil {
+			return "", fmt.Errorf("web: render timeline labels: %w", err)
 		}
+		return labels, nil
 	}
-	labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
-	if err != nil {
-		return "", fmt.Errorf("web: render timeline labels: %w", err)
+	if !v.sharable() {
+		return draw()
 	}
-	if share {
-		v.t.steps.Store(key, labels)
-	}
-	return labels, nil
+	return remember(&v.t.steps, timelineKey{lesson: v.lesson, info: v.info, col: v.cur, labels: true}, draw)
 }
 
 // timelineColumn is column i of the timeline, past or future as the current
 // step makes it, without the current-step marker (the page moves it).
 func (v *view) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
-	key := timelineKey{lesson: v.lesson, info: v.info, col: i, past: i <= v.cur}
-	share := v.sharable()
-	if share {
-		if cp, ok := v.t.steps.Load(key); ok {
-			return cp.(TimelineColumnPatch), nil
+	draw := func() (TimelineColumnPatch, error) {
+		c := v.tlColumn(lay, i)
+		c.Current = false
+		cp := TimelineColumnPatch{Col: i}
+		var err error
+		if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
+			if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
+				cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
+			}
 		}
-	}
-	c := v.tlColumn(lay, i)
-	c.Current = false
-	cp := TimelineColumnPatch{Col: i}
-	var err error
-	if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
-		if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
-			cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
+		if err != nil {
+			return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
 		}
+		return cp, nil
 	}
-	if err != nil {
-		return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
+	if !v.sharable() {
+		return draw()
 	}
-	if share {
-		v.t.steps.Store(key, cp)
-	}
-	return cp, nil
+	return remember(&v.t.steps, timelineKey{lesson: v.lesson, info: v.info, col: i, past: i <= v.cur}, draw)
 }
 
 // renderBuffers keeps the buffers that panels are rendered into: a step

@@ -186,14 +186,7 @@ func (v *view) diagramPanel(ctx context.Context) (string, error) {
 	for _, o := range others {
 		fmt.Fprintf(&b, " | %q %s", o.Name, o.State)
 	}
-	key := b.String()
-	if html, ok := v.t.diagrams.Load(key); ok {
-		return html.(string), nil
-	}
-	html, err := render(ctx, templates.DiagramPanel(v.diagram()))
-	if err != nil {
-		return "", err
-	}
-	v.t.diagrams.Store(key, html)
-	return html, nil
+	return remember(&v.t.diagrams, b.String(), func() (string, error) {
+		return render(ctx, templates.DiagramPanel(v.diagram()))
+	})
 }

@@ -144,11 +144,7 @@ func (v *view) exploreTools() templates.ExplorePanelView {
 // the step it adds and the language only, and a menu has a dozen of them at
 // every step, so the translator keeps them.
 func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
-	if b, ok := v.t.buttons.Load(c.Spec); ok {
-		return b.(templates.ChoiceButton)
-	}
-	b := v.t.choiceButton(c.Spec)
-	v.t.buttons.Store(c.Spec, b)
+	b, _ := remember(&v.t.buttons, c.Spec, func() (templates.ChoiceButton, error) { return v.t.choiceButton(c.Spec), nil })
 	return b
 }
 

@@ -102,6 +102,19 @@ func (m *memo) Store(key, value any) {
 	}
 }
 
+// remember returns m's entry for key, or draws it, keeps it and returns it;
+// a drawing that fails is returned with its error and not kept.
+func remember[T any](m *memo, key any, draw func() (T, error)) (T, error) {
+	if v, ok := m.Load(key); ok {
+		return v.(T), nil
+	}
+	v, err := draw()
+	if err == nil {
+		m.Store(key, v)
+	}
+	return v, err
+}
+
 type memoEntry struct {
 	s  string
 	ok bool
