@@ -161,7 +161,7 @@ func BenchmarkEvalShaCeiling(b *testing.B) {
 func BenchmarkRunnerEmbedded(b *testing.B) {
 	be, ls := embedded(b), lessonsOf(b)
 	b.ResetTimer()
-	if _, _, err := runnerCost(context.Background(), be, ls, b.N); err != nil {
+	if _, err := runnerCost(context.Background(), be, ls, b.N); err != nil {
 		b.Fatal(err)
 	}
 }

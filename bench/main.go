@@ -24,6 +24,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
@@ -36,7 +38,7 @@ func main() {
 
 // options are the command's flags.
 type options struct {
-	rounds     int           // passes over the course for the step round trips, back to back
+	rounds     int           // passes over the course for the step round trips, back to back, and for sim.Runner.Step alone
 	paced      int           // passes over the course at a reader's pace
 	pace       time.Duration // the wait before each step at a reader's pace
 	pacedPings int           // floor samples at a reader's pace
@@ -50,7 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.IntVar(&o.rounds, "rounds", 5, "passes over the course for the step round trips, back to back")
+	fs.IntVar(&o.rounds, "rounds", 5, "passes over the course for the step round trips, back to back, and for sim.Runner.Step alone")
 	fs.IntVar(&o.paced, "paced-rounds", 2, "passes over the course for the step round trips at a reader's pace")
 	fs.DurationVar(&o.pace, "pace", 20*time.Millisecond, "the wait before each step at a reader's pace (a person's is seconds)")
 	fs.IntVar(&o.pacedPings, "paced-pings", 1000, "samples of each floor at a reader's pace")
@@ -242,11 +244,13 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 	// 1. Step round trips.
 	fmt.Fprintln(log, "bench: step round trips")
 	var typical []byte
+	works := map[string]runnerWork{}
 	for _, c := range []struct {
 		name string
 		s    *server
+		be   *backend.Backend
 		ping func(floors) stats
-	}{{"embedded", se, func(f floors) stats { return f.mini }}, {"real", sr, func(f floors) stats { return f.real }}} {
+	}{{"embedded", se, emb, func(f floors) stats { return f.mini }}, {"real", sr, real, func(f floors) stats { return f.real }}} {
 		for i, md := range modes {
 			r, err := stepRoundTrips(c.s, ls, md.rounds, md.pace)
 			if err != nil {
@@ -275,6 +279,22 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 				"floor p50 " + us(floor50) + ", p99 " + us(floor99),
 				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(floor50), r99), target, verdict})
 		}
+		// The step's own Redis work, with no web layer and no websocket:
+		// sim.Runner.Step over the same passes, back to back. Its p99
+		// against the target's budget (3x the floor's p99) says how much of
+		// the budget the work alone leaves for the message.
+		w, err := runnerCost(ctx, c.be, ls, o.rounds)
+		if err != nil {
+			return err
+		}
+		works[c.name] = w
+		st := summarize(w.steps)
+		budget := 3 * (c.ping(fl[0]).p99 + fl[0].echo.p99)
+		n, slowCalls, allCalls := w.slowest()
+		t.add(row{"1", fmt.Sprintf("its Redis work alone: sim.Runner.Step, %s, no web, back to back (%d steps; the slowest %d sent %.1f script calls each, all steps %.1f)", c.name, st.n, n, slowCalls, allCalls),
+			"p50 " + us(st.p50) + ", p99 " + us(st.p99),
+			"budget (3x floor p99) " + us(budget),
+			fmt.Sprintf("p99 %.0f%% of the budget", 100*float64(st.p99)/float64(budget)), "report: what bounds row 1", "-"})
 	}
 	// What the message alone costs: the same websocket round trip as a
 	// step, answered at once with a recorded step frame message, and with
@@ -356,15 +376,12 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 
 	// 3. Per-step cost without the web layer.
 	fmt.Fprintln(log, "bench: runner cost")
+	// The steps' times are row 1's runs of sim.Runner.Step.
 	for _, c := range []struct {
 		name string
-		be   *backend.Backend
-		cl   interface{}
-	}{{"embedded", emb, mc}, {"real", real, rc}} {
-		cl := rc
-		if c.name == "embedded" {
-			cl = mc
-		}
+		cl   *redis.Client
+	}{{"embedded", mc}, {"real", rc}} {
+		cl := c.cl
 		acq, err := sim.LockCalls("hash-refresh", "bench", "t-bench", 30000, 1)
 		if err != nil {
 			return err
@@ -374,10 +391,7 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 			return err
 		}
 		perEval := ceil / time.Duration(o.pings/4)
-		perStep, perExec, err := runnerCost(ctx, c.be, ls, o.rounds)
-		if err != nil {
-			return err
-		}
+		perStep, perExec := summarize(works[c.name].steps).mean, works[c.name].perExec
 		t.add(row{"3", fmt.Sprintf("%s: sim.Runner.Step, no web (Store.Exec share)", c.name),
 			fmt.Sprintf("%s/step (Exec %s)", us(perStep), us(perExec)),
 			"one EVALSHA hash-refresh/acquire " + us(perEval),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -432,51 +433,85 @@ func lockPairs(ctx context.Context, be *backend.Backend, variant string, depth, 
 	return time.Since(t0), len(calls), nil
 }
 
-// timingStore is a sim.Store that times the Exec calls of the one below.
+// timingStore is a sim.Store that times the Exec calls of the one below
+// and counts the script calls they carry.
 type timingStore struct {
 	sim.Store
-	exec time.Duration
-	n    int
+	exec  time.Duration
+	calls int
 }
 
 func (t *timingStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	t0 := time.Now()
 	r, err := t.Store.Exec(ctx, b)
 	t.exec += time.Since(t0)
-	t.n++
+	t.calls += len(b.Calls)
 	return r, err
 }
 
-// runnerCost runs every lesson rounds times on be without the web layer and
-// returns the time per step of sim.Runner.Step and of the Store.Exec
-// inside it.
-func runnerCost(ctx context.Context, be *backend.Backend, ls []*sim.Lesson, rounds int) (perStep, perExec time.Duration, err error) {
-	var total, exec time.Duration
-	steps := 0
+// runnerWork is what runnerCost measured.
+type runnerWork struct {
+	steps   []time.Duration // each sim.Runner.Step
+	calls   []int           // the script calls each step sent (its Store.Exec batches' calls)
+	perExec time.Duration   // the Store.Exec share, per step
+}
+
+// slowest returns how many steps are in the slowest 1% and the script
+// calls they sent on average, beside the average over all steps.
+func (w runnerWork) slowest() (n int, slowCalls, allCalls float64) {
+	idx := make([]int, len(w.steps))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(w.steps[b], w.steps[a]) })
+	n = max(1, len(idx)/100)
+	var slow, all int
+	for k, i := range idx {
+		if k < n {
+			slow += w.calls[i]
+		}
+		all += w.calls[i]
+	}
+	return n, float64(slow) / float64(n), float64(all) / float64(max(1, len(idx)))
+}
+
+// runnerCost runs every lesson rounds times on be without the web layer,
+// one sim.Runner.Step at a time, and returns each step's time and script
+// calls, and the time per step of the Store.Exec calls inside them.
+func runnerCost(ctx context.Context, be *backend.Backend, ls []*sim.Lesson, rounds int) (runnerWork, error) {
+	var w runnerWork
+	var exec time.Duration
 	for r := 0; r < rounds; r++ {
 		for _, l := range ls {
 			st, err := be.NewStore()
 			if err != nil {
-				return 0, 0, err
+				return w, err
 			}
 			ts := &timingStore{Store: st}
 			run, err := sim.NewRunner(l, ts)
 			if err != nil {
 				st.Close(ctx)
-				return 0, 0, err
+				return w, err
 			}
-			t0 := time.Now()
-			_, err = run.Run(ctx)
-			total += time.Since(t0)
+			for !run.Done() {
+				calls := ts.calls
+				t0 := time.Now()
+				_, err = run.Step(ctx)
+				w.steps = append(w.steps, time.Since(t0))
+				w.calls = append(w.calls, ts.calls-calls)
+				if err != nil {
+					break
+				}
+			}
 			exec += ts.exec
-			steps += len(l.Steps)
 			st.Close(ctx)
 			if err != nil {
-				return 0, 0, fmt.Errorf("bench: %s: %w", l.ID, err)
+				return w, fmt.Errorf("bench: %s: %w", l.ID, err)
 			}
 		}
 	}
-	return total / time.Duration(steps), exec / time.Duration(steps), nil
+	w.perExec = exec / time.Duration(max(1, len(w.steps)))
+	return w, nil
 }
 
 // memSample is the process's memory and goroutines at one moment.

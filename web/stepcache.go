@@ -23,8 +23,13 @@ import (
 // pre-renders the player page) and shares only while every frame so far is
 // equal (reflect.DeepEqual, a few µs a frame). A run that differs (which
 // would be a determinism bug, and is logged) draws its own panels from then
-// on, as does any run on a real Redis (its keys carry the run's prefix, which
-// the panels show), an explore timeline and a drill.
+// on, as do an explore timeline and a drill.
+//
+// A run on a real Redis shares too: its frames are the embedded canonical
+// run's (the same frames on both backends; its keys' names in a frame carry
+// no prefix). Only the Redis panel names the run's key prefix, so each run
+// with a prefix draws that panel itself (ownPanel), and the memo keeps a
+// Redis panel only as drawn without a prefix.
 
 // stepKey names the step panels of one step of a lesson's canonical run in
 // a translator's step memo.
@@ -46,11 +51,10 @@ type timelineKey struct {
 }
 
 // canonical sets up the session's run to share step panels when it may:
-// a course lesson on a store without a key prefix. It is called when a run
-// starts.
+// a course lesson, not an explore timeline. It is called when a run starts.
 func (s *session) canonical(ctx context.Context) {
 	s.canon, s.same = nil, 0
-	if s.timeline || s.store.Prefix() != "" || s.srv.byID[s.lesson.ID] != s.lesson {
+	if s.timeline || s.srv.byID[s.lesson.ID] != s.lesson {
 		return
 	}
 	canon, err := lessonFrames(ctx, s.lesson)
@@ -63,10 +67,18 @@ func (s *session) canonical(ctx context.Context) {
 
 // sharable reports whether the view's step drawings may come from, and go
 // to, the translator's step memo: its frames are the lesson's canonical ones
-// up to cur (shared), and it has none of the inputs the memo's keys leave
-// out (a key prefix, an explore timeline).
+// up to cur (shared), and it has no explore timeline (an input the memo's
+// keys leave out). A key prefix, the other such input, changes one panel
+// only: see ownPanel.
 func (v *view) sharable() bool {
-	return v.shared && v.prefix == "" && v.tl == (timelineView{})
+	return v.shared && v.tl == (timelineView{})
+}
+
+// ownPanel reports whether the view draws the named step panel itself even
+// when the memo has it, and keeps it out of the memo: the Redis panel of a
+// run with a key prefix, which names the prefix.
+func (v *view) ownPanel(name string) bool {
+	return name == panelRedis && v.prefix != ""
 }
 
 // sharedUpTo reports whether the run's frames up to step cur are the

@@ -32,10 +32,11 @@ func TestStepPanelsShared(t *testing.T) {
 	srv, hs := newTestHTTP(t, Config{})
 	const id = "stale-owner"
 	l := srv.byID[id]
+	en := tr(sim.English)
+	en.steps.emptyForTest()
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
 	first := stepThrough(t, c, id)
-	en := tr(sim.English)
 	for step := range first {
 		if _, ok := en.steps.Load(stepKey{lesson: l, info: srv.cfg.Backend.Info(), step: step}); !ok {
 			t.Fatalf("step %d of %s: no shared panels after a session stepped it", step, id)
@@ -113,27 +114,9 @@ func TestStepPanelsNotSharedWhenFramesDiffer(t *testing.T) {
 	}
 }
 
-// Runs on a real Redis (whose keys carry the run's prefix, which the panels
-// show) and explore timelines draw their own panels.
+// Explore timelines and lessons that are not the course's draw their own
+// panels.
 func TestStepPanelsNotSharedOffCourse(t *testing.T) {
-	rs := redistest.Start(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	srv, _ := newTestHTTP(t, Config{Backend: be})
-	l := srv.byID["stale-owner"]
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(context.Background())
-	s := &session{srv: srv, lesson: l, store: store}
-	if s.canonical(context.Background()); s.canon != nil {
-		t.Fatal("a run on a real Redis shares step panels")
-	}
-
 	emb, _ := newTestHTTP(t, Config{})
 	estore, err := emb.cfg.Backend.NewStore()
 	if err != nil {
@@ -150,30 +133,64 @@ func TestStepPanelsNotSharedOffCourse(t *testing.T) {
 	}
 }
 
-// Every course lesson's run is its canonical run, step by step, so every
-// step of it is shared: nothing is logged as differing, and each step's
-// panels are in the memo after one session stepped the lesson.
-func TestEveryLessonSharesEveryStep(t *testing.T) {
+// Runs on a real Redis share the step drawings of the lesson's canonical
+// (embedded) run, but for the Redis panel, which names each run's own key
+// prefix: two sessions stepping the same lesson get the same panels but
+// that one, nothing is logged as differing, and the memo never holds a
+// Redis panel that names a prefix.
+func TestStepPanelsSharedOnRealRedis(t *testing.T) {
+	rs := redistest.Start(t)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
 	var mu sync.Mutex
 	var logged []string
-	srv, hs := newTestHTTP(t, Config{MessageRate: 1e9, MessageBurst: 1 << 30, Logf: func(f string, a ...any) {
+	srv, hs := newTestHTTP(t, Config{Backend: be, Logf: func(f string, a ...any) {
 		mu.Lock()
 		defer mu.Unlock()
 		logged = append(logged, fmt.Sprintf(f, a...))
 	}})
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	zh := tr(sim.SimplifiedChinese)
-	for _, l := range srv.lessons {
-		c.send(`{"type":"load","lesson":"` + l.ID + `","lang":"zh-CN"}`)
-		m := c.expect(MsgFrame)
-		for m.Step < m.Total {
-			c.send(`{"type":"step"}`)
-			m = c.expect(MsgFrame)
+	const id = "stale-owner"
+	l := srv.byID[id]
+	en := tr(sim.English)
+	en.steps.emptyForTest()
+	var runs [2][]serverMsg
+	for i := range runs {
+		c := dial(t, hs, nil)
+		c.expect(MsgHello)
+		runs[i] = stepThrough(t, c, id)
+	}
+	prefixOf := func(html string) string { // the run's prefix as the Redis panel names it
+		i := strings.Index(html, "lockstep:")
+		if i < 0 {
+			return ""
 		}
-		for step := 0; step <= m.Total; step++ {
-			if _, ok := zh.steps.Load(stepKey{lesson: l, info: srv.cfg.Backend.Info(), step: step}); !ok {
-				t.Errorf("%s step %d: not shared", l.ID, step)
+		return html[i : i+strings.IndexAny(html[i:], " <")]
+	}
+	p0, p1 := prefixOf(runs[0][0].Panels[panelRedis]), prefixOf(runs[1][0].Panels[panelRedis])
+	if p0 == "" || p1 == "" || p0 == p1 {
+		t.Fatalf("the two runs' Redis panels name prefixes %q and %q, want two different ones", p0, p1)
+	}
+	for step := range runs[0] {
+		p, ok := en.steps.Load(stepKey{lesson: l, info: be.Info(), step: step})
+		if !ok {
+			t.Fatalf("step %d: not shared", step)
+		}
+		if _, ok := p.(map[string]string)[panelRedis]; ok {
+			t.Fatalf("step %d: the memo holds a Redis panel drawn with a prefix", step)
+		}
+		for name, html := range runs[0][step].Panels {
+			other := runs[1][step].Panels[name]
+			if name == panelRedis {
+				if html != "" && !strings.Contains(html, p0) || other != "" && !strings.Contains(other, p1) {
+					t.Fatalf("step %d: a Redis panel does not name its own run's prefix", step)
+				}
+				continue
+			}
+			if html != other {
+				t.Fatalf("step %d: panel %s differs between the runs", step, name)
 			}
 		}
 	}
@@ -181,6 +198,52 @@ func TestEveryLessonSharesEveryStep(t *testing.T) {
 	defer mu.Unlock()
 	if len(logged) > 0 {
 		t.Fatalf("logged: %q", logged)
+	}
+}
+
+// Every course lesson's run is its canonical run, step by step, on the
+// embedded backend and on a real Redis, so every step of it is shared:
+// nothing is logged as differing, and each step's panels are in the memo
+// after one session stepped the lesson.
+func TestEveryLessonSharesEveryStep(t *testing.T) {
+	rs := redistest.Start(t)
+	real, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer real.Close()
+	for name, be := range map[string]*backend.Backend{"embedded": nil, "real": real} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var logged []string
+			srv, hs := newTestHTTP(t, Config{Backend: be, MessageRate: 1e9, MessageBurst: 1 << 30, Logf: func(f string, a ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				logged = append(logged, fmt.Sprintf(f, a...))
+			}})
+			zh := tr(sim.SimplifiedChinese)
+			zh.steps.emptyForTest()
+			c := dial(t, hs, nil)
+			c.expect(MsgHello)
+			for _, l := range srv.lessons {
+				c.send(`{"type":"load","lesson":"` + l.ID + `","lang":"zh-CN"}`)
+				m := c.expect(MsgFrame)
+				for m.Step < m.Total {
+					c.send(`{"type":"step"}`)
+					m = c.expect(MsgFrame)
+				}
+				for step := 0; step <= m.Total; step++ {
+					if _, ok := zh.steps.Load(stepKey{lesson: l, info: srv.cfg.Backend.Info(), step: step}); !ok {
+						t.Errorf("%s step %d: not shared", l.ID, step)
+					}
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(logged) > 0 {
+				t.Fatalf("logged: %q", logged)
+			}
+		})
 	}
 }
 
@@ -225,28 +288,79 @@ func TestCanonicalRunOutlivesItsRequest(t *testing.T) {
 	}
 }
 
-// The memo's keys leave out the key prefix and the explore timeline, so a
-// view that has either never shares, whatever its caller says.
-func TestViewWithPrefixOrTimelineNeverShares(t *testing.T) {
+// The memo's keys leave out the explore timeline, so a view that has one
+// never shares, whatever its caller says.
+func TestViewWithTimelineNeverShares(t *testing.T) {
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	frames := expectedFrames(t, l)
 	en := tr(sim.English)
-	for name, v := range map[string]*view{
-		"key prefix":       {prefix: "lockstep:r1:"},
-		"explore timeline": {tl: timelineView{on: true, code: "1.x"}},
-	} {
-		v.t, v.lesson, v.frames, v.cur, v.shared = en, l, frames[:3], 2, true
-		if v.sharable() {
-			t.Errorf("%s: sharable", name)
-		}
-		if _, err := v.renderPanels(context.Background(), false); err != nil {
+	v := &view{t: en, lesson: l, frames: frames[:3], cur: 2, shared: true, tl: timelineView{on: true, code: "1.x"}}
+	if v.sharable() {
+		t.Error("a view with an explore timeline is sharable")
+	}
+	if _, err := v.renderPanels(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := en.steps.Load(stepKey{lesson: l, info: v.info, step: 2}); ok {
+		t.Error("a view with an explore timeline put its drawings in the memo")
+	}
+	if v := (&view{shared: true, prefix: "lockstep:r1:"}); !v.sharable() {
+		t.Error("a canonical view with a key prefix does not share")
+	}
+}
+
+// A view with a key prefix shares every step panel but the Redis panel,
+// which names its prefix: it draws that one itself, whichever view drew the
+// step first, and never puts it in the memo.
+func TestViewWithPrefixDrawsItsRedisPanel(t *testing.T) {
+	l := lessonByID(t, testLessons(t), "stale-owner")
+	frames := expectedFrames(t, l)
+	en := tr(sim.English)
+	en.steps.emptyForTest()
+	at := func(step int, prefix string) map[string]string {
+		t.Helper()
+		v := &view{t: en, lesson: l, frames: frames[:step+1], cur: step, shared: true, prefix: prefix}
+		panels, err := v.renderPanels(context.Background(), false)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := en.steps.Load(stepKey{lesson: l, info: v.info, step: 2}); ok {
-			t.Errorf("%s: its drawings went to the memo", name)
-		}
+		return panels
 	}
-	if v := (&view{shared: true}); !v.sharable() {
-		t.Error("a canonical view without prefix or timeline does not share")
+	memoRedis := func(step int) (string, bool) {
+		p, ok := en.steps.Load(stepKey{lesson: l, step: step})
+		if !ok {
+			t.Fatalf("step %d: not in the memo", step)
+		}
+		html, ok := p.(map[string]string)[panelRedis]
+		return html, ok
+	}
+	for _, order := range [][]string{{"lockstep:r1:", "", "lockstep:r2:"}, {"", "lockstep:r1:", "lockstep:r2:"}} {
+		step := 2
+		if order[0] == "" {
+			step = 3
+		}
+		got := map[string]map[string]string{}
+		for _, prefix := range order {
+			got[prefix] = at(step, prefix)
+		}
+		for _, prefix := range order {
+			redis := got[prefix][panelRedis]
+			if prefix != "" && !strings.Contains(redis, prefix) {
+				t.Errorf("step %d, prefix %q: Redis panel does not name it", step, prefix)
+			}
+			for _, other := range order {
+				if other != prefix && other != "" && strings.Contains(redis, other) {
+					t.Errorf("step %d: the Redis panel of prefix %q names %q", step, prefix, other)
+				}
+			}
+			for _, name := range stepPanels {
+				if name != panelRedis && got[prefix][name] != got[""][name] {
+					t.Errorf("step %d, prefix %q: panel %s differs from the prefix-free view's", step, prefix, name)
+				}
+			}
+		}
+		if html, ok := memoRedis(step); ok && strings.Contains(html, "lockstep:") {
+			t.Errorf("step %d: the memo's Redis panel names a prefix", step)
+		}
 	}
 }

@@ -85,15 +85,18 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 			kept = p.(map[string]string)
 		}
 	}
+	steps := map[string]func() (string, error){
+		panelAlerts:    func() (string, error) { return draw(templates.AlertsPanel(v.alerts())) },
+		panelNarration: func() (string, error) { return draw(templates.NarrationPanel(v.narration())) },
+		panelDiagram:   func() (string, error) { return v.diagramPanel(ctx) }, // kept drawn per state and language
+		panelRedis:     func() (string, error) { return draw(templates.RedisPanel(v.redis())) },
+		panelCommand:   func() (string, error) { return draw(templates.CommandPanel(v.command())) },
+		panelExplore:   func() (string, error) { return draw(templates.ExplorePanel(v.explorePanel())) },
+	}
 	builders := map[string]func() (string, error){}
-	if kept == nil {
-		builders = map[string]func() (string, error){
-			panelAlerts:    func() (string, error) { return draw(templates.AlertsPanel(v.alerts())) },
-			panelNarration: func() (string, error) { return draw(templates.NarrationPanel(v.narration())) },
-			panelDiagram:   func() (string, error) { return v.diagramPanel(ctx) }, // kept drawn per state and language
-			panelRedis:     func() (string, error) { return draw(templates.RedisPanel(v.redis())) },
-			panelCommand:   func() (string, error) { return draw(templates.CommandPanel(v.command())) },
-			panelExplore:   func() (string, error) { return draw(templates.ExplorePanel(v.explorePanel())) },
+	for name, build := range steps {
+		if _, ok := kept[name]; !ok || v.ownPanel(name) {
+			builders[name] = build
 		}
 	}
 	if whole {
@@ -127,12 +130,16 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	if share && kept == nil {
 		step := make(map[string]string, len(stepPanels))
 		for _, name := range stepPanels {
-			step[name] = out[name]
+			if !v.ownPanel(name) {
+				step[name] = out[name]
+			}
 		}
 		v.t.steps.Store(key, step)
 	}
 	for name, html := range kept {
-		out[name] = html
+		if _, own := out[name]; !own {
+			out[name] = html
+		}
 	}
 	return out, nil
 }
