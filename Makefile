@@ -13,12 +13,15 @@ test: deps vet templ-check fuzz
 # fuzz runs each fuzz target briefly on top of its seed corpus in
 # testdata/fuzz: the lesson loader, the websocket message decoder and the
 # share-link decoder of explore mode. Each run is bounded by a count of
-# executions, not by a duration: with a duration, Go 1.26's fuzz
-# coordinator can report a bare "context deadline exceeded" as a failure
-# when the time runs out while a worker is busy (golang/go#75804, fixed in
-# Go 1.27), which failed CI once with no failing input. The counts take
-# some 10 to 20 seconds each on a 2-core machine. FUZZTIME overrides all
-# three (a count such as 100000x, or a duration such as 1m).
+# executions, not by a duration. With a duration, Go 1.26's fuzz
+# coordinator puts a deadline on its context; when the deadline fires
+# before the workers' context is cancelled, it reports the deadline as the
+# run's failure, a bare "context deadline exceeded" with no failing input
+# (golang/go#75804, fixed in Go 1.27; a busy CPU widens the window). It
+# failed CI once. A count sets no deadline. The counts take some 10 to 20
+# seconds each on a 2-core machine; the inputs of the local fuzz cache
+# (GOCACHE/fuzz) count towards them. FUZZTIME overrides all three: give a
+# count (FUZZTIME=200000x); a duration brings the race back on Go 1.26.
 FUZZ_LOAD ?= 10000x
 FUZZ_MESSAGE ?= 30000x
 FUZZ_SHARE ?= 50000x

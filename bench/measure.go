@@ -456,23 +456,32 @@ type runnerWork struct {
 	perExec time.Duration   // the Store.Exec share, per step
 }
 
-// slowest returns how many steps are in the slowest 1% and the script
-// calls they sent on average, beside the average over all steps.
-func (w runnerWork) slowest() (n int, slowCalls, allCalls float64) {
+// tail describes the steps at or above the p99 (as summarize takes it:
+// the sorted times from index int(0.99*n) on): how many they are and the
+// fewest and most script calls one of them sent; and the p99 of the steps
+// that sent at most one script call, which leaves out the steps that run
+// several (a watchdog's renewals during a time advance).
+func (w runnerWork) tail() (n, fewest, most int, singleP99 time.Duration) {
 	idx := make([]int, len(w.steps))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(w.steps[b], w.steps[a]) })
-	n = max(1, len(idx)/100)
-	var slow, all int
-	for k, i := range idx {
-		if k < n {
-			slow += w.calls[i]
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(w.steps[a], w.steps[b]) })
+	var single []time.Duration
+	for _, i := range idx {
+		if w.calls[i] <= 1 {
+			single = append(single, w.steps[i])
 		}
-		all += w.calls[i]
 	}
-	return n, float64(slow) / float64(n), float64(all) / float64(max(1, len(idx)))
+	fewest = -1
+	for _, i := range idx[int(0.99*float64(len(idx))):] {
+		n++
+		if fewest < 0 || w.calls[i] < fewest {
+			fewest = w.calls[i]
+		}
+		most = max(most, w.calls[i])
+	}
+	return n, max(0, fewest), most, summarize(single).p99
 }
 
 // runnerCost runs every lesson rounds times on be without the web layer,

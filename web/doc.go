@@ -68,7 +68,8 @@
 // another lesson.
 //
 // Client messages ("id" is optional on every message; the replies echo it
-// in "re"):
+// in "re", except a rate-limited error: a message over the rate limit is
+// not decoded, so its id is not known):
 //
 //	{"type":"load","lesson":"stale-owner","step":4,"lang":"zh-CN"}  start a fresh run, go to step (default 0)
 //	{"type":"step"}                  one step forward (runs it on Redis the first time)
@@ -136,8 +137,9 @@
 // with a Try again button that seeks to the step wanted, and keeps it, and
 // a deep link's step in the URL, until a step runs), busy, rate-limited (a message over the
 // connection's rate limit, Config.MessageRate, 50 per second with bursts of
-// 100 by default; it was ignored, and so are the rest of a run of such
-// messages, unanswered), internal.
+// 100 by default; it was ignored, not even decoded, so the error has no
+// "re", and so are the rest of a run of such messages, unanswered),
+// internal.
 //
 // # Limits and closing
 //
