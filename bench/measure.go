@@ -93,44 +93,38 @@ func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle ti
 	up := websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192}
 	mux := http.NewServeMux()
 	mux.Handle("/", srv)
-	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		for {
-			t, data, err := c.ReadMessage()
+	// answer serves a websocket that answers each message with what reply
+	// returns for it, until reply has nothing to send.
+	answer := func(reply func(typ int, data []byte) (int, []byte, bool)) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			c, err := up.Upgrade(w, r, nil)
 			if err != nil {
 				return
 			}
-			if err := c.WriteMessage(t, data); err != nil {
-				return
+			defer c.Close()
+			for {
+				typ, data, err := c.ReadMessage()
+				if err != nil {
+					return
+				}
+				typ, data, ok := reply(typ, data)
+				if !ok || c.WriteMessage(typ, data) != nil {
+					return
+				}
 			}
 		}
-	})
+	}
 	s := &server{web: srv}
+	mux.HandleFunc("/echo", answer(func(typ int, data []byte) (int, []byte, bool) { return typ, data, true }))
 	// /canned answers each message with the recorded frame message: a step
 	// round trip with none of the step's work, only its message.
-	mux.HandleFunc("/canned", func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
+	mux.HandleFunc("/canned", answer(func(int, []byte) (int, []byte, bool) {
+		msg := s.canned.Load()
+		if msg == nil {
+			return 0, nil, false
 		}
-		defer c.Close()
-		for {
-			if _, _, err := c.ReadMessage(); err != nil {
-				return
-			}
-			msg := s.canned.Load()
-			if msg == nil {
-				return
-			}
-			if err := c.WriteMessage(websocket.TextMessage, *msg); err != nil {
-				return
-			}
-		}
-	})
+		return websocket.TextMessage, *msg, true
+	}))
 	s.hs = httptest.NewServer(mux)
 	s.ws = "ws" + strings.TrimPrefix(s.hs.URL, "http")
 	return s, nil

@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
@@ -464,13 +463,8 @@ func TestBrowserReconnect(t *testing.T) {
 // TestBrowserRealRedis steps through the stale-owner lesson on a real
 // redis-server: the badge names it, and every step matches the frames.
 func TestBrowserRealRedis(t *testing.T) {
-	rs := redistest.Start(t)
+	be, rs := realBackend(t)
 	ctx := newBrowser(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)

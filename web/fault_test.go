@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"lockstep/backend"
-	"lockstep/internal/redistest"
 )
 
 // TestProtocolRedisKilledOthersServed kills redis-server in the middle of a
@@ -16,12 +15,7 @@ import (
 // then has a TTL, and none is left after the sessions close. (The browser
 // side of a server restart is TestBrowserReconnect.)
 func TestProtocolRedisKilledOthersServed(t *testing.T) {
-	rs := redistest.Start(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
+	be, rs := realBackend(t)
 	srv, hs := newTestHTTP(t, Config{Backend: be})
 	all := testLessons(t)
 	stale := lessonByID(t, all, "stale-owner")

@@ -1,15 +1,12 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
-	"lockstep/backend"
-	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
 
@@ -84,12 +81,7 @@ func TestLessonNotFoundPage(t *testing.T) {
 // not on that Redis; the Redis panel says so from step 0, and step 0 reads
 // the same after stepping and coming back.
 func TestReplicaLessonNamesItsPair(t *testing.T) {
-	rs := redistest.Start(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
+	be, rs := realBackend(t)
 	_, hs := newTestHTTP(t, Config{Backend: be})
 	l := lessonByID(t, testLessons(t), "failover")
 	if !l.Replica {

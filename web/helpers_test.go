@@ -3,14 +3,18 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"lockstep/backend"
+	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -147,4 +151,36 @@ func repoRoot(tb testing.TB) string {
 func (m *memo) emptyForTest() {
 	m.m.Clear()
 	m.n.Store(0)
+}
+
+// realBackend starts a redis-server for the test (on a free loopback port)
+// and opens a backend on it, closed when the test ends.
+func realBackend(tb testing.TB) (*backend.Backend, *redistest.Server) {
+	tb.Helper()
+	rs := redistest.Start(tb)
+	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { be.Close() })
+	return be, rs
+}
+
+// logRecorder keeps what a Server logs: its Logf is a Config.Logf.
+type logRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *logRecorder) Logf(format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, fmt.Sprintf(format, a...))
+}
+
+// Lines returns what was logged so far.
+func (r *logRecorder) Lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.lines)
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lockstep/backend"
-	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
 
@@ -57,13 +55,8 @@ func readAlert(t *testing.T, ctx context.Context) redisAlertShown {
 // alert, a deep link keeps its step in the URL, and Try again runs the step
 // once Redis is back, which clears the alert.
 func TestBrowserRedisUnavailable(t *testing.T) {
-	rs := redistest.Start(t)
+	be, rs := realBackend(t)
 	ctx := newBrowser(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)

@@ -16,7 +16,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lockstep/backend"
-	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
 
@@ -545,12 +544,7 @@ func TestProtocolSlowClientDropped(t *testing.T) {
 // and that ending the session (and loading another lesson) deletes the
 // run's keys.
 func TestProtocolRealRedis(t *testing.T) {
-	rs := redistest.Start(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
+	be, rs := realBackend(t)
 	srv, hs := newTestHTTP(t, Config{Backend: be})
 	rc := rs.Client(t)
 	keys := func() []string {
@@ -599,12 +593,7 @@ func TestProtocolRealRedis(t *testing.T) {
 // TestProtocolRedisDown: a step that fails on Redis answers an error
 // message and leaves the run where it was; it works again once Redis is back.
 func TestProtocolRedisDown(t *testing.T) {
-	rs := redistest.Start(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
+	be, rs := realBackend(t)
 	_, hs := newTestHTTP(t, Config{Backend: be})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	want := expectedFrames(t, l)

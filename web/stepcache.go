@@ -11,7 +11,7 @@ import (
 // Step panels shared by sessions.
 //
 // A course lesson's frames are the same on every run (sim is deterministic,
-// and the embedded backend names its keys without a run prefix), and a
+// and a frame names keys without the run's prefix, on either backend), and a
 // step's panels depend only on the lesson, the frames up to the step, the
 // language and the backend's description (view). So the panels a step
 // draws are drawn once per process and language and then served to every

@@ -2,14 +2,11 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"lockstep/backend"
-	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
 
@@ -24,6 +21,28 @@ func stepThrough(t *testing.T, c *wsClient, id string) []serverMsg {
 		msgs = append(msgs, c.expect(MsgFrame))
 	}
 	return msgs
+}
+
+// ranSession is a session of srv that has run course lesson id to its end
+// on a store of srv's backend, set up to share as a run starts (canonical).
+func ranSession(t *testing.T, srv *Server, id string) *session {
+	t.Helper()
+	l := srv.byID[id]
+	store, err := srv.cfg.Backend.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := &session{srv: srv, lesson: l, store: store, runner: r}
+	s.canonical(context.Background())
+	return s
 }
 
 // A second session stepping a course lesson gets the panels the first one
@@ -73,28 +92,9 @@ func TestStepPanelsShared(t *testing.T) {
 // A run whose frames differ from the lesson's canonical run stops sharing at
 // the first frame that differs, and says so in the log.
 func TestStepPanelsNotSharedWhenFramesDiffer(t *testing.T) {
-	var mu sync.Mutex
-	var logged []string
-	srv, _ := newTestHTTP(t, Config{Logf: func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, fmt.Sprintf(f, a...))
-	}})
-	l := srv.byID["stale-owner"]
-	store, err := srv.cfg.Backend.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(context.Background())
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s := &session{srv: srv, lesson: l, store: store, runner: r}
-	s.canonical(context.Background())
+	var log logRecorder
+	srv, _ := newTestHTTP(t, Config{Logf: log.Logf})
+	s := ranSession(t, srv, "stale-owner")
 	if s.canon == nil {
 		t.Fatal("a course lesson on the embedded backend does not share")
 	}
@@ -107,10 +107,8 @@ func TestStepPanelsNotSharedWhenFramesDiffer(t *testing.T) {
 	if s.sharedUpTo(3) || s.sharedUpTo(1) || s.canon != nil {
 		t.Fatal("a run that differed at step 3 still shares")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(logged) != 1 || !strings.Contains(logged[0], "step 3 of this run differs") {
-		t.Fatalf("log %q, want one line naming step 3", logged)
+	if logged := log.Lines(); len(logged) != 1 || !strings.Contains(logged[0], "step 3 of this run differs") {
+		t.Fatalf("log %q, want one line naming step 3", log.Lines())
 	}
 }
 
@@ -139,19 +137,9 @@ func TestStepPanelsNotSharedOffCourse(t *testing.T) {
 // that one, nothing is logged as differing, and the memo never holds a
 // Redis panel that names a prefix.
 func TestStepPanelsSharedOnRealRedis(t *testing.T) {
-	rs := redistest.Start(t)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	var mu sync.Mutex
-	var logged []string
-	srv, hs := newTestHTTP(t, Config{Backend: be, Logf: func(f string, a ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, fmt.Sprintf(f, a...))
-	}})
+	be, _ := realBackend(t)
+	var log logRecorder
+	srv, hs := newTestHTTP(t, Config{Backend: be, Logf: log.Logf})
 	const id = "stale-owner"
 	l := srv.byID[id]
 	en := tr(sim.English)
@@ -194,9 +182,7 @@ func TestStepPanelsSharedOnRealRedis(t *testing.T) {
 			}
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(logged) > 0 {
+	if logged := log.Lines(); len(logged) > 0 {
 		t.Fatalf("logged: %q", logged)
 	}
 }
@@ -206,21 +192,11 @@ func TestStepPanelsSharedOnRealRedis(t *testing.T) {
 // nothing is logged as differing, and each step's panels are in the memo
 // after one session stepped the lesson.
 func TestEveryLessonSharesEveryStep(t *testing.T) {
-	rs := redistest.Start(t)
-	real, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer real.Close()
+	real, _ := realBackend(t)
 	for name, be := range map[string]*backend.Backend{"embedded": nil, "real": real} {
 		t.Run(name, func(t *testing.T) {
-			var mu sync.Mutex
-			var logged []string
-			srv, hs := newTestHTTP(t, Config{Backend: be, MessageRate: 1e9, MessageBurst: 1 << 30, Logf: func(f string, a ...any) {
-				mu.Lock()
-				defer mu.Unlock()
-				logged = append(logged, fmt.Sprintf(f, a...))
-			}})
+			var log logRecorder
+			srv, hs := newTestHTTP(t, Config{Backend: be, MessageRate: 1e9, MessageBurst: 1 << 30, Logf: log.Logf})
 			zh := tr(sim.SimplifiedChinese)
 			zh.steps.emptyForTest()
 			c := dial(t, hs, nil)
@@ -238,9 +214,7 @@ func TestEveryLessonSharesEveryStep(t *testing.T) {
 					}
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(logged) > 0 {
+			if logged := log.Lines(); len(logged) > 0 {
 				t.Fatalf("logged: %q", logged)
 			}
 		})
@@ -251,23 +225,9 @@ func TestEveryLessonSharesEveryStep(t *testing.T) {
 // runs further than its first run went) shares only its own steps.
 func TestStepPanelsSharedUpToCanonicalEnd(t *testing.T) {
 	srv, _ := newTestHTTP(t, Config{})
-	l := srv.byID["stale-owner"]
-	store, err := srv.cfg.Backend.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(context.Background())
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s := &session{srv: srv, lesson: l, store: store, runner: r}
-	s.canonical(context.Background())
+	s := ranSession(t, srv, "stale-owner")
 	s.canon = s.canon[:3]
-	if !s.sharedUpTo(2) || s.sharedUpTo(3) || s.sharedUpTo(len(r.Frames())-1) {
+	if !s.sharedUpTo(2) || s.sharedUpTo(3) || s.sharedUpTo(len(s.runner.Frames())-1) {
 		t.Fatal("steps past the canonical run's end are shared, or steps within it are not")
 	}
 }

@@ -85,18 +85,10 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 			kept = p.(map[string]string)
 		}
 	}
-	steps := map[string]func() (string, error){
-		panelAlerts:    func() (string, error) { return draw(templates.AlertsPanel(v.alerts())) },
-		panelNarration: func() (string, error) { return draw(templates.NarrationPanel(v.narration())) },
-		panelDiagram:   func() (string, error) { return v.diagramPanel(ctx) }, // kept drawn per state and language
-		panelRedis:     func() (string, error) { return draw(templates.RedisPanel(v.redis())) },
-		panelCommand:   func() (string, error) { return draw(templates.CommandPanel(v.command())) },
-		panelExplore:   func() (string, error) { return draw(templates.ExplorePanel(v.explorePanel())) },
-	}
 	builders := map[string]func() (string, error){}
-	for name, build := range steps {
+	for _, name := range stepPanels {
 		if _, ok := kept[name]; !ok || v.ownPanel(name) {
-			builders[name] = build
+			builders[name] = func() (string, error) { return v.drawStepPanel(ctx, name) }
 		}
 	}
 	if whole {
@@ -142,6 +134,25 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 		}
 	}
 	return out, nil
+}
+
+// drawStepPanel draws one of the stepPanels.
+func (v *view) drawStepPanel(ctx context.Context, name string) (string, error) {
+	switch name {
+	case panelAlerts:
+		return render(ctx, templates.AlertsPanel(v.alerts()))
+	case panelNarration:
+		return render(ctx, templates.NarrationPanel(v.narration()))
+	case panelDiagram:
+		return v.diagramPanel(ctx) // kept drawn per state and language
+	case panelRedis:
+		return render(ctx, templates.RedisPanel(v.redis()))
+	case panelCommand:
+		return render(ctx, templates.CommandPanel(v.command()))
+	case panelExplore:
+		return render(ctx, templates.ExplorePanel(v.explorePanel()))
+	}
+	return "", fmt.Errorf("web: %q is not a step panel", name)
 }
 
 // stepPanels are the panels a step can change (all but the timeline and the
