@@ -278,6 +278,17 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 				"p50 " + us(st.p50) + ", p99 " + us(st.p99),
 				"floor p50 " + us(floor50) + ", p99 " + us(floor99),
 				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(floor50), r99), target, verdict})
+			if md.pace > 0 {
+				continue
+			}
+			// Where the back-to-back row's time went, step by step: the
+			// server's share as it reports it, and the rest.
+			ph, err := phasesOf(r)
+			if err != nil {
+				return err
+			}
+			t.add(row{"1", fmt.Sprintf("where its time goes, step by step: the server's share (web.StepTiming), the client's decoding, the rest; %s, %s", c.name, md.how),
+				ph.value(), fmt.Sprintf("round trip mean %s", us(ph.total)), ph.shares(), "report: what row 1 is made of", "-"})
 		}
 		// The step's own Redis work, with no web layer and no websocket:
 		// sim.Runner.Step over the same passes, back to back. Its p99

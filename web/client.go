@@ -30,6 +30,8 @@ type inbound struct {
 	// flood: the connection sent Config.MessageBurst messages in a row over
 	// its rate limit; the session closes it with code 1008.
 	flood bool
+	// at is when the reader had the message whole (StepTiming.Wait).
+	at time.Time
 }
 
 // client is one websocket connection: one reader goroutine (readPump), one
@@ -158,7 +160,7 @@ func (c *client) readPump() {
 		}
 		denied = 0
 		select {
-		case c.inbox <- inbound{data: data, binary: typ == websocket.BinaryMessage}:
+		case c.inbox <- inbound{data: data, binary: typ == websocket.BinaryMessage, at: time.Now()}:
 		case <-c.done:
 			c.awaitClose()
 			return

@@ -65,6 +65,12 @@ type Config struct {
 	MessageBurst int
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
+	// OnStep, when not nil, is called with where the server's time went for
+	// each step, back or seek message, and for a play message that starts
+	// again from step 0 (StepTiming), on the session's
+	// goroutine after its frame message is queued: it must return quickly
+	// and not block. The bench uses it to split a step's round trip.
+	OnStep func(StepTiming)
 }
 
 // Server serves the course page, the player pages, the static files and the

@@ -54,6 +54,9 @@ type session struct {
 	// frames are found equal to it (stepcache.go).
 	canon []sim.Frame
 	same  int
+	// arrived is when the reader had the message being handled
+	// (StepTiming.Wait).
+	arrived time.Time
 }
 
 // run is the session's goroutine.
@@ -141,6 +144,7 @@ func (s *session) sendErr(re int64, err error) {
 }
 
 func (s *session) handle(in inbound) {
+	s.arrived = in.at
 	if in.flood {
 		s.dropped = true
 		s.c.finish(websocket.ClosePolicyViolation, floodReason(rate.Limit(s.srv.cfg.MessageRate)))
@@ -331,10 +335,19 @@ func (s *session) undo(m ClientMessage) {
 // moveTo goes to step target (clamped to the lesson), from the frames
 // already computed or by running steps, and sends the frame.
 func (s *session) moveTo(re int64, target int) {
+	start, computed := time.Now(), len(s.runner.Frames())
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
+	ran := time.Now()
 	s.sendFrame(re, false)
+	if on := s.srv.cfg.OnStep; on != nil {
+		st := StepTiming{Step: s.cur, Ran: len(s.runner.Frames()) > computed, Redis: ran.Sub(start), Draw: time.Since(ran)}
+		if !s.arrived.IsZero() {
+			st.Wait = start.Sub(s.arrived)
+		}
+		on(st)
+	}
 }
 
 // runTo sets the current step to target, clamped to [0, steps]. Frames are

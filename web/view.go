@@ -62,18 +62,22 @@ const (
 	chromeControls = "controls"
 )
 
-// panels renders every panel of the current step. The panels are built and
-// rendered at once, one goroutine each: the view is only read, and a step's
-// reply then waits for its largest panel (the timeline) instead of the sum
-// of all eight.
+// panels renders every panel of the current step (see renderPanels).
 func (v *view) panels(ctx context.Context) (map[string]string, error) {
 	return v.renderPanels(ctx, true)
 }
 
-// renderPanels renders the panels at once; all of them when whole, else
-// the panels a step can change: not the timeline (a step sends a patch of
-// it instead: delta.go) nor the explore tools (they depend on the run and
-// the language only, which only a frame with chrome changes).
+// renderPanels renders the panels; all of them when whole, else the panels
+// a step can change: not the timeline (a step sends a patch of it instead:
+// delta.go) nor the explore tools (they depend on the run and the language
+// only, which only a frame with chrome changes). When two or more panels
+// are to be drawn they are drawn at once, one goroutine each (the view is
+// only read), so that a reply waits for its largest panel (on a load, the
+// timeline) instead of the sum of all. One panel, or none (a step whose
+// panels the memo holds: on a real Redis only the Redis panel is drawn),
+// is drawn on the session's goroutine: handing it to another goroutine and
+// waiting cost more than the drawing (a step's drawing and encoding went
+// from p50 149 to 86 µs on a real Redis, 2 vCPUs; docs/performance.md).
 func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
 	draw := func(c templ.Component) (string, error) { return render(ctx, c) }
 	var key stepKey
@@ -101,13 +105,18 @@ func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	}
 	results := make(chan rendered, len(builders))
 	for name, build := range builders {
-		go func() {
+		run := func() {
 			html, err := build()
 			if err != nil {
 				err = fmt.Errorf("web: render %s: %w", name, err)
 			}
 			results <- rendered{name, html, err}
-		}()
+		}
+		if len(builders) < 2 {
+			run()
+			continue
+		}
+		go run()
 	}
 	out := make(map[string]string, len(builders)+len(kept))
 	var errs []error
