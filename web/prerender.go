@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"lockstep/backend"
 	"lockstep/sim"
@@ -25,7 +27,39 @@ var firstFrames struct {
 type canonicalRun struct {
 	mu     sync.Mutex
 	frames []sim.Frame // nil until a run succeeded
+	// After a failed run: its error, when the next run may start, and the
+	// wait after the next one fails (canonicalRetryFirst, doubling up to
+	// canonicalRetryMax).
+	err     error
+	retryAt time.Time
+	wait    time.Duration
 }
+
+// A lesson whose canonical run failed is run again no sooner than
+// canonicalRetryFirst later, then after waits that double up to
+// canonicalRetryMax: every load and page of the lesson asks for the run,
+// and a run that fails every time (a timeout on a starved machine) must not
+// be repeated and logged for each of them. Meanwhile its sessions draw
+// their own panels and its pages show them loading, as for any run that
+// does not share.
+const (
+	canonicalRetryFirst = 5 * time.Second
+	canonicalRetryMax   = 5 * time.Minute
+)
+
+// errCanonicalLater is wrapped by lessonFrames' error while a lesson waits
+// to run again after a failed canonical run; the failure itself was logged
+// by the caller that ran it.
+var errCanonicalLater = errors.New("web: the canonical run waits to be tried again")
+
+var (
+	// runCanonical runs a lesson's canonical run: runEmbedded; tests
+	// replace it to make it fail.
+	runCanonical = runEmbedded
+	// canonicalNow is the clock of the waits between failed runs; tests
+	// replace it.
+	canonicalNow = time.Now
+)
 
 // prerender renders the panels of a course lesson's step for the page; nil
 // when it cannot (a drill, which is generated per seed, or a failed run),
@@ -36,7 +70,9 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 	}
 	frames, err := lessonFrames(ctx, l)
 	if err != nil {
-		s.logf("%v", err)
+		if !errors.Is(err, errCanonicalLater) {
+			s.logf("%v", err)
+		}
 		return nil
 	}
 	if len(frames) <= step {
@@ -56,7 +92,9 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 // lessonFrames returns the frames of l's canonical run, running it the
 // first time. The run does not end with ctx (a page request the browser
 // gave up on must not leave the lesson without one) but is bounded by
-// stepTimeout; a run that fails is not kept, so the next call tries again.
+// stepTimeout. A run that fails is not kept: a call after the wait that
+// follows it (canonicalRetryFirst, doubling) runs it again, and a call
+// before gets the failure wrapped with errCanonicalLater.
 func lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	firstFrames.Lock()
 	if firstFrames.byLesson == nil {
@@ -70,13 +108,21 @@ func lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	firstFrames.Unlock()
 	run.mu.Lock()
 	defer run.mu.Unlock()
-	if run.frames == nil {
-		frames, err := runEmbedded(context.WithoutCancel(ctx), l)
-		if err != nil {
-			return nil, fmt.Errorf("web: lesson %s: first run: %w", l.ID, err)
-		}
-		run.frames = frames
+	if run.frames != nil {
+		return run.frames, nil
 	}
+	now := canonicalNow()
+	if run.err != nil && now.Before(run.retryAt) {
+		return nil, fmt.Errorf("%w; %w until %s", run.err, errCanonicalLater, run.retryAt.UTC().Format(time.TimeOnly))
+	}
+	frames, err := runCanonical(context.WithoutCancel(ctx), l)
+	if err != nil {
+		run.wait = min(max(2*run.wait, canonicalRetryFirst), canonicalRetryMax)
+		run.err = fmt.Errorf("web: lesson %s: first run: %w", l.ID, err)
+		run.retryAt = now.Add(run.wait)
+		return nil, run.err
+	}
+	run.frames, run.err = frames, nil
 	return run.frames, nil
 }
 

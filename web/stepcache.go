@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"reflect"
 
 	"lockstep/backend"
@@ -59,7 +60,9 @@ func (s *session) canonical(ctx context.Context) {
 	}
 	canon, err := lessonFrames(ctx, s.lesson)
 	if err != nil {
-		s.srv.logf("%v; its panels are drawn for each run", err)
+		if !errors.Is(err, errCanonicalLater) {
+			s.srv.logf("%v; its panels are drawn for each run", err)
+		}
 		return
 	}
 	s.canon = canon

@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"lockstep/backend"
 	"lockstep/sim"
@@ -322,5 +324,68 @@ func TestViewWithPrefixDrawsItsRedisPanel(t *testing.T) {
 		if html, ok := memoRedis(step); ok && strings.Contains(html, "lockstep:") {
 			t.Errorf("step %d: the memo's Redis panel names a prefix", step)
 		}
+	}
+}
+
+// A lesson whose canonical run fails is run again only after a wait that
+// doubles, not on every load; until then lessonFrames says it waits, and
+// a run that succeeds is kept.
+func TestCanonicalRunRetriedAfterWaits(t *testing.T) {
+	l := lessonByID(t, testLessons(t), "missed-release") // a pointer no other test has run
+	failing, runs := true, 0
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	oldRun, oldNow := runCanonical, canonicalNow
+	t.Cleanup(func() { runCanonical, canonicalNow = oldRun, oldNow })
+	runCanonical = func(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
+		runs++
+		if failing {
+			return nil, errors.New("step timed out")
+		}
+		return runEmbedded(ctx, l)
+	}
+	canonicalNow = func() time.Time { return now }
+	call := func(wantRuns int, wantWaiting bool) []sim.Frame {
+		t.Helper()
+		frames, err := lessonFrames(context.Background(), l)
+		if runs != wantRuns {
+			t.Fatalf("at %s: %d runs, want %d", now.Format(time.TimeOnly), runs, wantRuns)
+		}
+		if waiting := errors.Is(err, errCanonicalLater); waiting != wantWaiting {
+			t.Fatalf("at %s: error %v: waiting %v, want %v", now.Format(time.TimeOnly), err, waiting, wantWaiting)
+		}
+		return frames
+	}
+	call(1, false) // fails: the next run no sooner than 5 s later
+	call(1, true)
+	now = now.Add(canonicalRetryFirst - time.Millisecond)
+	call(1, true)
+	now = now.Add(time.Millisecond)
+	call(2, false) // fails again: the next wait is 10 s
+	now = now.Add(canonicalRetryFirst)
+	call(2, true)
+	failing = false
+	now = now.Add(canonicalRetryFirst)
+	if frames := call(3, false); len(frames) != len(l.Steps)+1 {
+		t.Fatalf("the run that succeeded gave %d frames, want %d", len(frames), len(l.Steps)+1)
+	}
+	call(3, false) // kept
+
+	// A run that keeps failing: the waits double up to canonicalRetryMax.
+	l = lessonByID(t, testLessons(t), "missed-release")
+	failing = true
+	var waits []time.Duration
+	for range 10 {
+		if _, err := lessonFrames(context.Background(), l); err == nil || errors.Is(err, errCanonicalLater) {
+			t.Fatalf("at %s: error %v, want the run's failure", now.Format(time.TimeOnly), err)
+		}
+		firstFrames.Lock()
+		next := firstFrames.byLesson[l].retryAt
+		firstFrames.Unlock()
+		waits = append(waits, next.Sub(now))
+		now = next
+	}
+	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 300 * time.Second, 300 * time.Second, 300 * time.Second, 300 * time.Second}
+	if !reflect.DeepEqual(waits, want) {
+		t.Errorf("waits between failed runs %v, want %v", waits, want)
 	}
 }
