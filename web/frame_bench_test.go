@@ -10,8 +10,9 @@ import (
 
 // BenchmarkFrameForward is the web layer's share of a step forward: the
 // frame message of step i after the page showed step i-1 (the panels that
-// changed and the timeline's patch), built and encoded, over every step of
-// the course. ns/op is per step; B/op is the message's allocations.
+// changed and the timeline's patch), built and encoded as a session does
+// (encodeFrame), over every step of the course. ns/op is per step; B/op is
+// the message's allocations.
 // "drawn" draws every panel, as a session's first pass over a lesson does;
 // "shared" takes the step panels from the memo that sessions share
 // (stepcache.go), as every later pass does.
@@ -65,7 +66,7 @@ func benchFrameForward(b *testing.B, shared bool) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				data, err := encodeMessage(FrameMessage{Type: MsgFrame, Step: i, Frame: r.frames[i], Panels: panels, TimelinePatch: patch})
+				data, err := encodeFrame(FrameMessage{Type: MsgFrame, Step: i, Frame: r.frames[i], Panels: panels, TimelinePatch: patch}, v.sharedPanel)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -109,6 +109,14 @@ func (s *session) send(v any) bool {
 		return false
 	}
 	b, err := encodeMessage(v)
+	return s.sendEncoded(b, err)
+}
+
+// sendEncoded queues message b, encoded with err, as send does.
+func (s *session) sendEncoded(b []byte, err error) bool {
+	if s.dropped {
+		return false
+	}
 	if err != nil {
 		s.srv.logf("web: encode message: %v", err)
 		return false
@@ -452,7 +460,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 			return
 		}
 	}
-	if !s.send(msg) {
+	if !s.sendEncoded(encodeFrame(msg, v.sharedPanel)) {
 		// The page did not get what s.page now says it shows.
 		s.page = pageState{}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 
 	"lockstep/backend"
 	"lockstep/sim"
@@ -82,6 +83,13 @@ func (v *view) sharable() bool {
 // run with a key prefix, which names the prefix.
 func (v *view) ownPanel(name string) bool {
 	return name == panelRedis && v.prefix != ""
+}
+
+// sharedPanel reports whether the view's named panel is the same HTML for
+// every session that shares the step: a step panel of a sharable view that
+// is not its own. A frame message quotes such HTML once (framejson.go).
+func (v *view) sharedPanel(name string) bool {
+	return v.sharable() && !v.ownPanel(name) && slices.Contains(stepPanels, name)
 }
 
 // sharedUpTo reports whether the run's frames up to step cur are the
