@@ -287,7 +287,7 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 			if err != nil {
 				return err
 			}
-			t.add(row{"1", fmt.Sprintf("where its time goes, step by step: the server's share (web.StepTiming), the client's decoding, the rest; %s, %s", c.name, md.how),
+			t.add(row{"1", fmt.Sprintf("where its time goes, step by step: the server's share (web.StepTiming), the bench client's decoding, the rest; %s, %s", c.name, md.how),
 				ph.value(), fmt.Sprintf("round trip mean %s", us(ph.total)), ph.shares(), "report: what row 1 is made of", "-"})
 		}
 		// The step's own Redis work, with no web layer and no websocket:

@@ -8,12 +8,15 @@ import (
 
 // stepPhases splits row 1's step round trips by where their time went:
 // the server's share, as the web server reports it for each step
-// (web.StepTiming: until the session takes the message, the step's Redis
-// work, drawing and encoding its frame message), the client's decoding of
-// the frame message (as JSON, as the page does), and the rest, "sending
-// and handoffs": the client's send, the connection's reader handing the
-// message to the session and the writer taking the reply from it, the
-// network both ways, which is each round trip less the other four.
+// (web.StepTiming: from the connection's reader having the message to the
+// session taking it, the step's Redis work, drawing, encoding and queueing
+// its frame message), the bench client's decoding of the frame message
+// (encoding/json into a five-field struct: it validates the whole message
+// and skips what it does not keep, which is not what a browser's
+// JSON.parse does), and the rest, "sending and handoffs": the client's
+// send and the network to the server, the writer taking the reply from the
+// session and sending it, and the network back, which is each round trip
+// less the other four.
 type stepPhases struct {
 	names []string
 	each  []stats         // per phase, over the steps
@@ -21,11 +24,14 @@ type stepPhases struct {
 	total time.Duration   // the round trips' mean
 }
 
+// phasesOf splits the round trips of r, whose server timings and client
+// decodes are in the order of its times; an error when they are not one
+// each.
 func phasesOf(r steps) (stepPhases, error) {
 	if len(r.server) != len(r.times) || len(r.decodes) != len(r.times) {
 		return stepPhases{}, fmt.Errorf("bench: %d server timings and %d decodes for %d steps", len(r.server), len(r.decodes), len(r.times))
 	}
-	p := stepPhases{names: []string{"to the session", "Redis work", "drawing and encoding", "client decoding", "sending and handoffs"}}
+	p := stepPhases{names: []string{"to the session", "Redis work", "drawing and encoding", "the bench client's decoding", "sending and handoffs"}}
 	cols := make([][]time.Duration, len(p.names))
 	for i, st := range r.server {
 		rest := r.times[i] - st.Wait - st.Redis - st.Draw - r.decodes[i]
@@ -64,4 +70,5 @@ func (p stepPhases) shares() string {
 	return "of the mean: " + strings.Join(parts, " / ")
 }
 
+// micros is d in microseconds.
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -75,13 +75,13 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 	}
 	// The patch is drawn on this goroutine: it is the memo's columns, or
 	// one column drawn afresh (a few µs), less than a handoff costs.
-	patch, perr := v.timelinePatch(ctx, ps)
-	panels, err := v.renderPanels(ctx, false)
+	patch, err := v.timelinePatch(ctx, ps)
 	if err != nil {
 		return nil, nil, err
 	}
-	if perr != nil {
-		return nil, nil, perr
+	panels, err := v.renderPanels(ctx, false)
+	if err != nil {
+		return nil, nil, err
 	}
 	for name, html := range panels {
 		if ps.panels[name] == html {

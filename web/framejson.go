@@ -22,9 +22,11 @@ import (
 // everything but the panels, followed by the panels' kept texts.
 
 // quotedHTML keeps the JSON text of shared step panels' HTML, keyed by the
-// HTML. The course's step panels, which repeat from step to step, are some
-// 900 texts a language, a few MB in all; the bound (entries, emptied when
-// full) keeps it under 60 MB whatever runs.
+// HTML. Only the step panels of the course lessons' canonical runs get in
+// (view.sharedPanel), a fixed set whatever users do: 768 texts a language,
+// 2,302 for the three, some 9 MB of JSON text (the HTML keys are the step
+// memo's strings). The bound, in entries (emptied when full), is a backstop
+// that the course does not reach.
 var quotedHTML = memo{max: quotedMax}
 
 const quotedMax = 5_000
@@ -66,10 +68,12 @@ func encodeFrame(msg FrameMessage, shared func(panel string) bool) ([]byte, erro
 		return nil
 	}
 	if err := encode(frameHead{FrameMessage: msg}); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web: encode frame message: %w", err)
 	}
-	if b := buf.Bytes(); len(b) < 2 || b[len(b)-1] != '}' {
-		return nil, errors.New("web: encode frame message: not a JSON object")
+	// At least {"type":...}: an object with a member, which the panels
+	// follow after a comma.
+	if b := buf.Bytes(); len(b) < 3 || b[len(b)-1] != '}' {
+		return nil, errors.New("web: encode frame message: not a JSON object with members")
 	}
 	buf.Truncate(buf.Len() - 1) // the head's closing brace
 	buf.WriteString(`,"panels":`)
@@ -82,7 +86,7 @@ func encodeFrame(msg FrameMessage, shared func(panel string) bool) ([]byte, erro
 				buf.WriteByte(',')
 			}
 			if err := encode(name); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("web: encode panel name %q: %w", name, err)
 			}
 			buf.WriteByte(':')
 			html := msg.Panels[name]
@@ -92,7 +96,10 @@ func encodeFrame(msg FrameMessage, shared func(panel string) bool) ([]byte, erro
 				}
 				continue
 			}
-			q, err := remember(&quotedHTML, html, func() ([]byte, error) { return encodeMessage(html) })
+			q, err := remember(&quotedHTML, html, func() ([]byte, error) {
+				q, err := encodeMessage(html)
+				return bytes.Clone(q), err // not the encoder's spare capacity
+			})
 			if err != nil {
 				return nil, fmt.Errorf("web: encode panel %s: %w", name, err)
 			}
@@ -103,7 +110,7 @@ func encodeFrame(msg FrameMessage, shared func(panel string) bool) ([]byte, erro
 	if msg.TimelinePatch != nil {
 		buf.WriteString(`,"timeline_patch":`)
 		if err := encode(msg.TimelinePatch); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("web: encode timeline patch: %w", err)
 		}
 	}
 	buf.WriteByte('}')

@@ -34,9 +34,15 @@ func TestEncodeFrameIsEncodeMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer be.Close()
 	ctx := context.Background()
 	all := testLessons(t)
-	for _, shared := range []bool{false, true} {
+	type run struct {
+		shared bool
+		prefix string // a real Redis run's key prefix: its Redis panel is its own
+	}
+	for _, r := range []run{{false, ""}, {true, ""}, {true, "lockstep:test1:"}} {
+		shared := r.shared
 		for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
 			tr := tr(loc)
 			for _, l := range all {
@@ -47,7 +53,7 @@ func TestEncodeFrameIsEncodeMessage(t *testing.T) {
 				var ps pageState
 				quotedHTML.emptyForTest()
 				for i := range frames {
-					v := &view{t: tr, lesson: l, frames: frames[:i+1], cur: i, info: be.Info(), shared: shared}
+					v := &view{t: tr, lesson: l, frames: frames[:i+1], cur: i, info: be.Info(), shared: shared, prefix: r.prefix}
 					chrome := i == 0 || i == len(frames)/2
 					if chrome {
 						ps = pageState{}
@@ -66,14 +72,19 @@ func TestEncodeFrameIsEncodeMessage(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					isShared := func(name string) bool { return shared && name != panelTimeline }
-					got, err := encodeFrame(msg, isShared)
+					got, err := encodeFrame(msg, v.sharedPanel)
 					if err != nil {
 						t.Fatal(err)
 					}
 					sameJSON(t, l.ID, got, want)
+					// The same members, escaped alike, in another order: a
+					// member twice (a field of FrameMessage not hidden by
+					// frameHead) or other escaping would change the length.
+					if len(got) != len(want) {
+						t.Fatalf("%s step %d: %d bytes, encoding/json's %d", l.ID, i, len(got), len(want))
+					}
 					// Again, now from the kept texts.
-					again, err := encodeFrame(msg, isShared)
+					again, err := encodeFrame(msg, v.sharedPanel)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -87,6 +98,18 @@ func TestEncodeFrameIsEncodeMessage(t *testing.T) {
 					}
 					if shared && n == 0 && len(panels) > 1 {
 						t.Fatalf("%s step %d: no text kept for %d shared panels", l.ID, i, len(panels))
+					}
+					// Never kept: the whole timeline and the explore tools
+					// (drawn per load), and a run's own Redis panel.
+					for _, name := range []string{panelTimeline, panelTools, panelRedis} {
+						if name == panelRedis && r.prefix == "" {
+							continue
+						}
+						if html, ok := panels[name]; ok {
+							if _, kept := quotedHTML.Load(html); kept {
+								t.Fatalf("%s step %d (prefix %q): the %s panel's text is kept", l.ID, i, r.prefix, name)
+							}
+						}
 					}
 				}
 			}

@@ -47,10 +47,26 @@ const (
 	canonicalRetryMax   = 5 * time.Minute
 )
 
-// errCanonicalLater is wrapped by lessonFrames' error while a lesson waits
-// to run again after a failed canonical run; the failure itself was logged
-// by the caller that ran it.
-var errCanonicalLater = errors.New("web: the canonical run waits to be tried again")
+// canonicalWaitError is lessonFrames' error while a lesson waits to be run
+// again after its canonical run failed. The failure itself was logged by
+// the caller that ran it, so callers do not log this one (errors.As).
+type canonicalWaitError struct {
+	failed error     // the failed run's error
+	until  time.Time // when the next run may start
+}
+
+func (e *canonicalWaitError) Error() string {
+	return fmt.Sprintf("%v (run again from %s UTC on)", e.failed, e.until.UTC().Format(time.TimeOnly))
+}
+
+func (e *canonicalWaitError) Unwrap() error { return e.failed }
+
+// waitingForCanonical reports whether err says that a lesson waits to run
+// its canonical run again (and so was logged already).
+func waitingForCanonical(err error) bool {
+	var w *canonicalWaitError
+	return errors.As(err, &w)
+}
 
 var (
 	// runCanonical runs a lesson's canonical run: runEmbedded; tests
@@ -70,7 +86,7 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 	}
 	frames, err := lessonFrames(ctx, l)
 	if err != nil {
-		if !errors.Is(err, errCanonicalLater) {
+		if !waitingForCanonical(err) {
 			s.logf("%v", err)
 		}
 		return nil
@@ -93,8 +109,8 @@ func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, st
 // first time. The run does not end with ctx (a page request the browser
 // gave up on must not leave the lesson without one) but is bounded by
 // stepTimeout. A run that fails is not kept: a call after the wait that
-// follows it (canonicalRetryFirst, doubling) runs it again, and a call
-// before gets the failure wrapped with errCanonicalLater.
+// follows its end (canonicalRetryFirst, doubling) runs it again, and a call
+// before gets a *canonicalWaitError wrapping the failure.
 func lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	firstFrames.Lock()
 	if firstFrames.byLesson == nil {
@@ -111,15 +127,16 @@ func lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	if run.frames != nil {
 		return run.frames, nil
 	}
-	now := canonicalNow()
-	if run.err != nil && now.Before(run.retryAt) {
-		return nil, fmt.Errorf("%w; %w until %s", run.err, errCanonicalLater, run.retryAt.UTC().Format(time.TimeOnly))
+	if run.err != nil && canonicalNow().Before(run.retryAt) {
+		return nil, &canonicalWaitError{failed: run.err, until: run.retryAt}
 	}
 	frames, err := runCanonical(context.WithoutCancel(ctx), l)
 	if err != nil {
+		// The wait starts when the run ends: a run that timed out took
+		// stepTimeout, longer than the first waits.
 		run.wait = min(max(2*run.wait, canonicalRetryFirst), canonicalRetryMax)
 		run.err = fmt.Errorf("web: lesson %s: first run: %w", l.ID, err)
-		run.retryAt = now.Add(run.wait)
+		run.retryAt = canonicalNow().Add(run.wait)
 		return nil, run.err
 	}
 	run.frames, run.err = frames, nil

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"slices"
 
@@ -61,7 +60,7 @@ func (s *session) canonical(ctx context.Context) {
 	}
 	canon, err := lessonFrames(ctx, s.lesson)
 	if err != nil {
-		if !errors.Is(err, errCanonicalLater) {
+		if !waitingForCanonical(err) {
 			s.srv.logf("%v; its panels are drawn for each run", err)
 		}
 		return

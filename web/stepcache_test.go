@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -328,39 +329,41 @@ func TestViewWithPrefixDrawsItsRedisPanel(t *testing.T) {
 }
 
 // A lesson whose canonical run fails is run again only after a wait that
-// doubles, not on every load; until then lessonFrames says it waits, and
-// a run that succeeds is kept.
+// doubles, counted from the failed run's end, not on every load; until then
+// lessonFrames says it waits, and a run that succeeds is kept. The fake run
+// takes stepTimeout when it fails, as a run that timed out does.
 func TestCanonicalRunRetriedAfterWaits(t *testing.T) {
-	l := lessonByID(t, testLessons(t), "missed-release") // a pointer no other test has run
+	// testLessons loads the lessons afresh on each call: a pointer no other
+	// test has run, so firstFrames has no run of it yet.
+	l := lessonByID(t, testLessons(t), "missed-release")
 	failing, runs := true, 0
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	oldRun, oldNow := runCanonical, canonicalNow
-	t.Cleanup(func() { runCanonical, canonicalNow = oldRun, oldNow })
-	runCanonical = func(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
+	fakeCanonical(t, func(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 		runs++
 		if failing {
+			now = now.Add(stepTimeout)
 			return nil, errors.New("step timed out")
 		}
 		return runEmbedded(ctx, l)
-	}
-	canonicalNow = func() time.Time { return now }
+	}, func() time.Time { return now })
 	call := func(wantRuns int, wantWaiting bool) []sim.Frame {
 		t.Helper()
 		frames, err := lessonFrames(context.Background(), l)
 		if runs != wantRuns {
 			t.Fatalf("at %s: %d runs, want %d", now.Format(time.TimeOnly), runs, wantRuns)
 		}
-		if waiting := errors.Is(err, errCanonicalLater); waiting != wantWaiting {
+		if waiting := waitingForCanonical(err); waiting != wantWaiting {
 			t.Fatalf("at %s: error %v: waiting %v, want %v", now.Format(time.TimeOnly), err, waiting, wantWaiting)
 		}
 		return frames
 	}
-	call(1, false) // fails: the next run no sooner than 5 s later
+	call(1, false) // fails at 12:00:10: the next run no sooner than 5 s later
+	call(1, true)
 	call(1, true)
 	now = now.Add(canonicalRetryFirst - time.Millisecond)
 	call(1, true)
 	now = now.Add(time.Millisecond)
-	call(2, false) // fails again: the next wait is 10 s
+	call(2, false) // fails again at 12:00:25: the next wait is 10 s
 	now = now.Add(canonicalRetryFirst)
 	call(2, true)
 	failing = false
@@ -375,17 +378,74 @@ func TestCanonicalRunRetriedAfterWaits(t *testing.T) {
 	failing = true
 	var waits []time.Duration
 	for range 10 {
-		if _, err := lessonFrames(context.Background(), l); err == nil || errors.Is(err, errCanonicalLater) {
+		if _, err := lessonFrames(context.Background(), l); err == nil || waitingForCanonical(err) {
 			t.Fatalf("at %s: error %v, want the run's failure", now.Format(time.TimeOnly), err)
 		}
 		firstFrames.Lock()
-		next := firstFrames.byLesson[l].retryAt
+		run := firstFrames.byLesson[l]
 		firstFrames.Unlock()
+		run.mu.Lock()
+		next := run.retryAt
+		run.mu.Unlock()
 		waits = append(waits, next.Sub(now))
 		now = next
 	}
 	want := []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 300 * time.Second, 300 * time.Second, 300 * time.Second, 300 * time.Second}
 	if !reflect.DeepEqual(waits, want) {
 		t.Errorf("waits between failed runs %v, want %v", waits, want)
+	}
+}
+
+// fakeCanonical replaces the canonical run and its clock for the test.
+// Tests that replace them must not run in parallel (none in this package
+// does).
+func fakeCanonical(t *testing.T, run func(context.Context, *sim.Lesson) ([]sim.Frame, error), now func() time.Time) {
+	t.Helper()
+	oldRun, oldNow := runCanonical, canonicalNow
+	t.Cleanup(func() { runCanonical, canonicalNow = oldRun, oldNow })
+	runCanonical, canonicalNow = run, now
+}
+
+// A failed canonical run is logged once per try: loads and pages of the
+// lesson while it waits to run again log nothing more.
+func TestCanonicalRunFailureLoggedOncePerTry(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	fakeCanonical(t, func(context.Context, *sim.Lesson) ([]sim.Frame, error) {
+		return nil, errors.New("step timed out")
+	}, func() time.Time { return now })
+	var log logRecorder
+	all := testLessons(t) // fresh lesson pointers: no canonical run yet
+	_, hs := newTestHTTP(t, Config{Lessons: all, Logf: log.Logf})
+	failures := func() int {
+		n := 0
+		for _, line := range log.Lines() {
+			if strings.Contains(line, "lesson stale-owner: first run") {
+				n++
+			}
+		}
+		return n
+	}
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	for i := range 3 {
+		c.send(ClientMessage{Type: MsgLoad, ID: int64(i + 1), Lesson: "stale-owner"})
+		c.expect(MsgFrame)
+		resp, err := http.Get(hs.URL + "/lessons/stale-owner?step=2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("player page: %s", resp.Status)
+		}
+	}
+	if n := failures(); n != 1 {
+		t.Fatalf("the failed run was logged %d times in its wait, want once:\n%s", n, strings.Join(log.Lines(), "\n"))
+	}
+	now = now.Add(canonicalRetryFirst)
+	c.send(ClientMessage{Type: MsgLoad, ID: 9, Lesson: "stale-owner"})
+	c.expect(MsgFrame)
+	if n := failures(); n != 2 {
+		t.Fatalf("the run tried again after its wait was logged %d times in all, want 2", n)
 	}
 }
