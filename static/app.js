@@ -179,7 +179,27 @@ class Player {
       if (e.target.id === "scrubber") this.onScrub(e.target, true);
       if (e.target.id === "speed" && this.playing) this.send({ type: "play", speed: this.speed() });
     });
+    // A page the learner leaves may stay in the browser's back/forward
+    // cache with its socket open, holding a server session (one of
+    // -max-sessions) and, on a real Redis, its run's keys until the tab
+    // closes. Close the socket when the page is hidden that way, and
+    // connect again, at the step shown, if the page comes back.
+    addEventListener("pagehide", () => this.disconnect());
+    addEventListener("pageshow", (e) => {
+      if (e.persisted) this.connect();
+    });
     this.connect();
+  }
+
+  // disconnect closes the socket for good (no reconnect); connect opens it
+  // again and loads the step the page shows.
+  disconnect() {
+    clearTimeout(this.retryTimer);
+    const ws = this.ws;
+    this.ws = null; // onClose then leaves it alone
+    this.setPlaying(false);
+    if (ws) ws.close(1000, "page left");
+    this.setConn("connecting", "tConnecting");
   }
 
   text(key) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -47,6 +48,9 @@ type client struct {
 	inbox   chan inbound
 	gone    chan struct{} // closed when the reader stops
 	done    chan struct{} // closed when the session ends
+	// stop is closed when the server shuts down (enqueue stops waiting);
+	// nil, never.
+	stop <-chan struct{}
 
 	closeOnce   sync.Once
 	closeCode   int
@@ -64,16 +68,38 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 	}
 }
 
-// enqueue queues a message without ever blocking. It reports false when the
-// queue is full: the client is too slow and must be dropped.
-func (c *client) enqueue(msg []byte) bool {
+// enqueue queues a message. When the queue is full it waits, up to
+// writeWait, for the writer to make room: a page that sends a burst of
+// messages (a held key, a presenter remote) gets their replies faster than
+// one goroutine switch per message lets the writer drain them, and is
+// reading all the same. Only the session, which owns this client, waits;
+// and its reader then stops taking messages, so the page is slowed, not
+// anyone else. It returns errSlowClient when the queue stayed full for
+// writeWait (the client does not read its messages and must be dropped),
+// and errClientEnded when the connection or the server ended meanwhile.
+func (c *client) enqueue(msg []byte) error {
 	select {
 	case c.send <- msg:
-		return true
+		return nil
 	default:
-		return false
 	}
+	wait := time.NewTimer(writeWait)
+	defer wait.Stop()
+	select {
+	case c.send <- msg:
+		return nil
+	case <-wait.C:
+		return errSlowClient
+	case <-c.gone:
+	case <-c.stop:
+	}
+	return errClientEnded
 }
+
+var (
+	errSlowClient  = errors.New("web: client too slow; dropped")
+	errClientEnded = errors.New("web: connection or server ended")
+)
 
 // finish makes the writer send a close frame with code and reason after the
 // queued messages and stop. Only the first call counts.

@@ -147,8 +147,11 @@
 // gorilla/websocket's chat example) and a session goroutine that owns the
 // run; a hub goroutine keeps the set of sessions. The server pings every
 // 54 s and drops a connection that answers nothing for 60 s; every write has
-// a 10 s deadline. Outgoing messages wait in a queue of 16: a client that
-// lets it fill up is dropped (close code 4001) and never slows anyone else.
+// a 10 s deadline. Outgoing messages wait in a queue of 16; when it is full
+// the session waits for room (and reads no more of the page's messages
+// meanwhile), so a burst of messages from a page that reads its replies is
+// slowed, not dropped. A client that lets the queue stay full for 10 s is
+// dropped (close code 4001); it never slows anyone else.
 // The websocket handshake must come from the page's own origin (gorilla's
 // default Origin check). Close codes:
 //

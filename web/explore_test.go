@@ -198,9 +198,26 @@ func TestExplorePages(t *testing.T) {
 		t.Fatal("svg export")
 	}
 	get("/explore/export.yaml?lesson=nope", 400)
-	// A sandbox's export is a complete lesson with a unique id.
-	if yml := get("/explore/export.yaml?t="+url.QueryEscape(code), 200); !strings.Contains(yml, "id: sandbox-") || !strings.Contains(yml, "takeaway:") {
+	// An empty sandbox has no lesson file to export (one that could not
+	// load back); with a step, its export is a complete lesson with a
+	// unique id, which loads.
+	if body := get("/explore/export.yaml?t="+url.QueryEscape(code), 422); !strings.Contains(body, "no steps yet") {
+		t.Fatalf("empty sandbox export: %s", body)
+	}
+	stepped, err := explore.Fork(l, 0, sim.Step{Actor: "A", Do: sim.ActAcquire, Lock: l.Lock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code1, err := explore.Encode(stepped, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yml = get("/explore/export.yaml?t="+url.QueryEscape(code1), 200)
+	if !strings.Contains(yml, "id: sandbox-") || !strings.Contains(yml, "takeaway:") {
 		t.Fatalf("sandbox export:\n%s", yml)
+	}
+	if back, err := sim.Load("sandbox.yaml", []byte(yml)); err != nil || len(back.Steps) != 1 {
+		t.Fatalf("the sandbox's export does not load back: %v", err)
 	}
 	if cmp := get("/explore/compare?t="+url.QueryEscape(code), 200); !strings.Contains(cmp, "no steps yet") {
 		t.Fatal("compare of an empty timeline says so")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -169,4 +170,50 @@ func TestBrowserCompletion(t *testing.T) {
 	waitStep(t, ctx, n)
 	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
 	waitJS(t, ctx, card+`.classList.contains('done')`, "the lesson marked done")
+}
+
+// TestBrowserLeavingEndsSession: a player page the learner leaves ends its
+// session (and so its run's keys), though the browser keeps the page in its
+// back/forward cache; back on it, the page connects again at the step it
+// showed.
+func TestBrowserLeavingEndsSession(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	sessions := func(n int, when string) {
+		t.Helper()
+		deadline := time.Now().Add(waitTimeout)
+		for ts.srv.Sessions() != n {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %d sessions open, want %d", when, ts.srv.Sessions(), n)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 2, sim.English, false)))
+	waitStep(t, ctx, 2)
+	click(t, ctx, "#btn-step")
+	waitStep(t, ctx, 3)
+	sessions(1, "on the player")
+	run(t, ctx, chromedp.Navigate(ts.url+"/"))
+	sessions(0, "after leaving the player for the course page")
+	run(t, ctx, chromedp.NavigateBack())
+	// The page comes back from the cache. chromedp's Poll (waitStep, click)
+	// keeps the page's old execution context then; Evaluate finds the new
+	// one, so the rest polls with eval.
+	shows := func(n int) {
+		t.Helper()
+		js := fmt.Sprintf(`(() => { const p = document.getElementById('player'); const n = document.querySelector('[data-panel="narration"] .narr');
+			return !!(p && p.dataset.conn === 'open' && p.dataset.step === '%d' && n && n.dataset.step === '%d'); })()`, n, n)
+		for deadline := time.Now().Add(waitTimeout); !eval[bool](t, ctx, js); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("back on the player: it does not show step %d, connected", n)
+			}
+		}
+	}
+	shows(3)
+	sessions(1, "back on the player")
+	eval[bool](t, ctx, `(document.getElementById('btn-step').click(), true)`)
+	shows(4)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -628,5 +629,44 @@ func TestProtocolRedisDown(t *testing.T) {
 			sameFrame(t, frameOf(t, m), want[3])
 			break
 		}
+	}
+}
+
+// TestProtocolBurstWhileReading: a page that sends a burst of messages (a
+// held key, a presenter remote) within its rate limit and reads every reply
+// gets every reply; it is not taken for a client that does not read.
+func TestProtocolBurstWhileReading(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(ClientMessage{Type: MsgLoad, Lesson: "stale-owner"})
+	total := c.expect(MsgFrame).Total
+	const burst = 80 // under DefaultMessageBurst
+	frames := make(chan error, 1)
+	go func() {
+		for i := 0; i < burst; i++ {
+			_ = c.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+			_, data, err := c.conn.ReadMessage()
+			if err != nil {
+				frames <- fmt.Errorf("reply %d: %w", i+1, err)
+				return
+			}
+			var m serverMsg
+			if err := json.Unmarshal(data, &m); err != nil || m.Type != MsgFrame {
+				frames <- fmt.Errorf("reply %d: %s", i+1, data)
+				return
+			}
+		}
+		frames <- nil
+	}()
+	for i := 0; i < burst; i++ {
+		// Whole-lesson jumps: each reply carries the panels that changed.
+		step := (i % 2) * total
+		if err := c.conn.WriteMessage(websocket.TextMessage, []byte(fmt.Sprintf(`{"type":"seek","step":%d}`, step))); err != nil {
+			t.Fatalf("send %d: %v", i+1, err)
+		}
+	}
+	if err := <-frames; err != nil {
+		t.Fatal(err)
 	}
 }

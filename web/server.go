@@ -336,6 +336,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
+	c.stop = s.ctx.Done()
 	s.mu.Lock()
 	if s.closed || !s.hub.add(c) {
 		s.mu.Unlock()

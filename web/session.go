@@ -121,13 +121,32 @@ func (s *session) sendEncoded(b []byte, err error) bool {
 		s.srv.logf("web: encode message: %v", err)
 		return false
 	}
-	if !s.c.enqueue(b) {
-		s.dropped = true
+	err = s.c.enqueue(b)
+	if err == nil {
+		return true
+	}
+	s.dropped = true
+	switch {
+	case errors.Is(err, errSlowClient):
 		s.srv.logf("web: dropping a client that does not read its messages")
-		s.c.drop("web: client too slow; dropped")
+		s.c.drop(err.Error())
+	case isClosed(s.c.gone):
+		// Ended while the session waited: as runSession ends them.
+		s.c.finish(websocket.CloseNormalClosure, "")
+	default:
+		s.c.finish(websocket.CloseGoingAway, "web: server shutting down")
+	}
+	return false
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
 		return false
 	}
-	return true
 }
 
 // encodeMessage is a message as JSON without HTML escaping: panels are
