@@ -274,3 +274,31 @@ func TestExplorePages(t *testing.T) {
 }
 
 func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
+
+// Play on a timeline with no step (an empty sandbox) does not claim to
+// play.
+func TestPlayEmptyTimeline(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := explore.Encode(l, explore.Origin{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code})
+	if m := c.expect(MsgFrame); m.Total != 0 {
+		t.Fatalf("an empty sandbox has %d steps", m.Total)
+	}
+	c.send(ClientMessage{Type: MsgPlay, ID: 2})
+	if m := c.expect(MsgState); m.Re != 2 || m.Playing {
+		t.Fatalf("play on no step: %+v", m)
+	}
+	c.send(ClientMessage{Type: MsgStep, ID: 3})
+	if m := c.expect(MsgFrame); m.Step != 0 || m.Playing {
+		t.Fatalf("a step after it: step %d playing %v", m.Step, m.Playing)
+	}
+}

@@ -232,6 +232,13 @@ func (s *session) handle(in inbound) {
 			speed = s.speed
 		}
 		s.speed = speed
+		if total == 0 {
+			// Nothing to play (an empty sandbox, or a timeline undone to
+			// no step): the state says it does not play.
+			s.stopPlay()
+			s.send(s.state(m.ID))
+			return
+		}
 		if s.cur >= total {
 			s.stopPlay()
 			s.moveTo(m.ID, 0)
