@@ -556,7 +556,10 @@ class Player {
 
   onClick(e) {
     const wasIdle = this.idle;
-    if (wasIdle) this.connect();
+    // An idle page connects again on a click, but not for a link that
+    // leaves it (a language link is handled below, over the socket).
+    const leaving = e.target.closest("a[href]:not([data-lang]):not([href^=\"#\"])");
+    if (wasIdle && !leaving) this.connect();
     const a = e.target.closest("a[data-lang]");
     if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey && e.button === 0) {
       e.preventDefault();

@@ -24,6 +24,7 @@ type Explore struct {
 	CopyFailed       string // JS
 	ExportHeading    string
 	ExportYAML       string
+	ExportYAMLEmpty  string // why an empty timeline has no lesson file to export
 	ExportMermaid    string
 	ExportSVG        string
 	CompareWith      string
@@ -93,6 +94,9 @@ type ExplorePanelView struct {
 	// course lesson or a drill.
 	Timeline bool
 	CanUndo  bool
+	// Empty is true for a timeline with no step yet: a lesson file needs
+	// one, so its YAML export is shown off, with the reason.
+	Empty bool
 	// Lesson is the course lesson's or drill's id that export links name,
 	// "" for a timeline (the page's script adds its share code).
 	Lesson string

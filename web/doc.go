@@ -151,7 +151,9 @@
 // the session waits for room (and reads no more of the page's messages
 // meanwhile), so a burst of messages from a page that reads its replies is
 // slowed, not dropped. A client that lets the queue stay full for 10 s is
-// dropped (close code 4001); it never slows anyone else.
+// dropped, and never slows anyone else: it is sent close code 4001, which
+// reaches it only if it reads again; one that reads nothing at all sees its
+// connection reset instead (the writer's 10 s deadline ends first).
 // The websocket handshake must come from the page's own origin (gorilla's
 // default Origin check). Close codes:
 //

@@ -130,7 +130,7 @@ func (v *view) exploreTools() templates.ExplorePanelView {
 	t := v.t
 	p := templates.ExplorePanelView{
 		UI: t.UI(), X: t.explore(),
-		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0,
+		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0, Empty: v.total() == 0,
 		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
 		Code: v.tl.code,
 	}

@@ -275,9 +275,10 @@ func TestExplorePages(t *testing.T) {
 
 func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
 
-// Play on a timeline with no step (an empty sandbox) does not claim to
-// play.
-func TestPlayEmptyTimeline(t *testing.T) {
+// A timeline with no step (an empty sandbox): play does not claim to play,
+// and the YAML export is shown off with the reason, in the page's language,
+// until a step is added.
+func TestEmptyTimeline(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{})
 	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
 	if err != nil {
@@ -289,9 +290,17 @@ func TestPlayEmptyTimeline(t *testing.T) {
 	}
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code})
-	if m := c.expect(MsgFrame); m.Total != 0 {
+	c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code, Lang: "zh-CN"})
+	m := c.expect(MsgFrame)
+	if m.Total != 0 {
 		t.Fatalf("an empty sandbox has %d steps", m.Total)
+	}
+	tools := m.Panels[panelTools]
+	if !strings.Contains(tools, `data-testid="export-yaml-off"`) || strings.Contains(tools, "/explore/export.yaml") || !strings.Contains(tools, "课程文件至少要有一步") {
+		t.Fatalf("an empty timeline's tools offer a YAML export, or do not say why not:\n%s", tools)
+	}
+	if !strings.Contains(tools, "/explore/export.mmd") || !strings.Contains(tools, "/explore/export.svg") {
+		t.Fatalf("an empty timeline's tools lose the other exports:\n%s", tools)
 	}
 	c.send(ClientMessage{Type: MsgPlay, ID: 2})
 	if m := c.expect(MsgState); m.Re != 2 || m.Playing {
@@ -300,5 +309,10 @@ func TestPlayEmptyTimeline(t *testing.T) {
 	c.send(ClientMessage{Type: MsgStep, ID: 3})
 	if m := c.expect(MsgFrame); m.Step != 0 || m.Playing {
 		t.Fatalf("a step after it: step %d playing %v", m.Step, m.Playing)
+	}
+	c.send(map[string]any{"type": "fork", "id": 4, "action": map[string]any{"actor": "A", "do": "acquire"}})
+	m = c.expect(MsgFrame)
+	if m.Total != 1 || !strings.Contains(m.Panels[panelTools], "/explore/export.yaml") || strings.Contains(m.Panels[panelTools], "export-yaml-off") {
+		t.Fatalf("after a step: %d steps, tools:\n%s", m.Total, m.Panels[panelTools])
 	}
 }

@@ -217,3 +217,38 @@ func TestBrowserLeavingEndsSession(t *testing.T) {
 	eval[bool](t, ctx, `(document.getElementById('btn-step').click(), true)`)
 	shows(4)
 }
+
+// TestBrowserIdleLinkOpensNoSession: on a page closed for inactivity, a
+// click on a link that leaves the page does not open a session first (one
+// the page would close at once, having started a run for nothing).
+func TestBrowserIdleLinkOpensNoSession(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	ts := startServer(t, Config{Lessons: all, IdleTimeout: time.Second}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 2, sim.English, false)))
+	waitStep(t, ctx, 2)
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the page to be closed for inactivity")
+	// Count the sockets the page opens from now on, in the tab's
+	// sessionStorage, which the next page of the same origin still reads.
+	eval[bool](t, ctx, `(() => { const W = window.WebSocket;
+		window.WebSocket = function (...a) { sessionStorage.setItem('sockets', String(+(sessionStorage.getItem('sockets') || 0) + 1)); return new W(...a); };
+		return true; })()`)
+	click(t, ctx, "a.logo")
+	// The course page, polled with Evaluate: chromedp's Poll keeps the
+	// player page's execution context.
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(50 * time.Millisecond) {
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		on, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`!document.getElementById('player') && !!document.querySelector('a.logo') && document.readyState === 'complete'`))
+		cancel()
+		if err == nil && on {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the course page did not load: %v", err)
+		}
+	}
+	if n := eval[string](t, ctx, `sessionStorage.getItem('sockets') || '0'`); n != "0" {
+		t.Fatalf("the idle page opened %s socket(s) on its way out", n)
+	}
+}
