@@ -464,15 +464,15 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		frames, err := s.runFrames(r.Context(), l)
-		if err != nil {
-			http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
-			return
-		}
 		if format == "yaml" && len(l.Steps) == 0 {
 			// The lesson format wants a step at least (sim.Load refuses a
 			// lesson without): an export that could not load back is refused.
 			http.Error(w, "web: export: this timeline has no steps yet, and a lesson file needs at least one; add one with the \"What if?\" menu, then export", http.StatusUnprocessableEntity)
+			return
+		}
+		frames, err := s.runFrames(r.Context(), l)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
 			return
 		}
 		name := l.ID

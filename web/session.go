@@ -121,32 +121,17 @@ func (s *session) sendEncoded(b []byte, err error) bool {
 		s.srv.logf("web: encode message: %v", err)
 		return false
 	}
-	err = s.c.enqueue(b)
-	if err == nil {
+	switch err := s.c.enqueue(b); {
+	case err == nil:
 		return true
-	}
-	s.dropped = true
-	switch {
 	case errors.Is(err, errSlowClient):
+		s.dropped = true
 		s.srv.logf("web: dropping a client that does not read its messages")
 		s.c.drop(err.Error())
-	case isClosed(s.c.gone):
-		// Ended while the session waited: as runSession ends them.
-		s.c.finish(websocket.CloseNormalClosure, "")
-	default:
-		s.c.finish(websocket.CloseGoingAway, "web: server shutting down")
 	}
+	// Else the connection or the server ended while the session waited:
+	// runSession's loop sees it next and ends the session as it always does.
 	return false
-}
-
-// isClosed reports whether ch is closed.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // encodeMessage is a message as JSON without HTML escaping: panels are
@@ -373,10 +358,10 @@ func (s *session) moveTo(re int64, target int) {
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
-	ran := time.Now()
+	drawStart := time.Now()
 	s.sendFrame(re, false)
 	if on := s.srv.cfg.OnStep; on != nil {
-		st := StepTiming{Step: s.cur, Ran: len(s.runner.Frames()) > computed, Redis: ran.Sub(start), Draw: time.Since(ran)}
+		st := StepTiming{Step: s.cur, Ran: len(s.runner.Frames()) > computed, Redis: drawStart.Sub(start), Draw: time.Since(drawStart)}
 		if !s.arrived.IsZero() {
 			st.Wait = start.Sub(s.arrived)
 		}
