@@ -19,6 +19,7 @@ type Explore struct {
 	NoChoices        string
 	Undo             string
 	UndoHelp         string
+	UndoNone         string // why undo is off: no step of the timeline was added in explore mode
 	CopyLink         string
 	Copied           string // JS
 	CopyFailed       string // JS

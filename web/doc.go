@@ -85,6 +85,12 @@
 //	                                 of the new step, with chrome and the new timeline's code
 //	{"type":"undo"}                  drop the last step of an explore timeline
 //
+// A step or at is any JSON number that is a whole number (7, 7.0, 1e9); a
+// fraction is a bad-field error, and a value past the end means the end.
+// A lang is en, zh-CN or zh-TW, or a tag the lang query parameter also
+// takes (any case, - or _, zh-Hant or zh-HK for zh-TW, zh or zh-Hans for
+// zh-CN, en-US for en); frames name the locale by its own tag.
+//
 // Runners only go forward, and frames are deterministic, so back and seek
 // serve the frames already computed and only a step past the last computed
 // one runs on Redis: the same step always shows the same state. step, back

@@ -72,6 +72,11 @@ type timelineView struct {
 	code        string // its share code
 	originURL   string
 	originTitle string
+	// undoFloor is how many of the timeline's first steps undo cannot take
+	// back: a fork's kept steps of its lesson (they were never added, and
+	// the origin link goes back to the lesson itself); 0 for a sandbox or
+	// an imported file.
+	undoFloor int
 }
 
 func (s *Server) timelineView(t *translator, o explore.Origin, on bool, code string) timelineView {
@@ -79,6 +84,7 @@ func (s *Server) timelineView(t *translator, o explore.Origin, on bool, code str
 	if base := s.originLesson(o); on && base != nil {
 		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
 		tv.originTitle = base.Title.In(t.locale)
+		tv.undoFloor = o.At
 	}
 	return tv
 }
@@ -130,7 +136,7 @@ func (v *view) exploreTools() templates.ExplorePanelView {
 	t := v.t
 	p := templates.ExplorePanelView{
 		UI: t.UI(), X: t.explore(),
-		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > 0, Empty: v.total() == 0,
+		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > v.tl.undoFloor, Empty: v.total() == 0,
 		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
 		Code: v.tl.code,
 	}

@@ -102,6 +102,23 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Re != 9 || m.Total != 5 || code3 == code {
 		t.Fatalf("undo: re %d total %d", m.Re, m.Total)
 	}
+	if tools := m.Panels[panelTools]; !strings.Contains(tools, `data-explore="undo"`) || strings.Contains(tools, `data-explore="undo" disabled`) {
+		t.Fatalf("undo is off with a step still added: %s", tools)
+	}
+	// Undo stops at the fork: the 4 steps left are the lesson's, not added
+	// here (the origin link goes back to the lesson itself).
+	c.send(map[string]any{"type": "undo", "id": 19})
+	if m, _ := frameTimeline(t, c); m.Re != 19 || m.Total != 4 || !strings.Contains(m.Panels[panelTools], `data-explore="undo" disabled`) || !strings.Contains(m.Panels[panelTools], "Nothing to undo") {
+		t.Fatalf("undo back to the fork: re %d total %d, tools %s", m.Re, m.Total, m.Panels[panelTools])
+	}
+	c.send(map[string]any{"type": "undo", "id": 20})
+	if e := c.expect(MsgError); e.Re != 20 || e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "lesson stale-owner's") || !strings.Contains(e.Message, "/lessons/stale-owner?") {
+		t.Fatalf("undo past the fork: %+v", e)
+	}
+	c.send(map[string]any{"type": "seek", "step": 4})
+	if m, _ := frameTimeline(t, c); m.Total != 4 {
+		t.Fatalf("after a refused undo: total %d", m.Total)
+	}
 	// Errors: an impossible step, undo of a course lesson, a bad link.
 	c.send(map[string]any{"type": "fork", "id": 10, "at": 2, "action": map[string]any{"actor": "A", "do": "resume"}})
 	if e := c.expect(MsgError); e.Re != 10 || e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "not paused") {

@@ -44,7 +44,7 @@ const (
 	ErrCodeUnknownType   = "unknown-type"   // type is missing or not one of the client types
 	ErrCodeBadField      = "bad-field"      // a field is missing or out of range
 	ErrCodeUnknownLesson = "unknown-lesson" // load names no lesson of the course
-	ErrCodeUnknownLang   = "unknown-lang"   // lang is not en, zh-CN or zh-TW
+	ErrCodeUnknownLang   = "unknown-lang"   // lang is not en, zh-CN, zh-TW or a tag for one of them
 	ErrCodeNoLesson      = "no-lesson"      // a player message before any load
 	ErrCodeRedis         = "redis"          // a step failed on Redis; the run is unchanged and may be retried
 	ErrCodeBusy          = "busy"           // too many sessions; sent before close code 1013
@@ -162,12 +162,14 @@ const (
 // returned even when the message is otherwise wrong, so that the error can
 // name it.
 func parseClientMessage(data []byte) (ClientMessage, error) {
-	var m ClientMessage
+	var w wireMessage
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return m, perr(ErrCodeBadJSON, "message is not a JSON object")
+		return w.ClientMessage, perr(ErrCodeBadJSON, "message is not a JSON object")
 	}
-	if err := json.Unmarshal(trimmed, &m); err != nil {
+	err := json.Unmarshal(trimmed, &w)
+	m := w.ClientMessage
+	if err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
 			// Keep the id if it decoded.
@@ -180,6 +182,12 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 		}
 		return ClientMessage{}, perr(ErrCodeBadJSON, "malformed JSON: %v", err)
 	}
+	if m.Step, err = stepNumber("step", w.Step); err != nil {
+		return m, err
+	}
+	if m.At, err = stepNumber("at", w.At); err != nil {
+		return m, err
+	}
 	switch m.Type {
 	case MsgLoad:
 		if m.Lesson == "" && m.Timeline == "" {
@@ -191,8 +199,10 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 		if m.Step != nil && *m.Step < 0 {
 			return m, perr(ErrCodeBadField, "step must be 0 or more")
 		}
-		if m.Lang != "" && !sim.ValidLocale(m.Lang) {
-			return m, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW)", m.Lang)
+		if m.Lang != "" {
+			if m.Lang, err = wireLang(m.Lang); err != nil {
+				return m, err
+			}
 		}
 	case MsgSeek:
 		if m.Step == nil {
@@ -202,8 +212,8 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 			return m, perr(ErrCodeBadField, "step must be 0 or more")
 		}
 	case MsgLang:
-		if !sim.ValidLocale(m.Lang) {
-			return m, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW)", m.Lang)
+		if m.Lang, err = wireLang(m.Lang); err != nil {
+			return m, err
 		}
 	case MsgPlay:
 		if m.Speed != 0 && (math.IsNaN(m.Speed) || m.Speed < MinSpeed || m.Speed > MaxSpeed) {

@@ -24,6 +24,8 @@ func FuzzParseClientMessage(f *testing.F) {
 		`{"type":"play","speed":2}`, `{"type":"pause"}`, `{"type":"lang","lang":"zh-TW"}`,
 		`not json`, `[1,2]`, `{"type":"step"`, `{"type":7,"id":4}`, `{"id":5}`,
 		`{"type":"seek","step":1e30}`, `{"type":"play","speed":-1}`, ` {"type":"pause"} `, ``,
+		`{"type":"seek","step":2.5}`, `{"type":"lang","lang":"zh-hant"}`, `{"type":"undo"}`,
+		`{"type":"fork","at":3e0,"action":{"actor":"A","do":"acquire"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -57,7 +59,11 @@ func FuzzParseClientMessage(f *testing.F) {
 			if m.Speed != 0 && (math.IsNaN(m.Speed) || m.Speed < MinSpeed || m.Speed > MaxSpeed) {
 				t.Fatalf("accepted a bad speed: %+v", m)
 			}
-		case MsgStep, MsgBack, MsgPause:
+		case MsgFork:
+			if m.Action == nil || (m.At != nil && *m.At < 0) {
+				t.Fatalf("accepted a bad fork: %+v", m)
+			}
+		case MsgStep, MsgBack, MsgPause, MsgUndo:
 		default:
 			t.Fatalf("accepted type %q", m.Type)
 		}

@@ -325,7 +325,12 @@ func TestProtocolMalformedMessages(t *testing.T) {
 		{`{"type":"step","id":7}`, ErrCodeNoLesson, 7},
 		{`{"type":"seek","id":8}`, ErrCodeBadField, 8},
 		{`{"type":"seek","step":-1}`, ErrCodeBadField, 0},
-		{`{"type":"seek","step":1e30}`, ErrCodeBadJSON, 0},
+		{`{"type":"seek","step":2.5,"id":11}`, ErrCodeBadField, 11},
+		{`{"type":"seek","step":"3","id":12}`, ErrCodeBadJSON, 12},
+		{`{"type":"seek","step":true}`, ErrCodeBadJSON, 0},
+		{`{"type":"seek","step":-1e30}`, ErrCodeBadField, 0},
+		{`{"type":"fork","at":1.5,"action":{"actor":"A","do":"acquire"}}`, ErrCodeBadField, 0},
+		{`{"type":"lang","lang":"zh-Latn-XX-x-"}`, ErrCodeUnknownLang, 0},
 		{`{"type":"load"}`, ErrCodeBadField, 0},
 		{`{"type":"load","lesson":"no-such-lesson","id":9}`, ErrCodeUnknownLesson, 9},
 		{`{"type":"load","lesson":"nested-reentry","lang":"fr"}`, ErrCodeUnknownLang, 0},
@@ -668,5 +673,38 @@ func TestProtocolBurstWhileReading(t *testing.T) {
 	}
 	if err := <-frames; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProtocolWholeNumbersAndLanguageTags: a step is any JSON number that
+// is a whole number, however written (a page's JSON.stringify writes
+// 1e21 and up with an exponent), and a step past the end goes to the end
+// however large; a lang field takes the language tags the lang query
+// parameter takes.
+func TestProtocolWholeNumbersAndLanguageTags(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(`{"type":"load","lesson":"nested-reentry","step":2.0,"lang":"zh-hant","id":1}`)
+	m := c.expect(MsgFrame)
+	if m.Re != 1 || m.Step != 2 || m.Lang != string(sim.TraditionalChinese) {
+		t.Fatalf("load with step 2.0 and lang zh-hant: re %d step %d lang %q", m.Re, m.Step, m.Lang)
+	}
+	last := m.Total
+	for i, step := range []string{"1e9", "1E+30", "4294967296", "1.0e400"} {
+		c.send(fmt.Sprintf(`{"type":"seek","step":%s,"id":%d}`, step, 10+i))
+		if m := c.expect(MsgFrame); m.Re != int64(10+i) || m.Step != last {
+			t.Fatalf("seek %s: re %d step %d, want the last step %d", step, m.Re, m.Step, last)
+		}
+	}
+	c.send(`{"type":"seek","step":3e0}`)
+	if m := c.expect(MsgFrame); m.Step != 3 {
+		t.Fatalf("seek 3e0: step %d", m.Step)
+	}
+	for _, tc := range []struct{ tag, want string }{{"en_US", "en"}, {"ZH", "zh-CN"}, {"zh-Hans-CN", "zh-CN"}, {"zh-HK", "zh-TW"}, {"zh-TW", "zh-TW"}} {
+		c.send(map[string]any{"type": "lang", "lang": tc.tag})
+		if m := c.expect(MsgFrame); m.Lang != tc.want || m.Step != 3 || m.Chrome == nil {
+			t.Fatalf("lang %q: lang %q step %d", tc.tag, m.Lang, m.Step)
+		}
 	}
 }

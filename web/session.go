@@ -343,12 +343,12 @@ func (s *session) undo(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of an explore timeline (a fork or a sandbox), and this run has none to take back"))
 		return
 	}
-	l := explore.Undo(s.lesson)
-	o := s.origin
-	if o.Lesson != "" && o.At > len(l.Steps) {
-		o.At = len(l.Steps)
+	if base := s.srv.originLesson(s.origin); base != nil && len(s.lesson.Steps) <= s.origin.At {
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: this fork's %d steps are lesson %s's, not added in explore mode (the lesson itself is at %s)", len(s.lesson.Steps), base.ID, lessonURL(base.ID, s.origin.At, s.locale, false)))
+		return
 	}
-	s.start(m.ID, l, true, o, "", min(s.cur, len(l.Steps)))
+	l := explore.Undo(s.lesson)
+	s.start(m.ID, l, true, s.origin, "", min(s.cur, len(l.Steps)))
 }
 
 // moveTo goes to step target (clamped to the lesson), from the frames
