@@ -275,6 +275,9 @@ class Player {
         this.setPlaying(m.playing);
         break;
       case "error":
+        // An undo that failed leaves the tools as they were: on again.
+        if (this.undoButton) this.undoButton.disabled = false;
+        this.undoButton = null;
         this.errors++;
         this.root.dataset.errors = String(this.errors);
         this.root.dataset.error = m.code;
@@ -603,7 +606,12 @@ class Player {
   exploreTool(el) {
     switch (el.dataset.explore) {
       case "undo":
-        this.send({ type: "undo" });
+        // Off until the frame that answers it redraws the tools: a second
+        // click would undo again, and at a fork's first step the server
+        // refuses it with an error in English.
+        el.disabled = true;
+        this.undoButton = el;
+        if (!this.send({ type: "undo" })) this.connect();
         break;
       case "copy": {
         const status = $("[data-copy-status]");

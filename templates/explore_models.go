@@ -145,10 +145,13 @@ type SandboxForm struct {
 	Fencing, Replica      bool
 }
 
-// VariantOption is a variant in a select, with its source.
+// VariantOption is a variant in a select, with its source: an <option>
+// holds only text, so Source is the text with the seeds' titles and Seeds
+// the seed file names it cites, for the title attribute ("" for none).
 type VariantOption struct {
 	Name     string
 	Source   string
+	Seeds    string
 	Selected bool
 }
 

@@ -155,11 +155,22 @@ type CourseLesson struct {
 	Title    string
 	Summary  string
 	Variant  string
-	Source   string
+	Source   []SourcePart
 	Fencing  bool
 	Steps    int
 	URL      string
 	Progress string // the id the page's script fills with the learner's progress
+}
+
+// SourcePart is a piece of where a lesson or a variant comes from, as the
+// page shows it. A part that cites a seed document has its Title in the
+// reader's language and its file name in Seed (kept for maintainers, in a
+// title attribute); Rest is the text that follows it as written, or, with
+// no Seed, a piece that cites no seed (a URL, "Redisson RLock").
+type SourcePart struct {
+	Title string
+	Seed  string
+	Rest  string
 }
 
 // PlayerPage is the page of one lesson. Its panels start empty (a
@@ -198,7 +209,7 @@ type Header struct {
 	Variant   string
 	LockType  string // "lock key: Hash", localized
 	Fencing   bool
-	Source    string
+	Source    []SourcePart
 	Langs     []LangOption
 	Backend   BackendBadge
 	// Crumb, when set, replaces "All lessons" and the lesson's number in

@@ -85,8 +85,11 @@
 //	                                 of the new step, with chrome and the new timeline's code
 //	{"type":"undo"}                  drop the last step of an explore timeline
 //
-// A step or at is any JSON number that is a whole number (7, 7.0, 1e9); a
-// fraction is a bad-field error, and a value past the end means the end.
+// An id is an integer (any other id makes the message a bad-json error). A
+// step or at is any JSON number that is a whole number (7, 7.0, 1e9); a
+// fraction is a bad-field error. A load's or seek's step past the end means
+// the end (as a page's ?step= does); a fork's at must be a step the run has
+// reached. A play's speed of 0, like none, is the default 1.
 // A lang is en, zh-CN or zh-TW, or a tag the lang query parameter also
 // takes (any case, - or _, zh-Hant or zh-HK for zh-TW, zh or zh-Hans for
 // zh-CN, en-US for en); frames name the locale by its own tag.

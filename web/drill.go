@@ -128,7 +128,7 @@ func (s *Server) drillHeader(t *translator, l *sim.Lesson, step int, presenter b
 		Variant:   l.Variant,
 		LockType:  t.lockType(vi.LockType),
 		Fencing:   l.Fencing,
-		Source:    l.Source,
+		Source:    t.sourceParts(l.Source),
 		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" }),
 		Backend:   s.lessonBadge(t, l),
 	}

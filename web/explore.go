@@ -204,7 +204,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 	h := templates.Header{
 		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),
 		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
-		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: l.Source,
+		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: t.sourceParts(l.Source),
 		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
@@ -212,7 +212,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 		h.Crumb = x.ForkCrumb
 		h.Title = s.timelineTitle(l, o).In(t.locale)
 		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
-		h.Source = base.Source
+		h.Source = t.sourceParts(base.Source)
 	}
 	return h
 }
@@ -233,11 +233,7 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := tr(loc)
-	step, err := strconv.Atoi(q.Get("step"))
-	if err != nil || step < 0 {
-		step = 0
-	}
-	step = min(step, len(l.Steps))
+	step := queryStep(q.Get("step"), len(l.Steps))
 	presenter := q.Get("present") == "1"
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
@@ -270,7 +266,8 @@ func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePag
 }
 
 // variantOptions are the sandbox form's variants, each with where it
-// comes from in t's language (the seed file names stay as they are).
+// comes from in t's language (the seeds by their titles, their file names
+// in the option's title attribute).
 func variantOptions(t *translator, selected string) []templates.VariantOption {
 	var out []templates.VariantOption
 	for _, name := range sim.Variants() {
@@ -279,7 +276,8 @@ func variantOptions(t *translator, selected string) []templates.VariantOption {
 		if src == "" {
 			src = vi.Source
 		}
-		out = append(out, templates.VariantOption{Name: name, Source: src, Selected: name == selected})
+		text, seeds := t.sourceText(src)
+		out = append(out, templates.VariantOption{Name: name, Source: text, Seeds: seeds, Selected: name == selected})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"lockstep/backend"
 	"lockstep/explore"
@@ -178,7 +179,8 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 			}
 			_ = json.Unmarshal(trimmed, &idOnly)
 			m = ClientMessage{ID: idOnly.ID}
-			return m, perr(ErrCodeBadJSON, "field %q has the wrong type", ute.Field)
+			// The path runs from wireMessage, whose ClientMessage is embedded.
+			return m, perr(ErrCodeBadJSON, "field %q has the wrong type", strings.TrimPrefix(ute.Field, "ClientMessage."))
 		}
 		return ClientMessage{}, perr(ErrCodeBadJSON, "malformed JSON: %v", err)
 	}
@@ -230,7 +232,7 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 	case "":
 		return m, perr(ErrCodeUnknownType, "message has no type")
 	default:
-		return m, perr(ErrCodeUnknownType, "unknown message type %q", m.Type)
+		return m, perr(ErrCodeUnknownType, "unknown message type %q", clip(m.Type, maxEcho))
 	}
 	return m, nil
 }

@@ -701,6 +701,21 @@ func TestProtocolWholeNumbersAndLanguageTags(t *testing.T) {
 	if m := c.expect(MsgFrame); m.Step != 3 {
 		t.Fatalf("seek 3e0: step %d", m.Step)
 	}
+	// Errors name the field as the message has it, and repeat at most a
+	// short piece of what was sent.
+	for _, tc := range []struct{ msg, code, has string }{
+		{`{"type":"play","speed":"fast"}`, ErrCodeBadJSON, `web: field "speed" has the wrong type`},
+		{`{"type":"fork","action":{"do":"advance","by_ms":"5"}}`, ErrCodeBadJSON, `web: field "action.by_ms" has the wrong type`},
+		{`{"type":"seek","step":1e-400}`, ErrCodeBadField, "step must be a whole number, not 1e-400"},
+		{`{"type":"lang","lang":"` + strings.Repeat("x", 10000) + `"}`, ErrCodeUnknownLang, "unknown language"},
+		{`{"type":"load","lesson":"` + strings.Repeat("y", 10000) + `"}`, ErrCodeUnknownLesson, "no lesson"},
+		{`{"type":"` + strings.Repeat("z", 10000) + `"}`, ErrCodeUnknownType, "unknown message type"},
+	} {
+		c.send(tc.msg)
+		if e := c.expect(MsgError); e.Code != tc.code || !strings.Contains(e.Message, tc.has) || len(e.Message) > 300 {
+			t.Fatalf("%.60s: code %q, message (%d bytes) %.300q", tc.msg, e.Code, len(e.Message), e.Message)
+		}
+	}
 	for _, tc := range []struct{ tag, want string }{{"en_US", "en"}, {"ZH", "zh-CN"}, {"zh-Hans-CN", "zh-CN"}, {"zh-HK", "zh-TW"}, {"zh-TW", "zh-TW"}} {
 		c.send(map[string]any{"type": "lang", "lang": tc.tag})
 		if m := c.expect(MsgFrame); m.Lang != tc.want || m.Step != 3 || m.Chrome == nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -255,7 +254,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 		g := &p.Groups[len(p.Groups)-1]
 		g.Lessons = append(g.Lessons, templates.CourseLesson{
 			Number: i + 1, ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
-			Variant: l.Variant, Source: l.Source, Fencing: l.Fencing, Steps: len(l.Steps),
+			Variant: l.Variant, Source: t.sourceParts(l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
 			URL: lessonURL(l.ID, 0, loc, false),
 		})
 	}
@@ -277,11 +276,7 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	step, err := strconv.Atoi(q.Get("step"))
-	if err != nil || step < 0 {
-		step = 0
-	}
-	step = min(step, len(l.Steps))
+	step := queryStep(q.Get("step"), len(l.Steps))
 	presenter := q.Get("present") == "1"
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Step: step, Total: len(l.Steps),

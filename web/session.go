@@ -253,7 +253,7 @@ func (s *session) load(m ClientMessage) {
 			return
 		}
 	} else if l = s.srv.lesson(s.srv.ctx, m.Lesson); l == nil {
-		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", m.Lesson))
+		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", clip(m.Lesson, maxEcho)))
 		return
 	}
 	if m.Lang != "" {

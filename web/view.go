@@ -652,7 +652,7 @@ func (s *Server) header(t *translator, l *sim.Lesson, step int, presenter bool) 
 		Variant:   l.Variant,
 		LockType:  t.lockType(vi.LockType),
 		Fencing:   l.Fencing,
-		Source:    l.Source,
+		Source:    t.sourceParts(l.Source),
 		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) }),
 		Backend:   s.lessonBadge(t, l),
 	}

@@ -38,10 +38,10 @@ func stepNumber(field string, raw json.RawMessage) (*int, error) {
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil && !math.IsInf(f, 0) { // out of float range still has a sign
-		return nil, perr(ErrCodeBadJSON, "field %q is not a number: %s", field, raw)
+		return nil, perr(ErrCodeBadJSON, "field %q is not a number: %s", field, clip(string(raw), maxEcho))
 	}
-	if f != math.Trunc(f) {
-		return nil, perr(ErrCodeBadField, "%s must be a whole number, not %s", field, raw)
+	if f != math.Trunc(f) || (f == 0 && nonZeroMantissa(raw)) { // 1e-400 reads as 0
+		return nil, perr(ErrCodeBadField, "%s must be a whole number, not %s", field, clip(string(raw), maxEcho))
 	}
 	n := maxStepNumber
 	switch {
@@ -53,6 +53,41 @@ func stepNumber(field string, raw json.RawMessage) (*int, error) {
 	return &n, nil
 }
 
+// nonZeroMantissa reports whether the JSON number raw has a digit other
+// than 0 before its exponent: a number that reads as 0 only because it is
+// too small for a float64.
+func nonZeroMantissa(raw []byte) bool {
+	for _, c := range raw {
+		switch {
+		case c == 'e' || c == 'E':
+			return false
+		case c >= '1' && c <= '9':
+			return true
+		}
+	}
+	return false
+}
+
+// queryStep reads a page's step query parameter as a websocket message's
+// step is read (any whole number: 7, 7.0, 1e9), clamped to [0, total]:
+// a link and the page's socket then agree on the step. What is not a whole
+// number of 0 or more is step 0, as an absent parameter is.
+func queryStep(q string, total int) int {
+	if q == "" || !json.Valid([]byte(q)) {
+		return 0
+	}
+	n, err := stepNumber("step", json.RawMessage(q))
+	if err != nil || n == nil || *n < 0 {
+		return 0
+	}
+	return min(*n, total)
+}
+
+// maxEcho is how much of a value the client sent an error message repeats
+// (in clip's units): an error names the bad value without sending a huge
+// one back.
+const maxEcho = 64
+
 // wireLang reads a lang field as the lang query parameter is read (any
 // case, - or _, zh-Hant and zh-HK as zh-TW, zh and zh-Hans as zh-CN, en-US
 // as en; see langParam) and returns the locale's own tag. Anything else is
@@ -60,7 +95,7 @@ func stepNumber(field string, raw json.RawMessage) (*int, error) {
 func wireLang(lang string) (string, error) {
 	loc, ok := langParam(lang)
 	if !ok {
-		return lang, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW, or a tag such as zh-Hant or en-US)", lang)
+		return lang, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW, or a tag such as zh-Hant or en-US)", clip(lang, maxEcho))
 	}
 	return string(loc), nil
 }

@@ -1,0 +1,118 @@
+package web
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// TestSourceParts checks that each seed file name in a source becomes its
+// title in the reader's language, with the name kept and the text around
+// it as written.
+func TestSourceParts(t *testing.T) {
+	en, cn := tr(sim.English), tr(sim.SimplifiedChinese)
+	node, card, java := en.T("SeedNodeContext"), en.T("SeedInterviewCard"), en.T("SeedJavaThreadLocal")
+	for _, c := range []struct {
+		t    *translator
+		src  string
+		want []templates.SourcePart
+	}{
+		{en, "000_ababaab3e824e250.txt", []templates.SourcePart{{Title: node, Seed: "000_ababaab3e824e250.txt"}}},
+		{en, "001_5402deabadbfda6d.txt", []templates.SourcePart{{Title: card, Seed: "001_5402deabadbfda6d.txt"}}},
+		{en, "004_9ef5ee932af18c81.txt", []templates.SourcePart{{Title: java, Seed: "004_9ef5ee932af18c81.txt"}}},
+		{en, "000_ababaab3e824e250.txt, 001_5402deabadbfda6d.txt", []templates.SourcePart{
+			{Title: node, Seed: "000_ababaab3e824e250.txt", Rest: ", "},
+			{Title: card, Seed: "001_5402deabadbfda6d.txt"},
+		}},
+		{en, "001_5402deabadbfda6d.txt (follow-up question 1; a known mistake)", []templates.SourcePart{
+			{Title: card, Seed: "001_5402deabadbfda6d.txt", Rest: " (follow-up question 1; a known mistake)"},
+		}},
+		{cn, "004_9ef5ee932af18c81.txt", []templates.SourcePart{{Title: "Java：ThreadLocal 重入次数与 Hash 可重入锁", Seed: "004_9ef5ee932af18c81.txt"}}},
+		{cn, "001_5402deabadbfda6d.txt（追问 1；一种常见错误）", []templates.SourcePart{
+			{Title: cn.T("SeedInterviewCard"), Seed: "001_5402deabadbfda6d.txt", Rest: "（追问 1；一种常见错误）"},
+		}},
+		// Text that cites no seed stays one part, ", " and all.
+		{en, "Redisson RLock lock watchdog (lockWatchdogTimeout 30 s, renewal every 10 s)", []templates.SourcePart{
+			{Rest: "Redisson RLock lock watchdog (lockWatchdogTimeout 30 s, renewal every 10 s)"},
+		}},
+		{en, "https://www.letianbiji.com/redis/redis-ex-time-change.html", []templates.SourcePart{
+			{Rest: "https://www.letianbiji.com/redis/redis-ex-time-change.html"},
+		}},
+		{en, "see 004_9ef5ee932af18c81.txt", []templates.SourcePart{
+			{Rest: "see "}, {Title: java, Seed: "004_9ef5ee932af18c81.txt"},
+		}},
+		{en, "", nil},
+	} {
+		if got := c.t.sourceParts(c.src); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: sourceParts(%q) = %#v, want %#v", c.t.locale, c.src, got, c.want)
+		}
+	}
+	// Every seed has a title in every language, and not its id.
+	for _, l := range sim.Locales {
+		for name, id := range seedTitles {
+			if s, ok := tr(l).lookup(id); !ok || s == id || strings.Contains(s, ".txt") {
+				t.Errorf("%s: seed %s has no title (%q)", l, name, s)
+			}
+		}
+	}
+	// An <option> gets the titles as text and the names for its title.
+	text, seeds := en.sourceText("000_ababaab3e824e250.txt, 001_5402deabadbfda6d.txt (follow-up question 2)")
+	if text != node+", "+card+" (follow-up question 2)" || seeds != "000_ababaab3e824e250.txt, 001_5402deabadbfda6d.txt" {
+		t.Errorf("sourceText = %q, %q", text, seeds)
+	}
+	if text, seeds := en.sourceText("Redisson RLock (lock watchdog)"); text != "Redisson RLock (lock watchdog)" || seeds != "" {
+		t.Errorf("sourceText of a non-seed = %q, %q", text, seeds)
+	}
+}
+
+// TestSourcePages checks that the course page, the player and the explore
+// sandbox show a seed by its title in the page's language, keep its file
+// name in the title attribute and no longer show the bare name.
+func TestSourcePages(t *testing.T) {
+	_, hs := newTestHTTP(t, Config{})
+	seed := func(l sim.Locale, name string) string {
+		return `<span class="seed" title="` + name + `">` + htmlEscape(tr(l).T(seedTitles[name])) + `</span>`
+	}
+	for _, l := range []sim.Locale{sim.English, sim.SimplifiedChinese} {
+		q := "?lang=" + string(l)
+		_, course := get(t, hs.URL+"/"+q, nil)
+		for _, want := range []string{
+			seed(l, "000_ababaab3e824e250.txt") + ", " + seed(l, "001_5402deabadbfda6d.txt"),
+			seed(l, "004_9ef5ee932af18c81.txt"),
+			// A source that is no seed stays as written.
+			"<code>Redisson RLock lock watchdog (lockWatchdogTimeout 30 s, renewal every 10 s)</code>",
+			"<code>https://www.letianbiji.com/redis/redis-ex-time-change.html</code>",
+		} {
+			if !strings.Contains(course, want) {
+				t.Errorf("%s: course page lacks %s", l, want)
+			}
+		}
+		for _, c := range []struct{ id, want string }{
+			{"nested-reentry", seed(l, "001_5402deabadbfda6d.txt")},
+			{"lost-context-self-block", seed(l, "000_ababaab3e824e250.txt") + ", " + seed(l, "001_5402deabadbfda6d.txt")},
+			{"nil-read-as-false", seed(l, "004_9ef5ee932af18c81.txt")},
+		} {
+			resp, body := get(t, hs.URL+"/lessons/"+c.id+q, nil)
+			if resp.StatusCode != 200 || !strings.Contains(body, c.want) {
+				t.Errorf("%s: player of %s (status %d) lacks %s", l, c.id, resp.StatusCode, c.want)
+			}
+		}
+		_, explore := get(t, hs.URL+"/explore"+q, nil)
+		card := htmlEscape(tr(l).T("SeedInterviewCard"))
+		if want := `<option value="token-count" selected title="001_5402deabadbfda6d.txt">token-count · ` + card + `</option>`; !strings.Contains(explore, want) {
+			t.Errorf("%s: explore page lacks %s", l, want)
+		}
+		for page, body := range map[string]string{"course": course, "explore": explore} {
+			if strings.Contains(body, ">001_5402deabadbfda6d.txt") || strings.Contains(body, "· 001_") {
+				t.Errorf("%s: the %s page still shows a bare seed file name", l, page)
+			}
+		}
+	}
+	// The Chinese page's titles are Chinese.
+	if _, body := get(t, hs.URL+"/lessons/nil-read-as-false?lang=zh-CN", nil); !strings.Contains(body, "ThreadLocal 重入次数与 Hash 可重入锁") {
+		t.Error("zh-CN player lacks the Chinese seed title")
+	}
+}
