@@ -188,6 +188,12 @@ class Player {
     addEventListener("pageshow", (e) => {
       if (e.persisted) this.connect();
     });
+    // Back from a fork to its lesson (or Forward again): the address is
+    // another page's, so load it as one.
+    // (A skip link's #fragment keeps the path: nothing to load.)
+    addEventListener("popstate", () => {
+      if (location.pathname !== this.shownPath) location.reload();
+    });
     this.connect();
   }
 
@@ -341,7 +347,12 @@ class Player {
     if (this.retry) u.searchParams.set("retry", "1");
     // A deep link whose step Redis could not run keeps asking for it.
     if (this.redisFail && this.redisFail.fromLoad && this.redisFail.target > m.step) u.searchParams.set("step", String(this.redisFail.target));
-    history.replaceState(null, "", u.pathname + u.search);
+    // A fork leaves the lesson (or drill) for a timeline of its own: a new
+    // history entry, so that Back returns to the lesson at the step forked
+    // from. Every other frame only keeps the address up to date.
+    if (u.pathname === "/explore" && location.pathname !== "/explore") history.pushState({ fork: true }, "", u.pathname + u.search);
+    else history.replaceState(null, "", u.pathname + u.search);
+    this.shownPath = u.pathname;
     if (this.redisFail) this.setConn("redis", "tRedisDownConn");
     else this.setConn("open", "tConnected");
     this.showRedisAlert();

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -265,6 +266,28 @@ func TestBrowserExploreFork(t *testing.T) {
 	if want := strings.TrimSpace(lframes[2].Say.In(sim.English)); p.Say != want {
 		t.Fatalf("kept step 2 says %q, want the lesson's %q", p.Say, want)
 	}
+	// The fork is a history entry of its own: Back returns to the lesson at
+	// the step forked from, Forward to the fork where it was left. (The
+	// page loads again each time; Evaluate finds the new document, where
+	// chromedp's Poll may keep the old one.)
+	shows := func(js, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+			tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](js)) // an error: the page is between documents
+			cancel()
+			if err == nil && ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after %s: the page is at %s", what, eval[string](t, ctx, `location.href`))
+			}
+		}
+	}
+	_ = eval[bool](t, ctx, `(setTimeout(() => history.back(), 0), true)`)
+	shows(`(() => { const p = document.getElementById('player'); return location.pathname === '/lessons/stale-owner' && !!p && p.dataset.conn === 'open' && p.dataset.step === '4' && !p.dataset.timeline; })()`, "Back from the fork")
+	_ = eval[bool](t, ctx, `(setTimeout(() => history.forward(), 0), true)`)
+	shows(`(() => { const p = document.getElementById('player'); return location.pathname === '/explore' && !!p && p.dataset.conn === 'open' && p.dataset.step === '2' && p.dataset.timeline === new URL(location.href).searchParams.get('t'); })()`, "Forward to the fork")
 }
 
 // TestBrowserExploreUndo undoes a fork's last step, and builds and undoes
