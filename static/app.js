@@ -191,8 +191,11 @@ class Player {
     // Back from a fork to its lesson (or Forward again): the address is
     // another page's, so load it as one.
     // (A skip link's #fragment keeps the path: nothing to load.)
+    // On the same path (Back over a skip link's #fragment) the address is
+    // set again to the step shown, so that it and the page agree.
     addEventListener("popstate", () => {
       if (location.pathname !== this.shownPath) location.reload();
+      else if (this.shownURL) history.replaceState(null, "", this.shownURL);
     });
     this.connect();
   }
@@ -282,8 +285,12 @@ class Player {
         break;
       case "error":
         // An undo that failed leaves the tools as they were: on again.
-        if (this.undoButton) this.undoButton.disabled = false;
+        if (this.undoButton) {
+          this.undoButton.disabled = false;
+          if (this.refocus) this.undoButton.focus();
+        }
         this.undoButton = null;
+        this.refocus = null;
         this.errors++;
         this.root.dataset.errors = String(this.errors);
         this.root.dataset.error = m.code;
@@ -353,6 +360,7 @@ class Player {
     if (u.pathname === "/explore" && location.pathname !== "/explore") history.pushState({ fork: true }, "", u.pathname + u.search);
     else history.replaceState(null, "", u.pathname + u.search);
     this.shownPath = u.pathname;
+    this.shownURL = u.pathname + u.search;
     if (this.redisFail) this.setConn("redis", "tRedisDownConn");
     else this.setConn("open", "tConnected");
     this.showRedisAlert();
@@ -418,7 +426,15 @@ class Player {
     if (!el || this.shown.get(sel) === html) return;
     this.shown.set(sel, html);
     const open = $$("details[open][id]", el).map((d) => d.id);
-    const focused = el.contains(document.activeElement) ? document.activeElement.id : "";
+    const active = el.contains(document.activeElement) ? document.activeElement : null;
+    const focused = active ? active.id : "";
+    // A button without an id (undo, a fork choice) is found again by what
+    // it does, so that a keyboard user's focus stays in the panel.
+    let again = active && !focused ? (active.dataset.explore ? `[data-explore="${active.dataset.explore}"]` : active.matches(".fork-choice") ? ".fork-choice" : null) : null;
+    if (!active && this.refocus && $(this.refocus, el) && (!document.activeElement || document.activeElement === document.body)) {
+      again = this.refocus;
+      this.refocus = null;
+    }
     const scroller = $(".tl-scroll", el);
     const scroll = scroller ? scroller.scrollLeft : null;
     el.innerHTML = html;
@@ -427,6 +443,11 @@ class Player {
       if (d) d.open = true;
     }
     if (focused) document.getElementById(focused)?.focus();
+    else if (again) {
+      const usable = (b) => b && !b.disabled;
+      const b = [$(again, el), ...$$("button, a[href]", el)].find(usable);
+      if (b) b.focus({ preventScroll: true });
+    }
     if (scroll !== null) {
       const s = $(".tl-scroll", el);
       if (s) s.scrollLeft = scroll;
@@ -537,6 +558,7 @@ class Player {
     if (on) u.searchParams.set("present", "1");
     else u.searchParams.delete("present");
     history.replaceState(null, "", u.pathname + u.search);
+    this.shownURL = u.pathname + u.search;
   }
 
   act(action) {
@@ -620,6 +642,9 @@ class Player {
         // Off until the frame that answers it redraws the tools: a second
         // click would undo again, and at a fork's first step the server
         // refuses it with an error in English.
+        // Turning it off takes the focus away: the redrawn tools give a
+        // keyboard user's focus back (see swap).
+        this.refocus = document.activeElement === el ? '[data-explore="undo"]' : null;
         el.disabled = true;
         this.undoButton = el;
         if (!this.send({ type: "undo" })) this.connect();
@@ -741,6 +766,7 @@ class Player {
       u.searchParams.delete("retry");
     }
     history.replaceState(null, "", u.pathname + u.search);
+    this.shownURL = u.pathname + u.search;
     if (on) this.predictStep();
   }
 
@@ -813,6 +839,7 @@ class Player {
       const u = new URL(location.href);
       u.searchParams.delete("retry");
       history.replaceState(null, "", u.pathname + u.search);
+      this.shownURL = u.pathname + u.search;
     }
     const next = this.step + 1;
     if (next > this.total) return false;

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"lockstep/explore"
 	"lockstep/sim"
@@ -624,5 +625,56 @@ func checkCompare(t *testing.T, ctx context.Context, name, value string) {
 	}
 	if !eval[bool](t, ctx, `(() => { const r = document.querySelector('tr.first'); const s = getComputedStyle(r); return r.getBoundingClientRect().height > 0 && s.visibility !== 'hidden'; })()`) {
 		t.Fatal("the first differing row is not visible")
+	}
+}
+
+// TestBrowserBackOverSkipLinkAndFocus: Back over the skip link's
+// #fragment keeps the page (no reload) and sets the address to the step
+// shown, so that a later fork's Back returns to that step; a fork choice
+// and Undo pressed from the keyboard leave the focus in the panel, not on
+// the page's body.
+func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := lessonByID(t, all, "stale-owner")
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+"/lessons/stale-owner?lang=en"))
+	waitExplore(t, ctx, 0, len(l.Steps))
+	_ = eval[bool](t, ctx, `(window.sameDocument = true, window.entries = history.length, document.querySelector('a.skip').click(), true)`)
+	// The fragment is a history entry (the page then keeps its address at
+	// the step shown, without the fragment).
+	waitJS(t, ctx, `history.length === window.entries + 1`, "the skip link's history entry")
+	for i := 1; i <= 3; i++ {
+		click(t, ctx, "#btn-step")
+		waitExplore(t, ctx, i, len(l.Steps))
+	}
+	_ = eval[bool](t, ctx, `(setTimeout(() => history.back(), 0), true)`)
+	waitJS(t, ctx, `location.hash === '' && new URL(location.href).searchParams.get('step') === '3'`, "the address at the step shown after Back")
+	if !eval[bool](t, ctx, `window.sameDocument === true && document.getElementById('player').dataset.step === '3'`) {
+		t.Fatal("Back over the skip link reloaded the page or moved it")
+	}
+	// A fork choice from the keyboard.
+	_ = eval[bool](t, ctx, `(document.querySelector('[data-fork-menu] .fork-choice').focus(), true)`)
+	run(t, ctx, chromedp.KeyEvent(kb.Enter)) // on the focused control (press blurs first)
+	waitJS(t, ctx, `location.pathname === '/explore' && document.getElementById('player').dataset.total === '4'`, "the fork")
+	waitJS(t, ctx, `!!document.activeElement && document.activeElement.matches('[data-panel="explore"] .fork-choice')`, "the focus on a fork choice after the fork")
+	// Undo from the keyboard: it goes off at the fork point, and the focus
+	// moves to the next tool.
+	_ = eval[bool](t, ctx, `(document.querySelector('[data-explore="undo"]').focus(), true)`)
+	run(t, ctx, chromedp.KeyEvent(kb.Enter)) // on the focused control (press blurs first)
+	waitJS(t, ctx, `document.getElementById('player').dataset.total === '3' && document.querySelector('[data-explore="undo"]').disabled`, "the undo back to the fork point")
+	waitJS(t, ctx, `!!document.activeElement && !!document.activeElement.closest('.explore-tools') && !document.activeElement.disabled`, "the focus in the tools after undo")
+	// Back returns to the lesson at step 3, where the fork was made.
+	_ = eval[bool](t, ctx, `(setTimeout(() => history.back(), 0), true)`)
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`(() => { const p = document.getElementById('player'); return location.pathname === '/lessons/stale-owner' && !!p && p.dataset.conn === 'open' && p.dataset.step === '3'; })()`))
+		cancel()
+		if err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Back from the fork: the page is at %s", eval[string](t, ctx, `location.href`))
+		}
 	}
 }

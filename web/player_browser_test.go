@@ -252,3 +252,21 @@ func TestBrowserIdleLinkOpensNoSession(t *testing.T) {
 		t.Fatalf("the idle page opened %s socket(s) on its way out", n)
 	}
 }
+
+// TestBrowserPhoneWidth: at a phone's width (390 CSS px) no page is wider
+// than the screen, in any language: the course page (with its sources, one
+// of them a long URL), a lesson whose source is that URL, and the explore
+// page.
+func TestBrowserPhoneWidth(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := startServer(t, Config{Lessons: testLessons(t)}, "127.0.0.1:0")
+	for _, lang := range []string{"en", "zh-CN", "zh-TW"} {
+		for _, path := range []string{"/", "/lessons/clock-jump", "/explore"} {
+			run(t, ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(ts.url+path+"?lang="+lang))
+			waitJS(t, ctx, `document.readyState === 'complete'`, path+" loaded")
+			if w := eval[string](t, ctx, `document.documentElement.scrollWidth + ' > ' + document.documentElement.clientWidth`); eval[bool](t, ctx, `document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
+				t.Errorf("%s?lang=%s at 390 px: the page is %s px wide", path, lang, w)
+			}
+		}
+	}
+}

@@ -228,6 +228,9 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 		if m.At != nil && *m.At < 0 {
 			return m, perr(ErrCodeBadField, "at must be 0 or more")
 		}
+		if err := checkActionLengths(m.Action); err != nil {
+			return m, err
+		}
 	case MsgStep, MsgBack, MsgPause, MsgUndo:
 	case "":
 		return m, perr(ErrCodeUnknownType, "message has no type")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"lockstep/explore"
 )
 
 // wireMessage is a ClientMessage as it arrives: step and at are read as raw
@@ -87,6 +89,25 @@ func queryStep(q string, total int) int {
 // (in clip's units): an error names the bad value without sending a huge
 // one back.
 const maxEcho = 64
+
+// maxActionText is the longest text a fork action's field may hold, in
+// bytes: a lock name's limit (explore), and far more than an actor id or a
+// written value needs. The checks that follow name the value they refuse,
+// so a longer one is refused here, by its length alone.
+const maxActionText = 200
+
+// checkActionLengths refuses a fork action with a text field longer than
+// maxActionText, as a bad-field protocol error naming the field.
+func checkActionLengths(a *explore.StepSpec) error {
+	for _, f := range []struct{ name, text string }{
+		{"actor", a.Actor}, {"do", string(a.Do)}, {"lock", a.Lock}, {"value", a.Value}, {"child", a.Child}, {"context", a.Context},
+	} {
+		if len(f.text) > maxActionText {
+			return perr(ErrCodeBadField, "action.%s is %d bytes long (at most %d)", f.name, len(f.text), maxActionText)
+		}
+	}
+	return nil
+}
 
 // wireLang reads a lang field as the lang query parameter is read (any
 // case, - or _, zh-Hant and zh-HK as zh-TW, zh and zh-Hans as zh-CN, en-US

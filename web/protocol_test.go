@@ -710,6 +710,9 @@ func TestProtocolWholeNumbersAndLanguageTags(t *testing.T) {
 		{`{"type":"lang","lang":"` + strings.Repeat("x", 10000) + `"}`, ErrCodeUnknownLang, "unknown language"},
 		{`{"type":"load","lesson":"` + strings.Repeat("y", 10000) + `"}`, ErrCodeUnknownLesson, "no lesson"},
 		{`{"type":"` + strings.Repeat("z", 10000) + `"}`, ErrCodeUnknownType, "unknown message type"},
+		{`{"type":"fork","action":{"actor":"` + strings.Repeat("Z", 3000) + `","do":"acquire"}}`, ErrCodeBadField, "action.actor is 3000 bytes long (at most 200)"},
+		{`{"type":"fork","action":{"actor":"A","do":"` + strings.Repeat("d", 201) + `"}}`, ErrCodeBadField, "action.do is 201 bytes long"},
+		{`{"type":"fork","at":1e12,"action":{"actor":"A","do":"acquire"}}`, ErrCodeBadStep, "at is past the end: the run has 9 steps"},
 	} {
 		c.send(tc.msg)
 		if e := c.expect(MsgError); e.Code != tc.code || !strings.Contains(e.Message, tc.has) || len(e.Message) > 300 {

@@ -308,8 +308,12 @@ func (s *session) fork(m ClientMessage) {
 	if m.At != nil {
 		at = *m.At
 	}
-	if at > len(s.runner.Frames())-1 {
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "step %d has not run yet (the run has reached step %d)", at, len(s.runner.Frames())-1))
+	if reached := len(s.runner.Frames()) - 1; at > reached {
+		if at > len(s.lesson.Steps) {
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "at is past the end: the run has %d steps, and has reached step %d", len(s.lesson.Steps), reached))
+		} else {
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "step %d has not run yet (the run has reached step %d)", at, reached))
+		}
 		return
 	}
 	st, err := m.Action.Step(s.lesson)
