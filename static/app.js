@@ -152,7 +152,21 @@ class Player {
     this.retry = null; // {list, i}: the misses being retried
   }
 
+  // setAddress shows URL u in the address bar, as a new history entry
+  // when push is set, and remembers it as the address of the step shown
+  // (see the popstate handler in start).
+  setAddress(u, push) {
+    if (push) history.pushState(null, "", u.pathname + u.search);
+    else history.replaceState(null, "", u.pathname + u.search);
+    this.shownPath = u.pathname;
+    this.shownURL = u.pathname + u.search;
+  }
+
   start() {
+    // The page's own address until a frame sets one: Back over the skip
+    // link's #fragment before any frame must not reload the page.
+    this.shownPath = location.pathname;
+    this.shownURL = location.pathname + location.search;
     const params = new URLSearchParams(location.search);
     let stored = null;
     try {
@@ -285,12 +299,12 @@ class Player {
         break;
       case "error":
         // An undo that failed leaves the tools as they were: on again.
-        if (this.undoButton) {
+        if (this.undoButton && m.re === this.undoSeq) {
           this.undoButton.disabled = false;
           if (this.refocus) this.undoButton.focus();
+          this.undoButton = null;
+          this.refocus = null;
         }
-        this.undoButton = null;
-        this.refocus = null;
         this.errors++;
         this.root.dataset.errors = String(this.errors);
         this.root.dataset.error = m.code;
@@ -339,6 +353,14 @@ class Player {
       this.setPredict(this.predict, false);
     }
     for (const [name, html] of Object.entries(m.panels || {})) this.swap(`[data-panel="${name}"]`, html);
+    if (m.chrome) {
+      // An undo's answer redrew the tools; a frame after a reconnect (the
+      // undo was lost with the socket) brings the same ones, left in place:
+      // the button still in the page is on again.
+      if (this.undoButton && this.undoButton.isConnected) this.undoButton.disabled = false;
+      this.undoButton = null;
+      this.refocus = null;
+    }
     if (m.timeline_patch) this.patchTimeline(m.timeline_patch);
     this.step = m.step;
     this.total = m.total;
@@ -357,10 +379,7 @@ class Player {
     // A fork leaves the lesson (or drill) for a timeline of its own: a new
     // history entry, so that Back returns to the lesson at the step forked
     // from. Every other frame only keeps the address up to date.
-    if (u.pathname === "/explore" && location.pathname !== "/explore") history.pushState({ fork: true }, "", u.pathname + u.search);
-    else history.replaceState(null, "", u.pathname + u.search);
-    this.shownPath = u.pathname;
-    this.shownURL = u.pathname + u.search;
+    this.setAddress(u, u.pathname === "/explore" && location.pathname !== "/explore");
     if (this.redisFail) this.setConn("redis", "tRedisDownConn");
     else this.setConn("open", "tConnected");
     this.showRedisAlert();
@@ -557,8 +576,7 @@ class Player {
     const u = new URL(location.href);
     if (on) u.searchParams.set("present", "1");
     else u.searchParams.delete("present");
-    history.replaceState(null, "", u.pathname + u.search);
-    this.shownURL = u.pathname + u.search;
+    this.setAddress(u, false);
   }
 
   act(action) {
@@ -644,10 +662,16 @@ class Player {
         // refuses it with an error in English.
         // Turning it off takes the focus away: the redrawn tools give a
         // keyboard user's focus back (see swap).
+        // A click while the socket is not open is dropped (the page
+        // connects again), and the button stays as it is.
+        this.undoSeq = (this.undoSeq || 0) + 1;
+        if (!this.send({ type: "undo", id: this.undoSeq })) {
+          this.connect();
+          break;
+        }
         this.refocus = document.activeElement === el ? '[data-explore="undo"]' : null;
         el.disabled = true;
         this.undoButton = el;
-        if (!this.send({ type: "undo" })) this.connect();
         break;
       case "copy": {
         const status = $("[data-copy-status]");
@@ -765,8 +789,7 @@ class Player {
       u.searchParams.delete("predict");
       u.searchParams.delete("retry");
     }
-    history.replaceState(null, "", u.pathname + u.search);
-    this.shownURL = u.pathname + u.search;
+    this.setAddress(u, false);
     if (on) this.predictStep();
   }
 
@@ -838,8 +861,7 @@ class Player {
       this.retry = null;
       const u = new URL(location.href);
       u.searchParams.delete("retry");
-      history.replaceState(null, "", u.pathname + u.search);
-      this.shownURL = u.pathname + u.search;
+      this.setAddress(u, false);
     }
     const next = this.step + 1;
     if (next > this.total) return false;

@@ -83,11 +83,14 @@
 //	                                 with the action (explore.StepSpec: actor, do, lock, lease_ms, by_ms, value,
 //	                                 child, context, reply_lost), dropping the later steps; answered with a frame
 //	                                 of the new step, with chrome and the new timeline's code
-//	{"type":"undo"}                  drop the last step of an explore timeline
+//	{"type":"undo"}                  drop the last step added to an explore timeline (a fork's steps from
+//	                                 its lesson stay: undo at the fork point is a bad-step error)
 //
 // An id is an integer (any other id makes the message a bad-json error). A
 // step or at is any JSON number that is a whole number (7, 7.0, 1e9); a
-// fraction is a bad-field error. A load's or seek's step past the end means
+// fraction (as far as a float64 tells one: 1e-400 is one,
+// 0.99999999999999999 reads as 1, as in a page's JSON.parse) is a
+// bad-field error. A load's or seek's step past the end means
 // the end (as a page's ?step= does); a fork's at must be a step the run has
 // reached. A play's speed of 0, like none, is the default 1.
 // A lang is en, zh-CN or zh-TW, or a tag the lang query parameter also

@@ -72,19 +72,25 @@ type timelineView struct {
 	code        string // its share code
 	originURL   string
 	originTitle string
-	// undoFloor is how many of the timeline's first steps undo cannot take
-	// back: a fork's kept steps of its lesson (they were never added, and
-	// the origin link goes back to the lesson itself); 0 for a sandbox or
-	// an imported file.
-	undoFloor int
+	undoFloor   int // see undoFloor
+}
+
+// undoFloor is how many of a timeline's first steps undo cannot take back:
+// a fork's kept steps of its lesson (o.At; they were never added, and the
+// lesson itself is where they come from), whether this server has that
+// lesson or not; 0 for a sandbox or an imported file.
+func undoFloor(o explore.Origin) int {
+	if o.Lesson == "" {
+		return 0
+	}
+	return o.At
 }
 
 func (s *Server) timelineView(t *translator, o explore.Origin, on bool, code string) timelineView {
-	tv := timelineView{on: on, code: code}
+	tv := timelineView{on: on, code: code, undoFloor: undoFloor(o)}
 	if base := s.originLesson(o); on && base != nil {
 		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
 		tv.originTitle = base.Title.In(t.locale)
-		tv.undoFloor = o.At
 	}
 	return tv
 }

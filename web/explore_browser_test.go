@@ -271,20 +271,7 @@ func TestBrowserExploreFork(t *testing.T) {
 	// the step forked from, Forward to the fork where it was left. (The
 	// page loads again each time; Evaluate finds the new document, where
 	// chromedp's Poll may keep the old one.)
-	shows := func(js, what string) {
-		t.Helper()
-		for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
-			tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](js)) // an error: the page is between documents
-			cancel()
-			if err == nil && ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("after %s: the page is at %s", what, eval[string](t, ctx, `location.href`))
-			}
-		}
-	}
+	shows := func(js, what string) { t.Helper(); waitNewDocument(t, ctx, js, "after "+what) }
 	_ = eval[bool](t, ctx, `(setTimeout(() => history.back(), 0), true)`)
 	shows(`(() => { const p = document.getElementById('player'); return location.pathname === '/lessons/stale-owner' && !!p && p.dataset.conn === 'open' && p.dataset.step === '4' && !p.dataset.timeline; })()`, "Back from the fork")
 	_ = eval[bool](t, ctx, `(setTimeout(() => history.forward(), 0), true)`)
@@ -658,6 +645,16 @@ func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 	run(t, ctx, chromedp.KeyEvent(kb.Enter)) // on the focused control (press blurs first)
 	waitJS(t, ctx, `location.pathname === '/explore' && document.getElementById('player').dataset.total === '4'`, "the fork")
 	waitJS(t, ctx, `!!document.activeElement && document.activeElement.matches('[data-panel="explore"] .fork-choice')`, "the focus on a fork choice after the fork")
+	// A double click on Undo takes back one step: the button is off from
+	// the first click until its answer.
+	click(t, ctx, `[data-fork-menu] .fork-choice`)
+	waitJS(t, ctx, `document.getElementById('player').dataset.total === '5'`, "a second added step")
+	_ = eval[bool](t, ctx, `(b => (b.click(), b.click(), true))(document.querySelector('[data-explore="undo"]'))`)
+	waitJS(t, ctx, `document.getElementById('player').dataset.total === '4' && !document.querySelector('[data-explore="undo"]').disabled`, "one undo")
+	time.Sleep(300 * time.Millisecond) // a second undo would have been answered by now
+	if got := eval[string](t, ctx, `document.getElementById('player').dataset.total + ' ' + (document.getElementById('player').dataset.errors || '0')`); got != "4 0" {
+		t.Fatalf("after a double click on Undo: total and errors %q, want one step taken back and no error", got)
+	}
 	// Undo from the keyboard: it goes off at the fork point, and the focus
 	// moves to the next tool.
 	_ = eval[bool](t, ctx, `(document.querySelector('[data-explore="undo"]').focus(), true)`)
@@ -666,15 +663,45 @@ func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 	waitJS(t, ctx, `!!document.activeElement && !!document.activeElement.closest('.explore-tools') && !document.activeElement.disabled`, "the focus in the tools after undo")
 	// Back returns to the lesson at step 3, where the fork was made.
 	_ = eval[bool](t, ctx, `(setTimeout(() => history.back(), 0), true)`)
+	waitNewDocument(t, ctx, `(() => { const p = document.getElementById('player'); return location.pathname === '/lessons/stale-owner' && !!p && p.dataset.conn === 'open' && p.dataset.step === '3'; })()`, "Back from the fork")
+}
+
+// waitNewDocument waits until js is true in the tab, across a navigation
+// to another document: it evaluates afresh each time (chromedp's Poll may
+// keep the old document's context), and takes an error for "not yet" (the
+// tab between documents).
+func waitNewDocument(t *testing.T, ctx context.Context, js, what string) {
+	t.Helper()
 	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
 		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`(() => { const p = document.getElementById('player'); return location.pathname === '/lessons/stale-owner' && !!p && p.dataset.conn === 'open' && p.dataset.step === '3'; })()`))
+		ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](js))
 		cancel()
 		if err == nil && ok {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("Back from the fork: the page is at %s", eval[string](t, ctx, `location.href`))
+			t.Fatalf("%s: the page is at %s", what, eval[string](t, ctx, `location.href`))
 		}
 	}
+}
+
+// TestBrowserUndoWhileIdle: Undo clicked on a page closed for inactivity
+// connects again and leaves the button usable (it used to stay off for
+// good: the click was never sent, and the reconnect's frame brought the
+// same tools, left in place).
+func TestBrowserUndoWhileIdle(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := startServer(t, Config{Lessons: testLessons(t), IdleTimeout: 1500 * time.Millisecond}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+"/explore/new?variant=token-count&lease_ms=30000&actors=2&lock=lock&lang=en"))
+	waitExplore(t, ctx, 0, 0)
+	clickFork(t, ctx, "A", sim.ActAcquire)
+	waitExplore(t, ctx, 1, 1)
+	clickFork(t, ctx, "B", sim.ActAcquire)
+	waitExplore(t, ctx, 2, 2)
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the page to be closed for inactivity")
+	click(t, ctx, `[data-explore="undo"]`)
+	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'open'`, "the page to connect again")
+	waitJS(t, ctx, `!document.querySelector('[data-explore="undo"]').disabled`, "Undo on again")
+	click(t, ctx, `[data-explore="undo"]`)
+	waitExplore(t, ctx, 1, 1)
 }

@@ -333,3 +333,47 @@ func TestEmptyTimeline(t *testing.T) {
 		t.Fatalf("after a step: %d steps, tools:\n%s", m.Total, m.Panels[panelTools])
 	}
 }
+
+// TestProtocolUndoForkOfUnknownLesson: a fork's share link opened on a
+// server without its lesson undoes the steps added to it, and stops at the
+// fork point as it does where the lesson is known (it used to go on and
+// fail there with an error about the share code).
+func TestProtocolUndoForkOfUnknownLesson(t *testing.T) {
+	all := testLessons(t)
+	_, hs := newTestHTTP(t, Config{Lessons: all})
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	c.send(map[string]any{"type": "load", "lesson": "stale-owner", "step": 4})
+	frameTimeline(t, c)
+	c.send(map[string]any{"type": "fork", "action": map[string]any{"actor": "A", "do": "resume"}})
+	frameTimeline(t, c)
+	c.send(map[string]any{"type": "fork", "action": map[string]any{"actor": "A", "do": "acquire"}})
+	m, code := frameTimeline(t, c)
+	if m.Total != 6 || code == "" {
+		t.Fatalf("fork: total %d code %q", m.Total, code)
+	}
+	var without []*sim.Lesson
+	for _, l := range all {
+		if l.ID != "stale-owner" {
+			without = append(without, l)
+		}
+	}
+	_, hs2 := newTestHTTP(t, Config{Lessons: without})
+	c2 := dial(t, hs2, nil)
+	c2.expect(MsgHello)
+	c2.send(map[string]any{"type": "load", "timeline": code, "step": 6})
+	if m, _ := frameTimeline(t, c2); m.Total != 6 || !strings.Contains(m.Panels[panelTools], `data-explore="undo"`) || strings.Contains(m.Panels[panelTools], `data-explore="undo" disabled`) {
+		t.Fatalf("the fork on a server without its lesson: total %d, tools %s", m.Total, m.Panels[panelTools])
+	}
+	for _, want := range []int{5, 4} {
+		c2.send(map[string]any{"type": "undo"})
+		m, _ := frameTimeline(t, c2)
+		if off := strings.Contains(m.Panels[panelTools], `data-explore="undo" disabled`); m.Total != want || off != (want == 4) {
+			t.Fatalf("undo: total %d (want %d), undo off %v", m.Total, want, off)
+		}
+	}
+	c2.send(map[string]any{"type": "undo", "id": 3})
+	if e := c2.expect(MsgError); e.Re != 3 || e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "nothing to undo: this fork's 4 steps are lesson stale-owner's") || strings.Contains(e.Message, "/lessons/") {
+		t.Fatalf("undo past the fork of an unknown lesson: %+v", e)
+	}
+}

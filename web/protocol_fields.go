@@ -27,19 +27,22 @@ const maxStepNumber = math.MaxInt32
 
 // stepNumber reads the field named field of a client message: nil when it
 // is absent or null, else its whole-number value (clamped to
-// maxStepNumber; a negative one is returned as is, for the caller's range
-// check). A string, a fraction or a value that is not a number is a
-// bad-json or bad-field protocol error naming the field.
+// maxStepNumber; any negative one as -1, for the caller's range check). A
+// value that is not a number is a bad-json protocol error, a fraction a
+// bad-field one, each naming the field.
 func stepNumber(field string, raw json.RawMessage) (*int, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
-		return nil, perr(ErrCodeBadJSON, "field %q has the wrong type (want a number)", field)
+		return nil, perr(ErrCodeBadJSON, "field %q has the wrong type", field)
 	}
 	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil && !math.IsInf(f, 0) { // out of float range still has a sign
+	// raw is a JSON number (json.Unmarshal checked it), so ParseFloat fails
+	// only out of a float's range, which still has a sign; the check stays
+	// for a caller that passes anything else.
+	if err != nil && !math.IsInf(f, 0) {
 		return nil, perr(ErrCodeBadJSON, "field %q is not a number: %s", field, clip(string(raw), maxEcho))
 	}
 	if f != math.Trunc(f) || (f == 0 && nonZeroMantissa(raw)) { // 1e-400 reads as 0

@@ -347,8 +347,12 @@ func (s *session) undo(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of an explore timeline (a fork or a sandbox), and this run has none to take back"))
 		return
 	}
-	if base := s.srv.originLesson(s.origin); base != nil && len(s.lesson.Steps) <= s.origin.At {
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: this fork's %d steps are lesson %s's, not added in explore mode (the lesson itself is at %s)", len(s.lesson.Steps), base.ID, lessonURL(base.ID, s.origin.At, s.locale, false)))
+	if floor := undoFloor(s.origin); floor > 0 && len(s.lesson.Steps) <= floor {
+		where := ""
+		if base := s.srv.originLesson(s.origin); base != nil {
+			where = " (the lesson itself is at " + lessonURL(base.ID, s.origin.At, s.locale, false) + ")"
+		}
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: this fork's %d steps are lesson %s's, not added in explore mode%s", len(s.lesson.Steps), s.origin.Lesson, where))
 		return
 	}
 	l := explore.Undo(s.lesson)
