@@ -203,10 +203,9 @@ class Player {
       if (e.persisted) this.connect();
     });
     // Back from a fork to its lesson (or Forward again): the address is
-    // another page's, so load it as one.
-    // (A skip link's #fragment keeps the path: nothing to load.)
-    // On the same path (Back over a skip link's #fragment) the address is
-    // set again to the step shown, so that it and the page agree.
+    // another page's, so load it as one. On the same path (Back over the
+    // skip link's #fragment) nothing is loaded: the address is set again
+    // to the step shown, so that it and the page agree.
     addEventListener("popstate", () => {
       if (location.pathname !== this.shownPath) location.reload();
       else if (this.shownURL) history.replaceState(null, "", this.shownURL);
@@ -449,8 +448,10 @@ class Player {
     const focused = active ? active.id : "";
     // A button without an id (undo, a fork choice) is found again by what
     // it does, so that a keyboard user's focus stays in the panel.
-    let again = active && !focused ? (active.dataset.explore ? `[data-explore="${active.dataset.explore}"]` : active.matches(".fork-choice") ? ".fork-choice" : null) : null;
-    if (!active && this.refocus && $(this.refocus, el) && (!document.activeElement || document.activeElement === document.body)) {
+    let again = null;
+    if (active && !focused && active.dataset.explore) again = `[data-explore="${active.dataset.explore}"]`;
+    else if (active && !focused && active.matches(".fork-choice")) again = ".fork-choice";
+    else if (!active && this.refocus && $(this.refocus, el) && (!document.activeElement || document.activeElement === document.body)) {
       again = this.refocus;
       this.refocus = null;
     }
@@ -657,13 +658,11 @@ class Player {
   exploreTool(el) {
     switch (el.dataset.explore) {
       case "undo":
-        // Off until the frame that answers it redraws the tools: a second
-        // click would undo again, and at a fork's first step the server
-        // refuses it with an error in English.
-        // Turning it off takes the focus away: the redrawn tools give a
-        // keyboard user's focus back (see swap).
         // A click while the socket is not open is dropped (the page
-        // connects again), and the button stays as it is.
+        // connects again). A sent undo turns the button off until its
+        // answer: a second click would undo again, and at the fork point
+        // the server refuses it with an error in English. That takes the
+        // focus away; the redrawn tools give it back (see swap).
         this.undoSeq = (this.undoSeq || 0) + 1;
         if (!this.send({ type: "undo", id: this.undoSeq })) {
           this.connect();

@@ -99,6 +99,25 @@ func waitJS(t *testing.T, ctx context.Context, js, what string) {
 	}
 }
 
+// waitNewDocument waits until js is true in the tab, across a navigation
+// to another document: it evaluates afresh each time (chromedp's Poll may
+// keep the old document's context), and takes an error for "not yet" (the
+// tab between documents).
+func waitNewDocument(t *testing.T, ctx context.Context, js, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
+		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](js))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the page is at %s", what, eval[string](t, ctx, `location.href`))
+		}
+	}
+}
+
 // waitStep waits until the player shows step n, connected.
 func waitStep(t *testing.T, ctx context.Context, n int) {
 	t.Helper()

@@ -666,25 +666,6 @@ func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 	waitNewDocument(t, ctx, `(() => { const p = document.getElementById('player'); return location.pathname === '/lessons/stale-owner' && !!p && p.dataset.conn === 'open' && p.dataset.step === '3'; })()`, "Back from the fork")
 }
 
-// waitNewDocument waits until js is true in the tab, across a navigation
-// to another document: it evaluates afresh each time (chromedp's Poll may
-// keep the old document's context), and takes an error for "not yet" (the
-// tab between documents).
-func waitNewDocument(t *testing.T, ctx context.Context, js, what string) {
-	t.Helper()
-	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(20 * time.Millisecond) {
-		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		ok, err := chromedp.Run(tctx, chromedp.Evaluate[bool](js))
-		cancel()
-		if err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the page is at %s", what, eval[string](t, ctx, `location.href`))
-		}
-	}
-}
-
 // TestBrowserUndoWhileIdle: Undo clicked on a page closed for inactivity
 // connects again and leaves the button usable (it used to stay off for
 // good: the click was never sent, and the reconnect's frame brought the

@@ -206,11 +206,7 @@ func TestBrowserLeavingEndsSession(t *testing.T) {
 		t.Helper()
 		js := fmt.Sprintf(`(() => { const p = document.getElementById('player'); const n = document.querySelector('[data-panel="narration"] .narr');
 			return !!(p && p.dataset.conn === 'open' && p.dataset.step === '%d' && n && n.dataset.step === '%d'); })()`, n, n)
-		for deadline := time.Now().Add(waitTimeout); !eval[bool](t, ctx, js); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("back on the player: it does not show step %d, connected", n)
-			}
-		}
+		waitNewDocument(t, ctx, js, fmt.Sprintf("back on the player, showing step %d, connected", n))
 	}
 	shows(3)
 	sessions(1, "back on the player")
@@ -237,17 +233,7 @@ func TestBrowserIdleLinkOpensNoSession(t *testing.T) {
 	click(t, ctx, "a.logo")
 	// The course page, polled with Evaluate: chromedp's Poll keeps the
 	// player page's execution context.
-	for deadline := time.Now().Add(waitTimeout); ; time.Sleep(50 * time.Millisecond) {
-		tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		on, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`!document.getElementById('player') && !!document.querySelector('a.logo') && document.readyState === 'complete'`))
-		cancel()
-		if err == nil && on {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the course page did not load: %v", err)
-		}
-	}
+	waitNewDocument(t, ctx, `!document.getElementById('player') && !!document.querySelector('a.logo') && document.readyState === 'complete'`, "the course page to load")
 	if n := eval[string](t, ctx, `sessionStorage.getItem('sockets') || '0'`); n != "0" {
 		t.Fatalf("the idle page opened %s socket(s) on its way out", n)
 	}
