@@ -1,13 +1,14 @@
 # Lockstep's build and test entry points. `make test` is the README's test
 # command and what CI (.ci/run) runs: on a fresh Debian machine it installs
-# what the tests need (redis-server, chromium and a CJK font), then
-# vets and runs every test with the race detector.
+# what the tests need (redis-server, chromium, a CJK font and nodejs), then
+# vets and runs every test with the race detector, and the page script's
+# unit tests under node --test.
 
 GO ?= go
 
-.PHONY: test deps vet fuzz run bench templ-check screenshot
+.PHONY: test deps vet js-test fuzz run bench templ-check screenshot
 
-test: deps vet templ-check fuzz
+test: deps vet templ-check js-test fuzz
 	$(GO) test -race -count=1 ./...
 
 # fuzz runs each fuzz target briefly on top of its seed corpus in
@@ -41,11 +42,20 @@ bench:
 vet:
 	$(GO) vet ./...
 
+# js-test runs the unit tests of the page script's ES modules (static/*.js,
+# tests in static/test) with Node's built-in test runner: no npm packages,
+# no build step.
+NODE ?= node
+js-test:
+	@command -v $(NODE) >/dev/null 2>&1 || $(MAKE) deps
+	$(NODE) --test static/test/*.test.js
+
 # deps installs missing system packages with apt-get (root on Debian, or sudo).
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy" || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \

@@ -156,7 +156,7 @@ func New(cfg Config) (*Server, error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
 	s.mux = mux
 	return s, nil
 }
@@ -294,22 +294,6 @@ func (s *Server) serveMermaid(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="lock-states.mmd"`)
 	_, _ = fmt.Fprint(w, sim.Mermaid(negotiate(r)))
-}
-
-func staticHandler() http.Handler {
-	files := http.FileServerFS(static.FS())
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
-			http.NotFound(w, r)
-			return
-		}
-		if r.URL.Query().Get("v") != "" {
-			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-		} else {
-			w.Header().Set("Cache-Control", "no-cache")
-		}
-		files.ServeHTTP(w, r)
-	})
 }
 
 // serveWS upgrades to a websocket and starts the connection's reader, writer

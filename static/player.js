@@ -1,0 +1,318 @@
+// The lesson player: frames in, panels swapped, keys and buttons out as
+// protocol messages (web/doc.go). The first half is rules without a DOM:
+// which key does what, which step a message asks for, and what a step
+// Redis did not answer means for the page; the second half is the DOM
+// edge, each function given the document it works on.
+
+import { fill } from "./text.js";
+import { refocusRule } from "./explore.js";
+
+// newView returns the player's view of its run, from the page's data-*
+// attributes (the player element's dataset).
+export function newView(data) {
+  return {
+    lesson: data.lesson,
+    timeline: data.timeline || "", // an explore timeline's share code; "" for a lesson or a drill
+    step: Number(data.step) || 0,
+    total: Number(data.total) || 0,
+    lang: data.lang,
+    playing: false,
+    presenter: false,
+    shown: new Map(), // selector → the HTML last swapped in
+    redisFail: null, // {message, target, computed, fromLoad}: a step Redis did not answer
+    lastTarget: null, // {step, load}: the step the last message sent asks for
+    errors: 0,
+    alertKey: "", // what the Redis alert shows, to leave it alone when unchanged
+    pendingAction: null, // pressed while the session was closed for inactivity
+    scrubTimer: 0,
+  };
+}
+
+// ---------- rules ----------
+
+// keyAction is the player action of a keydown e ({key, ctrlKey, metaKey,
+// altKey, isComposing, tag, editable}): "step", "back", "play", "start",
+// "end" or "presenter"; "" for a key the page leaves alone (a modifier, in
+// a text field, Space on a focused control, which presses it); null for
+// any other key (it may answer a prediction, or wake an idle page).
+export function keyAction(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return "";
+  const tag = e.tag;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.editable) return "";
+  switch (e.key) {
+    case "ArrowRight":
+    case "PageDown":
+      return "step";
+    case "ArrowLeft":
+    case "PageUp":
+      return "back";
+    case " ":
+      return tag === "BUTTON" || tag === "A" || tag === "SUMMARY" ? "" : "play";
+    case ".": // presenter remotes
+      return "play";
+    case "Home":
+      return "start";
+    case "End":
+      return "end";
+    case "p":
+    case "P":
+      return "presenter";
+    default:
+      return null;
+  }
+}
+
+// actionMessage is the message of a player action at step of total:
+// step, back, start, end, and play (a pause while playing). Other actions
+// send nothing here: null.
+export function actionMessage(action, step, total, playing, speed) {
+  switch (action) {
+    case "step":
+      return { type: "step" };
+    case "back":
+      return { type: "back" };
+    case "start":
+      return { type: "seek", step: 0 };
+    case "end":
+      return { type: "seek", step: total };
+    case "play":
+      return playing ? { type: "pause" } : { type: "play", speed };
+    default:
+      return null;
+  }
+}
+
+// nextTarget is the step message msg, sent at step, asks for ({step,
+// load}), kept to know which step a redis error was about; play asks for
+// none; a message that moves nothing leaves last as it was.
+export function nextTarget(msg, step, last) {
+  switch (msg.type) {
+    case "step":
+      return { step: step + 1, load: false };
+    case "seek":
+      return { step: msg.step, load: false };
+    case "load":
+      return { step: msg.step, load: true };
+    case "play":
+      return null;
+    default:
+      return last;
+  }
+}
+
+// failFromError is the failure a redis error means for the step last
+// asked for (lastTarget, or null: not known yet). The frame of the step
+// the run stays at follows and fills in the rest (failAfterFrame).
+export function failFromError(lastTarget, message) {
+  const t = lastTarget;
+  return { message, target: t ? t.step : null, computed: null, fromLoad: Boolean(t && t.load) };
+}
+
+// failAfterFrame is the failure f after frame m ({step, computed}): the
+// first frame after the error is the run's place (the step wanted is at
+// least the next one); a later frame that computed more, or reached the
+// step wanted, means a step ran on Redis: null, the failure is over.
+export function failAfterFrame(f, m) {
+  if (!f) return null;
+  if (f.computed === null) {
+    f.computed = m.computed;
+    if (f.target === null || f.target <= m.step) f.target = m.step + 1;
+    return f;
+  }
+  if (m.computed > f.computed || m.step >= f.target) return null;
+  return f;
+}
+
+// retryStep is the step Try again asks for after failure f at step.
+export function retryStep(f, step) {
+  return f.target === null ? step + 1 : f.target;
+}
+
+// isStepForward reports whether a frame counts toward the learner's
+// progress: a step forward (→ or play), not a deep link, a seek or End.
+export function isStepForward(m, prevStep) {
+  return !m.chrome && m.step === prevStep + 1;
+}
+
+// ---------- DOM edge ----------
+
+// text is the control bar's translation under key (its data-* dataset),
+// "" when there is none.
+export function text(doc, key) {
+  const c = doc.querySelector(".controls");
+  return (c && c.dataset[key]) || "";
+}
+
+// glosses are the outcomes' and actions' glosses of the control bar.
+export function glosses(doc) {
+  try {
+    return JSON.parse(doc.querySelector(".controls")?.dataset.glosses || "{}");
+  } catch {
+    return {};
+  }
+}
+
+// setConn shows the connection's state on the player and its text.
+export function setConn(doc, root, state, key) {
+  root.dataset.conn = state;
+  const el = doc.querySelector("#conn");
+  if (el) el.textContent = text(doc, key);
+}
+
+// swap replaces a region's HTML (v.shown: what each region holds, to skip
+// an unchanged one), keeping open <details>, the focus (see refocusRule)
+// and the timeline's scroll position.
+export function swap(doc, v, undo, sel, html) {
+  const el = doc.querySelector(sel);
+  if (!el || v.shown.get(sel) === html) return;
+  v.shown.set(sel, html);
+  const open = [...el.querySelectorAll("details[open][id]")].map((d) => d.id);
+  const active = el.contains(doc.activeElement) ? doc.activeElement : null;
+  const focused = active ? active.id : "";
+  const again = refocusRule(
+    undo,
+    active && { id: active.id, explore: active.dataset.explore, forkChoice: active.matches(".fork-choice") },
+    (s) => Boolean(el.querySelector(s)),
+    !doc.activeElement || doc.activeElement === doc.body,
+  );
+  const scroller = el.querySelector(".tl-scroll");
+  const scroll = scroller ? scroller.scrollLeft : null;
+  el.innerHTML = html;
+  for (const id of open) {
+    const d = doc.getElementById(id);
+    if (d) d.open = true;
+  }
+  if (focused) doc.getElementById(focused)?.focus();
+  else if (again) {
+    const usable = (b) => b && !b.disabled;
+    const b = [el.querySelector(again), ...el.querySelectorAll("button, a[href]")].find(usable);
+    if (b) b.focus({ preventScroll: true });
+  }
+  if (scroll !== null) {
+    const s = el.querySelector(".tl-scroll");
+    if (s) s.scrollLeft = scroll;
+  }
+}
+
+// svgFragment parses a whole <svg> element sent as HTML.
+function svgFragment(doc, html) {
+  const t = doc.createElement("template");
+  t.innerHTML = html;
+  return t.content;
+}
+
+// patchTimeline applies a step's timeline patch (see TimelinePatch in
+// package web): the columns that changed, each in its three layers, the
+// lane labels when they changed, and the current-step marker.
+export function patchTimeline(doc, v, p) {
+  const sel = '[data-panel="timeline"]';
+  const el = doc.querySelector(sel);
+  const tl = el && el.querySelector(".tl");
+  if (!tl) return;
+  v.shown.delete(sel); // the panel no longer holds the HTML last swapped in
+  if (p.labels) tl.querySelector(".tl-labels")?.replaceWith(svgFragment(doc, p.labels));
+  for (const c of p.cols) {
+    for (const layer of ["back", "mid", "front"]) {
+      const g = tl.querySelector(`[data-layer="${layer}"] > [data-c="${c.col}"]`);
+      if (g) g.innerHTML = c[layer];
+    }
+  }
+  for (const g of tl.querySelectorAll(".col.current")) g.classList.remove("current");
+  tl.querySelector(`.col[data-col="${p.cur}"]`)?.classList.add("current");
+  tl.dataset.currentX = String(p.current_x);
+}
+
+// scrollTimeline brings the current step's column into view.
+export function scrollTimeline(doc, reducedMotion) {
+  const tl = doc.querySelector('[data-panel="timeline"] .tl');
+  const sc = tl && tl.querySelector(".tl-scroll");
+  if (!sc) return;
+  const x = Number(tl.dataset.currentX);
+  const w = Number(tl.dataset.colW);
+  if (x < sc.scrollLeft || x + w > sc.scrollLeft + sc.clientWidth) {
+    sc.scrollTo({ left: Math.max(0, x - sc.clientWidth / 2 + w / 2), behavior: reducedMotion ? "auto" : "smooth" });
+  }
+}
+
+// updateControls shows step of total on the scrubber, the counter, the
+// buttons that cannot go further, and in the language links.
+export function updateControls(doc, v, base) {
+  const s = doc.querySelector("#scrubber");
+  if (s) {
+    s.max = String(v.total);
+    s.value = String(v.step);
+    s.setAttribute("aria-valuetext", fill(text(doc, "tProgress"), { step: v.step, total: v.total }));
+  }
+  const c = doc.querySelector("#counter");
+  if (c) c.textContent = fill(text(doc, "tCounter"), { step: v.step, total: v.total });
+  for (const id of ["btn-start", "btn-back"]) doc.querySelector(`#${id}`)?.setAttribute("aria-disabled", String(v.step <= 0));
+  for (const id of ["btn-step", "btn-end"]) doc.querySelector(`#${id}`)?.setAttribute("aria-disabled", String(v.step >= v.total));
+  for (const a of doc.querySelectorAll(".langs a[data-lang]")) {
+    const u = new URL(a.href, base);
+    u.searchParams.set("step", String(v.step));
+    a.href = u.pathname + u.search;
+  }
+}
+
+// showPlaying shows whether the run plays on the player and its button.
+export function showPlaying(doc, root, playing) {
+  root.dataset.playing = String(playing);
+  const b = doc.querySelector("#btn-play");
+  if (!b) return;
+  const label = text(doc, playing ? "tPause" : "tPlay");
+  b.setAttribute("aria-label", label);
+  b.setAttribute("aria-pressed", String(playing));
+  b.title = `${label} (Space)`;
+  const t = b.querySelector(".play-text");
+  if (t) t.textContent = label;
+}
+
+// announce reads the narration's live parts out to screen readers.
+export function announce(doc) {
+  const live = doc.querySelector("#live");
+  if (!live) return;
+  live.textContent = [...doc.querySelectorAll('[data-panel="narration"] [data-live]')]
+    .map((e) => e.textContent.trim())
+    .filter(Boolean)
+    .join(" — ");
+}
+
+// showPresenter shows presenter mode (large type) on or off.
+export function showPresenter(doc, on) {
+  doc.body.classList.toggle("presenter", on);
+  for (const b of doc.querySelectorAll('[data-action="presenter"]')) b.setAttribute("aria-pressed", String(on));
+}
+
+// showRedisAlert shows, in the page's language, that a step could not run
+// because Redis did not answer, with a button that asks for it again; it
+// stays until a step runs (v.redisFail null).
+export function showRedisAlert(doc, v) {
+  const box = doc.querySelector("[data-redis-alert]");
+  if (!box) return;
+  const f = v.redisFail;
+  if (!f) {
+    if (box.firstChild) box.replaceChildren();
+    v.alertKey = "";
+    return;
+  }
+  const step = retryStep(f, v.step);
+  const body = fill(text(doc, "tRedisDownBody"), { step, backend: text(doc, "backend") });
+  const key = [v.lang, step, f.message, body].join("\n");
+  if (v.alertKey === key && box.firstChild) return;
+  v.alertKey = key;
+  const open = box.querySelector("details")?.open || false;
+  const el = (tag, cls, t) => {
+    const e = doc.createElement(tag);
+    if (cls) e.className = cls;
+    if (t !== undefined) e.textContent = t;
+    return e;
+  };
+  const btn = el("button", "button primary ra-retry", text(doc, "tTryAgain"));
+  btn.type = "button";
+  btn.id = "btn-retry";
+  btn.dataset.action = "retry";
+  const d = el("details");
+  d.open = open;
+  d.append(el("summary", "", text(doc, "tRedisDownDetails")), " ", el("code", "", f.message));
+  box.replaceChildren(el("p", "ra-title", text(doc, "tRedisDownTitle")), el("p", "ra-body", body), btn, d);
+}

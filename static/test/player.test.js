@@ -1,0 +1,108 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as player from "../player.js";
+
+const key = (k, more = {}) => player.keyAction({ key: k, tag: "BODY", ...more });
+
+test("keys: arrows and page keys step, Space and . play, Home/End, P", () => {
+  assert.equal(key("ArrowRight"), "step");
+  assert.equal(key("PageDown"), "step");
+  assert.equal(key("ArrowLeft"), "back");
+  assert.equal(key("PageUp"), "back");
+  assert.equal(key(" "), "play");
+  assert.equal(key("."), "play");
+  assert.equal(key("Home"), "start");
+  assert.equal(key("End"), "end");
+  assert.equal(key("p"), "presenter");
+  assert.equal(key("P"), "presenter");
+  assert.equal(key("1"), null, "may answer a prediction");
+  assert.equal(key("x"), null);
+});
+
+test("keys the player leaves alone", () => {
+  for (const mod of ["ctrlKey", "metaKey", "altKey", "isComposing"]) assert.equal(key("ArrowRight", { [mod]: true }), "", mod);
+  for (const tag of ["INPUT", "SELECT", "TEXTAREA"]) assert.equal(key("ArrowRight", { tag }), "", tag);
+  assert.equal(key("ArrowRight", { editable: true }), "");
+  for (const tag of ["BUTTON", "A", "SUMMARY"]) {
+    assert.equal(key(" ", { tag }), "", `Space presses the focused ${tag}`);
+    assert.equal(key("ArrowRight", { tag }), "step");
+  }
+});
+
+test("actionMessage: the protocol message of each player action", () => {
+  assert.deepEqual(player.actionMessage("step", 3, 9, false, 1), { type: "step" });
+  assert.deepEqual(player.actionMessage("back", 3, 9, false, 1), { type: "back" });
+  assert.deepEqual(player.actionMessage("start", 3, 9, false, 1), { type: "seek", step: 0 });
+  assert.deepEqual(player.actionMessage("end", 3, 9, false, 1), { type: "seek", step: 9 });
+  assert.deepEqual(player.actionMessage("play", 3, 9, false, 2), { type: "play", speed: 2 });
+  assert.deepEqual(player.actionMessage("play", 3, 9, true, 2), { type: "pause" });
+  assert.equal(player.actionMessage("presenter", 3, 9, false, 1), null);
+});
+
+test("nextTarget: the step each message asks for", () => {
+  const last = { step: 2, load: false };
+  assert.deepEqual(player.nextTarget({ type: "step" }, 4, last), { step: 5, load: false });
+  assert.deepEqual(player.nextTarget({ type: "seek", step: 7 }, 4, last), { step: 7, load: false });
+  assert.deepEqual(player.nextTarget({ type: "load", lesson: "x", step: 9 }, 4, last), { step: 9, load: true });
+  assert.equal(player.nextTarget({ type: "play", speed: 1 }, 4, last), null);
+  for (const type of ["back", "pause", "lang", "fork", "undo"]) assert.equal(player.nextTarget({ type }, 4, last), last, type);
+});
+
+test("a step Redis did not answer: kept until a step runs", () => {
+  // → at step 4: the error, then the frame of the step the run stays at.
+  let f = player.failFromError({ step: 5, load: false }, "dial tcp: refused");
+  assert.deepEqual(f, { message: "dial tcp: refused", target: 5, computed: null, fromLoad: false });
+  f = player.failAfterFrame(f, { step: 4, computed: 4 });
+  assert.deepEqual(f, { message: "dial tcp: refused", target: 5, computed: 4, fromLoad: false });
+  assert.equal(player.retryStep(f, 4), 5);
+  // Back and a language change serve computed frames: still failing.
+  f = player.failAfterFrame(f, { step: 3, computed: 4 });
+  assert.notEqual(f, null);
+  f = player.failAfterFrame(f, { step: 3, computed: 4 });
+  assert.notEqual(f, null);
+  // Try again ran the step.
+  assert.equal(player.failAfterFrame(f, { step: 5, computed: 5 }), null);
+});
+
+test("a deep link Redis could not run keeps its step", () => {
+  let f = player.failFromError({ step: 7, load: true }, "timeout");
+  assert.equal(f.fromLoad, true);
+  f = player.failAfterFrame(f, { step: 3, computed: 3 }); // the run got to 3
+  assert.equal(f.target, 7);
+  assert.equal(player.retryStep(f, 3), 7);
+  assert.equal(player.failAfterFrame(f, { step: 7, computed: 3 }), null, "reached the step wanted");
+});
+
+test("a failure whose step is not known asks for the one after the run's place", () => {
+  let f = player.failFromError(null, "timeout"); // during play
+  assert.equal(f.target, null);
+  assert.equal(player.retryStep(f, 6), 7);
+  f = player.failAfterFrame(f, { step: 6, computed: 6 });
+  assert.equal(f.target, 7);
+  // A target at or before the run's place means the next step.
+  const g = player.failAfterFrame(player.failFromError({ step: 2 }, "x"), { step: 4, computed: 4 });
+  assert.equal(g.target, 5);
+  assert.equal(player.failAfterFrame(null, { step: 1, computed: 1 }), null);
+});
+
+test("only a step forward counts toward progress", () => {
+  assert.equal(player.isStepForward({ step: 4 }, 3), true);
+  assert.equal(player.isStepForward({ step: 4, chrome: {} }, 3), false, "a load at a step");
+  assert.equal(player.isStepForward({ step: 9 }, 3), false, "End");
+  assert.equal(player.isStepForward({ step: 2 }, 3), false, "back");
+});
+
+test("newView reads the player's data attributes", () => {
+  const v = player.newView({ lesson: "stale-owner", step: "4", total: "11", lang: "zh-CN" });
+  assert.equal(v.lesson, "stale-owner");
+  assert.equal(v.timeline, "");
+  assert.equal(v.step, 4);
+  assert.equal(v.total, 11);
+  assert.equal(v.lang, "zh-CN");
+  assert.equal(v.redisFail, null);
+  assert.ok(v.shown instanceof Map);
+  const w = player.newView({ lesson: "explore", timeline: "1.eNp", step: "x" });
+  assert.equal(w.timeline, "1.eNp");
+  assert.equal(w.step, 0);
+  assert.equal(w.total, 0);
+});
