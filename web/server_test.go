@@ -163,8 +163,8 @@ func TestStaticFiles(t *testing.T) {
 	}
 }
 
-// TestPageWeight keeps the player page and what it loads (HTML, CSS, JS,
-// icon) under 200 KB, and checks it loads nothing from elsewhere.
+// TestPageWeight keeps the player page and what it loads (HTML, CSS, the
+// script's modules, icon) under 200 KB, and checks it loads nothing from elsewhere.
 func TestPageWeight(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{})
 	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
@@ -173,9 +173,28 @@ func TestPageWeight(t *testing.T) {
 	if len(refs) != 3 {
 		t.Fatalf("page loads %d static files, want 3", len(refs))
 	}
+	// The script is ES modules: app.js and what it imports, each once.
+	imports := regexp.MustCompile(`(?m)^(?:import|export)\b[^;"']*?"\./([^"]+)"`)
+	var paths []string
 	for _, r := range refs {
-		_, body := get(t, hs.URL+strings.ReplaceAll(r[1], "&amp;", "&"), nil)
+		paths = append(paths, strings.ReplaceAll(r[1], "&amp;", "&"))
+	}
+	seen := map[string]bool{}
+	for len(paths) > 0 {
+		p := paths[0]
+		paths = paths[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		_, body := get(t, hs.URL+p, nil)
 		total += len(body)
+		for _, m := range imports.FindAllStringSubmatch(body, -1) {
+			paths = append(paths, "/static/"+m[1])
+		}
+	}
+	if len(seen) < 8 {
+		t.Fatalf("page loads %d static files with its modules", len(seen))
 	}
 	t.Logf("page weight: %d bytes (%.1f KB)", total, float64(total)/1024)
 	if total > 200*1024 {
