@@ -18,7 +18,8 @@
 //	POST /explore/import           a lesson file (multipart field file, or yaml for pasted text, up to 256 KiB): 303 to its player, or 422 with the loader's errors at FILE:LINE:COL and the text kept
 //	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
 //	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V   the timeline under two variants, the first step whose outcomes differ marked
-//	GET /static/{file}?v=HASH      app.css, app.js, icon.svg (embedded, cached for good)
+//	GET /static/{file}?v=HASH      app.css, icon.svg, app.js and the ES modules it imports (package static:
+//	                               embedded, each import pinned to its file's hash, cached for good)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"
 //
@@ -49,7 +50,7 @@
 // by the templ components of package templates from view models built here;
 // the panels that change at each step are rendered by the same components
 // and sent over the websocket, so rendering lives in one place. The page's
-// script (static/app.js) only swaps the fragments in. A Content Security
+// script (static/app.js and its modules) only swaps the fragments in. A Content Security
 // Policy keeps every request on the page's own origin.
 //
 // # Websocket protocol
