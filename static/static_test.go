@@ -100,17 +100,24 @@ func TestHandlerCaching(t *testing.T) {
 	}
 }
 
+// threeModules is a.js importing b.js and c.js, b.js importing c.js, whose
+// body is c.
+func threeModules(c string) fstest.MapFS {
+	return fstest.MapFS{
+		"a.js": {Data: []byte("import { b } from \"./b.js\";\nimport \"./c.js\";\nexport { c } from \"./c.js\";\n" +
+			"// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\n")},
+		"b.js": {Data: []byte("import { c } from \"./c.js\";\nexport const b = c;\n")},
+		"c.js": {Data: []byte(c)},
+	}
+}
+
 func TestPin(t *testing.T) {
 	t.Parallel()
-	files, err := pin(fstest.MapFS{
-		"a.js": {Data: []byte("import { b } from \"./b.js\";\nimport \"./c.js\";\nexport { c } from \"./c.js\";\n// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\n")},
-		"b.js": {Data: []byte("import { c } from \"./c.js\";\nexport const b = c;\n")},
-		"c.js": {Data: []byte("export const c = 1;\n")},
-	})
+	files, err := pin(threeModules("export const c = 1;\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	hb, hc := files["b.js"].hash, files["c.js"].hash
+	ha, hb, hc := files["a.js"].hash, files["b.js"].hash, files["c.js"].hash
 	want := "import { b } from \"./b.js?v=" + hb + "\";\nimport \"./c.js?v=" + hc + "\";\nexport { c } from \"./c.js?v=" + hc +
 		"\";\n// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\n"
 	if got := string(files["a.js"].body); got != want {
@@ -120,15 +127,11 @@ func TestPin(t *testing.T) {
 		t.Errorf("b.js served as %q", got)
 	}
 	// A change to c.js changes the hashes of everything that imports it.
-	again, err := pin(fstest.MapFS{
-		"a.js": {Data: []byte("import { b } from \"./b.js\";\n")},
-		"b.js": {Data: []byte("import { c } from \"./c.js\";\nexport const b = c;\n")},
-		"c.js": {Data: []byte("export const c = 2;\n")},
-	})
+	again, err := pin(threeModules("export const c = 2;\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again["b.js"].hash == hb || again["c.js"].hash == hc {
+	if again["a.js"].hash == ha || again["b.js"].hash == hb || again["c.js"].hash == hc {
 		t.Error("a changed import kept its importer's hash")
 	}
 }
