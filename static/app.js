@@ -5,7 +5,10 @@
 // turn buttons and keys into protocol messages (player.js; protocol in the
 // doc of package web), keep the address (history.js), run predict mode
 // (predict.js) and explore's fork menu and undo (explore.js), and keep the
-// learner's progress (course.js) and answers (interview.js).
+// learner's progress (course.js) and answers (interview.js). Only this
+// module touches the page when it is imported; the others export
+// functions, given what they work on, so node --test loads them without a
+// browser (static/test).
 
 import * as socket from "./socket.js";
 import { frameAddress, isForkEntry, modeAtStart, newAddress, onPopState, setAddress, withMode } from "./history.js";
@@ -14,7 +17,7 @@ import { copyLink, customAction, forkMessage, menuStep, newUndo, undoAnswered, u
 import * as player from "./player.js";
 import { saveProgress, showCourseProgress } from "./course.js";
 import { startInterview, startTimer } from "./interview.js";
-import { loadFlag, storeFlag } from "./text.js";
+import { loadFlag, storeFlag } from "./storage.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
 

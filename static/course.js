@@ -2,7 +2,8 @@
 // lesson ({best, last, total, done}), and the course page that shows it
 // with each lesson's predict score.
 
-import { fill, loadJSON, storeJSON } from "./text.js";
+import { fill } from "./text.js";
+import { loadJSON, storeJSON } from "./storage.js";
 import { predictScore } from "./predict.js";
 
 export const PROGRESS_KEY = "lockstep.progress.v1";

@@ -1,7 +1,7 @@
 // The interview pages: the follow-up questions' answers, kept in
 // localStorage as they are typed, and the 60-second answer's timer.
 
-import { loadJSON, storeJSON } from "./text.js";
+import { loadJSON, storeJSON } from "./storage.js";
 
 export const ANSWERS_KEY = "lockstep.interview.v1";
 

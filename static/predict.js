@@ -18,7 +18,8 @@
 //   {retryParam: false}   drop retry=1 from the address
 // renderBar and the functions after it are the DOM edge.
 
-import { fill, loadJSON, storeJSON } from "./text.js";
+import { fill } from "./text.js";
+import { loadJSON, storeJSON } from "./storage.js";
 
 export const PREDICT_KEY = "lockstep.predict.v1"; // lesson → {steps: {n: {guess, got, ok}}}
 export const PREDICT_MODE_KEY = "lockstep.predictMode";

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PROGRESS_KEY, cardProgress, progressAfter, saveProgress } from "../course.js";
 import { ANSWERS_KEY, timerView } from "../interview.js";
-import { fill, loadFlag, loadJSON, storeFlag, storeJSON } from "../text.js";
+import { fill } from "../text.js";
+import { loadFlag, loadJSON, storeFlag, storeJSON } from "../storage.js";
 import { brokenStorage, fakeStorage } from "./fakes.js";
 
 test("progress: the best step stepped to, where to continue, done at the end", () => {
