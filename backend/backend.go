@@ -221,9 +221,16 @@ func noMaintNotifications() *maintnotifications.Config {
 const embeddedBufferSize = 4096
 
 // newMini returns a fresh miniredis and a go-redis client that reaches it
-// through Miniredis.Dial, with no TCP listener.
+// through a buffered in-memory connection (memPipe), with no TCP listener.
 func newMini() (*miniredis.Miniredis, *redis.Client) {
 	m := miniredis.NewMiniRedis()
+	// Miniredis.Dial starts a server with no listener; its own connection
+	// (an unbuffered net.Pipe, see memconn.go) is closed at once, and every
+	// connection of the run is served on a memPipe instead.
+	if c, err := m.Dial(); err == nil {
+		c.Close()
+	}
+	srv := m.Server()
 	client := redis.NewClient(&redis.Options{
 		Addr:                     "miniredis",
 		Protocol:                 2,
@@ -248,7 +255,9 @@ func newMini() (*miniredis.Miniredis, *redis.Client) {
 		PipelineReadBufferSize:  embeddedBufferSize,
 		PipelineWriteBufferSize: embeddedBufferSize,
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
-			return m.Dial()
+			client, server := memPipe()
+			srv.ServeConn(server)
+			return client, nil
 		},
 	})
 	return m, client
