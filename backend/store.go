@@ -203,7 +203,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(b.Read))
 	reads := make([]*redis.Cmd, len(b.Read))
-	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	cmds, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if s.restore {
 			t0 = p.Time(ctx)
 		}
@@ -240,6 +240,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		}
 		return nil
 	})
+	if perr := s.be.permissionIn(cmds); perr != nil {
+		return nil, noRetry, fmt.Errorf("backend: %w", perr)
+	}
 	if err != nil && !isReply(err) {
 		return nil, noRetry, fmt.Errorf("backend: %w", err)
 	}
@@ -405,6 +408,7 @@ func (s *Store) Close(ctx context.Context) error {
 		sort.Strings(keys)
 		if len(keys) > 0 {
 			if e := s.client.Del(ctx, keys...).Err(); e != nil {
+				e = s.be.permission("DEL", e)
 				err = fmt.Errorf("backend: delete run keys under %s: %w", s.prefix, e)
 			}
 		}

@@ -209,6 +209,11 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]CallRecord, error) {
 	var calls []CallRecord
 	cur, end := r.now, r.now+ms
+	if clientClock {
+		if err := r.checkRenewals(cur, end); err != nil {
+			return nil, err
+		}
+	}
 	for clientClock {
 		lock, g := r.nextRenewal(end)
 		if g == nil {
