@@ -4,6 +4,7 @@
 //	lockstep [-addr 127.0.0.1:8080] [-redis URL]   serve the web player
 //	lockstep run FILE... [--redis URL] [--json] [--lang L]
 //	lockstep lessons [--lang L]
+//	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
 package main
 
 import (
@@ -25,6 +26,8 @@ func main() {
 		code = cli.Run(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "lessons":
 		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "doctor":
+		code = cli.Doctor(ctx, args[1:], os.Stdout, os.Stderr)
 	default:
 		code = cli.Serve(ctx, args, os.Stdout, os.Stderr)
 	}

@@ -29,11 +29,12 @@ const (
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one")
+	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
+	redisCA := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
 	asJSON := fs.Bool("json", false, "print frames as JSON lines (one object per lesson) instead of text")
 	lang := fs.String("lang", "en", "narration language: en, zh-CN or zh-TW")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--json] [--lang en|zh-CN|zh-TW]")
+		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -65,7 +66,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if invalid {
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
