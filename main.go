@@ -19,6 +19,13 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first Ctrl-C ends the command cleanly (a run's keys are
+		// deleted); from then on the default handling is back, so a
+		// second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	args := os.Args[1:]
 	code := 0
 	switch {

@@ -26,7 +26,11 @@ const (
 
 // Run executes `lockstep run FILE... [--redis URL] [--json] [--lang L]` and
 // returns the exit code. Flags may come before, between or after the files.
+//
+// Text output escapes control characters (escape.go): lesson files are
+// anyone's, and their texts must not drive the terminal.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr = newEscapeWriter(stderr)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
@@ -92,8 +96,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return ExitInvalid
 			}
 		} else {
-			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
-			fmt.Fprint(stdout, sim.FormatFrames(frames, sim.Locale(*lang)))
+			out := newEscapeWriter(stdout)
+			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
+			fmt.Fprint(out, sim.FormatFrames(frames, sim.Locale(*lang)))
 		}
 		for _, f := range failures {
 			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
@@ -145,6 +150,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // Lessons prints the embedded course, one lesson per line.
 func Lessons(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = newEscapeWriter(stdout), newEscapeWriter(stderr)
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
