@@ -38,6 +38,10 @@ type Config struct {
 	// CAFile is a PEM file of the certificate authorities to trust for a
 	// rediss:// URL (flag -redis-ca), instead of the system's.
 	CAFile string
+	// DeleteRetry is the first wait before Lockstep tries again to delete
+	// the keys of a run that ended while Redis could not be reached; it
+	// doubles up to a minute. 0 means DefaultDeleteRetry (1 s).
+	DeleteRetry time.Duration
 	// RedisServer is the redis-server program that a run of a lesson with a
 	// replica (`replica: true`) starts twice, as a private primary and
 	// replica, when URL is set: one server given by URL cannot fail over.
@@ -127,6 +131,9 @@ type Backend struct {
 	info   Info
 	client redis.UniversalClient // real only: a *redis.Client or *redis.ClusterClient, shared by every run's Store
 	user   string                // real only: the ACL user connected as, for messages
+	// cleanup retries deleting the keys of runs that ended while Redis
+	// could not be reached (cleanup.go).
+	cleanup cleaner
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep
@@ -238,10 +245,18 @@ func newMini() (*miniredis.Miniredis, *redis.Client) {
 	return m, client
 }
 
-// Close releases the backend's connections.
+// Close releases the backend's connections. On a real Redis it first tries
+// once more (for up to 3 s) to delete the keys of runs that ended while
+// Redis could not be reached, and returns an error naming those left.
 func (b *Backend) Close() error {
-	if b.client != nil {
-		return b.client.Close()
+	if b.client == nil {
+		return nil
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := b.closeCleanup(ctx)
+	if cerr := b.client.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

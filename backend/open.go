@@ -53,7 +53,7 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	if user == "" {
 		user = "default"
 	}
-	b := &Backend{cfg: cfg, user: user, info: Info{Addr: opt.Addr, TLS: opt.TLSConfig != nil}}
+	b := &Backend{cfg: cfg, user: user, info: Info{Addr: opt.Addr, TLS: opt.TLSConfig != nil}, cleanup: cleaner{stop: make(chan struct{})}}
 	cluster, err := isCluster(ctx, single)
 	if err != nil {
 		single.Close()

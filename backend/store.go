@@ -50,6 +50,10 @@ type Store struct {
 	// lastMS is the server time (Unix ms) of the last batch on a wall
 	// clock, from its closing TIME.
 	lastMS int64
+	// expireBy is when every key of the run will have expired on a real
+	// Redis, on this machine's clock: the last batch plus the longest PTTL
+	// it knew.
+	expireBy time.Time
 
 	// cached holds the scripts that the store's current server has run,
 	// when that server is a miniredis of the run's own (the embedded
@@ -291,6 +295,11 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 			return nil, retryStraddle, nil
 		}
 		s.lastMS = t1.Val().UnixMilli()
+		var longest int64
+		for _, k := range out.Keys {
+			longest = max(longest, k.PTTL)
+		}
+		s.expireBy = maxTime(s.expireBy, time.Now().Add(time.Duration(longest)*time.Millisecond))
 	}
 	return out, noRetry, nil
 }
@@ -321,6 +330,13 @@ func touchedOnly(b *sim.Batch) ([]sim.KeyState, map[string]sim.KeyState) {
 		}
 	}
 	return restore, known
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func run(ctx context.Context, p redis.Pipeliner, sc *redis.Script, eval bool, keys []string, args []any) *redis.Cmd {
@@ -410,6 +426,11 @@ func (s *Store) Close(ctx context.Context) error {
 			if e := s.client.Del(ctx, keys...).Err(); e != nil {
 				e = s.be.permission("DEL", e)
 				err = fmt.Errorf("backend: delete run keys under %s: %w", s.prefix, e)
+				if s.pair == nil && !isReply(e) {
+					// Redis is down or slow: try again later.
+					s.be.retryDelete(s.prefix, keys, s.expireBy)
+					err = fmt.Errorf("%w (Lockstep tries again while it runs)", err)
+				}
 			}
 		}
 	}
