@@ -42,6 +42,11 @@ type Config struct {
 	// the keys of a run that ended while Redis could not be reached; it
 	// doubles up to a minute. 0 means DefaultDeleteRetry (1 s).
 	DeleteRetry time.Duration
+	// MaxPairs bounds the primary+replica pairs of redis-server processes
+	// that runs of lessons with a replica start at once; a run's first
+	// step waits for a free place until its context ends. 0 means
+	// DefaultMaxPairs (4).
+	MaxPairs int
 	// RedisServer is the redis-server program that a run of a lesson with a
 	// replica (`replica: true`) starts twice, as a private primary and
 	// replica, when URL is set: one server given by URL cannot fail over.
@@ -131,6 +136,9 @@ type Backend struct {
 	info   Info
 	client redis.UniversalClient // real only: a *redis.Client or *redis.ClusterClient, shared by every run's Store
 	user   string                // real only: the ACL user connected as, for messages
+	// pairSlots holds one token per started pair running (real only),
+	// up to Config.MaxPairs.
+	pairSlots chan struct{}
 	// cleanup retries deleting the keys of runs that ended while Redis
 	// could not be reached (cleanup.go).
 	cleanup cleaner

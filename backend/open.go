@@ -54,6 +54,11 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		user = "default"
 	}
 	b := &Backend{cfg: cfg, user: user, info: Info{Addr: opt.Addr, TLS: opt.TLSConfig != nil}, cleanup: cleaner{stop: make(chan struct{})}}
+	maxPairs := cfg.MaxPairs
+	if maxPairs <= 0 {
+		maxPairs = DefaultMaxPairs
+	}
+	b.pairSlots = make(chan struct{}, maxPairs)
 	cluster, err := isCluster(ctx, single)
 	if err != nil {
 		single.Close()
