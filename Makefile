@@ -1,6 +1,7 @@
 # Lockstep's build and test entry points. `make test` is the README's test
 # command and what CI (.ci/run) runs: on a fresh Debian machine it installs
-# what the tests need (redis-server, chromium and a CJK font), then
+# what the tests need (redis-server, redis-cli for the Cluster tests,
+# chromium and a CJK font), then
 # vets and runs every test with the race detector.
 
 GO ?= go
@@ -45,6 +46,7 @@ vet:
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	command -v redis-cli >/dev/null 2>&1 || missing="$$missing redis-tools"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy" || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
