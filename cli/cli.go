@@ -129,6 +129,22 @@ func runLesson(ctx context.Context, be *backend.Backend, l *sim.Lesson) (frames 
 	return frames, r.Failures(), info, err
 }
 
+// parseWithLang parses args into fs and checks the --lang flag's value. It
+// returns ok when the command goes on, and otherwise the exit code: ExitOK
+// after -h, ExitInvalid for a bad flag or language (named on stderr).
+func parseWithLang(fs *flag.FlagSet, args []string, lang *string, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return ExitOK, false
+	} else if err != nil {
+		return ExitInvalid, false
+	}
+	if !sim.ValidLocale(*lang) {
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+		return ExitInvalid, false
+	}
+	return 0, true
+}
+
 // parseInterspersed parses flags that may stand anywhere among the files.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
@@ -154,14 +170,8 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	} else if err != nil {
-		return ExitInvalid
-	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
-		return ExitInvalid
+	if code, ok := parseWithLang(fs, args, lang, stderr); !ok {
+		return code
 	}
 	all, err := lessons.All()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"golang.org/x/text/language"
 
 	"lockstep/backend"
-	"lockstep/sim"
 )
 
 // doctorMessages are the texts of `lockstep doctor`, one TOML file per
@@ -51,14 +49,8 @@ func Doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, msg(loc, "DoctorUsage", nil))
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	} else if err != nil {
-		return ExitInvalid
-	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
-		return ExitInvalid
+	if code, ok := parseWithLang(fs, args, lang, stderr); !ok {
+		return code
 	}
 	if loc, err = doctorLocalizer(*lang); err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

@@ -51,10 +51,27 @@ func (e *LimitError) Is(target error) bool { return target == ErrStepTooLarge }
 // whose watchdog runs (see nextRenewal), the renewals due in the interval:
 // every lease/3 from the next one due. It does no I/O.
 func (r *Runner) checkRenewals(cur, end int64) error {
-	if !r.info.Watchdog {
-		return nil
-	}
 	var want int64
+	r.eachRenewing(end, func(_ string, g *grant) bool {
+		want += (end-max(g.renewAt, cur))/max(g.leaseMS/3, 1) + 1
+		// Stop counting past the bound: the sum could overflow for
+		// absurd advances.
+		return want <= MaxRenewalsPerStep
+	})
+	if want > MaxRenewalsPerStep {
+		return &LimitError{Code: LimitRenewals, Max: MaxRenewalsPerStep, Want: want}
+	}
+	return nil
+}
+
+// eachRenewing calls fn, in actor and lock order, for every hold whose
+// watchdog renews at or before end (simulated ms): the holder's process
+// runs or has exited (a paused or crashed process runs no timer), and the
+// hold is counted. It stops when fn returns false.
+func (r *Runner) eachRenewing(end int64, fn func(lock string, g *grant) bool) {
+	if !r.info.Watchdog {
+		return
+	}
 	for _, a := range r.actors {
 		if a.status != StatusRunning && a.status != StatusExited {
 			continue
@@ -64,13 +81,9 @@ func (r *Runner) checkRenewals(cur, end int64) error {
 			if g == nil || g.renewAt <= 0 || g.count <= 0 || g.renewAt > end {
 				continue
 			}
-			every := max(g.leaseMS/3, 1)
-			want += (end-max(g.renewAt, cur))/every + 1
-			if want > MaxRenewalsPerStep {
-				// Stop counting: the sum could overflow for absurd advances.
-				return &LimitError{Code: LimitRenewals, Max: MaxRenewalsPerStep, Want: want}
+			if !fn(lock, g) {
+				return
 			}
 		}
 	}
-	return nil
 }

@@ -260,25 +260,14 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 // holder's process must be running or exited (a paused or crashed process
 // runs no timer). Ties go to the earlier actor and lock.
 func (r *Runner) nextRenewal(end int64) (string, *grant) {
-	if !r.info.Watchdog {
-		return "", nil
-	}
 	var bl string
 	var bg *grant
-	for _, a := range r.actors {
-		if a.status != StatusRunning && a.status != StatusExited {
-			continue
+	r.eachRenewing(end, func(lock string, g *grant) bool {
+		if bg == nil || g.renewAt < bg.renewAt {
+			bl, bg = lock, g
 		}
-		for _, lock := range r.locks {
-			g := a.grants[lock]
-			if g == nil || g.renewAt <= 0 || g.count <= 0 || g.renewAt > end {
-				continue
-			}
-			if bg == nil || g.renewAt < bg.renewAt {
-				bl, bg = lock, g
-			}
-		}
-	}
+		return true
+	})
 	return bl, bg
 }
 
