@@ -284,10 +284,8 @@ func sameKey(a, b KeyState) bool {
 }
 
 func (r *Runner) lockKey(lock string) KeyState {
-	for i, k := range r.reads {
-		if k.Name == lockKeyPrefix+lock {
-			return r.keys[i]
-		}
+	if i, ok := r.lockRead[lock]; ok {
+		return r.keys[i]
 	}
 	return Absent(lockKeyPrefix + lock)
 }
