@@ -54,9 +54,14 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("plain server: exit %d: %+v", code, checks)
 	}
 	for k, c := range checks {
-		if c.Status != backend.StatusOK {
+		// The clock check warns when a loaded machine made the server's
+		// two TIMEs straddle milliseconds; that is the machine, not Redis.
+		if c.Status != backend.StatusOK && !(k == "clock" && c.Status == backend.StatusWarn) {
 			t.Errorf("plain server: %s is %s: %v", k, c.Status, c.Params)
 		}
+	}
+	if checks["clock"].Params["fit"] == "" {
+		t.Errorf("clock check without its figure: %+v", checks["clock"])
 	}
 	for _, want := range []string{"reach", "version", "cluster", "command:TIME", "command:EVALSHA", "command:MULTI", "lua", "clock", "pair"} {
 		if _, ok := checks[want]; !ok {
