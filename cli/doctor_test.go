@@ -42,8 +42,8 @@ func doctorChecks(t *testing.T, args ...string) (int, map[string]backend.Check) 
 	return code, by
 }
 
-// TestDoctor checks a plain server (everything passes, exit 0), a cluster,
-// a least-privilege user (backend.ACLRules: passes), users lacking INFO
+// TestDoctor checks a plain server (everything passes, exit 0), a
+// least-privilege user (backend.ACLRules: passes), users lacking INFO
 // (a warning, exit 0), TIME and Lockstep's channels (failures naming the
 // rule to add, exit 1), and a Redis that is not there (exit 2), in every
 // language.
@@ -70,11 +70,6 @@ func TestDoctor(t *testing.T) {
 	}
 	if checks["cluster"].Params["cluster"] != "no" {
 		t.Errorf("plain server reported as a cluster: %v", checks["cluster"])
-	}
-
-	cl := redistest.StartCluster(t)
-	if code, checks := doctorChecks(t, "--redis", cl.URL); code != ExitOK || checks["cluster"].Params["cluster"] != "yes" || checks["cluster"].Params["state"] != "ok" {
-		t.Errorf("cluster: exit %d, %+v", code, checks["cluster"])
 	}
 
 	least := srv.AddUser(t, "ls", "pw", strings.Fields(backend.ACLRules)...)
@@ -159,5 +154,48 @@ func TestDoctorCatalogue(t *testing.T) {
 		if en[id] == "" {
 			t.Errorf("no message %s", id)
 		}
+	}
+}
+
+// TestTeamRedis runs `doctor` and `run` on a three-node Redis Cluster (by
+// one node's URL) and `run` over TLS with --redis-ca: the frames are the
+// embedded run's.
+func TestTeamRedis(t *testing.T) {
+	files := []string{"../lessons/01-nested-reentry.yaml", "../lessons/15-watchdog-renewal.yaml"}
+	code, emb, stderr := runCLI(t, append([]string{"--json"}, files...)...)
+	if code != ExitOK {
+		t.Fatalf("embedded: exit %d\n%s", code, stderr)
+	}
+	frames := func(jsonl string) []string {
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+			var l struct {
+				Frames json.RawMessage `json:"frames"`
+			}
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
+			out = append(out, string(l.Frames))
+		}
+		return out
+	}
+	want := frames(emb)
+
+	cl := redistest.StartCluster(t)
+	if code, checks := doctorChecks(t, "--redis", cl.URL); code != ExitOK || checks["cluster"].Params["cluster"] != "yes" || checks["cluster"].Params["state"] != "ok" {
+		t.Errorf("doctor on the cluster: exit %d, %+v", code, checks["cluster"])
+	}
+	tls := redistest.StartTLS(t)
+	for _, args := range [][]string{{"--redis", cl.URL}, {"--redis", tls.URL, "--redis-ca", tls.CAFile}} {
+		code, out, stderr := runCLI(t, append(append(args, "--json"), files...)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		if got := frames(out); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%v: frames differ from the embedded run's", args)
+		}
+	}
+	if code, _, stderr := runCLI(t, "--redis", tls.URL, files[0]); code != ExitInvalid || !strings.Contains(stderr, "certificate") {
+		t.Errorf("TLS without --redis-ca: exit %d, %s", code, stderr)
 	}
 }
