@@ -1,12 +1,16 @@
 package backend
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // TestMemPipe: a write never waits for the reader, however large; a read
@@ -64,4 +68,37 @@ func TestMemPipe(t *testing.T) {
 		t.Fatalf("a blocked read when its end closed: %v", err)
 	}
 	c2.Close()
+}
+
+// BenchmarkEmbeddedConn compares, in one run, a step-sized transaction
+// (10 PTTL+HGETALL pairs) on miniredis through its own unbuffered net.Pipe
+// and through memPipe: the buffered connection must not cost the embedded
+// backend speed.
+func BenchmarkEmbeddedConn(b *testing.B) {
+	for _, name := range []string{"net.Pipe", "memPipe"} {
+		b.Run(name, func(b *testing.B) {
+			m, client := newMini()
+			defer m.Close()
+			defer client.Close()
+			if name == "net.Pipe" {
+				client.Close()
+				client = redis.NewClient(&redis.Options{Addr: "miniredis", Protocol: 2, DisableIdentity: true,
+					MaintNotificationsConfig: noMaintNotifications(), ReadTimeout: -1, WriteTimeout: -1,
+					Dialer: func(context.Context, string, string) (net.Conn, error) { return m.Dial() }})
+			}
+			ctx := context.Background()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					for k := range 10 {
+						p.PTTL(ctx, fmt.Sprint("k", k))
+						p.HGetAll(ctx, fmt.Sprint("k", k))
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
