@@ -1,8 +1,8 @@
 # Lockstep's build and test entry points. `make test` is the README's test
 # command and what CI (.ci/run) runs: on a fresh Debian machine it installs
-# what the tests need (redis-server, chromium, a CJK font and nodejs), then
-# vets and runs every test with the race detector, and the page script's
-# unit tests under node --test.
+# what the tests need (redis-server, redis-cli for the Cluster tests,
+# chromium, a CJK font and nodejs), then vets and runs every test with the
+# race detector, and the page script's unit tests under node --test.
 
 GO ?= go
 
@@ -54,6 +54,7 @@ js-test:
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	command -v redis-cli >/dev/null 2>&1 || missing="$$missing redis-tools"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy" || missing="$$missing fonts-wqy-microhei"; \

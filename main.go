@@ -4,6 +4,7 @@
 //	lockstep [-addr 127.0.0.1:8080] [-redis URL]   serve the web player
 //	lockstep run FILE... [--redis URL] [--json] [--lang L]
 //	lockstep lessons [--lang L]
+//	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
 package main
 
 import (
@@ -18,6 +19,13 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first Ctrl-C ends the command cleanly (a run's keys are
+		// deleted); from then on the default handling is back, so a
+		// second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	args := os.Args[1:]
 	code := 0
 	switch {
@@ -25,6 +33,8 @@ func main() {
 		code = cli.Run(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "lessons":
 		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "doctor":
+		code = cli.Doctor(ctx, args[1:], os.Stdout, os.Stderr)
 	default:
 		code = cli.Serve(ctx, args, os.Stdout, os.Stderr)
 	}

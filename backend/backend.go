@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -29,9 +28,25 @@ type Config struct {
 	// URL is a redis:// (or rediss://) URL of a real Redis, as go-redis's
 	// ParseURL reads it. Empty selects the embedded miniredis.
 	URL string
+	// A redis:// URL names one server, or one node of a Redis Cluster, which
+	// is enough to find the rest; a list of seeds is added as go-redis's
+	// ParseClusterURL reads one: redis://HOST:PORT?addr=HOST:PORT&addr=...
+	// Open asks the server whether it is a cluster node (CLUSTER INFO).
 	// DialTimeout bounds connecting to a real Redis and its first PING;
 	// 0 means DefaultDialTimeout (3 s).
 	DialTimeout time.Duration
+	// CAFile is a PEM file of the certificate authorities to trust for a
+	// rediss:// URL (flag -redis-ca), instead of the system's.
+	CAFile string
+	// DeleteRetry is the first wait before Lockstep tries again to delete
+	// the keys of a run that ended while Redis could not be reached; it
+	// doubles up to a minute. 0 means DefaultDeleteRetry (1 s).
+	DeleteRetry time.Duration
+	// MaxPairs bounds the primary+replica pairs of redis-server processes
+	// that runs of lessons with a replica start at once; a run's first
+	// step waits for a free place until its context ends. 0 means
+	// DefaultMaxPairs (4).
+	MaxPairs int
 	// RedisServer is the redis-server program that a run of a lesson with a
 	// replica (`replica: true`) starts twice, as a private primary and
 	// replica, when URL is set: one server given by URL cannot fail over.
@@ -46,7 +61,10 @@ type Config struct {
 type Info struct {
 	Embedded bool   `json:"embedded"`
 	Addr     string `json:"addr,omitempty"`    // real: host:port (a started pair: the primary's)
-	Version  string `json:"version,omitempty"` // real: redis_version from INFO
+	Version  string `json:"version,omitempty"` // real: redis_version from INFO ("" when INFO is refused)
+	// Cluster is set on a Redis Cluster; TLS on a rediss:// connection.
+	Cluster bool `json:"cluster,omitempty"`
+	TLS     bool `json:"tls,omitempty"`
 	// Pair is set on the Store of a run with a replica: PairEmbedded or
 	// PairStarted; "" for a single server.
 	Pair Pair `json:"pair,omitempty"`
@@ -69,7 +87,9 @@ const (
 	PairStarted Pair = "started"
 )
 
-// String is "embedded Redis (miniredis)", "Redis 7.0.15 at 127.0.0.1:6379",
+// String is "embedded Redis (miniredis)", "Redis 7.0.15 at 127.0.0.1:6379"
+// (with " (cluster, TLS)" after it on a cluster over TLS; without the
+// version when the server refused INFO),
 // or for a run with a replica "embedded Redis pair (miniredis primary +
 // replica)" or "private primary+replica redis-server pair (Redis 7.0.15,
 // primary 127.0.0.1:41001, replica 127.0.0.1:41002)", then, when a URL was
@@ -92,66 +112,36 @@ func (i Info) String() string {
 	case i.Embedded:
 		return "embedded Redis (miniredis)"
 	}
-	return fmt.Sprintf("Redis %s at %s", i.Version, i.Addr)
+	s = "Redis"
+	if i.Version != "" {
+		s += " " + i.Version
+	}
+	s += " at " + i.Addr
+	var kind []string
+	if i.Cluster {
+		kind = append(kind, "cluster")
+	}
+	if i.TLS {
+		kind = append(kind, "TLS")
+	}
+	if len(kind) > 0 {
+		s += " (" + strings.Join(kind, ", ") + ")"
+	}
+	return s
 }
 
 // Backend opens a Store per run.
 type Backend struct {
 	cfg    Config
 	info   Info
-	client *redis.Client // real only; shared by every run's Store
-}
-
-// ErrUnreachable is wrapped by Open's error when a real Redis cannot be
-// reached within the dial timeout.
-var ErrUnreachable = errors.New("backend: redis unreachable")
-
-// Open returns the backend cfg selects. For a real Redis it connects and
-// checks the server (PING, then INFO server for the version) within
-// cfg.DialTimeout, failing with an error that wraps ErrUnreachable and names
-// the address.
-func Open(ctx context.Context, cfg Config) (*Backend, error) {
-	if cfg.URL == "" {
-		return &Backend{cfg: cfg, info: Info{Embedded: true}}, nil
-	}
-	opt, err := redis.ParseURL(cfg.URL)
-	if err != nil {
-		return nil, fmt.Errorf("backend: redis URL %q: %w", cfg.URL, err)
-	}
-	timeout := cfg.DialTimeout
-	if timeout <= 0 {
-		timeout = DefaultDialTimeout
-	}
-	opt.Protocol = 2
-	opt.DialTimeout = timeout
-	// Bound the first PING by ctx too: by default go-redis applies only its
-	// own ReadTimeout to a server that accepts and never answers.
-	opt.ContextTimeoutEnabled = true
-	opt.ReadTimeout, opt.WriteTimeout = timeout, timeout
-	opt.MaxRetries = 0
-	opt.DialerRetries = 1
-	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
-	opt.DisableIdentity = true
-	opt.MaintNotificationsConfig = noMaintNotifications()
-	client := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		client.Close()
-		var reply redis.Error
-		if errors.As(err, &reply) {
-			// Reached, but it refused: a wrong DB index, a password, ...
-			return nil, fmt.Errorf("backend: Redis at %s refused the connection: %w", opt.Addr, err)
-		}
-		return nil, fmt.Errorf("%w: cannot reach Redis at %s within %s: %w", ErrUnreachable, opt.Addr, timeout, err)
-	}
-	info, err := client.Info(ctx, "server").Result()
-	if err != nil {
-		client.Close()
-		return nil, fmt.Errorf("backend: INFO server at %s: %w", opt.Addr, err)
-	}
-	version := infoField(info, "redis_version")
-	return &Backend{cfg: cfg, info: Info{Addr: opt.Addr, Version: version}, client: client}, nil
+	client redis.UniversalClient // real only: a *redis.Client or *redis.ClusterClient, shared by every run's Store
+	user   string                // real only: the ACL user connected as, for messages
+	// pairSlots holds one token per started pair running (real only),
+	// up to Config.MaxPairs.
+	pairSlots chan struct{}
+	// cleanup retries deleting the keys of runs that ended while Redis
+	// could not be reached (cleanup.go).
+	cleanup cleaner
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep
@@ -221,9 +211,16 @@ func noMaintNotifications() *maintnotifications.Config {
 const embeddedBufferSize = 4096
 
 // newMini returns a fresh miniredis and a go-redis client that reaches it
-// through Miniredis.Dial, with no TCP listener.
+// through a buffered in-memory connection (memPipe), with no TCP listener.
 func newMini() (*miniredis.Miniredis, *redis.Client) {
 	m := miniredis.NewMiniRedis()
+	// Miniredis.Dial starts a server with no listener; its own connection
+	// (an unbuffered net.Pipe, see memconn.go) is closed at once, and every
+	// connection of the run is served on a memPipe instead.
+	if c, err := m.Dial(); err == nil {
+		c.Close()
+	}
+	srv := m.Server()
 	client := redis.NewClient(&redis.Options{
 		Addr:                     "miniredis",
 		Protocol:                 2,
@@ -248,16 +245,26 @@ func newMini() (*miniredis.Miniredis, *redis.Client) {
 		PipelineReadBufferSize:  embeddedBufferSize,
 		PipelineWriteBufferSize: embeddedBufferSize,
 		Dialer: func(context.Context, string, string) (net.Conn, error) {
-			return m.Dial()
+			client, server := memPipe()
+			srv.ServeConn(server)
+			return client, nil
 		},
 	})
 	return m, client
 }
 
-// Close releases the backend's connections.
+// Close releases the backend's connections. On a real Redis it first tries
+// once more (for up to 3 s) to delete the keys of runs that ended while
+// Redis could not be reached, and returns an error naming those left.
 func (b *Backend) Close() error {
-	if b.client != nil {
-		return b.client.Close()
+	if b.client == nil {
+		return nil
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := b.closeCleanup(ctx)
+	if cerr := b.client.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -332,3 +332,45 @@ func TestReplicaWithoutRedisServer(t *testing.T) {
 		t.Errorf("a missing RedisServer: want an error, got %v", err)
 	}
 }
+
+// TestStartedPairsBounded: with MaxPairs 1, a second run with a replica
+// waits for the first one's pair to end, and fails naming the bound when
+// its context ends first (hardening finding 5).
+func TestStartedPairsBounded(t *testing.T) {
+	redistest.Need(t, "redis-server", "make test")
+	srv := redistest.Start(t)
+	be, err := backend.Open(context.Background(), backend.Config{URL: srv.URL, MaxPairs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	l := failoverLesson(t)
+	first := newStepper(t, be, l)
+	first.to(1)
+	if first.store.Info().Pair != backend.PairStarted {
+		t.Fatalf("first run: %+v", first.store.Info())
+	}
+	second, err := be.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(context.Background())
+	r, err := sim.NewRunner(l, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := r.Step(ctx); err == nil || !strings.Contains(err.Error(), "MaxPairs") {
+		t.Fatalf("second pair while the first runs: want an error naming MaxPairs, got %v", err)
+	}
+	if err := first.store.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Step(context.Background()); err != nil {
+		t.Fatalf("after the first pair ended: %v", err)
+	}
+	if second.Info().Pair != backend.PairStarted {
+		t.Fatalf("second run: %+v", second.Info())
+	}
+}

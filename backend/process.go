@@ -59,6 +59,7 @@ func launch(ctx context.Context, bin, dir, port string, extra []string) (*proces
 	// Not CommandContext: the server outlives the context of the step that
 	// starts it, until Store.Close kills it.
 	cmd := exec.Command(bin, args...)
+	endWithParent(cmd)
 	p := &process{cmd: cmd, addr: net.JoinHostPort("127.0.0.1", port), port: port, done: make(chan struct{}), out: &tail{}}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {

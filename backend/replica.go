@@ -91,10 +91,16 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("backend: a lesson with a replica needs a redis-server to start: %w", err)
 	}
-	p, err := startPair(ctx, bin)
+	release, err := s.be.acquirePair(ctx)
 	if err != nil {
 		return nil, err
 	}
+	p, err := startPair(ctx, bin)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	p.release = release
 	s.client, s.restore, s.pair = p.conn, true, p
 	s.setInfo(Info{Addr: p.primary.addr, Version: p.version, Pair: PairStarted, ReplicaAddr: p.replica.addr, NotOn: s.be.info.Addr})
 	return p, nil
@@ -207,12 +213,14 @@ type startedPair struct {
 	// batch's server time (Unix ms); nil and 0 before any.
 	delivered   []sim.KeyState
 	deliveredMS int64
+	// release frees the pair's place among the backend's MaxPairs.
+	release func()
 }
 
 // startPair starts a primary and a replica of bin and waits until the
 // replica's link is up.
 func startPair(ctx context.Context, bin string) (_ *startedPair, err error) {
-	dir, err := os.MkdirTemp("", "lockstep-pair-")
+	dir, err := makePairDir()
 	if err != nil {
 		return nil, fmt.Errorf("backend: start a primary+replica pair: %w", err)
 	}
@@ -383,6 +391,10 @@ func (p *startedPair) close() {
 	}
 	if p.dir != "" {
 		os.RemoveAll(p.dir)
+	}
+	if p.release != nil {
+		p.release()
+		p.release = nil
 	}
 }
 

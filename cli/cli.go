@@ -26,14 +26,19 @@ const (
 
 // Run executes `lockstep run FILE... [--redis URL] [--json] [--lang L]` and
 // returns the exit code. Flags may come before, between or after the files.
+//
+// Text output escapes control characters (escape.go): lesson files are
+// anyone's, and their texts must not drive the terminal.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr = newEscapeWriter(stderr)
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one")
+	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
+	redisCA := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
 	asJSON := fs.Bool("json", false, "print frames as JSON lines (one object per lesson) instead of text")
 	lang := fs.String("lang", "en", "narration language: en, zh-CN or zh-TW")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--json] [--lang en|zh-CN|zh-TW]")
+		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -65,7 +70,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if invalid {
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
@@ -91,8 +96,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return ExitInvalid
 			}
 		} else {
-			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
-			fmt.Fprint(stdout, sim.FormatFrames(frames, sim.Locale(*lang)))
+			out := newEscapeWriter(stdout)
+			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
+			fmt.Fprint(out, sim.FormatFrames(frames, sim.Locale(*lang)))
 		}
 		for _, f := range failures {
 			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
@@ -123,6 +129,22 @@ func runLesson(ctx context.Context, be *backend.Backend, l *sim.Lesson) (frames 
 	return frames, r.Failures(), info, err
 }
 
+// parseWithLang parses args into fs and checks the --lang flag's value. It
+// returns ok when the command goes on, and otherwise the exit code: ExitOK
+// after -h, ExitInvalid for a bad flag or language (named on stderr).
+func parseWithLang(fs *flag.FlagSet, args []string, lang *string, stderr io.Writer) (int, bool) {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return ExitOK, false
+	} else if err != nil {
+		return ExitInvalid, false
+	}
+	if !sim.ValidLocale(*lang) {
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+		return ExitInvalid, false
+	}
+	return 0, true
+}
+
 // parseInterspersed parses flags that may stand anywhere among the files.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
@@ -144,17 +166,12 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // Lessons prints the embedded course, one lesson per line.
 func Lessons(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = newEscapeWriter(stdout), newEscapeWriter(stderr)
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	} else if err != nil {
-		return ExitInvalid
-	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
-		return ExitInvalid
+	if code, ok := parseWithLang(fs, args, lang, stderr); !ok {
+		return code
 	}
 	all, err := lessons.All()
 	if err != nil {

@@ -29,14 +29,17 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; keep it on loopback unless you mean to share the player")
-	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one")
+	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
+	redisCA := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
+	maxPairs := fs.Int("max-pairs", backend.DefaultMaxPairs, "most primary+replica redis-server pairs (two processes each) that failover lessons run at once on a -redis URL")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	gc := web.AddGCFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
-		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--json] [--lang L]")
+		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
+		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
+		fmt.Fprintln(stderr, "       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -69,7 +72,11 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+	if *maxPairs <= 0 {
+		fmt.Fprintln(stderr, "lockstep: flag -max-pairs: must be at least 1")
+		return ExitInvalid
+	}
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, MaxPairs: *maxPairs})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid

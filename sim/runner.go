@@ -18,8 +18,13 @@ const (
 
 // keepBase is the TTL Lockstep gives the keys a lock does not lease (the
 // protected resource, the fencing counter) on top of the lesson's total
-// simulated time, so they outlive the run but never stay forever.
-const keepBase = 24 * time.Hour
+// simulated time, so they outlive the run but never stay forever. The run
+// needs no more: on a real Redis each step re-establishes the keys it
+// touches from simulated time, so a key need not survive the wall-clock
+// time between steps. What it bounds is how long a key stays when a run
+// ends while Redis cannot be reached to delete it (hardening finding 9;
+// it was 24 hours).
+const keepBase = 10 * time.Minute
 
 // ErrDone is returned by Runner.Step when every step has run.
 var ErrDone = errors.New("sim: lesson finished")
@@ -34,18 +39,22 @@ type Runner struct {
 	rng    *rand.Rand
 	src    *rand.PCG // rng's source, kept to save and restore its state
 
-	now     int64 // simulated time, ms
-	keepMS  int64
-	actors  []*actor
-	byID    map[string]*actor
-	reads   []KeyRef
-	keys    []KeyState // last snapshot, in reads order
-	locks   []string   // lock names in first-use order
-	holdSeq map[string]int
-	current map[string]*redisHold // the hold Redis keeps per lock, as taken
-	written map[string]int        // per lock: highest hold whose write was accepted
-	frames  []Frame
-	failed  []Failure
+	now    int64 // simulated time, ms
+	keepMS int64
+	actors []*actor
+	byID   map[string]*actor
+	reads  []KeyRef
+	keys   []KeyState // last snapshot, in reads order
+	// lockRead is the index in reads (and keys) of each lock's key: a step
+	// looks every lock's key up, and a scan of reads made a step's cost
+	// grow with the square of the run's locks.
+	lockRead map[string]int
+	locks    []string // lock names in first-use order
+	holdSeq  map[string]int
+	current  map[string]*redisHold // the hold Redis keeps per lock, as taken
+	written  map[string]int        // per lock: highest hold whose write was accepted
+	frames   []Frame
+	failed   []Failure
 
 	// A run with a replica (Lesson.Replica) keeps, until its failover, the
 	// state the replica holds beside the primary's: its keys (in reads
@@ -153,7 +162,9 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 		}
 	}
 	r.keepMS = (keepBase + total).Milliseconds()
+	r.lockRead = make(map[string]int, len(r.locks))
 	for _, lock := range r.locks {
+		r.lockRead[lock] = len(r.reads)
 		r.reads = append(r.reads, KeyRef{Name: lockKeyPrefix + lock, Type: r.info.LockType})
 		if x, ok := r.v.(extraKeys); ok {
 			r.reads = append(r.reads, x.keys(lock)...)

@@ -209,6 +209,11 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]CallRecord, error) {
 	var calls []CallRecord
 	cur, end := r.now, r.now+ms
+	if clientClock {
+		if err := r.checkRenewals(cur, end); err != nil {
+			return nil, err
+		}
+	}
 	for clientClock {
 		lock, g := r.nextRenewal(end)
 		if g == nil {
@@ -255,25 +260,14 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 // holder's process must be running or exited (a paused or crashed process
 // runs no timer). Ties go to the earlier actor and lock.
 func (r *Runner) nextRenewal(end int64) (string, *grant) {
-	if !r.info.Watchdog {
-		return "", nil
-	}
 	var bl string
 	var bg *grant
-	for _, a := range r.actors {
-		if a.status != StatusRunning && a.status != StatusExited {
-			continue
+	r.eachRenewing(end, func(lock string, g *grant) bool {
+		if bg == nil || g.renewAt < bg.renewAt {
+			bl, bg = lock, g
 		}
-		for _, lock := range r.locks {
-			g := a.grants[lock]
-			if g == nil || g.renewAt <= 0 || g.count <= 0 || g.renewAt > end {
-				continue
-			}
-			if bg == nil || g.renewAt < bg.renewAt {
-				bl, bg = lock, g
-			}
-		}
-	}
+		return true
+	})
 	return bl, bg
 }
 
@@ -290,10 +284,8 @@ func sameKey(a, b KeyState) bool {
 }
 
 func (r *Runner) lockKey(lock string) KeyState {
-	for i, k := range r.reads {
-		if k.Name == lockKeyPrefix+lock {
-			return r.keys[i]
-		}
+	if i, ok := r.lockRead[lock]; ok {
+		return r.keys[i]
 	}
 	return Absent(lockKeyPrefix + lock)
 }

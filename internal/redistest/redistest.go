@@ -1,5 +1,8 @@
 // Package redistest starts real redis-server processes for tests, each on a
-// free loopback port, and stops them when the test ends.
+// free loopback port, and stops them when the test ends: a single server
+// (Start), one that speaks only TLS with certificates the test makes
+// (StartTLS, tls.go), and a three-node Redis Cluster (StartCluster,
+// cluster.go). Server.AddUser adds an ACL user.
 //
 // When redis-server is not installed the test is skipped with a message
 // saying so, except under CI=true, where it fails: CI must run everything
@@ -8,8 +11,10 @@ package redistest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,11 +26,17 @@ import (
 
 // Server is a running redis-server.
 type Server struct {
-	URL  string // redis://127.0.0.1:PORT/0
+	URL  string // redis://127.0.0.1:PORT/0 (rediss:// for a TLS server)
 	Addr string // 127.0.0.1:PORT
 	Port int
-	cmd  *exec.Cmd
-	bin  string // set by Launch, for Relaunch
+	// CAFile is the PEM file of the CA that signed a TLS server's
+	// certificate ("" for a plain server); TLS is the client configuration
+	// that trusts it (nil for a plain server).
+	CAFile string
+	TLS    *tls.Config
+	cmd    *exec.Cmd
+	bin    string // set by Launch, for Relaunch
+	extra  []string
 }
 
 // Need returns the path of a program, or skips the test (fails it under
@@ -56,7 +67,7 @@ func Start(tb testing.TB, extra ...string) *Server {
 		if err != nil {
 			tb.Fatalf("redistest: free port: %v", err)
 		}
-		s, err := start(bin, port, extra)
+		s, err := start(bin, port, extra, nil)
 		if err == nil {
 			tb.Cleanup(s.Stop)
 			return s
@@ -84,7 +95,7 @@ func Launch(bin string, extra ...string) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("redistest: free port: %w", err)
 		}
-		s, err := start(bin, port, extra)
+		s, err := start(bin, port, extra, nil)
 		if err == nil {
 			s.bin = bin
 			return s, nil
@@ -97,7 +108,7 @@ func Launch(bin string, extra ...string) (*Server, error) {
 // Relaunch starts a server stopped with Stop again on the same port, like
 // Restart, for programs outside tests.
 func (s *Server) Relaunch() error {
-	n, err := start(s.bin, s.Port, nil)
+	n, err := start(s.bin, s.Port, nil, nil)
 	if err != nil {
 		return fmt.Errorf("redistest: restart: %w", err)
 	}
@@ -105,15 +116,25 @@ func (s *Server) Relaunch() error {
 	return nil
 }
 
-func start(bin string, port int, extra []string) (*Server, error) {
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}, extra...)
+// start starts bin on port with extra arguments and waits for its PING.
+// With tlsCfg the port speaks TLS only (extra then holds the server's TLS
+// options).
+func start(bin string, port int, extra []string, tlsCfg *tls.Config) (*Server, error) {
+	args := []string{"--port", strconv.Itoa(port)}
+	if tlsCfg != nil {
+		args = []string{"--port", "0", "--tls-port", strconv.Itoa(port)}
+	}
+	args = append(append(args, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"), extra...)
 	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Port: port, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd}
+	s := &Server{Port: port, Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, TLS: tlsCfg, extra: extra}
 	s.URL = "redis://" + s.Addr + "/0"
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, Protocol: 2, DisableIdentity: true})
+	if tlsCfg != nil {
+		s.URL = "rediss://" + s.Addr + "/0"
+	}
+	c := redis.NewClient(s.options())
 	defer c.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -131,11 +152,36 @@ func start(bin string, port int, extra []string) (*Server, error) {
 	}
 }
 
-// Client returns a go-redis client for the server, closed at test end.
+func (s *Server) options() *redis.Options {
+	return &redis.Options{Addr: s.Addr, Protocol: 2, DisableIdentity: true, TLSConfig: s.TLS}
+}
+
+// Client returns a go-redis client for the server as its default user
+// (over TLS for a TLS server), closed at test end.
 func (s *Server) Client(tb testing.TB) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, Protocol: 2, DisableIdentity: true})
+	c := redis.NewClient(s.options())
 	tb.Cleanup(func() { c.Close() })
 	return c
+}
+
+// AddUser creates the ACL user name with password pass and rules (ACL
+// SETUSER name on >pass rules...), and returns the server's URL with the
+// user's credentials.
+func (s *Server) AddUser(tb testing.TB, name, pass string, rules ...string) string {
+	tb.Helper()
+	args := []any{"ACL", "SETUSER", name, "reset", "on", ">" + pass}
+	for _, r := range rules {
+		args = append(args, r)
+	}
+	if err := s.Client(tb).Do(context.Background(), args...).Err(); err != nil {
+		tb.Fatalf("redistest: ACL SETUSER %s: %v", name, err)
+	}
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	u.User = url.UserPassword(name, pass)
+	return u.String()
 }
 
 // Stop kills the server and waits for it. Safe to call twice.
@@ -152,7 +198,7 @@ func (s *Server) Stop() {
 func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	bin := Need(tb, "redis-server", "make test")
-	n, err := start(bin, s.Port, nil)
+	n, err := start(bin, s.Port, s.extra, s.TLS)
 	if err != nil {
 		tb.Fatalf("redistest: restart: %v", err)
 	}

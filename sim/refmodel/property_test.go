@@ -320,7 +320,7 @@ func TestDivergenceIsReported(t *testing.T) {
 	d := divergence(a, b)
 	for _, want := range []string{
 		"first differing frame: 2 (- refmodel, + relabel)",
-		"-    key   resource:lock hash {value=paid writer=A} pttl=86400001ms\n+    key   resource:lock hash {value=paid writer=X} pttl=86400001ms\n",
+		"-    key   resource:lock hash {value=paid writer=A} pttl=600001ms\n+    key   resource:lock hash {value=paid writer=X} pttl=600001ms\n",
 		"  == step 2 · t=0ms · A write",
 	} {
 		if !strings.Contains(d, want) {
