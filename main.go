@@ -4,6 +4,7 @@
 //	lockstep [-addr 127.0.0.1:8080] [-redis URL]   serve the web player
 //	lockstep run FILE... [--redis URL] [--json] [--lang L]
 //	lockstep lessons [--lang L]
+//	lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
 package main
 
 import (
@@ -23,6 +24,8 @@ func main() {
 	switch {
 	case len(args) > 0 && args[0] == "run":
 		code = cli.Run(ctx, args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "search":
+		code = cli.Search(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "lessons":
 		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
 	default:
