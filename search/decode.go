@@ -21,6 +21,7 @@ func Decode(path string, src []byte) (*File, sim.LoadErrors) {
 	d := &decoder{}
 	entries, errs := sim.ParseYAMLMapping(src, maxFileBytes, "search file")
 	d.errs = append(d.errs, errs...)
+	f.parsed = len(errs) == 0 || len(entries) > 0
 	if len(entries) > 0 {
 		f.at.top = entries[0].KeyPos
 	}
@@ -199,7 +200,11 @@ func Load(path string) (*File, error) {
 // Parse is Load for a file's text: Decode, then Validate, then Defaults.
 func Parse(path string, src []byte) (*File, error) {
 	f, errs := Decode(path, src)
-	errs = append(errs, Validate(f)...)
+	if f.parsed {
+		// Validate what could be read even when some of it could not,
+		// so that one run reports every problem.
+		errs = append(errs, Validate(f)...)
+	}
 	if len(errs) > 0 {
 		return nil, Errors(sortErrors(errs, path))
 	}

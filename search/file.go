@@ -32,6 +32,8 @@ type File struct {
 
 	// at holds where each value stands, for Validate's messages.
 	at positions
+	// parsed is false when the file is not a YAML mapping at all.
+	parsed bool
 }
 
 // Move is one kind of step the search tries.
