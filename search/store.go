@@ -190,14 +190,8 @@ func sameKeys(a, b []sim.KeyState) bool {
 		return false
 	}
 	for i := range a {
-		x, y := a[i], b[i]
-		if x.Name != y.Name || x.Type != y.Type || x.Value != y.Value || x.PTTL != y.PTTL || len(x.Fields) != len(y.Fields) {
+		if !sim.SameKey(a[i], b[i]) {
 			return false
-		}
-		for j := range x.Fields {
-			if x.Fields[j] != y.Fields[j] {
-				return false
-			}
 		}
 	}
 	return true

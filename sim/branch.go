@@ -292,3 +292,7 @@ func (c *canon) fields(k KeyState, resource bool, fenceRank map[int64]int) strin
 	}
 	return b.String()
 }
+
+// SameKey reports whether a and b are the same key with the same contents
+// and PTTL.
+func SameKey(a, b KeyState) bool { return sameKey(a, b) }
