@@ -97,6 +97,22 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 		t.add(row{"6", fmt.Sprintf("scaling: token-count, 2 actors, 6 moves, depth %d (embedded, 2 workers)", depth),
 			fmt.Sprintf("%d states, %d transitions, %s", r.res.States, r.res.Transitions, secs(r.took)), "", "", "report: growth with depth", "-"})
 	}
+	f6, err := search.Parse("token-count-2x6", []byte("variant: token-count\nlease: 30s\nactors: [{id: A}, {id: B}]\nmoves: [acquire, release, write, pause, resume, crash]\ndepth: 6\n"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(log, "bench: search token-count, 2 actors, depth 6, by snapshot and by re-running prefixes")
+	snap, err := timedSearch(ctx, f6, search.Config{})
+	if err != nil {
+		return err
+	}
+	rerun, err := timedSearch(ctx, f6, search.Config{RerunPrefixes: true})
+	if err != nil {
+		return err
+	}
+	t.add(row{"6", fmt.Sprintf("branching: token-count, 2 actors, depth 6 (%d states), embedded: back to the saved state (Branch/Restore); reference: re-run each prefix from a new runner", snap.res.States),
+		fmt.Sprintf("%s, %d script calls", secs(snap.took), snap.res.ScriptCalls), fmt.Sprintf("%s, %d script calls", secs(rerun.took), rerun.res.ScriptCalls),
+		fmt.Sprintf("%.2fx", snap.took.Seconds()/rerun.took.Seconds()), "report: what the snapshot saves", "-"})
 	f8, err := search.Parse("token-count-3x8", fmt.Appendf(nil, tokenCount3, 8))
 	if err != nil {
 		return err

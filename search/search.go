@@ -24,6 +24,11 @@ type Config struct {
 	// distinct states than this (the result is then not Complete); 0 means
 	// no bound.
 	MaxStates int
+	// RerunPrefixes makes every transition start from a new runner that
+	// re-runs the whole timeline before it, instead of going back to the
+	// saved state: what branching by snapshot saves, for the bench only.
+	// The result is the same, script calls apart.
+	RerunPrefixes bool
 }
 
 // Result is what a search found.
@@ -74,6 +79,10 @@ type worker struct {
 	r     *sim.Runner
 	store *counting
 	close func()
+	// rerun, shape and opts: Config.RerunPrefixes.
+	rerun bool
+	shape *sim.Lesson
+	opts  sim.BranchOptions
 }
 
 // Run searches f (a File from Load or Parse) breadth-first, depth by depth,
@@ -108,7 +117,7 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		c := &counting{Store: st}
-		workers[i] = &worker{store: c, close: closeFn}
+		workers[i] = &worker{store: c, close: closeFn, rerun: cfg.RerunPrefixes, shape: shape, opts: o}
 		r, err := sim.NewBranchRunner(shape, c, o)
 		if err != nil {
 			return nil, fmt.Errorf("search: %s: %w", f.Path, err)
@@ -212,7 +221,9 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[string]bool) ([]child, error) {
 	var out []child
 	for _, st := range moves(f, p) {
-		w.r.Restore(p.branch)
+		if err := w.goTo(ctx, p); err != nil {
+			return nil, fmt.Errorf("search: %s: %w", f.Path, err)
+		}
 		fr, err := w.r.Extend(ctx, &st)
 		if err != nil {
 			return nil, fmt.Errorf("search: %s: %s after %d steps: %w", f.Path, DescribeStep(st), p.depth, err)
@@ -230,6 +241,25 @@ func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stri
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// goTo puts the worker's runner into the state of node p.
+func (w *worker) goTo(ctx context.Context, p *node) error {
+	if !w.rerun {
+		w.r.Restore(p.branch)
+		return nil
+	}
+	r, err := sim.NewBranchRunner(w.shape, w.store, w.opts)
+	if err != nil {
+		return err
+	}
+	for _, st := range pathTo(p) {
+		if _, err := r.Extend(ctx, &st); err != nil {
+			return err
+		}
+	}
+	w.r = r
+	return nil
 }
 
 // maxAdvance is the largest clock move of f.

@@ -185,3 +185,17 @@ func TestRealRedisAgrees(t *testing.T) {
 		t.Errorf("keys left on the real Redis: %d (%v)", n, err)
 	}
 }
+
+// Re-running every prefix from scratch (the bench's baseline for branching
+// by snapshot) finds the same, with more script calls.
+func TestRerunPrefixesAgrees(t *testing.T) {
+	f := parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, false, 5))
+	snap, rerun := run(t, f, Config{}), run(t, f, Config{RerunPrefixes: true})
+	if rerun.ScriptCalls <= snap.ScriptCalls {
+		t.Errorf("script calls: rerun %d, snapshot %d", rerun.ScriptCalls, snap.ScriptCalls)
+	}
+	rerun.ScriptCalls = snap.ScriptCalls
+	if a, b := summary(snap), summary(rerun); a != b {
+		t.Errorf("rerun:\n%s\nsnapshot:\n%s", b, a)
+	}
+}
