@@ -29,6 +29,17 @@ type Config struct {
 	// saved state: what branching by snapshot saves, for the bench only.
 	// The result is the same, script calls apart.
 	RerunPrefixes bool
+	// Progress, when set, is called after each depth with what the search
+	// has done so far (from Run's goroutine, in depth order).
+	Progress func(Progress)
+}
+
+// Progress is how far a search has got: every timeline of up to Depth
+// steps is tried, States distinct states and Transitions steps so far.
+type Progress struct {
+	Depth, States, Transitions int
+	// Broken counts the invariants asked that some timeline broke.
+	Broken int
 }
 
 // Result is what a search found.
@@ -157,6 +168,9 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 		res.States = len(seen)
 		res.Reached = depth
 		frontier = next
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Depth: depth, States: res.States, Transitions: res.Transitions, Broken: len(paths)})
+		}
 		if len(paths) == len(f.Invariants) || cfg.MaxStates > 0 && res.States > cfg.MaxStates {
 			break
 		}

@@ -60,7 +60,11 @@ moves: [acquire, release, pause, resume]
 depth: 4
 invariants: [overlapping-holders]
 `)
-	res := run(t, f, Config{})
+	var progress []Progress
+	res := run(t, f, Config{Progress: func(p Progress) { progress = append(progress, p) }})
+	if len(progress) != 2 || progress[1].Depth != 2 || progress[1].States != res.States || progress[1].Broken != 1 {
+		t.Errorf("progress %+v, result %d states", progress, res.States)
+	}
 	cx := res.Found[sim.InvOverlappingHolders]
 	if cx == nil {
 		t.Fatal("overlapping-holders not found")
