@@ -32,7 +32,7 @@
 //     the breaking step adds the violation's own explanation), and is loaded
 //     back and replayed on the backend that found it, where it must pass.
 //
-// Like package sim it reads no wall clock and does no I/O of its own but
-// through the stores; the command line (cli/search.go) times a search at
-// its edge. Its texts are in messages.<locale>.toml (go-i18n).
+// Like package sim it reads no wall clock; its I/O is reading a search file
+// (Load) and what the stores send to Redis. The command line
+// (cli/search.go) times a search at its edge. Its texts are in messages.<locale>.toml (go-i18n).
 package search
