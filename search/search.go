@@ -99,7 +99,7 @@ type worker struct {
 // Run searches f (a File from Load or Parse) breadth-first, depth by depth,
 // so that the timeline reported for each invariant is a shortest one; among
 // timelines of one length it reports the first in the order the moves are
-// tried (actors in file order, each with the moves in Moves order, then the
+// tried (actors in file order, each with the file's moves in their order, then the
 // clock advances in file order). The result does not depend on Workers or
 // on the backend. Every counterexample is replayed as a lesson on the
 // backend and must pass before it is reported.
