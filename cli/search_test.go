@@ -99,6 +99,10 @@ func TestSearchExitCodesAndReport(t *testing.T) {
 	if code, _, errOut := searchCLI(t, fenced, "--redis", "redis://127.0.0.1:1/0"); code != ExitInvalid || !strings.Contains(errOut, "127.0.0.1:1") {
 		t.Errorf("unreachable Redis: exit %d, stderr %s", code, errOut)
 	}
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	if code, _, errOut := searchCLI(t, missing); code != ExitInvalid || !strings.Contains(errOut, missing+": cannot read the search file: no such file") {
+		t.Errorf("missing file: exit %d, stderr %s", code, errOut)
+	}
 	if code, _, _ := searchCLI(t, fenced, "--lang", "fr"); code != ExitInvalid {
 		t.Errorf("--lang fr: exit %d", code)
 	}

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"time"
@@ -192,6 +194,10 @@ func (d *decoder) actor(n ast.Node) (sim.ActorSpec, actorPos) {
 func Load(path string) (*File, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, first
+		}
 		return nil, fmt.Errorf("search: %s: cannot read the search file: %w", path, err)
 	}
 	return Parse(path, src)
