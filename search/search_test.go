@@ -154,7 +154,8 @@ func summary(res *Result) string {
 
 // The reference model covers every script, so every variant's search gives
 // the same states, transitions, calls and counterexamples with it as the
-// store as on the embedded Redis; and one worker gives what two give.
+// store as on the embedded Redis; and one worker gives what two give
+// (checked on two variants, to keep the test short).
 func TestModelEmbeddedAndWorkersAgree(t *testing.T) {
 	for _, f := range searchFiles(t, 4) {
 		t.Run(Stem(f.Path), func(t *testing.T) {
@@ -162,6 +163,9 @@ func TestModelEmbeddedAndWorkersAgree(t *testing.T) {
 			emb := summary(run(t, f, Config{Workers: 2}))
 			if got := summary(run(t, f, Config{Backend: Model(), Workers: 2})); got != emb {
 				t.Errorf("reference model:\n%s\nembedded:\n%s", got, emb)
+			}
+			if Stem(f.Path) != "token-count" && Stem(f.Path) != "watchdog" {
+				return // one worker against two: two variants are enough
 			}
 			if got := summary(run(t, f, Config{Workers: 1})); got != emb {
 				t.Errorf("one worker:\n%s\ntwo:\n%s", got, emb)
@@ -193,7 +197,7 @@ func TestRealRedisAgrees(t *testing.T) {
 // Re-running every prefix from scratch (the bench's baseline for branching
 // by snapshot) finds the same, with more script calls.
 func TestRerunPrefixesAgrees(t *testing.T) {
-	f := parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, false, 5))
+	f := parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, false, 4))
 	snap, rerun := run(t, f, Config{}), run(t, f, Config{RerunPrefixes: true})
 	if rerun.ScriptCalls <= snap.ScriptCalls {
 		t.Errorf("script calls: rerun %d, snapshot %d", rerun.ScriptCalls, snap.ScriptCalls)
