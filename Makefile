@@ -12,8 +12,8 @@ test: deps vet templ-check js-test fuzz
 	$(GO) test -race -count=1 ./...
 
 # fuzz runs each fuzz target briefly on top of its seed corpus in
-# testdata/fuzz: the lesson loader, the websocket message decoder and the
-# share-link decoder of explore mode. Each run is bounded by a count of
+# testdata/fuzz: the lesson loader, the websocket message decoder, the
+# share-link decoder of explore mode and the search-file decoder. Each run is bounded by a count of
 # executions, not by a duration. With a duration, Go 1.26's fuzz
 # coordinator puts a deadline on its context; when the deadline fires
 # before the workers' context is cancelled, it reports the deadline as the
@@ -21,15 +21,17 @@ test: deps vet templ-check js-test fuzz
 # (golang/go#75804, fixed in Go 1.27; a busy CPU widens the window). It
 # failed CI once. A count sets no deadline. The counts take some 10 to 20
 # seconds each on a 2-core machine; the inputs of the local fuzz cache
-# (GOCACHE/fuzz) count towards them. FUZZTIME overrides all three: give a
+# (GOCACHE/fuzz) count towards them. FUZZTIME overrides them all: give a
 # count (FUZZTIME=200000x); a duration brings the race back on Go 1.26.
 FUZZ_LOAD ?= 10000x
 FUZZ_MESSAGE ?= 30000x
 FUZZ_SHARE ?= 50000x
+FUZZ_SEARCH ?= 5000x
 fuzz:
 	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_LOAD))
 	$(GO) test ./web -run '^$$' -fuzz '^FuzzParseClientMessage$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_MESSAGE))
 	$(GO) test ./explore -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_SHARE))
+	$(GO) test ./search -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_SEARCH))
 
 # bench measures step latency, lock calls, the embedded backend, 1,000
 # sessions and a Redis fault against floors and ceilings measured in the

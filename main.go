@@ -5,6 +5,7 @@
 //	lockstep run FILE... [--redis URL] [--json] [--lang L]
 //	lockstep lessons [--lang L]
 //	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
+//	lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
 package main
 
 import (
@@ -31,6 +32,8 @@ func main() {
 	switch {
 	case len(args) > 0 && args[0] == "run":
 		code = cli.Run(ctx, args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "search":
+		code = cli.Search(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "lessons":
 		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "doctor":

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"io"
 	"os"
 	"testing"
 	"time"
@@ -178,5 +179,17 @@ func BenchmarkSessions1000(b *testing.B) {
 		b.ReportMetric(float64(r.steps.p99.Microseconds()), "p99-µs")
 		b.ReportMetric(float64(r.peakRSS)/(1<<20), "peak-RSS-MiB")
 		b.ReportMetric(float64(r.peakGoroutines), "peak-goroutines")
+	}
+}
+
+// BenchmarkSearchRows runs section 6 of the table alone and prints it:
+// go test ./bench -run '^$' -bench SearchRows -benchtime 1x.
+func BenchmarkSearchRows(b *testing.B) {
+	for b.Loop() {
+		t := &table{header: machine()}
+		if err := searchRows(context.Background(), t, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		t.print(os.Stdout)
 	}
 }

@@ -450,5 +450,7 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		"", "", "resumes", "yes"})
 	t.add(row{"5", "keys of ours after the resume / after close", fmt.Sprintf("%d keys, %d without TTL / %d left", fr.keys, fr.noTTL, fr.keysAfterClose),
 		"", "", "every key has a TTL", yes(fr.noTTL == 0 && fr.keysAfterClose == 0)})
-	return nil
+
+	// 6. Search (bench/search.go).
+	return searchRows(ctx, t, log)
 }

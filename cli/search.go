@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"lockstep/backend"
+	"lockstep/search"
+	"lockstep/sim"
+)
+
+// Search executes `lockstep search FILE... [--redis URL] [--out DIR] [--json]
+// [--lang L]` (shared/spec/search-format.md) and returns the exit code: 0
+// when no invariant asked is broken within the depth, 1 when one is, 2 for
+// an invalid file or flag or a Redis that cannot be reached. Flags may come
+// before, between or after the files. The time it reports is the only wall
+// clock Lockstep's search reads, here at its edge.
+func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	redisURL := fs.String("redis", "", "run every transition on the real Redis at this redis:// URL instead of the embedded one")
+	outDir := fs.String("out", "", "write each breaking timeline as a lesson file DIR/<file stem>.<invariant>.yaml")
+	asJSON := fs.Bool("json", false, "print one JSON object per file instead of text")
+	lang := fs.String("lang", "en", "language of the report: en, zh-CN or zh-TW")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		return ExitInvalid
+	}
+	if !sim.ValidLocale(*lang) {
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+		return ExitInvalid
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return ExitInvalid
+	}
+	var loaded []*search.File
+	invalid := false
+	for _, f := range files {
+		sf, err := search.Load(f)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			invalid = true
+			continue
+		}
+		loaded = append(loaded, sf)
+	}
+	if invalid {
+		return ExitInvalid
+	}
+	msgs, err := search.NewMessages()
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return ExitInvalid
+	}
+	cfg := search.Config{Backend: search.Embedded()}
+	if *redisURL != "" {
+		be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
+			return ExitInvalid
+		}
+		defer be.Close()
+		cfg.Backend = search.Redis(be)
+	}
+	if *outDir != "" {
+		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "lockstep: flag --out: %v\n", err)
+			return ExitInvalid
+		}
+	}
+	loc := sim.Locale(*lang)
+	code := ExitOK
+	for _, f := range loaded {
+		start := time.Now()
+		res, err := search.Run(ctx, f, cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %s: %v\n", f.Path, err)
+			return ExitInvalid
+		}
+		took := time.Since(start)
+		if len(res.Found) > 0 {
+			code = ExitFailed
+		}
+		if *asJSON {
+			if err := json.NewEncoder(stdout).Encode(jsonReport(res)); err != nil {
+				fmt.Fprintf(stderr, "lockstep: %v\n", err)
+				return ExitInvalid
+			}
+		} else {
+			printReport(stdout, msgs, loc, res, cfg.Backend.Name, took)
+		}
+		if *outDir == "" {
+			continue
+		}
+		for _, inv := range f.Invariants {
+			cx := res.Found[inv]
+			if cx == nil {
+				continue
+			}
+			p := filepath.Join(*outDir, search.Stem(f.Path)+"."+inv+".yaml")
+			if err := os.WriteFile(p, cx.YAML, 0o644); err != nil {
+				fmt.Fprintf(stderr, "lockstep: flag --out: %v\n", err)
+				return ExitInvalid
+			}
+			if !*asJSON {
+				fmt.Fprintln(stdout, msgs.Say(loc, "report-wrote", map[string]any{"Path": p}))
+			}
+		}
+	}
+	return code
+}
+
+// searchJSON is the --json object of one file (search-format.md).
+type searchJSON struct {
+	File        string                    `json:"file"`
+	Variant     string                    `json:"variant"`
+	Depth       int                       `json:"depth"`
+	Complete    bool                      `json:"complete"`
+	States      int                       `json:"states"`
+	Transitions int                       `json:"transitions"`
+	ScriptCalls int64                     `json:"script_calls"`
+	Violations  map[string]*violationJSON `json:"violations"`
+}
+
+type violationJSON struct {
+	Steps  int    `json:"steps"`
+	Lesson string `json:"lesson"`
+}
+
+func jsonReport(res *search.Result) searchJSON {
+	out := searchJSON{File: res.File.Path, Variant: res.File.Variant, Depth: res.File.Depth, Complete: res.Complete,
+		States: res.States, Transitions: res.Transitions, ScriptCalls: res.ScriptCalls, Violations: map[string]*violationJSON{}}
+	for _, inv := range res.File.Invariants {
+		out.Violations[inv] = nil
+		if cx := res.Found[inv]; cx != nil {
+			out.Violations[inv] = &violationJSON{Steps: cx.Steps(), Lesson: string(cx.YAML)}
+		}
+	}
+	return out
+}
+
+// printReport prints a search's report: per invariant asked its shortest
+// breaking timeline, one step per line with its outcome and, after the
+// breaking step, why it breaks the invariant; or none within the depth.
+func printReport(w io.Writer, msgs *search.Messages, loc sim.Locale, res *search.Result, backendName string, took time.Duration) {
+	f := res.File
+	fmt.Fprintln(w, msgs.Say(loc, "report-header", map[string]any{"File": f.Path, "Variant": f.Variant, "Actors": len(f.Actors), "Depth": f.Depth, "Backend": backendName}))
+	for _, inv := range f.Invariants {
+		cx := res.Found[inv]
+		switch {
+		case cx == nil && res.Complete:
+			fmt.Fprintln(w, msgs.Say(loc, "report-none", map[string]any{"Invariant": inv, "Depth": f.Depth}))
+			continue
+		case cx == nil:
+			fmt.Fprintln(w, msgs.Say(loc, "report-not-reached", map[string]any{"Invariant": inv, "Reached": res.Reached}))
+			continue
+		}
+		fmt.Fprintln(w, msgs.Say(loc, "report-broken", map[string]any{"Invariant": inv, "Steps": cx.Steps()}))
+		for i, st := range cx.Lesson.Steps {
+			fmt.Fprintf(w, "  %2d. %s → %s\n", i+1, search.DescribeStep(st), cx.Frames[i+1].Outcome)
+		}
+		last := cx.Frames[len(cx.Frames)-1]
+		for _, v := range last.Violations {
+			if v.Name == inv {
+				fmt.Fprintf(w, "      %s\n", v.Detail.In(loc))
+				break
+			}
+		}
+	}
+	fmt.Fprintln(w, msgs.Say(loc, "report-stats", map[string]any{"States": res.States, "Transitions": res.Transitions,
+		"Calls": res.ScriptCalls, "Time": took.Round(time.Millisecond).String(), "Complete": res.Complete, "Reached": res.Reached, "Depth": f.Depth}))
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"lockstep/internal/redistest"
+)
+
+func searchCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Search(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+const searchTokenCount = `variant: token-count
+lease: 30s
+actors: [{id: A}, {id: B}]
+moves: [acquire, release, write, pause, resume, crash]
+advance: [31s]
+depth: 5
+`
+
+const searchInstanceOwner = `variant: instance-owner
+lease: 10s
+actors: [{id: A, instance: svc-1}, {id: B, instance: svc-1}]
+moves: [acquire, release, crash]
+depth: 3
+`
+
+// Every lesson --out writes replays with lockstep run, exit 0, on the
+// embedded Redis and on a real redis-server.
+func TestSearchOutReplaysOnBothBackends(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := t.TempDir()
+	tc := writeFile(t, "tc.yaml", searchTokenCount)
+	io := writeFile(t, "io.yaml", searchInstanceOwner)
+	code, out, errOut := searchCLI(t, tc, io, "--out", dir)
+	if code != ExitFailed {
+		t.Fatalf("exit %d, want %d (invariants broken)\n%s\n%s", code, ExitFailed, out, errOut)
+	}
+	written, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	sort.Strings(written)
+	var names []string
+	for _, p := range written {
+		names = append(names, filepath.Base(p))
+	}
+	want := []string{"io.count-mismatch.yaml", "io.leaked-hold.yaml", "io.overlapping-holders.yaml", "io.wrong-owner-release.yaml",
+		"tc.leaked-hold.yaml", "tc.overlapping-holders.yaml", "tc.stale-write.yaml"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Fatalf("wrote %v, want %v", names, want)
+	}
+	for _, args := range [][]string{written, append(append([]string{}, written...), "--redis", srv.URL)} {
+		if code, out, errOut := runCLI(t, args...); code != ExitOK {
+			t.Errorf("lockstep run %v: exit %d\n%s\n%s", args[len(args)-1], code, out, errOut)
+		}
+	}
+	// The same search on the real Redis writes the same lessons.
+	dir2 := t.TempDir()
+	if code, _, errOut := searchCLI(t, tc, io, "--out", dir2, "--redis", srv.URL); code != ExitFailed {
+		t.Fatalf("real Redis: exit %d\n%s", code, errOut)
+	}
+	for _, p := range written {
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(dir2, filepath.Base(p)))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs on the real Redis (%v)", filepath.Base(p), err)
+		}
+	}
+}
+
+func TestSearchExitCodesAndReport(t *testing.T) {
+	fenced := writeFile(t, "fenced.yaml", "variant: token-count\nlease: 30s\nfencing: true\nactors: [{id: A}, {id: B}]\ndepth: 4\ninvariants: [stale-write]\n")
+	code, out, errOut := searchCLI(t, fenced)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || lines[1] != "stale-write: none within depth 4" || !strings.Contains(lines[2], " states, ") {
+		t.Errorf("report:\n%s", out)
+	}
+	code, out, _ = searchCLI(t, fenced, "--lang", "zh-TW")
+	if code != ExitOK || !strings.Contains(out, "stale-write：深度 4 以內沒有") {
+		t.Errorf("zh-TW report (exit %d):\n%s", code, out)
+	}
+	bad := writeFile(t, "bad.yaml", "variant: token-count\nlease: 0s\nactors: [{id: A}]\nmoves: [steal]\n")
+	code, _, errOut = searchCLI(t, bad, fenced)
+	want := bad + ":2:8: lease: duration must be greater than zero, got 0s\n" + bad + `:4:9: moves: unknown move "steal"`
+	if code != ExitInvalid || !strings.HasPrefix(errOut, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and\n%s", code, errOut, want)
+	}
+	if code, _, errOut := searchCLI(t, fenced, "--redis", "redis://127.0.0.1:1/0"); code != ExitInvalid || !strings.Contains(errOut, "127.0.0.1:1") {
+		t.Errorf("unreachable Redis: exit %d, stderr %s", code, errOut)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.yaml")
+	if code, _, errOut := searchCLI(t, missing); code != ExitInvalid || !strings.Contains(errOut, missing+": cannot read the search file: no such file") {
+		t.Errorf("missing file: exit %d, stderr %s", code, errOut)
+	}
+	if code, _, _ := searchCLI(t, fenced, "--lang", "fr"); code != ExitInvalid {
+		t.Errorf("--lang fr: exit %d", code)
+	}
+}
+
+func TestSearchJSON(t *testing.T) {
+	io := writeFile(t, "io.yaml", searchInstanceOwner)
+	code, out, errOut := searchCLI(t, "--json", io)
+	if code != ExitFailed {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var got struct {
+		File        string `json:"file"`
+		Variant     string `json:"variant"`
+		Depth       int    `json:"depth"`
+		Complete    *bool  `json:"complete"`
+		States      int    `json:"states"`
+		Transitions int    `json:"transitions"`
+		ScriptCalls int    `json:"script_calls"`
+		Violations  map[string]*struct {
+			Steps  int    `json:"steps"`
+			Lesson string `json:"lesson"`
+		} `json:"violations"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.File != io || got.Variant != "instance-owner" || got.Depth != 3 || got.Complete == nil || got.States < 2 || got.Transitions < got.States-1 || got.ScriptCalls == 0 {
+		t.Errorf("report %+v", got)
+	}
+	if len(got.Violations) != 5 || got.Violations["stale-write"] != nil {
+		t.Errorf("violations %v: want all five keys, stale-write null (no write move)", got.Violations)
+	}
+	if v := got.Violations["overlapping-holders"]; v == nil || v.Steps != 2 || !strings.Contains(v.Lesson, "expect_violation: overlapping-holders") {
+		t.Errorf("overlapping-holders: %+v", v)
+	}
+}

@@ -1,0 +1,301 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"lockstep/sim"
+)
+
+// Config says how to run a search.
+type Config struct {
+	// Backend runs the transitions and the replays of counterexamples;
+	// nil means Embedded().
+	Backend *Backend
+	// Workers is how many runners expand a depth's states at once, each on
+	// a store of its own; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	// MaxStates stops the search after the depth at which it has seen more
+	// distinct states than this (the result is then not Complete); 0 means
+	// no bound.
+	MaxStates int
+	// RerunPrefixes makes every transition start from a new runner that
+	// re-runs the whole timeline before it, instead of going back to the
+	// saved state: what branching by snapshot saves, for the bench only.
+	// The result is the same, script calls apart.
+	RerunPrefixes bool
+	// Progress, when set, is called after each depth with what the search
+	// has done so far (from Run's goroutine, in depth order).
+	Progress func(Progress)
+}
+
+// Progress is how far a search has got: every timeline of up to Depth
+// steps is tried, States distinct states and Transitions steps so far.
+type Progress struct {
+	Depth, States, Transitions int
+	// Broken counts the invariants asked that some timeline broke.
+	Broken int
+}
+
+// Result is what a search found.
+type Result struct {
+	File *File
+	// Complete is true when every timeline up to File.Depth was covered.
+	Complete bool
+	// Reached is the deepest depth whose timelines were all tried.
+	Reached int
+	// States counts the distinct states seen (the first one included),
+	// Transitions the steps run, ScriptCalls the lock-script calls sent.
+	States, Transitions int
+	ScriptCalls         int64
+	// Found maps each invariant asked that some timeline breaks to its
+	// shortest breaking timeline; invariants not broken are absent.
+	Found map[string]*Counterexample
+}
+
+// searchSeed seeds the RNG of every search run and of its counterexamples'
+// lessons, so a lesson replays the tokens the search drew.
+const searchSeed = 0x5ea4c4
+
+// node is a state the search reached first by one timeline: the last step
+// of that timeline and the node it was taken from.
+type node struct {
+	parent *node
+	step   sim.Step
+	depth  int
+	// branch is the runner's state here; dropped once the node is expanded.
+	branch *sim.Branch
+	// actors are the actors' status and beliefs here, to pick the moves.
+	actors []sim.ActorView
+}
+
+// child is one transition a worker ran from a node.
+type child struct {
+	step       sim.Step
+	key        string
+	branch     *sim.Branch
+	actors     []sim.ActorView
+	violations []string
+	// fresh is true when the state was not seen before this depth.
+	fresh bool
+}
+
+// worker is one runner on a store of its own.
+type worker struct {
+	r     *sim.Runner
+	store *counting
+	close func()
+	// rerun, shape and opts: Config.RerunPrefixes.
+	rerun bool
+	shape *sim.Lesson
+	opts  sim.BranchOptions
+}
+
+// Run searches f (a File from Load or Parse) breadth-first, depth by depth,
+// so that the timeline reported for each invariant is a shortest one; among
+// timelines of one length it reports the first in the order the moves are
+// tried (actors in file order, each with the file's moves in their order, then the
+// clock advances in file order). The result does not depend on Workers or
+// on the backend. Every counterexample is replayed as a lesson on the
+// backend and must pass before it is reported.
+func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
+	be := cfg.Backend
+	if be == nil {
+		be = Embedded()
+	}
+	n := cfg.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	shape := lessonOf(f, "search", nil)
+	o := sim.BranchOptions{Writes: slices.Contains(f.Moves, MoveWrite), Horizon: time.Duration(f.Depth) * maxAdvance(f)}
+	workers := make([]*worker, n)
+	defer func() {
+		for _, w := range workers {
+			if w != nil {
+				w.close()
+			}
+		}
+	}()
+	for i := range workers {
+		st, closeFn, err := be.worker(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c := &counting{Store: st}
+		workers[i] = &worker{store: c, close: closeFn, rerun: cfg.RerunPrefixes, shape: shape, opts: o}
+		r, err := sim.NewBranchRunner(shape, c, o)
+		if err != nil {
+			return nil, fmt.Errorf("search: %s: %w", f.Path, err)
+		}
+		workers[i].r = r
+	}
+	res := &Result{File: f, Found: map[string]*Counterexample{}}
+	root := &node{branch: workers[0].r.Branch(), actors: workers[0].r.Frames()[0].Actors}
+	seen := map[string]bool{workers[0].r.StateKey(horizonMS(f, 0)): true}
+	res.States = 1
+	frontier := []*node{root}
+	paths := map[string][]sim.Step{} // invariant -> shortest breaking timeline
+	for depth := 1; depth <= f.Depth && len(frontier) > 0; depth++ {
+		results, err := expand(ctx, f, workers, frontier, seen)
+		if err != nil {
+			return nil, err
+		}
+		var next []*node
+		for i, p := range frontier {
+			p.branch = nil
+			for _, c := range results[i] {
+				res.Transitions++
+				for _, v := range c.violations {
+					if _, done := paths[v]; !done && slices.Contains(f.Invariants, v) {
+						paths[v] = append(pathTo(p), c.step)
+					}
+				}
+				if !c.fresh || seen[c.key] {
+					continue
+				}
+				seen[c.key] = true
+				if c.branch != nil {
+					next = append(next, &node{parent: p, step: c.step, depth: depth, branch: c.branch, actors: c.actors})
+				}
+			}
+		}
+		res.States = len(seen)
+		res.Reached = depth
+		frontier = next
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Depth: depth, States: res.States, Transitions: res.Transitions, Broken: len(paths)})
+		}
+		if len(paths) == len(f.Invariants) || cfg.MaxStates > 0 && res.States > cfg.MaxStates {
+			break
+		}
+	}
+	res.Complete = res.Reached == f.Depth || len(frontier) == 0 && len(paths) < len(f.Invariants)
+	for _, w := range workers {
+		res.ScriptCalls += w.store.calls
+	}
+	for _, inv := range f.Invariants {
+		if p, ok := paths[inv]; ok {
+			cx, err := counterexample(ctx, be, f, inv, p)
+			if err != nil {
+				return nil, err
+			}
+			res.Found[inv] = cx
+		}
+	}
+	return res, nil
+}
+
+// expand runs every move from every node of the frontier, on the workers
+// in parallel, and returns each node's transitions in move order. A child
+// whose state seen already holds is returned without its branch.
+func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[string]bool) ([][]child, error) {
+	results := make([][]child, len(frontier))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, len(workers))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for wi, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(frontier) || ctx.Err() != nil {
+					return
+				}
+				cs, err := w.expandNode(ctx, f, frontier[i], seen)
+				if err != nil {
+					errs[wi] = err
+					cancel()
+					return
+				}
+				results[i] = cs
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[string]bool) ([]child, error) {
+	var out []child
+	for _, st := range moves(f, p) {
+		if err := w.goTo(ctx, p); err != nil {
+			return nil, fmt.Errorf("search: %s: %w", f.Path, err)
+		}
+		fr, err := w.r.Extend(ctx, &st)
+		if err != nil {
+			return nil, fmt.Errorf("search: %s: %s after %d steps: %w", f.Path, DescribeStep(st), p.depth, err)
+		}
+		c := child{step: st, key: w.r.StateKey(horizonMS(f, p.depth+1))}
+		for _, v := range fr.Violations {
+			if !slices.Contains(c.violations, v.Name) {
+				c.violations = append(c.violations, v.Name)
+			}
+		}
+		c.fresh = !seen[c.key]
+		if c.fresh && p.depth+1 < f.Depth {
+			c.branch, c.actors = w.r.Branch(), fr.Actors
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// goTo puts the worker's runner into the state of node p.
+func (w *worker) goTo(ctx context.Context, p *node) error {
+	if !w.rerun {
+		w.r.Restore(p.branch)
+		return nil
+	}
+	r, err := sim.NewBranchRunner(w.shape, w.store, w.opts)
+	if err != nil {
+		return err
+	}
+	for _, st := range pathTo(p) {
+		if _, err := r.Extend(ctx, &st); err != nil {
+			return err
+		}
+	}
+	w.r = r
+	return nil
+}
+
+// maxAdvance is the largest clock move of f.
+func maxAdvance(f *File) time.Duration {
+	var m time.Duration
+	for _, d := range f.Advance {
+		m = max(m, d)
+	}
+	return m
+}
+
+// horizonMS is the most simulated time the steps after depth can pass.
+func horizonMS(f *File, depth int) int64 {
+	return int64(f.Depth-depth) * maxAdvance(f).Milliseconds()
+}
+
+// pathTo returns the steps of the timeline that reached n.
+func pathTo(n *node) []sim.Step {
+	var out []sim.Step
+	for ; n != nil && n.parent != nil; n = n.parent {
+		out = append(out, n.step)
+	}
+	slices.Reverse(out)
+	return out
+}
