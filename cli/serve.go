@@ -22,8 +22,8 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
-// [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]`. It prints the URL, serves until ctx
-// is done (Ctrl-C in main), then shuts down cleanly and returns the exit
+// [-max-sessions N] [-idle-timeout D]`. It prints the URL, serves until ctx is done
+// (Ctrl-C in main), then shuts down cleanly and returns the exit
 // code.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
@@ -32,9 +32,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
-	gc := web.AddGCFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
+		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-max-sessions N] [-idle-timeout D]")
 		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--json] [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
 		fs.PrintDefaults()
@@ -58,12 +57,6 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
 		return ExitInvalid
 	}
-	restoreGC, err := gc.Apply()
-	if err != nil {
-		fmt.Fprintf(stderr, "lockstep: %v\n", err)
-		return ExitInvalid
-	}
-	defer restoreGC()
 	course, err := lessons.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

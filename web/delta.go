@@ -1,10 +1,9 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"sync"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -73,8 +72,6 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 		}
 		return panels, nil, nil
 	}
-	// The patch is drawn on this goroutine: it is the memo's columns, or
-	// one column drawn afresh (a few µs), less than a handoff costs.
 	patch, err := v.timelinePatch(ctx, ps)
 	if err != nil {
 		return nil, nil, err
@@ -95,10 +92,8 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 
 // timelinePatch is the patch from the timeline at step ps.tlCur to the
 // current one: the columns between the two change from future to past or
-// back. A column is drawn afresh each time (a few µs), or taken from the
-// memo that sessions share when the frames are a course lesson's canonical
-// ones (stepcache.go): keeping them per session would hold a timeline's
-// whole history per session.
+// back. A column is drawn afresh each time (a few µs): keeping them per
+// session would hold a timeline's whole history per session.
 func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch, error) {
 	lay := v.tlLayout()
 	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * tlColW, Cols: []TimelineColumnPatch{}}
@@ -122,56 +117,34 @@ func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch
 
 // timelineLabels is the timeline's lane labels at the current step.
 func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
-	draw := func() (string, error) {
-		labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
-		if err != nil {
-			return "", fmt.Errorf("web: render timeline labels: %w", err)
-		}
-		return labels, nil
+	labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+	if err != nil {
+		return "", fmt.Errorf("web: render timeline labels: %w", err)
 	}
-	if !v.sharable() {
-		return draw()
-	}
-	return remember(&v.t.steps, timelineKey{lesson: v.lesson, info: v.info, col: v.cur, labels: true}, draw)
+	return labels, nil
 }
 
 // timelineColumn is column i of the timeline, past or future as the current
 // step makes it, without the current-step marker (the page moves it).
 func (v *view) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
-	draw := func() (TimelineColumnPatch, error) {
-		c := v.tlColumn(lay, i)
-		c.Current = false
-		cp := TimelineColumnPatch{Col: i}
-		var err error
-		if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
-			if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
-				cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
-			}
+	c := v.tlColumn(lay, i)
+	c.Current = false
+	cp := TimelineColumnPatch{Col: i}
+	var err error
+	if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
+		if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
+			cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
 		}
-		if err != nil {
-			return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
-		}
-		return cp, nil
 	}
-	if !v.sharable() {
-		return draw()
+	if err != nil {
+		return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
 	}
-	return remember(&v.t.steps, timelineKey{lesson: v.lesson, info: v.info, col: i, past: i <= v.cur}, draw)
+	return cp, nil
 }
-
-// renderBuffers keeps the buffers that panels are rendered into: a step
-// renders eight panels and a few timeline parts, and growing a fresh buffer
-// for each was a good part of what a step allocates.
-var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // render renders one component to a string.
 func render(ctx context.Context, c templ.Component) (string, error) {
-	buf := renderBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	err := c.Render(ctx, buf)
-	html := buf.String()
-	if buf.Cap() <= 1<<20 {
-		renderBuffers.Put(buf)
-	}
-	return html, err
+	var b strings.Builder
+	err := c.Render(ctx, &b)
+	return b.String(), err
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"unicode"
@@ -169,24 +168,4 @@ func wrapLabel(s string, max int) []string {
 		lines = append(lines, s)
 	}
 	return lines
-}
-
-// diagramPanel is the diagram panel of the current step. The diagram
-// depends on the focused lock's name, state, hold count and transition, on
-// the other locks' names and states, and on the language; a course has few
-// such combinations and a step redrew the same SVG again and again, so the
-// translator keeps each one drawn (up to diagramsMax).
-func (v *view) diagramPanel(ctx context.Context) (string, error) {
-	focus, others := v.focusLock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%q %s %d", focus.Name, focus.State, focus.Count)
-	if tr := focus.Transition; tr != nil {
-		fmt.Fprintf(&b, " %s %s %s", tr.ID, tr.From, tr.To)
-	}
-	for _, o := range others {
-		fmt.Fprintf(&b, " | %q %s", o.Name, o.State)
-	}
-	return remember(&v.t.diagrams, b.String(), func() (string, error) {
-		return render(ctx, templates.DiagramPanel(v.diagram()))
-	})
 }

@@ -157,7 +157,7 @@
 //
 // Each connection has one reader and one writer goroutine (after
 // gorilla/websocket's chat example) and a session goroutine that owns the
-// run; a hub goroutine keeps the set of sessions. The server pings every
+// run; a count under a lock bounds the sessions. The server pings every
 // 54 s and drops a connection that answers nothing for 60 s; every write has
 // a 10 s deadline. Outgoing messages wait in a queue of 16; when it is full
 // the session waits for room (and reads no more of the page's messages

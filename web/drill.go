@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"lockstep/drill"
 	"lockstep/sim"
@@ -19,15 +18,6 @@ import (
 // is all it takes to play it, so the player page, a load message and a
 // shared link work for drills as for the course's lessons.
 
-// maxDrillCache bounds the drills kept generated; past it the cache starts
-// over (a drill is a function of its id, so nothing is lost but time).
-const maxDrillCache = 256
-
-var (
-	drillMu    sync.Mutex
-	drillCache = map[string]*sim.Lesson{}
-)
-
 // lesson returns the course's lesson with id, or the drill with that id,
 // or nil.
 func (s *Server) lesson(ctx context.Context, id string) *sim.Lesson {
@@ -38,23 +28,11 @@ func (s *Server) lesson(ctx context.Context, id string) *sim.Lesson {
 	if !ok {
 		return nil
 	}
-	drillMu.Lock()
-	l := drillCache[id]
-	drillMu.Unlock()
-	if l != nil {
-		return l
-	}
 	l, err := drill.Generate(ctx, level, seed)
 	if err != nil {
 		s.logf("web: %v", err)
 		return nil
 	}
-	drillMu.Lock()
-	if len(drillCache) >= maxDrillCache {
-		clear(drillCache)
-	}
-	drillCache[id] = l
-	drillMu.Unlock()
 	return l
 }
 

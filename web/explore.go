@@ -156,7 +156,7 @@ func (v *view) exploreTools() templates.ExplorePanelView {
 // the step it adds and the language only, and a menu has a dozen of them at
 // every step, so the translator keeps them.
 func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
-	b, _ := remember(&v.t.buttons, c.Spec, func() (templates.ChoiceButton, error) { return v.t.choiceButton(c.Spec), nil })
+	b := v.t.choiceButton(c.Spec)
 	return b
 }
 

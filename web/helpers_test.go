@@ -145,14 +145,6 @@ func repoRoot(tb testing.TB) string {
 	return filepath.Dir(wd)
 }
 
-// emptyForTest empties a memo, for a test that looks for its own entries:
-// the translators' memos are per process, other tests of the package fill
-// them too, and a full memo empties itself (memo.Store).
-func (m *memo) emptyForTest() {
-	m.m.Clear()
-	m.n.Store(0)
-}
-
 // realBackend starts a redis-server for the test (on a free loopback port)
 // and opens a backend on it, closed when the test ends.
 func realBackend(tb testing.TB) (*backend.Backend, *redistest.Server) {

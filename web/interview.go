@@ -1,12 +1,9 @@
 package web
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"lockstep/sim"
 	"lockstep/templates"
@@ -79,48 +76,6 @@ var selfTests = []struct{ label, lesson string }{
 	{"SelfTestStale", "stale-owner"},
 }
 
-var (
-	framesMu    sync.Mutex
-	framesCache = map[*sim.Lesson][]sim.Frame{}
-)
-
-// allFrames runs l to its end on a store of its own (its keys deleted
-// after) and returns every frame. Frames are the same on every store and
-// every run, so they are computed once per lesson.
-func (s *Server) allFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
-	framesMu.Lock()
-	f, ok := framesCache[l]
-	framesMu.Unlock()
-	if ok {
-		return f, nil
-	}
-	store, err := s.cfg.Backend.NewStore()
-	if err != nil {
-		return nil, fmt.Errorf("web: new run of %s: %w", l.ID, err)
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := store.Close(cctx); err != nil {
-			s.logf("web: close run: %v", err)
-		}
-	}()
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		return nil, fmt.Errorf("web: lesson %s: %w", l.ID, err)
-	}
-	rctx, cancel := context.WithTimeout(ctx, stepTimeout)
-	defer cancel()
-	frames, err := r.Run(rctx)
-	if err != nil {
-		return nil, fmt.Errorf("web: run %s: %w", l.ID, err)
-	}
-	framesMu.Lock()
-	framesCache[l] = frames
-	framesMu.Unlock()
-	return frames, nil
-}
-
 func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	t := tr(loc)
@@ -135,7 +90,7 @@ func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 			Question: t.T(q.q), Model: paragraphs(t.T(q.a)),
 		}
 		if l := s.byID[q.lesson]; l != nil {
-			frames, err := s.allFrames(r.Context(), l)
+			frames, err := s.lessonFrames(r.Context(), l)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusServiceUnavailable)
 				return
@@ -164,7 +119,7 @@ func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
 	// holds the lock more than once, with the transition it took.
 	v := &view{t: t, lesson: &sim.Lesson{Lock: "lock"}, frames: []sim.Frame{{}}}
 	if l := s.byID[selfTests[0].lesson]; l != nil {
-		frames, err := s.allFrames(r.Context(), l)
+		frames, err := s.lessonFrames(r.Context(), l)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return

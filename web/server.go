@@ -64,34 +64,28 @@ type Config struct {
 	MessageBurst int
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
-	// OnStep, when not nil, is called with where the server's time went for
-	// each step, back or seek message, and for a play message that starts
-	// again from step 0 (StepTiming), on the session's
-	// goroutine after its frame message is queued: it must return quickly
-	// and not block. The bench uses it to split a step's round trip.
-	OnStep func(StepTiming)
 }
 
 // Server serves the course page, the player pages, the static files and the
 // websocket. It is an http.Handler; Close ends every session.
 type Server struct {
-	cfg      Config
-	mux      *http.ServeMux
-	lessons  []*sim.Lesson
-	byID     map[string]*sim.Lesson
-	index    map[string]int
-	hub      *hub
-	upgrader websocket.Upgrader
-	ctx      context.Context
-	cancel   context.CancelFunc
+	cfg          Config
+	mux          *http.ServeMux
+	lessons      []*sim.Lesson
+	byID         map[string]*sim.Lesson
+	index        map[string]int
+	sessionCount sessionCount
+	frames       frameCache
+	upgrader     websocket.Upgrader
+	ctx          context.Context
+	cancel       context.CancelFunc
 
 	mu       sync.Mutex
 	closed   bool
 	sessions sync.WaitGroup
 }
 
-// New returns a Server for cfg. It starts the session hub; call Close to
-// stop it.
+// New returns a Server for cfg; call Close to end its sessions.
 func New(cfg Config) (*Server, error) {
 	if cfg.Backend == nil {
 		return nil, errors.New("web: config has no backend")
@@ -119,7 +113,6 @@ func New(cfg Config) (*Server, error) {
 		lessons: cfg.Lessons,
 		byID:    map[string]*sim.Lesson{},
 		index:   map[string]int{},
-		hub:     newHub(cfg.MaxSessions),
 		// CheckOrigin is left nil: gorilla then refuses a handshake whose
 		// Origin is not the Host it was sent to.
 		// Panels are kilobytes of HTML that compress well: permessage-deflate
@@ -135,7 +128,7 @@ func New(cfg Config) (*Server, error) {
 		s.index[l.ID] = i
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	go s.hub.run()
+	s.sessionCount.max = cfg.MaxSessions
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveCourse)
@@ -183,10 +176,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Sessions returns the number of open websocket sessions.
-func (s *Server) Sessions() int { return s.hub.len() }
+func (s *Server) Sessions() int { return s.sessionCount.len() }
 
 // Close ends every session (close code 1001, their runs' keys deleted),
-// refuses new ones and stops the hub. It waits for the sessions to end, up
+// and refuses new ones. It waits for the sessions to end, up
 // to ctx's deadline.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
@@ -208,7 +201,6 @@ func (s *Server) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		err = fmt.Errorf("web: sessions still closing: %w", ctx.Err())
 	}
-	close(s.hub.stop)
 	return err
 }
 
@@ -333,7 +325,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.stop = s.ctx.Done()
 	s.mu.Lock()
-	if s.closed || !s.hub.add(c) {
+	if s.closed || !s.sessionCount.add() {
 		s.mu.Unlock()
 		s.refuse(c)
 		return

@@ -49,14 +49,6 @@ type session struct {
 	// page is what the frames sent since the last one with chrome have
 	// put on the page (delta.go).
 	page pageState
-	// canon is the lesson's canonical run when this run may share step
-	// panels with other sessions, and same how many of the run's first
-	// frames are found equal to it (stepcache.go).
-	canon []sim.Frame
-	same  int
-	// arrived is when the reader had the message being handled
-	// (StepTiming.Wait).
-	arrived time.Time
 }
 
 // run is the session's goroutine.
@@ -67,7 +59,7 @@ func (s *Server) runSession(c *client) {
 		sess.stopPlay()
 		sess.closeRun()
 		close(c.done)
-		s.hub.remove(c)
+		s.sessionCount.remove()
 	}()
 	idle := time.NewTimer(s.cfg.IdleTimeout)
 	defer idle.Stop()
@@ -156,7 +148,6 @@ func (s *session) sendErr(re int64, err error) {
 }
 
 func (s *session) handle(in inbound) {
-	s.arrived = in.at
 	if in.flood {
 		s.dropped = true
 		s.c.finish(websocket.ClosePolicyViolation, floodReason(rate.Limit(s.srv.cfg.MessageRate)))
@@ -292,7 +283,6 @@ func (s *session) start(re int64, l *sim.Lesson, timeline bool, o explore.Origin
 	}
 	s.lesson, s.store, s.runner, s.cur = l, store, runner, 0
 	s.timeline, s.origin, s.code = timeline, o, code
-	s.canonical(s.srv.ctx)
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
@@ -322,10 +312,7 @@ func (s *session) fork(m ClientMessage) {
 		if l, err = explore.Fork(s.lesson, at, st); err == nil {
 			o := s.origin
 			if !s.timeline {
-				o = explore.Origin{}
-				if s.srv.lesson(s.srv.ctx, s.lesson.ID) == s.lesson {
-					o = explore.Origin{Lesson: s.lesson.ID, At: at} // a course lesson or a drill
-				}
+				o = explore.Origin{Lesson: s.lesson.ID, At: at} // a course lesson or a drill
 			} else if o.Lesson != "" && at < o.At {
 				o.At = at
 			}
@@ -362,19 +349,10 @@ func (s *session) undo(m ClientMessage) {
 // moveTo goes to step target (clamped to the lesson), from the frames
 // already computed or by running steps, and sends the frame.
 func (s *session) moveTo(re int64, target int) {
-	start, computed := time.Now(), len(s.runner.Frames())
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
-	drawStart := time.Now()
 	s.sendFrame(re, false)
-	if on := s.srv.cfg.OnStep; on != nil {
-		st := StepTiming{Step: s.cur, Ran: len(s.runner.Frames()) > computed, Redis: drawStart.Sub(start), Draw: time.Since(drawStart)}
-		if !s.arrived.IsZero() {
-			st.Wait = start.Sub(s.arrived)
-		}
-		on(st)
-	}
 }
 
 // runTo sets the current step to target, clamped to [0, steps]. Frames are
@@ -440,7 +418,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
 	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
-		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code), shared: s.sharedUpTo(s.cur)}
+		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code)}
 	ctx := context.Background()
 	if chrome {
 		s.page = pageState{} // a new run or language: the page gets everything
@@ -479,7 +457,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 			return
 		}
 	}
-	if !s.sendEncoded(encodeFrame(msg, v.sharedPanel)) {
+	if !s.send(msg) {
 		// The page did not get what s.page now says it shows.
 		s.page = pageState{}
 	}
@@ -492,7 +470,7 @@ func (s *session) closeRun() {
 	}
 	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
 	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
-	s.page, s.canon, s.same = pageState{}, nil, 0
+	s.page = pageState{}
 }
 
 func (s *session) closeStore(st *backend.Store) { s.srv.closeStore(s.srv.ctx, st) }

@@ -2,8 +2,8 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -30,10 +30,6 @@ type view struct {
 	info   backend.Info
 	prefix string // the run's key prefix on a real Redis
 	tl     timelineView
-	// shared is set when frames are the lesson's canonical frames up to
-	// cur, so that the step panels may come from, and go to, the
-	// translator's step memo (stepcache.go).
-	shared bool
 }
 
 func (v *view) frame() sim.Frame { return v.frames[v.cur] }
@@ -70,78 +66,28 @@ func (v *view) panels(ctx context.Context) (map[string]string, error) {
 // renderPanels renders the panels; all of them when whole, else the panels
 // a step can change: not the timeline (a step sends a patch of it instead:
 // delta.go) nor the explore tools (they depend on the run and the language
-// only, which only a frame with chrome changes). When two or more panels
-// are to be drawn they are drawn at once, one goroutine each (the view is
-// only read), so that a reply waits for its largest panel (on a load, the
-// timeline) instead of the sum of all. One panel, or none (a step whose
-// panels the memo holds: on a real Redis only the Redis panel is drawn),
-// is drawn on the session's goroutine: handing it to another goroutine and
-// waiting cost more than the drawing (a step's drawing and encoding went
-// from p50 149 to 86 µs on a real Redis, 2 vCPUs; docs/performance.md).
+// only, which only a frame with chrome changes).
 func (v *view) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
-	draw := func(c templ.Component) (string, error) { return render(ctx, c) }
-	var key stepKey
-	var kept map[string]string // the step panels, drawn before for a session
-	share := v.sharable()
-	if share {
-		key = stepKey{lesson: v.lesson, info: v.info, step: v.cur}
-		if p, ok := v.t.steps.Load(key); ok {
-			kept = p.(map[string]string)
-		}
-	}
-	builders := map[string]func() (string, error){}
+	out := make(map[string]string, len(stepPanels)+2)
 	for _, name := range stepPanels {
-		if _, ok := kept[name]; !ok || v.ownPanel(name) {
-			builders[name] = func() (string, error) { return v.drawStepPanel(ctx, name) }
+		html, err := v.drawStepPanel(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("web: render %s: %w", name, err)
 		}
+		out[name] = html
 	}
-	if whole {
-		builders[panelTimeline] = func() (string, error) { return draw(templates.TimelinePanel(v.timeline())) }
-		builders[panelTools] = func() (string, error) { return draw(templates.ExploreToolsPanel(v.exploreTools())) }
+	if !whole {
+		return out, nil
 	}
-	type rendered struct {
-		name, html string
-		err        error
+	more := map[string]templ.Component{
+		panelTimeline: templates.TimelinePanel(v.timeline()),
+		panelTools:    templates.ExploreToolsPanel(v.exploreTools()),
 	}
-	results := make(chan rendered, len(builders))
-	for name, build := range builders {
-		run := func() {
-			html, err := build()
-			if err != nil {
-				err = fmt.Errorf("web: render %s: %w", name, err)
-			}
-			results <- rendered{name, html, err}
-		}
-		if len(builders) < 2 {
-			run()
-			continue
-		}
-		go run()
-	}
-	out := make(map[string]string, len(builders)+len(kept))
-	var errs []error
-	for range builders {
-		r := <-results
-		out[r.name] = r.html
-		errs = append(errs, r.err)
-	}
-	if err := errors.Join(errs...); err != nil {
+	rest, err := renderAll(ctx, more)
+	if err != nil {
 		return nil, err
 	}
-	if share && kept == nil {
-		step := make(map[string]string, len(stepPanels))
-		for _, name := range stepPanels {
-			if !v.ownPanel(name) {
-				step[name] = out[name]
-			}
-		}
-		v.t.steps.Store(key, step)
-	}
-	for name, html := range kept {
-		if _, own := out[name]; !own {
-			out[name] = html
-		}
-	}
+	maps.Copy(out, rest)
 	return out, nil
 }
 
@@ -153,7 +99,7 @@ func (v *view) drawStepPanel(ctx context.Context, name string) (string, error) {
 	case panelNarration:
 		return render(ctx, templates.NarrationPanel(v.narration()))
 	case panelDiagram:
-		return v.diagramPanel(ctx) // kept drawn per state and language
+		return render(ctx, templates.DiagramPanel(v.diagram()))
 	case panelRedis:
 		return render(ctx, templates.RedisPanel(v.redis()))
 	case panelCommand:
