@@ -83,7 +83,7 @@ type server struct {
 func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle time.Duration) (*server, error) {
 	s := &server{}
 	srv, err := web.New(web.Config{
-		Backend: be, Lessons: ls, MaxSessions: maxSessions, IdleTimeout: idle,
+		Backend: web.RedisBackend(be), Lessons: ls, MaxSessions: maxSessions, IdleTimeout: idle,
 		// The benchmark clients step as fast as the server answers, far
 		// above what a person sends; the rate limit is not what is measured.
 		MessageRate: 1e9, MessageBurst: 1 << 30,

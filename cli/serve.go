@@ -70,7 +70,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer be.Close()
 	logger := log.New(stderr, "", log.LstdFlags)
 	srv, err := web.New(web.Config{
-		Backend: be, Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
+		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

@@ -448,22 +448,6 @@ func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, 
 	return l, explore.Origin{}, nil
 }
 
-// runFrames runs l to the end on a fresh store of the server's backend.
-func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
-	st, err := s.cfg.Backend.NewStore()
-	if err != nil {
-		return nil, err
-	}
-	defer s.closeStore(ctx, st)
-	r, err := sim.NewRunner(l, st)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 4*stepTimeout)
-	defer cancel()
-	return r.Run(ctx)
-}
-
 // serveExport sends a timeline as a lesson file, a Mermaid sequence
 // diagram or an SVG of the lanes.
 func (s *Server) serveExport(format string) http.HandlerFunc {
@@ -562,16 +546,9 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Title = l.Title.In(loc)
-	open := func() (sim.Store, func(context.Context) error, error) {
-		st, err := s.cfg.Backend.NewStore()
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, st.Close, nil
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), 8*stepTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), 2*runTimeout)
 	defer cancel()
-	c, err := explore.Compare(ctx, l, p.A, p.B, open)
+	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
 	if err != nil {
 		p.Error = err.Error()
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))

@@ -82,7 +82,7 @@ func TestLessonNotFoundPage(t *testing.T) {
 // the same after stepping and coming back.
 func TestReplicaLessonNamesItsPair(t *testing.T) {
 	be, rs := realBackend(t)
-	_, hs := newTestHTTP(t, Config{Backend: be})
+	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "failover")
 	if !l.Replica {
 		t.Fatal("lesson failover has no replica")

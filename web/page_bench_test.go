@@ -27,7 +27,7 @@ func BenchmarkPlayerPageClass(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			srv, err := New(Config{Backend: be, Lessons: testLessons(b)})
+			srv, err := New(Config{Backend: RedisBackend(be), Lessons: testLessons(b)})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -48,17 +48,7 @@ type serverMsg struct {
 
 func newTestHTTP(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
-	if cfg.Backend == nil {
-		be, err := backend.Open(context.Background(), backend.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Backend = be
-	}
-	if cfg.Lessons == nil {
-		cfg.Lessons = testLessons(t)
-	}
-	srv, err := New(cfg)
+	srv, err := New(withDefaults(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +541,7 @@ func TestProtocolSlowClientDropped(t *testing.T) {
 // run's keys.
 func TestProtocolRealRedis(t *testing.T) {
 	be, rs := realBackend(t)
-	srv, hs := newTestHTTP(t, Config{Backend: be})
+	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	rc := rs.Client(t)
 	keys := func() []string {
 		ks, err := rc.Keys(context.Background(), backend.KeyNamespace+"*").Result()
@@ -600,7 +590,7 @@ func TestProtocolRealRedis(t *testing.T) {
 // message and leaves the run where it was; it works again once Redis is back.
 func TestProtocolRedisDown(t *testing.T) {
 	be, rs := realBackend(t)
-	_, hs := newTestHTTP(t, Config{Backend: be})
+	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	want := expectedFrames(t, l)
 	c := dial(t, hs, nil)

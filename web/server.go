@@ -16,7 +16,6 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
-	"lockstep/backend"
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
@@ -39,8 +38,9 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	// Backend opens one Store per session. Required.
-	Backend *backend.Backend
+	// Backend opens one store per run (a session's, a page's, an export's).
+	// Required: RedisBackend(be) for package backend's Redis.
+	Backend Backend
 	// Lessons is the course in order; lesson ids must be unique.
 	Lessons []*sim.Lesson
 	// MaxSessions bounds the websocket sessions open at once; a connection

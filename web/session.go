@@ -12,7 +12,6 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
-	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
@@ -33,7 +32,8 @@ type session struct {
 	c       *client
 	locale  sim.Locale
 	lesson  *sim.Lesson
-	store   *backend.Store
+	store   sim.Store
+	endRun  func(context.Context) error // ends store's run (Server.openStore)
 	runner  *sim.Runner
 	cur     int
 	playing bool
@@ -270,18 +270,18 @@ func (s *session) start(re int64, l *sim.Lesson, timeline bool, o explore.Origin
 			return
 		}
 	}
-	store, err := s.srv.cfg.Backend.NewStore()
+	store, end, err := s.srv.openStore()
 	if err != nil {
 		s.sendErr(re, perr(ErrCodeRedis, "new run: %v", err))
 		return
 	}
 	runner, err := sim.NewRunner(l, store)
 	if err != nil {
-		s.closeStore(store)
+		s.srv.endRun(end)
 		s.sendErr(re, perr(ErrCodeInternal, "lesson %s: %v", l.ID, err))
 		return
 	}
-	s.lesson, s.store, s.runner, s.cur = l, store, runner, 0
+	s.lesson, s.store, s.endRun, s.runner, s.cur = l, store, end, runner, 0
 	s.timeline, s.origin, s.code = timeline, o, code
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
@@ -417,7 +417,7 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
-	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
+	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: keyPrefix(s.store),
 		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code)}
 	ctx := context.Background()
 	if chrome {
@@ -465,22 +465,17 @@ func (s *session) sendFrame(re int64, chrome bool) {
 
 // closeRun ends the current run: its keys are deleted from Redis.
 func (s *session) closeRun() {
-	if s.store != nil {
-		s.closeStore(s.store)
+	if s.endRun != nil {
+		s.srv.endRun(s.endRun)
 	}
-	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
+	s.lesson, s.store, s.endRun, s.runner, s.cur = nil, nil, nil, nil, 0
 	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
 	s.page = pageState{}
 }
 
-func (s *session) closeStore(st *backend.Store) { s.srv.closeStore(s.srv.ctx, st) }
-
-// closeStore deletes a run's keys and closes its store, within closeTimeout
-// even when ctx is already done.
-func (s *Server) closeStore(ctx context.Context, st *backend.Store) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-	defer cancel()
-	if err := st.Close(ctx); err != nil {
+// endRun ends a run opened by openStore, logging what went wrong.
+func (s *Server) endRun(end func(context.Context) error) {
+	if err := end(s.ctx); err != nil {
 		s.logf("web: close run: %v", err)
 	}
 }
