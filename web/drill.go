@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"lockstep/drill"
+	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
 )
@@ -19,21 +20,21 @@ import (
 // shared link work for drills as for the course's lessons.
 
 // lesson returns the course's lesson with id, or the drill with that id,
-// or nil.
-func (s *Server) lesson(ctx context.Context, id string) *sim.Lesson {
+// as a timeline of its kind; its Lesson is nil when there is neither.
+func (s *Server) lesson(ctx context.Context, id string) explore.Timeline {
 	if l := s.byID[id]; l != nil {
-		return l
+		return explore.Course(l)
 	}
 	level, seed, ok := drill.ParseID(id)
 	if !ok {
-		return nil
+		return explore.Timeline{}
 	}
 	l, err := drill.Generate(ctx, level, seed)
 	if err != nil {
 		s.logf("web: %v", err)
-		return nil
+		return explore.Timeline{}
 	}
-	return l
+	return explore.Drill(l)
 }
 
 // drillURL is the player URL of a drill, in predict mode.

@@ -34,22 +34,22 @@ func (s *Server) originLesson(o explore.Origin) *sim.Lesson {
 	if o.Lesson == "" {
 		return nil
 	}
-	return s.lesson(s.ctx, o.Lesson)
+	return s.lesson(s.ctx, o.Lesson).Lesson
 }
 
-// encodeTimeline is the share code of timeline l: what its origin lesson
-// already holds is left out (explore.Strip).
-func (s *Server) encodeTimeline(l *sim.Lesson, o explore.Origin) (string, error) {
-	return explore.Encode(explore.Strip(l, o, s.originLesson(o)), o)
+// encodeTimeline is the share code of tl: what its origin lesson already
+// holds is left out (explore.Strip).
+func (s *Server) encodeTimeline(tl explore.Timeline) (string, error) {
+	return explore.Encode(explore.Strip(tl.Lesson, tl.Origin, s.originLesson(tl.Origin)), tl.Origin)
 }
 
 // decodeTimeline opens a share code, with the origin lesson's texts put back.
-func (s *Server) decodeTimeline(code string) (*sim.Lesson, explore.Origin, error) {
+func (s *Server) decodeTimeline(code string) (explore.Timeline, error) {
 	l, o, err := explore.Decode(code)
 	if err != nil {
-		return nil, o, err
+		return explore.Timeline{}, err
 	}
-	return explore.Restore(l, o, s.originLesson(o)), o, nil
+	return explore.Shared(explore.Restore(l, o, s.originLesson(o)), o), nil
 }
 
 // exploreURL is the share link of a timeline at a step.
@@ -72,23 +72,13 @@ type timelineView struct {
 	code        string // its share code
 	originURL   string
 	originTitle string
-	undoFloor   int // see undoFloor
+	canUndo     bool // explore.Timeline.CanUndo
 }
 
-// undoFloor is how many of a timeline's first steps undo cannot take back:
-// a fork's kept steps of its lesson (o.At; they were never added, and the
-// lesson itself is where they come from), whether this server has that
-// lesson or not; 0 for a sandbox or an imported file.
-func undoFloor(o explore.Origin) int {
-	if o.Lesson == "" {
-		return 0
-	}
-	return o.At
-}
-
-func (s *Server) timelineView(t *translator, o explore.Origin, on bool, code string) timelineView {
-	tv := timelineView{on: on, code: code, undoFloor: undoFloor(o)}
-	if base := s.originLesson(o); on && base != nil {
+func (s *Server) timelineView(t *translator, tl explore.Timeline, code string) timelineView {
+	o := tl.Origin
+	tv := timelineView{on: tl.Explore(), code: code, canUndo: tl.CanUndo()}
+	if base := s.originLesson(o); tv.on && base != nil {
 		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
 		tv.originTitle = base.Title.In(t.locale)
 	}
@@ -142,7 +132,7 @@ func (v *view) exploreTools() templates.ExplorePanelView {
 	t := v.t
 	p := templates.ExplorePanelView{
 		UI: t.UI(), X: t.explore(),
-		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > v.tl.undoFloor, Empty: v.total() == 0,
+		Timeline: v.tl.on, CanUndo: v.tl.canUndo, Empty: v.total() == 0,
 		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
 		Code: v.tl.code,
 	}
@@ -196,15 +186,16 @@ func (t *translator) choiceButton(sp explore.StepSpec) templates.ChoiceButton {
 
 // timelineTitle is a timeline's title: a fork's says what it forks
 // (explore.ForkTitle), the others' are their own.
-func (s *Server) timelineTitle(l *sim.Lesson, o explore.Origin) sim.Text {
-	if base := s.originLesson(o); base != nil {
-		return explore.ForkTitle(base, o.At)
+func (s *Server) timelineTitle(tl explore.Timeline) sim.Text {
+	if base := s.originLesson(tl.Origin); base != nil {
+		return explore.ForkTitle(base, tl.Origin.At)
 	}
-	return l.Title
+	return tl.Lesson.Title
 }
 
-// exploreHeader is the player's header for a timeline.
-func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, code string, step int, presenter bool) templates.Header {
+// exploreHeader is the player's header for an explore timeline.
+func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
+	l, o := tl.Lesson, tl.Origin
 	vi, _ := sim.Variant(l.Variant)
 	x := t.explore()
 	h := templates.Header{
@@ -216,7 +207,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
-		h.Title = s.timelineTitle(l, o).In(t.locale)
+		h.Title = s.timelineTitle(tl).In(t.locale)
 		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
 		h.Source = t.sourceParts(base.Source)
 	}
@@ -233,19 +224,20 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 		writePage(w, r, http.StatusOK, templates.ExploreStart(s.explorePage(loc, nil)))
 		return
 	}
-	l, o, err := s.decodeTimeline(code)
+	tl, err := s.decodeTimeline(code)
 	if err != nil {
 		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err)))
 		return
 	}
+	l := tl.Lesson
 	t := tr(loc)
 	step := queryStep(q.Get("step"), len(l.Steps))
 	presenter := q.Get("present") == "1"
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
 		Presenter: presenter,
-		Title:     s.timelineTitle(l, o).In(loc) + " · " + t.UI().AppName,
-		Header:    s.exploreHeader(t, l, o, code, step, presenter),
+		Title:     s.timelineTitle(tl).In(loc) + " · " + t.UI().AppName,
+		Header:    s.header(t, tl, code, step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
 		Steps:     predictSteps(l),
 	}
@@ -346,7 +338,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	code, err := s.encodeTimeline(l, explore.Origin{})
+	code, err := s.encodeTimeline(explore.Shared(l, explore.Origin{}))
 	if err != nil {
 		fail(err)
 		return
@@ -415,7 +407,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return
 	}
-	code, err := s.encodeTimeline(l, explore.Origin{})
+	code, err := s.encodeTimeline(explore.Timeline{Kind: explore.KindImport, Lesson: l})
 	if err != nil {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return
@@ -426,26 +418,27 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 // requestTimeline is the timeline an export or compare request names: a
 // share code (t) or a course lesson or drill (lesson). A fork is titled as
 // one (explore.ForkTitle), not with its lesson's title.
-func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, error) {
+func (s *Server) requestTimeline(r *http.Request) (explore.Timeline, error) {
 	q := r.URL.Query()
 	if code := q.Get("t"); code != "" {
-		l, o, err := s.decodeTimeline(code)
+		tl, err := s.decodeTimeline(code)
 		if err != nil {
-			return nil, o, err
+			return tl, err
 		}
-		titled := *l
-		titled.Title = s.timelineTitle(l, o)
-		return &titled, o, nil
+		titled := *tl.Lesson
+		titled.Title = s.timelineTitle(tl)
+		tl.Lesson = &titled
+		return tl, nil
 	}
 	id := q.Get("lesson")
 	if id == "" {
-		return nil, explore.Origin{}, errors.New("web: name a timeline (t=) or a lesson (lesson=)")
+		return explore.Timeline{}, errors.New("web: name a timeline (t=) or a lesson (lesson=)")
 	}
-	l := s.lesson(r.Context(), id)
-	if l == nil {
-		return nil, explore.Origin{}, fmt.Errorf("web: no lesson %q in the course", id)
+	tl := s.lesson(r.Context(), id)
+	if tl.Lesson == nil {
+		return tl, fmt.Errorf("web: no lesson %q in the course", id)
 	}
-	return l, explore.Origin{}, nil
+	return tl, nil
 }
 
 // serveExport sends a timeline as a lesson file, a Mermaid sequence
@@ -453,11 +446,12 @@ func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, 
 func (s *Server) serveExport(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		loc := negotiate(r)
-		l, o, err := s.requestTimeline(r)
+		tl, err := s.requestTimeline(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		l, o := tl.Lesson, tl.Origin
 		if format == "yaml" && len(l.Steps) == 0 {
 			// The lesson format wants a step at least (sim.Load refuses a
 			// lesson without): an export that could not load back is refused.
@@ -471,7 +465,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		}
 		name := l.ID
 		exported := l
-		if r.URL.Query().Get("t") != "" {
+		if tl.Explore() {
 			// A timeline made here: its lesson file is ready for lessons/
 			// (texts, outcomes, an id unique to its steps), and every
 			// export of it is named by that id.
@@ -521,7 +515,8 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		I: t.interview(), Nav: siteNav(t, navExplore),
 		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
 	}
-	l, o, err := s.requestTimeline(r)
+	tl, err := s.requestTimeline(r)
+	l := tl.Lesson
 	if err != nil {
 		p.Error = err.Error()
 		// Not the link again in every language link.
@@ -555,7 +550,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, side := range []*explore.Side{&c.A, &c.B} {
-		code, err := s.encodeTimeline(side.Lesson, o)
+		code, err := s.encodeTimeline(explore.Timeline{Kind: tl.Kind, Lesson: side.Lesson, Origin: tl.Origin})
 		if err == nil {
 			u := exploreURL(code, c.FirstDiff, loc, false)
 			if side == &c.A {

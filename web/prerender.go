@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"lockstep/explore"
 	"lockstep/sim"
 )
 
@@ -64,10 +65,11 @@ func (s *Server) lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, 
 // prerender renders the panels of a course lesson's step for the page; nil
 // when it cannot (a drill, which is generated per seed, or a failed run),
 // and the page then shows them loading.
-func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, step int) map[string]string {
-	if s.byID[l.ID] != l {
+func (s *Server) prerender(ctx context.Context, t *translator, tl explore.Timeline, step int) map[string]string {
+	if tl.Kind != explore.KindLesson {
 		return nil
 	}
+	l := tl.Lesson
 	frames, err := s.lessonFrames(ctx, l)
 	if err != nil {
 		s.logf("web: lesson %s: %v", l.ID, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/sim/refmodel"
 )
@@ -38,7 +39,7 @@ func TestServeLessonOnRefmodel(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Fatalf("player page: status %d", w.Code)
 	}
-	if p := srv.prerender(context.Background(), tr(sim.English), l, 3); p[panelRedis] == "" {
+	if p := srv.prerender(context.Background(), tr(sim.English), explore.Course(l), 3); p[panelRedis] == "" {
 		t.Fatal("the player page's panels are not drawn on the reference model")
 	}
 

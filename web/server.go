@@ -255,7 +255,8 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	l := s.lesson(r.Context(), id)
+	tl := s.lesson(r.Context(), id)
+	l := tl.Lesson
 	loc := negotiate(r)
 	t := tr(loc)
 	if l == nil {
@@ -274,10 +275,10 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Step: step, Total: len(l.Steps),
 		Presenter: presenter,
 		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
-		Header:    s.header(t, l, step, presenter),
+		Header:    s.header(t, tl, "", step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
 		Steps:     predictSteps(l),
-		Panels:    s.prerender(r.Context(), t, l, step),
+		Panels:    s.prerender(r.Context(), t, tl, step),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/a-h/templ"
 
 	"lockstep/backend"
-	"lockstep/drill"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
@@ -583,12 +582,17 @@ func (v *view) focusLock() (sim.LockView, []sim.LockView) {
 	return focus, others
 }
 
-// header is the player's header in the view's language.
-func (s *Server) header(t *translator, l *sim.Lesson, step int, presenter bool) templates.Header {
-	vi, _ := sim.Variant(l.Variant)
-	if _, _, ok := drill.ParseID(l.ID); ok && s.byID[l.ID] == nil {
+// header is the player's header of tl in t's language, by its kind; code
+// is an explore timeline's share code.
+func (s *Server) header(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
+	l := tl.Lesson
+	switch {
+	case tl.Kind == explore.KindDrill:
 		return s.drillHeader(t, l, step, presenter)
+	case tl.Explore():
+		return s.exploreHeader(t, tl, code, step, presenter)
 	}
+	vi, _ := sim.Variant(l.Variant)
 	return templates.Header{
 		UI:        t.UI(),
 		CourseURL: "/?lang=" + string(t.locale),
