@@ -12,6 +12,7 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Drills (issue #6): generated lessons of package drill, played in the
@@ -75,7 +76,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 		// Otherwise the drills page itself says what was wrong with the link.
 	}
 	p := templates.DrillsPage{
-		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs:   langOptions(loc, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
 		Nav:     siteNav(t, navDrills),
 		Problem: problem,
@@ -83,7 +84,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 	for _, lv := range drill.Levels {
 		var acts []string
 		for _, a := range lv.Actions {
-			acts = append(acts, t.actionName(a))
+			acts = append(acts, view.ActionName(t, a))
 		}
 		p.Levels = append(p.Levels, templates.DrillLevel{
 			ID: lv.ID, Title: lv.Title.In(loc), Summary: lv.Summary.In(loc), Variant: lv.Variant,
@@ -101,13 +102,13 @@ func (s *Server) drillHeader(t *translator, l *sim.Lesson, step int, presenter b
 	return templates.Header{
 		UI:        t.UI(),
 		CourseURL: "/drills?lang=" + string(t.locale),
-		Crumb:     t.interview().DrillCrumb,
+		Crumb:     t.Interview().DrillCrumb,
 		Title:     l.Title.In(t.locale),
 		Summary:   strings.TrimSpace(l.Summary.In(t.locale)),
 		Variant:   l.Variant,
-		LockType:  t.lockType(vi.LockType),
+		LockType:  view.LockType(t, vi.LockType),
 		Fencing:   l.Fencing,
-		Source:    t.sourceParts(l.Source),
+		Source:    view.SourceParts(t, l.Source),
 		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" }),
 		Backend:   s.lessonBadge(t, l),
 	}

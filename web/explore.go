@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,17 +15,15 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
-
-// Explore mode (package explore) in the web player: the fork menu panel,
-// the explore page (sandbox and import), exports and the compare page.
 
 // MaxImportBytes bounds an imported lesson file (upload or paste).
 const MaxImportBytes = 256 << 10
 
 // explore returns explore mode's strings in t's language: every field of
 // templates.Explore from the message of the same id.
-func (t *translator) explore() templates.Explore { return t.x }
+func (t *translator) Explore() templates.Explore { return t.x }
 
 // originLesson is the course lesson or drill a fork comes from, nil when o
 // names none (or one this server does not have).
@@ -66,122 +63,14 @@ func exploreURL(code string, step int, loc sim.Locale, presenter bool) string {
 	return "/explore?" + q.Encode()
 }
 
-// timelineView is what the explore panel needs beyond the run.
-type timelineView struct {
-	on          bool   // an explore timeline, not a course lesson or drill
-	code        string // its share code
-	originURL   string
-	originTitle string
-	canUndo     bool // explore.Timeline.CanUndo
-}
-
-func (s *Server) timelineView(t *translator, tl explore.Timeline, code string) timelineView {
+func (s *Server) timelineView(t *translator, tl explore.Timeline, code string) view.ExploreState {
 	o := tl.Origin
-	tv := timelineView{on: tl.Explore(), code: code, canUndo: tl.CanUndo()}
-	if base := s.originLesson(o); tv.on && base != nil {
-		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
-		tv.originTitle = base.Title.In(t.locale)
+	tv := view.ExploreState{On: tl.Explore(), Code: code, CanUndo: tl.CanUndo()}
+	if base := s.originLesson(o); tv.On && base != nil {
+		tv.OriginURL = lessonURL(base.ID, o.At, t.locale, false)
+		tv.OriginTitle = base.Title.In(t.locale)
 	}
 	return tv
-}
-
-// explorePanel is the fork menu at the current step.
-func (v *view) explorePanel() templates.ExplorePanelView {
-	t := v.t
-	x := t.explore()
-	f := v.frame()
-	p := v.exploreTools()
-	p.Step = v.cur
-	p.Help = t.T("ForkHelp", "Step", v.cur)
-	p.OriginURL, p.OriginTitle = v.tl.originURL, v.tl.originTitle
-	if dropped := v.total() - v.cur; dropped > 0 {
-		p.Drops = t.T("ForkDrops", "N", dropped)
-	}
-	byActor := map[string]int{}
-	for _, c := range explore.Choices(v.lesson, f) {
-		b := v.choiceButton(c)
-		if c.Actor == "" {
-			p.Clock = append(p.Clock, b)
-			continue
-		}
-		i, ok := byActor[c.Actor]
-		if !ok {
-			i = len(p.Groups)
-			byActor[c.Actor] = i
-			g := templates.ChoiceGroup{Title: c.Actor}
-			for _, a := range f.Actors {
-				if a.ID == c.Actor {
-					if name := a.Name.In(t.locale); name != "" && name != a.ID {
-						g.Title = a.ID + " · " + name
-					}
-					if a.Status == sim.StatusPaused {
-						g.Status = x.StatusPaused
-					}
-				}
-			}
-			p.Groups = append(p.Groups, g)
-		}
-		p.Groups[i].Choices = append(p.Groups[i].Choices, b)
-	}
-	return p
-}
-
-// exploreTools is the part of the explore panel's view that depends on the
-// run only: undo, the share code, exports and the comparison.
-func (v *view) exploreTools() templates.ExplorePanelView {
-	t := v.t
-	p := templates.ExplorePanelView{
-		UI: t.UI(), X: t.explore(),
-		Timeline: v.tl.on, CanUndo: v.tl.canUndo, Empty: v.total() == 0,
-		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
-		Code: v.tl.code,
-	}
-	if !v.tl.on {
-		p.Lesson = v.lesson.ID
-	}
-	return p
-}
-
-// choiceButton is the fork menu's button for a choice. A button depends on
-// the step it adds and the language only, and a menu has a dozen of them at
-// every step, so the translator keeps them.
-func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
-	b := v.t.choiceButton(c.Spec)
-	return b
-}
-
-func (t *translator) choiceButton(sp explore.StepSpec) templates.ChoiceButton {
-	label := t.actionName(sp.Do)
-	switch {
-	case sp.Do == sim.ActRelease && sp.ReplyLost:
-		label = t.T("ChoiceReplyLost")
-	case sp.Do == sim.ActWrite:
-		label = t.T("ChoiceWrite", "Value", sp.Value)
-	case sp.Do == sim.ActFork && sp.Context == "inherit":
-		label = t.T("ChoiceForkInherit", "Child", sp.Child)
-	case sp.Do == sim.ActFork:
-		label = t.T("ChoiceForkLost", "Child", sp.Child)
-	case sp.Do == sim.ActAdvance:
-		label = t.T("ChoiceAdvance", "By", t.seconds(sp.ByMS))
-	case sp.Do == sim.ActClockJump:
-		label = t.T("ChoiceClockJump", "By", t.seconds(sp.ByMS))
-	}
-	if sp.Lock != "" {
-		label += " · " + sp.Lock
-	}
-	kind := string(sp.Do)
-	title := t.Maybe("ChoiceHelp" + camel(string(sp.Do)))
-	if sp.ReplyLost {
-		kind += " reply-lost"
-		title = t.T("ChoiceHelpReplyLost")
-	}
-	if sp.Unreplicated {
-		label += " · " + t.T("ChoiceUnreplicated")
-		kind += " unreplicated"
-		title = t.T("ChoiceHelpUnreplicated")
-	}
-	spec, _ := json.Marshal(sp)
-	return templates.ChoiceButton{Label: label, Title: title, Spec: string(spec), Kind: kind}
 }
 
 // timelineTitle is a timeline's title: a fork's says what it forks
@@ -197,11 +86,11 @@ func (s *Server) timelineTitle(tl explore.Timeline) sim.Text {
 func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
 	l, o := tl.Lesson, tl.Origin
 	vi, _ := sim.Variant(l.Variant)
-	x := t.explore()
+	x := t.Explore()
 	h := templates.Header{
 		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),
 		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
-		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: t.sourceParts(l.Source),
+		Variant: l.Variant, LockType: view.LockType(t, vi.LockType), Fencing: l.Fencing, Source: view.SourceParts(t, l.Source),
 		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
@@ -209,7 +98,7 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		h.Crumb = x.ForkCrumb
 		h.Title = s.timelineTitle(tl).In(t.locale)
 		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
-		h.Source = t.sourceParts(base.Source)
+		h.Source = view.SourceParts(t, base.Source)
 	}
 	return h
 }
@@ -239,7 +128,7 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 		Title:     s.timelineTitle(tl).In(loc) + " · " + t.UI().AppName,
 		Header:    s.header(t, tl, code, step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
-		Steps:     predictSteps(l),
+		Steps:     view.PredictSteps(l),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }
@@ -249,9 +138,9 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePage {
 	t := tr(loc)
 	p := templates.ExplorePage{
-		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		UI: t.UI(), X: t.Explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
-		I:     t.interview(), Nav: siteNav(t, navExplore),
+		I:     t.Interview(), Nav: siteNav(t, navExplore),
 		BadLinkReason: badLinkReason(t, badLink),
 
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
@@ -270,11 +159,11 @@ func variantOptions(t *translator, selected string) []templates.VariantOption {
 	var out []templates.VariantOption
 	for _, name := range sim.Variants() {
 		vi, _ := sim.Variant(name)
-		src := t.Maybe("VariantNote" + camel(name))
+		src := t.Maybe("VariantNote" + view.Camel(name))
 		if src == "" {
 			src = vi.Source
 		}
-		text, seeds := t.sourceText(src)
+		text, seeds := view.SourceText(t, src)
 		out = append(out, templates.VariantOption{Name: name, Source: text, Seeds: seeds, Selected: name == selected})
 	}
 	return out
@@ -481,7 +370,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		case "mmd":
 			body = []byte(sim.SequenceDiagram(l, frames, loc))
 		case "svg":
-			body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
+			body, err = view.TimelineSVG(tr(loc), l, frames, s.cfg.Backend.Info())
 			ctype = "image/svg+xml"
 		}
 		if err != nil {
@@ -503,7 +392,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	t := tr(loc)
-	x := t.explore()
+	x := t.Explore()
 	q := r.URL.Query()
 	p := templates.ComparePage{
 		UI: t.UI(), X: x, Lang: string(loc), Assets: assets(), Backend: s.badge(t),
@@ -512,7 +401,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
 		}),
-		I: t.interview(), Nav: siteNav(t, navExplore),
+		I: t.Interview(), Nav: siteNav(t, navExplore),
 		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
 	}
 	tl, err := s.requestTimeline(r)
@@ -568,44 +457,6 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.Summary = x.CompareSame
 	}
-	for i, st := range l.Steps {
-		n := i + 1
-		hv := (&view{t: t, lesson: l}).stepLine(&st)
-		p.Rows = append(p.Rows, templates.CompareRow{
-			Step: n, Action: hv, A: cell(c.A.Frames, n), B: cell(c.B.Frames, n),
-			Differs: c.Diffs[n], First: n == c.FirstDiff,
-		})
-	}
+	p.Rows = view.CompareRows(t, l, c)
 	writePage(w, r, http.StatusOK, templates.Compare(p))
-}
-
-func cell(frames []sim.Frame, n int) templates.CompareCell {
-	if n >= len(frames) {
-		return templates.CompareCell{}
-	}
-	f := frames[n]
-	c := templates.CompareCell{Outcome: string(f.Outcome), Kind: outcomeKind(f.Outcome)}
-	var replies, vios []string
-	for _, call := range f.Calls {
-		replies = append(replies, call.Script+" → "+call.Reply.String())
-	}
-	for _, v := range f.Violations {
-		vios = append(vios, v.Name)
-	}
-	c.Replies = strings.Join(replies, "; ")
-	c.Violations = strings.Join(vios, ", ")
-	return c
-}
-
-// stepLine is a step in one line: "A · acquire", "advance 31 s".
-func (v *view) stepLine(st *sim.Step) string {
-	lease := st.Lease
-	if lease == 0 {
-		lease = v.lesson.Lease
-	}
-	h, d := v.headline(&sim.StepInfo{Actor: st.Actor, Do: st.Do, Lock: st.Lock, LeaseMS: lease.Milliseconds(), ByMS: st.By.Milliseconds(), Value: st.Value, Child: st.Child, Context: st.Context, ReplyLost: st.ReplyLost})
-	if d != "" {
-		return h + " · " + d
-	}
-	return h
 }

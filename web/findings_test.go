@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // TestLangParamAliases: the lang parameter is read like Accept-Language, in
@@ -117,7 +118,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	var pg page
 	pg.apply(t, first)
 	atStart := pg.snapshot()
-	redis := first.Panels[panelRedis]
+	redis := first.Panels[view.PanelRedis]
 	if strings.Contains(redis, "On this Redis") || !strings.Contains(redis, "own primary + replica pair") || !strings.Contains(redis, rs.Addr) {
 		t.Errorf("step 0's Redis panel does not say the run has its own pair:\n%s", redis)
 	}
@@ -125,7 +126,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 		c.send(ClientMessage{Type: MsgStep})
 		m := c.expect(MsgFrame)
 		pg.apply(t, m)
-		if strings.Contains(pg.panels[panelRedis], "On this Redis") {
+		if strings.Contains(pg.panels[view.PanelRedis], "On this Redis") {
 			t.Errorf("step %d's Redis panel says the keys are on the Redis given", i)
 		}
 	}

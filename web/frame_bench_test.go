@@ -6,6 +6,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // BenchmarkFrameForward is the web layer's share of a step forward: the
@@ -36,14 +37,14 @@ func BenchmarkFrameForward(b *testing.B) {
 	b.ResetTimer()
 	for n := 0; n < b.N; {
 		for _, r := range runs {
-			var ps pageState
-			v := &view{t: t, lesson: r.l, frames: r.frames[:1], cur: 0, info: info}
-			if _, _, err := v.framePanels(ctx, &ps); err != nil {
+			var ps view.Page
+			v := view.New(view.Input{Texts: t, Lesson: r.l, Frames: r.frames[:1], Cur: 0, Info: info})
+			if _, _, err := v.FramePanels(ctx, &ps); err != nil {
 				b.Fatal(err)
 			}
 			for i := 1; i < len(r.frames) && n < b.N; i++ {
-				v := &view{t: t, lesson: r.l, frames: r.frames[:i+1], cur: i, info: info}
-				panels, patch, err := v.framePanels(ctx, &ps)
+				v := view.New(view.Input{Texts: t, Lesson: r.l, Frames: r.frames[:i+1], Cur: i, Info: info})
+				panels, patch, err := v.FramePanels(ctx, &ps)
 				if err != nil {
 					b.Fatal(err)
 				}

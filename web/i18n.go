@@ -135,6 +135,9 @@ func fillStrings[T any](t *translator) T {
 // UI returns the interface strings.
 func (t *translator) UI() templates.UI { return t.ui }
 
+// Locale is the translator's locale.
+func (t *translator) Locale() sim.Locale { return t.locale }
+
 // langNames are the languages' own names for the picker.
 var langNames = map[sim.Locale]string{
 	sim.English:            "English",

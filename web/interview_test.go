@@ -14,6 +14,7 @@ import (
 	"lockstep/drill"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // TestInterviewMessages checks that every string of interview mode, the
@@ -24,7 +25,7 @@ func TestInterviewMessages(t *testing.T) {
 	content := []string{"Q1", "Q2", "Q3", "A1", "A2", "A3", "OneLineAnswer", "SpokenAnswer", "SelfTestReentry", "SelfTestStale", "QuestionN"}
 	for _, l := range sim.Locales {
 		tl := tr(l)
-		in := reflect.ValueOf(tl.interview())
+		in := reflect.ValueOf(tl.Interview())
 		for i := 0; i < typ.NumField(); i++ {
 			name := typ.Field(i).Name
 			if s, ok := tl.lookup(name); !ok || s == "" || in.Field(i).String() != s {
@@ -181,7 +182,7 @@ func TestDrillRoutes(t *testing.T) {
 	if !strings.Contains(body, htmlEscape(l.Title.In(sim.English))) || !strings.Contains(body, `href="/drills?lang=en"`) {
 		t.Fatal("the drill's player page lacks its title or its breadcrumb to the drills page")
 	}
-	if !strings.Contains(body, htmlEscape(predictSteps(l))) {
+	if !strings.Contains(body, htmlEscape(view.PredictSteps(l))) {
 		t.Fatal("the drill's player page lacks its predict steps")
 	}
 }
@@ -207,8 +208,8 @@ func TestPredictOutcomesOfferTheRun(t *testing.T) {
 			continue // needs a pair; its steps are covered by the variant's other lessons
 		}
 		frames := expectedFrames(t, l)
-		var steps []*predictStep
-		if err := json.Unmarshal([]byte(predictSteps(l)), &steps); err != nil || len(steps) != len(l.Steps) {
+		var steps []*view.PredictStep
+		if err := json.Unmarshal([]byte(view.PredictSteps(l)), &steps); err != nil || len(steps) != len(l.Steps) {
 			t.Fatalf("%s: predict steps: %v (%d of %d)", l.ID, err, len(steps), len(l.Steps))
 		}
 		for i, st := range l.Steps {
@@ -238,7 +239,7 @@ func TestPredictOutcomesOfferTheRun(t *testing.T) {
 func TestPredictGlosses(t *testing.T) {
 	for _, l := range sim.Locales {
 		var m map[string]string
-		if err := json.Unmarshal([]byte(predictGlosses(tr(l))), &m); err != nil {
+		if err := json.Unmarshal([]byte(view.PredictGlosses(tr(l))), &m); err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActFinishRelease, sim.ActWrite} {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // TestLuaDocsTranslated: every note a Lua script gives on its KEYS and
@@ -24,14 +25,14 @@ func TestLuaDocsTranslated(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for param, doc := range scriptDocs(string(src)) {
+		for param, doc := range view.ScriptDocs(string(src)) {
 			n++
 			for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
-				if got := tr(loc).luaDoc(doc); got == doc {
+				if got := view.LuaDoc(tr(loc), doc); got == doc {
 					t.Errorf("%s %s: %q has no %s translation (add \"Lua: %s\" to web/i18n/active.%s.toml)", path, param, doc, loc, doc, loc)
 				}
 			}
-			if got := tr(sim.English).luaDoc(doc); got != doc {
+			if got := view.LuaDoc(tr(sim.English), doc); got != doc {
 				t.Errorf("%s %s: English shows %q", path, param, got)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // frameCache keeps the frames of the course's lessons, one run each, by
@@ -78,8 +79,8 @@ func (s *Server) prerender(ctx context.Context, t *translator, tl explore.Timeli
 	if len(frames) <= step {
 		return nil
 	}
-	v := &view{t: t, lesson: l, frames: frames[:step+1], cur: step, info: s.cfg.Backend.Info()}
-	panels, err := v.panels(ctx)
+	v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames[:step+1], Cur: step, Info: s.cfg.Backend.Info()})
+	panels, err := v.Panels(ctx)
 	if err != nil {
 		s.logf("web: prerender %s step %d: %v", l.ID, step, err)
 		return nil

@@ -12,6 +12,7 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/sim/refmodel"
+	"lockstep/view"
 )
 
 // refmodelBackend serves the player on sim/refmodel's pure-Go model of
@@ -39,7 +40,7 @@ func TestServeLessonOnRefmodel(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Fatalf("player page: status %d", w.Code)
 	}
-	if p := srv.prerender(context.Background(), tr(sim.English), explore.Course(l), 3); p[panelRedis] == "" {
+	if p := srv.prerender(context.Background(), tr(sim.English), explore.Course(l), 3); p[view.PanelRedis] == "" {
 		t.Fatal("the player page's panels are not drawn on the reference model")
 	}
 

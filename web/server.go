@@ -19,6 +19,7 @@ import (
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Defaults of Config.
@@ -230,13 +231,13 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 	p := templates.CoursePage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/?lang=" + string(l) }),
-		I:     t.interview(), Nav: siteNav(t, navCourse),
+		I:     t.Interview(), Nav: siteNav(t, navCourse),
 	}
 	for i, l := range s.lessons {
 		if len(p.Groups) == 0 || (i > 0 && s.lessons[i-1].Group != l.Group) {
 			title := ""
 			if l.Group != "" {
-				title = t.Maybe("Group" + camel(l.Group))
+				title = t.Maybe("Group" + view.Camel(l.Group))
 				if title == "" {
 					title = l.Group
 				}
@@ -246,7 +247,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 		g := &p.Groups[len(p.Groups)-1]
 		g.Lessons = append(g.Lessons, templates.CourseLesson{
 			Number: i + 1, ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
-			Variant: l.Variant, Source: t.sourceParts(l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
+			Variant: l.Variant, Source: view.SourceParts(t, l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
 			URL: lessonURL(l.ID, 0, loc, false),
 		})
 	}
@@ -277,7 +278,7 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
 		Header:    s.header(t, tl, "", step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
-		Steps:     predictSteps(l),
+		Steps:     view.PredictSteps(l),
 		Panels:    s.prerender(r.Context(), t, tl, step),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))

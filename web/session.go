@@ -15,6 +15,7 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Session timing.
@@ -45,7 +46,7 @@ type session struct {
 	code string
 	// page is what the frames sent since the last one with chrome have
 	// put on the page (delta.go).
-	page pageState
+	page view.Page
 }
 
 // run is the session's goroutine.
@@ -239,7 +240,7 @@ func (s *session) load(m ClientMessage) {
 			return
 		}
 	} else if tl = s.srv.lesson(s.srv.ctx, m.Lesson); tl.Lesson == nil {
-		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", clip(m.Lesson, maxEcho)))
+		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", view.Clip(m.Lesson, maxEcho)))
 		return
 	}
 	if m.Lang != "" {
@@ -408,15 +409,14 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
-	v := &view{t: t, lesson: s.tl.Lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: keyPrefix(s.store),
-		tl: s.srv.timelineView(t, s.tl, s.code)}
+	v := view.New(view.Input{Texts: t, Lesson: s.tl.Lesson, Frames: frames[:s.cur+1], Cur: s.cur, Info: s.srv.cfg.Backend.Info(), Prefix: keyPrefix(s.store), Explore: s.srv.timelineView(t, s.tl, s.code)})
 	ctx := context.Background()
 	if chrome {
-		s.page = pageState{} // a new run or language: the page gets everything
+		s.page = view.Page{} // a new run or language: the page gets everything
 	}
-	panels, patch, err := v.framePanels(ctx, &s.page)
+	panels, patch, err := v.FramePanels(ctx, &s.page)
 	if err != nil {
-		s.page = pageState{}
+		s.page = view.Page{}
 		s.sendErr(re, err)
 		return
 	}
@@ -435,19 +435,19 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	}
 	if chrome {
 		header := s.srv.header(t, s.tl, s.code, s.cur, false)
-		msg.Chrome, err = renderAll(ctx, map[string]templ.Component{
+		msg.Chrome, err = view.RenderAll(ctx, map[string]templ.Component{
 			chromeHeader:   templates.PlayerHeader(header),
 			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.tl.Lesson, s.cur, s.speed)),
 		})
 		if err != nil {
-			s.page = pageState{}
+			s.page = view.Page{}
 			s.sendErr(re, err)
 			return
 		}
 	}
 	if !s.send(msg) {
 		// The page did not get what s.page now says it shows.
-		s.page = pageState{}
+		s.page = view.Page{}
 	}
 }
 
@@ -458,7 +458,7 @@ func (s *session) closeRun() {
 	}
 	s.tl, s.store, s.endRun, s.runner, s.cur = explore.Timeline{}, nil, nil, nil, 0
 	s.code = ""
-	s.page = pageState{}
+	s.page = view.Page{}
 }
 
 // endRun ends a run opened by openStore, logging what went wrong.

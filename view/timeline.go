@@ -1,4 +1,4 @@
-package web
+package view
 
 import (
 	"fmt"
@@ -13,18 +13,18 @@ import (
 // often stands still between steps), and each column shows the state after
 // its step, so column 0 is the start.
 const (
-	tlLabelW  = 196
-	tlColW    = 100
-	tlHeaderH = 42
-	tlChipTop = 6
-	tlChipH   = 32
-	tlLockRow = 30 // per lock in an actor lane: belief bar and truth line
-	tlZoneRow = 14 // room at the bottom of an actor lane for zone labels
-	tlBeliefH = 14
-	tlTruthH  = 6
-	tlReplyH  = 26 // the Redis lane's reply row
-	tlGaugeH  = 30 // the lease gauge of one lock
-	tlGaugeRw = 50 // a lock row of the Redis lane: owner label and gauge
+	tlLabelW            = 196
+	TimelineColumnWidth = 100 // CSS pixels of one step's column
+	tlHeaderH           = 42
+	tlChipTop           = 6
+	tlChipH             = 32
+	tlLockRow           = 30 // per lock in an actor lane: belief bar and truth line
+	tlZoneRow           = 14 // room at the bottom of an actor lane for zone labels
+	tlBeliefH           = 14
+	tlTruthH            = 6
+	tlReplyH            = 26 // the Redis lane's reply row
+	tlGaugeH            = 30 // the lease gauge of one lock
+	tlGaugeRw           = 50 // a lock row of the Redis lane: owner label and gauge
 )
 
 // laneActor is an actor of the lesson and where it comes from.
@@ -113,7 +113,7 @@ func shortReply(r sim.Reply) string {
 }
 
 // clip shortens s to at most n units (see textUnits), with an ellipsis.
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if textUnits(s) <= n {
 		return s
 	}
@@ -143,7 +143,7 @@ type tlLayout struct {
 	actorNm map[string]sim.Text
 }
 
-func (v *view) tlLayout() tlLayout {
+func (v *Step) tlLayout() tlLayout {
 	l := v.lesson
 	lay := tlLayout{actors: laneActors(l), laneY: map[string]int{}, scale: maxLease(l), total: v.total(), actorNm: map[string]sim.Text{}}
 	for _, lk := range v.frames[0].Locks {
@@ -161,12 +161,12 @@ func (v *view) tlLayout() tlLayout {
 	lay.redisY = y
 	lay.redisH = tlReplyH + len(lay.locks)*tlGaugeRw + 4
 	lay.height = lay.redisY + lay.redisH
-	lay.width = (lay.total + 1) * tlColW
+	lay.width = (lay.total + 1) * TimelineColumnWidth
 	return lay
 }
 
-// timeline is the whole timeline panel at the current step.
-func (v *view) timeline() templates.TimelineView {
+// Timeline is the whole timeline panel at the current step.
+func (v *Step) Timeline() templates.TimelineView {
 	lay := v.tlLayout()
 	tv := v.timelineFrame(lay)
 	for i := 0; i <= lay.total; i++ {
@@ -177,12 +177,12 @@ func (v *view) timeline() templates.TimelineView {
 
 // timelineFrame is the timeline without its columns: sizes, lanes and the
 // legend.
-func (v *view) timelineFrame(lay tlLayout) templates.TimelineView {
+func (v *Step) timelineFrame(lay tlLayout) templates.TimelineView {
 	t := v.t
 	ui := t.UI()
 	tv := templates.TimelineView{
-		UI: ui, LabelWidth: tlLabelW, ColW: tlColW, HeaderH: tlHeaderH,
-		Width: lay.width, Height: lay.height, CurrentX: v.cur * tlColW,
+		UI: ui, LabelWidth: tlLabelW, ColW: TimelineColumnWidth, HeaderH: tlHeaderH,
+		Width: lay.width, Height: lay.height, CurrentX: v.cur * TimelineColumnWidth,
 		Lanes: v.tlLanes(lay),
 	}
 	tv.Legend = []templates.TLLegend{
@@ -201,7 +201,7 @@ func (v *view) timelineFrame(lay tlLayout) templates.TimelineView {
 
 // tlLanes labels the lanes. A forked actor's lane is faint before its fork,
 // and an actor's process is the one of the current step.
-func (v *view) tlLanes(lay tlLayout) []templates.TLLane {
+func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 	t := v.t
 	ui := t.UI()
 	last := v.frame()
@@ -209,24 +209,24 @@ func (v *view) tlLanes(lay tlLayout) []templates.TLLane {
 	for _, a := range lay.actors {
 		y := lay.laneY[a.id]
 		lane := templates.TLLane{Y: y, H: lay.actorH, Kind: "actor", ID: a.id, Name: a.id}
-		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.locale)); n != "" && n != a.id {
-			lane.Name = clip(a.id+" · "+n, 28)
+		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.Locale())); n != "" && n != a.id {
+			lane.Name = Clip(a.id+" · "+n, 28)
 		}
 		if a.parent != "" {
 			mode := t.T("ModeInherit")
 			if a.mode == "lost" {
 				mode = t.T("ModeLost")
 			}
-			lane.Sub = clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", mode), 30)
+			lane.Sub = Clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", mode), 30)
 			lane.Faint = v.cur < a.forkStep
 		} else if av, ok := actorIn(last, a.id); ok {
-			lane.Sub = clip(t.T("ProcessOf", "Instance", av.Instance), 30)
+			lane.Sub = Clip(t.T("ProcessOf", "Instance", av.Instance), 30)
 		}
 		for k, lock := range lay.locks {
 			by := y + tlChipTop + tlChipH + 6 + k*tlLockRow
 			believes := ui.Believes
 			if len(lay.locks) > 1 {
-				believes = clip(ui.Believes+" · "+lock, 22)
+				believes = Clip(ui.Believes+" · "+lock, 22)
 			}
 			lane.Rows = append(lane.Rows,
 				templates.TLRowLabel{Y: by + 11, Text: believes},
@@ -241,10 +241,10 @@ func (v *view) tlLanes(lay tlLayout) []templates.TLLane {
 		// (backend.Store.Info names them once the first step has run).
 		redis.Sub = t.T("BackendPair")
 	case !v.info.Embedded:
-		redis.Sub = clip(v.info.Addr, 30)
+		redis.Sub = Clip(v.info.Addr, 30)
 	}
 	for k, lock := range lay.locks {
-		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: clip("lock:"+lock, 22)})
+		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})
 	}
 	return append(lanes, redis)
 }
@@ -252,38 +252,38 @@ func (v *view) tlLanes(lay tlLayout) []templates.TLLane {
 // tlColumn draws column i: a past or present column from its step's frame
 // and the one before (nothing else, so a column once drawn never changes
 // while the run stays the same), a future column as the step's ghost chip.
-func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
+func (v *Step) tlColumn(lay tlLayout, i int) templates.TLColumn {
 	t := v.t
 	ui := t.UI()
 	l := v.lesson
-	c := templates.TLColumn{X: i * tlColW, W: tlColW, H: lay.height, Step: i, Current: i == v.cur, Future: i > v.cur}
+	c := templates.TLColumn{X: i * TimelineColumnWidth, W: TimelineColumnWidth, H: lay.height, Step: i, Current: i == v.cur, Future: i > v.cur}
 	if i == 0 {
 		c.Label = ui.StartColumn
 	} else {
 		c.Label = "#" + strconv.Itoa(i)
 	}
-	x := i * tlColW
-	mid := x + tlColW/2
+	x := i * TimelineColumnWidth
+	mid := x + TimelineColumnWidth/2
 	redisY := lay.redisY
 	if i > v.cur {
 		// A ghost chip: what the step not reached yet will do.
 		st := l.Steps[i-1]
-		c.Title = strings.TrimSpace(st.Actor + " " + t.actionName(st.Do))
+		c.Title = strings.TrimSpace(st.Actor + " " + ActionName(t, st.Do))
 		if st.Do == sim.ActAdvance || st.Do == sim.ActClockJump {
 			c.Texts = append(c.Texts, templates.TLText{X: mid, Y: redisY + 18, Text: clockLabel(t, st.Do, st.By.Milliseconds()), Class: "ghost-text", Anchor: "middle"})
 			return c
 		}
 		ly, ok := lay.laneY[st.Actor]
 		if !ok {
-			c.Texts = append(c.Texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip(t.actionName(st.Do), 15), Class: "ghost-text", Anchor: "middle"})
+			c.Texts = append(c.Texts, templates.TLText{X: mid, Y: redisY + 18, Text: Clip(ActionName(t, st.Do), 15), Class: "ghost-text", Anchor: "middle"})
 			return c
 		}
-		c.Rects = append(c.Rects, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip ghost"})
-		c.Texts = append(c.Texts, templates.TLText{X: mid, Y: ly + tlChipTop + 20, Text: clip(t.actionName(st.Do), 14), Class: "ghost-text", Anchor: "middle"})
+		c.Rects = append(c.Rects, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip ghost"})
+		c.Texts = append(c.Texts, templates.TLText{X: mid, Y: ly + tlChipTop + 20, Text: Clip(ActionName(t, st.Do), 14), Class: "ghost-text", Anchor: "middle"})
 		return c
 	}
 	f := v.frames[i]
-	c.Time = "t=" + t.seconds(f.TimeMS)
+	c.Time = "t=" + Seconds(t, f.TimeMS)
 	if i == 0 {
 		c.Title = t.T("BeforeFirstStep")
 	} else if st := f.Step; st != nil {
@@ -311,17 +311,17 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 		zoneY := ly + actorH - 4
 		switch av.Status {
 		case sim.StatusPaused:
-			zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-paused", Title: ui.Paused})
+			zones = append(zones, templates.TLRect{X: x, Y: ly, W: TimelineColumnWidth, H: actorH, Class: "zone-paused", Title: ui.Paused})
 			if !pok || pav.Status != sim.StatusPaused {
 				texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "‖ " + ui.Paused, Class: "zone-label paused"})
 			}
 		case sim.StatusCrashed:
-			zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-crashed", Title: ui.Crashed})
+			zones = append(zones, templates.TLRect{X: x, Y: ly, W: TimelineColumnWidth, H: actorH, Class: "zone-crashed", Title: ui.Crashed})
 			if !pok || pav.Status != sim.StatusCrashed {
 				texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "✕ " + ui.Crashed, Class: "zone-label crashed"})
 			}
 		case sim.StatusExited:
-			zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-exited", Title: ui.Exited})
+			zones = append(zones, templates.TLRect{X: x, Y: ly, W: TimelineColumnWidth, H: actorH, Class: "zone-exited", Title: ui.Exited})
 			if !pok || pav.Status != sim.StatusExited {
 				texts = append(texts, templates.TLText{X: x + 6, Y: zoneY, Text: "■ " + ui.Exited, Class: "zone-label exited"})
 			}
@@ -337,18 +337,18 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 			title := fmt.Sprintf("%s · %s · ×%d", a.id, h.Token, h.Count)
 			mark := ""
 			if h.RenewAtMS > 0 && h.Count > 0 {
-				title += " · " + t.T("WatchdogNext", "Time", t.seconds(h.RenewAtMS))
+				title += " · " + t.T("WatchdogNext", "Time", Seconds(t, h.RenewAtMS))
 				mark = " ↻"
 			}
 			switch {
 			case h.Count > 0 && av.Status == sim.StatusCrashed:
-				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief dead", Title: title})
+				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: TimelineColumnWidth - 2, H: tlBeliefH, Class: "belief dead", Title: title})
 			case h.Count > 0 && stale:
-				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief stale", Title: title})
+				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: TimelineColumnWidth - 2, H: tlBeliefH, Class: "belief stale", Title: title})
 			case h.Count > 0:
-				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: tlColW - 2, H: tlBeliefH, Class: "belief", Title: title})
+				bars = append(bars, templates.TLRect{X: x + 1, Y: by, W: TimelineColumnWidth - 2, H: tlBeliefH, Class: "belief", Title: title})
 			default:
-				bars = append(bars, templates.TLRect{X: x + 3, Y: by + 1, W: tlColW - 6, H: tlBeliefH - 2, Class: "token-only", Title: title})
+				bars = append(bars, templates.TLRect{X: x + 3, Y: by + 1, W: TimelineColumnWidth - 6, H: tlBeliefH - 2, Class: "token-only", Title: title})
 			}
 			if h.Count > 0 {
 				cls := "belief-text"
@@ -358,18 +358,18 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 				texts = append(texts, templates.TLText{X: mid, Y: by + 11, Text: "×" + strconv.Itoa(h.Count) + mark, Class: cls, Anchor: "middle"})
 			}
 			if h.InRedis {
-				bars = append(bars, templates.TLRect{X: x + 1, Y: ty, W: tlColW - 2, H: tlTruthH, Class: "truth"})
+				bars = append(bars, templates.TLRect{X: x + 1, Y: ty, W: TimelineColumnWidth - 2, H: tlTruthH, Class: "truth"})
 			} else if h.Count > 0 {
 				texts = append(texts, templates.TLText{X: mid, Y: ty + 7, Text: "✗", Class: "truth-miss", Anchor: "middle"})
 			}
 			if stale && av.Status != sim.StatusCrashed {
-				zones = append(zones, templates.TLRect{X: x, Y: ly, W: tlColW, H: actorH, Class: "zone-stale", Title: ui.StaleOwner})
+				zones = append(zones, templates.TLRect{X: x, Y: ly, W: TimelineColumnWidth, H: actorH, Class: "zone-stale", Title: ui.StaleOwner})
 				ph, phok := sim.HoldView{}, false
 				if pok {
 					ph, phok = holdOf(pav, lock)
 				}
 				if !phok || ph.Count == 0 || ph.InRedis || pav.Status == sim.StatusCrashed {
-					texts = append(texts, templates.TLText{X: x + tlColW - 6, Y: zoneY, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
+					texts = append(texts, templates.TLText{X: x + TimelineColumnWidth - 6, Y: zoneY, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
 				}
 			}
 		}
@@ -378,14 +378,14 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 		st := f.Step
 		// The step's chip on its actor's lane, its call down to Redis and the reply.
 		if ly, ok := lay.laneY[st.Actor]; ok {
-			action := t.actionName(st.Do)
+			action := ActionName(t, st.Do)
 			if st.Do == sim.ActFork {
 				action += " → " + st.Child
 			}
-			bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip act-" + string(st.Do), Title: c.Title})
-			texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: clip(action, 14), Class: "chip-action", Anchor: "middle"})
+			bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-" + string(st.Do), Title: c.Title})
+			texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: Clip(action, 14), Class: "chip-action", Anchor: "middle"})
 			if f.Outcome != "" && f.Outcome != sim.OK {
-				texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: clip(string(f.Outcome), 14), Class: "chip-outcome oc-" + outcomeKind(f.Outcome), Anchor: "middle"})
+				texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: Clip(string(f.Outcome), 14), Class: "chip-outcome oc-" + outcomeKind(f.Outcome), Anchor: "middle"})
 			} else if st.Do == sim.ActCrash {
 				texts = append(texts, templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: "✕", Class: "chip-outcome oc-bad", Anchor: "middle"})
 			}
@@ -395,12 +395,12 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 				for _, c := range f.Calls {
 					replies = append(replies, shortReply(c.Reply))
 				}
-				texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: f.Calls[0].Reply.String()})
+				texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: Clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: f.Calls[0].Reply.String()})
 			}
 			if st.Do == sim.ActFork {
 				if cy, ok := lay.laneY[st.Child]; ok {
 					paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d C%d %d %d %d %d %d", mid, ly+tlChipTop+tlChipH, mid+30, ly+tlChipTop+tlChipH+20, mid+30, cy-10, mid+20, cy+tlChipTop+4), Class: "fork-line"})
-					bars = append(bars, templates.TLRect{X: x + 14, Y: cy + tlChipTop + 4, W: tlColW - 20, H: tlChipH - 8, Class: "chip forked-start"})
+					bars = append(bars, templates.TLRect{X: x + 14, Y: cy + tlChipTop + 4, W: TimelineColumnWidth - 20, H: tlChipH - 8, Class: "chip forked-start"})
 					texts = append(texts, templates.TLText{X: mid + 4, Y: cy + tlChipTop + 21, Text: "▶ " + t.T("ForkedChip"), Class: "chip-action", Anchor: "middle"})
 				}
 			}
@@ -432,16 +432,16 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 				}
 				ly := lay.laneY[a.id]
 				lastOut := calls[len(calls)-1].Outcome
-				bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: tlColW - 12, H: tlChipH, Class: "chip act-renew", Title: t.T("Watchdog")})
+				bars = append(bars, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-renew", Title: t.T("Watchdog")})
 				texts = append(texts,
-					templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: clip("↻ "+t.T("Watchdog")+" ×"+strconv.Itoa(len(calls)), 15), Class: "chip-action", Anchor: "middle"},
-					templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
+					templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: Clip("↻ "+t.T("Watchdog")+" ×"+strconv.Itoa(len(calls)), 15), Class: "chip-action", Anchor: "middle"},
+					templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: Clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
 				paths = append(paths, templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
 			}
-			texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip(label, 15), Class: "advance", Anchor: "middle"})
+			texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: Clip(label, 15), Class: "advance", Anchor: "middle"})
 		} else {
 			// A step of no actor's, such as a failover: say it on the Redis lane.
-			texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: clip("⚠ "+t.actionName(st.Do), 15), Class: "advance", Anchor: "middle"})
+			texts = append(texts, templates.TLText{X: mid, Y: redisY + 18, Text: Clip("⚠ "+ActionName(t, st.Do), 15), Class: "advance", Anchor: "middle"})
 		}
 	}
 	// The Redis lane: each lock's lease as Redis keeps it.
@@ -471,15 +471,15 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 		if i > 0 && pkey.Exists() && key.PTTL > pkey.PTTL {
 			cls += " renewed"
 		}
-		bars = append(bars, templates.TLRect{X: x + 4, Y: gy + tlGaugeH - h, W: tlColW - 8, H: h, Class: cls,
+		bars = append(bars, templates.TLRect{X: x + 4, Y: gy + tlGaugeH - h, W: TimelineColumnWidth - 8, H: h, Class: cls,
 			Title: fmt.Sprintf("%s PTTL %d ms · %s", lv.Key, key.PTTL, lv.Owner)})
-		label := t.seconds(key.PTTL)
+		label := Seconds(t, key.PTTL)
 		if lv.Count > 0 {
 			label = "×" + strconv.FormatInt(lv.Count, 10) + " · " + label
 		}
-		texts = append(texts, templates.TLText{X: mid, Y: gy + tlGaugeH - 4, Text: clip(label, 15), Class: "lease-text", Anchor: "middle"})
+		texts = append(texts, templates.TLText{X: mid, Y: gy + tlGaugeH - 4, Text: Clip(label, 15), Class: "lease-text", Anchor: "middle"})
 		if i == 0 || !pkey.Exists() || plv.Owner != lv.Owner {
-			texts = append(texts, templates.TLText{X: x + 6, Y: rowY + 10, Text: clip(lv.Owner, 15), Class: "owner-text", Title: lv.Owner})
+			texts = append(texts, templates.TLText{X: x + 6, Y: rowY + 10, Text: Clip(lv.Owner, 15), Class: "owner-text", Title: lv.Owner})
 		}
 	}
 	c.Rects = append(zones, bars...)
@@ -490,9 +490,9 @@ func (v *view) tlColumn(lay tlLayout, i int) templates.TLColumn {
 
 // clockLabel labels a step that moves a clock: "+31 s", or "clock jump
 // +25 s" when only Redis's clock moves.
-func clockLabel(t *translator, do sim.Action, ms int64) string {
+func clockLabel(t Texts, do sim.Action, ms int64) string {
 	if do == sim.ActClockJump {
-		return t.actionName(do) + " +" + t.seconds(ms)
+		return ActionName(t, do) + " +" + Seconds(t, ms)
 	}
-	return "+" + t.seconds(ms)
+	return "+" + Seconds(t, ms)
 }
