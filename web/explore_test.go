@@ -159,6 +159,7 @@ func TestProtocolForkUndoShare(t *testing.T) {
 // TestExplorePages covers the explore page, a sandbox, exports, import and
 // compare over HTTP.
 func TestExplorePages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(path string, wantStatus int) string {
@@ -297,6 +298,7 @@ func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
 // and the YAML export is shown off with the reason, in the page's language,
 // until a step is added.
 func TestEmptyTimeline(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
 	if err != nil {

@@ -116,6 +116,7 @@ func styledClasses(css string) map[string]bool {
 // run to the end, in English and Simplified Chinese, and checks that the
 // document stands alone. LOCKSTEP_SHOTS=DIR also writes each export there.
 func TestTimelineSVG(t *testing.T) {
+	t.Parallel()
 	for _, l := range testLessons(t) {
 		frames := expectedFrames(t, l)
 		for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese} {
@@ -201,6 +202,7 @@ func TestTimelineSVG(t *testing.T) {
 
 // TestTimelineSVGErrors checks the arguments TimelineSVG refuses.
 func TestTimelineSVGErrors(t *testing.T) {
+	t.Parallel()
 	l := testLessons(t)[0]
 	frames := expectedFrames(t, l)
 	if _, err := view.TimelineSVG(tr(sim.English), l, frames[:len(frames)-1], backend.Info{}); err == nil {

@@ -14,6 +14,7 @@ import (
 // TestLangParamAliases: the lang parameter is read like Accept-Language, in
 // any case and with - or _.
 func TestLangParamAliases(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for q, want := range map[string]string{
 		"zh-tw": "zh-TW", "zh-TW": "zh-TW", "zh_TW": "zh-TW", "zh-hant": "zh-TW", "ZH-HANT": "zh-TW", "zh-HK": "zh-TW",
@@ -37,6 +38,7 @@ func TestLangParamAliases(t *testing.T) {
 // already shows the real step counter, and the lock type badge is explained
 // and localized.
 func TestPlayerPageServerRendered(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	total := strconv.Itoa(len(l.Steps))
@@ -58,6 +60,7 @@ func TestPlayerPageServerRendered(t *testing.T) {
 // TestLessonNotFoundPage: an unknown lesson is a localized HTML page that
 // links back to the course.
 func TestLessonNotFoundPage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, lang := range sim.Locales {
 		resp, body := get(t, hs.URL+"/lessons/nope?lang="+string(lang), nil)
@@ -82,6 +85,7 @@ func TestLessonNotFoundPage(t *testing.T) {
 // not on that Redis; the Redis panel says so from step 0, and step 0 reads
 // the same after stepping and coming back.
 func TestReplicaLessonNamesItsPair(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
 	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "failover")
@@ -139,6 +143,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 // TestPlayerPagePanelsPrerendered: the player page shows the requested
 // step's panels before the websocket connects, as the session renders them.
 func TestPlayerPagePanelsPrerendered(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	want := expectedFrames(t, l)

@@ -21,6 +21,7 @@ import (
 // model answers included, is translated in every locale, and that the
 // Chinese answers use the glossary's terms.
 func TestInterviewMessages(t *testing.T) {
+	t.Parallel()
 	typ := reflect.TypeOf(templates.Interview{})
 	content := []string{"Q1", "Q2", "Q3", "A1", "A2", "A3", "OneLineAnswer", "SpokenAnswer", "SelfTestReentry", "SelfTestStale", "QuestionN"}
 	for _, l := range sim.Locales {
@@ -77,6 +78,7 @@ func TestInterviewMessages(t *testing.T) {
 // and the drills page in every language: every string is translated, the
 // model answers and their lessons are there, and nothing leaves the origin.
 func TestInterviewPages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	var ids []string
 	for i := 0; i < reflect.TypeOf(templates.Interview{}).NumField(); i++ {
@@ -130,6 +132,7 @@ func htmlEscapeKeepEntities(s string) string {
 // TestInterviewPagesWithoutTheirLessons serves the pages for a course that
 // lacks the lessons they link: no link, no timeline, no error.
 func TestInterviewPagesWithoutTheirLessons(t *testing.T) {
+	t.Parallel()
 	all := testLessons(t)
 	_, hs := newTestHTTP(t, Config{Lessons: []*sim.Lesson{lessonByID(t, all, "nested-reentry")}})
 	for _, path := range []string{"/interview", "/interview/60s"} {
@@ -143,6 +146,7 @@ func TestInterviewPagesWithoutTheirLessons(t *testing.T) {
 // TestDrillRoutes opens drills by level and seed (a 303 to the player in
 // predict mode), a fresh one by level, and refuses bad levels and seeds.
 func TestDrillRoutes(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	status := func(path string) (int, string) {
@@ -192,6 +196,7 @@ func TestDrillRoutes(t *testing.T) {
 // asks about, the buttons offer the outcome the run really gives, and a
 // step it does not ask about has a single possible outcome.
 func TestPredictOutcomesOfferTheRun(t *testing.T) {
+	t.Parallel()
 	lessons := testLessons(t)
 	for _, lv := range drill.Levels {
 		for seed := uint64(0); seed < 5; seed++ {
@@ -237,6 +242,7 @@ func TestPredictOutcomesOfferTheRun(t *testing.T) {
 // TestPredictGlosses checks the glosses the buttons show: every outcome a
 // prediction offers, in every language.
 func TestPredictGlosses(t *testing.T) {
+	t.Parallel()
 	for _, l := range sim.Locales {
 		var m map[string]string
 		if err := json.Unmarshal([]byte(view.PredictGlosses(tr(l))), &m); err != nil {
@@ -258,6 +264,7 @@ func TestPredictGlosses(t *testing.T) {
 // TestDrillBadLinkPage: a drill link with a bad seed or level gets the drills
 // page in the asked language, saying what was wrong, never plain text.
 func TestDrillBadLinkPage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for path, want := range map[string]string{
 		"/drills?level=leases&seed=abc&lang=zh-CN": "链接里的种子是“abc”",

@@ -15,6 +15,7 @@ import (
 // ARGV has a translation in both Chinese message files, so the command
 // panel shows no English beside Chinese narration.
 func TestLuaDocsTranslated(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(repoRoot(t), "sim", "lua")
 	n := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

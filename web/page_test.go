@@ -124,6 +124,7 @@ func fullTimeline(t testing.TB, srv *Server, l *sim.Lesson, frames []sim.Frame, 
 // sent (the panels that changed, the timeline patched) is exactly what a
 // frame with every panel would show.
 func TestTimelinePatchesEveryLesson(t *testing.T) {
+	t.Parallel()
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ func get(t *testing.T, url string, header http.Header) (*http.Response, string) 
 }
 
 func TestCoursePage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	resp, body := get(t, hs.URL+"/", nil)
@@ -78,6 +79,7 @@ func TestCoursePage(t *testing.T) {
 }
 
 func TestLanguageNegotiation(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	cases := []struct {
 		accept, query, want string
@@ -107,6 +109,7 @@ func TestLanguageNegotiation(t *testing.T) {
 }
 
 func TestPlayerPage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	resp, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang=zh-CN", nil)
 	if resp.StatusCode != 200 {
@@ -135,6 +138,7 @@ func TestPlayerPage(t *testing.T) {
 }
 
 func TestMermaidDownload(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, l := range sim.Locales {
 		resp, body := get(t, hs.URL+"/diagram.mmd?lang="+string(l), nil)
@@ -148,6 +152,7 @@ func TestMermaidDownload(t *testing.T) {
 }
 
 func TestStaticFiles(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
 		u := static.URL("/static/", name)
@@ -167,6 +172,7 @@ func TestStaticFiles(t *testing.T) {
 // TestPageWeight keeps the player page and what it loads (HTML, CSS, JS,
 // icon) under 200 KB, and checks it loads nothing from elsewhere.
 func TestPageWeight(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
 	total := len(page)
@@ -187,6 +193,7 @@ func TestPageWeight(t *testing.T) {
 // TestMessageFiles checks that the three message files have the same ids,
 // that every UI field has a message, and that none is left untranslated.
 func TestMessageFiles(t *testing.T) {
+	t.Parallel()
 	ids := map[string]map[string]string{}
 	for _, l := range sim.Locales {
 		var m map[string]string
@@ -267,6 +274,7 @@ func TestMessageFiles(t *testing.T) {
 // every language: nothing fails, lesson text is escaped, the diagram
 // highlights the lock's state and the timeline has a column per step.
 func TestPanelsEveryStep(t *testing.T) {
+	t.Parallel()
 	srv, _ := newTestHTTP(t, Config{})
 	for _, l := range testLessons(t) {
 		frames := expectedFrames(t, l)
@@ -303,6 +311,7 @@ func TestPanelsEveryStep(t *testing.T) {
 // believes it holds a lock Redis no longer gives it, and draws pauses,
 // crashes and forks.
 func TestStaleOwnerDrawn(t *testing.T) {
+	t.Parallel()
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)

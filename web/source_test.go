@@ -14,6 +14,7 @@ import (
 // title in the reader's language, with the name kept and the text around
 // it as written.
 func TestSourceParts(t *testing.T) {
+	t.Parallel()
 	en, cn := tr(sim.English), tr(sim.SimplifiedChinese)
 	node, card, java := en.T("SeedNodeContext"), en.T("SeedInterviewCard"), en.T("SeedJavaThreadLocal")
 	for _, c := range []struct {
@@ -73,6 +74,7 @@ func TestSourceParts(t *testing.T) {
 // sandbox show a seed by its title in the page's language, keep its file
 // name in the title attribute and no longer show the bare name.
 func TestSourcePages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	seed := func(l sim.Locale, name string) string {
 		return `<span class="seed" title="` + name + `">` + htmlEscape(tr(l).T(view.SeedTitleIDs()[name])) + `</span>`
