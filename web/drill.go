@@ -98,18 +98,8 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 // drillHeader is the player's header for a drill: its breadcrumb leads to
 // the drills page.
 func (s *Server) drillHeader(t *translator, l *sim.Lesson, step int, presenter bool) templates.Header {
-	vi, _ := sim.Variant(l.Variant)
-	return templates.Header{
-		UI:        t.UI(),
-		CourseURL: "/drills?lang=" + string(t.locale),
-		Crumb:     t.Interview().DrillCrumb,
-		Title:     l.Title.In(t.locale),
-		Summary:   strings.TrimSpace(l.Summary.In(t.locale)),
-		Variant:   l.Variant,
-		LockType:  view.LockType(t, vi.LockType),
-		Fencing:   l.Fencing,
-		Source:    view.SourceParts(t, l.Source),
-		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" }),
-		Backend:   s.lessonBadge(t, l),
-	}
+	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" })
+	h.CourseURL = "/drills?lang=" + string(t.locale)
+	h.Crumb = t.Interview().DrillCrumb
+	return h
 }

@@ -28,19 +28,26 @@ func (s *Server) header(t *translator, tl explore.Timeline, code string, step in
 	case tl.Explore():
 		return s.exploreHeader(t, tl, code, step, presenter)
 	}
+	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) })
+	h.CourseURL = "/?lang=" + string(t.locale)
+	h.Number = s.index[l.ID] + 1
+	return h
+}
+
+// lessonHeader is what the header of a course lesson's or a drill's player
+// says of lesson l; langURL is the page's address in another language.
+func (s *Server) lessonHeader(t *translator, l *sim.Lesson, langURL func(sim.Locale) string) templates.Header {
 	vi, _ := sim.Variant(l.Variant)
 	return templates.Header{
-		UI:        t.UI(),
-		CourseURL: "/?lang=" + string(t.locale),
-		Number:    s.index[l.ID] + 1,
-		Title:     l.Title.In(t.locale),
-		Summary:   strings.TrimSpace(l.Summary.In(t.locale)),
-		Variant:   l.Variant,
-		LockType:  view.LockType(t, vi.LockType),
-		Fencing:   l.Fencing,
-		Source:    view.SourceParts(t, l.Source),
-		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) }),
-		Backend:   s.lessonBadge(t, l),
+		UI:       t.UI(),
+		Title:    l.Title.In(t.locale),
+		Summary:  strings.TrimSpace(l.Summary.In(t.locale)),
+		Variant:  l.Variant,
+		LockType: view.LockType(t, vi.LockType),
+		Fencing:  l.Fencing,
+		Source:   view.SourceParts(t, l.Source),
+		Langs:    langOptions(t.locale, langURL),
+		Backend:  s.lessonBadge(t, l),
 	}
 }
 
