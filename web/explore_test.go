@@ -103,13 +103,13 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Re != 9 || m.Total != 5 || code3 == code {
 		t.Fatalf("undo: re %d total %d", m.Re, m.Total)
 	}
-	if tools := m.Panels[view.PanelTools]; !strings.Contains(tools, `data-explore="undo"`) || strings.Contains(tools, `data-explore="undo" disabled`) {
-		t.Fatalf("undo is off with a step still added: %s", tools)
+	if on, off := undoState(t, m.Panels[view.PanelTools]); !on || off {
+		t.Fatalf("undo is off with a step still added: %s", m.Panels[view.PanelTools])
 	}
 	// Undo stops at the fork: the 4 steps left are the lesson's, not added
 	// here (the origin link goes back to the lesson itself).
 	c.send(map[string]any{"type": "undo", "id": 19})
-	if m, _ := frameTimeline(t, c); m.Re != 19 || m.Total != 4 || !strings.Contains(m.Panels[view.PanelTools], `data-explore="undo" disabled`) || !strings.Contains(m.Panels[view.PanelTools], "Nothing to undo") {
+	if m, _ := frameTimeline(t, c); m.Re != 19 || m.Total != 4 || !undoOff(t, m.Panels[view.PanelTools]) || !strings.HasPrefix(undoTitle(t, m.Panels[view.PanelTools]), "Nothing to undo") {
 		t.Fatalf("undo back to the fork: re %d total %d, tools %s", m.Re, m.Total, m.Panels[view.PanelTools])
 	}
 	c.send(map[string]any{"type": "undo", "id": 20})
@@ -365,13 +365,13 @@ func TestProtocolUndoForkOfUnknownLesson(t *testing.T) {
 	c2 := dial(t, hs2, nil)
 	c2.expect(MsgHello)
 	c2.send(map[string]any{"type": "load", "timeline": code, "step": 6})
-	if m, _ := frameTimeline(t, c2); m.Total != 6 || !strings.Contains(m.Panels[view.PanelTools], `data-explore="undo"`) || strings.Contains(m.Panels[view.PanelTools], `data-explore="undo" disabled`) {
+	if m, _ := frameTimeline(t, c2); m.Total != 6 || undoOff(t, m.Panels[view.PanelTools]) {
 		t.Fatalf("the fork on a server without its lesson: total %d, tools %s", m.Total, m.Panels[view.PanelTools])
 	}
 	for _, want := range []int{5, 4} {
 		c2.send(map[string]any{"type": "undo"})
 		m, _ := frameTimeline(t, c2)
-		if off := strings.Contains(m.Panels[view.PanelTools], `data-explore="undo" disabled`); m.Total != want || off != (want == 4) {
+		if off := undoOff(t, m.Panels[view.PanelTools]); m.Total != want || off != (want == 4) {
 			t.Fatalf("undo: total %d (want %d), undo off %v", m.Total, want, off)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 
 	"lockstep/sim"
 	"lockstep/view"
+
+	"golang.org/x/net/html"
 )
 
 // TestLangParamAliases: the lang parameter is read like Accept-Language, in
@@ -23,13 +25,13 @@ func TestLangParamAliases(t *testing.T) {
 	} {
 		for _, path := range []string{"/lessons/nested-reentry?lang=", "/?lang="} {
 			_, body := get(t, hs.URL+path+q, nil)
-			if !strings.Contains(body, `<html lang="`+want+`">`) {
+			if pageLang(t, body) != want {
 				t.Errorf("%s%s: page is not in %s", path, q, want)
 			}
 		}
 	}
 	// A lang parameter Lockstep does not speak leaves Accept-Language to choose.
-	if _, body := get(t, hs.URL+"/lessons/nested-reentry?lang=fr", http.Header{"Accept-Language": {"zh-TW"}}); !strings.Contains(body, `<html lang="zh-TW">`) {
+	if _, body := get(t, hs.URL+"/lessons/nested-reentry?lang=fr", http.Header{"Accept-Language": {"zh-TW"}}); pageLang(t, body) != "zh-TW" {
 		t.Errorf("lang=fr with Accept-Language zh-TW: not zh-TW")
 	}
 }
@@ -44,14 +46,15 @@ func TestPlayerPageServerRendered(t *testing.T) {
 	total := strconv.Itoa(len(l.Steps))
 	for lang, badge := range map[string]string{"en": "lock key: Hash", "zh-CN": "锁键：Hash", "zh-TW": "鎖鍵：Hash"} {
 		_, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang="+lang, nil)
-		if !strings.Contains(body, `aria-live="off">4 / `+total+`</output>`) {
+		if c := parseDOM(t, body).all(func(n *html.Node) bool { v, _ := attr(n, "aria-live"); return n.Data == "output" && v == "off" }); len(c) == 0 || textOf(c[0]) != "4 / "+total {
 			t.Errorf("%s: counter not rendered as 4 / %s", lang, total)
 		}
 		if strings.Contains(body, ">{step} / {total}<") {
 			t.Errorf("%s: literal counter template on the page", lang)
 		}
 		ui := tr(sim.Locale(lang)).UI()
-		if !strings.Contains(body, `title="`+ui.LockTypeHelp+`" data-testid="locktype">`+badge+`</span>`) {
+		b := parseDOM(t, body).one(t, "locktype", withAttr("data-testid", "locktype"))
+		if title, _ := attr(b, "title"); title != ui.LockTypeHelp || textOf(b) != badge {
 			t.Errorf("%s: lock type badge is not %q with a title", lang, badge)
 		}
 	}
@@ -152,7 +155,7 @@ func TestPlayerPagePanelsPrerendered(t *testing.T) {
 		t.Error("the page still shows Loading")
 	}
 	// The alerts panel is empty (so hidden) when the step has none.
-	if _, body := get(t, hs.URL+"/lessons/stale-owner?lang=en", nil); !strings.Contains(body, `data-panel="alerts"></section>`) {
+	if _, body := get(t, hs.URL+"/lessons/stale-owner?lang=en", nil); parseDOM(t, body).one(t, "alerts panel", withAttr("data-panel", "alerts")).FirstChild != nil {
 		t.Error("step 0's alerts panel is not empty")
 	}
 	for _, s := range []string{`class="narr"`, `data-step="4"`, `data-outcome="` + string(want[4].Outcome) + `"`} {

@@ -113,7 +113,7 @@ func TestInterviewPages(t *testing.T) {
 			if m := regexp.MustCompile(`(?:src|href|action)="(?:https?:)?//`).FindString(body); m != "" {
 				t.Errorf("%s %s links outside its origin: %s", l, page.path, m)
 			}
-			if !strings.Contains(body, `<html lang="`+string(l)+`">`) {
+			if pageLang(t, body) != string(l) {
 				t.Errorf("%s %s: wrong <html lang>", l, page.path)
 			}
 		}

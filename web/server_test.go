@@ -102,7 +102,7 @@ func TestLanguageNegotiation(t *testing.T) {
 			u += "?lang=" + c.query
 		}
 		_, body := get(t, u, http.Header{"Accept-Language": {c.accept}})
-		if !strings.Contains(body, `<html lang="`+c.want+`">`) {
+		if pageLang(t, body) != c.want {
 			t.Errorf("Accept-Language %q, lang=%q: page is not in %s", c.accept, c.query, c.want)
 		}
 	}
@@ -286,10 +286,10 @@ func TestPanelsEveryStep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !strings.Contains(panels[view.PanelDiagram], `data-state="`+string(focusState(l, frames[i]))+`"`) {
+					if len(parseDOM(t, panels[view.PanelDiagram]).all(withAttr("data-state", string(focusState(l, frames[i]))))) == 0 {
 						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
 					}
-					if got := strings.Count(panels[view.PanelTimeline], `data-col="`); got != len(l.Steps)+1 {
+					if got := len(parseDOM(t, panels[view.PanelTimeline]).all(withAttr("data-col", ""))); got != len(l.Steps)+1 {
 						t.Fatalf("step %d: timeline has %d columns", i, got)
 					}
 					for name, html := range panels {
