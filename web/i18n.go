@@ -104,7 +104,11 @@ func (t *translator) lookup(id string, kv ...any) (string, bool) {
 	if len(kv) > 0 {
 		data = make(map[string]any, len(kv)/2)
 		for i := 0; i+1 < len(kv); i += 2 {
-			data[fmt.Sprint(kv[i])] = kv[i+1]
+			k, ok := kv[i].(string)
+			if !ok {
+				k = fmt.Sprint(kv[i])
+			}
+			data[k] = kv[i+1]
 		}
 	}
 	s, err := t.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
