@@ -151,7 +151,13 @@ func TestProtocolForkUndoShare(t *testing.T) {
 		t.Fatalf("after a refused fork: step %d of %s", m.Step, m.Lesson)
 	}
 	// The panel's export links and compare form carry the share code.
-	if !strings.Contains(m.Panels[view.PanelTools], "/explore/export.yaml?t="+code3) || !strings.Contains(m.Panels[view.PanelTools], `name="t" value="`+code3+`"`) {
+	tools := parseDOM(t, m.Panels[view.PanelTools])
+	yaml := tools.one(t, "YAML export", withAttr("data-export", "yaml"))
+	field := tools.one(t, "compare form's timeline", withAttr("data-timeline-field", ""))
+	if href, _ := attr(yaml, "href"); !strings.HasPrefix(href, "/explore/export.yaml?t="+code3+"&") {
+		t.Fatalf("the YAML export links to %q, not the timeline's code", href)
+	}
+	if v, _ := attr(field, "value"); v != code3 {
 		t.Fatalf("export links of a timeline without its code:\n%s", m.Panels[view.PanelTools])
 	}
 }
@@ -191,7 +197,7 @@ func TestExplorePages(t *testing.T) {
 	if err != nil || l.Variant != "hash-refresh" || len(l.Actors) != 3 || !l.Fencing || l.Lock != "cart" || o.Lesson != "" {
 		t.Fatalf("sandbox: %+v %v", l, err)
 	}
-	if body := get(loc, 200); !strings.Contains(body, `data-timeline="`+code+`"`) {
+	if body := get(loc, 200); len(parseDOM(t, body).all(withAttr("data-timeline", code))) != 1 {
 		t.Fatal("the player page of a timeline carries its code")
 	}
 	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock=%E9%94%81&fencing=1", 400); !strings.Contains(body, "lock name") ||
@@ -244,7 +250,7 @@ func TestExplorePages(t *testing.T) {
 	get("/explore/export.yaml", 400)
 	// Compare.
 	cmp := get("/explore/compare?lesson=nested-after-expiry-silent&a=hash-refresh&b=token-count", 200)
-	if !strings.Contains(cmp, "first differ at step") || !strings.Contains(cmp, `class="differs first"`) {
+	if !strings.Contains(textOf(parseDOM(t, cmp).root), "first differ at step") || len(parseDOM(t, cmp).all(withAttr("class", "differs first"))) != 1 {
 		t.Fatal("compare marks the first difference")
 	}
 	if cmp := get("/explore/compare?lesson=stale-owner&a=token-count&b=nope", 422); !strings.Contains(cmp, "unknown variant") {
@@ -281,7 +287,8 @@ func TestExplorePages(t *testing.T) {
 	}
 	bad := "title: x\nvariant: token-count\nlease: 30s\nactors:\n  - id: A\nsteps:\n  - actor: A\n    do: jump\n"
 	_, body := post("yaml", "", bad, http.StatusUnprocessableEntity)
-	if !strings.Contains(body, "pasted.yaml:8:") || !strings.Contains(body, `id="line-8" class="error"`) || !strings.Contains(body, "do: jump") {
+	line8 := parseDOM(t, body).one(t, "line 8", withAttr("id", "line-8"))
+	if cls, _ := attr(line8, "class"); !strings.Contains(textOf(parseDOM(t, body).root), "pasted.yaml:8:") || cls != "error" || !strings.Contains(textOf(line8), "do: jump") {
 		t.Fatalf("import errors at their lines:\n%s", body)
 	}
 	_, body = post("file", "bad.yaml", bad, http.StatusUnprocessableEntity)
