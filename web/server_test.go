@@ -52,16 +52,18 @@ func TestCoursePage(t *testing.T) {
 		t.Fatalf("CSP %q", csp)
 	}
 	// Every lesson in order, with its title, summary and variant.
-	last := -1
-	for _, l := range all {
-		i := strings.Index(body, `data-lesson="`+l.ID+`"`)
-		if i < 0 || i < last {
-			t.Fatalf("lesson %s missing or out of order", l.ID)
+	cards := parseDOM(t, body).all(withAttr("data-lesson", ""))
+	if len(cards) != len(all) {
+		t.Fatalf("%d lessons on the course page, want %d", len(cards), len(all))
+	}
+	for i, l := range all {
+		if id, _ := attr(cards[i], "data-lesson"); id != l.ID {
+			t.Fatalf("lesson %d is %s, want %s", i+1, id, l.ID)
 		}
-		last = i
-		for _, s := range []string{htmlEscape(l.Title.In(sim.English)), htmlEscape(strings.TrimSpace(l.Summary.In(sim.English))), l.Variant} {
-			if !strings.Contains(body, s) {
-				t.Errorf("course page lacks %q", s)
+		text := textOf(cards[i])
+		for _, s := range []string{strings.Join(strings.Fields(l.Title.In(sim.English)), " "), strings.Join(strings.Fields(l.Summary.In(sim.English)), " "), l.Variant} {
+			if !strings.Contains(text, s) {
+				t.Errorf("lesson %s's card lacks %q", l.ID, s)
 			}
 		}
 	}
