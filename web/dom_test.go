@@ -113,3 +113,10 @@ func undoTitle(t *testing.T, tools string) string {
 	title, _ := attr(parseDOM(t, tools).one(t, "Undo button", withAttr("data-explore", "undo")), "title")
 	return title
 }
+
+// hasText reports whether the text of markup (whitespace collapsed)
+// contains want (whitespace collapsed too).
+func hasText(t *testing.T, markup, want string) bool {
+	t.Helper()
+	return strings.Contains(textOf(parseDOM(t, markup).root), strings.Join(strings.Fields(want), " "))
+}

@@ -158,9 +158,17 @@ func TestPlayerPagePanelsPrerendered(t *testing.T) {
 	if _, body := get(t, hs.URL+"/lessons/stale-owner?lang=en", nil); parseDOM(t, body).one(t, "alerts panel", withAttr("data-panel", "alerts")).FirstChild != nil {
 		t.Error("step 0's alerts panel is not empty")
 	}
-	for _, s := range []string{`class="narr"`, `data-step="4"`, `data-outcome="` + string(want[4].Outcome) + `"`} {
-		if !strings.Contains(body, s) {
-			t.Errorf("page lacks %s", s)
+	page := parseDOM(t, body)
+	for _, m := range []struct {
+		what  string
+		match func(*html.Node) bool
+	}{
+		{"the narration", withAttr("class", "narr")},
+		{"step 4", withAttr("data-step", "4")},
+		{"step 4's outcome", withAttr("data-outcome", string(want[4].Outcome))},
+	} {
+		if len(page.all(m.match)) == 0 {
+			t.Errorf("page lacks %s", m.what)
 		}
 	}
 	c := dial(t, hs, nil)

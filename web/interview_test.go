@@ -183,10 +183,10 @@ func TestDrillRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(body, htmlEscape(l.Title.In(sim.English))) || !strings.Contains(body, `href="/drills?lang=en"`) {
+	if !hasText(t, body, l.Title.In(sim.English)) || len(parseDOM(t, body).all(withAttr("href", "/drills?lang=en"))) == 0 {
 		t.Fatal("the drill's player page lacks its title or its breadcrumb to the drills page")
 	}
-	if !strings.Contains(body, htmlEscape(view.PredictSteps(l))) {
+	if len(parseDOM(t, body).all(withAttr("data-predict-steps", view.PredictSteps(l)))) != 1 {
 		t.Fatal("the drill's player page lacks its predict steps")
 	}
 }
