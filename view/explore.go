@@ -75,14 +75,12 @@ func (v *Step) ExploreTools() templates.ExplorePanelView {
 	return p
 }
 
-// choiceButton is the fork menu's button for a choice. A button depends on
-// the step it adds and the language only, and a menu has a dozen of them at
-// every step, so the translator keeps them.
-func (v *Step) choiceButton(c explore.Choice) templates.ChoiceButton {
-	b := specButton(v.t, c.Spec)
-	return b
-}
+// choiceButton is the fork menu's button for a choice.
+func (v *Step) choiceButton(c explore.Choice) templates.ChoiceButton { return specButton(v.t, c.Spec) }
 
+// specButton is the button of a step a learner may add: its label, its
+// tooltip and the step as the fork message's JSON. It depends on the step
+// and the language only.
 func specButton(t Texts, sp explore.StepSpec) templates.ChoiceButton {
 	label := ActionName(t, sp.Do)
 	switch {

@@ -113,7 +113,7 @@ type FrameMessage struct {
 	// timeline then comes as view.TimelinePatch).
 	Panels map[string]string `json:"panels"`
 	// TimelinePatch updates the timeline the page shows, in a frame without
-	// chrome (see delta.go); nil when Panels holds the whole timeline.
+	// chrome (see view/delta.go); nil when Panels holds the whole timeline.
 	TimelinePatch *view.TimelinePatch `json:"timeline_patch,omitempty"`
 	Chrome        map[string]string   `json:"chrome,omitempty"`
 	// Timeline is the share code of the run's timeline when it is an explore

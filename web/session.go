@@ -45,7 +45,7 @@ type session struct {
 	// a drill).
 	code string
 	// page is what the frames sent since the last one with chrome have
-	// put on the page (delta.go).
+	// put on the page (view/delta.go).
 	page view.Page
 }
 
