@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"io"
 	"os"
 	"testing"
@@ -11,24 +10,11 @@ import (
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
-	"lockstep/web"
 )
 
 // The benchmarks below measure what the table of `go run ./bench` reports,
 // one figure each, for `go test -bench . ./bench` and for profiling
 // (-cpuprofile). The table itself is what gives each figure its reference.
-
-// TestMain runs the benchmarks with the player server's garbage collector
-// settings, as `make bench` does (GOGC and GOMEMLIMIT, when set, stand).
-func TestMain(m *testing.M) {
-	restore, err := web.AddGCFlags(flag.NewFlagSet("bench", flag.ContinueOnError)).Apply()
-	if err != nil {
-		panic(err)
-	}
-	code := m.Run()
-	restore()
-	os.Exit(code)
-}
 
 func embedded(b testing.TB) *backend.Backend {
 	be, err := backend.Open(context.Background(), backend.Config{})

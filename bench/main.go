@@ -29,7 +29,6 @@ import (
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
-	"lockstep/web"
 )
 
 func main() {
@@ -60,7 +59,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.pairs, "pairs", 5000, "acquire+release nests per lock variant")
 	fs.IntVar(&o.sessions, "sessions", 1000, "concurrent websocket sessions of the load row")
 	fs.DurationVar(&o.idle, "idle-timeout", 20*time.Second, "idle timeout of the load row's server (the reclaim it measures)")
-	gc := web.AddGCFlags(fs) // as the player server's
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -77,14 +75,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: flags -pace and -idle-timeout must be positive (got %s and %s)\n", o.pace, o.idle)
 		return 2
 	}
-	// The player is served in this process, so it gets the player server's
-	// garbage collector settings (cli.Serve applies the same defaults).
-	restoreGC, err := gc.Apply()
-	if err != nil {
-		fmt.Fprintf(stderr, "bench: %v\n", err)
-		return 2
-	}
-	defer restoreGC()
 	t := &table{}
 	if err := measure(context.Background(), o, t, stderr); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -278,17 +268,6 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 				"p50 " + us(st.p50) + ", p99 " + us(st.p99),
 				"floor p50 " + us(floor50) + ", p99 " + us(floor99),
 				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(floor50), r99), target, verdict})
-			if md.pace > 0 {
-				continue
-			}
-			// Where the back-to-back row's time went, step by step: the
-			// server's share as it reports it, and the rest.
-			ph, err := phasesOf(r)
-			if err != nil {
-				return err
-			}
-			t.add(row{"1", fmt.Sprintf("where its time goes, step by step: the server's share (web.StepTiming), the bench client's decoding, the rest; %s, %s", c.name, md.how),
-				ph.value(), fmt.Sprintf("round trip mean %s", us(ph.total)), ph.shares(), "report: what row 1 is made of", "-"})
 		}
 		// The step's own Redis work, with no web layer and no websocket:
 		// sim.Runner.Step over the same passes, back to back. Its p99

@@ -78,25 +78,15 @@ type server struct {
 	// canned is what the /canned endpoint answers each message with: a
 	// recorded step frame message (cannedRoundTrips sets it).
 	canned atomic.Pointer[[]byte]
-	// timings gets the web server's StepTiming of each step, back or seek
-	// (web.Config.OnStep); one is dropped when it is full. stepRoundTrips
-	// empties it first and then takes one after each step.
-	timings chan web.StepTiming
 }
 
 func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle time.Duration) (*server, error) {
-	s := &server{timings: make(chan web.StepTiming, 1024)}
+	s := &server{}
 	srv, err := web.New(web.Config{
-		Backend: be, Lessons: ls, MaxSessions: maxSessions, IdleTimeout: idle,
+		Backend: web.RedisBackend(be), Lessons: ls, MaxSessions: maxSessions, IdleTimeout: idle,
 		// The benchmark clients step as fast as the server answers, far
 		// above what a person sends; the rate limit is not what is measured.
 		MessageRate: 1e9, MessageBurst: 1 << 30,
-		OnStep: func(st web.StepTiming) {
-			select {
-			case s.timings <- st:
-			default:
-			}
-		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bench: web server: %w", err)
@@ -164,14 +154,6 @@ type wsClient struct {
 	// pace is how long the client waits before each step, as a reader
 	// does; 0 steps back to back.
 	pace time.Duration
-	// timings, when not nil, gives the server's StepTiming of each step;
-	// stepLesson takes one after each step's round trip into server.
-	timings <-chan web.StepTiming
-	server  []web.StepTiming
-	// decoded is how long the last message took to decode; decodes is
-	// that of each step's frame message (stepLesson).
-	decoded time.Duration
-	decodes []time.Duration
 }
 
 func dial(url string) (*wsClient, error) {
@@ -215,11 +197,9 @@ func (c *wsClient) next() (reply, error) {
 			return reply{}, fmt.Errorf("bench: read: %w", err)
 		}
 		var r reply
-		t := time.Now()
 		if err := json.Unmarshal(data, &r); err != nil {
 			return reply{}, fmt.Errorf("bench: decode: %w", err)
 		}
-		c.decoded = time.Since(t)
 		switch r.Type {
 		case web.MsgHello:
 			continue
@@ -254,18 +234,6 @@ func (c *wsClient) stepLesson(l *sim.Lesson, out *[]time.Duration) error {
 			return fmt.Errorf("bench: %s step %d: got %s at step %d", l.ID, i, r.Type, r.Step)
 		}
 		*out = append(*out, d)
-		c.decodes = append(c.decodes, c.decoded)
-		if c.timings != nil {
-			select {
-			case st := <-c.timings:
-				if st.Step != i {
-					return fmt.Errorf("bench: %s step %d: the server's timing is of step %d", l.ID, i, st.Step)
-				}
-				c.server = append(c.server, st)
-			case <-time.After(10 * time.Second):
-				return fmt.Errorf("bench: %s step %d: no timing from the server", l.ID, i)
-			}
-		}
 		c.steps++
 		c.stepBytes += len(c.lastMsg)
 		// Keep the step message nearest the mean size so far (the mean
@@ -333,11 +301,9 @@ func timed(n int, pace time.Duration, op func() error) ([]time.Duration, error) 
 // steps is what stepRoundTrips measured.
 type steps struct {
 	times    []time.Duration
-	server   []web.StepTiming // the server's share of each of times, in order
-	decodes  []time.Duration  // the client's decoding of each step's frame message
-	stepSize int              // a step's frame message, mean bytes
-	loadSize int              // a load's frame message (every panel whole), mean bytes
-	typical  []byte           // the step frame message nearest the mean size
+	stepSize int    // a step's frame message, mean bytes
+	loadSize int    // a load's frame message (every panel whole), mean bytes
+	typical  []byte // the step frame message nearest the mean size
 }
 
 // stepRoundTrips steps one websocket client through every lesson rounds
@@ -349,10 +315,6 @@ func stepRoundTrips(s *server, ls []*sim.Lesson, rounds int, pace time.Duration)
 	}
 	c.pace = pace
 	defer c.conn.Close()
-	for len(s.timings) > 0 { // another client's, on this server
-		<-s.timings
-	}
-	c.timings = s.timings
 	var out []time.Duration
 	for r := 0; r < rounds; r++ {
 		for _, l := range ls {
@@ -361,7 +323,7 @@ func stepRoundTrips(s *server, ls []*sim.Lesson, rounds int, pace time.Duration)
 			}
 		}
 	}
-	return steps{out, c.server, c.decodes, c.stepBytes / max(1, c.steps), (c.frameBytes - c.stepBytes) / max(1, c.frames-c.steps), c.typical}, nil
+	return steps{out, c.stepBytes / max(1, c.steps), (c.frameBytes - c.stepBytes) / max(1, c.frames-c.steps), c.typical}, nil
 }
 
 // echoRoundTrips times n round trips of a step-sized client message through

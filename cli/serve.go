@@ -22,8 +22,8 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
-// [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]`. It prints the URL, serves until ctx
-// is done (Ctrl-C in main), then shuts down cleanly and returns the exit
+// [-max-sessions N] [-idle-timeout D]`. It prints the URL, serves until ctx is done
+// (Ctrl-C in main), then shuts down cleanly and returns the exit
 // code.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
@@ -34,9 +34,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxPairs := fs.Int("max-pairs", backend.DefaultMaxPairs, "most primary+replica redis-server pairs (two processes each) that failover lessons run at once on a -redis URL")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
-	gc := web.AddGCFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-idle-timeout D] [-gc-percent N] [-memory-limit BYTES]")
+		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-idle-timeout D]")
 		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]")
@@ -61,12 +60,6 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
 		return ExitInvalid
 	}
-	restoreGC, err := gc.Apply()
-	if err != nil {
-		fmt.Fprintf(stderr, "lockstep: %v\n", err)
-		return ExitInvalid
-	}
-	defer restoreGC()
 	course, err := lessons.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
@@ -84,7 +77,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer be.Close()
 	logger := log.New(stderr, "", log.LstdFlags)
 	srv, err := web.New(web.Config{
-		Backend: be, Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
+		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

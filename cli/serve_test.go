@@ -121,8 +121,6 @@ func TestServeBadArguments(t *testing.T) {
 		{"serve-me"},
 		{"-max-sessions", "0"},
 		{"-idle-timeout", "-1s"},
-		{"-gc-percent", "0"},
-		{"-memory-limit", "-5"},
 		{"-redis", "redis://127.0.0.1:1"},
 		{"-redis", "not a url"},
 		{"-addr", "256.0.0.1:99999"},

@@ -165,18 +165,16 @@ func run(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drill: embedded redis: %w", err)
 	}
-	st, err := be.NewStore()
-	if err != nil {
-		return nil, fmt.Errorf("drill: new store: %w", err)
+	open := func() (sim.Store, func(context.Context) error, error) {
+		st, err := be.NewStore()
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
 	}
-	defer st.Close(context.WithoutCancel(ctx))
-	r, err := sim.NewRunner(l, st)
+	frames, err := sim.RunFrames(ctx, l, open)
 	if err != nil {
-		return nil, fmt.Errorf("drill: %s: %w", l.ID, err)
-	}
-	frames, err := r.Run(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("drill: run %s: %w", l.ID, err)
+		return nil, fmt.Errorf("drill: %w", err)
 	}
 	return frames, nil
 }

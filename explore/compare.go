@@ -9,9 +9,9 @@ import (
 )
 
 // StoreOpener opens a fresh store for one run and returns a function that
-// deletes its keys and closes it. *backend.Backend fits through a small
-// adapter in package web; tests pass an embedded one.
-type StoreOpener func() (sim.Store, func(context.Context) error, error)
+// deletes its keys and closes it (sim.StoreOpener). *backend.Backend fits
+// through a small adapter in package web; tests pass an embedded one.
+type StoreOpener = sim.StoreOpener
 
 // Side is one variant's run of a compared timeline.
 type Side struct {
@@ -84,16 +84,7 @@ func runAs(ctx context.Context, l *sim.Lesson, v string, open StoreOpener) (Side
 	if err != nil {
 		return Side{}, err
 	}
-	st, closeStore, err := open()
-	if err != nil {
-		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
-	}
-	defer closeStore(context.WithoutCancel(ctx))
-	r, err := sim.NewRunner(lv, st)
-	if err != nil {
-		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
-	}
-	frames, err := r.Run(ctx)
+	frames, err := sim.RunFrames(ctx, lv, open)
 	if err != nil {
 		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
 	}

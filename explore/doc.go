@@ -13,6 +13,10 @@
 //     menu of "fork here".
 //   - Encode and Decode (share.go) turn a timeline into a compact,
 //     versioned, checksummed share code for a URL and back.
+//   - Timeline (timeline.go) is what a player runs: a lesson with its Kind
+//     (course lesson, drill, fork, sandbox, import, search result, your own
+//     lock), a fork's Origin, and Fork and Undo with the undo floor (a fork
+//     never undoes its lesson's steps).
 //   - Compare (compare.go) runs one timeline under two variants and finds
 //     the first step whose outcomes differ.
 //   - Narrate (narrate.go) explains the steps a learner added, which have no

@@ -26,16 +26,7 @@ func embedded(t *testing.T) *backend.Backend {
 
 func run(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
 	t.Helper()
-	st, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(context.Background())
-	r, err := sim.NewRunner(l, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := r.Run(context.Background())
+	frames, err := sim.RunFrames(context.Background(), l, opener(be))
 	if err != nil {
 		t.Fatalf("%s: %v", l.ID, err)
 	}

@@ -487,7 +487,7 @@ func TestBrowserRealRedis(t *testing.T) {
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Backend: be, Lessons: all}, "127.0.0.1:0")
+	ts := startServer(t, Config{Backend: RedisBackend(be), Lessons: all}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
 	waitStep(t, ctx, 0)
 	badge := eval[string](t, ctx, `document.querySelector('[data-testid="backend"]').textContent`)

@@ -31,8 +31,6 @@ type inbound struct {
 	// flood: the connection sent Config.MessageBurst messages in a row over
 	// its rate limit; the session closes it with code 1008.
 	flood bool
-	// at is when the reader had the message whole (StepTiming.Wait).
-	at time.Time
 }
 
 // client is one websocket connection: one reader goroutine (readPump), one
@@ -186,7 +184,7 @@ func (c *client) readPump() {
 		}
 		denied = 0
 		select {
-		case c.inbox <- inbound{data: data, binary: typ == websocket.BinaryMessage, at: time.Now()}:
+		case c.inbox <- inbound{data: data, binary: typ == websocket.BinaryMessage}:
 		case <-c.done:
 			c.awaitClose()
 			return
@@ -235,82 +233,36 @@ func (c *client) writePump() {
 	}
 }
 
-// hub keeps the set of sessions and enforces the bound on their number.
-// Like the chat example's hub it is one goroutine that owns its map; it never
-// writes to a client, so a slow client cannot block it.
-type hub struct {
-	max        int
-	register   chan registration
-	unregister chan *client
-	count      chan chan int
-	stop       chan struct{}
-	stopped    chan struct{}
-	clients    map[*client]struct{}
+// sessionCount bounds the number of open sessions. The sessions never talk
+// to each other, so there is nothing to broadcast and no hub goroutine: a
+// count under a lock is all the bound needs.
+type sessionCount struct {
+	mu  sync.Mutex
+	n   int
+	max int
 }
 
-type registration struct {
-	c  *client
-	ok chan bool
-}
-
-func newHub(max int) *hub {
-	return &hub{
-		max:        max,
-		register:   make(chan registration),
-		unregister: make(chan *client),
-		count:      make(chan chan int),
-		stop:       make(chan struct{}),
-		stopped:    make(chan struct{}),
-		clients:    map[*client]struct{}{},
-	}
-}
-
-func (h *hub) run() {
-	defer close(h.stopped)
-	for {
-		select {
-		case r := <-h.register:
-			if len(h.clients) >= h.max {
-				r.ok <- false
-				continue
-			}
-			h.clients[r.c] = struct{}{}
-			r.ok <- true
-		case c := <-h.unregister:
-			delete(h.clients, c)
-		case reply := <-h.count:
-			reply <- len(h.clients)
-		case <-h.stop:
-			return
-		}
-	}
-}
-
-// add registers c, or reports false when the hub is full or stopped.
-func (h *hub) add(c *client) bool {
-	r := registration{c: c, ok: make(chan bool, 1)}
-	select {
-	case h.register <- r:
-		return <-r.ok
-	case <-h.stopped:
+// add counts one more session, or reports false when max are open.
+func (c *sessionCount) add() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n >= c.max {
 		return false
 	}
+	c.n++
+	return true
 }
 
-func (h *hub) remove(c *client) {
-	select {
-	case h.unregister <- c:
-	case <-h.stopped:
-	}
+// remove counts one session fewer.
+func (c *sessionCount) remove() {
+	c.mu.Lock()
+	c.n--
+	c.mu.Unlock()
 }
 
-// len returns the number of sessions.
-func (h *hub) len() int {
-	reply := make(chan int, 1)
-	select {
-	case h.count <- reply:
-		return <-reply
-	case <-h.stopped:
-		return 0
-	}
+// len returns the number of open sessions.
+func (c *sessionCount) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }

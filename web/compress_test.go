@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"lockstep/view"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -106,7 +107,7 @@ func TestLoopbackPeersGetPlainMessages(t *testing.T) {
 	t.Cleanup(func() { conn.Close() })
 	c.expect(MsgHello)
 	c.send(`{"type":"load","lesson":"stale-owner"}`)
-	if m := c.expect(MsgFrame); m.Step != 0 || m.Panels[panelTimeline] == "" {
+	if m := c.expect(MsgFrame); m.Step != 0 || m.Panels[view.PanelTimeline] == "" {
 		t.Fatalf("load over a compressed connection: step %d, %d panels", m.Step, len(m.Panels))
 	}
 	c.send(`{"type":"step"}`)

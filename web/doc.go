@@ -47,9 +47,19 @@
 // (en, zh-CN, zh-TW; English when nothing matches). The parameter is read
 // as Accept-Language is, in any case and with - or _: zh-tw, zh_TW and
 // zh-hant are zh-TW; zh, zh-cn and zh-hans are zh-CN. Every page is rendered
-// by the templ components of package templates from view models built here;
-// the panels that change at each step are rendered by the same components
-// and sent over the websocket, so rendering lives in one place. The page's
+// by the templ components of package templates from view models that
+// package view builds from a run's frames (web only fetches the frames and
+// the texts of the locale); the panels that change at each step are
+// rendered by the same components and sent over the websocket, so
+// rendering lives in one place. What a session runs is an explore.Timeline:
+// its kind (course lesson, drill, fork, sandbox, import) decides the
+// header, whether the page is pre-rendered and how far Undo goes. The
+// lessons run on Config.Backend (RedisBackend for package backend; any
+// sim.Store, such as sim/refmodel's, through the Backend interface), and a
+// whole lesson runs through sim.RunFrames. The server's one cache keeps the
+// frames of the course's lessons by id, for deep-linked pages and the
+// interview pages (prerender.go; BenchmarkPlayerPageClass shows what it
+// saves). The page's
 // script (static/app.js and its modules) only swaps the fragments in. A Content Security
 // Policy keeps every request on the page's own origin.
 //
@@ -124,7 +134,7 @@
 // data-panel attribute; "chrome" (the header and the control bar, whose text
 // depends on the language) comes only after load, lang, fork and undo.
 // A frame with chrome carries every panel. The frames after it, until the
-// next one with chrome, carry only what changed (see delta.go): a panel
+// next one with chrome, carry only what changed (see view/delta.go): a panel
 // whose HTML the page already has is left out, and the timeline comes as
 // "timeline_patch" instead, the columns whose drawing changed (a step
 // forward: the new step's column, no longer a ghost; a step back: the
@@ -158,7 +168,7 @@
 //
 // Each connection has one reader and one writer goroutine (after
 // gorilla/websocket's chat example) and a session goroutine that owns the
-// run; a hub goroutine keeps the set of sessions. The server pings every
+// run; a count under a lock bounds the sessions. The server pings every
 // 54 s and drops a connection that answers nothing for 60 s; every write has
 // a 10 s deadline. Outgoing messages wait in a queue of 16; when it is full
 // the session waits for room (and reads no more of the page's messages

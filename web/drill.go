@@ -7,11 +7,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"lockstep/drill"
+	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Drills (issue #6): generated lessons of package drill, played in the
@@ -19,43 +20,22 @@ import (
 // is all it takes to play it, so the player page, a load message and a
 // shared link work for drills as for the course's lessons.
 
-// maxDrillCache bounds the drills kept generated; past it the cache starts
-// over (a drill is a function of its id, so nothing is lost but time).
-const maxDrillCache = 256
-
-var (
-	drillMu    sync.Mutex
-	drillCache = map[string]*sim.Lesson{}
-)
-
 // lesson returns the course's lesson with id, or the drill with that id,
-// or nil.
-func (s *Server) lesson(ctx context.Context, id string) *sim.Lesson {
+// as a timeline of its kind; its Lesson is nil when there is neither.
+func (s *Server) lesson(ctx context.Context, id string) explore.Timeline {
 	if l := s.byID[id]; l != nil {
-		return l
+		return explore.Course(l)
 	}
 	level, seed, ok := drill.ParseID(id)
 	if !ok {
-		return nil
-	}
-	drillMu.Lock()
-	l := drillCache[id]
-	drillMu.Unlock()
-	if l != nil {
-		return l
+		return explore.Timeline{}
 	}
 	l, err := drill.Generate(ctx, level, seed)
 	if err != nil {
 		s.logf("web: %v", err)
-		return nil
+		return explore.Timeline{}
 	}
-	drillMu.Lock()
-	if len(drillCache) >= maxDrillCache {
-		clear(drillCache)
-	}
-	drillCache[id] = l
-	drillMu.Unlock()
-	return l
+	return explore.Drill(l)
 }
 
 // drillURL is the player URL of a drill, in predict mode.
@@ -96,7 +76,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 		// Otherwise the drills page itself says what was wrong with the link.
 	}
 	p := templates.DrillsPage{
-		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs:   langOptions(loc, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
 		Nav:     siteNav(t, navDrills),
 		Problem: problem,
@@ -104,7 +84,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 	for _, lv := range drill.Levels {
 		var acts []string
 		for _, a := range lv.Actions {
-			acts = append(acts, t.actionName(a))
+			acts = append(acts, view.ActionName(t, a))
 		}
 		p.Levels = append(p.Levels, templates.DrillLevel{
 			ID: lv.ID, Title: lv.Title.In(loc), Summary: lv.Summary.In(loc), Variant: lv.Variant,
@@ -118,18 +98,8 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 // drillHeader is the player's header for a drill: its breadcrumb leads to
 // the drills page.
 func (s *Server) drillHeader(t *translator, l *sim.Lesson, step int, presenter bool) templates.Header {
-	vi, _ := sim.Variant(l.Variant)
-	return templates.Header{
-		UI:        t.UI(),
-		CourseURL: "/drills?lang=" + string(t.locale),
-		Crumb:     t.interview().DrillCrumb,
-		Title:     l.Title.In(t.locale),
-		Summary:   strings.TrimSpace(l.Summary.In(t.locale)),
-		Variant:   l.Variant,
-		LockType:  t.lockType(vi.LockType),
-		Fencing:   l.Fencing,
-		Source:    t.sourceParts(l.Source),
-		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" }),
-		Backend:   s.lessonBadge(t, l),
-	}
+	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" })
+	h.CourseURL = "/drills?lang=" + string(t.locale)
+	h.Crumb = t.Interview().DrillCrumb
+	return h
 }

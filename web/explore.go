@@ -3,7 +3,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,17 +15,15 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
-
-// Explore mode (package explore) in the web player: the fork menu panel,
-// the explore page (sandbox and import), exports and the compare page.
 
 // MaxImportBytes bounds an imported lesson file (upload or paste).
 const MaxImportBytes = 256 << 10
 
 // explore returns explore mode's strings in t's language: every field of
 // templates.Explore from the message of the same id.
-func (t *translator) explore() templates.Explore { return t.x }
+func (t *translator) Explore() templates.Explore { return t.x }
 
 // originLesson is the course lesson or drill a fork comes from, nil when o
 // names none (or one this server does not have).
@@ -34,22 +31,22 @@ func (s *Server) originLesson(o explore.Origin) *sim.Lesson {
 	if o.Lesson == "" {
 		return nil
 	}
-	return s.lesson(s.ctx, o.Lesson)
+	return s.lesson(s.ctx, o.Lesson).Lesson
 }
 
-// encodeTimeline is the share code of timeline l: what its origin lesson
-// already holds is left out (explore.Strip).
-func (s *Server) encodeTimeline(l *sim.Lesson, o explore.Origin) (string, error) {
-	return explore.Encode(explore.Strip(l, o, s.originLesson(o)), o)
+// encodeTimeline is the share code of tl: what its origin lesson already
+// holds is left out (explore.Strip).
+func (s *Server) encodeTimeline(tl explore.Timeline) (string, error) {
+	return explore.Encode(explore.Strip(tl.Lesson, tl.Origin, s.originLesson(tl.Origin)), tl.Origin)
 }
 
 // decodeTimeline opens a share code, with the origin lesson's texts put back.
-func (s *Server) decodeTimeline(code string) (*sim.Lesson, explore.Origin, error) {
+func (s *Server) decodeTimeline(code string) (explore.Timeline, error) {
 	l, o, err := explore.Decode(code)
 	if err != nil {
-		return nil, o, err
+		return explore.Timeline{}, err
 	}
-	return explore.Restore(l, o, s.originLesson(o)), o, nil
+	return explore.Shared(explore.Restore(l, o, s.originLesson(o)), o), nil
 }
 
 // exploreURL is the share link of a timeline at a step.
@@ -66,159 +63,42 @@ func exploreURL(code string, step int, loc sim.Locale, presenter bool) string {
 	return "/explore?" + q.Encode()
 }
 
-// timelineView is what the explore panel needs beyond the run.
-type timelineView struct {
-	on          bool   // an explore timeline, not a course lesson or drill
-	code        string // its share code
-	originURL   string
-	originTitle string
-	undoFloor   int // see undoFloor
-}
-
-// undoFloor is how many of a timeline's first steps undo cannot take back:
-// a fork's kept steps of its lesson (o.At; they were never added, and the
-// lesson itself is where they come from), whether this server has that
-// lesson or not; 0 for a sandbox or an imported file.
-func undoFloor(o explore.Origin) int {
-	if o.Lesson == "" {
-		return 0
-	}
-	return o.At
-}
-
-func (s *Server) timelineView(t *translator, o explore.Origin, on bool, code string) timelineView {
-	tv := timelineView{on: on, code: code, undoFloor: undoFloor(o)}
-	if base := s.originLesson(o); on && base != nil {
-		tv.originURL = lessonURL(base.ID, o.At, t.locale, false)
-		tv.originTitle = base.Title.In(t.locale)
+func (s *Server) timelineView(t *translator, tl explore.Timeline, code string) view.ExploreState {
+	o := tl.Origin
+	tv := view.ExploreState{On: tl.Explore(), Code: code, CanUndo: tl.CanUndo()}
+	if base := s.originLesson(o); tv.On && base != nil {
+		tv.OriginURL = lessonURL(base.ID, o.At, t.locale, false)
+		tv.OriginTitle = base.Title.In(t.locale)
 	}
 	return tv
 }
 
-// explorePanel is the fork menu at the current step.
-func (v *view) explorePanel() templates.ExplorePanelView {
-	t := v.t
-	x := t.explore()
-	f := v.frame()
-	p := v.exploreTools()
-	p.Step = v.cur
-	p.Help = t.T("ForkHelp", "Step", v.cur)
-	p.OriginURL, p.OriginTitle = v.tl.originURL, v.tl.originTitle
-	if dropped := v.total() - v.cur; dropped > 0 {
-		p.Drops = t.T("ForkDrops", "N", dropped)
-	}
-	byActor := map[string]int{}
-	for _, c := range explore.Choices(v.lesson, f) {
-		b := v.choiceButton(c)
-		if c.Actor == "" {
-			p.Clock = append(p.Clock, b)
-			continue
-		}
-		i, ok := byActor[c.Actor]
-		if !ok {
-			i = len(p.Groups)
-			byActor[c.Actor] = i
-			g := templates.ChoiceGroup{Title: c.Actor}
-			for _, a := range f.Actors {
-				if a.ID == c.Actor {
-					if name := a.Name.In(t.locale); name != "" && name != a.ID {
-						g.Title = a.ID + " · " + name
-					}
-					if a.Status == sim.StatusPaused {
-						g.Status = x.StatusPaused
-					}
-				}
-			}
-			p.Groups = append(p.Groups, g)
-		}
-		p.Groups[i].Choices = append(p.Groups[i].Choices, b)
-	}
-	return p
-}
-
-// exploreTools is the part of the explore panel's view that depends on the
-// run only: undo, the share code, exports and the comparison.
-func (v *view) exploreTools() templates.ExplorePanelView {
-	t := v.t
-	p := templates.ExplorePanelView{
-		UI: t.UI(), X: t.explore(),
-		Timeline: v.tl.on, CanUndo: v.tl.on && v.total() > v.tl.undoFloor, Empty: v.total() == 0,
-		Lang: string(t.locale), Variant: v.lesson.Variant, Variants: sim.Variants(),
-		Code: v.tl.code,
-	}
-	if !v.tl.on {
-		p.Lesson = v.lesson.ID
-	}
-	return p
-}
-
-// choiceButton is the fork menu's button for a choice. A button depends on
-// the step it adds and the language only, and a menu has a dozen of them at
-// every step, so the translator keeps them.
-func (v *view) choiceButton(c explore.Choice) templates.ChoiceButton {
-	b, _ := remember(&v.t.buttons, c.Spec, func() (templates.ChoiceButton, error) { return v.t.choiceButton(c.Spec), nil })
-	return b
-}
-
-func (t *translator) choiceButton(sp explore.StepSpec) templates.ChoiceButton {
-	label := t.actionName(sp.Do)
-	switch {
-	case sp.Do == sim.ActRelease && sp.ReplyLost:
-		label = t.T("ChoiceReplyLost")
-	case sp.Do == sim.ActWrite:
-		label = t.T("ChoiceWrite", "Value", sp.Value)
-	case sp.Do == sim.ActFork && sp.Context == "inherit":
-		label = t.T("ChoiceForkInherit", "Child", sp.Child)
-	case sp.Do == sim.ActFork:
-		label = t.T("ChoiceForkLost", "Child", sp.Child)
-	case sp.Do == sim.ActAdvance:
-		label = t.T("ChoiceAdvance", "By", t.seconds(sp.ByMS))
-	case sp.Do == sim.ActClockJump:
-		label = t.T("ChoiceClockJump", "By", t.seconds(sp.ByMS))
-	}
-	if sp.Lock != "" {
-		label += " · " + sp.Lock
-	}
-	kind := string(sp.Do)
-	title := t.Maybe("ChoiceHelp" + camel(string(sp.Do)))
-	if sp.ReplyLost {
-		kind += " reply-lost"
-		title = t.T("ChoiceHelpReplyLost")
-	}
-	if sp.Unreplicated {
-		label += " · " + t.T("ChoiceUnreplicated")
-		kind += " unreplicated"
-		title = t.T("ChoiceHelpUnreplicated")
-	}
-	spec, _ := json.Marshal(sp)
-	return templates.ChoiceButton{Label: label, Title: title, Spec: string(spec), Kind: kind}
-}
-
 // timelineTitle is a timeline's title: a fork's says what it forks
 // (explore.ForkTitle), the others' are their own.
-func (s *Server) timelineTitle(l *sim.Lesson, o explore.Origin) sim.Text {
-	if base := s.originLesson(o); base != nil {
-		return explore.ForkTitle(base, o.At)
+func (s *Server) timelineTitle(tl explore.Timeline) sim.Text {
+	if base := s.originLesson(tl.Origin); base != nil {
+		return explore.ForkTitle(base, tl.Origin.At)
 	}
-	return l.Title
+	return tl.Lesson.Title
 }
 
-// exploreHeader is the player's header for a timeline.
-func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, code string, step int, presenter bool) templates.Header {
+// exploreHeader is the player's header for an explore timeline.
+func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
+	l, o := tl.Lesson, tl.Origin
 	vi, _ := sim.Variant(l.Variant)
-	x := t.explore()
+	x := t.Explore()
 	h := templates.Header{
 		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),
 		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
-		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: t.sourceParts(l.Source),
+		Variant: l.Variant, LockType: view.LockType(t, vi.LockType), Fencing: l.Fencing, Source: view.SourceParts(t, l.Source),
 		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
-		h.Title = s.timelineTitle(l, o).In(t.locale)
+		h.Title = s.timelineTitle(tl).In(t.locale)
 		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
-		h.Source = t.sourceParts(base.Source)
+		h.Source = view.SourceParts(t, base.Source)
 	}
 	return h
 }
@@ -233,21 +113,22 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 		writePage(w, r, http.StatusOK, templates.ExploreStart(s.explorePage(loc, nil)))
 		return
 	}
-	l, o, err := s.decodeTimeline(code)
+	tl, err := s.decodeTimeline(code)
 	if err != nil {
 		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err)))
 		return
 	}
+	l := tl.Lesson
 	t := tr(loc)
 	step := queryStep(q.Get("step"), len(l.Steps))
 	presenter := q.Get("present") == "1"
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
 		Presenter: presenter,
-		Title:     s.timelineTitle(l, o).In(loc) + " · " + t.UI().AppName,
-		Header:    s.exploreHeader(t, l, o, code, step, presenter),
+		Title:     s.timelineTitle(tl).In(loc) + " · " + t.UI().AppName,
+		Header:    s.header(t, tl, code, step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
-		Steps:     predictSteps(l),
+		Steps:     view.PredictSteps(l),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }
@@ -257,9 +138,9 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePage {
 	t := tr(loc)
 	p := templates.ExplorePage{
-		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		UI: t.UI(), X: t.Explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
-		I:     t.interview(), Nav: siteNav(t, navExplore),
+		I:     t.Interview(), Nav: siteNav(t, navExplore),
 		BadLinkReason: badLinkReason(t, badLink),
 
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
@@ -278,11 +159,11 @@ func variantOptions(t *translator, selected string) []templates.VariantOption {
 	var out []templates.VariantOption
 	for _, name := range sim.Variants() {
 		vi, _ := sim.Variant(name)
-		src := t.Maybe("VariantNote" + camel(name))
+		src := t.Maybe("VariantNote" + view.Camel(name))
 		if src == "" {
 			src = vi.Source
 		}
-		text, seeds := t.sourceText(src)
+		text, seeds := view.SourceText(t, src)
 		out = append(out, templates.VariantOption{Name: name, Source: text, Seeds: seeds, Selected: name == selected})
 	}
 	return out
@@ -346,7 +227,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	code, err := s.encodeTimeline(l, explore.Origin{})
+	code, err := s.encodeTimeline(explore.Shared(l, explore.Origin{}))
 	if err != nil {
 		fail(err)
 		return
@@ -415,7 +296,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return
 	}
-	code, err := s.encodeTimeline(l, explore.Origin{})
+	code, err := s.encodeTimeline(explore.Timeline{Kind: explore.KindImport, Lesson: l})
 	if err != nil {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return
@@ -426,42 +307,27 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 // requestTimeline is the timeline an export or compare request names: a
 // share code (t) or a course lesson or drill (lesson). A fork is titled as
 // one (explore.ForkTitle), not with its lesson's title.
-func (s *Server) requestTimeline(r *http.Request) (*sim.Lesson, explore.Origin, error) {
+func (s *Server) requestTimeline(r *http.Request) (explore.Timeline, error) {
 	q := r.URL.Query()
 	if code := q.Get("t"); code != "" {
-		l, o, err := s.decodeTimeline(code)
+		tl, err := s.decodeTimeline(code)
 		if err != nil {
-			return nil, o, err
+			return tl, err
 		}
-		titled := *l
-		titled.Title = s.timelineTitle(l, o)
-		return &titled, o, nil
+		titled := *tl.Lesson
+		titled.Title = s.timelineTitle(tl)
+		tl.Lesson = &titled
+		return tl, nil
 	}
 	id := q.Get("lesson")
 	if id == "" {
-		return nil, explore.Origin{}, errors.New("web: name a timeline (t=) or a lesson (lesson=)")
+		return explore.Timeline{}, errors.New("web: name a timeline (t=) or a lesson (lesson=)")
 	}
-	l := s.lesson(r.Context(), id)
-	if l == nil {
-		return nil, explore.Origin{}, fmt.Errorf("web: no lesson %q in the course", id)
+	tl := s.lesson(r.Context(), id)
+	if tl.Lesson == nil {
+		return tl, fmt.Errorf("web: no lesson %q in the course", id)
 	}
-	return l, explore.Origin{}, nil
-}
-
-// runFrames runs l to the end on a fresh store of the server's backend.
-func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
-	st, err := s.cfg.Backend.NewStore()
-	if err != nil {
-		return nil, err
-	}
-	defer s.closeStore(ctx, st)
-	r, err := sim.NewRunner(l, st)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 4*stepTimeout)
-	defer cancel()
-	return r.Run(ctx)
+	return tl, nil
 }
 
 // serveExport sends a timeline as a lesson file, a Mermaid sequence
@@ -469,11 +335,12 @@ func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, err
 func (s *Server) serveExport(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		loc := negotiate(r)
-		l, o, err := s.requestTimeline(r)
+		tl, err := s.requestTimeline(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		l, o := tl.Lesson, tl.Origin
 		if format == "yaml" && len(l.Steps) == 0 {
 			// The lesson format wants a step at least (sim.Load refuses a
 			// lesson without): an export that could not load back is refused.
@@ -487,7 +354,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		}
 		name := l.ID
 		exported := l
-		if r.URL.Query().Get("t") != "" {
+		if tl.Explore() {
 			// A timeline made here: its lesson file is ready for lessons/
 			// (texts, outcomes, an id unique to its steps), and every
 			// export of it is named by that id.
@@ -503,7 +370,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		case "mmd":
 			body = []byte(sim.SequenceDiagram(l, frames, loc))
 		case "svg":
-			body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
+			body, err = view.TimelineSVG(tr(loc), l, frames, s.cfg.Backend.Info())
 			ctype = "image/svg+xml"
 		}
 		if err != nil {
@@ -525,7 +392,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	t := tr(loc)
-	x := t.explore()
+	x := t.Explore()
 	q := r.URL.Query()
 	p := templates.ComparePage{
 		UI: t.UI(), X: x, Lang: string(loc), Assets: assets(), Backend: s.badge(t),
@@ -534,10 +401,11 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
 		}),
-		I: t.interview(), Nav: siteNav(t, navExplore),
+		I: t.Interview(), Nav: siteNav(t, navExplore),
 		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
 	}
-	l, o, err := s.requestTimeline(r)
+	tl, err := s.requestTimeline(r)
+	l := tl.Lesson
 	if err != nil {
 		p.Error = err.Error()
 		// Not the link again in every language link.
@@ -562,23 +430,16 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p.Title = l.Title.In(loc)
-	open := func() (sim.Store, func(context.Context) error, error) {
-		st, err := s.cfg.Backend.NewStore()
-		if err != nil {
-			return nil, nil, err
-		}
-		return st, st.Close, nil
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), 8*stepTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), 2*runTimeout)
 	defer cancel()
-	c, err := explore.Compare(ctx, l, p.A, p.B, open)
+	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
 	if err != nil {
 		p.Error = err.Error()
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}
 	for _, side := range []*explore.Side{&c.A, &c.B} {
-		code, err := s.encodeTimeline(side.Lesson, o)
+		code, err := s.encodeTimeline(explore.Timeline{Kind: tl.Kind, Lesson: side.Lesson, Origin: tl.Origin})
 		if err == nil {
 			u := exploreURL(code, c.FirstDiff, loc, false)
 			if side == &c.A {
@@ -596,44 +457,6 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	default:
 		p.Summary = x.CompareSame
 	}
-	for i, st := range l.Steps {
-		n := i + 1
-		hv := (&view{t: t, lesson: l}).stepLine(&st)
-		p.Rows = append(p.Rows, templates.CompareRow{
-			Step: n, Action: hv, A: cell(c.A.Frames, n), B: cell(c.B.Frames, n),
-			Differs: c.Diffs[n], First: n == c.FirstDiff,
-		})
-	}
+	p.Rows = view.CompareRows(t, l, c)
 	writePage(w, r, http.StatusOK, templates.Compare(p))
-}
-
-func cell(frames []sim.Frame, n int) templates.CompareCell {
-	if n >= len(frames) {
-		return templates.CompareCell{}
-	}
-	f := frames[n]
-	c := templates.CompareCell{Outcome: string(f.Outcome), Kind: outcomeKind(f.Outcome)}
-	var replies, vios []string
-	for _, call := range f.Calls {
-		replies = append(replies, call.Script+" → "+call.Reply.String())
-	}
-	for _, v := range f.Violations {
-		vios = append(vios, v.Name)
-	}
-	c.Replies = strings.Join(replies, "; ")
-	c.Violations = strings.Join(vios, ", ")
-	return c
-}
-
-// stepLine is a step in one line: "A · acquire", "advance 31 s".
-func (v *view) stepLine(st *sim.Step) string {
-	lease := st.Lease
-	if lease == 0 {
-		lease = v.lesson.Lease
-	}
-	h, d := v.headline(&sim.StepInfo{Actor: st.Actor, Do: st.Do, Lock: st.Lock, LeaseMS: lease.Milliseconds(), ByMS: st.By.Milliseconds(), Value: st.Value, Child: st.Child, Context: st.Context, ReplyLost: st.ReplyLost})
-	if d != "" {
-		return h + " · " + d
-	}
-	return h
 }

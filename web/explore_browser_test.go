@@ -651,7 +651,10 @@ func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 	waitJS(t, ctx, `document.getElementById('player').dataset.total === '5'`, "a second added step")
 	_ = eval[bool](t, ctx, `(b => (b.click(), b.click(), true))(document.querySelector('[data-explore="undo"]'))`)
 	waitJS(t, ctx, `document.getElementById('player').dataset.total === '4' && !document.querySelector('[data-explore="undo"]').disabled`, "one undo")
-	time.Sleep(300 * time.Millisecond) // a second undo would have been answered by now
+	// The server answers a page's messages in order: once a later step
+	// back is answered, a second undo would have been.
+	click(t, ctx, "#btn-back")
+	waitJS(t, ctx, `document.getElementById('player').dataset.step === '3'`, "the step back after the undo")
 	if got := eval[string](t, ctx, `document.getElementById('player').dataset.total + ' ' + (document.getElementById('player').dataset.errors || '0')`); got != "4 0" {
 		t.Fatalf("after a double click on Undo: total and errors %q, want one step taken back and no error", got)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // frameTimeline reads a frame message's share code.
@@ -52,8 +53,8 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
 	c.send(map[string]any{"type": "load", "lesson": "stale-owner", "step": 4})
-	if m, code := frameTimeline(t, c); m.Step != 4 || code != "" || m.Panels[panelExplore] == "" {
-		t.Fatalf("load: step %d, timeline %q, explore panel %d bytes", m.Step, code, len(m.Panels[panelExplore]))
+	if m, code := frameTimeline(t, c); m.Step != 4 || code != "" || m.Panels[view.PanelExplore] == "" {
+		t.Fatalf("load: step %d, timeline %q, explore panel %d bytes", m.Step, code, len(m.Panels[view.PanelExplore]))
 	}
 	// What if A resumed right after the expiry, before B acquires?
 	c.send(map[string]any{"type": "fork", "id": 7, "at": 4, "action": map[string]any{"actor": "A", "do": "resume"}})
@@ -61,7 +62,7 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Re != 7 || m.Step != 5 || m.Total != 5 || code == "" || m.Chrome == nil {
 		t.Fatalf("fork: re %d step %d/%d code %q chrome %v", m.Re, m.Step, m.Total, code, m.Chrome != nil)
 	}
-	if !strings.Contains(m.Chrome[chromeHeader], "What if") || !strings.Contains(m.Panels[panelExplore], "/lessons/stale-owner") {
+	if !strings.Contains(m.Chrome[chromeHeader], "What if") || !strings.Contains(m.Panels[view.PanelExplore], "/lessons/stale-owner") {
 		t.Fatal("a fork's header and panel name the lesson it comes from")
 	}
 	if m.Lesson != "stale-owner-fork" {
@@ -75,8 +76,8 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Step != 6 || f.Outcome != sim.Lost {
 		t.Fatalf("nested acquire after expiry: step %d %s", m.Step, f.Outcome)
 	}
-	if !strings.Contains(m.Panels[panelNarration], "expired") {
-		t.Fatalf("the added step is narrated: %s", m.Panels[panelNarration])
+	if !strings.Contains(m.Panels[view.PanelNarration], "expired") {
+		t.Fatalf("the added step is narrated: %s", m.Panels[view.PanelNarration])
 	}
 	// The kept steps are the lesson's.
 	for i := 0; i <= 4; i++ {
@@ -102,14 +103,14 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Re != 9 || m.Total != 5 || code3 == code {
 		t.Fatalf("undo: re %d total %d", m.Re, m.Total)
 	}
-	if tools := m.Panels[panelTools]; !strings.Contains(tools, `data-explore="undo"`) || strings.Contains(tools, `data-explore="undo" disabled`) {
-		t.Fatalf("undo is off with a step still added: %s", tools)
+	if on, off := undoState(t, m.Panels[view.PanelTools]); !on || off {
+		t.Fatalf("undo is off with a step still added: %s", m.Panels[view.PanelTools])
 	}
 	// Undo stops at the fork: the 4 steps left are the lesson's, not added
 	// here (the origin link goes back to the lesson itself).
 	c.send(map[string]any{"type": "undo", "id": 19})
-	if m, _ := frameTimeline(t, c); m.Re != 19 || m.Total != 4 || !strings.Contains(m.Panels[panelTools], `data-explore="undo" disabled`) || !strings.Contains(m.Panels[panelTools], "Nothing to undo") {
-		t.Fatalf("undo back to the fork: re %d total %d, tools %s", m.Re, m.Total, m.Panels[panelTools])
+	if m, _ := frameTimeline(t, c); m.Re != 19 || m.Total != 4 || !undoOff(t, m.Panels[view.PanelTools]) || !strings.HasPrefix(undoTitle(t, m.Panels[view.PanelTools]), "Nothing to undo") {
+		t.Fatalf("undo back to the fork: re %d total %d, tools %s", m.Re, m.Total, m.Panels[view.PanelTools])
 	}
 	c.send(map[string]any{"type": "undo", "id": 20})
 	if e := c.expect(MsgError); e.Re != 20 || e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "lesson stale-owner's") || !strings.Contains(e.Message, "/lessons/stale-owner?") {
@@ -150,14 +151,21 @@ func TestProtocolForkUndoShare(t *testing.T) {
 		t.Fatalf("after a refused fork: step %d of %s", m.Step, m.Lesson)
 	}
 	// The panel's export links and compare form carry the share code.
-	if !strings.Contains(m.Panels[panelTools], "/explore/export.yaml?t="+code3) || !strings.Contains(m.Panels[panelTools], `name="t" value="`+code3+`"`) {
-		t.Fatalf("export links of a timeline without its code:\n%s", m.Panels[panelTools])
+	tools := parseDOM(t, m.Panels[view.PanelTools])
+	yaml := tools.one(t, "YAML export", withAttr("data-export", "yaml"))
+	field := tools.one(t, "compare form's timeline", withAttr("data-timeline-field", ""))
+	if href, _ := attr(yaml, "href"); !strings.HasPrefix(href, "/explore/export.yaml?t="+code3+"&") {
+		t.Fatalf("the YAML export links to %q, not the timeline's code", href)
+	}
+	if v, _ := attr(field, "value"); v != code3 {
+		t.Fatalf("export links of a timeline without its code:\n%s", m.Panels[view.PanelTools])
 	}
 }
 
 // TestExplorePages covers the explore page, a sandbox, exports, import and
 // compare over HTTP.
 func TestExplorePages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(path string, wantStatus int) string {
@@ -189,7 +197,7 @@ func TestExplorePages(t *testing.T) {
 	if err != nil || l.Variant != "hash-refresh" || len(l.Actors) != 3 || !l.Fencing || l.Lock != "cart" || o.Lesson != "" {
 		t.Fatalf("sandbox: %+v %v", l, err)
 	}
-	if body := get(loc, 200); !strings.Contains(body, `data-timeline="`+code+`"`) {
+	if body := get(loc, 200); len(parseDOM(t, body).all(withAttr("data-timeline", code))) != 1 {
 		t.Fatal("the player page of a timeline carries its code")
 	}
 	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock=%E9%94%81&fencing=1", 400); !strings.Contains(body, "lock name") ||
@@ -242,7 +250,7 @@ func TestExplorePages(t *testing.T) {
 	get("/explore/export.yaml", 400)
 	// Compare.
 	cmp := get("/explore/compare?lesson=nested-after-expiry-silent&a=hash-refresh&b=token-count", 200)
-	if !strings.Contains(cmp, "first differ at step") || !strings.Contains(cmp, `class="differs first"`) {
+	if !strings.Contains(textOf(parseDOM(t, cmp).root), "first differ at step") || len(parseDOM(t, cmp).all(withAttr("class", "differs first"))) != 1 {
 		t.Fatal("compare marks the first difference")
 	}
 	if cmp := get("/explore/compare?lesson=stale-owner&a=token-count&b=nope", 422); !strings.Contains(cmp, "unknown variant") {
@@ -279,7 +287,8 @@ func TestExplorePages(t *testing.T) {
 	}
 	bad := "title: x\nvariant: token-count\nlease: 30s\nactors:\n  - id: A\nsteps:\n  - actor: A\n    do: jump\n"
 	_, body := post("yaml", "", bad, http.StatusUnprocessableEntity)
-	if !strings.Contains(body, "pasted.yaml:8:") || !strings.Contains(body, `id="line-8" class="error"`) || !strings.Contains(body, "do: jump") {
+	line8 := parseDOM(t, body).one(t, "line 8", withAttr("id", "line-8"))
+	if cls, _ := attr(line8, "class"); !strings.Contains(textOf(parseDOM(t, body).root), "pasted.yaml:8:") || cls != "error" || !strings.Contains(textOf(line8), "do: jump") {
 		t.Fatalf("import errors at their lines:\n%s", body)
 	}
 	_, body = post("file", "bad.yaml", bad, http.StatusUnprocessableEntity)
@@ -296,6 +305,7 @@ func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
 // and the YAML export is shown off with the reason, in the page's language,
 // until a step is added.
 func TestEmptyTimeline(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
 	if err != nil {
@@ -312,7 +322,7 @@ func TestEmptyTimeline(t *testing.T) {
 	if m.Total != 0 {
 		t.Fatalf("an empty sandbox has %d steps", m.Total)
 	}
-	tools := m.Panels[panelTools]
+	tools := m.Panels[view.PanelTools]
 	if !strings.Contains(tools, `data-testid="export-yaml-off"`) || strings.Contains(tools, "/explore/export.yaml") || !strings.Contains(tools, "课程文件至少要有一步") {
 		t.Fatalf("an empty timeline's tools offer a YAML export, or do not say why not:\n%s", tools)
 	}
@@ -329,8 +339,8 @@ func TestEmptyTimeline(t *testing.T) {
 	}
 	c.send(map[string]any{"type": "fork", "id": 4, "action": map[string]any{"actor": "A", "do": "acquire"}})
 	m = c.expect(MsgFrame)
-	if m.Total != 1 || !strings.Contains(m.Panels[panelTools], "/explore/export.yaml") || strings.Contains(m.Panels[panelTools], "export-yaml-off") {
-		t.Fatalf("after a step: %d steps, tools:\n%s", m.Total, m.Panels[panelTools])
+	if m.Total != 1 || !strings.Contains(m.Panels[view.PanelTools], "/explore/export.yaml") || strings.Contains(m.Panels[view.PanelTools], "export-yaml-off") {
+		t.Fatalf("after a step: %d steps, tools:\n%s", m.Total, m.Panels[view.PanelTools])
 	}
 }
 
@@ -362,13 +372,13 @@ func TestProtocolUndoForkOfUnknownLesson(t *testing.T) {
 	c2 := dial(t, hs2, nil)
 	c2.expect(MsgHello)
 	c2.send(map[string]any{"type": "load", "timeline": code, "step": 6})
-	if m, _ := frameTimeline(t, c2); m.Total != 6 || !strings.Contains(m.Panels[panelTools], `data-explore="undo"`) || strings.Contains(m.Panels[panelTools], `data-explore="undo" disabled`) {
-		t.Fatalf("the fork on a server without its lesson: total %d, tools %s", m.Total, m.Panels[panelTools])
+	if m, _ := frameTimeline(t, c2); m.Total != 6 || undoOff(t, m.Panels[view.PanelTools]) {
+		t.Fatalf("the fork on a server without its lesson: total %d, tools %s", m.Total, m.Panels[view.PanelTools])
 	}
 	for _, want := range []int{5, 4} {
 		c2.send(map[string]any{"type": "undo"})
 		m, _ := frameTimeline(t, c2)
-		if off := strings.Contains(m.Panels[panelTools], `data-explore="undo" disabled`); m.Total != want || off != (want == 4) {
+		if off := undoOff(t, m.Panels[view.PanelTools]); m.Total != want || off != (want == 4) {
 			t.Fatalf("undo: total %d (want %d), undo off %v", m.Total, want, off)
 		}
 	}

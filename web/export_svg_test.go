@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image/png"
 	"io"
-	"io/fs"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +22,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/sim"
-	"lockstep/static"
+	"lockstep/view"
 )
 
 const svgNS = "http://www.w3.org/2000/svg"
@@ -117,12 +116,13 @@ func styledClasses(css string) map[string]bool {
 // run to the end, in English and Simplified Chinese, and checks that the
 // document stands alone. LOCKSTEP_SHOTS=DIR also writes each export there.
 func TestTimelineSVG(t *testing.T) {
+	t.Parallel()
 	for _, l := range testLessons(t) {
 		frames := expectedFrames(t, l)
 		for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese} {
 			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
 				info := backend.Info{Embedded: true}
-				b, err := TimelineSVG(l, frames, loc, info)
+				b, err := view.TimelineSVG(tr(loc), l, frames, info)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,8 +146,8 @@ func TestTimelineSVG(t *testing.T) {
 				if _, err := fmt.Sscanf(attrs["viewBox"], "0 0 %d %d", &w, &h); err != nil {
 					t.Errorf("viewBox %q: %v", attrs["viewBox"], err)
 				}
-				v := &view{t: tr(loc), lesson: l, frames: frames, cur: len(frames) - 1, info: info}
-				tv := v.timeline()
+				v := view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames, Cur: len(frames) - 1, Info: info})
+				tv := v.Timeline()
 				if w != tv.LabelWidth+tv.Width || h < tv.Height {
 					t.Errorf("viewBox %q does not cover the labels (%d) beside the body (%d × %d)", attrs["viewBox"], tv.LabelWidth, tv.Width, tv.Height)
 				}
@@ -183,7 +183,7 @@ func TestTimelineSVG(t *testing.T) {
 					t.Errorf("%d columns for %d steps", len(labels), len(l.Steps))
 				}
 				for _, e := range tv.Legend {
-					if !svgLegendSwatches[e.Class] {
+					if !doc.classes["sw-"+e.Class] {
 						t.Errorf("legend class %q has no swatch of its own in the export", e.Class)
 					}
 					if !strings.Contains(doc.text, e.Text) {
@@ -202,46 +202,14 @@ func TestTimelineSVG(t *testing.T) {
 
 // TestTimelineSVGErrors checks the arguments TimelineSVG refuses.
 func TestTimelineSVGErrors(t *testing.T) {
+	t.Parallel()
 	l := testLessons(t)[0]
 	frames := expectedFrames(t, l)
-	if _, err := TimelineSVG(l, frames[:len(frames)-1], sim.English, backend.Info{}); err == nil {
+	if _, err := view.TimelineSVG(tr(sim.English), l, frames[:len(frames)-1], backend.Info{}); err == nil {
 		t.Error("a partial run was accepted")
 	}
-	if _, err := TimelineSVG(l, frames, "fr", backend.Info{}); err == nil {
-		t.Error("an unknown locale was accepted")
-	}
-	if _, err := TimelineSVG(nil, frames, sim.English, backend.Info{}); err == nil {
+	if _, err := view.TimelineSVG(tr(sim.English), nil, frames, backend.Info{}); err == nil {
 		t.Error("a nil lesson was accepted")
-	}
-}
-
-// TestTimelineSVGPalette checks that the colours copied into
-// export_svg.css (listed in its header comment) are still app.css's.
-func TestTimelineSVGPalette(t *testing.T) {
-	css, err := fs.ReadFile(static.FS(), "app.css")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := regexp.MustCompile(`(?s):root\s*\{(.*?)\}`).FindSubmatch(css)
-	if root == nil {
-		t.Fatal("app.css has no :root block")
-	}
-	prop := regexp.MustCompile(`(--[a-z-]+):\s*(#[0-9a-fA-F]{3,8})\b`)
-	app := map[string]string{}
-	for _, m := range prop.FindAllSubmatch(root[1], -1) {
-		app[string(m[1])] = strings.ToLower(string(m[2]))
-	}
-	header := cssComment.FindString(exportSVGCSS)
-	copied := prop.FindAllStringSubmatch(header, -1)
-	if len(copied) == 0 {
-		t.Fatal("export_svg.css lists no palette")
-	}
-	for _, m := range copied {
-		if got, ok := app[m[1]]; !ok {
-			t.Errorf("app.css's :root no longer defines %s", m[1])
-		} else if got != strings.ToLower(m[2]) {
-			t.Errorf("%s is %s in app.css but %s in export_svg.css: copy the new colour", m[1], got, m[2])
-		}
 	}
 }
 
@@ -258,7 +226,7 @@ func TestTimelineSVGBrowser(t *testing.T) {
 		loc  sim.Locale
 		name string
 	}{{sim.English, "export-example"}, {sim.SimplifiedChinese, "export-example-zh-CN"}} {
-		b, err := TimelineSVG(l, frames, c.loc, backend.Info{Embedded: true})
+		b, err := view.TimelineSVG(tr(c.loc), l, frames, backend.Info{Embedded: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 // side of a server restart is TestBrowserReconnect.)
 func TestProtocolRedisKilledOthersServed(t *testing.T) {
 	be, rs := realBackend(t)
-	srv, hs := newTestHTTP(t, Config{Backend: be})
+	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	all := testLessons(t)
 	stale := lessonByID(t, all, "stale-owner")
 	want := expectedFrames(t, stale)

@@ -8,11 +8,15 @@ import (
 	"testing"
 
 	"lockstep/sim"
+	"lockstep/view"
+
+	"golang.org/x/net/html"
 )
 
 // TestLangParamAliases: the lang parameter is read like Accept-Language, in
 // any case and with - or _.
 func TestLangParamAliases(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for q, want := range map[string]string{
 		"zh-tw": "zh-TW", "zh-TW": "zh-TW", "zh_TW": "zh-TW", "zh-hant": "zh-TW", "ZH-HANT": "zh-TW", "zh-HK": "zh-TW",
@@ -21,13 +25,13 @@ func TestLangParamAliases(t *testing.T) {
 	} {
 		for _, path := range []string{"/lessons/nested-reentry?lang=", "/?lang="} {
 			_, body := get(t, hs.URL+path+q, nil)
-			if !strings.Contains(body, `<html lang="`+want+`">`) {
+			if pageLang(t, body) != want {
 				t.Errorf("%s%s: page is not in %s", path, q, want)
 			}
 		}
 	}
 	// A lang parameter Lockstep does not speak leaves Accept-Language to choose.
-	if _, body := get(t, hs.URL+"/lessons/nested-reentry?lang=fr", http.Header{"Accept-Language": {"zh-TW"}}); !strings.Contains(body, `<html lang="zh-TW">`) {
+	if _, body := get(t, hs.URL+"/lessons/nested-reentry?lang=fr", http.Header{"Accept-Language": {"zh-TW"}}); pageLang(t, body) != "zh-TW" {
 		t.Errorf("lang=fr with Accept-Language zh-TW: not zh-TW")
 	}
 }
@@ -36,19 +40,21 @@ func TestLangParamAliases(t *testing.T) {
 // already shows the real step counter, and the lock type badge is explained
 // and localized.
 func TestPlayerPageServerRendered(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	total := strconv.Itoa(len(l.Steps))
 	for lang, badge := range map[string]string{"en": "lock key: Hash", "zh-CN": "锁键：Hash", "zh-TW": "鎖鍵：Hash"} {
 		_, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang="+lang, nil)
-		if !strings.Contains(body, `aria-live="off">4 / `+total+`</output>`) {
+		if c := parseDOM(t, body).all(func(n *html.Node) bool { v, _ := attr(n, "aria-live"); return n.Data == "output" && v == "off" }); len(c) == 0 || textOf(c[0]) != "4 / "+total {
 			t.Errorf("%s: counter not rendered as 4 / %s", lang, total)
 		}
 		if strings.Contains(body, ">{step} / {total}<") {
 			t.Errorf("%s: literal counter template on the page", lang)
 		}
 		ui := tr(sim.Locale(lang)).UI()
-		if !strings.Contains(body, `title="`+ui.LockTypeHelp+`" data-testid="locktype">`+badge+`</span>`) {
+		b := parseDOM(t, body).one(t, "locktype", withAttr("data-testid", "locktype"))
+		if title, _ := attr(b, "title"); title != ui.LockTypeHelp || textOf(b) != badge {
 			t.Errorf("%s: lock type badge is not %q with a title", lang, badge)
 		}
 	}
@@ -57,6 +63,7 @@ func TestPlayerPageServerRendered(t *testing.T) {
 // TestLessonNotFoundPage: an unknown lesson is a localized HTML page that
 // links back to the course.
 func TestLessonNotFoundPage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, lang := range sim.Locales {
 		resp, body := get(t, hs.URL+"/lessons/nope?lang="+string(lang), nil)
@@ -81,8 +88,9 @@ func TestLessonNotFoundPage(t *testing.T) {
 // not on that Redis; the Redis panel says so from step 0, and step 0 reads
 // the same after stepping and coming back.
 func TestReplicaLessonNamesItsPair(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
-	_, hs := newTestHTTP(t, Config{Backend: be})
+	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "failover")
 	if !l.Replica {
 		t.Fatal("lesson failover has no replica")
@@ -117,7 +125,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	var pg page
 	pg.apply(t, first)
 	atStart := pg.snapshot()
-	redis := first.Panels[panelRedis]
+	redis := first.Panels[view.PanelRedis]
 	if strings.Contains(redis, "On this Redis") || !strings.Contains(redis, "own primary + replica pair") || !strings.Contains(redis, rs.Addr) {
 		t.Errorf("step 0's Redis panel does not say the run has its own pair:\n%s", redis)
 	}
@@ -125,7 +133,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 		c.send(ClientMessage{Type: MsgStep})
 		m := c.expect(MsgFrame)
 		pg.apply(t, m)
-		if strings.Contains(pg.panels[panelRedis], "On this Redis") {
+		if strings.Contains(pg.panels[view.PanelRedis], "On this Redis") {
 			t.Errorf("step %d's Redis panel says the keys are on the Redis given", i)
 		}
 	}
@@ -138,6 +146,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 // TestPlayerPagePanelsPrerendered: the player page shows the requested
 // step's panels before the websocket connects, as the session renders them.
 func TestPlayerPagePanelsPrerendered(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	want := expectedFrames(t, l)
@@ -146,12 +155,20 @@ func TestPlayerPagePanelsPrerendered(t *testing.T) {
 		t.Error("the page still shows Loading")
 	}
 	// The alerts panel is empty (so hidden) when the step has none.
-	if _, body := get(t, hs.URL+"/lessons/stale-owner?lang=en", nil); !strings.Contains(body, `data-panel="alerts"></section>`) {
+	if _, body := get(t, hs.URL+"/lessons/stale-owner?lang=en", nil); parseDOM(t, body).one(t, "alerts panel", withAttr("data-panel", "alerts")).FirstChild != nil {
 		t.Error("step 0's alerts panel is not empty")
 	}
-	for _, s := range []string{`class="narr"`, `data-step="4"`, `data-outcome="` + string(want[4].Outcome) + `"`} {
-		if !strings.Contains(body, s) {
-			t.Errorf("page lacks %s", s)
+	page := parseDOM(t, body)
+	for _, m := range []struct {
+		what  string
+		match func(*html.Node) bool
+	}{
+		{"the narration", withAttr("class", "narr")},
+		{"step 4", withAttr("data-step", "4")},
+		{"step 4's outcome", withAttr("data-outcome", string(want[4].Outcome))},
+	} {
+		if len(page.all(m.match)) == 0 {
+			t.Errorf("page lacks %s", m.what)
 		}
 	}
 	c := dial(t, hs, nil)

@@ -6,22 +6,15 @@ import (
 
 	"lockstep/backend"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // BenchmarkFrameForward is the web layer's share of a step forward: the
 // frame message of step i after the page showed step i-1 (the panels that
-// changed and the timeline's patch), built and encoded as a session does
-// (encodeFrame), over every step of the course. ns/op is per step; B/op is
-// the message's allocations.
-// "drawn" draws every panel, as a session's first pass over a lesson does;
-// "shared" takes the step panels from the memo that sessions share
-// (stepcache.go), as every later pass does.
+// changed and the timeline's patch), built and encoded as a session does,
+// over every step of the course. ns/op is per step; B/op is the message's
+// allocations.
 func BenchmarkFrameForward(b *testing.B) {
-	b.Run("drawn", func(b *testing.B) { benchFrameForward(b, false) })
-	b.Run("shared", func(b *testing.B) { benchFrameForward(b, true) })
-}
-
-func benchFrameForward(b *testing.B, shared bool) {
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		b.Fatal(err)
@@ -40,33 +33,22 @@ func benchFrameForward(b *testing.B, shared bool) {
 	}
 	ctx := context.Background()
 	t := tr(sim.English)
-	if shared { // a first session's pass fills the memo
-		for _, r := range runs {
-			var ps pageState
-			for i := range r.frames {
-				v := &view{t: t, lesson: r.l, frames: r.frames[:i+1], cur: i, info: info, shared: true}
-				if _, _, err := v.framePanels(ctx, &ps); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	}
 	bytes := 0
 	b.ResetTimer()
 	for n := 0; n < b.N; {
 		for _, r := range runs {
-			var ps pageState
-			v := &view{t: t, lesson: r.l, frames: r.frames[:1], cur: 0, info: info, shared: shared}
-			if _, _, err := v.framePanels(ctx, &ps); err != nil {
+			var ps view.Page
+			v := view.New(view.Input{Texts: t, Lesson: r.l, Frames: r.frames[:1], Cur: 0, Info: info})
+			if _, _, err := v.FramePanels(ctx, &ps); err != nil {
 				b.Fatal(err)
 			}
 			for i := 1; i < len(r.frames) && n < b.N; i++ {
-				v := &view{t: t, lesson: r.l, frames: r.frames[:i+1], cur: i, info: info, shared: shared}
-				panels, patch, err := v.framePanels(ctx, &ps)
+				v := view.New(view.Input{Texts: t, Lesson: r.l, Frames: r.frames[:i+1], Cur: i, Info: info})
+				panels, patch, err := v.FramePanels(ctx, &ps)
 				if err != nil {
 					b.Fatal(err)
 				}
-				data, err := encodeFrame(FrameMessage{Type: MsgFrame, Step: i, Frame: r.frames[i], Panels: panels, TimelinePatch: patch}, v.sharedPanel)
+				data, err := encodeMessage(FrameMessage{Type: MsgFrame, Step: i, Frame: r.frames[i], Panels: panels, TimelinePatch: patch})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -53,23 +53,33 @@ func lessonByID(tb testing.TB, all []*sim.Lesson, id string) *sim.Lesson {
 	return nil
 }
 
-// expectedFrames runs a lesson to the end on a fresh embedded store.
-func expectedFrames(tb testing.TB, l *sim.Lesson) []sim.Frame {
+// embedded opens an embedded backend for a test.
+func embedded(tb testing.TB) Backend {
 	tb.Helper()
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st, err := be.NewStore()
-	if err != nil {
-		tb.Fatal(err)
+	return RedisBackend(be)
+}
+
+// withDefaults is cfg with an embedded backend and testLessons where it
+// names none.
+func withDefaults(tb testing.TB, cfg Config) Config {
+	tb.Helper()
+	if cfg.Backend == nil {
+		cfg.Backend = embedded(tb)
 	}
-	defer st.Close(context.Background())
-	r, err := sim.NewRunner(l, st)
-	if err != nil {
-		tb.Fatal(err)
+	if cfg.Lessons == nil {
+		cfg.Lessons = testLessons(tb)
 	}
-	frames, err := r.Run(context.Background())
+	return cfg
+}
+
+// expectedFrames runs a lesson to the end on a fresh embedded store.
+func expectedFrames(tb testing.TB, l *sim.Lesson) []sim.Frame {
+	tb.Helper()
+	frames, err := sim.RunFrames(context.Background(), l, embedded(tb).OpenStore)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -89,17 +99,7 @@ type testServer struct {
 // for a while when the address is still taken (a restart on the same port).
 func startServer(tb testing.TB, cfg Config, addr string) *testServer {
 	tb.Helper()
-	if cfg.Backend == nil {
-		be, err := backend.Open(context.Background(), backend.Config{})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		cfg.Backend = be
-	}
-	if cfg.Lessons == nil {
-		cfg.Lessons = testLessons(tb)
-	}
-	srv, err := New(cfg)
+	srv, err := New(withDefaults(tb, cfg))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -143,14 +143,6 @@ func repoRoot(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return filepath.Dir(wd)
-}
-
-// emptyForTest empties a memo, for a test that looks for its own entries:
-// the translators' memos are per process, other tests of the package fill
-// them too, and a full memo empties itself (memo.Store).
-func (m *memo) emptyForTest() {
-	m.m.Clear()
-	m.n.Store(0)
 }
 
 // realBackend starts a redis-server for the test (on a free loopback port)

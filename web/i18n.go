@@ -6,10 +6,8 @@ import (
 	"io/fs"
 	"net/http"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/BurntSushi/toml"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
@@ -58,80 +56,7 @@ type translator struct {
 	ui     templates.UI
 	in     templates.Interview
 	x      templates.Explore
-	// memo keeps what lookup returned, by id and data: go-i18n matches the
-	// language and runs a text/template on every call, which was a third of
-	// the cost of drawing a step's panels. Bounded by memoMax entries.
-	memo memo // string -> memoEntry, up to memoMax
-	// buttons keeps the fork menu's buttons by their step (see
-	// view.choiceButton).
-	buttons memo // explore.StepSpec -> templates.ChoiceButton, up to buttonsMax
-	// diagrams keeps the diagram panels drawn (view.diagramPanel), about
-	// 3 KB each.
-	diagrams memo // string -> string, up to diagramsMax
-	// steps keeps what the steps of course lessons' canonical runs draw,
-	// shared by every session (stepcache.go): the step panels (about 20 KB
-	// a step), timeline columns (about 2 KB) and lane labels.
-	steps memo // stepKey -> map[string]string, timelineKey -> TimelineColumnPatch or string, up to stepsMax
 }
-
-// memo is a concurrent map bounded by a number of entries: it is emptied
-// when a store would pass max (set max before use: a zero max keeps one
-// entry). Its keys can come from learners' timelines (lock names, written
-// values), so it must not grow without end; stores racing with the
-// emptying may leave a few more than max until the next one.
-type memo struct {
-	m   sync.Map
-	n   atomic.Int64
-	max int64
-}
-
-// Load returns the entry of key and whether there is one.
-func (m *memo) Load(key any) (any, bool) { return m.m.Load(key) }
-
-// Store adds an entry, emptying the memo first when it is full. A key
-// already there keeps its value (the values are drawings of the same
-// inputs), so sessions that missed the same key at once count one entry.
-func (m *memo) Store(key, value any) {
-	if _, loaded := m.m.LoadOrStore(key, value); loaded {
-		return
-	}
-	if m.n.Add(1) > m.max {
-		m.m.Clear()
-		m.m.Store(key, value)
-		m.n.Store(1)
-	}
-}
-
-// remember returns m's entry for key, or draws it, keeps it and returns it;
-// a drawing that fails is returned with its error and not kept.
-func remember[T any](m *memo, key any, draw func() (T, error)) (T, error) {
-	if v, ok := m.Load(key); ok {
-		return v.(T), nil
-	}
-	v, err := draw()
-	if err == nil {
-		m.Store(key, v)
-	}
-	return v, err
-}
-
-type memoEntry struct {
-	s  string
-	ok bool
-}
-
-// Bounds of a translator's memos, in entries: a memo is emptied when full.
-// Some 20 MB per language at most (diagrams under 4 KB each, messages and
-// buttons under 1 KB with their keys, which hold lock names of up to 200
-// bytes), and at most some 40 MB of steps (the course fills about 800
-// entries, some 5 MB): so at most some 60 MB a language, 180 MB for the
-// three.
-const (
-	memoMax     = 20_000
-	buttonsMax  = 5_000
-	diagramsMax = 1_000
-	stepsMax    = 2_000 // the course has about 200 steps, 4 entries each
-)
 
 var (
 	translatorsMu sync.Mutex
@@ -155,7 +80,6 @@ func tr(l sim.Locale) *translator {
 		panic(err)
 	}
 	t := &translator{locale: l, loc: i18n.NewLocalizer(b, string(l))}
-	t.memo.max, t.buttons.max, t.diagrams.max, t.steps.max = memoMax, buttonsMax, diagramsMax, stepsMax
 	t.ui = fillStrings[templates.UI](t)
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)
@@ -176,33 +100,15 @@ func (t *translator) T(id string, kv ...any) string {
 // lookup returns message id filled with data and whether the message files
 // have it (in the locale, or else in English).
 func (t *translator) lookup(id string, kv ...any) (string, bool) {
-	key := id
-	if len(kv) > 0 {
-		var b strings.Builder
-		b.WriteString(id)
-		for _, x := range kv {
-			v := memoKeyPart(x)
-			b.WriteByte(0)
-			b.WriteString(strconv.Itoa(len(v)))
-			b.WriteByte(':')
-			b.WriteString(v)
-		}
-		key = b.String()
-	}
-	if e, ok := t.memo.Load(key); ok {
-		return e.(memoEntry).s, e.(memoEntry).ok
-	}
-	s, ok := t.localize(id, kv...)
-	t.memo.Store(key, memoEntry{s, ok})
-	return s, ok
-}
-
-func (t *translator) localize(id string, kv ...any) (string, bool) {
 	var data map[string]any
 	if len(kv) > 0 {
 		data = make(map[string]any, len(kv)/2)
 		for i := 0; i+1 < len(kv); i += 2 {
-			data[fmt.Sprint(kv[i])] = kv[i+1]
+			k, ok := kv[i].(string)
+			if !ok {
+				k = fmt.Sprint(kv[i])
+			}
+			data[k] = kv[i+1]
 		}
 	}
 	s, err := t.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
@@ -210,20 +116,6 @@ func (t *translator) localize(id string, kv ...any) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-// memoKeyPart is a message argument as lookup's memo key spells it:
-// fmt.Sprint's text, without its reflection for the common kinds.
-func memoKeyPart(x any) string {
-	switch v := x.(type) {
-	case string:
-		return v
-	case int:
-		return strconv.Itoa(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	}
-	return fmt.Sprint(x)
 }
 
 // Maybe returns message id filled with data, or "" when there is no such
@@ -246,6 +138,9 @@ func fillStrings[T any](t *translator) T {
 
 // UI returns the interface strings.
 func (t *translator) UI() templates.UI { return t.ui }
+
+// Locale is the translator's locale.
+func (t *translator) Locale() sim.Locale { return t.locale }
 
 // langNames are the languages' own names for the picker.
 var langNames = map[sim.Locale]string{

@@ -1,15 +1,13 @@
 package web
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Interview mode's pages (issue #6):
@@ -24,7 +22,7 @@ import (
 
 // interview returns interview mode's strings in t's language: every field
 // of templates.Interview from the message of the same id.
-func (t *translator) interview() templates.Interview { return t.in }
+func (t *translator) Interview() templates.Interview { return t.in }
 
 // Pages of the site navigation, in order.
 const (
@@ -38,14 +36,14 @@ const (
 // siteNav is the navigation of the course and interview pages, in t's
 // language, with current marked.
 func siteNav(t *translator, current string) []templates.NavLink {
-	in := t.interview()
+	in := t.Interview()
 	q := "?lang=" + string(t.locale)
 	links := []struct{ id, label, url string }{
 		{navCourse, in.NavCourse, "/" + q},
 		{navDrills, in.NavDrills, "/drills" + q},
 		{navInterview, in.NavInterview, "/interview" + q},
 		{navSixty, in.NavSixty, "/interview/60s" + q},
-		{navExplore, t.explore().NavExplore, "/explore" + q},
+		{navExplore, t.Explore().NavExplore, "/explore" + q},
 	}
 	out := make([]templates.NavLink, len(links))
 	for i, l := range links {
@@ -79,53 +77,11 @@ var selfTests = []struct{ label, lesson string }{
 	{"SelfTestStale", "stale-owner"},
 }
 
-var (
-	framesMu    sync.Mutex
-	framesCache = map[*sim.Lesson][]sim.Frame{}
-)
-
-// allFrames runs l to its end on a store of its own (its keys deleted
-// after) and returns every frame. Frames are the same on every store and
-// every run, so they are computed once per lesson.
-func (s *Server) allFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
-	framesMu.Lock()
-	f, ok := framesCache[l]
-	framesMu.Unlock()
-	if ok {
-		return f, nil
-	}
-	store, err := s.cfg.Backend.NewStore()
-	if err != nil {
-		return nil, fmt.Errorf("web: new run of %s: %w", l.ID, err)
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-		defer cancel()
-		if err := store.Close(cctx); err != nil {
-			s.logf("web: close run: %v", err)
-		}
-	}()
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		return nil, fmt.Errorf("web: lesson %s: %w", l.ID, err)
-	}
-	rctx, cancel := context.WithTimeout(ctx, stepTimeout)
-	defer cancel()
-	frames, err := r.Run(rctx)
-	if err != nil {
-		return nil, fmt.Errorf("web: run %s: %w", l.ID, err)
-	}
-	framesMu.Lock()
-	framesCache[l] = frames
-	framesMu.Unlock()
-	return frames, nil
-}
-
 func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	t := tr(loc)
 	p := templates.InterviewPage{
-		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/interview?lang=" + string(l) }),
 		Nav:   siteNav(t, navInterview),
 	}
@@ -135,15 +91,15 @@ func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 			Question: t.T(q.q), Model: paragraphs(t.T(q.a)),
 		}
 		if l := s.byID[q.lesson]; l != nil {
-			frames, err := s.allFrames(r.Context(), l)
+			frames, err := s.lessonFrames(r.Context(), l)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusServiceUnavailable)
 				return
 			}
-			v := &view{t: t, lesson: l, frames: frames, cur: len(frames) - 1, info: s.cfg.Backend.Info()}
+			v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames, Cur: len(frames) - 1, Info: s.cfg.Backend.Info()})
 			iq.LessonTitle = l.Title.In(loc)
 			iq.LessonURL = lessonURL(l.ID, 0, loc, false)
-			iq.Timeline = v.timeline()
+			iq.Timeline = v.Timeline()
 		}
 		p.Questions = append(p.Questions, iq)
 	}
@@ -154,7 +110,7 @@ func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
 	loc := negotiate(r)
 	t := tr(loc)
 	p := templates.SixtyPage{
-		UI: t.UI(), I: t.interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs:   langOptions(loc, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
 		Nav:     siteNav(t, navSixty),
 		OneLine: t.T("OneLineAnswer"),
@@ -162,23 +118,23 @@ func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
 	}
 	// The diagram shows the first self-test lesson at its first step that
 	// holds the lock more than once, with the transition it took.
-	v := &view{t: t, lesson: &sim.Lesson{Lock: "lock"}, frames: []sim.Frame{{}}}
+	v := view.New(view.Input{Texts: t, Lesson: &sim.Lesson{Lock: "lock"}, Frames: []sim.Frame{{}}})
 	if l := s.byID[selfTests[0].lesson]; l != nil {
-		frames, err := s.allFrames(r.Context(), l)
+		frames, err := s.lessonFrames(r.Context(), l)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
-		v = &view{t: t, lesson: l, frames: frames, info: s.cfg.Backend.Info()}
+		cur := 0
 		for i, f := range frames {
 			if len(f.Locks) > 0 && f.Locks[0].State == sim.HeldMany {
-				v.cur = i
+				cur = i
 				break
 			}
 		}
-		v.frames = frames[:v.cur+1]
+		v = view.New(view.Input{Texts: t, Lesson: l, Frames: frames, Cur: cur, Info: s.cfg.Backend.Info()})
 	}
-	p.Diagram = v.diagram()
+	p.Diagram = v.Diagram()
 	// This page has no steps: say what the highlighted state stands for.
 	p.Diagram.StateLabel = t.T("SixtyDiagramCaption")
 	for _, st := range selfTests {

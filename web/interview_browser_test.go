@@ -13,6 +13,7 @@ import (
 
 	"lockstep/drill"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // shot writes a full-page screenshot to $LOCKSTEP_SHOTS/name.png when that
@@ -49,7 +50,7 @@ func barText(t *testing.T, ctx context.Context) string {
 // not give.
 func wrongChoice(t *testing.T, l *sim.Lesson, frames []sim.Frame, n int) sim.Outcome {
 	t.Helper()
-	for _, o := range predictOutcomes(l, l.Steps[n-1]) {
+	for _, o := range view.PredictOutcomes(l, l.Steps[n-1]) {
 		if o != frames[n].Outcome {
 			return o
 		}
@@ -60,7 +61,7 @@ func wrongChoice(t *testing.T, l *sim.Lesson, frames []sim.Frame, n int) sim.Out
 
 // TestBrowserPredictWrongThenRight predicts in the player: a wrong outcome
 // first (the bar says so and names the outcome of the real run, which the
-// narration shows too), then a right one; the score is kept, shown in the
+// Narration shows too), then a right one; the score is kept, shown in the
 // player and on the course page, and "retry my misses" asks again for the
 // missed step only.
 func TestBrowserPredictWrongThenRight(t *testing.T) {
@@ -82,7 +83,7 @@ func TestBrowserPredictWrongThenRight(t *testing.T) {
 	}
 	offered := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-choice]')].map(b => b.dataset.choice)`)
 	var want []string
-	for _, o := range predictOutcomes(l, l.Steps[0]) {
+	for _, o := range view.PredictOutcomes(l, l.Steps[0]) {
 		want = append(want, string(o))
 	}
 	if !slices.Equal(offered, want) {
@@ -111,7 +112,7 @@ func TestBrowserPredictWrongThenRight(t *testing.T) {
 	click(t, ctx, "#btn-step")
 	waitBar(t, ctx, "ask")
 	right := frames[3].Outcome
-	idx := slices.Index(predictOutcomes(l, l.Steps[2]), right)
+	idx := slices.Index(view.PredictOutcomes(l, l.Steps[2]), right)
 	if idx < 0 {
 		t.Fatalf("step 3's outcome %s is not offered", right)
 	}

@@ -14,17 +14,19 @@ import (
 	"lockstep/drill"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // TestInterviewMessages checks that every string of interview mode, the
 // model answers included, is translated in every locale, and that the
 // Chinese answers use the glossary's terms.
 func TestInterviewMessages(t *testing.T) {
+	t.Parallel()
 	typ := reflect.TypeOf(templates.Interview{})
 	content := []string{"Q1", "Q2", "Q3", "A1", "A2", "A3", "OneLineAnswer", "SpokenAnswer", "SelfTestReentry", "SelfTestStale", "QuestionN"}
 	for _, l := range sim.Locales {
 		tl := tr(l)
-		in := reflect.ValueOf(tl.interview())
+		in := reflect.ValueOf(tl.Interview())
 		for i := 0; i < typ.NumField(); i++ {
 			name := typ.Field(i).Name
 			if s, ok := tl.lookup(name); !ok || s == "" || in.Field(i).String() != s {
@@ -76,6 +78,7 @@ func TestInterviewMessages(t *testing.T) {
 // and the drills page in every language: every string is translated, the
 // model answers and their lessons are there, and nothing leaves the origin.
 func TestInterviewPages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	var ids []string
 	for i := 0; i < reflect.TypeOf(templates.Interview{}).NumField(); i++ {
@@ -110,7 +113,7 @@ func TestInterviewPages(t *testing.T) {
 			if m := regexp.MustCompile(`(?:src|href|action)="(?:https?:)?//`).FindString(body); m != "" {
 				t.Errorf("%s %s links outside its origin: %s", l, page.path, m)
 			}
-			if !strings.Contains(body, `<html lang="`+string(l)+`">`) {
+			if pageLang(t, body) != string(l) {
 				t.Errorf("%s %s: wrong <html lang>", l, page.path)
 			}
 		}
@@ -129,6 +132,7 @@ func htmlEscapeKeepEntities(s string) string {
 // TestInterviewPagesWithoutTheirLessons serves the pages for a course that
 // lacks the lessons they link: no link, no timeline, no error.
 func TestInterviewPagesWithoutTheirLessons(t *testing.T) {
+	t.Parallel()
 	all := testLessons(t)
 	_, hs := newTestHTTP(t, Config{Lessons: []*sim.Lesson{lessonByID(t, all, "nested-reentry")}})
 	for _, path := range []string{"/interview", "/interview/60s"} {
@@ -142,6 +146,7 @@ func TestInterviewPagesWithoutTheirLessons(t *testing.T) {
 // TestDrillRoutes opens drills by level and seed (a 303 to the player in
 // predict mode), a fresh one by level, and refuses bad levels and seeds.
 func TestDrillRoutes(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	status := func(path string) (int, string) {
@@ -178,10 +183,10 @@ func TestDrillRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(body, htmlEscape(l.Title.In(sim.English))) || !strings.Contains(body, `href="/drills?lang=en"`) {
+	if !hasText(t, body, l.Title.In(sim.English)) || len(parseDOM(t, body).all(withAttr("href", "/drills?lang=en"))) == 0 {
 		t.Fatal("the drill's player page lacks its title or its breadcrumb to the drills page")
 	}
-	if !strings.Contains(body, htmlEscape(predictSteps(l))) {
+	if len(parseDOM(t, body).all(withAttr("data-predict-steps", view.PredictSteps(l)))) != 1 {
 		t.Fatal("the drill's player page lacks its predict steps")
 	}
 }
@@ -191,6 +196,7 @@ func TestDrillRoutes(t *testing.T) {
 // asks about, the buttons offer the outcome the run really gives, and a
 // step it does not ask about has a single possible outcome.
 func TestPredictOutcomesOfferTheRun(t *testing.T) {
+	t.Parallel()
 	lessons := testLessons(t)
 	for _, lv := range drill.Levels {
 		for seed := uint64(0); seed < 5; seed++ {
@@ -207,8 +213,8 @@ func TestPredictOutcomesOfferTheRun(t *testing.T) {
 			continue // needs a pair; its steps are covered by the variant's other lessons
 		}
 		frames := expectedFrames(t, l)
-		var steps []*predictStep
-		if err := json.Unmarshal([]byte(predictSteps(l)), &steps); err != nil || len(steps) != len(l.Steps) {
+		var steps []*view.PredictStep
+		if err := json.Unmarshal([]byte(view.PredictSteps(l)), &steps); err != nil || len(steps) != len(l.Steps) {
 			t.Fatalf("%s: predict steps: %v (%d of %d)", l.ID, err, len(steps), len(l.Steps))
 		}
 		for i, st := range l.Steps {
@@ -236,9 +242,10 @@ func TestPredictOutcomesOfferTheRun(t *testing.T) {
 // TestPredictGlosses checks the glosses the buttons show: every outcome a
 // prediction offers, in every language.
 func TestPredictGlosses(t *testing.T) {
+	t.Parallel()
 	for _, l := range sim.Locales {
 		var m map[string]string
-		if err := json.Unmarshal([]byte(predictGlosses(tr(l))), &m); err != nil {
+		if err := json.Unmarshal([]byte(view.PredictGlosses(tr(l))), &m); err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActFinishRelease, sim.ActWrite} {
@@ -257,6 +264,7 @@ func TestPredictGlosses(t *testing.T) {
 // TestDrillBadLinkPage: a drill link with a bad seed or level gets the drills
 // page in the asked language, saying what was wrong, never plain text.
 func TestDrillBadLinkPage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for path, want := range map[string]string{
 		"/drills?level=leases&seed=abc&lang=zh-CN": "链接里的种子是“abc”",

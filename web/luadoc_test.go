@@ -8,12 +8,14 @@ import (
 	"testing"
 
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // TestLuaDocsTranslated: every note a Lua script gives on its KEYS and
 // ARGV has a translation in both Chinese message files, so the command
 // panel shows no English beside Chinese narration.
 func TestLuaDocsTranslated(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(repoRoot(t), "sim", "lua")
 	n := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -24,14 +26,14 @@ func TestLuaDocsTranslated(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for param, doc := range scriptDocs(string(src)) {
+		for param, doc := range view.ScriptDocs(string(src)) {
 			n++
 			for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
-				if got := tr(loc).luaDoc(doc); got == doc {
+				if got := view.LuaDoc(tr(loc), doc); got == doc {
 					t.Errorf("%s %s: %q has no %s translation (add \"Lua: %s\" to web/i18n/active.%s.toml)", path, param, doc, loc, doc, loc)
 				}
 			}
-			if got := tr(sim.English).luaDoc(doc); got != doc {
+			if got := view.LuaDoc(tr(sim.English), doc); got != doc {
 				t.Errorf("%s %s: English shows %q", path, param, got)
 			}
 		}

@@ -10,11 +10,12 @@ import (
 
 	"lockstep/backend"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // page is what a player page shows, rebuilt from the frame messages it
 // gets as static/app.js does: panels swapped in by name, the timeline
-// patched column by column (TimelinePatch).
+// patched column by column (view.TimelinePatch).
 type page struct {
 	panels map[string]string
 }
@@ -35,12 +36,12 @@ func (p *page) apply(t testing.TB, m serverMsg) {
 	if m.Chrome != nil && m.TimelinePatch != nil {
 		t.Fatalf("frame with chrome at step %d has a timeline patch", m.Step)
 	}
-	if _, full := m.Panels[panelTimeline]; full && m.TimelinePatch != nil {
+	if _, full := m.Panels[view.PanelTimeline]; full && m.TimelinePatch != nil {
 		t.Fatalf("frame at step %d has both a timeline and a patch", m.Step)
 	}
 	maps.Copy(p.panels, m.Panels)
 	if tp := m.TimelinePatch; tp != nil {
-		p.panels[panelTimeline] = patchTimeline(t, p.panels[panelTimeline], tp)
+		p.panels[view.PanelTimeline] = patchTimeline(t, p.panels[view.PanelTimeline], tp)
 	}
 }
 
@@ -54,7 +55,7 @@ var (
 
 // patchTimeline applies a patch to a timeline panel's HTML the way the
 // page's script applies it to the DOM.
-func patchTimeline(t testing.TB, html string, p *TimelinePatch) string {
+func patchTimeline(t testing.TB, html string, p *view.TimelinePatch) string {
 	t.Helper()
 	if p.Labels != "" {
 		i := strings.Index(html, `<svg class="tl-labels"`)
@@ -109,12 +110,12 @@ func groupEnd(t testing.TB, s string) int {
 // with chrome carries it.
 func fullTimeline(t testing.TB, srv *Server, l *sim.Lesson, frames []sim.Frame, cur int, loc sim.Locale) string {
 	t.Helper()
-	v := &view{t: tr(loc), lesson: l, frames: frames[:cur+1], cur: cur, info: srv.cfg.Backend.Info()}
-	panels, err := v.panels(context.Background())
+	v := view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames[:cur+1], Cur: cur, Info: srv.cfg.Backend.Info()})
+	panels, err := v.Panels(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return panels[panelTimeline]
+	return panels[view.PanelTimeline]
 }
 
 // TestTimelinePatchesEveryLesson moves through every lesson in every
@@ -123,6 +124,7 @@ func fullTimeline(t testing.TB, srv *Server, l *sim.Lesson, frames []sim.Frame, 
 // sent (the panels that changed, the timeline patched) is exactly what a
 // frame with every panel would show.
 func TestTimelinePatchesEveryLesson(t *testing.T) {
+	t.Parallel()
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -141,15 +143,11 @@ func TestTimelinePatchesEveryLesson(t *testing.T) {
 		path = append(path, n, 0, n/2, n/2, 1, n, n/3, 2*n/3, 0)
 		for _, loc := range sim.Locales {
 			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
-				var ps pageState
+				var ps view.Page
 				var pg page
-				// Twice over the path: the step drawings are shared (the
-				// frames are the lesson's canonical ones), the first pass
-				// fills the memo and the second takes everything from it.
-				// The page is compared with fresh drawings each time.
-				for k, cur := range append(path, path...) {
-					v := &view{t: tr(loc), lesson: l, frames: frames[:cur+1], cur: cur, info: info, shared: true}
-					panels, patch, err := v.framePanels(context.Background(), &ps)
+				for k, cur := range path {
+					v := view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames[:cur+1], Cur: cur, Info: info})
+					panels, patch, err := v.FramePanels(context.Background(), &ps)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -158,9 +156,7 @@ func TestTimelinePatchesEveryLesson(t *testing.T) {
 						m.Chrome = map[string]string{chromeHeader: "…"}
 					}
 					pg.apply(t, m)
-					fresh := *v
-					fresh.shared = false
-					want, err := fresh.panels(context.Background())
+					want, err := v.Panels(context.Background())
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -61,7 +61,7 @@ func TestBrowserRedisUnavailable(t *testing.T) {
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Backend: be, Lessons: all}, "127.0.0.1:0")
+	ts := startServer(t, Config{Backend: RedisBackend(be), Lessons: all}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 4, sim.English, false)))
 	waitStep(t, ctx, 4)
 	if a := readAlert(t, ctx); a.Visible || a.Title != "" {

@@ -2,165 +2,88 @@ package web
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
-	"time"
 
-	"lockstep/backend"
+	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
-// firstFrames are the frames of the course's lessons, run once on an
-// embedded store: the player page shows the requested step's panels from
-// them before its websocket connects, and sessions share the drawings of
-// runs equal to them (stepcache.go). Frames are deterministic: the run of a
-// session shows the same (on a real Redis it adds the run's key prefix).
-var firstFrames struct {
-	sync.Mutex
-	byLesson map[*sim.Lesson]*canonicalRun
+// frameCache keeps the frames of the course's lessons, one run each, by
+// lesson id: the player page shows a deep link's step from them before its
+// websocket connects, and the interview pages draw their timelines and
+// diagram from them. Frames are deterministic, so a session's own run shows
+// the same. It holds at most one entry per course lesson (a fixed set),
+// never a drill's or an explore timeline's. It is the server's only cache;
+// BenchmarkPlayerPageClass (docs/performance.md) shows what it saves.
+type frameCache struct {
+	off  bool // every call runs the lesson (the benchmark's baseline)
+	mu   sync.Mutex
+	runs map[string]*cachedRun
 }
 
-// canonicalRun is one lesson's first run. Its own lock lets the first
-// loads of different lessons run at once, while the loads of one lesson
-// wait for the single run.
-type canonicalRun struct {
+// cachedRun is one lesson's entry. Its own lock lets the first pages of
+// different lessons run at once, while the pages of one lesson wait for its
+// single run.
+type cachedRun struct {
 	mu     sync.Mutex
 	frames []sim.Frame // nil until a run succeeded
-	// After a failed run: its error, when the next run may start, and the
-	// wait after the next one fails (canonicalRetryFirst, doubling up to
-	// canonicalRetryMax).
-	err     error
-	retryAt time.Time
-	wait    time.Duration
 }
 
-// A lesson whose canonical run failed is run again no sooner than
-// canonicalRetryFirst later, then after waits that double up to
-// canonicalRetryMax: every load and page of the lesson asks for the run,
-// and a run that fails every time (a timeout on a starved machine) must not
-// be repeated and logged for each of them. Meanwhile its sessions draw
-// their own panels and its pages show them loading, as for any run that
-// does not share.
-const (
-	canonicalRetryFirst = 5 * time.Second
-	canonicalRetryMax   = 5 * time.Minute
-)
-
-// canonicalWaitError is lessonFrames' error while a lesson waits to be run
-// again after its canonical run failed. The failure itself was logged by
-// the caller that ran it, so callers do not log this one (errors.As).
-type canonicalWaitError struct {
-	failed error     // the failed run's error
-	until  time.Time // when the next run may start
-}
-
-func (e *canonicalWaitError) Error() string {
-	return fmt.Sprintf("%v (run again from %s UTC on)", e.failed, e.until.UTC().Format(time.TimeOnly))
-}
-
-func (e *canonicalWaitError) Unwrap() error { return e.failed }
-
-// waitingForCanonical reports whether err says that a lesson waits to run
-// its canonical run again (and so was logged already).
-func waitingForCanonical(err error) bool {
-	var w *canonicalWaitError
-	return errors.As(err, &w)
-}
-
-var (
-	// runCanonical runs a lesson's canonical run: runEmbedded; tests
-	// replace it to make it fail.
-	runCanonical = runEmbedded
-	// canonicalNow is the clock of the waits between failed runs; tests
-	// replace it.
-	canonicalNow = time.Now
-)
-
-// prerender renders the panels of a course lesson's step for the page; nil
-// when it cannot (a drill, which is generated per seed, or a failed run),
-// and the page then shows them loading.
-func (s *Server) prerender(ctx context.Context, t *translator, l *sim.Lesson, step int) map[string]string {
-	if s.byID[l.ID] != l {
-		return nil
+// lessonFrames returns every frame of course lesson l, running it the first
+// time on a store of the server's backend. The run does not end with ctx (a
+// page request the browser gave up on must not waste the run) but is
+// bounded by runTimeout. A run that fails is not kept: the next call runs
+// the lesson again.
+func (s *Server) lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
+	c := &s.frames
+	if c.off {
+		return s.runFrames(context.WithoutCancel(ctx), l)
 	}
-	frames, err := lessonFrames(ctx, l)
-	if err != nil {
-		if !waitingForCanonical(err) {
-			s.logf("%v", err)
-		}
-		return nil
+	c.mu.Lock()
+	if c.runs == nil {
+		c.runs = map[string]*cachedRun{}
 	}
-	if len(frames) <= step {
-		return nil
-	}
-	// The lesson's canonical frames: the step panels are those its sessions
-	// share (stepcache.go).
-	v := &view{t: t, lesson: l, frames: frames[:step+1], cur: step, info: s.cfg.Backend.Info(), shared: true}
-	panels, err := v.panels(ctx)
-	if err != nil {
-		s.logf("web: prerender %s step %d: %v", l.ID, step, err)
-		return nil
-	}
-	return panels
-}
-
-// lessonFrames returns the frames of l's canonical run, running it the
-// first time. The run does not end with ctx (a page request the browser
-// gave up on must not leave the lesson without one) but is bounded by
-// stepTimeout. A run that fails is not kept: a call after the wait that
-// follows its end (canonicalRetryFirst, doubling) runs it again, and a call
-// before gets a *canonicalWaitError wrapping the failure.
-func lessonFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
-	firstFrames.Lock()
-	if firstFrames.byLesson == nil {
-		firstFrames.byLesson = map[*sim.Lesson]*canonicalRun{}
-	}
-	run := firstFrames.byLesson[l]
+	run := c.runs[l.ID]
 	if run == nil {
-		run = &canonicalRun{}
-		firstFrames.byLesson[l] = run
+		run = &cachedRun{}
+		c.runs[l.ID] = run
 	}
-	firstFrames.Unlock()
+	c.mu.Unlock()
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	if run.frames != nil {
 		return run.frames, nil
 	}
-	if run.err != nil && canonicalNow().Before(run.retryAt) {
-		return nil, &canonicalWaitError{failed: run.err, until: run.retryAt}
-	}
-	frames, err := runCanonical(context.WithoutCancel(ctx), l)
+	frames, err := s.runFrames(context.WithoutCancel(ctx), l)
 	if err != nil {
-		// The wait starts when the run ends: a run that timed out took
-		// stepTimeout, longer than the first waits.
-		run.wait = min(max(2*run.wait, canonicalRetryFirst), canonicalRetryMax)
-		run.err = fmt.Errorf("web: lesson %s: first run: %w", l.ID, err)
-		run.retryAt = canonicalNow().Add(run.wait)
-		return nil, run.err
+		return nil, err
 	}
-	run.frames, run.err = frames, nil
-	return run.frames, nil
+	run.frames = frames
+	return frames, nil
 }
 
-// runEmbedded runs l to its end on a store of a fresh embedded backend,
-// within stepTimeout.
-func runEmbedded(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
-	be, err := backend.Open(ctx, backend.Config{})
-	if err != nil {
-		return nil, err
+// prerender renders the panels of a course lesson's step for the page; nil
+// when it cannot (a drill, which is generated per seed, or a failed run),
+// and the page then shows them loading.
+func (s *Server) prerender(ctx context.Context, t *translator, tl explore.Timeline, step int) map[string]string {
+	if tl.Kind != explore.KindLesson {
+		return nil
 	}
-	defer be.Close()
-	st, err := be.NewStore()
+	l := tl.Lesson
+	frames, err := s.lessonFrames(ctx, l)
 	if err != nil {
-		return nil, err
+		s.logf("web: lesson %s: %v", l.ID, err)
+		return nil
 	}
-	defer st.Close(context.WithoutCancel(ctx))
-	r, err := sim.NewRunner(l, st)
+	if len(frames) <= step {
+		return nil
+	}
+	v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames[:step+1], Cur: step, Info: s.cfg.Backend.Info()})
+	panels, err := v.Panels(ctx)
 	if err != nil {
-		return nil, err
+		s.logf("web: prerender %s step %d: %v", l.ID, step, err)
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
-	defer cancel()
-	return r.Run(ctx)
+	return panels
 }

@@ -11,6 +11,7 @@ import (
 	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // ProtocolVersion is sent in the hello message; it grows when a message
@@ -109,12 +110,12 @@ type FrameMessage struct {
 	Frame    sim.Frame `json:"frame"`
 	// Panels are the panels' HTML: all of them in a frame with chrome, else
 	// only those that changed since the session's previous frame (the
-	// timeline then comes as TimelinePatch).
+	// timeline then comes as view.TimelinePatch).
 	Panels map[string]string `json:"panels"`
 	// TimelinePatch updates the timeline the page shows, in a frame without
-	// chrome (see delta.go); nil when Panels holds the whole timeline.
-	TimelinePatch *TimelinePatch    `json:"timeline_patch,omitempty"`
-	Chrome        map[string]string `json:"chrome,omitempty"`
+	// chrome (see view/delta.go); nil when Panels holds the whole timeline.
+	TimelinePatch *view.TimelinePatch `json:"timeline_patch,omitempty"`
+	Chrome        map[string]string   `json:"chrome,omitempty"`
 	// Timeline is the share code of the run's timeline when it is an explore
 	// timeline (a fork, a sandbox, an import); "" for a course lesson or a
 	// drill. URL holds it too.
@@ -235,7 +236,7 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 	case "":
 		return m, perr(ErrCodeUnknownType, "message has no type")
 	default:
-		return m, perr(ErrCodeUnknownType, "unknown message type %q", clip(m.Type, maxEcho))
+		return m, perr(ErrCodeUnknownType, "unknown message type %q", view.Clip(m.Type, maxEcho))
 	}
 	return m, nil
 }

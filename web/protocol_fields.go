@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"lockstep/explore"
+	"lockstep/view"
 )
 
 // wireMessage is a ClientMessage as it arrives: step and at are read as raw
@@ -44,7 +45,7 @@ func stepNumber(field string, raw json.RawMessage) (*int, error) {
 	// gives ±Inf, which the clamp below reads as past the end (or -1).
 	f, _ := strconv.ParseFloat(string(raw), 64)
 	if f != math.Trunc(f) || (f == 0 && nonZeroMantissa(raw)) { // 1e-400 reads as 0
-		return nil, perr(ErrCodeBadField, "%s must be a whole number, not %s", field, clip(string(raw), maxEcho))
+		return nil, perr(ErrCodeBadField, "%s must be a whole number, not %s", field, view.Clip(string(raw), maxEcho))
 	}
 	n := maxStepNumber
 	switch {
@@ -117,7 +118,7 @@ func checkActionLengths(a *explore.StepSpec) error {
 func wireLang(lang string) (string, error) {
 	loc, ok := langParam(lang)
 	if !ok {
-		return lang, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW, or a tag such as zh-Hant or en-US)", clip(lang, maxEcho))
+		return lang, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW, or a tag such as zh-Hant or en-US)", view.Clip(lang, maxEcho))
 	}
 	return string(loc), nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // wsClient is a test client of the protocol.
@@ -43,22 +44,12 @@ type serverMsg struct {
 	Panels   map[string]string `json:"panels"`
 	Chrome   map[string]string `json:"chrome"`
 
-	TimelinePatch *TimelinePatch `json:"timeline_patch"`
+	TimelinePatch *view.TimelinePatch `json:"timeline_patch"`
 }
 
 func newTestHTTP(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
-	if cfg.Backend == nil {
-		be, err := backend.Open(context.Background(), backend.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Backend = be
-	}
-	if cfg.Lessons == nil {
-		cfg.Lessons = testLessons(t)
-	}
-	srv, err := New(cfg)
+	srv, err := New(withDefaults(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +182,7 @@ func sameFrame(t *testing.T, got, want sim.Frame) {
 	}
 }
 
-var allPanels = []string{panelAlerts, panelNarration, panelDiagram, panelTimeline, panelRedis, panelCommand, panelExplore, panelTools}
+var allPanels = []string{view.PanelAlerts, view.PanelNarration, view.PanelDiagram, view.PanelTimeline, view.PanelRedis, view.PanelCommand, view.PanelExplore, view.PanelTools}
 
 // TestProtocolStepBackSeek steps through lessons, back, by seeking and by
 // a fresh load. The page, rebuilt from the messages as the page's script
@@ -234,8 +225,8 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				}
 				pg.apply(t, m)
 				sameFrame(t, frameOf(t, m), want[i])
-				if pg.panels[panelTimeline] != full[i] {
-					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, pg.panels[panelTimeline], full[i])
+				if pg.panels[view.PanelTimeline] != full[i] {
+					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, pg.panels[view.PanelTimeline], full[i])
 				}
 				forward = append(forward, pg.snapshot())
 			}
@@ -285,8 +276,8 @@ func TestProtocolLanguage(t *testing.T) {
 	c.expect(MsgHello)
 	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Step: intp(1)})
 	en := c.expect(MsgFrame)
-	if en.Lang != "en" || !strings.Contains(en.Panels[panelNarration], htmlEscape(l.Steps[0].Say.In(sim.English))) {
-		t.Fatalf("narration is not in English: %s", en.Panels[panelNarration])
+	if en.Lang != "en" || !hasText(t, en.Panels[view.PanelNarration], l.Steps[0].Say.In(sim.English)) {
+		t.Fatalf("narration is not in English: %s", en.Panels[view.PanelNarration])
 	}
 	for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
 		c.send(ClientMessage{Type: MsgLang, ID: 9, Lang: string(loc)})
@@ -294,10 +285,10 @@ func TestProtocolLanguage(t *testing.T) {
 		if m.Lang != string(loc) || m.Re != 9 || m.Step != 1 || m.Chrome == nil {
 			t.Fatalf("lang reply %+v", m)
 		}
-		if !strings.Contains(m.Panels[panelNarration], htmlEscape(l.Steps[0].Say.In(loc))) {
-			t.Fatalf("narration is not in %s: %s", loc, m.Panels[panelNarration])
+		if !hasText(t, m.Panels[view.PanelNarration], l.Steps[0].Say.In(loc)) {
+			t.Fatalf("narration is not in %s: %s", loc, m.Panels[view.PanelNarration])
 		}
-		if !strings.Contains(m.Chrome["header"], htmlEscape(l.Title.In(loc))) {
+		if !hasText(t, m.Chrome["header"], l.Title.In(loc)) {
 			t.Fatalf("header is not in %s", loc)
 		}
 	}
@@ -551,7 +542,7 @@ func TestProtocolSlowClientDropped(t *testing.T) {
 // run's keys.
 func TestProtocolRealRedis(t *testing.T) {
 	be, rs := realBackend(t)
-	srv, hs := newTestHTTP(t, Config{Backend: be})
+	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	rc := rs.Client(t)
 	keys := func() []string {
 		ks, err := rc.Keys(context.Background(), backend.KeyNamespace+"*").Result()
@@ -575,7 +566,7 @@ func TestProtocolRealRedis(t *testing.T) {
 		c.send(ClientMessage{Type: MsgStep})
 		m := c.expect(MsgFrame)
 		sameFrame(t, frameOf(t, m), want[i])
-		if i == 1 && !strings.Contains(m.Panels[panelRedis], backend.KeyNamespace+"{run-") {
+		if i == 1 && !strings.Contains(m.Panels[view.PanelRedis], backend.KeyNamespace+"{run-") {
 			t.Fatalf("Redis panel does not name the run's key prefix")
 		}
 	}
@@ -600,7 +591,7 @@ func TestProtocolRealRedis(t *testing.T) {
 // message and leaves the run where it was; it works again once Redis is back.
 func TestProtocolRedisDown(t *testing.T) {
 	be, rs := realBackend(t)
-	_, hs := newTestHTTP(t, Config{Backend: be})
+	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	want := expectedFrames(t, l)
 	c := dial(t, hs, nil)

@@ -16,10 +16,10 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
-	"lockstep/backend"
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Defaults of Config.
@@ -39,8 +39,9 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	// Backend opens one Store per session. Required.
-	Backend *backend.Backend
+	// Backend opens one store per run (a session's, a page's, an export's).
+	// Required: RedisBackend(be) for package backend's Redis.
+	Backend Backend
 	// Lessons is the course in order; lesson ids must be unique.
 	Lessons []*sim.Lesson
 	// MaxSessions bounds the websocket sessions open at once; a connection
@@ -64,34 +65,28 @@ type Config struct {
 	MessageBurst int
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
-	// OnStep, when not nil, is called with where the server's time went for
-	// each step, back or seek message, and for a play message that starts
-	// again from step 0 (StepTiming), on the session's
-	// goroutine after its frame message is queued: it must return quickly
-	// and not block. The bench uses it to split a step's round trip.
-	OnStep func(StepTiming)
 }
 
 // Server serves the course page, the player pages, the static files and the
 // websocket. It is an http.Handler; Close ends every session.
 type Server struct {
-	cfg      Config
-	mux      *http.ServeMux
-	lessons  []*sim.Lesson
-	byID     map[string]*sim.Lesson
-	index    map[string]int
-	hub      *hub
-	upgrader websocket.Upgrader
-	ctx      context.Context
-	cancel   context.CancelFunc
+	cfg          Config
+	mux          *http.ServeMux
+	lessons      []*sim.Lesson
+	byID         map[string]*sim.Lesson
+	index        map[string]int
+	sessionCount sessionCount
+	frames       frameCache
+	upgrader     websocket.Upgrader
+	ctx          context.Context
+	cancel       context.CancelFunc
 
 	mu       sync.Mutex
 	closed   bool
 	sessions sync.WaitGroup
 }
 
-// New returns a Server for cfg. It starts the session hub; call Close to
-// stop it.
+// New returns a Server for cfg; call Close to end its sessions.
 func New(cfg Config) (*Server, error) {
 	if cfg.Backend == nil {
 		return nil, errors.New("web: config has no backend")
@@ -119,7 +114,6 @@ func New(cfg Config) (*Server, error) {
 		lessons: cfg.Lessons,
 		byID:    map[string]*sim.Lesson{},
 		index:   map[string]int{},
-		hub:     newHub(cfg.MaxSessions),
 		// CheckOrigin is left nil: gorilla then refuses a handshake whose
 		// Origin is not the Host it was sent to.
 		// Panels are kilobytes of HTML that compress well: permessage-deflate
@@ -135,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 		s.index[l.ID] = i
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	go s.hub.run()
+	s.sessionCount.max = cfg.MaxSessions
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveCourse)
@@ -183,10 +177,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Sessions returns the number of open websocket sessions.
-func (s *Server) Sessions() int { return s.hub.len() }
+func (s *Server) Sessions() int { return s.sessionCount.len() }
 
 // Close ends every session (close code 1001, their runs' keys deleted),
-// refuses new ones and stops the hub. It waits for the sessions to end, up
+// and refuses new ones. It waits for the sessions to end, up
 // to ctx's deadline.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
@@ -208,7 +202,6 @@ func (s *Server) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		err = fmt.Errorf("web: sessions still closing: %w", ctx.Err())
 	}
-	close(s.hub.stop)
 	return err
 }
 
@@ -238,13 +231,13 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 	p := templates.CoursePage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
 		Langs: langOptions(loc, func(l sim.Locale) string { return "/?lang=" + string(l) }),
-		I:     t.interview(), Nav: siteNav(t, navCourse),
+		I:     t.Interview(), Nav: siteNav(t, navCourse),
 	}
 	for i, l := range s.lessons {
 		if len(p.Groups) == 0 || (i > 0 && s.lessons[i-1].Group != l.Group) {
 			title := ""
 			if l.Group != "" {
-				title = t.Maybe("Group" + camel(l.Group))
+				title = t.Maybe("Group" + view.Camel(l.Group))
 				if title == "" {
 					title = l.Group
 				}
@@ -254,7 +247,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 		g := &p.Groups[len(p.Groups)-1]
 		g.Lessons = append(g.Lessons, templates.CourseLesson{
 			Number: i + 1, ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
-			Variant: l.Variant, Source: t.sourceParts(l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
+			Variant: l.Variant, Source: view.SourceParts(t, l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
 			URL: lessonURL(l.ID, 0, loc, false),
 		})
 	}
@@ -263,7 +256,8 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	l := s.lesson(r.Context(), id)
+	tl := s.lesson(r.Context(), id)
+	l := tl.Lesson
 	loc := negotiate(r)
 	t := tr(loc)
 	if l == nil {
@@ -282,10 +276,10 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Step: step, Total: len(l.Steps),
 		Presenter: presenter,
 		Title:     l.Title.In(loc) + " · " + t.UI().AppName,
-		Header:    s.header(t, l, step, presenter),
+		Header:    s.header(t, tl, "", step, presenter),
 		Controls:  s.playerControls(t, l, step, DefaultSpeed),
-		Steps:     predictSteps(l),
-		Panels:    s.prerender(r.Context(), t, l, step),
+		Steps:     view.PredictSteps(l),
+		Panels:    s.prerender(r.Context(), t, tl, step),
 	}
 	writePage(w, r, http.StatusOK, templates.Player(p))
 }
@@ -317,7 +311,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.stop = s.ctx.Done()
 	s.mu.Lock()
-	if s.closed || !s.hub.add(c) {
+	if s.closed || !s.sessionCount.add() {
 		s.mu.Unlock()
 		s.refuse(c)
 		return

@@ -16,6 +16,7 @@ import (
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 func get(t *testing.T, url string, header http.Header) (*http.Response, string) {
@@ -40,6 +41,7 @@ func get(t *testing.T, url string, header http.Header) (*http.Response, string) 
 }
 
 func TestCoursePage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	resp, body := get(t, hs.URL+"/", nil)
@@ -50,16 +52,18 @@ func TestCoursePage(t *testing.T) {
 		t.Fatalf("CSP %q", csp)
 	}
 	// Every lesson in order, with its title, summary and variant.
-	last := -1
-	for _, l := range all {
-		i := strings.Index(body, `data-lesson="`+l.ID+`"`)
-		if i < 0 || i < last {
-			t.Fatalf("lesson %s missing or out of order", l.ID)
+	cards := parseDOM(t, body).all(withAttr("data-lesson", ""))
+	if len(cards) != len(all) {
+		t.Fatalf("%d lessons on the course page, want %d", len(cards), len(all))
+	}
+	for i, l := range all {
+		if id, _ := attr(cards[i], "data-lesson"); id != l.ID {
+			t.Fatalf("lesson %d is %s, want %s", i+1, id, l.ID)
 		}
-		last = i
-		for _, s := range []string{htmlEscape(l.Title.In(sim.English)), htmlEscape(strings.TrimSpace(l.Summary.In(sim.English))), l.Variant} {
-			if !strings.Contains(body, s) {
-				t.Errorf("course page lacks %q", s)
+		text := textOf(cards[i])
+		for _, s := range []string{strings.Join(strings.Fields(l.Title.In(sim.English)), " "), strings.Join(strings.Fields(l.Summary.In(sim.English)), " "), l.Variant} {
+			if !strings.Contains(text, s) {
+				t.Errorf("lesson %s's card lacks %q", l.ID, s)
 			}
 		}
 	}
@@ -77,6 +81,7 @@ func TestCoursePage(t *testing.T) {
 }
 
 func TestLanguageNegotiation(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	cases := []struct {
 		accept, query, want string
@@ -99,13 +104,14 @@ func TestLanguageNegotiation(t *testing.T) {
 			u += "?lang=" + c.query
 		}
 		_, body := get(t, u, http.Header{"Accept-Language": {c.accept}})
-		if !strings.Contains(body, `<html lang="`+c.want+`">`) {
+		if pageLang(t, body) != c.want {
 			t.Errorf("Accept-Language %q, lang=%q: page is not in %s", c.accept, c.query, c.want)
 		}
 	}
 }
 
 func TestPlayerPage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	resp, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang=zh-CN", nil)
 	if resp.StatusCode != 200 {
@@ -134,6 +140,7 @@ func TestPlayerPage(t *testing.T) {
 }
 
 func TestMermaidDownload(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, l := range sim.Locales {
 		resp, body := get(t, hs.URL+"/diagram.mmd?lang="+string(l), nil)
@@ -147,6 +154,7 @@ func TestMermaidDownload(t *testing.T) {
 }
 
 func TestStaticFiles(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
 		u := static.URL("/static/", name)
@@ -166,6 +174,7 @@ func TestStaticFiles(t *testing.T) {
 // TestPageWeight keeps the player page and what it loads (HTML, CSS, the
 // script's modules, icon) under 200 KB, and checks it loads nothing from elsewhere.
 func TestPageWeight(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
 	total := len(page)
@@ -205,6 +214,7 @@ func TestPageWeight(t *testing.T) {
 // TestMessageFiles checks that the three message files have the same ids,
 // that every UI field has a message, and that none is left untranslated.
 func TestMessageFiles(t *testing.T) {
+	t.Parallel()
 	ids := map[string]map[string]string{}
 	for _, l := range sim.Locales {
 		var m map[string]string
@@ -265,17 +275,17 @@ func TestMessageFiles(t *testing.T) {
 		}
 	}
 	for _, a := range sim.Actions {
-		if ids["en"]["Act"+camel(string(a))] == "" {
+		if ids["en"]["Act"+view.Camel(string(a))] == "" {
 			t.Errorf("no name for action %s", a)
 		}
 	}
 	for _, inv := range sim.Invariants {
-		if ids["en"][invariantTitles[inv]] == "" {
+		if ids["en"][view.InvariantTitleID(inv)] == "" {
 			t.Errorf("no title for invariant %s", inv)
 		}
 	}
 	for _, g := range sim.Groups {
-		if ids["en"]["Group"+camel(g)] == "" {
+		if ids["en"]["Group"+view.Camel(g)] == "" {
 			t.Errorf("no title for group %s", g)
 		}
 	}
@@ -285,26 +295,22 @@ func TestMessageFiles(t *testing.T) {
 // every language: nothing fails, lesson text is escaped, the diagram
 // highlights the lock's state and the timeline has a column per step.
 func TestPanelsEveryStep(t *testing.T) {
+	t.Parallel()
 	srv, _ := newTestHTTP(t, Config{})
 	for _, l := range testLessons(t) {
 		frames := expectedFrames(t, l)
 		for _, loc := range sim.Locales {
 			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
 				for i := range frames {
-					v := &view{t: tr(loc), lesson: l, frames: frames[:i+1], cur: i, info: srv.cfg.Backend.Info()}
-					panels, err := v.panels(context.Background())
+					v := view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames[:i+1], Cur: i, Info: srv.cfg.Backend.Info()})
+					panels, err := v.Panels(context.Background())
 					if err != nil {
 						t.Fatal(err)
 					}
-					// The diagram comes from the translator's cache of drawn
-					// diagrams: it is the one drawn afresh.
-					if fresh, err := render(context.Background(), templates.DiagramPanel(v.diagram())); err != nil || panels[panelDiagram] != fresh {
-						t.Fatalf("step %d: the kept diagram differs from the one drawn afresh (%v)", i, err)
-					}
-					if !strings.Contains(panels[panelDiagram], `data-state="`+string(focusState(l, frames[i]))+`"`) {
+					if len(parseDOM(t, panels[view.PanelDiagram]).all(withAttr("data-state", string(focusState(l, frames[i]))))) == 0 {
 						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
 					}
-					if got := strings.Count(panels[panelTimeline], `data-col="`); got != len(l.Steps)+1 {
+					if got := len(parseDOM(t, panels[view.PanelTimeline]).all(withAttr("data-col", ""))); got != len(l.Steps)+1 {
 						t.Fatalf("step %d: timeline has %d columns", i, got)
 					}
 					for name, html := range panels {
@@ -312,8 +318,8 @@ func TestPanelsEveryStep(t *testing.T) {
 							t.Fatalf("step %d: %s panel has unescaped lesson markup", i, name)
 						}
 					}
-					tl := v.timeline()
-					if tl.Width != (len(l.Steps)+1)*tlColW || len(tl.Lanes) != len(laneActors(l))+1 {
+					tl := v.Timeline()
+					if tl.Width != (len(l.Steps)+1)*view.TimelineColumnWidth || len(tl.Lanes) != laneCount(l)+1 {
 						t.Fatalf("step %d: timeline %d wide with %d lanes", i, tl.Width, len(tl.Lanes))
 					}
 				}
@@ -326,12 +332,13 @@ func TestPanelsEveryStep(t *testing.T) {
 // believes it holds a lock Redis no longer gives it, and draws pauses,
 // crashes and forks.
 func TestStaleOwnerDrawn(t *testing.T) {
+	t.Parallel()
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
 	k := staleStep(frames)
-	v := &view{t: tr(sim.English), lesson: l, frames: frames[:k+1], cur: k}
-	tl := v.timeline()
+	v := view.New(view.Input{Texts: tr(sim.English), Lesson: l, Frames: frames[:k+1], Cur: k})
+	tl := v.Timeline()
 	has := func(rects []templates.TLRect, class string, x int) bool {
 		for _, r := range rects {
 			if r.Class == class && r.X == x {
@@ -340,19 +347,19 @@ func TestStaleOwnerDrawn(t *testing.T) {
 		}
 		return false
 	}
-	if !has(tl.AllRects(), "zone-stale", k*tlColW) || !has(tl.AllRects(), "belief stale", k*tlColW+1) {
+	if !has(tl.AllRects(), "zone-stale", k*view.TimelineColumnWidth) || !has(tl.AllRects(), "belief stale", k*view.TimelineColumnWidth+1) {
 		t.Fatalf("stale window not drawn at step %d", k)
 	}
-	if has(tl.AllRects(), "zone-stale", (k-1)*tlColW) {
+	if has(tl.AllRects(), "zone-stale", (k-1)*view.TimelineColumnWidth) {
 		t.Fatalf("stale window drawn before step %d", k)
 	}
-	if !strings.Contains(v.alerts().Stale[0], "Redis no longer keeps its token") {
+	if !strings.Contains(v.Alerts().Stale[0], "Redis no longer keeps its token") {
 		t.Fatalf("no stale-owner notice")
 	}
 	forks := lessonByID(t, all, "test-forks")
 	ff := expectedFrames(t, forks)
-	fv := &view{t: tr(sim.English), lesson: forks, frames: ff, cur: len(ff) - 1}
-	ftl := fv.timeline()
+	fv := view.New(view.Input{Texts: tr(sim.English), Lesson: forks, Frames: ff, Cur: len(ff) - 1})
+	ftl := fv.Timeline()
 	classes := map[string]bool{}
 	for _, r := range ftl.AllRects() {
 		classes[r.Class] = true
@@ -367,9 +374,9 @@ func TestStaleOwnerDrawn(t *testing.T) {
 	}
 	so := lessonByID(t, all, "test-stale-owner")
 	sf := expectedFrames(t, so)
-	sv := &view{t: tr(sim.English), lesson: so, frames: sf, cur: len(sf) - 1}
+	sv := view.New(view.Input{Texts: tr(sim.English), Lesson: so, Frames: sf, Cur: len(sf) - 1})
 	paused := false
-	for _, r := range sv.timeline().AllRects() {
+	for _, r := range sv.Timeline().AllRects() {
 		paused = paused || r.Class == "zone-paused"
 	}
 	if !paused {
@@ -377,17 +384,21 @@ func TestStaleOwnerDrawn(t *testing.T) {
 	}
 }
 
-func TestWrapLabel(t *testing.T) {
-	for _, s := range []string{"released to 0, or lease ends", "释放到 0，或租约到期", "re-enter again, or release part", "繼續重入或部分釋放", "x"} {
-		lines := wrapLabel(s, 16)
-		joined := strings.Join(lines, "")
-		if strings.ReplaceAll(joined, " ", "") != strings.ReplaceAll(s, " ", "") {
-			t.Errorf("%q wrapped into %q loses text", s, lines)
-		}
-		for _, line := range lines {
-			if textUnits(line) > 16 && len(lines) > 1 {
-				t.Errorf("%q: line %q too long", s, line)
-			}
+// laneCount is how many actor lanes the timeline of l has: one per actor,
+// declared or forked.
+func laneCount(l *sim.Lesson) int {
+	forked := map[string]bool{}
+	n := 0
+	for _, st := range l.Steps {
+		if st.Do == sim.ActFork {
+			forked[st.Child] = true
+			n++
 		}
 	}
+	for _, a := range l.Actors {
+		if !forked[a.ID] {
+			n++
+		}
+	}
+	return n
 }

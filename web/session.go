@@ -12,10 +12,10 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
-	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Session timing.
@@ -32,31 +32,21 @@ type session struct {
 	srv     *Server
 	c       *client
 	locale  sim.Locale
-	lesson  *sim.Lesson
-	store   *backend.Store
+	tl      explore.Timeline // what the run runs; Lesson nil before a load
+	store   sim.Store
+	endRun  func(context.Context) error // ends store's run (Server.openStore)
 	runner  *sim.Runner
 	cur     int
 	playing bool
 	speed   float64
 	timer   *time.Timer
 	dropped bool
-	// An explore timeline (a fork, a sandbox, an import): where it comes
-	// from and its share code; timeline is false for a course lesson or a
-	// drill.
-	timeline bool
-	origin   explore.Origin
-	code     string
+	// code is an explore timeline's share code ("" for a course lesson or
+	// a drill).
+	code string
 	// page is what the frames sent since the last one with chrome have
-	// put on the page (delta.go).
-	page pageState
-	// canon is the lesson's canonical run when this run may share step
-	// panels with other sessions, and same how many of the run's first
-	// frames are found equal to it (stepcache.go).
-	canon []sim.Frame
-	same  int
-	// arrived is when the reader had the message being handled
-	// (StepTiming.Wait).
-	arrived time.Time
+	// put on the page (view/delta.go).
+	page view.Page
 }
 
 // run is the session's goroutine.
@@ -67,7 +57,7 @@ func (s *Server) runSession(c *client) {
 		sess.stopPlay()
 		sess.closeRun()
 		close(c.done)
-		s.hub.remove(c)
+		s.sessionCount.remove()
 	}()
 	idle := time.NewTimer(s.cfg.IdleTimeout)
 	defer idle.Stop()
@@ -156,7 +146,6 @@ func (s *session) sendErr(re int64, err error) {
 }
 
 func (s *session) handle(in inbound) {
-	s.arrived = in.at
 	if in.flood {
 		s.dropped = true
 		s.c.finish(websocket.ClosePolicyViolation, floodReason(rate.Limit(s.srv.cfg.MessageRate)))
@@ -200,7 +189,7 @@ func (s *session) handle(in inbound) {
 		s.sendErr(m.ID, perr(ErrCodeNoLesson, "no lesson loaded; send a load message first"))
 		return
 	}
-	total := len(s.lesson.Steps)
+	total := len(s.tl.Lesson.Steps)
 	switch m.Type {
 	case MsgStep:
 		s.stopPlay()
@@ -237,23 +226,21 @@ func (s *session) handle(in inbound) {
 }
 
 func (s *session) state(re int64) StateMessage {
-	return StateMessage{Type: MsgState, Re: re, Playing: s.playing, Speed: s.speed, Step: s.cur, Total: len(s.lesson.Steps)}
+	return StateMessage{Type: MsgState, Re: re, Playing: s.playing, Speed: s.speed, Step: s.cur, Total: len(s.tl.Lesson.Steps)}
 }
 
 // load starts a fresh run of a lesson (closing the previous one) and runs
 // it to the requested step.
 func (s *session) load(m ClientMessage) {
-	var l *sim.Lesson
-	var o explore.Origin
+	var tl explore.Timeline
 	if m.Timeline != "" {
 		var err error
-		l, o, err = s.srv.decodeTimeline(m.Timeline)
-		if err != nil {
+		if tl, err = s.srv.decodeTimeline(m.Timeline); err != nil {
 			s.sendErr(m.ID, perr(ErrCodeBadLink, "%v", err))
 			return
 		}
-	} else if l = s.srv.lesson(s.srv.ctx, m.Lesson); l == nil {
-		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", clip(m.Lesson, maxEcho)))
+	} else if tl = s.srv.lesson(s.srv.ctx, m.Lesson); tl.Lesson == nil {
+		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", view.Clip(m.Lesson, maxEcho)))
 		return
 	}
 	if m.Lang != "" {
@@ -263,36 +250,36 @@ func (s *session) load(m ClientMessage) {
 	if m.Step != nil {
 		target = *m.Step
 	}
-	s.start(m.ID, l, m.Timeline != "", o, m.Timeline, target)
+	s.start(m.ID, tl, m.Timeline, target)
 }
 
-// start begins a fresh run of l (closing the previous one), runs it to
-// step target and sends the frame with the chrome. timeline, origin and
-// code describe an explore timeline; code is computed when "".
-func (s *session) start(re int64, l *sim.Lesson, timeline bool, o explore.Origin, code string, target int) {
+// start begins a fresh run of tl (closing the previous one), runs it to
+// step target and sends the frame with the chrome. code is an explore
+// timeline's share code, computed when "".
+func (s *session) start(re int64, tl explore.Timeline, code string, target int) {
 	s.stopPlay()
 	s.closeRun()
-	if timeline && code == "" {
+	l := tl.Lesson
+	if tl.Explore() && code == "" {
 		var err error
-		if code, err = s.srv.encodeTimeline(l, o); err != nil {
+		if code, err = s.srv.encodeTimeline(tl); err != nil {
 			s.sendErr(re, perr(ErrCodeBadStep, "%v", err))
 			return
 		}
 	}
-	store, err := s.srv.cfg.Backend.NewStore()
+	store, end, err := s.srv.openStore()
 	if err != nil {
 		s.sendErr(re, perr(ErrCodeRedis, "new run: %v", err))
 		return
 	}
 	runner, err := sim.NewRunner(l, store)
 	if err != nil {
-		s.closeStore(store)
+		s.srv.endRun(end)
 		s.sendErr(re, perr(ErrCodeInternal, "lesson %s: %v", l.ID, err))
 		return
 	}
-	s.lesson, s.store, s.runner, s.cur = l, store, runner, 0
-	s.timeline, s.origin, s.code = timeline, o, code
-	s.canonical(s.srv.ctx)
+	s.tl, s.store, s.endRun, s.runner, s.cur = tl, store, end, runner, 0
+	s.code = code
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
@@ -309,31 +296,22 @@ func (s *session) fork(m ClientMessage) {
 		at = *m.At
 	}
 	if reached := len(s.runner.Frames()) - 1; at > reached {
-		if at > len(s.lesson.Steps) {
-			s.sendErr(m.ID, perr(ErrCodeBadStep, "at is past the end: the run has %d steps, and has reached step %d", len(s.lesson.Steps), reached))
+		if at > len(s.tl.Lesson.Steps) {
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "at is past the end: the run has %d steps, and has reached step %d", len(s.tl.Lesson.Steps), reached))
 		} else {
 			s.sendErr(m.ID, perr(ErrCodeBadStep, "step %d has not run yet (the run has reached step %d)", at, reached))
 		}
 		return
 	}
-	st, err := m.Action.Step(s.lesson)
+	st, err := m.Action.Step(s.tl.Lesson)
 	if err == nil {
-		var l *sim.Lesson
-		if l, err = explore.Fork(s.lesson, at, st); err == nil {
-			o := s.origin
-			if !s.timeline {
-				o = explore.Origin{}
-				if s.srv.lesson(s.srv.ctx, s.lesson.ID) == s.lesson {
-					o = explore.Origin{Lesson: s.lesson.ID, At: at} // a course lesson or a drill
-				}
-			} else if o.Lesson != "" && at < o.At {
-				o.At = at
-			}
+		var tl explore.Timeline
+		if tl, err = s.tl.Fork(at, st); err == nil {
 			// The code first: a timeline that cannot be shared is refused
 			// before the current run is closed.
 			var code string
-			if code, err = s.srv.encodeTimeline(l, o); err == nil {
-				s.start(m.ID, l, true, o, code, at+1)
+			if code, err = s.srv.encodeTimeline(tl); err == nil {
+				s.start(m.ID, tl, code, at+1)
 				return
 			}
 		}
@@ -343,38 +321,30 @@ func (s *session) fork(m ClientMessage) {
 
 // undo drops the timeline's last step.
 func (s *session) undo(m ClientMessage) {
-	if !s.timeline || len(s.lesson.Steps) == 0 {
+	tl, err := s.tl.Undo()
+	switch {
+	case errors.Is(err, explore.ErrUndoFloor):
+		o := s.tl.Origin
+		where := ""
+		if base := s.srv.originLesson(o); base != nil {
+			where = " (the lesson itself is at " + lessonURL(base.ID, o.At, s.locale, false) + ")"
+		}
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: this fork's %d steps are lesson %s's, not added in explore mode%s", len(s.tl.Lesson.Steps), o.Lesson, where))
+		return
+	case err != nil:
 		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of an explore timeline (a fork or a sandbox), and this run has none to take back"))
 		return
 	}
-	if floor := undoFloor(s.origin); floor > 0 && len(s.lesson.Steps) <= floor {
-		where := ""
-		if base := s.srv.originLesson(s.origin); base != nil {
-			where = " (the lesson itself is at " + lessonURL(base.ID, s.origin.At, s.locale, false) + ")"
-		}
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: this fork's %d steps are lesson %s's, not added in explore mode%s", len(s.lesson.Steps), s.origin.Lesson, where))
-		return
-	}
-	l := explore.Undo(s.lesson)
-	s.start(m.ID, l, true, s.origin, "", min(s.cur, len(l.Steps)))
+	s.start(m.ID, tl, "", min(s.cur, len(tl.Lesson.Steps)))
 }
 
 // moveTo goes to step target (clamped to the lesson), from the frames
 // already computed or by running steps, and sends the frame.
 func (s *session) moveTo(re int64, target int) {
-	start, computed := time.Now(), len(s.runner.Frames())
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
 	}
-	drawStart := time.Now()
 	s.sendFrame(re, false)
-	if on := s.srv.cfg.OnStep; on != nil {
-		st := StepTiming{Step: s.cur, Ran: len(s.runner.Frames()) > computed, Redis: drawStart.Sub(start), Draw: time.Since(drawStart)}
-		if !s.arrived.IsZero() {
-			st.Wait = start.Sub(s.arrived)
-		}
-		on(st)
-	}
 }
 
 // runTo sets the current step to target, clamped to [0, steps]. Frames are
@@ -382,7 +352,7 @@ func (s *session) moveTo(re int64, target int) {
 // past the last computed one runs on Redis. On a Redis error the session
 // stays at the last step computed, and the step can be tried again.
 func (s *session) runTo(target int) error {
-	target = max(0, min(target, len(s.lesson.Steps)))
+	target = max(0, min(target, len(s.tl.Lesson.Steps)))
 	for len(s.runner.Frames())-1 < target && !s.runner.Done() {
 		ctx, cancel := context.WithTimeout(s.srv.ctx, stepTimeout)
 		_, err := s.runner.Step(ctx)
@@ -413,7 +383,7 @@ func (s *session) stopPlay() {
 // tick is one step of play.
 func (s *session) tick() {
 	s.timer = nil
-	total := len(s.lesson.Steps)
+	total := len(s.tl.Lesson.Steps)
 	if s.cur >= total {
 		s.stopPlay()
 		s.send(s.state(0))
@@ -439,70 +409,61 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := tr(s.locale)
 	frames := s.runner.Frames()
-	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
-		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code), shared: s.sharedUpTo(s.cur)}
+	v := view.New(view.Input{Texts: t, Lesson: s.tl.Lesson, Frames: frames[:s.cur+1], Cur: s.cur, Info: s.srv.cfg.Backend.Info(), Prefix: keyPrefix(s.store), Explore: s.srv.timelineView(t, s.tl, s.code)})
 	ctx := context.Background()
 	if chrome {
-		s.page = pageState{} // a new run or language: the page gets everything
+		s.page = view.Page{} // a new run or language: the page gets everything
 	}
-	panels, patch, err := v.framePanels(ctx, &s.page)
+	panels, patch, err := v.FramePanels(ctx, &s.page)
 	if err != nil {
-		s.page = pageState{}
+		s.page = view.Page{}
 		s.sendErr(re, err)
 		return
 	}
-	total := len(s.lesson.Steps)
+	total := len(s.tl.Lesson.Steps)
 	msg := FrameMessage{
-		Type: MsgFrame, Re: re, Lesson: s.lesson.ID, Step: s.cur, Total: total, Computed: len(frames) - 1,
+		Type: MsgFrame, Re: re, Lesson: s.tl.Lesson.ID, Step: s.cur, Total: total, Computed: len(frames) - 1,
 		Playing: s.playing, Speed: s.speed, Lang: string(s.locale),
-		Title: s.lesson.Title.In(s.locale) + " · " + t.UI().AppName,
-		URL:   lessonURL(s.lesson.ID, s.cur, s.locale, false),
+		Title: s.tl.Lesson.Title.In(s.locale) + " · " + t.UI().AppName,
+		URL:   lessonURL(s.tl.Lesson.ID, s.cur, s.locale, false),
 		Frame: frames[s.cur], Panels: panels, TimelinePatch: patch,
 	}
-	if s.timeline {
+	if s.tl.Explore() {
 		msg.Timeline = s.code
 		msg.URL = exploreURL(s.code, s.cur, s.locale, false)
-		msg.Title = s.srv.timelineTitle(s.lesson, s.origin).In(s.locale) + " · " + t.UI().AppName
+		msg.Title = s.srv.timelineTitle(s.tl).In(s.locale) + " · " + t.UI().AppName
 	}
 	if chrome {
-		header := s.srv.header(t, s.lesson, s.cur, false)
-		if s.timeline {
-			header = s.srv.exploreHeader(t, s.lesson, s.origin, s.code, s.cur, false)
-		}
-		msg.Chrome, err = renderAll(ctx, map[string]templ.Component{
+		header := s.srv.header(t, s.tl, s.code, s.cur, false)
+		msg.Chrome, err = view.RenderAll(ctx, map[string]templ.Component{
 			chromeHeader:   templates.PlayerHeader(header),
-			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.lesson, s.cur, s.speed)),
+			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.tl.Lesson, s.cur, s.speed)),
 		})
 		if err != nil {
-			s.page = pageState{}
+			s.page = view.Page{}
 			s.sendErr(re, err)
 			return
 		}
 	}
-	if !s.sendEncoded(encodeFrame(msg, v.sharedPanel)) {
+	if !s.send(msg) {
 		// The page did not get what s.page now says it shows.
-		s.page = pageState{}
+		s.page = view.Page{}
 	}
 }
 
 // closeRun ends the current run: its keys are deleted from Redis.
 func (s *session) closeRun() {
-	if s.store != nil {
-		s.closeStore(s.store)
+	if s.endRun != nil {
+		s.srv.endRun(s.endRun)
 	}
-	s.lesson, s.store, s.runner, s.cur = nil, nil, nil, 0
-	s.timeline, s.origin, s.code = false, explore.Origin{}, ""
-	s.page, s.canon, s.same = pageState{}, nil, 0
+	s.tl, s.store, s.endRun, s.runner, s.cur = explore.Timeline{}, nil, nil, nil, 0
+	s.code = ""
+	s.page = view.Page{}
 }
 
-func (s *session) closeStore(st *backend.Store) { s.srv.closeStore(s.srv.ctx, st) }
-
-// closeStore deletes a run's keys and closes its store, within closeTimeout
-// even when ctx is already done.
-func (s *Server) closeStore(ctx context.Context, st *backend.Store) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
-	defer cancel()
-	if err := st.Close(ctx); err != nil {
+// endRun ends a run opened by openStore, logging what went wrong.
+func (s *Server) endRun(end func(context.Context) error) {
+	if err := end(s.ctx); err != nil {
 		s.logf("web: close run: %v", err)
 	}
 }

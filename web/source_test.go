@@ -7,12 +7,14 @@ import (
 
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // TestSourceParts checks that each seed file name in a source becomes its
 // title in the reader's language, with the name kept and the text around
 // it as written.
 func TestSourceParts(t *testing.T) {
+	t.Parallel()
 	en, cn := tr(sim.English), tr(sim.SimplifiedChinese)
 	node, card, java := en.T("SeedNodeContext"), en.T("SeedInterviewCard"), en.T("SeedJavaThreadLocal")
 	for _, c := range []struct {
@@ -46,24 +48,24 @@ func TestSourceParts(t *testing.T) {
 		}},
 		{en, "", nil},
 	} {
-		if got := c.t.sourceParts(c.src); !reflect.DeepEqual(got, c.want) {
+		if got := view.SourceParts(c.t, c.src); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: sourceParts(%q) = %#v, want %#v", c.t.locale, c.src, got, c.want)
 		}
 	}
 	// Every seed has a title in every language, and not its id.
 	for _, l := range sim.Locales {
-		for name, id := range seedTitles {
+		for name, id := range view.SeedTitleIDs() {
 			if s, ok := tr(l).lookup(id); !ok || s == id || strings.Contains(s, ".txt") {
 				t.Errorf("%s: seed %s has no title (%q)", l, name, s)
 			}
 		}
 	}
 	// An <option> gets the titles as text and the names for its title.
-	text, seeds := en.sourceText("000_ababaab3e824e250.txt, 001_5402deabadbfda6d.txt (follow-up question 2)")
+	text, seeds := view.SourceText(en, "000_ababaab3e824e250.txt, 001_5402deabadbfda6d.txt (follow-up question 2)")
 	if text != node+", "+card+" (follow-up question 2)" || seeds != "000_ababaab3e824e250.txt, 001_5402deabadbfda6d.txt" {
 		t.Errorf("sourceText = %q, %q", text, seeds)
 	}
-	if text, seeds := en.sourceText("Redisson RLock (lock watchdog)"); text != "Redisson RLock (lock watchdog)" || seeds != "" {
+	if text, seeds := view.SourceText(en, "Redisson RLock (lock watchdog)"); text != "Redisson RLock (lock watchdog)" || seeds != "" {
 		t.Errorf("sourceText of a non-seed = %q, %q", text, seeds)
 	}
 }
@@ -72,9 +74,10 @@ func TestSourceParts(t *testing.T) {
 // sandbox show a seed by its title in the page's language, keep its file
 // name in the title attribute and no longer show the bare name.
 func TestSourcePages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	seed := func(l sim.Locale, name string) string {
-		return `<span class="seed" title="` + name + `">` + htmlEscape(tr(l).T(seedTitles[name])) + `</span>`
+		return `<span class="seed" title="` + name + `">` + htmlEscape(tr(l).T(view.SeedTitleIDs()[name])) + `</span>`
 	}
 	for _, l := range []sim.Locale{sim.English, sim.SimplifiedChinese} {
 		q := "?lang=" + string(l)

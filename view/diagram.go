@@ -1,7 +1,6 @@
-package web
+package view
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"unicode"
@@ -27,7 +26,7 @@ const (
 	dgMaxUnit = 34 // label line length in "units" (a CJK character is 2)
 )
 
-func (v *view) diagram() templates.DiagramView {
+func (v *Step) Diagram() templates.DiagramView {
 	t := v.t
 	ui := t.UI()
 	focus, others := v.focusLock()
@@ -37,7 +36,7 @@ func (v *view) diagram() templates.DiagramView {
 		Width:       dgLeft + dgNodeW + (n-1)*dgGap + dgRight,
 		Height:      dgTop + dgNodeH + dgBelow,
 		Lock:        focus.Name,
-		MermaidURL:  "/diagram.mmd?lang=" + string(t.locale),
+		MermaidURL:  "/diagram.mmd?lang=" + string(t.Locale()),
 		CurrentName: string(focus.State),
 	}
 	index := map[sim.LockState]int{}
@@ -49,7 +48,7 @@ func (v *view) diagram() templates.DiagramView {
 	tr := focus.Transition
 	for i, s := range sim.LockStates {
 		d.Nodes = append(d.Nodes, templates.DiagramNode{
-			State: string(s), Label: sim.StateNames[s].In(t.locale),
+			State: string(s), Label: sim.StateNames[s].In(t.Locale()),
 			X: cx(i) - dgNodeW/2, Y: top, W: dgNodeW, H: dgNodeH, TX: cx(i), TY: top + dgNodeH/2 + 6,
 			Current: s == focus.State, Entered: tr != nil && tr.To == s,
 		})
@@ -59,10 +58,10 @@ func (v *view) diagram() templates.DiagramView {
 	// Edges leaving the same node below the row start at spread-out points.
 	for _, e := range sim.Diagram {
 		i, j := index[e.From], index[e.To]
-		label := e.Label.In(t.locale)
+		label := e.Label.In(t.Locale())
 		de := templates.DiagramEdge{
 			ID: e.ID, Title: label, Taken: tr != nil && tr.ID == e.ID,
-			FromTo: sim.StateNames[e.From].In(t.locale) + " → " + sim.StateNames[e.To].In(t.locale),
+			FromTo: sim.StateNames[e.From].In(t.Locale()) + " → " + sim.StateNames[e.To].In(t.Locale()),
 		}
 		var lx, ly int // label anchor: baseline of the line nearest the arc
 		up := true
@@ -95,21 +94,21 @@ func (v *view) diagram() templates.DiagramView {
 		}
 		d.Edges = append(d.Edges, de)
 	}
-	state := sim.StateNames[focus.State].In(t.locale)
+	state := sim.StateNames[focus.State].In(t.Locale())
 	d.StateLabel = t.T("StateCaption", "Lock", focus.Name, "State", state, "Count", focus.Count)
 	if tr != nil {
 		if tr.ID == sim.OffDiagram {
-			d.OffDiagram = t.T("OffDiagram", "From", sim.StateNames[tr.From].In(t.locale), "To", sim.StateNames[tr.To].In(t.locale))
+			d.OffDiagram = t.T("OffDiagram", "From", sim.StateNames[tr.From].In(t.Locale()), "To", sim.StateNames[tr.To].In(t.Locale()))
 		} else {
 			for _, e := range sim.Diagram {
 				if e.ID == tr.ID {
-					d.StateLabel = t.T("StateCaptionTaken", "Lock", focus.Name, "State", state, "Count", focus.Count, "Edge", e.Label.In(t.locale))
+					d.StateLabel = t.T("StateCaptionTaken", "Lock", focus.Name, "State", state, "Count", focus.Count, "Edge", e.Label.In(t.Locale()))
 				}
 			}
 		}
 	}
 	for _, o := range others {
-		d.OtherLocks = append(d.OtherLocks, t.T("OtherLock", "Lock", o.Name, "State", sim.StateNames[o.State].In(t.locale)))
+		d.OtherLocks = append(d.OtherLocks, t.T("OtherLock", "Lock", o.Name, "State", sim.StateNames[o.State].In(t.Locale())))
 	}
 	return d
 }
@@ -169,24 +168,4 @@ func wrapLabel(s string, max int) []string {
 		lines = append(lines, s)
 	}
 	return lines
-}
-
-// diagramPanel is the diagram panel of the current step. The diagram
-// depends on the focused lock's name, state, hold count and transition, on
-// the other locks' names and states, and on the language; a course has few
-// such combinations and a step redrew the same SVG again and again, so the
-// translator keeps each one drawn (up to diagramsMax).
-func (v *view) diagramPanel(ctx context.Context) (string, error) {
-	focus, others := v.focusLock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%q %s %d", focus.Name, focus.State, focus.Count)
-	if tr := focus.Transition; tr != nil {
-		fmt.Fprintf(&b, " %s %s %s", tr.ID, tr.From, tr.To)
-	}
-	for _, o := range others {
-		fmt.Fprintf(&b, " | %q %s", o.Name, o.State)
-	}
-	return remember(&v.t.diagrams, b.String(), func() (string, error) {
-		return render(ctx, templates.DiagramPanel(v.diagram()))
-	})
 }

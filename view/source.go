@@ -1,6 +1,7 @@
-package web
+package view
 
 import (
+	"maps"
 	"strings"
 
 	"lockstep/templates"
@@ -13,18 +14,22 @@ import (
 // not look one up: the pages show the title in the reader's language
 // instead and keep the file name in a title attribute for maintainers. The
 // source strings themselves stay as written, since the format is public.
+// SeedTitleIDs returns the seeds' file names and the message ids of their
+// titles (a copy).
+func SeedTitleIDs() map[string]string { return maps.Clone(seedTitles) }
+
 var seedTitles = map[string]string{
 	"000_ababaab3e824e250.txt": "SeedNodeContext",
 	"001_5402deabadbfda6d.txt": "SeedInterviewCard",
 	"004_9ef5ee932af18c81.txt": "SeedJavaThreadLocal",
 }
 
-// sourceParts is a source as the page shows it in t's language: each seed
+// SourceParts is a source as the page shows it in t's language: each seed
 // file name becomes a part with the seed's title, followed by the text up to
 // the next seed as written ("(follow-up question 1)", or ", " between two
 // seeds); text that cites no seed (a URL, "Redisson RLock") is a part of its
 // own. nil for an empty source.
-func (t *translator) sourceParts(src string) []templates.SourcePart {
+func SourceParts(t Texts, src string) []templates.SourcePart {
 	var out []templates.SourcePart
 	for src != "" {
 		i, name := nextSeed(src)
@@ -51,10 +56,10 @@ func (t *translator) sourceParts(src string) []templates.SourcePart {
 // sourceText is a source in one line of plain text, for places that cannot
 // hold markup (an <option>): the seeds' titles with the text around them,
 // and the file names of the seeds it cites, joined by ", " ("" for none).
-func (t *translator) sourceText(src string) (text, seeds string) {
+func SourceText(t Texts, src string) (text, seeds string) {
 	var b strings.Builder
 	var names []string
-	for _, p := range t.sourceParts(src) {
+	for _, p := range SourceParts(t, src) {
 		if p.Seed != "" {
 			b.WriteString(p.Title)
 			names = append(names, p.Seed)

@@ -1,10 +1,9 @@
-package web
+package view
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"sync"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -25,9 +24,9 @@ import (
 // session last sent is what the page shows; a page that misses one has
 // lost its connection, and its next load gets everything again.
 
-// pageState is what a session has sent its page since the last frame with
+// Page is what a session has sent its page since the last frame with
 // chrome.
-type pageState struct {
+type Page struct {
 	panels map[string]string // the last HTML sent of each panel a step can change; nil: nothing known
 	tlCur  int               // the step the page's timeline shows
 	labels string            // the timeline's lane labels as last sent
@@ -57,7 +56,7 @@ type TimelineColumnPatch struct {
 // every panel when the page's state is not known (after a frame with
 // chrome), else the panels that changed and the timeline's patch. It
 // records what it returns in ps.
-func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]string, *TimelinePatch, error) {
+func (v *Step) FramePanels(ctx context.Context, ps *Page) (map[string]string, *TimelinePatch, error) {
 	if ps.panels == nil {
 		panels, err := v.renderPanels(ctx, true)
 		if err != nil {
@@ -67,14 +66,12 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 		if err != nil {
 			return nil, nil, err
 		}
-		*ps = pageState{panels: map[string]string{}, tlCur: v.cur, labels: labels}
+		*ps = Page{panels: map[string]string{}, tlCur: v.cur, labels: labels}
 		for _, name := range stepPanels {
 			ps.panels[name] = panels[name]
 		}
 		return panels, nil, nil
 	}
-	// The patch is drawn on this goroutine: it is the memo's columns, or
-	// one column drawn afresh (a few µs), less than a handoff costs.
 	patch, err := v.timelinePatch(ctx, ps)
 	if err != nil {
 		return nil, nil, err
@@ -95,13 +92,11 @@ func (v *view) framePanels(ctx context.Context, ps *pageState) (map[string]strin
 
 // timelinePatch is the patch from the timeline at step ps.tlCur to the
 // current one: the columns between the two change from future to past or
-// back. A column is drawn afresh each time (a few µs), or taken from the
-// memo that sessions share when the frames are a course lesson's canonical
-// ones (stepcache.go): keeping them per session would hold a timeline's
-// whole history per session.
-func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch, error) {
+// back. A column is drawn afresh each time (a few µs): keeping them per
+// session would hold a timeline's whole history per session.
+func (v *Step) timelinePatch(ctx context.Context, ps *Page) (*TimelinePatch, error) {
 	lay := v.tlLayout()
-	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * tlColW, Cols: []TimelineColumnPatch{}}
+	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * TimelineColumnWidth, Cols: []TimelineColumnPatch{}}
 	labels, err := v.timelineLabels(ctx, lay)
 	if err != nil {
 		return nil, err
@@ -121,57 +116,35 @@ func (v *view) timelinePatch(ctx context.Context, ps *pageState) (*TimelinePatch
 }
 
 // timelineLabels is the timeline's lane labels at the current step.
-func (v *view) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
-	draw := func() (string, error) {
-		labels, err := render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
-		if err != nil {
-			return "", fmt.Errorf("web: render timeline labels: %w", err)
-		}
-		return labels, nil
+func (v *Step) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
+	labels, err := Render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+	if err != nil {
+		return "", fmt.Errorf("view: render timeline labels: %w", err)
 	}
-	if !v.sharable() {
-		return draw()
-	}
-	return remember(&v.t.steps, timelineKey{lesson: v.lesson, info: v.info, col: v.cur, labels: true}, draw)
+	return labels, nil
 }
 
 // timelineColumn is column i of the timeline, past or future as the current
 // step makes it, without the current-step marker (the page moves it).
-func (v *view) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
-	draw := func() (TimelineColumnPatch, error) {
-		c := v.tlColumn(lay, i)
-		c.Current = false
-		cp := TimelineColumnPatch{Col: i}
-		var err error
-		if cp.Back, err = render(ctx, templates.TimelineColumnBack(c)); err == nil {
-			if cp.Mid, err = render(ctx, templates.TimelineColumnMid(c)); err == nil {
-				cp.Front, err = render(ctx, templates.TimelineColumnFront(c))
-			}
+func (v *Step) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
+	c := v.tlColumn(lay, i)
+	c.Current = false
+	cp := TimelineColumnPatch{Col: i}
+	var err error
+	if cp.Back, err = Render(ctx, templates.TimelineColumnBack(c)); err == nil {
+		if cp.Mid, err = Render(ctx, templates.TimelineColumnMid(c)); err == nil {
+			cp.Front, err = Render(ctx, templates.TimelineColumnFront(c))
 		}
-		if err != nil {
-			return cp, fmt.Errorf("web: render timeline column %d: %w", i, err)
-		}
-		return cp, nil
 	}
-	if !v.sharable() {
-		return draw()
+	if err != nil {
+		return cp, fmt.Errorf("view: render timeline column %d: %w", i, err)
 	}
-	return remember(&v.t.steps, timelineKey{lesson: v.lesson, info: v.info, col: i, past: i <= v.cur}, draw)
+	return cp, nil
 }
 
-// renderBuffers keeps the buffers that panels are rendered into: a step
-// renders eight panels and a few timeline parts, and growing a fresh buffer
-// for each was a good part of what a step allocates.
-var renderBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// render renders one component to a string.
-func render(ctx context.Context, c templ.Component) (string, error) {
-	buf := renderBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	err := c.Render(ctx, buf)
-	html := buf.String()
-	if buf.Cap() <= 1<<20 {
-		renderBuffers.Put(buf)
-	}
-	return html, err
+// Render renders one component to a string.
+func Render(ctx context.Context, c templ.Component) (string, error) {
+	var b strings.Builder
+	err := c.Render(ctx, &b)
+	return b.String(), err
 }

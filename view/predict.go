@@ -1,4 +1,4 @@
-package web
+package view
 
 import (
 	"encoding/json"
@@ -15,21 +15,21 @@ import (
 // misses) lives in the page's script and localStorage: the server only
 // describes the steps, in the player page's data-predict-steps attribute.
 
-// predictStep is one step of the data-predict-steps attribute.
-type predictStep struct {
+// PredictStep is one step of the data-predict-steps attribute.
+type PredictStep struct {
 	Do       sim.Action    `json:"do"`
 	Actor    string        `json:"actor"`
 	Lock     string        `json:"lock"`
 	Outcomes []sim.Outcome `json:"outcomes"`
 }
 
-// predictOutcomes returns the outcomes the buttons offer before step st of
+// PredictOutcomes returns the outcomes the buttons offer before step st of
 // l, or nil when there is nothing to predict (the action has one outcome).
 // They are sim.OutcomesFor(st.Do) without those the step cannot come to
 // whatever Redis replies: TIMED_OUT only for a release whose reply is lost,
 // PENDING only for the first round trip of a two-step release, NO_CONTEXT
 // only in a lesson where some fork loses its context.
-func predictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
+func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 	all := sim.OutcomesFor(st.Do)
 	if len(all) < 2 {
 		return nil
@@ -57,23 +57,23 @@ func predictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 	return out
 }
 
-// predictSteps is the JSON of the data-predict-steps attribute: one entry
+// PredictSteps is the JSON of the data-predict-steps attribute: one entry
 // per step, null where there is nothing to predict.
-func predictSteps(l *sim.Lesson) string {
-	steps := make([]*predictStep, len(l.Steps))
+func PredictSteps(l *sim.Lesson) string {
+	steps := make([]*PredictStep, len(l.Steps))
 	for i, st := range l.Steps {
-		if outs := predictOutcomes(l, st); outs != nil {
-			steps[i] = &predictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs}
+		if outs := PredictOutcomes(l, st); outs != nil {
+			steps[i] = &PredictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs}
 		}
 	}
 	b, _ := json.Marshal(steps)
 	return string(b)
 }
 
-// predictGlosses is the JSON of the controls' data-glosses attribute: the
+// PredictGlosses is the JSON of the controls' data-glosses attribute: the
 // gloss of every outcome a prediction may offer, and the name of every
 // action under "act:<action>", in t's language.
-func predictGlosses(t *translator) string {
+func PredictGlosses(t Texts) string {
 	m := map[string]string{}
 	for _, a := range sim.Actions {
 		for _, o := range sim.OutcomesFor(a) {
@@ -81,7 +81,7 @@ func predictGlosses(t *translator) string {
 				m[string(o)] = g
 			}
 		}
-		m["act:"+string(a)] = t.actionName(a)
+		m["act:"+string(a)] = ActionName(t, a)
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

@@ -1,4 +1,4 @@
-package web
+package view
 
 import (
 	"bytes"
@@ -41,19 +41,17 @@ const (
 // lesson's title, its styles inlined with literal colours. frames is the
 // run: frames[0] the start and frames[i] the state after step i, one per
 // step of the lesson. info names the Redis the run used, as the player's
-// Redis lane does.
-func TimelineSVG(l *sim.Lesson, frames []sim.Frame, loc sim.Locale, info backend.Info) ([]byte, error) {
+// Redis lane does. t gives the texts, in its locale.
+func TimelineSVG(t Texts, l *sim.Lesson, frames []sim.Frame, info backend.Info) ([]byte, error) {
 	if l == nil {
-		return nil, errors.New("web: TimelineSVG: no lesson")
+		return nil, errors.New("view: TimelineSVG: no lesson")
 	}
-	if !sim.ValidLocale(string(loc)) {
-		return nil, fmt.Errorf("web: TimelineSVG: unknown locale %q", loc)
-	}
+	loc := t.Locale()
 	if want := len(l.Steps) + 1; len(frames) != want {
-		return nil, fmt.Errorf("web: TimelineSVG: lesson %s has %d steps: want %d frames (a whole run), got %d", l.ID, len(l.Steps), want, len(frames))
+		return nil, fmt.Errorf("view: TimelineSVG: lesson %s has %d steps: want %d frames (a whole run), got %d", l.ID, len(l.Steps), want, len(frames))
 	}
-	v := &view{t: tr(loc), lesson: l, frames: frames, cur: len(frames) - 1, info: info}
-	return writeTimelineSVG(v.timeline(), strings.TrimSpace(l.Title.In(loc)), loc), nil
+	v := &Step{t: t, lesson: l, frames: frames, cur: len(frames) - 1, info: info}
+	return writeTimelineSVG(v.Timeline(), strings.TrimSpace(l.Title.In(loc)), loc), nil
 }
 
 // svgWriter writes SVG elements with every attribute and text XML-escaped.
@@ -144,7 +142,7 @@ func writeTimelineSVG(tv templates.TimelineView, title string, loc sim.Locale) [
 	w.open("g")
 	w.WriteByte('\n')
 	w.elem("rect", "", "class", "tl-labels-bg", "x", 0, "y", 0, "width", tv.LabelWidth, "height", tv.Height)
-	w.titled("text", clip(title, 26), title, "class", "tl-heading", "x", 10, "y", tv.HeaderH/2+4)
+	w.titled("text", Clip(title, 26), title, "class", "tl-heading", "x", 10, "y", tv.HeaderH/2+4)
 	for _, l := range tv.Lanes {
 		cls := "lane-label " + l.Kind
 		if l.Faint {

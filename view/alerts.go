@@ -1,0 +1,67 @@
+package view
+
+import (
+	"strings"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// InvariantTitleID is the message id of the title of invariant name (one
+// of sim.Invariants), "" for an invariant without one.
+func InvariantTitleID(name string) string { return invariantTitles[name] }
+
+var invariantTitles = map[string]string{
+	sim.InvOverlappingHolders: "InvOverlappingHolders",
+	sim.InvStaleWrite:         "InvStaleWrite",
+	sim.InvWrongOwnerRelease:  "InvWrongOwnerRelease",
+	sim.InvCountMismatch:      "InvCountMismatch",
+	sim.InvLeakedHold:         "InvLeakedHold",
+}
+
+// endOfRunLeak reports whether vi is a leaked hold only because the run
+// ends there: every actor it names is still running or paused.
+func (v *Step) endOfRunLeak(vi sim.Violation) bool {
+	if vi.Name != sim.InvLeakedHold {
+		return false
+	}
+	for _, id := range vi.Actors {
+		for _, a := range v.frame().Actors {
+			if a.ID == id && a.Status != sim.StatusRunning && a.Status != sim.StatusPaused {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (v *Step) Alerts() templates.AlertsView {
+	t := v.t
+	f := v.frame()
+	a := templates.AlertsView{UI: t.UI()}
+	for _, vi := range f.Violations {
+		if v.tl.On && v.cur == v.total() && v.endOfRunLeak(vi) {
+			// A timeline being built has not ended: "the lesson ends while
+			// Redis still keeps a hold" would greet every acquire.
+			continue
+		}
+		title := vi.Name
+		if id, ok := invariantTitles[vi.Name]; ok {
+			title = t.T(id)
+		}
+		a.Violations = append(a.Violations, templates.AlertItem{
+			Name: vi.Name, Title: title, Detail: vi.Detail.In(t.Locale()), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
+		})
+	}
+	for _, av := range f.Actors {
+		if av.Status == sim.StatusCrashed {
+			continue
+		}
+		for _, h := range av.Holds {
+			if h.Count > 0 && !h.InRedis {
+				a.Stale = append(a.Stale, t.T("StaleNotice", "Actor", av.ID, "Lock", h.Lock, "Count", h.Count, "Token", h.Token))
+			}
+		}
+	}
+	return a
+}

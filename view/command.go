@@ -1,0 +1,55 @@
+package view
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// sourceID is the element id of a script's source; stable across steps so
+// the page can keep it open.
+func sourceID(script string, i int) string {
+	id := "src-" + strings.NewReplacer("/", "-", " ", "-").Replace(script)
+	if i > 0 {
+		id += "-" + strconv.Itoa(i)
+	}
+	return id
+}
+
+func (v *Step) Command() templates.CommandView {
+	t := v.t
+	f := v.frame()
+	c := templates.CommandView{UI: t.UI()}
+	if len(f.Calls) == 0 {
+		c.NoCall = t.UI().NoCall
+		if f.Step != nil && (f.Step.Do == sim.ActAcquire || f.Step.Do == sim.ActRelease) && f.Outcome != sim.NoContext {
+			c.NoCall = t.T("NoCallLocal")
+		}
+	}
+	seen := map[string]int{}
+	for i, call := range f.Calls {
+		cv := templates.CallView{Index: i + 1, Script: call.Script, Reply: call.Reply.String(), AsBoolean: call.AsBoolean,
+			Outcome: string(call.Outcome), OutcomeKnd: outcomeKind(call.Outcome)}
+		cv.SourceID = sourceID(call.Script, seen[call.Script])
+		seen[call.Script]++
+		var docs map[string]string
+		if s := sim.ScriptByName(call.Script); s != nil {
+			docs = ScriptDocs(s.Source)
+			branch := s.BranchLines(call.Outcome)
+			for n, line := range strings.Split(strings.TrimRight(s.Source, "\n"), "\n") {
+				cv.Lines = append(cv.Lines, templates.SourceLine{N: n + 1, Text: line, Branch: slices.Contains(branch, n+1)})
+			}
+		}
+		for j, k := range call.Keys {
+			cv.Keys = append(cv.Keys, templates.ArgView{N: j + 1, Value: k, Doc: LuaDoc(t, docs["KEYS"+strconv.Itoa(j+1)])})
+		}
+		for j, a := range call.Args {
+			cv.Args = append(cv.Args, templates.ArgView{N: j + 1, Value: a, Doc: LuaDoc(t, docs["ARGV"+strconv.Itoa(j+1)])})
+		}
+		c.Calls = append(c.Calls, cv)
+	}
+	return c
+}

@@ -1,0 +1,146 @@
+package view
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"github.com/a-h/templ"
+
+	"lockstep/backend"
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// Texts is what the view models need of the message catalogue: the
+// messages of one locale. Missing messages come back as their id from T and
+// as "" from Maybe.
+type Texts interface {
+	Locale() sim.Locale
+	T(id string, kv ...any) string
+	Maybe(id string, kv ...any) string
+	UI() templates.UI
+	Interview() templates.Interview
+	Explore() templates.Explore
+}
+
+// Input is what the panels of one moment of a run are built from.
+type Input struct {
+	Texts   Texts
+	Lesson  *sim.Lesson
+	Frames  []sim.Frame // the run's frames up to Cur (more are ignored)
+	Cur     int         // the step shown
+	Info    backend.Info
+	Prefix  string       // the run's key prefix on a real Redis
+	Explore ExploreState // set for an explore timeline
+}
+
+// Step is one moment of a run as the player shows it. It depends only on
+// its Input, so stepping back or seeking renders exactly what stepping
+// forward did; it does no I/O.
+type Step struct {
+	t      Texts
+	lesson *sim.Lesson
+	frames []sim.Frame // frames[0..cur]
+	cur    int
+	info   backend.Info
+	prefix string
+	tl     ExploreState
+}
+
+// New returns the Step of in. Frames must reach in.Cur.
+func New(in Input) *Step {
+	return &Step{t: in.Texts, lesson: in.Lesson, frames: in.Frames[:in.Cur+1], cur: in.Cur, info: in.Info, prefix: in.Prefix, tl: in.Explore}
+}
+
+func (v *Step) frame() sim.Frame { return v.frames[v.cur] }
+
+func (v *Step) prev() *sim.Frame {
+	if v.cur == 0 {
+		return nil
+	}
+	return &v.frames[v.cur-1]
+}
+
+func (v *Step) total() int { return len(v.lesson.Steps) }
+
+// Panel names, the keys of a frame message's panels and chrome, and the
+// data-panel / data-chrome attributes of the page's regions.
+const (
+	PanelAlerts    = "alerts"
+	PanelNarration = "narration"
+	PanelDiagram   = "diagram"
+	PanelTimeline  = "timeline"
+	PanelRedis     = "redis"
+	PanelCommand   = "command"
+	PanelExplore   = "explore"
+	PanelTools     = "explore-tools"
+)
+
+// Panels renders every panel of the current step as HTML, by panel name.
+func (v *Step) Panels(ctx context.Context) (map[string]string, error) {
+	return v.renderPanels(ctx, true)
+}
+
+// renderPanels renders the panels; all of them when whole, else the panels
+// a step can change: not the timeline (a step sends a patch of it instead:
+// delta.go) nor the explore tools (they depend on the run and the language
+// only, which only a frame with chrome changes).
+func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
+	out := make(map[string]string, len(stepPanels)+2)
+	for _, name := range stepPanels {
+		html, err := v.drawStepPanel(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("view: render %s: %w", name, err)
+		}
+		out[name] = html
+	}
+	if !whole {
+		return out, nil
+	}
+	more := map[string]templ.Component{
+		PanelTimeline: templates.TimelinePanel(v.Timeline()),
+		PanelTools:    templates.ExploreToolsPanel(v.ExploreTools()),
+	}
+	rest, err := RenderAll(ctx, more)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, rest)
+	return out, nil
+}
+
+// drawStepPanel draws one of the stepPanels.
+func (v *Step) drawStepPanel(ctx context.Context, name string) (string, error) {
+	switch name {
+	case PanelAlerts:
+		return Render(ctx, templates.AlertsPanel(v.Alerts()))
+	case PanelNarration:
+		return Render(ctx, templates.NarrationPanel(v.Narration()))
+	case PanelDiagram:
+		return Render(ctx, templates.DiagramPanel(v.Diagram()))
+	case PanelRedis:
+		return Render(ctx, templates.RedisPanel(v.Redis()))
+	case PanelCommand:
+		return Render(ctx, templates.CommandPanel(v.Command()))
+	case PanelExplore:
+		return Render(ctx, templates.ExplorePanel(v.ExplorePanel()))
+	}
+	return "", fmt.Errorf("view: %q is not a step panel", name)
+}
+
+// stepPanels are the panels a step can change (all but the timeline and the
+// explore tools).
+var stepPanels = []string{PanelAlerts, PanelNarration, PanelDiagram, PanelRedis, PanelCommand, PanelExplore}
+
+func RenderAll(ctx context.Context, comps map[string]templ.Component) (map[string]string, error) {
+	out := make(map[string]string, len(comps))
+	for name, c := range comps {
+		html, err := Render(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("view: render %s: %w", name, err)
+		}
+		out[name] = html
+	}
+	return out, nil
+}

@@ -1,0 +1,258 @@
+package view
+
+import (
+	"strconv"
+	"strings"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// Timeline geometry, in CSS pixels. The x axis is the step (simulated time
+// often stands still between steps), and each column shows the state after
+// its step, so column 0 is the start.
+const (
+	tlLabelW            = 196
+	TimelineColumnWidth = 100 // CSS pixels of one step's column
+	tlHeaderH           = 42
+	tlChipTop           = 6
+	tlChipH             = 32
+	tlLockRow           = 30 // per lock in an actor lane: belief bar and truth line
+	tlZoneRow           = 14 // room at the bottom of an actor lane for zone labels
+	tlBeliefH           = 14
+	tlTruthH            = 6
+	tlReplyH            = 26 // the Redis lane's reply row
+	tlGaugeH            = 30 // the lease gauge of one lock
+	tlGaugeRw           = 50 // a lock row of the Redis lane: owner label and gauge
+)
+
+// laneActor is an actor of the lesson and where it comes from.
+type laneActor struct {
+	id, parent, mode string
+	forkStep         int // the step that forks it; 0 for a declared actor
+}
+
+// laneActors orders the actors as lanes: declared actors in file order, each
+// followed by the actors it forks (and theirs) in fork order.
+func laneActors(l *sim.Lesson) []laneActor {
+	children := map[string][]laneActor{}
+	forked := map[string]bool{}
+	for i, st := range l.Steps {
+		if st.Do == sim.ActFork {
+			children[st.Actor] = append(children[st.Actor], laneActor{id: st.Child, parent: st.Actor, mode: st.Context, forkStep: i + 1})
+			forked[st.Child] = true
+		}
+	}
+	var out []laneActor
+	var add func(a laneActor)
+	add = func(a laneActor) {
+		out = append(out, a)
+		for _, c := range children[a.id] {
+			add(c)
+		}
+	}
+	for _, a := range l.Actors {
+		if !forked[a.ID] {
+			add(laneActor{id: a.ID})
+		}
+	}
+	return out
+}
+
+func actorIn(f sim.Frame, id string) (sim.ActorView, bool) {
+	for _, a := range f.Actors {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return sim.ActorView{}, false
+}
+
+func holdOf(a sim.ActorView, lock string) (sim.HoldView, bool) {
+	for _, h := range a.Holds {
+		if h.Lock == lock {
+			return h, true
+		}
+	}
+	return sim.HoldView{}, false
+}
+
+func lockIn(f sim.Frame, name string) (sim.LockView, bool) {
+	for _, l := range f.Locks {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return sim.LockView{}, false
+}
+
+// shortReply is a reply in a few characters for the timeline.
+func shortReply(r sim.Reply) string {
+	switch r.Kind {
+	case sim.ReplyNil:
+		return "nil"
+	case sim.ReplyInt:
+		return strconv.FormatInt(r.Int, 10)
+	case sim.ReplyString:
+		return strconv.Quote(r.Str)
+	case sim.ReplyArray:
+		parts := make([]string, len(r.Elems))
+		for i, e := range r.Elems {
+			if e.Kind == sim.ReplyString {
+				parts[i] = e.Str
+			} else {
+				parts[i] = shortReply(e)
+			}
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case sim.ReplyError:
+		return "ERR"
+	}
+	return "?"
+}
+
+// clip shortens s to at most n units (see textUnits), with an ellipsis.
+func Clip(s string, n int) string {
+	if textUnits(s) <= n {
+		return s
+	}
+	units := 0
+	for i, r := range s {
+		units += textUnits(string(r))
+		if units > n-1 {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}
+
+// tlLayout is the geometry of a run's timeline: where each lane sits. It
+// depends on the lesson only, never on the step shown.
+type tlLayout struct {
+	actors  []laneActor
+	locks   []string
+	laneY   map[string]int
+	actorH  int
+	redisY  int
+	redisH  int
+	height  int
+	width   int
+	scale   int64 // the longest lease of the lesson, the gauges' full height
+	total   int
+	actorNm map[string]sim.Text
+}
+
+func (v *Step) tlLayout() tlLayout {
+	l := v.lesson
+	lay := tlLayout{actors: laneActors(l), laneY: map[string]int{}, scale: maxLease(l), total: v.total(), actorNm: map[string]sim.Text{}}
+	for _, lk := range v.frames[0].Locks {
+		lay.locks = append(lay.locks, lk.Name)
+	}
+	for _, a := range l.Actors {
+		lay.actorNm[a.ID] = a.Name
+	}
+	lay.actorH = tlChipTop + tlChipH + 6 + len(lay.locks)*tlLockRow + tlZoneRow
+	y := tlHeaderH
+	for _, a := range lay.actors {
+		lay.laneY[a.id] = y
+		y += lay.actorH
+	}
+	lay.redisY = y
+	lay.redisH = tlReplyH + len(lay.locks)*tlGaugeRw + 4
+	lay.height = lay.redisY + lay.redisH
+	lay.width = (lay.total + 1) * TimelineColumnWidth
+	return lay
+}
+
+// Timeline is the whole timeline panel at the current step.
+func (v *Step) Timeline() templates.TimelineView {
+	lay := v.tlLayout()
+	tv := v.timelineFrame(lay)
+	for i := 0; i <= lay.total; i++ {
+		tv.Columns = append(tv.Columns, v.tlColumn(lay, i))
+	}
+	return tv
+}
+
+// timelineFrame is the timeline without its columns: sizes, lanes and the
+// legend.
+func (v *Step) timelineFrame(lay tlLayout) templates.TimelineView {
+	t := v.t
+	ui := t.UI()
+	tv := templates.TimelineView{
+		UI: ui, LabelWidth: tlLabelW, ColW: TimelineColumnWidth, HeaderH: tlHeaderH,
+		Width: lay.width, Height: lay.height, CurrentX: v.cur * TimelineColumnWidth,
+		Lanes: v.tlLanes(lay),
+	}
+	tv.Legend = []templates.TLLegend{
+		{Class: "belief", Text: ui.Believes},
+		{Class: "truth", Text: ui.RedisSays},
+		{Class: "stale", Text: ui.StaleKey},
+		{Class: "token-only", Text: ui.TokenOnlyKey},
+		{Class: "paused", Text: ui.PausedKey},
+		{Class: "crashed", Text: ui.CrashedKey},
+		{Class: "exited", Text: ui.ExitedKey},
+		{Class: "watchdog", Text: t.T("Watchdog")},
+		{Class: "lease", Text: ui.LeaseKey},
+	}
+	return tv
+}
+
+// tlLanes labels the lanes. A forked actor's lane is faint before its fork,
+// and an actor's process is the one of the current step.
+func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
+	t := v.t
+	ui := t.UI()
+	last := v.frame()
+	var lanes []templates.TLLane
+	for _, a := range lay.actors {
+		y := lay.laneY[a.id]
+		lane := templates.TLLane{Y: y, H: lay.actorH, Kind: "actor", ID: a.id, Name: a.id}
+		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.Locale())); n != "" && n != a.id {
+			lane.Name = Clip(a.id+" · "+n, 28)
+		}
+		if a.parent != "" {
+			mode := t.T("ModeInherit")
+			if a.mode == "lost" {
+				mode = t.T("ModeLost")
+			}
+			lane.Sub = Clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", mode), 30)
+			lane.Faint = v.cur < a.forkStep
+		} else if av, ok := actorIn(last, a.id); ok {
+			lane.Sub = Clip(t.T("ProcessOf", "Instance", av.Instance), 30)
+		}
+		for k, lock := range lay.locks {
+			by := y + tlChipTop + tlChipH + 6 + k*tlLockRow
+			believes := ui.Believes
+			if len(lay.locks) > 1 {
+				believes = Clip(ui.Believes+" · "+lock, 22)
+			}
+			lane.Rows = append(lane.Rows,
+				templates.TLRowLabel{Y: by + 11, Text: believes},
+				templates.TLRowLabel{Y: by + tlBeliefH + 3 + tlTruthH + 1, Text: ui.RedisSays})
+		}
+		lanes = append(lanes, lane)
+	}
+	redis := templates.TLLane{Y: lay.redisY, H: lay.redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
+	switch {
+	case v.lesson.Replica:
+		// A failover lesson runs on a primary and replica of its own
+		// (backend.Store.Info names them once the first step has run).
+		redis.Sub = t.T("BackendPair")
+	case !v.info.Embedded:
+		redis.Sub = Clip(v.info.Addr, 30)
+	}
+	for k, lock := range lay.locks {
+		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})
+	}
+	return append(lanes, redis)
+}
+
+// clockLabel labels a step that moves a clock: "+31 s", or "clock jump
+// +25 s" when only Redis's clock moves.
+func clockLabel(t Texts, do sim.Action, ms int64) string {
+	if do == sim.ActClockJump {
+		return ActionName(t, do) + " +" + Seconds(t, ms)
+	}
+	return "+" + Seconds(t, ms)
+}

@@ -1,0 +1,77 @@
+package web
+
+import (
+	"context"
+	"fmt"
+
+	"lockstep/backend"
+	"lockstep/sim"
+)
+
+// Backend is what the server needs of the Redis its lessons run on: a fresh
+// store for each run, and a description of it for the pages and the hello
+// message. RedisBackend adapts package backend's embedded and real Redis;
+// any other sim.Store will do as well (the tests serve the course on
+// sim/refmodel's reference model).
+type Backend interface {
+	// OpenStore opens a store for one run and returns it with the function
+	// that ends the run (deletes its keys, closes the store). A store with a
+	// method Prefix() string names its keys' prefix, which the Redis panel
+	// shows.
+	OpenStore() (sim.Store, func(context.Context) error, error)
+	// Info describes the backend.
+	Info() backend.Info
+}
+
+// RedisBackend is be as a Backend: each run gets be.NewStore().
+func RedisBackend(be *backend.Backend) Backend { return redisBackend{be} }
+
+type redisBackend struct{ be *backend.Backend }
+
+func (b redisBackend) OpenStore() (sim.Store, func(context.Context) error, error) {
+	st, err := b.be.NewStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
+}
+
+func (b redisBackend) Info() backend.Info { return b.be.Info() }
+
+// keyPrefix is the prefix of st's keys, "" when it has none.
+func keyPrefix(st sim.Store) string {
+	if p, ok := st.(interface{ Prefix() string }); ok {
+		return p.Prefix()
+	}
+	return ""
+}
+
+// runTimeout bounds one run of a whole lesson (a page's frames, an export,
+// one side of a comparison).
+const runTimeout = 4 * stepTimeout
+
+// runFrames runs l to its end on a fresh store of the server's backend,
+// within runTimeout.
+func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	frames, err := sim.RunFrames(ctx, l, s.openStore)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	return frames, nil
+}
+
+// openStore opens a run's store on the server's backend; ending it deletes
+// its keys within closeTimeout, even after the server's context is done.
+func (s *Server) openStore() (sim.Store, func(context.Context) error, error) {
+	st, end, err := s.cfg.Backend.OpenStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		return end(ctx)
+	}, nil
+}

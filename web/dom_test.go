@@ -1,0 +1,122 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// dom is a parsed page or panel, for tests that check structure instead of
+// the text of the markup.
+type dom struct{ root *html.Node }
+
+// parseDOM parses a page or a fragment of one (a panel's HTML).
+func parseDOM(t *testing.T, markup string) dom {
+	t.Helper()
+	n, err := html.Parse(strings.NewReader(markup))
+	if err != nil {
+		t.Fatalf("parse HTML: %v", err)
+	}
+	return dom{n}
+}
+
+// all returns the elements for which match reports true, in document order.
+func (d dom) all(match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	for n := range d.root.Descendants() {
+		if n.Type == html.ElementNode && match(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// withAttr matches elements whose attribute key is value ("" matches any
+// value, as long as the element has the attribute).
+func withAttr(key, value string) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		v, ok := attr(n, key)
+		return ok && (value == "" || v == value)
+	}
+}
+
+// tag matches elements by name.
+func tag(name string) func(*html.Node) bool {
+	return func(n *html.Node) bool { return n.Data == name }
+}
+
+// one returns the only element that matches, failing the test otherwise.
+func (d dom) one(t *testing.T, what string, match func(*html.Node) bool) *html.Node {
+	t.Helper()
+	got := d.all(match)
+	if len(got) != 1 {
+		t.Fatalf("%d elements %s, want 1", len(got), what)
+	}
+	return got[0]
+}
+
+// attr is n's attribute key and whether it has one.
+func attr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// textOf is the text inside n, its whitespace collapsed.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	for d := range n.Descendants() {
+		if d.Type == html.TextNode {
+			b.WriteString(d.Data)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// undoState reports whether the explore tools' HTML has an Undo button and
+// whether it is off.
+func undoState(t *testing.T, tools string) (present, off bool) {
+	t.Helper()
+	b := parseDOM(t, tools).all(withAttr("data-explore", "undo"))
+	if len(b) == 0 {
+		return false, false
+	}
+	_, off = attr(b[0], "disabled")
+	return true, off
+}
+
+// pageLang is the lang attribute of a page's html element.
+func pageLang(t *testing.T, page string) string {
+	t.Helper()
+	lang, _ := attr(parseDOM(t, page).one(t, "html", tag("html")), "lang")
+	return lang
+}
+
+// undoOff reports whether the explore tools have an Undo button that is off
+// (failing the test when they have none).
+func undoOff(t *testing.T, tools string) bool {
+	t.Helper()
+	on, off := undoState(t, tools)
+	if !on {
+		t.Fatalf("the explore tools have no Undo button: %s", tools)
+	}
+	return off
+}
+
+// undoTitle is the tooltip of the explore tools' Undo button.
+func undoTitle(t *testing.T, tools string) string {
+	t.Helper()
+	title, _ := attr(parseDOM(t, tools).one(t, "Undo button", withAttr("data-explore", "undo")), "title")
+	return title
+}
+
+// hasText reports whether the text of markup (whitespace collapsed)
+// contains want (whitespace collapsed too).
+func hasText(t *testing.T, markup, want string) bool {
+	t.Helper()
+	return strings.Contains(textOf(parseDOM(t, markup).root), strings.Join(strings.Fields(want), " "))
+}

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"lockstep/explore"
+	"lockstep/sim"
+	"lockstep/templates"
+	"lockstep/view"
+)
+
+// Chrome names, the keys of a frame message's chrome and the data-chrome
+// attributes of the page's regions.
+const (
+	chromeHeader   = "header"
+	chromeControls = "controls"
+)
+
+// header is the player's header of tl in t's language, by its kind; code
+// is an explore timeline's share code.
+func (s *Server) header(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
+	l := tl.Lesson
+	switch {
+	case tl.Kind == explore.KindDrill:
+		return s.drillHeader(t, l, step, presenter)
+	case tl.Explore():
+		return s.exploreHeader(t, tl, code, step, presenter)
+	}
+	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) })
+	h.CourseURL = "/?lang=" + string(t.locale)
+	h.Number = s.index[l.ID] + 1
+	return h
+}
+
+// lessonHeader is what the header of a course lesson's or a drill's player
+// says of lesson l; langURL is the page's address in another language.
+func (s *Server) lessonHeader(t *translator, l *sim.Lesson, langURL func(sim.Locale) string) templates.Header {
+	vi, _ := sim.Variant(l.Variant)
+	return templates.Header{
+		UI:       t.UI(),
+		Title:    l.Title.In(t.locale),
+		Summary:  strings.TrimSpace(l.Summary.In(t.locale)),
+		Variant:  l.Variant,
+		LockType: view.LockType(t, vi.LockType),
+		Fencing:  l.Fencing,
+		Source:   view.SourceParts(t, l.Source),
+		Langs:    langOptions(t.locale, langURL),
+		Backend:  s.lessonBadge(t, l),
+	}
+}
+
+// playerControls is the control bar of a lesson's player.
+func (s *Server) playerControls(t *translator, l *sim.Lesson, step int, speed float64) templates.Controls {
+	c := view.Controls(t, step, len(l.Steps), speed)
+	c.Backend = s.lessonBadge(t, l).Label
+	return c
+}
+
+// lessonBadge says which Redis a lesson runs on: a lesson with a replica
+// runs on a primary + replica pair of its own (backend.Store), never on the
+// single Redis the server was given.
+func (s *Server) lessonBadge(t *translator, l *sim.Lesson) templates.BackendBadge {
+	if !l.Replica {
+		return s.badge(t)
+	}
+	info := s.cfg.Backend.Info()
+	if info.Embedded {
+		return templates.BackendBadge{Embedded: true, Pair: true, Label: t.T("BackendEmbeddedPair")}
+	}
+	return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnPair", "Addr", info.Addr)}
+}
+
+func (s *Server) badge(t *translator) templates.BackendBadge {
+	info := s.cfg.Backend.Info()
+	if info.Embedded {
+		return templates.BackendBadge{Embedded: true, Label: t.T("BackendEmbedded")}
+	}
+	return templates.BackendBadge{Label: t.T("BackendReal", "Version", info.Version, "Addr", info.Addr)}
+}
+
+func langOptions(cur sim.Locale, urlFor func(sim.Locale) string) []templates.LangOption {
+	var out []templates.LangOption
+	for _, l := range sim.Locales {
+		out = append(out, templates.LangOption{Code: string(l), Label: langNames[l], URL: urlFor(l), Current: l == cur})
+	}
+	return out
+}
+
+// lessonURL is the deep link of a lesson step.
+func lessonURL(id string, step int, l sim.Locale, presenter bool) string {
+	q := url.Values{}
+	if step > 0 {
+		q.Set("step", strconv.Itoa(step))
+	}
+	q.Set("lang", string(l))
+	if presenter {
+		q.Set("present", "1")
+	}
+	return "/lessons/" + url.PathEscape(id) + "?" + q.Encode()
+}
