@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -43,8 +44,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return ExitInvalid
 	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+	cat, loc, ok := language(*lang, stderr)
+	if !ok {
 		return ExitInvalid
 	}
 	if len(files) == 0 {
@@ -79,6 +80,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitInvalid
 		}
 		if *asJSON {
+			renderDetails(frames, cat, loc)
 			out := struct {
 				Lesson  string      `json:"lesson"`
 				File    string      `json:"file"`
@@ -91,8 +93,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return ExitInvalid
 			}
 		} else {
-			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
-			fmt.Fprint(stdout, sim.FormatFrames(frames, sim.Locale(*lang)))
+			fmt.Fprintf(stdout, "### %s (%s) · %s · %s\n", l.Title.In(loc), l.ID, l.Variant, info)
+			fmt.Fprint(stdout, sim.Printer{Locale: loc, Renderer: cat}.Frames(frames))
 		}
 		for _, f := range failures {
 			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
@@ -152,8 +154,8 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return ExitInvalid
 	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+	_, loc, ok := language(*lang, stderr)
+	if !ok {
 		return ExitInvalid
 	}
 	all, err := lessons.All()
@@ -166,10 +168,40 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 		idW, varW = max(idW, len(l.ID)), max(varW, len(l.Variant))
 	}
 	for _, l := range all {
-		fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, l.ID, varW, l.Variant, l.Title.In(sim.Locale(*lang)))
-		if s := l.Summary.In(sim.Locale(*lang)); s != "" {
+		fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, l.ID, varW, l.Variant, l.Title.In(loc))
+		if s := l.Summary.In(loc); s != "" {
 			fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, "", varW, "", strings.TrimSpace(s))
 		}
 	}
 	return ExitOK
+}
+
+// language returns the message catalogue and the locale named by the --lang
+// flag, or reports on stderr that the catalogue has no such locale.
+func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool) {
+	cat, err := catalog.New()
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return nil, "", false
+	}
+	if !cat.Has(sim.Locale(lang)) {
+		names := make([]string, len(cat.Locales()))
+		for i, l := range cat.Locales() {
+			names[i] = string(l)
+		}
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want one of %s)\n", lang, strings.Join(names, ", "))
+		return nil, "", false
+	}
+	return cat, sim.Locale(lang), true
+}
+
+// renderDetails fills the text of every violation's detail in locale loc,
+// for the JSON output (frame.go documents the field).
+func renderDetails(frames []sim.Frame, cat *catalog.Catalog, loc sim.Locale) {
+	for i := range frames {
+		for j := range frames[i].Violations {
+			d := &frames[i].Violations[j].Detail
+			d.Text = cat.Render(loc, *d)
+		}
+	}
 }

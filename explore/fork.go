@@ -204,9 +204,10 @@ type SandboxConfig struct {
 	Seed    uint64 // the run's seed (grant tokens); 0 means 1
 }
 
-// Sandbox returns an empty timeline for c: no steps yet. Errors wrap
-// ErrBadStep and name the setting.
-func Sandbox(c SandboxConfig) (*sim.Lesson, error) {
+// Sandbox returns an empty timeline for c: no steps yet, its title and actor
+// names rendered by r in every locale of r. Errors wrap ErrBadStep and name
+// the setting.
+func Sandbox(r sim.Renderer, c SandboxConfig) (*sim.Lesson, error) {
 	bad := func(format string, args ...any) (*sim.Lesson, error) {
 		return nil, fmt.Errorf("%w: sandbox: "+format, append([]any{ErrBadStep}, args...)...)
 	}
@@ -231,13 +232,13 @@ func Sandbox(c SandboxConfig) (*sim.Lesson, error) {
 		seed = 1
 	}
 	l := &sim.Lesson{
-		ID: SandboxID, Title: sandboxTitle(c.Variant), Variant: c.Variant,
+		ID: SandboxID, Title: sim.TextOf(r, sandboxTitle(c.Variant)), Variant: c.Variant,
 		Lease: time.Duration(c.LeaseMS) * time.Millisecond, Fencing: c.Fencing, Lock: lock,
 		Seed: seed, Replica: c.Replica,
 	}
 	for i := range c.Actors {
 		id := string(rune('A' + i))
-		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Name: workerName(id)})
+		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Name: sim.TextOf(r, workerName(id))})
 	}
 	if err := sim.Validate(l); err != nil {
 		return bad("%s", validationText(err))
@@ -245,18 +246,6 @@ func Sandbox(c SandboxConfig) (*sim.Lesson, error) {
 	return l, nil
 }
 
-func sandboxTitle(variant string) sim.Text {
-	return sim.Text{
-		sim.English:            "Sandbox: " + variant,
-		sim.SimplifiedChinese:  "沙盒：" + variant,
-		sim.TraditionalChinese: "沙盒：" + variant,
-	}
-}
+func sandboxTitle(variant string) sim.Msg { return sim.M("explore.sandbox-title", "Variant", variant) }
 
-func workerName(id string) sim.Text {
-	return sim.Text{
-		sim.English:            "Worker " + id,
-		sim.SimplifiedChinese:  "任务 " + id,
-		sim.TraditionalChinese: "任務 " + id,
-	}
-}
+func workerName(id string) sim.Msg { return sim.M("explore.worker", "Actor", id) }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lockstep/lessons"
+	"lockstep/catalog"
 	"lockstep/sim"
 )
 
@@ -85,6 +86,7 @@ var mermaidGoldenZH = []string{"stale-owner", "watchdog-renewal"}
 // (English, and Simplified Chinese for a few) in testdata/mermaid; -update
 // rewrites the files.
 func TestSequenceDiagramGolden(t *testing.T) {
+	cat := texts(t)
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
@@ -98,9 +100,9 @@ func TestSequenceDiagramGolden(t *testing.T) {
 				locales = append(locales, sim.SimplifiedChinese)
 			}
 			for _, loc := range locales {
-				text := sim.SequenceDiagram(l, frames, loc)
+				text := sim.SequenceDiagram(l, frames, loc, cat)
 				checkMermaid(t, text)
-				if again := sim.SequenceDiagram(l, frames, loc); again != text {
+				if again := sim.SequenceDiagram(l, frames, loc, cat); again != text {
 					t.Errorf("%s: a second call gave another diagram", loc)
 				}
 				golden := filepath.Join("testdata", "mermaid", l.ID+"."+string(loc)+".mmd")
@@ -122,8 +124,8 @@ func TestSequenceDiagramGolden(t *testing.T) {
 			}
 			// A prefix of the frames gives a prefix of the diagram's lines.
 			if len(frames) > 2 {
-				full := sim.SequenceDiagram(l, frames, sim.English)
-				part := sim.SequenceDiagram(l, frames[:len(frames)/2], sim.English)
+				full := sim.SequenceDiagram(l, frames, sim.English, cat)
+				part := sim.SequenceDiagram(l, frames[:len(frames)/2], sim.English, cat)
 				checkMermaid(t, part)
 				if !strings.HasPrefix(full, part) {
 					t.Errorf("the diagram of a prefix of the run is not a prefix of the whole one:\n%s", firstDiff(full, part))
@@ -157,8 +159,9 @@ steps:
 		t.Fatal(err)
 	}
 	frames := runOn(t, open(t, ""), l)
+	cat := texts(t)
 	for _, loc := range sim.Locales {
-		text := sim.SequenceDiagram(l, frames, loc)
+		text := sim.SequenceDiagram(l, frames, loc, cat)
 		checkMermaid(t, text)
 		for _, want := range []string{"title a#59; b #35; c #60;d#62; end", "as Note over#59; you #35;1", "line one<br/>line two", "create participant"} {
 			if !strings.Contains(text, want) {
@@ -254,4 +257,14 @@ func checkMermaid(t *testing.T, text string) {
 			}
 		}
 	}
+}
+
+// texts is the embedded message catalogue.
+func texts(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -198,7 +198,7 @@ func (t *translator) choiceButton(sp explore.StepSpec) templates.ChoiceButton {
 // (explore.ForkTitle), the others' are their own.
 func (s *Server) timelineTitle(l *sim.Lesson, o explore.Origin) sim.Text {
 	if base := s.originLesson(o); base != nil {
-		return explore.ForkTitle(base, o.At)
+		return s.translators.cat.Text(explore.ForkTitle(base, o.At))
 	}
 	return l.Title
 }
@@ -211,13 +211,13 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),
 		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
 		Variant: l.Variant, LockType: t.lockType(vi.LockType), Fencing: l.Fencing, Source: t.sourceParts(l.Source),
-		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
+		Langs:   langOptions(t, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
 		h.Title = s.timelineTitle(l, o).In(t.locale)
-		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
+		h.Summary = t.Msg(explore.ForkSummary(base, o.At, len(l.Steps)))
 		h.Source = t.sourceParts(base.Source)
 	}
 	return h
@@ -226,7 +226,7 @@ func (s *Server) exploreHeader(t *translator, l *sim.Lesson, o explore.Origin, c
 // serveExplore is the explore page, or with t= the player of a shared
 // timeline.
 func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
+	loc := s.negotiate(r)
 	q := r.URL.Query()
 	code := q.Get("t")
 	if code == "" {
@@ -238,7 +238,7 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(s.explorePage(loc, err)))
 		return
 	}
-	t := tr(loc)
+	t := s.tr(loc)
 	step := queryStep(q.Get("step"), len(l.Steps))
 	presenter := q.Get("present") == "1"
 	p := templates.PlayerPage{
@@ -255,10 +255,10 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 // explorePage is the explore page in loc; badLink, when not nil, is why a
 // share link could not be opened.
 func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePage {
-	t := tr(loc)
+	t := s.tr(loc)
 	p := templates.ExplorePage{
 		UI: t.UI(), X: t.explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
+		Langs: langOptions(s.tr(loc), func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
 		I:     t.interview(), Nav: siteNav(t, navExplore),
 		BadLinkReason: badLinkReason(t, badLink),
 
@@ -310,7 +310,7 @@ func badLinkReason(t *translator, err error) string {
 // serveExploreNew starts a sandbox from the explore page's form and
 // redirects to its player.
 func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
+	loc := s.negotiate(r)
 	q := r.URL.Query()
 	num := func(name string) (int64, error) {
 		n, err := strconv.ParseInt(strings.TrimSpace(q.Get(name)), 10, 64)
@@ -325,7 +325,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		p.SandboxError = err.Error()
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
-		p.Variants = variantOptions(tr(loc), q.Get("variant"))
+		p.Variants = variantOptions(s.tr(loc), q.Get("variant"))
 		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(p))
 	}
 	lease, err := num("lease_ms")
@@ -338,7 +338,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	l, err := explore.Sandbox(explore.SandboxConfig{
+	l, err := explore.Sandbox(s.translators.cat, explore.SandboxConfig{
 		Variant: q.Get("variant"), LeaseMS: lease, Actors: int(actors), Lock: strings.TrimSpace(q.Get("lock")),
 		Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != "",
 	})
@@ -358,7 +358,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 // (field yaml) and redirects to its player; a file the loader rejects comes
 // back with its errors at their lines and the text kept.
 func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
+	loc := s.negotiate(r)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes+64<<10)
 	page := s.explorePage(loc, nil)
 	fail := func(status int, src []byte, name string, err error) {
@@ -468,7 +468,7 @@ func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, err
 // diagram or an SVG of the lanes.
 func (s *Server) serveExport(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		loc := negotiate(r)
+		loc := s.negotiate(r)
 		l, o, err := s.requestTimeline(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -491,7 +491,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 			// A timeline made here: its lesson file is ready for lessons/
 			// (texts, outcomes, an id unique to its steps), and every
 			// export of it is named by that id.
-			exported = explore.ForExport(l, frames, o, s.originLesson(o))
+			exported = explore.ForExport(s.translators.cat, l, frames, o, s.originLesson(o))
 			name = exported.ID
 		}
 		var body []byte
@@ -501,7 +501,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 			body, err = sim.MarshalLesson(exported)
 			ctype = "application/yaml; charset=utf-8"
 		case "mmd":
-			body = []byte(sim.SequenceDiagram(l, frames, loc))
+			body = []byte(sim.SequenceDiagram(l, frames, loc, s.translators.cat))
 		case "svg":
 			body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
 			ctype = "image/svg+xml"
@@ -523,13 +523,13 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 // serveCompare runs a timeline under two variants and shows them side by
 // side.
 func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	x := t.explore()
 	q := r.URL.Query()
 	p := templates.ComparePage{
 		UI: t.UI(), X: x, Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string {
+		Langs: langOptions(s.tr(loc), func(l sim.Locale) string {
 			q2 := r.URL.Query()
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
@@ -541,7 +541,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p.Error = err.Error()
 		// Not the link again in every language link.
-		p.Langs = langOptions(loc, func(l sim.Locale) string { return "/explore/compare?lang=" + string(l) })
+		p.Langs = langOptions(s.tr(loc), func(l sim.Locale) string { return "/explore/compare?lang=" + string(l) })
 		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
 		return
 	}

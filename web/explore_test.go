@@ -297,7 +297,7 @@ func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
 // until a step is added.
 func TestEmptyTimeline(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{})
-	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
+	l, err := explore.Sandbox(tr(sim.English).cat, explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"embed"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -11,50 +9,21 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/BurntSushi/toml"
-	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 
+	"lockstep/catalog"
 	"lockstep/sim"
 	"lockstep/templates"
 )
 
-// messageFiles are the UI strings, one TOML file per locale
-// (active.<locale>.toml). Narration comes from the lessons themselves.
-//
-//go:embed i18n/*.toml
-var messageFiles embed.FS
-
-var (
-	bundleOnce sync.Once
-	bundle     *i18n.Bundle
-	bundleErr  error
-)
-
-func loadBundle() (*i18n.Bundle, error) {
-	bundleOnce.Do(func() {
-		b := i18n.NewBundle(language.English)
-		b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-		names, err := fs.Glob(messageFiles, "i18n/*.toml")
-		if err != nil {
-			bundleErr = fmt.Errorf("web: message files: %w", err)
-			return
-		}
-		for _, n := range names {
-			if _, err := b.LoadMessageFileFS(messageFiles, n); err != nil {
-				bundleErr = fmt.Errorf("web: message file %s: %w", n, err)
-				return
-			}
-		}
-		bundle = b
-	})
-	return bundle, bundleErr
-}
+// defaultCatalog is the embedded message catalogue, for the servers whose
+// Config names none and for TimelineSVG.
+var defaultCatalog = sync.OnceValues(func() (*catalog.Catalog, error) { return catalog.New() })
 
 // translator localizes UI strings into one locale.
 type translator struct {
 	locale sim.Locale
-	loc    *i18n.Localizer
+	cat    *catalog.Catalog
 	ui     templates.UI
 	in     templates.Interview
 	x      templates.Explore
@@ -133,45 +102,66 @@ const (
 	stepsMax    = 2_000 // the course has about 200 steps, 4 entries each
 )
 
-var (
-	translatorsMu sync.Mutex
-	translators   = map[sim.Locale]*translator{}
-)
+// translators are the translators of one catalogue, by locale.
+type translators struct {
+	cat *catalog.Catalog
+	mu  sync.Mutex
+	m   map[sim.Locale]*translator
+}
 
-// tr returns the translator of locale l (English for an unknown locale).
-func tr(l sim.Locale) *translator {
-	if !sim.ValidLocale(string(l)) {
-		l = sim.English
-	}
-	translatorsMu.Lock()
-	defer translatorsMu.Unlock()
-	if t := translators[l]; t != nil {
-		return t
-	}
-	b, err := loadBundle()
+func newTranslators(c *catalog.Catalog) *translators {
+	return &translators{cat: c, m: map[sim.Locale]*translator{}}
+}
+
+var defaultTranslators = sync.OnceValue(func() *translators {
+	c, err := defaultCatalog()
 	if err != nil {
 		// The message files are embedded and tested; this cannot happen in a
 		// built binary.
 		panic(err)
 	}
-	t := &translator{locale: l, loc: i18n.NewLocalizer(b, string(l))}
+	return newTranslators(c)
+})
+
+// tr returns the translator of locale l of the embedded catalogue.
+func tr(l sim.Locale) *translator { return defaultTranslators().get(l) }
+
+// tr returns the translator of locale l of the server's catalogue.
+func (s *Server) tr(l sim.Locale) *translator { return s.translators.get(l) }
+
+// get returns the translator of locale l (English for a locale the
+// catalogue does not have).
+func (ts *translators) get(l sim.Locale) *translator {
+	if !ts.cat.Has(l) {
+		l = catalog.Default
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.m[l]; t != nil {
+		return t
+	}
+	t := &translator{locale: l, cat: ts.cat}
 	t.memo.max, t.buttons.max, t.diagrams.max, t.steps.max = memoMax, buttonsMax, diagramsMax, stepsMax
 	t.ui = fillStrings[templates.UI](t)
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)
-	translators[l] = t
+	ts.m[l] = t
 	return t
 }
 
 // T returns message id filled with data (pairs of key, value). A missing
-// message falls back to its id, so a gap shows up on screen and in tests
-// rather than as an empty string.
+// message comes back as ⟦id⟧ (catalog.Missing), so a gap shows up on screen
+// and in tests rather than as an empty string.
 func (t *translator) T(id string, kv ...any) string {
 	if s, ok := t.lookup(id, kv...); ok {
 		return s
 	}
-	return id
+	return catalog.Missing + id + catalog.MissingEnd
 }
+
+// Msg returns message m of package sim, drill or explore in the
+// translator's locale.
+func (t *translator) Msg(m sim.Msg) string { return t.cat.Render(t.locale, m) }
 
 // lookup returns message id filled with data and whether the message files
 // have it (in the locale, or else in English).
@@ -205,11 +195,7 @@ func (t *translator) localize(id string, kv ...any) (string, bool) {
 			data[fmt.Sprint(kv[i])] = kv[i+1]
 		}
 	}
-	s, err := t.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
-	if err != nil || s == "" {
-		return "", false
-	}
-	return s, true
+	return t.cat.Lookup(t.locale, id, data)
 }
 
 // memoKeyPart is a message argument as lookup's memo key spells it:
@@ -247,17 +233,14 @@ func fillStrings[T any](t *translator) T {
 // UI returns the interface strings.
 func (t *translator) UI() templates.UI { return t.ui }
 
-// langNames are the languages' own names for the picker.
-var langNames = map[sim.Locale]string{
-	sim.English:            "English",
-	sim.SimplifiedChinese:  "简体中文",
-	sim.TraditionalChinese: "繁體中文",
-}
 
 // negotiate picks the locale of a request: the lang query parameter when
 // it names a supported locale, else the best match of Accept-Language,
 // else English.
-func negotiate(r *http.Request) sim.Locale {
+func (s *Server) negotiate(r *http.Request) sim.Locale {
+	if l := sim.Locale(r.URL.Query().Get("lang")); s.translators.cat.Has(l) {
+		return l
+	}
 	if l, ok := langParam(r.URL.Query().Get("lang")); ok {
 		return l
 	}

@@ -137,7 +137,7 @@ func TestMermaidDownload(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{})
 	for _, l := range sim.Locales {
 		resp, body := get(t, hs.URL+"/diagram.mmd?lang="+string(l), nil)
-		if resp.StatusCode != 200 || body != sim.Mermaid(l) || !strings.HasPrefix(body, "stateDiagram-v2") {
+		if resp.StatusCode != 200 || body != sim.Mermaid(l, tr(l).cat) || !strings.HasPrefix(body, "stateDiagram-v2") {
 			t.Fatalf("%s: status %d body %q", l, resp.StatusCode, body)
 		}
 		if cd := resp.Header.Get("Content-Disposition"); !strings.Contains(cd, "lock-states.mmd") {

@@ -437,7 +437,7 @@ func (s *session) tick() {
 // re-renders the header and the controls (after a load or a language
 // change).
 func (s *session) sendFrame(re int64, chrome bool) {
-	t := tr(s.locale)
+	t := s.srv.tr(s.locale)
 	frames := s.runner.Frames()
 	v := &view{t: t, lesson: s.lesson, frames: frames[:s.cur+1], cur: s.cur, info: s.srv.cfg.Backend.Info(), prefix: s.store.Prefix(),
 		tl: s.srv.timelineView(t, s.origin, s.timeline, s.code), shared: s.sharedUpTo(s.cur)}

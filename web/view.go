@@ -185,7 +185,7 @@ func renderAll(ctx context.Context, comps map[string]templ.Component) (map[strin
 func actorLabel(id string) string { return id }
 
 // seconds formats simulated milliseconds for people: "2 s", "1.5 s",
-// "31 秒".
+// "31 s" (in the locale's unit).
 func (t *translator) seconds(ms int64) string {
 	if ms >= 3600_000 {
 		return t.T("Hours", "N", strconv.FormatFloat(float64(ms)/3600_000, 'f', 1, 64))
@@ -239,7 +239,7 @@ func (v *view) narration() templates.NarrationView {
 	n.Say = strings.TrimSpace(f.Say.In(t.locale))
 	if n.Say == "" && v.cur <= len(v.lesson.Steps) {
 		// A step a learner added (explore mode) has no narration of its own.
-		n.Say = strings.TrimSpace(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f).In(t.locale))
+		n.Say = strings.TrimSpace(t.Msg(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f)))
 	}
 	if v.cur == v.total() && v.tl.originURL == "" {
 		// A fork's lesson takeaway is about the lesson's own ending.
@@ -357,7 +357,7 @@ func (v *view) alerts() templates.AlertsView {
 			title = t.T(id)
 		}
 		a.Violations = append(a.Violations, templates.AlertItem{
-			Name: vi.Name, Title: title, Detail: vi.Detail.In(t.locale), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
+			Name: vi.Name, Title: title, Detail: t.Msg(vi.Detail), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
 		})
 	}
 	for _, av := range f.Actors {
@@ -653,7 +653,7 @@ func (s *Server) header(t *translator, l *sim.Lesson, step int, presenter bool) 
 		LockType:  t.lockType(vi.LockType),
 		Fencing:   l.Fencing,
 		Source:    t.sourceParts(l.Source),
-		Langs:     langOptions(t.locale, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) }),
+		Langs:     langOptions(t, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) }),
 		Backend:   s.lessonBadge(t, l),
 	}
 }
@@ -709,10 +709,12 @@ func (s *Server) badge(t *translator) templates.BackendBadge {
 	return templates.BackendBadge{Label: t.T("BackendReal", "Version", info.Version, "Addr", info.Addr)}
 }
 
-func langOptions(cur sim.Locale, urlFor func(sim.Locale) string) []templates.LangOption {
+// langOptions is the language picker: every locale of t's catalogue, each
+// named in its own words (message LanguageName).
+func langOptions(t *translator, urlFor func(sim.Locale) string) []templates.LangOption {
 	var out []templates.LangOption
-	for _, l := range sim.Locales {
-		out = append(out, templates.LangOption{Code: string(l), Label: langNames[l], URL: urlFor(l), Current: l == cur})
+	for _, l := range t.cat.Locales() {
+		out = append(out, templates.LangOption{Code: string(l), Label: t.cat.T(l, "LanguageName"), URL: urlFor(l), Current: l == t.locale})
 	}
 	return out
 }
