@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/explore"
 	"lockstep/lessons"
-	"lockstep/catalog"
 	"lockstep/sim"
 )
 

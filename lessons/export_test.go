@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lessons"
 	"lockstep/catalog"
+	"lockstep/lessons"
 	"lockstep/sim"
 )
 

@@ -233,7 +233,6 @@ func fillStrings[T any](t *translator) T {
 // UI returns the interface strings.
 func (t *translator) UI() templates.UI { return t.ui }
 
-
 // negotiate picks the locale of a request: the lang query parameter when
 // it names a supported locale, else the best match of Accept-Language,
 // else English.
