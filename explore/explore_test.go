@@ -115,14 +115,21 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 		{Do: sim.ActAdvance, Actor: "A", ByMS: 5},
 		{Do: sim.ActAdvance, ByMS: 0},
 		{Do: sim.ActAdvance, ByMS: explore.MaxAdvanceMS + 1},
-		{Do: sim.ActAcquire, Actor: "A", Lock: "锁"},
+		{Do: sim.ActAcquire, Actor: "A", Lock: "a\tb"},
 		{Do: sim.ActPause, Actor: "A", Unreplicated: true},
 		{Do: sim.ActWrite, Actor: "A"},
 		{Do: sim.ActFork, Actor: "A", Child: "A-1", Context: "maybe"},
 		{Do: sim.ActFork, Actor: "A", Child: "1x", Context: "lost"},
 		{Do: sim.ActAcquire, Actor: "A", ReplyLost: true},
+		{Do: sim.ActFork, Actor: "A", Child: "B", Context: "inherit"}, // B runs already (issue 17)
 	} {
-		if _, err := spec.Step(l); !errors.Is(err, explore.ErrBadStep) {
+		// StepSpec.Step checks explore's bounds, Fork the lesson rules.
+		st, err := spec.Step(l)
+		if err == nil {
+			_, err = explore.Fork(l, 2, st)
+		}
+		var se *explore.StepError
+		if !errors.Is(err, explore.ErrBadStep) || !errors.As(err, &se) {
 			t.Errorf("%+v: %v", spec, err)
 		}
 	}
@@ -198,7 +205,7 @@ func TestSandbox(t *testing.T) {
 		{Variant: "token-count", LeaseMS: 0, Actors: 1},
 		{Variant: "token-count", LeaseMS: 1, Actors: 0},
 		{Variant: "token-count", LeaseMS: 1, Actors: explore.MaxActors + 1},
-		{Variant: "token-count", LeaseMS: 1, Actors: 1, Lock: "a b"},
+		{Variant: "token-count", LeaseMS: 1, Actors: 1, Lock: "a\nb"},
 	} {
 		if _, err := explore.Sandbox(texts(t), c); !errors.Is(err, explore.ErrBadStep) {
 			t.Errorf("%+v: %v", c, err)
@@ -247,18 +254,18 @@ func TestStripRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := explore.Origin{Lesson: l.ID, At: 4}
-	short, err := explore.Encode(explore.Strip(f, o, l), o)
+	short, err := explore.Encode(explore.Strip(f, o, l), o, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, err := explore.Encode(f, o)
+	long, err := explore.Encode(f, o, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(short)*2 > len(long) {
 		t.Fatalf("stripped code %d bytes, full %d", len(short), len(long))
 	}
-	back, o2, err := explore.Decode(short)
+	back, o2, err := explore.Decode(short, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,12 +397,12 @@ func TestForExport(t *testing.T) {
 // not that it is damaged, so the learner knows to copy it again in full.
 func TestCutLinksSayCutShort(t *testing.T) {
 	l := lesson(t, "stale-owner")
-	code, err := explore.Encode(l, explore.Origin{})
+	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := len("1.") + 1; n < len(code); n++ {
-		_, _, err := explore.Decode(code[:n])
+		_, _, err := explore.Decode(code[:n], sim.Options{})
 		if !errors.Is(err, explore.ErrBadLink) || !strings.Contains(err.Error(), "cut short") {
 			t.Fatalf("cut at %d of %d: %v", n, len(code), err)
 		}

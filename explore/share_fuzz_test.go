@@ -37,7 +37,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 func checkDecode(t *testing.T, code string) {
-	l, o, err := Decode(code)
+	l, o, err := Decode(code, sim.Options{})
 	if err != nil {
 		if !errors.Is(err, ErrBadLink) {
 			t.Fatalf("Decode error %v does not wrap ErrBadLink", err)
@@ -47,13 +47,13 @@ func checkDecode(t *testing.T, code string) {
 	if err := sim.Validate(l); err != nil {
 		t.Fatalf("Decode gave an invalid lesson: %v", err)
 	}
-	again, err := Encode(l, o)
+	again, err := Encode(l, o, sim.Options{})
 	if err != nil {
 		t.Fatalf("Encode of a decoded lesson: %v", err)
 	}
-	l2, o2, err := Decode(again)
+	l2, o2, err := Decode(again, sim.Options{})
 	if err != nil {
-		t.Fatalf("Decode(Encode(Decode(code))): %v", err)
+		t.Fatalf("Decode(Encode(Decode(code, sim.Options{}), sim.Options{})): %v", err)
 	}
 	if !reflect.DeepEqual(l, l2) || o != o2 {
 		t.Fatalf("lesson changed on re-sharing:\n got %#v %+v\nwant %#v %+v", l2, o2, l, o)

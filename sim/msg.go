@@ -56,3 +56,15 @@ func TextOf(r Renderer, m Msg) Text {
 	}
 	return t
 }
+
+// Coded is an error that also says what went wrong as a message code, for
+// people in their language; its Error stays English, for logs. The web
+// pages and the CLI find it with errors.As and render it with the message
+// catalogue (catalog.Catalog.Error).
+type Coded interface {
+	error
+	Message() Msg
+}
+
+// Message makes LoadError a Coded error.
+func (e LoadError) Message() Msg { return e.Problem }

@@ -44,6 +44,9 @@ func (o Options) Validate(l *Lesson) error {
 	return nil
 }
 
+// ValidLessonID reports whether s may be a lesson's id: [a-z0-9-]+.
+func ValidLessonID(s string) bool { return lessonIDPattern.MatchString(s) }
+
 // ValidLockName reports whether s may name a lock: 1 to MaxLockName bytes
 // of UTF-8 text without control characters.
 func ValidLockName(s string) bool {

@@ -37,15 +37,19 @@ func (s *Server) originLesson(o explore.Origin) *sim.Lesson {
 	return s.lesson(s.ctx, o.Lesson)
 }
 
+// lessonRules are the loader's options: text fields in the catalogue's
+// locales.
+func (s *Server) lessonRules() sim.Options { return sim.Options{Locales: s.translators.cat.Locales()} }
+
 // encodeTimeline is the share code of timeline l: what its origin lesson
 // already holds is left out (explore.Strip).
 func (s *Server) encodeTimeline(l *sim.Lesson, o explore.Origin) (string, error) {
-	return explore.Encode(explore.Strip(l, o, s.originLesson(o)), o)
+	return explore.Encode(explore.Strip(l, o, s.originLesson(o)), o, s.lessonRules())
 }
 
 // decodeTimeline opens a share code, with the origin lesson's texts put back.
 func (s *Server) decodeTimeline(code string) (*sim.Lesson, explore.Origin, error) {
-	l, o, err := explore.Decode(code)
+	l, o, err := explore.Decode(code, s.lessonRules())
 	if err != nil {
 		return nil, o, err
 	}
@@ -410,7 +414,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, src, name, errors.New("web: import: choose a lesson file or paste one"))
 		return
 	}
-	l, err := sim.Load(name, src)
+	l, err := s.lessonRules().Load(name, src)
 	if err != nil {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return

@@ -185,7 +185,7 @@ func TestExplorePages(t *testing.T) {
 		t.Fatalf("sandbox redirect %q", loc)
 	}
 	code := u.Query().Get("t")
-	l, o, err := explore.Decode(code)
+	l, o, err := explore.Decode(code, sim.Options{})
 	if err != nil || l.Variant != "hash-refresh" || len(l.Actors) != 3 || !l.Fencing || l.Lock != "cart" || o.Lesson != "" {
 		t.Fatalf("sandbox: %+v %v", l, err)
 	}
@@ -225,7 +225,7 @@ func TestExplorePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code1, err := explore.Encode(stepped, o)
+	code1, err := explore.Encode(stepped, o, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestEmptyTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := explore.Encode(l, explore.Origin{})
+	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
