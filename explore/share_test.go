@@ -433,7 +433,7 @@ func TestVersionPrefix(t *testing.T) {
 		}
 	}
 	// Surrounding white space, as pasted, is fine.
-	if _, _, err := Decode(" \n" + valid + "\n", sim.Options{}); err != nil {
+	if _, _, err := Decode(" \n"+valid+"\n", sim.Options{}); err != nil {
 		t.Errorf("Decode of a pasted code: %v", err)
 	}
 }
@@ -446,7 +446,7 @@ func TestTooLongRefusedWithoutDecoding(t *testing.T) {
 	if !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), fmt.Sprintf("Lockstep links are at most %d", MaxCodeLen)) {
 		t.Fatalf("got %v", err)
 	}
-	if _, _, err := Decode("1." + strings.Repeat("A", MaxCodeLen), sim.Options{}); err == nil || !strings.Contains(err.Error(), "bytes long") {
+	if _, _, err := Decode("1."+strings.Repeat("A", MaxCodeLen), sim.Options{}); err == nil || !strings.Contains(err.Error(), "bytes long") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -465,7 +465,7 @@ func TestZipBomb(t *testing.T) {
 func TestDamagedCodes(t *testing.T) {
 	packed := zlibOf(t, []byte(`{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"}],"t":[{"a":"A","d":"acquire"}]}`))
 	enc := base64.RawURLEncoding.EncodeToString
-	if _, _, err := Decode("1." + enc(packed), sim.Options{}); err != nil {
+	if _, _, err := Decode("1."+enc(packed), sim.Options{}); err != nil {
 		t.Fatalf("the undamaged code: %v", err)
 	}
 	sum := slices.Clone(packed)
@@ -528,7 +528,7 @@ func TestBrokenRules(t *testing.T) {
 		{"two values", `{"v":"token-count"} {}`, "extra data after the timeline"},
 		{"empty", ``, "it ends too early"},
 	} {
-		_, _, err := Decode("1." + base64.RawURLEncoding.EncodeToString(zlibOf(t, []byte(c.json))), sim.Options{})
+		_, _, err := Decode("1."+base64.RawURLEncoding.EncodeToString(zlibOf(t, []byte(c.json))), sim.Options{})
 		switch {
 		case !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), c.want):
 			t.Errorf("%s: got %v, want an ErrBadLink saying %q", c.name, err, c.want)
