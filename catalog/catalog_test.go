@@ -1,7 +1,10 @@
 package catalog_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"lockstep/catalog"
 	"lockstep/sim"
@@ -44,5 +47,27 @@ func TestRenderArgs(t *testing.T) {
 		if miss := c.MissingIn(l); len(miss) > 0 {
 			t.Errorf("%s lacks %d messages: %v", l, len(miss), miss)
 		}
+	}
+}
+
+// TestErrors renders the typed errors of the loader, the validator and
+// explore in a locale, with their places.
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	c, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.Load("x.yaml", []byte("variant: nope\nlease: 30s\nsteps: [{do: advance, by: 1s}]\n"))
+	if got, want := c.Error(sim.SimplifiedChinese, err), "x.yaml:1:10: 未知的锁变体“nope”（可选："; !strings.HasPrefix(got, want) {
+		t.Errorf("loader error in zh-CN: %q, want it to start with %q", got, want)
+	}
+	l := &sim.Lesson{Variant: "token-count", Lease: time.Second, Lock: "lock", Actors: []sim.ActorSpec{{ID: "A"}},
+		Steps: []sim.Step{{Actor: "A", Do: sim.ActCrash, Lock: "lock"}, {Actor: "A", Do: sim.ActAcquire, Lock: "lock"}}}
+	if got, want := c.Error(sim.TraditionalChinese, sim.Validate(l)), "第 2 步：參與者 A 已經崩潰，不能再執行任何步驟"; got != want {
+		t.Errorf("validator error in zh-TW: %q, want %q", got, want)
+	}
+	if got, want := c.Error(sim.English, errors.New("plain")), "plain"; got != want {
+		t.Errorf("an error without a code: %q, want %q", got, want)
 	}
 }

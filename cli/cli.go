@@ -54,10 +54,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var loaded []*sim.Lesson
 	invalid := false
+	rules := sim.Options{Locales: cat.Locales()}
 	for _, f := range files {
-		l, err := sim.LoadFile(f)
+		l, err := rules.LoadFile(f)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			printLoadError(stderr, cat, loc, err)
 			invalid = true
 			continue
 		}
@@ -204,4 +205,17 @@ func renderDetails(frames []sim.Frame, cat *catalog.Catalog, loc sim.Locale) {
 			d.Text = cat.Render(loc, *d)
 		}
 	}
+}
+
+// printLoadError prints why a lesson file cannot be loaded, in locale loc:
+// FILE:LINE:COL: message for each problem, one per line.
+func printLoadError(w io.Writer, cat *catalog.Catalog, loc sim.Locale, err error) {
+	var les sim.LoadErrors
+	if errors.As(err, &les) {
+		for _, e := range les {
+			fmt.Fprintln(w, cat.Problem(loc, e))
+		}
+		return
+	}
+	fmt.Fprintln(w, cat.Error(loc, err))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,48 @@ func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
 	}
 }
 
+// TestRunJSONViolationText: --json keeps each violation's message code and
+// fills its text in the --lang language (sim/frame.go's Violation.Detail).
+func TestRunJSONViolationText(t *testing.T) {
+	var stale string
+	for _, f := range lessonFiles(t) {
+		if strings.Contains(f, "03-stale-owner") {
+			stale = f
+		}
+	}
+	code, out, stderr := runCLI(t, stale, "--json", "--lang", "zh-TW")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Frames []struct {
+			Violations []struct {
+				Name   string `json:"name"`
+				Detail struct {
+					ID   string         `json:"id"`
+					Args map[string]any `json:"args"`
+					Text string         `json:"text"`
+				} `json:"detail"`
+			} `json:"violations"`
+		} `json:"frames"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, f := range doc.Frames {
+		for _, v := range f.Violations {
+			seen = true
+			if !strings.HasPrefix(v.Detail.ID, "violation."+v.Name) || len(v.Detail.Args) == 0 || !strings.Contains(v.Detail.Text, "鎖") {
+				t.Errorf("violation %s: detail %+v", v.Name, v.Detail)
+			}
+		}
+	}
+	if !seen {
+		t.Fatal("the stale-owner lesson reported no violation")
+	}
+}
+
 func TestRunFailedExpectation(t *testing.T) {
 	p := writeFile(t, "wrong.yaml", `variant: token-count
 lease: 30s
@@ -134,6 +177,28 @@ steps:
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+}
+
+// TestRunInvalidFileInChinese: --lang gives the loader's problems in that
+// language, still as FILE:LINE:COL: message, one per line.
+func TestRunInvalidFileInChinese(t *testing.T) {
+	p := writeFile(t, "bad.yaml", `variant: token-count
+lease: 0s
+actors: [{id: A}]
+steps:
+  - {actor: A, do: jump}
+`)
+	code, _, stderr := runCLI(t, p, "--lang", "zh-CN")
+	if code != ExitInvalid {
+		t.Fatalf("exit %d", code)
+	}
+	want := []string{p + ":2:8: lease：时长必须大于零，实际是 0s", p + ":5:20: 未知的动作“jump”（可选：acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover）"}
+	if got := strings.Split(strings.TrimSpace(stderr), "\n"); !slices.Equal(got, want) {
+		t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if code, _, stderr := runCLI(t, filepath.Join(t.TempDir(), "none.yaml"), "--lang", "zh-TW"); code != ExitInvalid || !strings.Contains(stderr, "無法讀取課程檔案") {
+		t.Errorf("a missing file: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -110,3 +110,21 @@ func stepOfPath(path string) (int, bool) {
 	}
 	return 0, false
 }
+
+// ReadError is LoadFile's error for a file it cannot read at all.
+type ReadError struct {
+	Path string
+	Err  error // the reason, from the file system
+}
+
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("sim: %s: cannot read the lesson file: %v", e.Path, e.Err)
+}
+
+// Unwrap gives the file system's error (errors.Is(err, fs.ErrNotExist)).
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Message is the problem for people (Coded); the reason stays the system's.
+func (e *ReadError) Message() Msg {
+	return M("lesson.unreadable", "File", e.Path, "Reason", e.Err.Error())
+}

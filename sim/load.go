@@ -77,7 +77,7 @@ func (o Options) LoadFile(path string) (*Lesson, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is named once, first
 		}
-		return nil, fmt.Errorf("sim: %s: cannot read the lesson file: %w", path, err)
+		return nil, &ReadError{Path: path, Err: err}
 	}
 	return o.Load(path, src)
 }

@@ -270,7 +270,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePag
 	}
 	p.Variants = variantOptions(t, "token-count")
 	if badLink != nil {
-		p.BadLink = badLink.Error()
+		p.BadLink = t.Err(badLink)
 	}
 	return p
 }
@@ -319,14 +319,14 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 	num := func(name string) (int64, error) {
 		n, err := strconv.ParseInt(strings.TrimSpace(q.Get(name)), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("web: sandbox: %s: want a whole number, got %q", name, q.Get(name))
+			return 0, userErr(sim.M("web.sandbox.number", "Field", name, "Got", q.Get(name)), "web: sandbox: %s: want a whole number, got %q", name, q.Get(name))
 		}
 		return n, nil
 	}
 	fail := func(err error) {
 		// The form comes back as it was sent, with the reason.
 		p := s.explorePage(loc, nil)
-		p.SandboxError = err.Error()
+		p.SandboxError = s.tr(loc).Err(err)
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
 		p.Variants = variantOptions(s.tr(loc), q.Get("variant"))
@@ -371,19 +371,19 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &les) {
 			bad := map[int]bool{}
 			for _, e := range les {
-				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: e.Msg, Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
+				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.translators.cat.Message(loc, e), Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
 				bad[e.Pos.Line] = true
 			}
 			for i, line := range strings.Split(string(src), "\n") {
 				page.ImportLines = append(page.ImportLines, templates.ImportLine{Number: i + 1, Text: line, Error: bad[i+1]})
 			}
 		} else {
-			page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: 1, Col: 1, Msg: err.Error(), Where: name})
+			page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: 1, Col: 1, Msg: s.tr(loc).Err(err), Where: name})
 		}
 		writePage(w, r, status, templates.ExploreStart(page))
 	}
 	if err := r.ParseMultipartForm(MaxImportBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		fail(http.StatusRequestEntityTooLarge, nil, "upload", fmt.Errorf("web: import: the upload is over %d KiB, so none of it was read (%v); a lesson file is a few KiB", MaxImportBytes>>10, err))
+		fail(http.StatusRequestEntityTooLarge, nil, "upload", userErr(sim.M("web.import.too-large", "KiB", MaxImportBytes>>10), "web: import: the upload is over %d KiB, so none of it was read (%v); a lesson file is a few KiB", MaxImportBytes>>10, err))
 		return
 	}
 	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
@@ -391,7 +391,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		defer f.Close()
 		b, err := io.ReadAll(io.LimitReader(f, MaxImportBytes+1))
 		if err != nil {
-			fail(http.StatusBadRequest, nil, hdr.Filename, fmt.Errorf("web: import: read %s: %w", hdr.Filename, err))
+			fail(http.StatusBadRequest, nil, hdr.Filename, userErr(sim.M("web.import.unreadable"), "web: import: read %s: %v", hdr.Filename, err))
 			return
 		}
 		if len(b) > 0 {
@@ -399,19 +399,19 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(src) > MaxImportBytes {
-		fail(http.StatusRequestEntityTooLarge, nil, name, fmt.Errorf("web: import: %s is over %d KiB, so none of it was read; a lesson file is a few KiB", name, MaxImportBytes>>10))
+		fail(http.StatusRequestEntityTooLarge, nil, name, userErr(sim.M("web.import.too-large", "KiB", MaxImportBytes>>10), "web: import: %s is over %d KiB, so none of it was read; a lesson file is a few KiB", name, MaxImportBytes>>10))
 		return
 	}
 	if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
-		fail(http.StatusUnprocessableEntity, nil, name, fmt.Errorf("web: import: %s is UTF-16 text; save it as UTF-8 and import it again", name))
+		fail(http.StatusUnprocessableEntity, nil, name, userErr(sim.M("web.import.utf16"), "web: import: %s is UTF-16 text; save it as UTF-8 and import it again", name))
 		return
 	}
 	if !utf8.Valid(src) {
-		fail(http.StatusUnprocessableEntity, nil, name, fmt.Errorf("web: import: %s is not UTF-8 text (a lesson file is YAML in UTF-8)", name))
+		fail(http.StatusUnprocessableEntity, nil, name, userErr(sim.M("web.import.not-utf8"), "web: import: %s is not UTF-8 text (a lesson file is YAML in UTF-8)", name))
 		return
 	}
 	if len(strings.TrimSpace(string(src))) == 0 {
-		fail(http.StatusBadRequest, src, name, errors.New("web: import: choose a lesson file or paste one"))
+		fail(http.StatusBadRequest, src, name, userErr(sim.M("web.import.empty"), "web: import: choose a lesson file or paste one"))
 		return
 	}
 	l, err := s.lessonRules().Load(name, src)
@@ -543,7 +543,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	l, o, err := s.requestTimeline(r)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = t.Err(err)
 		// Not the link again in every language link.
 		p.Langs = langOptions(s.tr(loc), func(l sim.Locale) string { return "/explore/compare?lang=" + string(l) })
 		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
@@ -577,7 +577,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	c, err := explore.Compare(ctx, l, p.A, p.B, open)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = t.Err(err)
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}

@@ -163,6 +163,26 @@ func (t *translator) T(id string, kv ...any) string {
 // translator's locale.
 func (t *translator) Msg(m sim.Msg) string { return t.cat.Render(t.locale, m) }
 
+// Err returns err for the page, in the translator's locale and plain words
+// (catalog.Catalog.Error): the loader's, explore's and the pages' own errors
+// carry message codes.
+func (t *translator) Err(err error) string { return t.cat.Error(t.locale, err) }
+
+// userError is a problem with what a person sent a page: its Go error for
+// the log, its message code for the page (sim.Coded).
+type userError struct {
+	msg  sim.Msg
+	text string
+}
+
+func (e *userError) Error() string    { return e.text }
+func (e *userError) Message() sim.Msg { return e.msg }
+
+// userErr is a userError: m for the page, format and args in English.
+func userErr(m sim.Msg, format string, args ...any) error {
+	return &userError{msg: m, text: fmt.Sprintf(format, args...)}
+}
+
 // lookup returns message id filled with data and whether the message files
 // have it (in the locale, or else in English).
 func (t *translator) lookup(id string, kv ...any) (string, bool) {

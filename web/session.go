@@ -275,7 +275,7 @@ func (s *session) start(re int64, l *sim.Lesson, timeline bool, o explore.Origin
 	if timeline && code == "" {
 		var err error
 		if code, err = s.srv.encodeTimeline(l, o); err != nil {
-			s.sendErr(re, perr(ErrCodeBadStep, "%v", err))
+			s.sendErr(re, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
 			return
 		}
 	}
@@ -338,7 +338,7 @@ func (s *session) fork(m ClientMessage) {
 			}
 		}
 	}
-	s.sendErr(m.ID, perr(ErrCodeBadStep, "%v", err))
+	s.sendErr(m.ID, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
 }
 
 // undo drops the timeline's last step.
