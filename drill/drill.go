@@ -144,7 +144,7 @@ func Generate(ctx context.Context, r sim.Renderer, level string, seed uint64) (*
 		return nil, fmt.Errorf("drill: seed %d over %d", seed, uint64(MaxSeed))
 	}
 	l := Timeline(r, lv, seed)
-	if err := sim.Validate(l); err != nil {
+	if err := (sim.Options{Locales: r.Locales()}).Validate(l); err != nil {
 		return nil, fmt.Errorf("drill: %s: generated an invalid lesson: %w", l.ID, err)
 	}
 	frames, err := run(ctx, l)

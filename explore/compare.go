@@ -70,7 +70,7 @@ func AsVariant(l *sim.Lesson, v string) (*sim.Lesson, error) {
 		out.Steps[i].Expect = ""
 		out.Steps[i].ExpectViolations = nil
 	}
-	if err := sim.Validate(&out); err != nil {
+	if err := (sim.Options{AnyLocale: true}).Validate(&out); err != nil {
 		return nil, rulesBroken(err, sim.M("explore.compare.under", "Variant", v), "under "+v)
 	}
 	return &out, nil

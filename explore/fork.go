@@ -96,7 +96,7 @@ func Fork(l *sim.Lesson, at int, st sim.Step) (*sim.Lesson, error) {
 	if !strings.HasSuffix(out.ID, "-fork") && out.ID != SandboxID {
 		out.ID = trimID(out.ID, 64-len("-fork")) + "-fork"
 	}
-	if err := sim.Validate(out); err != nil {
+	if err := (sim.Options{AnyLocale: true}).Validate(out); err != nil {
 		return nil, rulesBroken(err, sim.Msg{}, "")
 	}
 	return out, nil
@@ -208,7 +208,7 @@ func Sandbox(r sim.Renderer, c SandboxConfig) (*sim.Lesson, error) {
 		id := string(rune('A' + i))
 		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Name: sim.TextOf(r, workerName(id))})
 	}
-	if err := sim.Validate(l); err != nil {
+	if err := (sim.Options{Locales: r.Locales()}).Validate(l); err != nil {
 		return nil, rulesBroken(err, sim.M("explore.sandbox"), "sandbox")
 	}
 	return l, nil

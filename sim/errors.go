@@ -82,6 +82,10 @@ type Options struct {
 	// is one lessons may be written in. Nil means Locales, the lesson
 	// format's own.
 	Locales []Locale
+	// AnyLocale skips the check of text fields' locales, for a lesson whose
+	// texts were checked when it came in and do not change what runs: the
+	// runner's check, explore's forks of a loaded lesson.
+	AnyLocale bool
 }
 
 func (o Options) locales() []Locale {

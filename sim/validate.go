@@ -76,8 +76,9 @@ func (p srcPos) has(path string) bool {
 type validator struct {
 	l       *Lesson
 	at      srcPos
-	locales []Locale
-	errs    LoadErrors
+	locales   []Locale
+	anyLocale bool
+	errs      LoadErrors
 }
 
 // add records a problem of the field at path, at position p (or where the
@@ -104,7 +105,7 @@ func (v *validator) present(path string, nonZero bool) bool {
 }
 
 func (o Options) validate(l *Lesson, at srcPos) LoadErrors {
-	v := &validator{l: l, at: at, locales: o.locales()}
+	v := &validator{l: l, at: at, locales: o.locales(), anyLocale: o.AnyLocale}
 	v.header()
 	for i := range l.Actors {
 		v.actor(i)
@@ -199,6 +200,9 @@ func (v *validator) lockName(path, key, s string) {
 
 // text checks the locales of a text field.
 func (v *validator) text(path string, t Text) {
+	if v.anyLocale {
+		return
+	}
 	for _, l := range slices.Sorted(maps.Keys(t)) {
 		loc := string(l)
 		if loc == "" || slices.Contains(v.locales, l) {

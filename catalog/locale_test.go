@@ -1,0 +1,150 @@
+package catalog_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"lockstep/backend"
+	"lockstep/catalog"
+	"lockstep/drill"
+	"lockstep/explore"
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+// jbo is the made-up locale of testdata/jbo (Lojban, which Lockstep does not
+// speak; every text marked "[jbo] ").
+const jbo = sim.Locale("jbo")
+
+// madeUp is the catalogue with the made-up locale added from its one file.
+func madeUp(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.New(os.DirFS("testdata/jbo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestMadeUpLocale adds a language as one catalogue file and checks that
+// the catalogue offers it, that lessons may be written in it, and that the
+// texts of sim, drill and explore render in it. When this fails because a
+// message was added, regenerate testdata/jbo/all.jbo.toml from the English
+// files (its header says how).
+func TestMadeUpLocale(t *testing.T) {
+	t.Parallel()
+	c := madeUp(t)
+	if !c.Has(jbo) || c.Locales()[0] != sim.English {
+		t.Fatalf("locales %v: want English first and jbo", c.Locales())
+	}
+	if miss := c.MissingIn(jbo); len(miss) > 0 {
+		t.Fatalf("the jbo file lacks %v", miss)
+	}
+	in := func(what, s string) {
+		t.Helper()
+		if !strings.HasPrefix(s, "[jbo] ") || strings.Contains(s, catalog.Missing) {
+			t.Errorf("%s: %q is not the jbo text", what, s)
+		}
+	}
+
+	// The loader accepts the catalogue's locales when given them.
+	src := []byte("variant: token-count\nlease: 30s\ntitle: {en: Hi, jbo: Hoi}\nsteps: [{do: advance, by: 1s}]\n")
+	if _, err := sim.Load("t.yaml", src); err == nil {
+		t.Fatal("the lesson format's own locales took jbo")
+	}
+	l, err := sim.Options{Locales: c.Locales()}.Load("t.yaml", src)
+	if err != nil || l.Title.In(jbo) != "Hoi" {
+		t.Fatalf("load with the catalogue's locales: %v", err)
+	}
+
+	// sim: violations, the diagram, the sequence diagram, problems.
+	course, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := backend.Open(context.Background(), backend.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { be.Close() })
+	run := func(l *sim.Lesson) []sim.Frame {
+		t.Helper()
+		st, err := be.NewStore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close(context.Background())
+		r, err := sim.NewRunner(l, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return frames
+	}
+	violations := 0
+	for _, l := range course {
+		frames := run(l)
+		for _, f := range frames {
+			for _, v := range f.Violations {
+				violations++
+				in(l.ID+" "+v.Name, c.Render(jbo, v.Detail))
+			}
+		}
+		if l.ID == "stale-owner" {
+			mm := sim.SequenceDiagram(l, frames, jbo, c)
+			if !strings.Contains(mm, "[jbo] paused") {
+				t.Errorf("the sequence diagram has no jbo words:\n%s", mm)
+			}
+		}
+	}
+	if violations == 0 {
+		t.Fatal("the course reported no violation")
+	}
+	for _, s := range sim.LockStates {
+		in(string(s), c.Render(jbo, sim.StateNames[s]))
+	}
+	for _, e := range sim.Diagram {
+		in(e.ID, c.Render(jbo, e.Label))
+	}
+	_, err = sim.Load("t.yaml", []byte("variant: nope\nlease: 30s\nsteps: [{do: advance, by: 1s}]\n"))
+	in("a loader error", strings.TrimPrefix(c.Error(jbo, err), "t.yaml:1:10: "))
+
+	// drill: levels, titles and narration, in every locale of the catalogue.
+	for _, lv := range drill.Levels {
+		in(lv.ID, c.Render(jbo, lv.Title))
+	}
+	d, err := drill.Generate(context.Background(), c, "leases", 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in("drill title", d.Title.In(jbo))
+	for i, st := range d.Steps {
+		in("drill step "+string(rune('1'+i)), st.Say.In(jbo))
+	}
+
+	// explore: sandboxes, forks, narration, step errors.
+	sb, err := explore.Sandbox(c, explore.SandboxConfig{Variant: "watchdog", LeaseMS: 3000, Actors: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in("sandbox title", sb.Title.In(jbo))
+	in("worker name", sb.Actors[0].Name.In(jbo))
+	st, err := explore.StepSpec{Actor: "A", Do: sim.ActCrash}.Step(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed, err := explore.Fork(sb, 0, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := run(crashed)
+	in("explore narration", c.Render(jbo, explore.Narrate(crashed, &crashed.Steps[0], frames[0], frames[1])))
+	in("fork title", c.Render(jbo, explore.ForkTitle(course[0], 2)))
+	_, err = explore.Fork(crashed, 1, sim.Step{Actor: "A", Do: sim.ActAcquire, Lock: "lock"})
+	in("a step error", c.Error(jbo, err))
+}
