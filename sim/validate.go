@@ -74,8 +74,8 @@ func (p srcPos) has(path string) bool {
 
 // validator collects the problems of one lesson.
 type validator struct {
-	l       *Lesson
-	at      srcPos
+	l         *Lesson
+	at        srcPos
 	locales   []Locale
 	anyLocale bool
 	errs      LoadErrors
