@@ -158,6 +158,9 @@ steps:
 	}
 }
 
+// TestRunInvalidFile: the loader's problems come as FILE:LINE:COL: message,
+// one per line, in the --lang language; a file that cannot be read is named
+// with the reason.
 func TestRunInvalidFile(t *testing.T) {
 	p := writeFile(t, "bad.yaml", `variant: token-count
 lease: 0s
@@ -166,36 +169,29 @@ steps:
   - {actor: Z, do: acquire}
   - {actor: A, do: jump}
 `)
-	code, out, stderr := runCLI(t, p)
-	if code != ExitInvalid || out != "" {
-		t.Fatalf("exit %d, stdout %q", code, out)
-	}
-	for _, want := range []string{
-		p + ":2:8: lease: duration must be greater than zero, got 0s",
-		p + ":6:20: unknown action \"jump\"",
+	actions := "acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover"
+	for _, c := range []struct {
+		lang string
+		want []string
+	}{
+		{"en", []string{
+			p + `:2:8: lease: duration must be greater than zero, got 0s`,
+			p + `:5:13: unknown actor "Z" (declare it under actors, or create it with fork)`,
+			p + `:6:20: unknown action "jump" (want one of ` + actions + `)`,
+		}},
+		{"zh-CN", []string{
+			p + ":2:8: lease：时长必须大于零，实际是 0s",
+			p + ":5:13: 未知的参与者 Z（请在 actors 中声明，或用 fork 创建）",
+			p + ":6:20: 未知的动作“jump”（可选：" + actions + "）",
+		}},
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		code, out, stderr := runCLI(t, p, "--lang", c.lang)
+		if code != ExitInvalid || out != "" {
+			t.Fatalf("%s: exit %d, stdout %q", c.lang, code, out)
 		}
-	}
-}
-
-// TestRunInvalidFileInChinese: --lang gives the loader's problems in that
-// language, still as FILE:LINE:COL: message, one per line.
-func TestRunInvalidFileInChinese(t *testing.T) {
-	p := writeFile(t, "bad.yaml", `variant: token-count
-lease: 0s
-actors: [{id: A}]
-steps:
-  - {actor: A, do: jump}
-`)
-	code, _, stderr := runCLI(t, p, "--lang", "zh-CN")
-	if code != ExitInvalid {
-		t.Fatalf("exit %d", code)
-	}
-	want := []string{p + ":2:8: lease：时长必须大于零，实际是 0s", p + ":5:20: 未知的动作“jump”（可选：acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover）"}
-	if got := strings.Split(strings.TrimSpace(stderr), "\n"); !slices.Equal(got, want) {
-		t.Errorf("stderr:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		if got := strings.Split(strings.TrimSpace(stderr), "\n"); !slices.Equal(got, c.want) {
+			t.Errorf("%s: stderr:\n%s\nwant:\n%s", c.lang, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
 	}
 	if code, _, stderr := runCLI(t, filepath.Join(t.TempDir(), "none.yaml"), "--lang", "zh-TW"); code != ExitInvalid || !strings.Contains(stderr, "無法讀取課程檔案") {
 		t.Errorf("a missing file: exit %d, stderr %q", code, stderr)

@@ -13,6 +13,7 @@ import (
 	"lockstep/backend"
 	"lockstep/catalog"
 	"lockstep/drill"
+	"lockstep/internal/catalogtest"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
@@ -62,7 +63,7 @@ func runOn(ctx context.Context, t tb, b *backend.Backend, l *sim.Lesson) []sim.F
 // on a real redis-server, whose frames are identical.
 func TestDrillsAgreeWithRunner(t *testing.T) {
 	ctx := t.Context()
-	cat := texts(t)
+	cat := catalogtest.New(t)
 	srv := redistest.Start(t)
 	emb, err := backend.Open(ctx, backend.Config{})
 	if err != nil {
@@ -131,7 +132,7 @@ func TestDrillsAgreeWithRunner(t *testing.T) {
 
 func TestGenerateIsDeterministic(t *testing.T) {
 	ctx := t.Context()
-	cat := texts(t)
+	cat := catalogtest.New(t)
 	for _, lv := range drill.Levels {
 		for _, seed := range []uint64{0, 1, 42, drill.MaxSeed} {
 			a, err := drill.Generate(ctx, cat, lv.ID, seed)
@@ -168,17 +169,17 @@ func TestIDs(t *testing.T) {
 			t.Errorf("ParseID(%q) accepted", bad)
 		}
 	}
-	if _, err := drill.Generate(t.Context(), texts(t), "nope", 1); err == nil {
+	if _, err := drill.Generate(t.Context(), catalogtest.New(t), "nope", 1); err == nil {
 		t.Errorf("Generate of an unknown level: no error")
 	}
-	if _, err := drill.Generate(t.Context(), texts(t), "leases", drill.MaxSeed+1); err == nil {
+	if _, err := drill.Generate(t.Context(), catalogtest.New(t), "leases", drill.MaxSeed+1); err == nil {
 		t.Errorf("Generate of a seed over MaxSeed: no error")
 	}
 }
 
 func TestLevelsAreComplete(t *testing.T) {
 	for _, lv := range drill.Levels {
-		cat := texts(t)
+		cat := catalogtest.New(t)
 		for _, loc := range cat.Locales() {
 			for _, m := range []sim.Msg{lv.Title, lv.Summary} {
 				if s := cat.Render(loc, m); s == "" || strings.Contains(s, catalog.Missing) {
@@ -190,14 +191,4 @@ func TestLevelsAreComplete(t *testing.T) {
 			t.Errorf("level %s: unknown variant %s", lv.ID, lv.Variant)
 		}
 	}
-}
-
-// texts is the embedded message catalogue.
-func texts(t testing.TB) *catalog.Catalog {
-	t.Helper()
-	c, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

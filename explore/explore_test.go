@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"lockstep/backend"
-	"lockstep/catalog"
 	"lockstep/explore"
+	"lockstep/internal/catalogtest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -170,7 +170,7 @@ func TestUndo(t *testing.T) {
 
 func TestSandbox(t *testing.T) {
 	be := embedded(t)
-	l, err := explore.Sandbox(texts(t), explore.SandboxConfig{Variant: "token-count", LeaseMS: 10000, Actors: 3, Fencing: true})
+	l, err := explore.Sandbox(catalogtest.New(t), explore.SandboxConfig{Variant: "token-count", LeaseMS: 10000, Actors: 3, Fencing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestSandbox(t *testing.T) {
 		{Variant: "token-count", LeaseMS: 1, Actors: explore.MaxActors + 1},
 		{Variant: "token-count", LeaseMS: 1, Actors: 1, Lock: "a\nb"},
 	} {
-		if _, err := explore.Sandbox(texts(t), c); !errors.Is(err, explore.ErrBadStep) {
+		if _, err := explore.Sandbox(catalogtest.New(t), c); !errors.Is(err, explore.ErrBadStep) {
 			t.Errorf("%+v: %v", c, err)
 		}
 	}
@@ -309,7 +309,7 @@ func TestForExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := explore.Sandbox(texts(t), explore.SandboxConfig{Variant: "hash-refresh", LeaseMS: 5000, Actors: 2})
+	sb, err := explore.Sandbox(catalogtest.New(t), explore.SandboxConfig{Variant: "hash-refresh", LeaseMS: 5000, Actors: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestForExport(t *testing.T) {
 		base *sim.Lesson
 	}{{fork, explore.Origin{Lesson: base.ID, At: 3}, base}, {sb, explore.Origin{}, nil}} {
 		frames := run(t, be, c.l)
-		x := explore.ForExport(texts(t), c.l, frames, c.o, c.base)
+		x := explore.ForExport(catalogtest.New(t), c.l, frames, c.o, c.base)
 		if ids[x.ID] || x.ID == c.l.ID {
 			t.Fatalf("export id %q is not unique", x.ID)
 		}
@@ -411,14 +411,4 @@ func TestCutLinksSayCutShort(t *testing.T) {
 			t.Fatalf("cut at %d of %d: problem %+v, want LinkCutShort", n, len(code), le)
 		}
 	}
-}
-
-// texts is the embedded message catalogue.
-func texts(t testing.TB) *catalog.Catalog {
-	t.Helper()
-	c, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

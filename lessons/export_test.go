@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/catalog"
+	"lockstep/internal/catalogtest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -86,7 +86,7 @@ var mermaidGoldenZH = []string{"stale-owner", "watchdog-renewal"}
 // (English, and Simplified Chinese for a few) in testdata/mermaid; -update
 // rewrites the files.
 func TestSequenceDiagramGolden(t *testing.T) {
-	cat := texts(t)
+	cat := catalogtest.New(t)
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ steps:
 		t.Fatal(err)
 	}
 	frames := runOn(t, open(t, ""), l)
-	cat := texts(t)
+	cat := catalogtest.New(t)
 	for _, loc := range sim.Locales {
 		text := sim.SequenceDiagram(l, frames, loc, cat)
 		checkMermaid(t, text)
@@ -257,14 +257,4 @@ func checkMermaid(t *testing.T, text string) {
 			}
 		}
 	}
-}
-
-// texts is the embedded message catalogue.
-func texts(t testing.TB) *catalog.Catalog {
-	t.Helper()
-	c, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

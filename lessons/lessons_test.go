@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/internal/catalogtest"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
@@ -79,7 +80,7 @@ func TestLessonsGolden(t *testing.T) {
 	real := open(t, redistest.Start(t).URL)
 	// The golden files pin the violations' explanations in English, as the
 	// catalogue words them.
-	english := sim.Printer{Locale: sim.English, Renderer: texts(t)}
+	english := sim.Printer{Locale: sim.English, Renderer: catalogtest.New(t)}
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
 			emb := runOn(t, embedded, l)
