@@ -139,4 +139,3 @@ func TestMadeUpLocale(t *testing.T) {
 	_, err = explore.Fork(crashed, 1, sim.Step{Actor: "A", Do: sim.ActAcquire, Lock: "lock"})
 	in("a step error", c.Error(jbo, err))
 }
-
