@@ -88,7 +88,30 @@ func (v *validator) add(path string, p Pos, m Msg, format string, args ...any) {
 	if p == (Pos{}) {
 		p = v.at.pos(path)
 	}
+	if p == (Pos{}) && v.at.loaded {
+		p = v.enclosing(path)
+	}
 	v.errs = append(v.errs, LoadError{File: v.l.File, Pos: p, Path: path, Msg: fmt.Sprintf(format, args...), Problem: m})
+}
+
+// enclosing is where a file wrote what holds the field at path, for a value
+// it did not write itself (a default): the step, the actor, or the lesson.
+func (v *validator) enclosing(path string) Pos {
+	if n, ok := stepOfPath(path); ok {
+		if p := v.at.pos(fmt.Sprintf("steps[%d]", n)); p != (Pos{}) {
+			return p
+		}
+	}
+	if rest, ok := strings.CutPrefix(path, "actors["); ok {
+		var n int
+		if _, err := fmt.Sscanf(rest, "%d]", &n); err == nil && n >= 1 && n <= len(v.l.Actors) {
+			return v.l.Actors[n-1].Pos
+		}
+	}
+	if v.at.top != (Pos{}) {
+		return v.at.top
+	}
+	return Pos{1, 1}
 }
 
 // checked reports whether the field at path should be checked: it did
@@ -346,7 +369,8 @@ func (v *validator) step(i int) {
 	if given["by"] {
 		v.duration(f("by"), "by", s.By)
 	}
-	if slices.Contains(allowed, "lock") {
+	// A step that names no lock of its own has the lesson's, checked there.
+	if slices.Contains(allowed, "lock") && (given["lock"] || !v.at.loaded && s.Lock != v.l.Lock) {
 		v.lockName(f("lock"), "lock", s.Lock)
 	}
 	if given["child"] && v.checked(f("child")) && !actorIDPattern.MatchString(s.Child) {
