@@ -42,6 +42,16 @@ func checkDecode(t *testing.T, code string) {
 		if !errors.Is(err, ErrBadLink) {
 			t.Fatalf("Decode error %v does not wrap ErrBadLink", err)
 		}
+		// Every problem says itself in the reader's language too.
+		var le *LinkError
+		if !errors.As(err, &le) || le.Msg.ID == "" {
+			t.Fatalf("Decode error %v has no message code", err)
+		}
+		for _, p := range le.Problems {
+			if p.Problem.ID == "" || p.Pos != (sim.Pos{}) {
+				t.Fatalf("problem %#v: want a message code and no position", p)
+			}
+		}
 		return
 	}
 	if err := sim.Validate(l); err != nil {
@@ -53,7 +63,7 @@ func checkDecode(t *testing.T, code string) {
 	}
 	l2, o2, err := Decode(again, sim.Options{})
 	if err != nil {
-		t.Fatalf("Decode(Encode(Decode(code, sim.Options{}), sim.Options{})): %v", err)
+		t.Fatalf("Decode(Encode(Decode(code))): %v", err)
 	}
 	if !reflect.DeepEqual(l, l2) || o != o2 {
 		t.Fatalf("lesson changed on re-sharing:\n got %#v %+v\nwant %#v %+v", l2, o2, l, o)
