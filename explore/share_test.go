@@ -270,7 +270,7 @@ func TestRoundTrip(t *testing.T) {
 		}
 		// Encoding is deterministic.
 		if again, _ := Encode(got, gotO, sim.Options{}); again != code {
-			t.Fatalf("Encode(Decode(code, sim.Options{}), sim.Options{}) = %q, want %q", again, code)
+			t.Fatalf("Encode(Decode(code)) = %q, want %q", again, code)
 		}
 	})
 }
@@ -429,7 +429,7 @@ func TestVersionPrefix(t *testing.T) {
 	} {
 		_, _, err := Decode(c.code, sim.Options{})
 		if !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Decode(%.20q, sim.Options{}): got %v, want an ErrBadLink saying %q", c.code, err, c.want)
+			t.Errorf("Decode(%.20q): got %v, want an ErrBadLink saying %q", c.code, err, c.want)
 		}
 	}
 	// Surrounding white space, as pasted, is fine.
@@ -553,7 +553,7 @@ func TestEncodeRefusesInvalidLessons(t *testing.T) {
 		t.Errorf("Encode of invalid UTF-8: got %v", err)
 	}
 	if _, err := Encode(nil, Origin{}, sim.Options{}); err == nil {
-		t.Errorf("Encode(nil, sim.Options{}) succeeded")
+		t.Errorf("Encode(nil) succeeded")
 	}
 }
 
