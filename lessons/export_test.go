@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"lockstep/internal/catalogtest"
+	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -256,5 +257,49 @@ func checkMermaid(t *testing.T, text string) {
 				t.Errorf("participant id %s starts with the Mermaid keyword %q", id, kw)
 			}
 		}
+	}
+}
+
+// TestLockNamesAsApplicationsWriteThem: a lock name may hold Cluster hash
+// tags, spaces, any script and what exports must escape (issue 17). Such a
+// lesson runs the same on the embedded and a real Redis (the run's own hash
+// tag comes first in every key), exports to a lesson file that reads back
+// to it, and draws a sequence diagram that keeps to Mermaid's grammar.
+func TestLockNamesAsApplicationsWriteThem(t *testing.T) {
+	src := `id: lock-names
+variant: hash-refresh
+lease: 10s
+lock: "{order}:42 订单 #1; <b>"
+actors: [{id: A}, {id: B}]
+steps:
+  - {actor: A, do: acquire, expect: ACQUIRED}
+  - {actor: B, do: acquire, lock: "{user} {x}", expect: ACQUIRED}
+  - {actor: B, do: acquire, expect: BUSY}
+  - {actor: A, do: release, expect: RELEASED}
+`
+	l, err := sim.Load("lock-names.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := runOn(t, open(t, ""), l)
+	real := runOn(t, open(t, redistest.Start(t).URL), l)
+	if !reflect.DeepEqual(emb, real) {
+		t.Fatalf("the backends differ:\n%s", firstDiff(sim.FormatFrames(emb, sim.English), sim.FormatFrames(real, sim.English)))
+	}
+	if got := emb[1].Locks[0].Name; got != l.Lock {
+		t.Fatalf("frame shows lock %q, want %q", got, l.Lock)
+	}
+	out, err := sim.MarshalLesson(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := sim.Load("lock-names.yaml", out)
+	if err != nil || !reflect.DeepEqual(withoutPositions(back), withoutPositions(l)) {
+		t.Fatalf("the exported lesson reads back differently (%v):\n%s", err, out)
+	}
+	text := sim.SequenceDiagram(l, emb, sim.English, catalogtest.New(t))
+	checkMermaid(t, text)
+	if !strings.Contains(text, "{order}:42 订单 #35;1#59; #60;b#62;") {
+		t.Errorf("the lock name is not in the diagram, escaped:\n%s", text)
 	}
 }
