@@ -116,16 +116,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MessageBurst <= 0 {
 		cfg.MessageBurst = DefaultMessageBurst
 	}
+	// The embedded catalogue's translators are shared by every server, as
+	// their memos are.
+	ts := defaultTranslators()
 	if cfg.Catalog == nil {
-		c, err := defaultCatalog()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Catalog = c
+		cfg.Catalog = ts.cat
+	} else {
+		ts = newTranslators(cfg.Catalog)
 	}
 	s := &Server{
 		cfg:         cfg,
-		translators: newTranslators(cfg.Catalog),
+		translators: ts,
 		lessons:     cfg.Lessons,
 		byID:        map[string]*sim.Lesson{},
 		index:       map[string]int{},

@@ -189,7 +189,7 @@ func TestMessageFiles(t *testing.T) {
 	ids := map[string]map[string]string{}
 	for _, l := range sim.Locales {
 		var m map[string]string
-		if _, err := toml.DecodeFile("i18n/active."+string(l)+".toml", &m); err != nil {
+		if _, err := toml.DecodeFile("../catalog/ui."+string(l)+".toml", &m); err != nil {
 			t.Fatal(err)
 		}
 		ids[string(l)] = m
@@ -228,7 +228,7 @@ func TestMessageFiles(t *testing.T) {
 		"zh-CN": {"可重入", "重入次数", "租约", "令牌", "栅栏令牌", "看门狗"},
 		"zh-TW": {"可重入", "重入次數", "租約", "令牌", "柵欄令牌", "看門狗"},
 	} {
-		src, err := os.ReadFile("i18n/active." + l + ".toml")
+		src, err := os.ReadFile("../catalog/ui." + l + ".toml")
 		if err != nil {
 			t.Fatal(err)
 		}
