@@ -28,7 +28,7 @@ func TestLuaDocsTranslated(t *testing.T) {
 			n++
 			for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
 				if got := tr(loc).luaDoc(doc); got == doc {
-					t.Errorf("%s %s: %q has no %s translation (add \"Lua: %s\" to web/i18n/active.%s.toml)", path, param, doc, loc, doc, loc)
+					t.Errorf("%s %s: %q has no %s translation (add \"Lua: %s\" to catalog/ui.%s.toml)", path, param, doc, loc, doc, loc)
 				}
 			}
 			if got := tr(sim.English).luaDoc(doc); got != doc {
