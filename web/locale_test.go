@@ -55,6 +55,11 @@ func TestMadeUpLocalePages(t *testing.T) {
 			t.Errorf("%s: the language picker does not offer jbo", c.path)
 		}
 	}
+	// The player's websocket speaks it too.
+	m, err := parseClientMessage([]byte(`{"type":"load","lesson":"stale-owner","lang":"jbo"}`), cat.Has)
+	if err != nil || m.Lang != "jbo" {
+		t.Errorf("a load in jbo: %+v, %v", m, err)
+	}
 	// A problem's own words are the language's too.
 	resp, body := get(t, ts.url+"/explore/new?variant=token-count&lease_ms=0&actors=2&lang=jbo", nil)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "[jbo] the lease must be 1 to") {

@@ -170,7 +170,7 @@ func (s *session) handle(in inbound) {
 		s.sendErr(0, perr(ErrCodeBinary, "binary messages are not part of the protocol; send JSON text"))
 		return
 	}
-	m, err := parseClientMessage(in.data)
+	m, err := parseClientMessage(in.data, s.srv.translators.cat.Has)
 	if err != nil {
 		s.sendErr(m.ID, err)
 		return
