@@ -320,8 +320,8 @@ func TestMarshalLessonRefuses(t *testing.T) {
 			Steps: []sim.Step{{Do: sim.ActAdvance, By: time.Second, Lock: "lock"}}}
 	}
 	for name, mutate := range map[string]func(l *sim.Lesson){
-		"seed 0":         func(l *sim.Lesson) { l.Seed = 0 },
-		"mixed text":     func(l *sim.Lesson) { l.Title = sim.Text{"": "a", sim.English: "b"} },
+		"seed 0":     func(l *sim.Lesson) { l.Seed = 0 },
+		"mixed text": func(l *sim.Lesson) { l.Title = sim.Text{"": "a", sim.English: "b"} },
 	} {
 		l := base()
 		if _, err := sim.MarshalLesson(l); err != nil {
