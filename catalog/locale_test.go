@@ -136,6 +136,17 @@ func TestMadeUpLocale(t *testing.T) {
 	frames := run(crashed)
 	in("explore narration", c.Render(jbo, explore.Narrate(crashed, &crashed.Steps[0], frames[0], frames[1])))
 	in("fork title", c.Render(jbo, explore.ForkTitle(staleOwner, 2)))
+	x := explore.ForExport(c, crashed, frames, explore.Origin{}, nil)
+	in("exported summary", x.Summary.In(jbo))
+	in("exported takeaway", x.Takeaway.In(jbo))
+	in("exported narration", x.Steps[0].Say.In(jbo))
+	file, err := sim.MarshalLesson(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (sim.Options{Locales: c.Locales()}).Load("x.yaml", file); err != nil {
+		t.Errorf("the exported timeline does not load with the catalogue's locales: %v", err)
+	}
 	_, err = explore.Fork(crashed, 1, sim.Step{Actor: "A", Do: sim.ActAcquire, Lock: "lock"})
 	in("a step error", c.Error(jbo, err))
 }

@@ -475,13 +475,13 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		loc := s.negotiate(r)
 		l, o, err := s.requestTimeline(r)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			http.Error(w, s.tr(loc).Err(err), http.StatusBadRequest)
 			return
 		}
 		if format == "yaml" && len(l.Steps) == 0 {
 			// The lesson format wants a step at least (sim.Load refuses a
 			// lesson without): an export that could not load back is refused.
-			http.Error(w, "web: export: this timeline has no steps yet, and a lesson file needs at least one; add one with the \"What if?\" menu, then export", http.StatusUnprocessableEntity)
+			http.Error(w, s.tr(loc).Msg(sim.M("web.export.no-steps")), http.StatusUnprocessableEntity)
 			return
 		}
 		frames, err := s.runFrames(r.Context(), l)
@@ -507,7 +507,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		case "mmd":
 			body = []byte(sim.SequenceDiagram(l, frames, loc, s.translators.cat))
 		case "svg":
-			body, err = TimelineSVG(l, frames, loc, s.cfg.Backend.Info())
+			body, err = timelineSVG(s.tr(loc), l, frames, s.cfg.Backend.Info())
 			ctype = "image/svg+xml"
 		}
 		if err != nil {

@@ -43,16 +43,22 @@ const (
 // step of the lesson. info names the Redis the run used, as the player's
 // Redis lane does.
 func TimelineSVG(l *sim.Lesson, frames []sim.Frame, loc sim.Locale, info backend.Info) ([]byte, error) {
-	if l == nil {
-		return nil, errors.New("web: TimelineSVG: no lesson")
-	}
 	if !sim.ValidLocale(string(loc)) {
 		return nil, fmt.Errorf("web: TimelineSVG: unknown locale %q", loc)
+	}
+	return timelineSVG(tr(loc), l, frames, info)
+}
+
+// timelineSVG is TimelineSVG in t's locale (of any catalogue).
+func timelineSVG(t *translator, l *sim.Lesson, frames []sim.Frame, info backend.Info) ([]byte, error) {
+	loc := t.locale
+	if l == nil {
+		return nil, errors.New("web: TimelineSVG: no lesson")
 	}
 	if want := len(l.Steps) + 1; len(frames) != want {
 		return nil, fmt.Errorf("web: TimelineSVG: lesson %s has %d steps: want %d frames (a whole run), got %d", l.ID, len(l.Steps), want, len(frames))
 	}
-	v := &view{t: tr(loc), lesson: l, frames: frames, cur: len(frames) - 1, info: info}
+	v := &view{t: t, lesson: l, frames: frames, cur: len(frames) - 1, info: info}
 	return writeTimelineSVG(v.timeline(), strings.TrimSpace(l.Title.In(loc)), loc), nil
 }
 

@@ -55,6 +55,23 @@ func TestMadeUpLocalePages(t *testing.T) {
 			t.Errorf("%s: the language picker does not offer jbo", c.path)
 		}
 	}
+	// The exports of a timeline made in it: a sequence diagram and an SVG in
+	// its words, and why an empty one has no lesson file.
+	resp, _ := get(t, ts.url+sandbox, nil)
+	code := resp.Request.URL.Query().Get("t")
+	if code == "" {
+		t.Fatalf("the sandbox did not redirect to its timeline: %s", resp.Request.URL)
+	}
+	for _, c := range []struct {
+		format string
+		status int
+	}{{"yaml", http.StatusUnprocessableEntity}, {"mmd", http.StatusOK}, {"svg", http.StatusOK}} {
+		q := url.Values{"t": {code}, "lang": {"jbo"}}
+		resp, body := get(t, ts.url+"/explore/export."+c.format+"?"+q.Encode(), nil)
+		if resp.StatusCode != c.status || !strings.Contains(body, "[jbo] ") || strings.Contains(body, catalog.Missing) {
+			t.Errorf("export.%s in jbo: status %d:\n%.300s", c.format, resp.StatusCode, body)
+		}
+	}
 	// The player's websocket speaks it too.
 	m, err := parseClientMessage([]byte(`{"type":"load","lesson":"stale-owner","lang":"jbo"}`), cat.Has)
 	if err != nil || m.Lang != "jbo" {
