@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -48,8 +49,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return ExitInvalid
 	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+	cat, loc, ok := language(*lang, stderr)
+	if !ok {
 		return ExitInvalid
 	}
 	if len(files) == 0 {
@@ -58,10 +59,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var loaded []*sim.Lesson
 	invalid := false
+	rules := sim.Options{Locales: cat.Locales()}
 	for _, f := range files {
-		l, err := sim.LoadFile(f)
+		l, err := rules.LoadFile(f)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			printLoadError(stderr, cat, loc, err)
 			invalid = true
 			continue
 		}
@@ -84,6 +86,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitInvalid
 		}
 		if *asJSON {
+			renderDetails(frames, cat, loc)
 			out := struct {
 				Lesson  string      `json:"lesson"`
 				File    string      `json:"file"`
@@ -97,8 +100,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		} else {
 			out := newEscapeWriter(stdout)
-			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(sim.Locale(*lang)), l.ID, l.Variant, info)
-			fmt.Fprint(out, sim.FormatFrames(frames, sim.Locale(*lang)))
+			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(loc), l.ID, l.Variant, info)
+			fmt.Fprint(out, sim.Printer{Locale: loc, Renderer: cat}.Frames(frames))
 		}
 		for _, f := range failures {
 			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
@@ -138,8 +141,7 @@ func parseWithLang(fs *flag.FlagSet, args []string, lang *string, stderr io.Writ
 	} else if err != nil {
 		return ExitInvalid, false
 	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
+	if _, _, ok := language(*lang, stderr); !ok {
 		return ExitInvalid, false
 	}
 	return 0, true
@@ -170,8 +172,14 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
-	if code, ok := parseWithLang(fs, args, lang, stderr); !ok {
-		return code
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	} else if err != nil {
+		return ExitInvalid
+	}
+	_, loc, ok := language(*lang, stderr)
+	if !ok {
+		return ExitInvalid
 	}
 	all, err := lessons.All()
 	if err != nil {
@@ -183,10 +191,53 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 		idW, varW = max(idW, len(l.ID)), max(varW, len(l.Variant))
 	}
 	for _, l := range all {
-		fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, l.ID, varW, l.Variant, l.Title.In(sim.Locale(*lang)))
-		if s := l.Summary.In(sim.Locale(*lang)); s != "" {
+		fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, l.ID, varW, l.Variant, l.Title.In(loc))
+		if s := l.Summary.In(loc); s != "" {
 			fmt.Fprintf(stdout, "%-*s  %-*s  %s\n", idW, "", varW, "", strings.TrimSpace(s))
 		}
 	}
 	return ExitOK
+}
+
+// language returns the message catalogue and the locale named by the --lang
+// flag, or reports on stderr that the catalogue has no such locale.
+func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool) {
+	cat, err := catalog.New()
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return nil, "", false
+	}
+	if !cat.Has(sim.Locale(lang)) {
+		names := make([]string, len(cat.Locales()))
+		for i, l := range cat.Locales() {
+			names[i] = string(l)
+		}
+		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want one of %s)\n", lang, strings.Join(names, ", "))
+		return nil, "", false
+	}
+	return cat, sim.Locale(lang), true
+}
+
+// renderDetails fills the text of every violation's detail in locale loc,
+// for the JSON output (frame.go documents the field).
+func renderDetails(frames []sim.Frame, cat *catalog.Catalog, loc sim.Locale) {
+	for i := range frames {
+		for j := range frames[i].Violations {
+			d := &frames[i].Violations[j].Detail
+			d.Text = cat.Render(loc, *d)
+		}
+	}
+}
+
+// printLoadError prints why a lesson file cannot be loaded, in locale loc:
+// FILE:LINE:COL: message for each problem, one per line.
+func printLoadError(w io.Writer, cat *catalog.Catalog, loc sim.Locale, err error) {
+	var les sim.LoadErrors
+	if errors.As(err, &les) {
+		for _, e := range les {
+			fmt.Fprintln(w, cat.Problem(loc, e))
+		}
+		return
+	}
+	fmt.Fprintln(w, cat.Error(loc, err))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,48 @@ func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
 	}
 }
 
+// TestRunJSONViolationText: --json keeps each violation's message code and
+// fills its text in the --lang language (sim/frame.go's Violation.Detail).
+func TestRunJSONViolationText(t *testing.T) {
+	var stale string
+	for _, f := range lessonFiles(t) {
+		if strings.Contains(f, "03-stale-owner") {
+			stale = f
+		}
+	}
+	code, out, stderr := runCLI(t, stale, "--json", "--lang", "zh-TW")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Frames []struct {
+			Violations []struct {
+				Name   string `json:"name"`
+				Detail struct {
+					ID   string         `json:"id"`
+					Args map[string]any `json:"args"`
+					Text string         `json:"text"`
+				} `json:"detail"`
+			} `json:"violations"`
+		} `json:"frames"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, f := range doc.Frames {
+		for _, v := range f.Violations {
+			seen = true
+			if !strings.HasPrefix(v.Detail.ID, "violation."+v.Name) || len(v.Detail.Args) == 0 || !strings.Contains(v.Detail.Text, "鎖") {
+				t.Errorf("violation %s: detail %+v", v.Name, v.Detail)
+			}
+		}
+	}
+	if !seen {
+		t.Fatal("the stale-owner lesson reported no violation")
+	}
+}
+
 func TestRunFailedExpectation(t *testing.T) {
 	p := writeFile(t, "wrong.yaml", `variant: token-count
 lease: 30s
@@ -115,6 +158,9 @@ steps:
 	}
 }
 
+// TestRunInvalidFile: the loader's problems come as FILE:LINE:COL: message,
+// one per line, in the --lang language; a file that cannot be read is named
+// with the reason.
 func TestRunInvalidFile(t *testing.T) {
 	p := writeFile(t, "bad.yaml", `variant: token-count
 lease: 0s
@@ -123,17 +169,32 @@ steps:
   - {actor: Z, do: acquire}
   - {actor: A, do: jump}
 `)
-	code, out, stderr := runCLI(t, p)
-	if code != ExitInvalid || out != "" {
-		t.Fatalf("exit %d, stdout %q", code, out)
-	}
-	for _, want := range []string{
-		p + ":2:8: lease: duration must be greater than zero, got 0s",
-		p + ":6:20: unknown action \"jump\"",
+	actions := "acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover"
+	for _, c := range []struct {
+		lang string
+		want []string
+	}{
+		{"en", []string{
+			p + `:2:8: lease: duration must be greater than zero, got 0s`,
+			p + `:5:13: unknown actor "Z" (declare it under actors, or create it with fork)`,
+			p + `:6:20: unknown action "jump" (want one of ` + actions + `)`,
+		}},
+		{"zh-CN", []string{
+			p + ":2:8: lease：时长必须大于零，实际是 0s",
+			p + ":5:13: 未知的参与者 Z（请在 actors 中声明，或用 fork 创建）",
+			p + ":6:20: 未知的动作“jump”（可选：" + actions + "）",
+		}},
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		code, out, stderr := runCLI(t, p, "--lang", c.lang)
+		if code != ExitInvalid || out != "" {
+			t.Fatalf("%s: exit %d, stdout %q", c.lang, code, out)
 		}
+		if got := strings.Split(strings.TrimSpace(stderr), "\n"); !slices.Equal(got, c.want) {
+			t.Errorf("%s: stderr:\n%s\nwant:\n%s", c.lang, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+	if code, _, stderr := runCLI(t, filepath.Join(t.TempDir(), "none.yaml"), "--lang", "zh-TW"); code != ExitInvalid || !strings.Contains(stderr, "無法讀取課程檔案") {
+		t.Errorf("a missing file: exit %d, stderr %q", code, stderr)
 	}
 }
 

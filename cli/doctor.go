@@ -2,26 +2,16 @@ package cli
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-	"github.com/nicksnyder/go-i18n/v2/i18n"
-	"golang.org/x/text/language"
-
 	"lockstep/backend"
+	"lockstep/catalog"
+	"lockstep/sim"
 )
-
-// doctorMessages are the texts of `lockstep doctor`, one TOML file per
-// locale (doctor.<locale>.toml), read with go-i18n.
-//
-//go:embed i18n/doctor.*.toml
-var doctorMessages embed.FS
 
 // Exit codes of `doctor`: ExitOK when every check passed or only warned,
 // ExitFailed when a check failed (Lockstep cannot run lessons there), and
@@ -86,8 +76,8 @@ func Doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // printChecks writes one line per check ("ok   ...", "warn ...",
 // "FAIL ..."), a fix line under each that has one, and a summary.
-func printChecks(w io.Writer, loc *i18n.Localizer, url string, checks []backend.Check) {
-	fmt.Fprintln(w, msg(loc, "DoctorHeader", map[string]string{"URL": url}))
+func printChecks(w io.Writer, loc doctorTexts, url string, checks []backend.Check) {
+	fmt.Fprintln(w, msg(loc, "DoctorHeader", map[string]any{"URL": url}))
 	failed, warned := 0, 0
 	label := map[backend.Status]string{backend.StatusOK: msg(loc, "DoctorOK", nil), backend.StatusWarn: msg(loc, "DoctorWarn", nil), backend.StatusFail: msg(loc, "DoctorFail", nil)}
 	width := 0
@@ -96,7 +86,7 @@ func printChecks(w io.Writer, loc *i18n.Localizer, url string, checks []backend.
 	}
 	for _, c := range checks {
 		id := string(c.ID) + "_" + string(c.Status)
-		params := map[string]string{"rules": backend.ACLRules}
+		params := map[string]any{"rules": backend.ACLRules}
 		for k, v := range c.Params {
 			params[k] = v
 		}
@@ -120,7 +110,7 @@ func printChecks(w io.Writer, loc *i18n.Localizer, url string, checks []backend.
 	}
 	switch {
 	case failed > 0:
-		fmt.Fprintln(w, msg(loc, "DoctorFailed", map[string]int{"N": failed}))
+		fmt.Fprintln(w, msg(loc, "DoctorFailed", map[string]any{"N": failed}))
 	case warned > 0:
 		fmt.Fprintln(w, msg(loc, "DoctorWarnings", nil))
 	default:
@@ -155,35 +145,32 @@ func redact(u string) string {
 	return u
 }
 
-func doctorLocalizer(lang string) (*i18n.Localizer, error) {
-	b := i18n.NewBundle(language.English)
-	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	names, err := fs.Glob(doctorMessages, "i18n/doctor.*.toml")
-	if err != nil {
-		return nil, fmt.Errorf("cli: doctor messages: %w", err)
-	}
-	for _, n := range names {
-		if _, err := b.LoadMessageFileFS(doctorMessages, n); err != nil {
-			return nil, fmt.Errorf("cli: doctor messages %s: %w", n, err)
-		}
-	}
-	return i18n.NewLocalizer(b, lang), nil
+// doctorTexts are doctor's messages (catalog/doctor.*.toml) in one locale.
+type doctorTexts struct {
+	cat *catalog.Catalog
+	loc sim.Locale
 }
 
-// msg returns message id in the localizer's language, or the id itself
-// when the catalogue lacks it (a test checks that none is missing).
-func msg(loc *i18n.Localizer, id string, data any) string {
-	s, ok := msgIf(loc, id, data)
+// doctorLocalizer returns the catalogue's doctor messages in language lang
+// (a locale the catalogue lacks reads as English).
+func doctorLocalizer(lang string) (doctorTexts, error) {
+	cat, err := catalog.New()
+	if err != nil {
+		return doctorTexts{}, fmt.Errorf("cli: doctor messages: %w", err)
+	}
+	return doctorTexts{cat: cat, loc: sim.Locale(lang)}, nil
+}
+
+// msg returns message id in the texts' language, or the id itself when the
+// catalogue lacks it (a test checks that none is missing).
+func msg(t doctorTexts, id string, data map[string]any) string {
+	s, ok := msgIf(t, id, data)
 	if !ok {
 		return id
 	}
 	return s
 }
 
-func msgIf(loc *i18n.Localizer, id string, data any) (string, bool) {
-	s, err := loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
-	if err != nil {
-		return "", false
-	}
-	return s, true
+func msgIf(t doctorTexts, id string, data map[string]any) (string, bool) {
+	return t.cat.Lookup(t.loc, id, data)
 }

@@ -177,7 +177,7 @@ func printReport(w io.Writer, msgs *search.Messages, loc sim.Locale, res *search
 		last := cx.Frames[len(cx.Frames)-1]
 		for _, v := range last.Violations {
 			if v.Name == inv {
-				fmt.Fprintf(w, "      %s\n", v.Detail.In(loc))
+				fmt.Fprintf(w, "      %s\n", msgs.Narration(v.Detail).In(loc))
 				break
 			}
 		}

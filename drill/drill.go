@@ -31,9 +31,10 @@ import (
 type Level struct {
 	// ID names the level in drill ids and URLs: [a-z]+.
 	ID string
-	// Title and Summary describe the level on the drills page.
-	Title   sim.Text
-	Summary sim.Text
+	// Title and Summary describe the level on the drills page: messages
+	// "drill.level.<ID>.title" and ".summary" of the catalogue.
+	Title   sim.Msg
+	Summary sim.Msg
 	Variant string
 	Fencing bool
 	// Instance, when set, puts every actor in this one process (the mistake
@@ -47,31 +48,31 @@ type Level struct {
 var Levels = []Level{
 	{
 		ID:      "reentry",
-		Title:   sim.Text{sim.English: "Reentry", sim.SimplifiedChinese: "重入", sim.TraditionalChinese: "重入"},
-		Summary: sim.Text{sim.English: "Grant token and hold count: acquire and release only.", sim.SimplifiedChinese: "授权令牌与重入次数：只有获取和释放。", sim.TraditionalChinese: "授權令牌與重入次數：只有獲取和釋放。"},
+		Title:   sim.M("drill.level.reentry.title"),
+		Summary: sim.M("drill.level.reentry.summary"),
 		Variant: "token-count",
 		Actions: []sim.Action{sim.ActAcquire, sim.ActRelease},
 	},
 	{
 		ID:      "leases",
-		Title:   sim.Text{sim.English: "Leases and fencing", sim.SimplifiedChinese: "租约与栅栏令牌", sim.TraditionalChinese: "租約與柵欄令牌"},
-		Summary: sim.Text{sim.English: "Time passes, holders pause, leases run out; writes carry fencing tokens.", sim.SimplifiedChinese: "时间流逝、持有者暂停、租约到期；写入带着栅栏令牌。", sim.TraditionalChinese: "時間流逝、持有者暫停、租約到期；寫入帶著柵欄令牌。"},
+		Title:   sim.M("drill.level.leases.title"),
+		Summary: sim.M("drill.level.leases.summary"),
 		Variant: "token-count",
 		Fencing: true,
 		Actions: []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActWrite, sim.ActAdvance, sim.ActPause, sim.ActResume},
 	},
 	{
 		ID:       "owners",
-		Title:    sim.Text{sim.English: "Wrong owner: the instance id", sim.SimplifiedChinese: "错误的持有者：实例 ID", sim.TraditionalChinese: "錯誤的持有者：實例 ID"},
-		Summary:  sim.Text{sim.English: "Every request runs in one instance, and the lock's owner is the instance id.", sim.SimplifiedChinese: "所有请求跑在同一个实例里，而锁的持有者是实例 ID。", sim.TraditionalChinese: "所有請求跑在同一個實例裡，而鎖的持有者是實例 ID。"},
+		Title:    sim.M("drill.level.owners.title"),
+		Summary:  sim.M("drill.level.owners.summary"),
 		Variant:  "instance-owner",
 		Instance: "svc-1",
 		Actions:  []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActWrite, sim.ActAdvance},
 	},
 	{
 		ID:      "setnx",
-		Title:   sim.Text{sim.English: "SET NX and DEL", sim.SimplifiedChinese: "SET NX 与 DEL", sim.TraditionalChinese: "SET NX 與 DEL"},
-		Summary: sim.Text{sim.English: "A lock with no owner and no count: nested calls and bare deletes.", sim.SimplifiedChinese: "没有持有者、没有计数的锁：嵌套调用与裸 DEL。", sim.TraditionalChinese: "沒有持有者、沒有計數的鎖：巢狀呼叫與裸 DEL。"},
+		Title:   sim.M("drill.level.setnx.title"),
+		Summary: sim.M("drill.level.setnx.summary"),
 		Variant: "setnx-del",
 		Actions: []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActAdvance},
 	},
@@ -131,9 +132,10 @@ var ErrUnknownLevel = errors.New("drill: unknown level")
 
 // Generate returns the drill of level with seed: a lesson that sim.Validate
 // accepts, whose every step that has an outcome expects the outcome the
-// runner gives it, with narration in every locale. The same level and seed
+// runner gives it, with its title, actor names and narration rendered by r
+// (the message catalogue) in every locale of r. The same level and seed
 // always give the same lesson.
-func Generate(ctx context.Context, level string, seed uint64) (*sim.Lesson, error) {
+func Generate(ctx context.Context, r sim.Renderer, level string, seed uint64) (*sim.Lesson, error) {
 	lv, ok := LevelByID(level)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownLevel, level)
@@ -141,15 +143,15 @@ func Generate(ctx context.Context, level string, seed uint64) (*sim.Lesson, erro
 	if seed > MaxSeed {
 		return nil, fmt.Errorf("drill: seed %d over %d", seed, uint64(MaxSeed))
 	}
-	l := Timeline(lv, seed)
-	if err := sim.Validate(l); err != nil {
+	l := Timeline(r, lv, seed)
+	if err := (sim.Options{Locales: r.Locales()}).Validate(l); err != nil {
 		return nil, fmt.Errorf("drill: %s: generated an invalid lesson: %w", l.ID, err)
 	}
 	frames, err := run(ctx, l)
 	if err != nil {
 		return nil, err
 	}
-	narrate(l, frames)
+	narrate(r, l, frames)
 	return l, nil
 }
 
@@ -180,14 +182,15 @@ func run(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 }
 
 // Timeline draws the steps of the drill of lv with seed, before any run:
-// no expectations and no narration yet (Generate adds both).
-func Timeline(lv Level, seed uint64) *sim.Lesson {
+// no expectations and no narration yet (Generate adds both); its title and
+// actor names are rendered by r.
+func Timeline(r sim.Renderer, lv Level, seed uint64) *sim.Lesson {
 	rng := rand.New(rand.NewPCG(seed, levelSalt(lv.ID)))
 	id := ID(lv.ID, seed)
 	l := &sim.Lesson{
 		ID:      id,
-		Title:   titleOf(lv, seed),
-		Summary: lv.Summary,
+		Title:   sim.TextOf(r, titleOf(lv, seed)),
+		Summary: sim.TextOf(r, lv.Summary),
 		Source:  "drill " + lv.ID + " #" + strconv.FormatUint(seed, 10),
 		Variant: lv.Variant,
 		Lease:   Lease,
@@ -200,7 +203,7 @@ func Timeline(lv Level, seed uint64) *sim.Lesson {
 	nActors := 2 + rng.IntN(2)
 	for i := range nActors {
 		a := string(rune('A' + i))
-		l.Actors = append(l.Actors, sim.ActorSpec{ID: a, Instance: lv.Instance, Name: actorName(a)})
+		l.Actors = append(l.Actors, sim.ActorSpec{ID: a, Instance: lv.Instance, Name: sim.TextOf(r, actorName(a))})
 	}
 	nSteps := 5 + rng.IntN(4)
 	g := &gen{lv: lv, rng: rng, held: map[string]int{}, paused: map[string]bool{}}
@@ -348,19 +351,8 @@ func (g *gen) next(i, n int) sim.Step {
 	return st
 }
 
-func titleOf(lv Level, seed uint64) sim.Text {
-	n := strconv.FormatUint(seed, 10)
-	return sim.Text{
-		sim.English:            "Drill · " + lv.Title.In(sim.English) + " #" + n,
-		sim.SimplifiedChinese:  "练习 · " + lv.Title.In(sim.SimplifiedChinese) + " #" + n,
-		sim.TraditionalChinese: "練習 · " + lv.Title.In(sim.TraditionalChinese) + " #" + n,
-	}
+func titleOf(lv Level, seed uint64) sim.Msg {
+	return sim.M("drill.title", "Level", lv.Title, "Seed", strconv.FormatUint(seed, 10))
 }
 
-func actorName(id string) sim.Text {
-	return sim.Text{
-		sim.English:            "Request " + id,
-		sim.SimplifiedChinese:  "请求 " + id,
-		sim.TraditionalChinese: "請求 " + id,
-	}
-}
+func actorName(id string) sim.Msg { return sim.M("drill.actor", "Actor", id) }

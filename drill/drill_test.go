@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/drill"
+	"lockstep/internal/catalogtest"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
@@ -60,6 +63,7 @@ func runOn(ctx context.Context, t tb, b *backend.Backend, l *sim.Lesson) []sim.F
 // on a real redis-server, whose frames are identical.
 func TestDrillsAgreeWithRunner(t *testing.T) {
 	ctx := t.Context()
+	cat := catalogtest.New(t)
 	srv := redistest.Start(t)
 	emb, err := backend.Open(ctx, backend.Config{})
 	if err != nil {
@@ -75,7 +79,7 @@ func TestDrillsAgreeWithRunner(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		level := rapid.SampledFrom(levelIDs()).Draw(rt, "level")
 		seed := rapid.Uint64Range(0, drill.MaxSeed).Draw(rt, "seed")
-		l, err := drill.Generate(ctx, level, seed)
+		l, err := drill.Generate(ctx, cat, level, seed)
 		if err != nil {
 			rt.Fatalf("generate %s %d: %v", level, seed, err)
 		}
@@ -96,7 +100,7 @@ func TestDrillsAgreeWithRunner(t *testing.T) {
 			if !slices.Contains(lv.Actions, st.Do) {
 				rt.Fatalf("%s: step %d uses %s, not an action of level %s", l.ID, i+1, st.Do, level)
 			}
-			if !st.Say.Complete() {
+			if !st.Say.Complete(cat.Locales()) {
 				rt.Fatalf("%s: step %d narration is not in every locale: %v", l.ID, i+1, st.Say)
 			}
 		}
@@ -128,13 +132,14 @@ func TestDrillsAgreeWithRunner(t *testing.T) {
 
 func TestGenerateIsDeterministic(t *testing.T) {
 	ctx := t.Context()
+	cat := catalogtest.New(t)
 	for _, lv := range drill.Levels {
 		for _, seed := range []uint64{0, 1, 42, drill.MaxSeed} {
-			a, err := drill.Generate(ctx, lv.ID, seed)
+			a, err := drill.Generate(ctx, cat, lv.ID, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := drill.Generate(ctx, lv.ID, seed)
+			b, err := drill.Generate(ctx, cat, lv.ID, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,8 +148,8 @@ func TestGenerateIsDeterministic(t *testing.T) {
 			}
 		}
 	}
-	a, _ := drill.Generate(ctx, "leases", 1)
-	b, _ := drill.Generate(ctx, "leases", 2)
+	a, _ := drill.Generate(ctx, cat, "leases", 1)
+	b, _ := drill.Generate(ctx, cat, "leases", 2)
 	if reflect.DeepEqual(a.Steps, b.Steps) {
 		t.Errorf("seeds 1 and 2 gave the same steps")
 	}
@@ -164,18 +169,23 @@ func TestIDs(t *testing.T) {
 			t.Errorf("ParseID(%q) accepted", bad)
 		}
 	}
-	if _, err := drill.Generate(t.Context(), "nope", 1); err == nil {
+	if _, err := drill.Generate(t.Context(), catalogtest.New(t), "nope", 1); err == nil {
 		t.Errorf("Generate of an unknown level: no error")
 	}
-	if _, err := drill.Generate(t.Context(), "leases", drill.MaxSeed+1); err == nil {
+	if _, err := drill.Generate(t.Context(), catalogtest.New(t), "leases", drill.MaxSeed+1); err == nil {
 		t.Errorf("Generate of a seed over MaxSeed: no error")
 	}
 }
 
 func TestLevelsAreComplete(t *testing.T) {
 	for _, lv := range drill.Levels {
-		if !lv.Title.Complete() || !lv.Summary.Complete() {
-			t.Errorf("level %s: title or summary not in every locale", lv.ID)
+		cat := catalogtest.New(t)
+		for _, loc := range cat.Locales() {
+			for _, m := range []sim.Msg{lv.Title, lv.Summary} {
+				if s := cat.Render(loc, m); s == "" || strings.Contains(s, catalog.Missing) {
+					t.Errorf("level %s: %s in %s: %q", lv.ID, m.ID, loc, s)
+				}
+			}
 		}
 		if _, ok := sim.Variant(lv.Variant); !ok {
 			t.Errorf("level %s: unknown variant %s", lv.ID, lv.Variant)

@@ -63,9 +63,6 @@ func Compare(ctx context.Context, l *sim.Lesson, a, b string, open StoreOpener) 
 // AsVariant returns a copy of l under variant v with the steps'
 // expectations dropped.
 func AsVariant(l *sim.Lesson, v string) (*sim.Lesson, error) {
-	if _, ok := sim.Variant(v); !ok {
-		return nil, fmt.Errorf("%w: unknown variant %q", ErrBadStep, v)
-	}
 	out := *l
 	out.Variant = v
 	out.Steps = slices.Clone(l.Steps)
@@ -73,8 +70,8 @@ func AsVariant(l *sim.Lesson, v string) (*sim.Lesson, error) {
 		out.Steps[i].Expect = ""
 		out.Steps[i].ExpectViolations = nil
 	}
-	if err := sim.Validate(&out); err != nil {
-		return nil, fmt.Errorf("%w: under %s: %s", ErrBadStep, v, validationText(err))
+	if err := (sim.Options{AnyLocale: true}).Validate(&out); err != nil {
+		return nil, rulesBroken(err, sim.M("explore.compare.under", "Variant", v), "under "+v)
 	}
 	return &out, nil
 }

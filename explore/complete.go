@@ -10,30 +10,20 @@ import (
 	"lockstep/sim"
 )
 
-// ForkTitle is the title of a fork of base after step at, in every locale.
-func ForkTitle(base *sim.Lesson, at int) sim.Text {
-	return sim.Text{
-		sim.English:            fmt.Sprintf("What if: “%s” after step %d", base.Title.In(sim.English), at),
-		sim.SimplifiedChinese:  fmt.Sprintf("如果……会怎样：“%s”第 %d 步之后", base.Title.In(sim.SimplifiedChinese), at),
-		sim.TraditionalChinese: fmt.Sprintf("如果……會怎樣：「%s」第 %d 步之後", base.Title.In(sim.TraditionalChinese), at),
-	}
+// ForkTitle is the title of a fork of base after step at: message
+// "explore.fork-title" of the catalogue.
+func ForkTitle(base *sim.Lesson, at int) sim.Msg {
+	return sim.M("explore.fork-title", "Title", base.Title, "At", at)
 }
 
-// ForkSummary says, in every locale, what a fork of base after step at with
-// steps steps in all is: the lesson's summary would no longer be true of it.
-func ForkSummary(base *sim.Lesson, at, steps int) sim.Text {
+// ForkSummary says what a fork of base after step at with steps steps in
+// all is (the lesson's summary would no longer be true of it): message
+// "explore.fork-summary" or, while it has added nothing, ".unchanged".
+func ForkSummary(base *sim.Lesson, at, steps int) sim.Msg {
 	if steps <= at {
-		return sim.Text{
-			sim.English:            fmt.Sprintf("The first %d steps of the lesson “%s”; continue it your way from the menu.", steps, base.Title.In(sim.English)),
-			sim.SimplifiedChinese:  fmt.Sprintf("课程“%s”的前 %d 步；可以从菜单里按你的想法继续。", base.Title.In(sim.SimplifiedChinese), steps),
-			sim.TraditionalChinese: fmt.Sprintf("課程「%s」的前 %d 步；可以從選單裡照你的想法繼續。", base.Title.In(sim.TraditionalChinese), steps),
-		}
+		return sim.M("explore.fork-summary.unchanged", "Title", base.Title, "Steps", steps)
 	}
-	return sim.Text{
-		sim.English:            fmt.Sprintf("The first %d steps of the lesson “%s”, then another turn, chosen in explore mode.", at, base.Title.In(sim.English)),
-		sim.SimplifiedChinese:  fmt.Sprintf("课程“%s”的前 %d 步，之后在探索模式里走了另一条路。", base.Title.In(sim.SimplifiedChinese), at),
-		sim.TraditionalChinese: fmt.Sprintf("課程「%s」的前 %d 步，之後在探索模式裡走了另一條路。", base.Title.In(sim.TraditionalChinese), at),
-	}
+	return sim.M("explore.fork-summary", "Title", base.Title, "At", at)
 }
 
 // ForExport returns timeline l ready to be a lesson file of the course: run
@@ -44,8 +34,9 @@ func ForkSummary(base *sim.Lesson, at, steps int) sim.Text {
 // run broke (or says none did), actors get names, steps without narration
 // get explore's (Narrate) and steps with an outcome assert the one the run
 // gave. Its id is unique to its steps ("stale-owner-fork-3a9c1e"), so two
-// exported forks can both go into lessons/. l is not changed.
-func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *sim.Lesson {
+// exported forks can both go into lessons/. The texts it adds are rendered
+// by r (the message catalogue) in every locale of r. l is not changed.
+func ForExport(r sim.Renderer, l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *sim.Lesson {
 	out := *l
 	out.Actors = slices.Clone(l.Actors)
 	out.Steps = slices.Clone(l.Steps)
@@ -56,7 +47,7 @@ func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *s
 	out.ID = trimID(id, 48) + "-" + shortHash(l)
 	if base != nil && o.Lesson == base.ID {
 		out.ID = trimID(base.ID, 48) + "-fork-" + shortHash(l)
-		out.Title, out.Summary = ForkTitle(base, o.At), ForkSummary(base, o.At, len(l.Steps))
+		out.Title, out.Summary = sim.TextOf(r, ForkTitle(base, o.At)), sim.TextOf(r, ForkSummary(base, o.At, len(l.Steps)))
 		if out.Source == "" {
 			out.Source = base.Source
 		}
@@ -65,14 +56,10 @@ func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *s
 		}
 	}
 	if len(out.Title) == 0 {
-		out.Title = sandboxTitle(l.Variant)
+		out.Title = sim.TextOf(r, sandboxTitle(l.Variant))
 	}
 	if len(out.Summary) == 0 {
-		out.Summary = sim.Text{
-			sim.English:            fmt.Sprintf("A timeline built in Lockstep's explore mode on the %s lock.", l.Variant),
-			sim.SimplifiedChinese:  fmt.Sprintf("在 Lockstep 探索模式里基于 %s 锁搭建的时间线。", l.Variant),
-			sim.TraditionalChinese: fmt.Sprintf("在 Lockstep 探索模式裡基於 %s 鎖搭建的時間線。", l.Variant),
-		}
+		out.Summary = sim.TextOf(r, sim.M("explore.timeline-summary", "Variant", l.Variant))
 	}
 	if out.Source == "" {
 		out.Source = "Lockstep explore mode"
@@ -84,11 +71,11 @@ func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *s
 		}
 	}
 	if fork := base != nil && o.Lesson == base.ID; fork || len(out.Takeaway) == 0 {
-		out.Takeaway = takeaway(frames)
+		out.Takeaway = sim.TextOf(r, takeaway(frames))
 	}
 	for i := range out.Actors {
 		if len(out.Actors[i].Name) == 0 {
-			out.Actors[i].Name = workerName(out.Actors[i].ID)
+			out.Actors[i].Name = sim.TextOf(r, workerName(out.Actors[i].ID))
 		}
 	}
 	for i := range out.Steps {
@@ -97,7 +84,7 @@ func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *s
 			break
 		}
 		if len(st.Say) == 0 {
-			st.Say = Narrate(&out, st, frames[i], frames[i+1])
+			st.Say = sim.TextOf(r, Narrate(&out, st, frames[i], frames[i+1]))
 		}
 		if st.Expect == "" && len(sim.OutcomesFor(st.Do)) > 1 {
 			st.Expect = frames[i+1].Outcome
@@ -108,7 +95,7 @@ func ForExport(l *sim.Lesson, frames []sim.Frame, o Origin, base *sim.Lesson) *s
 
 // takeaway lists the invariants a run broke, with the step of each first
 // break, or says that it broke none.
-func takeaway(frames []sim.Frame) sim.Text {
+func takeaway(frames []sim.Frame) sim.Msg {
 	var seen []string
 	var at []int
 	for _, f := range frames {
@@ -120,22 +107,13 @@ func takeaway(frames []sim.Frame) sim.Text {
 		}
 	}
 	if len(seen) == 0 {
-		return sim.Text{
-			sim.English:            "No invariant the runner checks broke on this timeline.",
-			sim.SimplifiedChinese:  "这条时间线没有破坏运行器检查的任何不变式。",
-			sim.TraditionalChinese: "這條時間線沒有破壞執行器檢查的任何不變式。",
-		}
+		return sim.M("explore.takeaway.none")
 	}
 	parts := make([]string, len(seen))
 	for i := range seen {
 		parts[i] = seen[i] + " (" + strconv.Itoa(at[i]) + ")"
 	}
-	list := strings.Join(parts, ", ")
-	return sim.Text{
-		sim.English:            "This timeline breaks " + list + ": the step where each first appears is in brackets.",
-		sim.SimplifiedChinese:  "这条时间线破坏了 " + list + "：括号里是它第一次出现的步骤。",
-		sim.TraditionalChinese: "這條時間線破壞了 " + list + "：括號裡是它第一次出現的步驟。",
-	}
+	return sim.M("explore.takeaway", "Broken", strings.Join(parts, ", "))
 }
 
 // shortHash is six hex digits that tell timelines apart.

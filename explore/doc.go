@@ -22,6 +22,11 @@
 //   - Narrate (narrate.go) explains the steps a learner added, which have no
 //     narration of their own, from the frames before and after them.
 //
+// It writes no prose: narration, titles and errors are message codes
+// (sim.Msg, StepError, LinkError) that package catalog renders; the rules of
+// the lesson format are sim.Validate's, which every timeline passes, and the
+// package adds only its own bounds (sizes, durations, a link's format).
+//
 // Like package sim it does no HTTP and reads no clock; Compare takes the
 // stores to run on from its caller.
 package explore

@@ -1,20 +1,12 @@
 package explore
 
 import (
-	"errors"
-	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"lockstep/sim"
 )
-
-// ErrBadStep is wrapped by every error of Fork, Undo and Sandbox about what
-// the learner asked for: an action the timeline cannot take at that point,
-// or a sandbox setting out of range. Test with errors.Is.
-var ErrBadStep = errors.New("explore: bad step")
 
 // Bounds of what a learner may build, so that a timeline stays something a
 // page can draw and a link can carry.
@@ -25,8 +17,6 @@ const (
 	MaxAdvanceMS  = 7 * MaxLeaseMS   // an advance or a clock jump, in milliseconds (a week)
 	MaxValueBytes = 64               // a write's value
 )
-
-var idPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // StepSpec is an action a learner chooses: the "action" of the websocket's
 // fork message and of a Choice. Durations are whole milliseconds. Empty
@@ -49,65 +39,37 @@ type StepSpec struct {
 	Unreplicated bool `json:"unreplicated,omitempty"`
 }
 
-// Step turns the spec into a step of l, checking each field on its own
-// (sim.Validate checks the step against the timeline). Errors wrap
-// ErrBadStep.
+// Step turns the spec into a step of l: the lesson's lock where it names
+// none, its durations in time.Duration. It checks only explore mode's own
+// bounds (durations, a write's value, a child id's length); the rules of the
+// lesson format are sim.Validate's, which Fork applies. Errors are
+// *StepError, wrapping ErrBadStep.
 func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
-	bad := func(format string, args ...any) (sim.Step, error) {
-		return sim.Step{}, fmt.Errorf("%w: "+format, append([]any{ErrBadStep}, args...)...)
-	}
-	if !slices.Contains(sim.Actions, s.Do) {
-		return bad("unknown action %q", s.Do)
-	}
-	st := sim.Step{Actor: s.Actor, Do: s.Do, Lock: s.Lock, ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated}
+	st := sim.Step{Actor: s.Actor, Do: s.Do, Lock: s.Lock, ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated,
+		Value: s.Value, Child: s.Child, Context: s.Context}
 	global := s.Do == sim.ActAdvance || s.Do == sim.ActClockJump || s.Do == sim.ActFailover
-	switch {
-	case global && s.Actor != "":
-		return bad("%s takes no actor", s.Do)
-	case !global && !idPattern.MatchString(s.Actor):
-		return bad("%s needs an actor", s.Do)
-	}
 	if global {
 		st.Lock = ""
 	} else if st.Lock == "" {
 		st.Lock = l.Lock
 	}
-	if len(st.Lock) > 200 || (st.Lock != "" && !sim.ValidLockName(st.Lock)) {
-		return bad("lock name %q: want a letter or digit, then letters, digits and : . _ - (at most 200)", st.Lock)
+	switch {
+	case s.ByMS < 0 || s.ByMS > MaxAdvanceMS:
+		return sim.Step{}, badStep(sim.M("explore.step.by", "Max", MaxAdvanceMS), "by_ms must be between 1 and %d", MaxAdvanceMS)
+	case s.LeaseMS < 0 || s.LeaseMS > MaxLeaseMS:
+		return sim.Step{}, badStep(sim.M("explore.step.lease", "Max", MaxLeaseMS), "lease_ms must be between 0 (the lesson's) and %d", MaxLeaseMS)
+	case s.Do == sim.ActWrite && (s.Value == "" || len(s.Value) > MaxValueBytes):
+		return sim.Step{}, badStep(sim.M("explore.step.value", "Max", MaxValueBytes), "write needs a value of 1 to %d bytes", MaxValueBytes)
+	case len(s.Child) > MaxChildID:
+		return sim.Step{}, badStep(sim.M("explore.step.child", "Max", MaxChildID), "a child id is at most %d bytes", MaxChildID)
 	}
-	switch s.Do {
-	case sim.ActAdvance, sim.ActClockJump:
-		if s.ByMS <= 0 || s.ByMS > MaxAdvanceMS {
-			return bad("%s needs by_ms between 1 and %d", s.Do, MaxAdvanceMS)
-		}
-		st.By = time.Duration(s.ByMS) * time.Millisecond
-	case sim.ActAcquire:
-		if s.LeaseMS < 0 || s.LeaseMS > MaxLeaseMS {
-			return bad("lease_ms must be between 0 (the lesson's) and %d", MaxLeaseMS)
-		}
-		st.Lease = time.Duration(s.LeaseMS) * time.Millisecond
-	case sim.ActWrite:
-		if s.Value == "" || len(s.Value) > MaxValueBytes {
-			return bad("write needs a value of 1 to %d bytes", MaxValueBytes)
-		}
-		st.Value = s.Value
-	case sim.ActFork:
-		if !idPattern.MatchString(s.Child) || len(s.Child) > 32 {
-			return bad("fork needs a child id like A-1 (a letter, then letters, digits, - or _)")
-		}
-		if s.Context != "inherit" && s.Context != "lost" {
-			return bad("fork needs context inherit or lost, not %q", s.Context)
-		}
-		st.Child, st.Context = s.Child, s.Context
-	}
-	if s.ReplyLost && s.Do != sim.ActRelease {
-		return bad("reply_lost applies to release only")
-	}
-	if s.Unreplicated && s.Do != sim.ActAcquire && s.Do != sim.ActRelease && s.Do != sim.ActWrite {
-		return bad("unreplicated applies to acquire, release and write only")
-	}
+	st.By = time.Duration(s.ByMS) * time.Millisecond
+	st.Lease = time.Duration(s.LeaseMS) * time.Millisecond
 	return st, nil
 }
+
+// MaxChildID bounds the id of an actor a learner's fork creates, in bytes.
+const MaxChildID = 32
 
 // Fork returns a new timeline: the first at steps of l, then st. l is not
 // changed. Declared actors that only the dropped steps would have forked are
@@ -118,20 +80,49 @@ func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
 // lesson's seed, so its grant tokens are the lesson's.
 func Fork(l *sim.Lesson, at int, st sim.Step) (*sim.Lesson, error) {
 	if at < 0 || at > len(l.Steps) {
-		return nil, fmt.Errorf("%w: step %d is outside 0..%d", ErrBadStep, at, len(l.Steps))
+		return nil, badStep(sim.M("explore.step.at", "At", at, "Steps", len(l.Steps)), "step %d is outside 0..%d", at, len(l.Steps))
 	}
 	if at+1 > MaxSteps {
-		return nil, fmt.Errorf("%w: a timeline has at most %d steps", ErrBadStep, MaxSteps)
+		return nil, badStep(sim.M("explore.step.too-many", "Max", MaxSteps), "a timeline has at most %d steps", MaxSteps)
+	}
+	if st.Do == sim.ActFork && alive(l, at)[st.Child] {
+		// A declared actor that a fork creates is named by its declaration
+		// (lessons/README.md); one that already runs at this point would be
+		// replaced by the child, so the fork is refused.
+		return nil, badStep(sim.M("explore.step.child-exists", "Child", st.Child), "fork child %q already exists", st.Child)
 	}
 	steps := append(slices.Clone(l.Steps[:at]), st)
 	out := withSteps(l, steps)
 	if !strings.HasSuffix(out.ID, "-fork") && out.ID != SandboxID {
 		out.ID = trimID(out.ID, 64-len("-fork")) + "-fork"
 	}
-	if err := sim.Validate(out); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrBadStep, validationText(err))
+	if err := (sim.Options{AnyLocale: true}).Validate(out); err != nil {
+		return nil, rulesBroken(err, sim.Msg{}, "")
 	}
 	return out, nil
+}
+
+// alive returns the actors of l that exist after its first at steps: the
+// declared ones no step forks, and the children forked so far.
+func alive(l *sim.Lesson, at int) map[string]bool {
+	forked := map[string]bool{}
+	for _, s := range l.Steps {
+		if s.Do == sim.ActFork {
+			forked[s.Child] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, a := range l.Actors {
+		if !forked[a.ID] {
+			out[a.ID] = true
+		}
+	}
+	for _, s := range l.Steps[:at] {
+		if s.Do == sim.ActFork {
+			out[s.Child] = true
+		}
+	}
+	return out
 }
 
 // Undo returns l without its last step (l itself when it has none).
@@ -176,20 +167,6 @@ func trimID(id string, n int) string {
 	return id
 }
 
-// validationText is the validator's messages without the file positions a
-// hand-built lesson does not have.
-func validationText(err error) string {
-	var les sim.LoadErrors
-	if !errors.As(err, &les) {
-		return err.Error()
-	}
-	msgs := make([]string, len(les))
-	for i, e := range les {
-		msgs[i] = e.Msg
-	}
-	return strings.Join(msgs, "; ")
-}
-
 // SandboxID is the id of every sandbox timeline.
 const SandboxID = "sandbox"
 
@@ -204,59 +181,39 @@ type SandboxConfig struct {
 	Seed    uint64 // the run's seed (grant tokens); 0 means 1
 }
 
-// Sandbox returns an empty timeline for c: no steps yet. Errors wrap
-// ErrBadStep and name the setting.
-func Sandbox(c SandboxConfig) (*sim.Lesson, error) {
-	bad := func(format string, args ...any) (*sim.Lesson, error) {
-		return nil, fmt.Errorf("%w: sandbox: "+format, append([]any{ErrBadStep}, args...)...)
-	}
-	if _, ok := sim.Variant(c.Variant); !ok {
-		return bad("unknown variant %q (want one of %s)", c.Variant, strings.Join(sim.Variants(), ", "))
-	}
+// Sandbox returns an empty timeline for c: no steps yet, its title and actor
+// names rendered by r in every locale of r. Errors wrap ErrBadStep and name
+// the setting.
+func Sandbox(r sim.Renderer, c SandboxConfig) (*sim.Lesson, error) {
 	if c.LeaseMS <= 0 || c.LeaseMS > MaxLeaseMS {
-		return bad("lease must be 1 to %d ms, got %d", MaxLeaseMS, c.LeaseMS)
+		return nil, badStep(sim.M("explore.sandbox.lease", "Max", MaxLeaseMS, "Got", c.LeaseMS), "sandbox: lease must be 1 to %d ms, got %d", MaxLeaseMS, c.LeaseMS)
 	}
 	if c.Actors < 1 || c.Actors > MaxActors {
-		return bad("actors must be 1 to %d, got %d", MaxActors, c.Actors)
+		return nil, badStep(sim.M("explore.sandbox.actors", "Max", MaxActors, "Got", c.Actors), "sandbox: actors must be 1 to %d, got %d", MaxActors, c.Actors)
 	}
 	lock := c.Lock
 	if lock == "" {
 		lock = "lock"
-	}
-	if len(lock) > 200 || !sim.ValidLockName(lock) {
-		return bad("lock name %q: want a letter or digit, then letters, digits and : . _ - (at most 200)", lock)
 	}
 	seed := c.Seed
 	if seed == 0 {
 		seed = 1
 	}
 	l := &sim.Lesson{
-		ID: SandboxID, Title: sandboxTitle(c.Variant), Variant: c.Variant,
+		ID: SandboxID, Title: sim.TextOf(r, sandboxTitle(c.Variant)), Variant: c.Variant,
 		Lease: time.Duration(c.LeaseMS) * time.Millisecond, Fencing: c.Fencing, Lock: lock,
 		Seed: seed, Replica: c.Replica,
 	}
 	for i := range c.Actors {
 		id := string(rune('A' + i))
-		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Name: workerName(id)})
+		l.Actors = append(l.Actors, sim.ActorSpec{ID: id, Name: sim.TextOf(r, workerName(id))})
 	}
-	if err := sim.Validate(l); err != nil {
-		return bad("%s", validationText(err))
+	if err := (sim.Options{Locales: r.Locales()}).Validate(l); err != nil {
+		return nil, rulesBroken(err, sim.M("explore.sandbox"), "sandbox")
 	}
 	return l, nil
 }
 
-func sandboxTitle(variant string) sim.Text {
-	return sim.Text{
-		sim.English:            "Sandbox: " + variant,
-		sim.SimplifiedChinese:  "沙盒：" + variant,
-		sim.TraditionalChinese: "沙盒：" + variant,
-	}
-}
+func sandboxTitle(variant string) sim.Msg { return sim.M("explore.sandbox-title", "Variant", variant) }
 
-func workerName(id string) sim.Text {
-	return sim.Text{
-		sim.English:            "Worker " + id,
-		sim.SimplifiedChinese:  "任务 " + id,
-		sim.TraditionalChinese: "任務 " + id,
-	}
-}
+func workerName(id string) sim.Msg { return sim.M("explore.worker", "Actor", id) }

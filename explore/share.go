@@ -11,7 +11,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,13 +53,6 @@ const (
 	maxSteps      = 500
 	maxString     = 2000 // bytes of each string (ids, names, texts, values)
 	maxViolations = 16   // expected violations of one step
-)
-
-var (
-	// The patterns of sim's loader (docs/lesson-format.md).
-	lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
-	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	lockNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
 )
 
 // wireLesson is the JSON of a share code: short keys, empty fields left out.
@@ -133,15 +125,15 @@ func fromWire(w wireText) sim.Text {
 }
 
 // Encode returns the share code of timeline l (a valid lesson) and its origin.
-// It refuses a lesson that Decode would refuse (sim.Validate's rules, the
-// loader's rules on names, outcomes and locales, and the bounds on sizes),
-// and one whose code would be longer than MaxCodeLen.
-func Encode(l *sim.Lesson, o Origin) (string, error) {
+// It refuses a lesson that Decode with the same options would refuse (the
+// rules of sim.Validate with opts' locales, and the bounds on sizes), and one
+// whose code would be longer than MaxCodeLen.
+func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	if l == nil {
 		return "", errors.New("explore: cannot share a timeline: no lesson")
 	}
-	if problems := check(l, o); len(problems) > 0 {
-		return "", fmt.Errorf("explore: cannot share this timeline: %s", strings.Join(problems, "; "))
+	if problems := check(l, o, opts); len(problems) > 0 {
+		return "", fmt.Errorf("explore: cannot share this timeline: %w", problems)
 	}
 	w := wireLesson{
 		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
@@ -187,51 +179,46 @@ func Encode(l *sim.Lesson, o Origin) (string, error) {
 	return code, nil
 }
 
-// Decode parses a share code, checks it, and returns the lesson and its
-// origin. Every failure wraps ErrBadLink and says in plain words what is
-// wrong. The lesson has no File and no positions, and passes sim.Validate.
-func Decode(code string) (*sim.Lesson, Origin, error) {
-	l, o, err := decode(code)
-	if err != nil {
-		return nil, Origin{}, err
-	}
-	return l, o, nil
-}
-
-func decode(code string) (*sim.Lesson, Origin, error) {
+// Decode parses a share code, checks it (sim.Validate's rules with opts'
+// locales, explore's bounds), and returns the lesson and its origin. Every
+// failure is a *LinkError wrapping ErrBadLink that says what is wrong, in
+// English and as a message code; a timeline that breaks a rule has the
+// problems with their field paths ("steps[3].lock"). The lesson has no File
+// and no positions.
+func Decode(code string, opts sim.Options) (*sim.Lesson, Origin, error) {
 	if len(code) > MaxCodeLen {
-		return nil, Origin{}, problem(LinkDamaged, "the link is %d bytes long; Lockstep links are at most %d", len(code), MaxCodeLen)
+		return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.too-long", "Len", len(code), "Max", MaxCodeLen), "the link is %d bytes long; Lockstep links are at most %d", len(code), MaxCodeLen)
 	}
 	code = strings.TrimSpace(code)
 	want := strconv.Itoa(ShareVersion)
 	if code == "" {
-		return nil, Origin{}, problem(LinkCutShort, "the link is empty (a share code starts with %q)", want+".")
+		return nil, Origin{}, problem(LinkCutShort, sim.M("explore.link.empty", "Prefix", want+"."), "the link is empty (a share code starts with %q)", want+".")
 	}
 	version, body, ok := strings.Cut(code, ".")
 	if !ok && code == want {
-		return nil, Origin{}, problem(LinkCutShort, "the link is cut short (nothing after its format version)")
+		return nil, Origin{}, problem(LinkCutShort, sim.M("explore.link.no-body"), "the link is cut short (nothing after its format version)")
 	}
 	if !ok {
-		return nil, Origin{}, problem(LinkDamaged, "the link has no format version (a share code starts with %q)", want+".")
+		return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.no-version", "Prefix", want+"."), "the link has no format version (a share code starts with %q)", want+".")
 	}
 	if version != want {
 		n, err := strconv.Atoi(version)
 		switch {
 		case err == nil && n > ShareVersion && version == strconv.Itoa(n):
-			return nil, Origin{}, problem(LinkNewer, "the link was made by a newer Lockstep (format %d); this one reads format %d", n, ShareVersion)
+			return nil, Origin{}, problem(LinkNewer, sim.M("explore.link.newer", "Format", n, "Reads", ShareVersion), "the link was made by a newer Lockstep (format %d); this one reads format %d", n, ShareVersion)
 		case len(version) > 12:
-			return nil, Origin{}, problem(LinkDamaged, "the link has no format version (a share code starts with %q)", want+".")
+			return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.no-version", "Prefix", want+"."), "the link has no format version (a share code starts with %q)", want+".")
 		default:
-			return nil, Origin{}, problem(LinkNewer, "the link is in format %q, which this Lockstep does not read (it reads format %d)", version, ShareVersion)
+			return nil, Origin{}, problem(LinkNewer, sim.M("explore.link.other-format", "Format", version, "Reads", ShareVersion), "the link is in format %q, which this Lockstep does not read (it reads format %d)", version, ShareVersion)
 		}
 	}
 	if body == "" {
-		return nil, Origin{}, problem(LinkCutShort, "the link is cut short (nothing after its format version)")
+		return nil, Origin{}, problem(LinkCutShort, sim.M("explore.link.no-body"), "the link is cut short (nothing after its format version)")
 	}
 	for i := 0; i < len(body); i++ {
 		if c := body[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
 			r, _ := utf8.DecodeRuneInString(body[i:])
-			return nil, Origin{}, problem(LinkDamaged, "the link is damaged (character %q at position %d does not belong in a link)", r, len(version)+1+i+1)
+			return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.bad-char", "Char", string(r), "At", len(version)+1+i+1), "the link is damaged (character %q at position %d does not belong in a link)", r, len(version)+1+i+1)
 		}
 	}
 	// Not Strict: a link cut at any character leaves stray low bits in its
@@ -241,9 +228,9 @@ func decode(code string) (*sim.Lesson, Origin, error) {
 	packed, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
 		if len(body)%4 == 1 {
-			return nil, Origin{}, problem(LinkCutShort, "the link is cut short or has a character too many")
+			return nil, Origin{}, problem(LinkCutShort, sim.M("explore.link.cut-or-extra"), "the link is cut short or has a character too many")
 		}
-		return nil, Origin{}, problem(LinkDamaged, "the link is damaged (its last characters do not decode)")
+		return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.bad-end"), "the link is damaged (its last characters do not decode)")
 	}
 	js, err := inflate(packed)
 	if err != nil {
@@ -253,17 +240,17 @@ func decode(code string) (*sim.Lesson, Origin, error) {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
-		return nil, Origin{}, problem(LinkDamaged, "the link is damaged (its contents do not read as a timeline: %s)", jsonProblem(err))
+		return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.not-timeline", "Detail", jsonProblem(err)), "the link is damaged (its contents do not read as a timeline: %s)", jsonProblem(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, Origin{}, problem(LinkDamaged, "the link is damaged (extra data after the timeline)")
+		return nil, Origin{}, problem(LinkDamaged, sim.M("explore.link.extra-json"), "the link is damaged (extra data after the timeline)")
 	}
 	l, o, problems := fromWireLesson(&w)
 	if len(problems) == 0 {
-		problems = check(l, o)
+		problems = check(l, o, opts)
 	}
 	if len(problems) > 0 {
-		return nil, Origin{}, problem(LinkRules, "%s", strings.Join(problems, "; "))
+		return nil, Origin{}, &LinkError{Problem: LinkRules, Detail: problems.Error(), Msg: sim.M("explore.link.rules"), Problems: problems}
 	}
 	return l, o, nil
 }
@@ -281,7 +268,7 @@ func inflate(packed []byte) ([]byte, error) {
 		return nil, inflateProblem(err)
 	}
 	if len(js) > maxInflated {
-		return nil, problem(LinkDamaged, "the link unpacks to more than %d KiB; a shared timeline is far smaller", maxInflated>>10)
+		return nil, problem(LinkDamaged, sim.M("explore.link.too-big", "KiB", maxInflated>>10), "the link unpacks to more than %d KiB; a shared timeline is far smaller", maxInflated>>10)
 	}
 	if err := zr.Close(); err != nil {
 		return nil, inflateProblem(err)
@@ -289,7 +276,7 @@ func inflate(packed []byte) ([]byte, error) {
 	// zlib.Reader reads its source byte by byte (bytes.Reader is an
 	// io.ByteReader), so what is left is what follows the stream.
 	if r.Len() > 0 {
-		return nil, problem(LinkDamaged, "the link is damaged (%d bytes of extra data after its end)", r.Len())
+		return nil, problem(LinkDamaged, sim.M("explore.link.extra-bytes", "N", r.Len()), "the link is damaged (%d bytes of extra data after its end)", r.Len())
 	}
 	return js, nil
 }
@@ -298,19 +285,19 @@ func inflateProblem(err error) error {
 	var corrupt flate.CorruptInputError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return problem(LinkCutShort, "the link is cut short")
+		return problem(LinkCutShort, sim.M("explore.link.cut"), "the link is cut short")
 	case errors.Is(err, zlib.ErrChecksum):
-		return problem(LinkDamaged, "the link is damaged (checksum)")
+		return problem(LinkDamaged, sim.M("explore.link.checksum"), "the link is damaged (checksum)")
 	case errors.Is(err, zlib.ErrHeader), errors.Is(err, zlib.ErrDictionary):
-		return problem(LinkDamaged, "the link is damaged (header)")
+		return problem(LinkDamaged, sim.M("explore.link.header"), "the link is damaged (header)")
 	case errors.As(err, &corrupt):
-		return problem(LinkDamaged, "the link is damaged (compressed data)")
+		return problem(LinkDamaged, sim.M("explore.link.compressed"), "the link is damaged (compressed data)")
 	}
-	return problem(LinkDamaged, "the link is damaged (%v)", err)
+	return problem(LinkDamaged, sim.M("explore.link.damaged", "Detail", err.Error()), "the link is damaged (%v)", err)
 }
 
 // LinkProblem is the kind of reason a share code cannot be opened, for a
-// page to explain in its own language (LinkError.Detail stays English).
+// page's headline.
 type LinkProblem int
 
 // The kinds of LinkProblem.
@@ -325,16 +312,29 @@ const (
 // says what kind of problem the code has (errors.As).
 type LinkError struct {
 	Problem LinkProblem
-	Detail  string // what is wrong, in English
+	Detail  string  // what is wrong, in English
+	Msg     sim.Msg // the same as a message code of the catalogue ("explore.link.*")
+	// Problems are the rules the link's timeline breaks (LinkRules), with
+	// their field paths.
+	Problems sim.LoadErrors
 }
 
 func (e *LinkError) Error() string { return ErrBadLink.Error() + ": " + e.Detail }
 
-// Unwrap makes errors.Is(err, ErrBadLink) hold.
-func (e *LinkError) Unwrap() error { return ErrBadLink }
+// Unwrap makes errors.Is(err, ErrBadLink) hold, and errors.As find the
+// rules broken (sim.LoadErrors).
+func (e *LinkError) Unwrap() []error {
+	if len(e.Problems) > 0 {
+		return []error{ErrBadLink, e.Problems}
+	}
+	return []error{ErrBadLink}
+}
 
-func problem(kind LinkProblem, format string, args ...any) error {
-	return &LinkError{Problem: kind, Detail: fmt.Sprintf(format, args...)}
+// Message is what is wrong for people (sim.Coded).
+func (e *LinkError) Message() sim.Msg { return e.Msg }
+
+func problem(kind LinkProblem, m sim.Msg, format string, args ...any) error {
+	return &LinkError{Problem: kind, Detail: fmt.Sprintf(format, args...), Msg: m}
 }
 
 // jsonProblem describes a JSON decoding error without Go type names.
@@ -356,29 +356,41 @@ func jsonProblem(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
+// bounds collects the problems of a share link's timeline against explore's
+// bounds, as sim.LoadErrors with field paths.
+type bounds struct{ errs sim.LoadErrors }
+
+func (b *bounds) add(path string, m sim.Msg, format string, args ...any) {
+	b.errs = append(b.errs, sim.LoadError{Path: path, Msg: fmt.Sprintf(format, args...), Problem: m})
+}
+
+// sizes refuses more actors or steps than a link may carry.
+func (b *bounds) sizes(actors, steps int) bool {
+	if actors > maxActors {
+		b.add("actors", sim.M("explore.link.actors", "N", actors, "Max", maxActors), "the timeline has %d actors; at most %d may be shared", actors, maxActors)
+	}
+	if steps > maxSteps {
+		b.add("steps", sim.M("explore.link.steps", "N", steps, "Max", maxSteps), "the timeline has %d steps; at most %d may be shared", steps, maxSteps)
+	}
+	return len(b.errs) == 0
+}
+
 // fromWireLesson builds the lesson of w, checking first the bounds and the
 // durations that a time.Duration could not hold.
-func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, []string) {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if len(w.Actors) > maxActors {
-		bad("the timeline has %d actors; at most %d may be shared", len(w.Actors), maxActors)
-	}
-	if len(w.Steps) > maxSteps {
-		bad("the timeline has %d steps; at most %d may be shared", len(w.Steps), maxSteps)
-	}
-	if len(problems) > 0 {
-		return nil, Origin{}, problems
+func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
+	var b bounds
+	if !b.sizes(len(w.Actors), len(w.Steps)) {
+		return nil, Origin{}, b.errs
 	}
 	// The same bounds as explore mode's menu and forms: a link cannot carry
 	// what the player would refuse to build.
-	dur := func(what string, ms, limit int64) time.Duration {
+	dur := func(path string, ms, limit int64) time.Duration {
 		if ms > limit {
-			bad("%s: %d ms is over the %d ms that explore mode allows", what, ms, limit)
+			b.add(path, sim.M("explore.link.duration-max", "MS", ms, "Max", limit), "%d ms is over the %d ms that explore mode allows", ms, limit)
 			return 0
 		}
 		if ms < math.MinInt64/int64(time.Millisecond) {
-			bad("%s: %d ms is out of range", what, ms)
+			b.add(path, sim.M("explore.link.duration-range", "MS", ms), "%d ms is out of range", ms)
 			return 0
 		}
 		return time.Duration(ms) * time.Millisecond
@@ -392,10 +404,11 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, []string) {
 		l.Actors = append(l.Actors, sim.ActorSpec{ID: a.ID, Name: fromWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
 	}
 	for i, s := range w.Steps {
+		path := fmt.Sprintf("steps[%d]", i+1)
 		st := sim.Step{
-			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(fmt.Sprintf("step %d: lease", i+1), s.LeaseMS, MaxLeaseMS),
+			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(path+".lease", s.LeaseMS, MaxLeaseMS),
 			ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
-			Context: s.Context, By: dur(fmt.Sprintf("step %d: by", i+1), s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
+			Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
 		}
 		if s.Lock != nil {
@@ -403,153 +416,88 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, []string) {
 		}
 		l.Steps = append(l.Steps, st)
 	}
-	return l, Origin{Lesson: w.Origin, At: w.At}, problems
+	return l, Origin{Lesson: w.Origin, At: w.At}, b.errs
 }
 
-// check returns every reason l and o cannot be shared: the bounds, the rules
-// the lesson loader applies to names, outcomes and locales (which sim.Validate
-// leaves to it), and sim.Validate's own, each in plain words.
-func check(l *sim.Lesson, o Origin) []string {
-	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if len(l.Actors) > maxActors {
-		bad("the timeline has %d actors; at most %d may be shared", len(l.Actors), maxActors)
+// check returns every reason l and o cannot be shared: explore's bounds on
+// sizes and text, the origin, and the rules of the lesson format
+// (sim.Validate with opts' locales), each with its field path.
+func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
+	var b bounds
+	if !b.sizes(len(l.Actors), len(l.Steps)) {
+		return b.errs
 	}
-	if len(l.Steps) > maxSteps {
-		bad("the timeline has %d steps; at most %d may be shared", len(l.Steps), maxSteps)
-	}
-	if len(problems) > 0 {
-		return problems
-	}
-	str := func(what, s string) bool {
+	str := func(path, s string) {
 		switch {
 		case len(s) > maxString:
-			bad("%s is %d bytes long; at most %d may be shared", what, len(s), maxString)
+			b.add(path, sim.M("explore.link.string-long", "Bytes", len(s), "Max", maxString), "%d bytes long; at most %d may be shared", len(s), maxString)
 		case !utf8.ValidString(s):
-			bad("%s is not valid UTF-8 text", what)
-		default:
-			return true
+			b.add(path, sim.M("explore.link.string-utf8"), "not valid UTF-8 text")
 		}
-		return false
 	}
-	text := func(what string, t sim.Text) {
+	text := func(path string, t sim.Text) {
 		for _, loc := range slices.Sorted(maps.Keys(t)) {
-			if loc != "" && !sim.ValidLocale(string(loc)) {
-				if str(what+" locale", string(loc)) {
-					bad("%s: unknown locale %q (want en, zh-CN or zh-TW)", what, loc)
-				}
-				continue
-			}
-			name := what
-			if loc != "" {
-				name += " (" + string(loc) + ")"
-			}
-			str(name, t[loc])
-		}
-	}
-	lockName := func(what, s string) {
-		if s != "" && str(what, s) && !lockNamePattern.MatchString(s) {
-			bad("%s: lock name %q may hold letters, digits and : . _ -", what, s)
+			str(path+"."+string(loc), string(loc))
+			str(path+"."+string(loc), t[loc])
 		}
 	}
 
 	// The origin.
-	if str("the forked lesson's id", o.Lesson) && o.Lesson != "" && !lessonIDPattern.MatchString(o.Lesson) {
-		bad("the forked lesson's id %q: want lowercase letters, digits and '-'", o.Lesson)
-	}
+	str("origin", o.Lesson)
 	switch {
 	case o.Lesson == "" && o.At != 0:
-		bad("the timeline forks no lesson, yet names step %d to fork after", o.At)
+		b.add("at", sim.M("explore.link.at-without-lesson", "At", o.At), "the timeline forks no lesson, yet names step %d to fork after", o.At)
 	case o.At < 0 || o.At > len(l.Steps):
-		bad("the fork point, after step %d, is past the timeline's end (it has %d %s)", o.At, len(l.Steps), plural(len(l.Steps), "step", "steps"))
+		b.add("at", sim.M("explore.link.at-past-end", "At", o.At, "Steps", len(l.Steps)), "the fork point, after step %d, is past the timeline's end (it has %d %s)", o.At, len(l.Steps), plural(len(l.Steps), "step", "steps"))
+	}
+	if o.Lesson != "" && !sim.ValidLessonID(o.Lesson) {
+		b.add("origin", sim.M("explore.link.origin-id", "ID", o.Lesson), "the forked lesson's id %q: want lowercase letters, digits and '-'", o.Lesson)
 	}
 
-	// The header.
-	if str("id", l.ID) && l.ID != "" && !lessonIDPattern.MatchString(l.ID) {
-		bad("id %q: want lowercase letters, digits and '-'", l.ID)
+	// The texts and names, for their size.
+	for _, f := range []struct {
+		path, s string
+	}{{"id", l.ID}, {"source", l.Source}, {"group", l.Group}, {"variant", l.Variant}, {"lock", l.Lock}} {
+		str(f.path, f.s)
 	}
 	text("title", l.Title)
 	text("summary", l.Summary)
 	text("takeaway", l.Takeaway)
-	str("source", l.Source)
-	if str("group", l.Group) && l.Group != "" && !slices.Contains(sim.Groups, l.Group) {
-		bad("unknown group %q (want one of %s)", l.Group, strings.Join(sim.Groups, ", "))
-	}
-	str("variant", l.Variant)
-	lockName("lock", l.Lock)
-
-	// Actors.
 	for i, a := range l.Actors {
-		what := fmt.Sprintf("actor %d", i+1)
-		switch {
-		case a.ID == "":
-			bad("%s: missing id", what)
-		case str(what+" id", a.ID) && !actorIDPattern.MatchString(a.ID):
-			bad("actor id %q: want a letter, then letters, digits, '_' or '-'", a.ID)
-		}
-		text(what+" name", a.Name)
-		str(what+" instance", a.Instance)
-		str(what+" request id", a.RequestID)
+		path := fmt.Sprintf("actors[%d]", i+1)
+		str(path+".id", a.ID)
+		text(path+".name", a.Name)
+		str(path+".instance", a.Instance)
+		str(path+".request_id", a.RequestID)
 	}
-
-	// Steps.
 	for i, s := range l.Steps {
-		n := i + 1
-		what := fmt.Sprintf("step %d", n)
-		if !str(what+": action", string(s.Do)) || !slices.Contains(sim.Actions, s.Do) {
-			continue // sim.Validate names an unknown action
+		path := fmt.Sprintf("steps[%d]", i+1)
+		for _, f := range []struct {
+			name, s string
+		}{{"do", string(s.Do)}, {"actor", s.Actor}, {"lock", s.Lock}, {"value", s.Value}, {"child", s.Child}, {"context", s.Context}, {"expect", string(s.Expect)}} {
+			str(path+"."+f.name, f.s)
 		}
-		takesActor := s.Do != sim.ActAdvance && s.Do != sim.ActClockJump && s.Do != sim.ActFailover
-		if takesActor && s.Actor == "" {
-			bad("%s: %s needs an actor", what, s.Do)
-		}
-		str(what+": actor", s.Actor)
-		lockName(what+": lock", s.Lock)
-		str(what+": value", s.Value)
-		if s.Do == sim.ActFork {
-			switch {
-			case s.Child == "":
-				bad("%s: fork needs a child", what)
-			case str(what+": child", s.Child) && !actorIDPattern.MatchString(s.Child):
-				bad("%s: child id %q: want a letter, then letters, digits, '_' or '-'", what, s.Child)
-			}
-			if s.Context != "inherit" && s.Context != "lost" && str(what+": context", s.Context) {
-				bad("%s: context: want inherit or lost, got %q", what, s.Context)
-			}
-		} else {
-			str(what+": child", s.Child)
-			str(what+": context", s.Context)
-		}
-		text(what+": say", s.Say)
-		if s.Expect != "" && str(what+": expect", string(s.Expect)) && !slices.Contains(sim.OutcomesFor(s.Do), s.Expect) {
-			bad("%s: unknown outcome %q for %s", what, s.Expect, s.Do)
-		}
+		text(path+".say", s.Say)
 		if len(s.ExpectViolations) > maxViolations {
-			bad("%s: %d expected violations; at most %d", what, len(s.ExpectViolations), maxViolations)
-		} else {
-			for _, v := range s.ExpectViolations {
-				if str(what+": expected violation", v) && !slices.Contains(sim.Invariants, v) {
-					bad("%s: unknown invariant %q (want one of %s)", what, v, strings.Join(sim.Invariants, ", "))
-				}
-			}
+			b.add(path+".expect_violation", sim.M("explore.link.violations", "N", len(s.ExpectViolations), "Max", maxViolations), "%d expected violations; at most %d", len(s.ExpectViolations), maxViolations)
+		}
+		for j, v := range s.ExpectViolations {
+			str(fmt.Sprintf("%s.expect_violation[%d]", path, j+1), v)
 		}
 	}
-	if err := sim.Validate(l); err != nil {
-		// sim.Validate's messages come first: they say which step breaks
-		// the timeline's rules ("step 4: actor \"B\" is paused; ...").
-		// Its errors of a hand-built lesson carry no real position, so
-		// only each message is kept.
+	if len(b.errs) > 0 {
+		// Texts too long to echo are not validated (the validator's
+		// messages quote them).
+		return b.errs
+	}
+	if err := opts.Validate(l); err != nil {
 		var les sim.LoadErrors
-		if !errors.As(err, &les) {
-			return append([]string{err.Error()}, problems...)
+		if errors.As(err, &les) {
+			return les
 		}
-		msgs := make([]string, 0, len(les)+len(problems))
-		for _, e := range les {
-			msgs = append(msgs, e.Msg)
-		}
-		problems = append(msgs, problems...)
+		b.add("", sim.M("explore.link.damaged", "Detail", err.Error()), "%v", err)
 	}
-	return problems
+	return b.errs
 }
 
 func plural(n int, one, many string) string {

@@ -37,21 +37,31 @@ func FuzzDecode(f *testing.F) {
 }
 
 func checkDecode(t *testing.T, code string) {
-	l, o, err := Decode(code)
+	l, o, err := Decode(code, sim.Options{})
 	if err != nil {
 		if !errors.Is(err, ErrBadLink) {
 			t.Fatalf("Decode error %v does not wrap ErrBadLink", err)
+		}
+		// Every problem says itself in the reader's language too.
+		var le *LinkError
+		if !errors.As(err, &le) || le.Msg.ID == "" {
+			t.Fatalf("Decode error %v has no message code", err)
+		}
+		for _, p := range le.Problems {
+			if p.Problem.ID == "" || p.Pos != (sim.Pos{}) {
+				t.Fatalf("problem %#v: want a message code and no position", p)
+			}
 		}
 		return
 	}
 	if err := sim.Validate(l); err != nil {
 		t.Fatalf("Decode gave an invalid lesson: %v", err)
 	}
-	again, err := Encode(l, o)
+	again, err := Encode(l, o, sim.Options{})
 	if err != nil {
 		t.Fatalf("Encode of a decoded lesson: %v", err)
 	}
-	l2, o2, err := Decode(again)
+	l2, o2, err := Decode(again, sim.Options{})
 	if err != nil {
 		t.Fatalf("Decode(Encode(Decode(code))): %v", err)
 	}

@@ -251,14 +251,14 @@ var urlSafe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 func TestRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		l, o := genLesson(t, -1)
-		code, err := Encode(l, o)
+		code, err := Encode(l, o, sim.Options{})
 		if err != nil {
 			t.Fatalf("Encode: %v", err)
 		}
 		if !strings.HasPrefix(code, "1.") || !urlSafe.MatchString(code) {
 			t.Fatalf("code %q is not \"1.\" and URL-safe characters", code)
 		}
-		got, gotO, err := Decode(code)
+		got, gotO, err := Decode(code, sim.Options{})
 		if err != nil {
 			t.Fatalf("Decode: %v", err)
 		}
@@ -269,7 +269,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("origin: got %+v, want %+v", gotO, o)
 		}
 		// Encoding is deterministic.
-		if again, _ := Encode(got, gotO); again != code {
+		if again, _ := Encode(got, gotO, sim.Options{}); again != code {
 			t.Fatalf("Encode(Decode(code)) = %q, want %q", again, code)
 		}
 	})
@@ -279,7 +279,7 @@ func TestFifteenStepCodesAreShortAndURLSafe(t *testing.T) {
 	longest := 0
 	rapid.Check(t, func(t *rapid.T) {
 		l, o := genLesson(t, 15)
-		code, err := Encode(l, o)
+		code, err := Encode(l, o, sim.Options{})
 		if err != nil {
 			t.Fatalf("Encode: %v", err)
 		}
@@ -328,12 +328,12 @@ func TestCourseLessonsRunTheSame(t *testing.T) {
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
 			o := Origin{Lesson: l.ID, At: len(l.Steps) / 2}
-			code, err := Encode(l, o)
+			code, err := Encode(l, o, sim.Options{})
 			if err != nil {
 				t.Fatalf("Encode: %v", err)
 			}
 			t.Logf("%d steps, code %d bytes", len(l.Steps), len(code))
-			got, gotO, err := Decode(code)
+			got, gotO, err := Decode(code, sim.Options{})
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
@@ -387,12 +387,12 @@ func TestTamperedCodes(t *testing.T) {
 	accepted, refused := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		l, o := genLesson(t, -1)
-		code, err := Encode(l, o)
+		code, err := Encode(l, o, sim.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		bad := mutate(t, code)
-		got, _, err := Decode(bad)
+		got, _, err := Decode(bad, sim.Options{})
 		if err != nil {
 			refused++
 			if !errors.Is(err, ErrBadLink) {
@@ -427,13 +427,13 @@ func TestVersionPrefix(t *testing.T) {
 		{"1.", "the link is cut short"},
 		{"1", "the link is cut short"},
 	} {
-		_, _, err := Decode(c.code)
+		_, _, err := Decode(c.code, sim.Options{})
 		if !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Decode(%.20q): got %v, want an ErrBadLink saying %q", c.code, err, c.want)
 		}
 	}
 	// Surrounding white space, as pasted, is fine.
-	if _, _, err := Decode(" \n" + valid + "\n"); err != nil {
+	if _, _, err := Decode(" \n"+valid+"\n", sim.Options{}); err != nil {
 		t.Errorf("Decode of a pasted code: %v", err)
 	}
 }
@@ -442,11 +442,11 @@ func TestTooLongRefusedWithoutDecoding(t *testing.T) {
 	// A valid code padded past the limit with white space (which Decode
 	// would otherwise trim) must be refused on its length alone.
 	code := mustEncode(t, smallLesson(), Origin{}) + strings.Repeat(" ", MaxCodeLen)
-	_, _, err := Decode(code)
+	_, _, err := Decode(code, sim.Options{})
 	if !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), fmt.Sprintf("Lockstep links are at most %d", MaxCodeLen)) {
 		t.Fatalf("got %v", err)
 	}
-	if _, _, err := Decode("1." + strings.Repeat("A", MaxCodeLen)); err == nil || !strings.Contains(err.Error(), "bytes long") {
+	if _, _, err := Decode("1."+strings.Repeat("A", MaxCodeLen), sim.Options{}); err == nil || !strings.Contains(err.Error(), "bytes long") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -456,7 +456,7 @@ func TestZipBomb(t *testing.T) {
 	if len(code) > MaxCodeLen {
 		t.Fatalf("the bomb's code is %d bytes: the test would not reach the inflate limit", len(code))
 	}
-	_, _, err := Decode(code)
+	_, _, err := Decode(code, sim.Options{})
 	if !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), "the link unpacks to more than 512 KiB") {
 		t.Fatalf("got %v", err)
 	}
@@ -465,7 +465,7 @@ func TestZipBomb(t *testing.T) {
 func TestDamagedCodes(t *testing.T) {
 	packed := zlibOf(t, []byte(`{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"}],"t":[{"a":"A","d":"acquire"}]}`))
 	enc := base64.RawURLEncoding.EncodeToString
-	if _, _, err := Decode("1." + enc(packed)); err != nil {
+	if _, _, err := Decode("1."+enc(packed), sim.Options{}); err != nil {
 		t.Fatalf("the undamaged code: %v", err)
 	}
 	sum := slices.Clone(packed)
@@ -480,7 +480,7 @@ func TestDamagedCodes(t *testing.T) {
 		{"padding", "1." + enc(packed) + "==", `character '='`},
 		{"emoji", "1.😀", `character '😀'`},
 	} {
-		_, _, err := Decode(c.code)
+		_, _, err := Decode(c.code, sim.Options{})
 		if !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an ErrBadLink saying %q", c.name, err, c.want)
 		}
@@ -496,30 +496,30 @@ func TestBrokenRules(t *testing.T) {
 		{"unknown variant", `{"v":"nope","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, `unknown variant "nope"`},
 		{"no variant", `{"l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, `missing required field "variant"`},
 		{"crashed", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"crash"},{"a":"A","d":"acquire"}]}`,
-			`step 2: actor "A" has crashed and can take no further step`},
+			`steps[2].actor: actor "A" has crashed and can take no further step`},
 		{"paused", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"B","d":"pause"},{"a":"A","d":"acquire"},{"b":5,"d":"advance"},{"a":"B","d":"release"}]}`,
-			`step 4: actor "B" is paused; only resume may come next for it`},
+			`steps[4].actor: actor "B" is paused; only resume may come next for it`},
 		{"negative lease", `{"v":"token-count","l":-5,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "lease: duration must be greater than zero"},
-		{"negative step lease", `{"v":"token-count","l":5,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire","l":-1}]}`, "step 1: lease must be a positive whole number of milliseconds"},
+		{"negative step lease", `{"v":"token-count","l":5,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire","l":-1}]}`, "steps[1].lease: duration must be greater than zero, got -1ms"},
 		{"huge lease", `{"v":"token-count","l":9223372036854775807,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "lease: 9223372036854775807 ms is over the 86400000 ms that explore mode allows"},
-		{"huge advance", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"advance","b":9000000000000}]}`, "step 1: by: 9000000000000 ms is over the 604800000 ms"},
-		{"unknown action", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"dance"}]}`, `step 1: unknown action "dance"`},
-		{"advance by 0", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"advance"}]}`, "step 1: advance needs by > 0"},
-		{"no actor", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"acquire"}]}`, "step 1: acquire needs an actor"},
-		{"unknown actor", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"Z","d":"acquire"}]}`, `step 1: unknown actor "Z"`},
-		{"no lock", `{"v":"token-count","l":1000,` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "lock: must not be empty"},
-		{"bad lock", `{"v":"token-count","l":1000,"k":"a b",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, `lock name "a b"`},
-		{"bad outcome", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire","e":"OK"}]}`, `step 1: unknown outcome "OK" for acquire`},
-		{"bad invariant", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire","ev":["oops"]}]}`, `step 1: unknown invariant "oops"`},
+		{"huge advance", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"advance","b":9000000000000}]}`, "steps[1].by: 9000000000000 ms is over the 604800000 ms"},
+		{"unknown action", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"dance"}]}`, `steps[1].do: unknown action "dance"`},
+		{"advance by 0", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"advance"}]}`, `steps[1].by: advance: missing required field "by"`},
+		{"no actor", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"acquire"}]}`, `steps[1].actor: acquire: missing required field "actor"`},
+		{"unknown actor", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"Z","d":"acquire"}]}`, `steps[1].actor: unknown actor "Z"`},
+		{"no lock", `{"v":"token-count","l":1000,` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "lock: lock name must not be empty"},
+		{"bad lock", `{"v":"token-count","l":1000,"k":"a\tb",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, `lock: a lock name is 1 to 200 bytes of text without control characters`},
+		{"bad outcome", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire","e":"OK"}]}`, `steps[1].expect: unknown outcome "OK" for acquire`},
+		{"bad invariant", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire","ev":["oops"]}]}`, `steps[1].expect_violation[1]: unknown invariant "oops"`},
 		{"bad locale", `{"v":"token-count","l":1000,"k":"lock","ti":{"fr":"x"},` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, `title: unknown locale "fr"`},
 		{"bad actor id", `{"v":"token-count","l":1000,"k":"lock","a":[{"i":"1x"}],"t":[{"a":"1x","d":"acquire"}]}`, `actor id "1x"`},
 		{"duplicate actor", `{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"},{"i":"A"}],"t":[{"a":"A","d":"acquire"}]}`, `duplicate actor id "A"`},
 		{"bad context", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"fork","c":"C","x":"maybe"}]}`, `context: want inherit or lost, got "maybe"`},
-		{"failover without replica", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"failover"}]}`, "step 1: failover needs a replica"},
+		{"failover without replica", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"d":"failover"}]}`, "steps[1].do: failover needs a replica"},
 		{"at too far", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"o":"x","at":2}`, "the fork point, after step 2, is past the timeline's end (it has 1 step)"},
 		{"at without lesson", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"at":1}`, "forks no lesson"},
 		{"bad origin", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}],"o":"../etc"}`, `forked lesson's id "../etc"`},
-		{"long string", `{"v":"token-count","l":1000,"k":"lock","so":"` + strings.Repeat("x", 2001) + `",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "source is 2001 bytes long; at most 2000"},
+		{"long string", `{"v":"token-count","l":1000,"k":"lock","so":"` + strings.Repeat("x", 2001) + `",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, "source: 2001 bytes long; at most 2000"},
 		{"too many actors", `{"v":"token-count","l":1000,"k":"lock","a":[` + strings.Repeat(`{"i":"A"},`, 64) + `{"i":"A"}],"t":[]}`, "the timeline has 65 actors; at most 64"},
 		{"too many steps", `{"v":"token-count","l":1000,"k":"lock",` + ab + `,"t":[` + strings.Repeat(`{"d":"advance","b":1},`, 500) + `{"d":"advance","b":1}]}`, "the timeline has 501 steps; at most 500"},
 		{"unknown field", `{"v":"token-count","zz":1}`, `unknown field "zz"`},
@@ -528,7 +528,7 @@ func TestBrokenRules(t *testing.T) {
 		{"two values", `{"v":"token-count"} {}`, "extra data after the timeline"},
 		{"empty", ``, "it ends too early"},
 	} {
-		_, _, err := Decode("1." + base64.RawURLEncoding.EncodeToString(zlibOf(t, []byte(c.json))))
+		_, _, err := Decode("1."+base64.RawURLEncoding.EncodeToString(zlibOf(t, []byte(c.json))), sim.Options{})
 		switch {
 		case !errors.Is(err, ErrBadLink) || !strings.Contains(err.Error(), c.want):
 			t.Errorf("%s: got %v, want an ErrBadLink saying %q", c.name, err, c.want)
@@ -541,18 +541,18 @@ func TestBrokenRules(t *testing.T) {
 func TestEncodeRefusesInvalidLessons(t *testing.T) {
 	l := smallLesson()
 	l.Steps = append(l.Steps, sim.Step{Actor: "A", Do: sim.ActResume, Lock: "lock"})
-	if _, err := Encode(l, Origin{}); err == nil || !strings.Contains(err.Error(), `step 2: actor "A" is not paused, so it cannot resume`) {
+	if _, err := Encode(l, Origin{}, sim.Options{}); err == nil || !strings.Contains(err.Error(), `steps[2].actor: actor "A" is not paused, so it cannot resume`) {
 		t.Errorf("Encode of an invalid lesson: got %v", err)
 	}
-	if _, err := Encode(smallLesson(), Origin{Lesson: "nested-reentry", At: 5}); err == nil || !strings.Contains(err.Error(), "fork point") {
+	if _, err := Encode(smallLesson(), Origin{Lesson: "nested-reentry", At: 5}, sim.Options{}); err == nil || !strings.Contains(err.Error(), "fork point") {
 		t.Errorf("Encode with an origin past the end: got %v", err)
 	}
 	big := smallLesson()
 	big.Source = string([]byte{0xff, 0xfe})
-	if _, err := Encode(big, Origin{}); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+	if _, err := Encode(big, Origin{}, sim.Options{}); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
 		t.Errorf("Encode of invalid UTF-8: got %v", err)
 	}
-	if _, err := Encode(nil, Origin{}); err == nil {
+	if _, err := Encode(nil, Origin{}, sim.Options{}); err == nil {
 		t.Errorf("Encode(nil) succeeded")
 	}
 }
@@ -568,7 +568,7 @@ func smallLesson() *sim.Lesson {
 
 func mustEncode(t testing.TB, l *sim.Lesson, o Origin) string {
 	t.Helper()
-	code, err := Encode(l, o)
+	code, err := Encode(l, o, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"lockstep/explore"
+	"lockstep/internal/catalogtest"
 	"lockstep/sim"
 )
 
@@ -87,7 +88,7 @@ func TestTimelineForkAndUndoFloor(t *testing.T) {
 // A sandbox keeps its kind when forked, has no floor, and undoes to empty.
 func TestTimelineSandboxUndoesToEmpty(t *testing.T) {
 	t.Parallel()
-	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2, Lock: "order:42"})
+	l, err := explore.Sandbox(catalogtest.New(t), explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2, Lock: "order:42"})
 	if err != nil {
 		t.Fatal(err)
 	}

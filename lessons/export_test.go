@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"lockstep/internal/catalogtest"
+	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -85,6 +87,7 @@ var mermaidGoldenZH = []string{"stale-owner", "watchdog-renewal"}
 // (English, and Simplified Chinese for a few) in testdata/mermaid; -update
 // rewrites the files.
 func TestSequenceDiagramGolden(t *testing.T) {
+	cat := catalogtest.New(t)
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
@@ -98,9 +101,9 @@ func TestSequenceDiagramGolden(t *testing.T) {
 				locales = append(locales, sim.SimplifiedChinese)
 			}
 			for _, loc := range locales {
-				text := sim.SequenceDiagram(l, frames, loc)
+				text := sim.SequenceDiagram(l, frames, loc, cat)
 				checkMermaid(t, text)
-				if again := sim.SequenceDiagram(l, frames, loc); again != text {
+				if again := sim.SequenceDiagram(l, frames, loc, cat); again != text {
 					t.Errorf("%s: a second call gave another diagram", loc)
 				}
 				golden := filepath.Join("testdata", "mermaid", l.ID+"."+string(loc)+".mmd")
@@ -122,8 +125,8 @@ func TestSequenceDiagramGolden(t *testing.T) {
 			}
 			// A prefix of the frames gives a prefix of the diagram's lines.
 			if len(frames) > 2 {
-				full := sim.SequenceDiagram(l, frames, sim.English)
-				part := sim.SequenceDiagram(l, frames[:len(frames)/2], sim.English)
+				full := sim.SequenceDiagram(l, frames, sim.English, cat)
+				part := sim.SequenceDiagram(l, frames[:len(frames)/2], sim.English, cat)
 				checkMermaid(t, part)
 				if !strings.HasPrefix(full, part) {
 					t.Errorf("the diagram of a prefix of the run is not a prefix of the whole one:\n%s", firstDiff(full, part))
@@ -157,8 +160,9 @@ steps:
 		t.Fatal(err)
 	}
 	frames := runOn(t, open(t, ""), l)
+	cat := catalogtest.New(t)
 	for _, loc := range sim.Locales {
-		text := sim.SequenceDiagram(l, frames, loc)
+		text := sim.SequenceDiagram(l, frames, loc, cat)
 		checkMermaid(t, text)
 		for _, want := range []string{"title a#59; b #35; c #60;d#62; end", "as Note over#59; you #35;1", "line one<br/>line two", "create participant"} {
 			if !strings.Contains(text, want) {
@@ -253,5 +257,49 @@ func checkMermaid(t *testing.T, text string) {
 				t.Errorf("participant id %s starts with the Mermaid keyword %q", id, kw)
 			}
 		}
+	}
+}
+
+// TestLockNamesAsApplicationsWriteThem: a lock name may hold Cluster hash
+// tags, spaces, any script and what exports must escape (issue 17). Such a
+// lesson runs the same on the embedded and a real Redis (the run's own hash
+// tag comes first in every key), exports to a lesson file that reads back
+// to it, and draws a sequence diagram that keeps to Mermaid's grammar.
+func TestLockNamesAsApplicationsWriteThem(t *testing.T) {
+	src := `id: lock-names
+variant: hash-refresh
+lease: 10s
+lock: "{order}:42 订单 #1; <b>"
+actors: [{id: A}, {id: B}]
+steps:
+  - {actor: A, do: acquire, expect: ACQUIRED}
+  - {actor: B, do: acquire, lock: "{user} {x}", expect: ACQUIRED}
+  - {actor: B, do: acquire, expect: BUSY}
+  - {actor: A, do: release, expect: RELEASED}
+`
+	l, err := sim.Load("lock-names.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := runOn(t, open(t, ""), l)
+	real := runOn(t, open(t, redistest.Start(t).URL), l)
+	if !reflect.DeepEqual(emb, real) {
+		t.Fatalf("the backends differ:\n%s", firstDiff(sim.FormatFrames(emb, sim.English), sim.FormatFrames(real, sim.English)))
+	}
+	if got := emb[1].Locks[0].Name; got != l.Lock {
+		t.Fatalf("frame shows lock %q, want %q", got, l.Lock)
+	}
+	out, err := sim.MarshalLesson(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := sim.Load("lock-names.yaml", out)
+	if err != nil || !reflect.DeepEqual(withoutPositions(back), withoutPositions(l)) {
+		t.Fatalf("the exported lesson reads back differently (%v):\n%s", err, out)
+	}
+	text := sim.SequenceDiagram(l, emb, sim.English, catalogtest.New(t))
+	checkMermaid(t, text)
+	if !strings.Contains(text, "{order}:42 订单 #35;1#59; #60;b#62;") {
+		t.Errorf("the lock name is not in the diagram, escaped:\n%s", text)
 	}
 }

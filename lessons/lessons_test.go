@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/internal/catalogtest"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
@@ -77,10 +78,13 @@ func TestLessonsGolden(t *testing.T) {
 	}
 	embedded := open(t, "")
 	real := open(t, redistest.Start(t).URL)
+	// The golden files pin the violations' explanations in English, as the
+	// catalogue words them.
+	english := sim.Printer{Locale: sim.English, Renderer: catalogtest.New(t)}
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
 			emb := runOn(t, embedded, l)
-			text := sim.FormatFrames(emb, sim.English)
+			text := english.Frames(emb)
 			golden := filepath.Join("testdata", "golden", l.ID+".txt")
 			if *update {
 				if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
@@ -95,11 +99,11 @@ func TestLessonsGolden(t *testing.T) {
 				t.Errorf("frames differ from %s (review, then -update):\n%s", golden, firstDiff(string(want), text))
 			}
 			again := runOn(t, embedded, l)
-			if sim.FormatFrames(again, sim.English) != text {
-				t.Errorf("a second embedded run gave other frames:\n%s", firstDiff(text, sim.FormatFrames(again, sim.English)))
+			if english.Frames(again) != text {
+				t.Errorf("a second embedded run gave other frames:\n%s", firstDiff(text, english.Frames(again)))
 			}
 			onReal := runOn(t, real, l)
-			if got := sim.FormatFrames(onReal, sim.English); got != text {
+			if got := english.Frames(onReal); got != text {
 				t.Errorf("real Redis frames differ from embedded:\n%s", firstDiff(text, got))
 			}
 			a, _ := json.Marshal(emb)

@@ -86,11 +86,11 @@ func counterexample(ctx context.Context, be *Backend, f *File, inv string, path 
 	for i := range l.Steps {
 		st := &l.Steps[i]
 		st.Expect = frames[i+1].Outcome
-		st.Say = explore.Narrate(l, st, frames[i], frames[i+1])
+		st.Say = msgs.Narration(explore.Narrate(l, st, frames[i], frames[i+1]))
 	}
 	br := &l.Steps[len(l.Steps)-1]
 	br.ExpectViolations = []string{inv}
-	why := last.Violations[vi].Detail
+	why := msgs.Narration(last.Violations[vi].Detail)
 	say := sim.Text{}
 	for _, loc := range sim.Locales {
 		sep := " "

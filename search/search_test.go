@@ -115,7 +115,7 @@ func TestTokenCountWithoutFencingStaleWriteIn5Steps(t *testing.T) {
 		t.Errorf("breaking step expect_violation %v", last.ExpectViolations)
 	}
 	for i, st := range cx.Lesson.Steps {
-		if st.Expect == "" || !st.Say.Complete() {
+		if st.Expect == "" || !st.Say.Complete(sim.Locales) {
 			t.Errorf("step %d: expect %q, say %v: want both, in every locale", i+1, st.Expect, st.Say)
 		}
 	}

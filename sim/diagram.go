@@ -13,18 +13,19 @@ const (
 // LockStates lists the diagram's states in drawing order.
 var LockStates = []LockState{Idle, HeldOnce, HeldMany}
 
-// StateNames are the states' display names.
-var StateNames = map[LockState]Text{
-	Idle:     {English: "Idle", SimplifiedChinese: "空闲", TraditionalChinese: "空閒"},
-	HeldOnce: {English: "Held once", SimplifiedChinese: "持有 1 次", TraditionalChinese: "持有 1 次"},
-	HeldMany: {English: "Held many", SimplifiedChinese: "持有多次", TraditionalChinese: "持有多次"},
+// StateNames are the states' display names: messages "state.<state>" of
+// the catalogue.
+var StateNames = map[LockState]Msg{
+	Idle:     M("state.idle"),
+	HeldOnce: M("state.held-once"),
+	HeldMany: M("state.held-many"),
 }
 
 // Edge is a transition of the diagram.
 type Edge struct {
 	ID       string
 	From, To LockState
-	Label    Text
+	Label    Msg // "edge.<ID>" of the catalogue
 }
 
 // OffDiagram is the id of a change of state the diagram has no arrow for,
@@ -34,18 +35,12 @@ const OffDiagram = "off-diagram"
 // Diagram is the transition table of seed 001's diagram. The runner names the
 // edge each step takes from it, and the player draws it, so both always agree.
 var Diagram = []Edge{
-	{ID: "first-acquire", From: Idle, To: HeldOnce, Label: Text{
-		English: "first acquire, lease set", SimplifiedChinese: "首次获取，设定租约", TraditionalChinese: "首次獲取，設定租約"}},
-	{ID: "reenter", From: HeldOnce, To: HeldMany, Label: Text{
-		English: "same owner re-enters", SimplifiedChinese: "同一持有者重入", TraditionalChinese: "同一持有者重入"}},
-	{ID: "reenter-or-partial-release", From: HeldMany, To: HeldMany, Label: Text{
-		English: "re-enter again, or release part", SimplifiedChinese: "继续重入或部分释放", TraditionalChinese: "繼續重入或部分釋放"}},
-	{ID: "count-to-one", From: HeldMany, To: HeldOnce, Label: Text{
-		English: "hold count back to 1", SimplifiedChinese: "重入次数回到 1", TraditionalChinese: "重入次數回到 1"}},
-	{ID: "release-or-expire", From: HeldOnce, To: Idle, Label: Text{
-		English: "released to 0, or lease ends", SimplifiedChinese: "释放到 0，或租约到期", TraditionalChinese: "釋放到 0，或租約到期"}},
-	{ID: "expire", From: HeldMany, To: Idle, Label: Text{
-		English: "lease ends", SimplifiedChinese: "租约到期", TraditionalChinese: "租約到期"}},
+	{ID: "first-acquire", From: Idle, To: HeldOnce, Label: M("edge.first-acquire")},
+	{ID: "reenter", From: HeldOnce, To: HeldMany, Label: M("edge.reenter")},
+	{ID: "reenter-or-partial-release", From: HeldMany, To: HeldMany, Label: M("edge.reenter-or-partial-release")},
+	{ID: "count-to-one", From: HeldMany, To: HeldOnce, Label: M("edge.count-to-one")},
+	{ID: "release-or-expire", From: HeldOnce, To: Idle, Label: M("edge.release-or-expire")},
+	{ID: "expire", From: HeldMany, To: Idle, Label: M("edge.expire")},
 }
 
 // Transition is the edge a step took on one lock's diagram.
@@ -88,16 +83,17 @@ func transition(from LockState, fromCount int64, to LockState, toCount int64, by
 	return &Transition{ID: OffDiagram, From: from, To: to}
 }
 
-// Mermaid returns the diagram as Mermaid stateDiagram-v2 text in locale l.
-func Mermaid(l Locale) string {
+// Mermaid returns the diagram as Mermaid stateDiagram-v2 text in locale l,
+// its labels rendered by r.
+func Mermaid(l Locale, r Renderer) string {
 	id := map[LockState]string{Idle: "Idle", HeldOnce: "HeldOnce", HeldMany: "HeldMany"}
 	s := "stateDiagram-v2\n"
 	for _, st := range LockStates {
-		s += "    " + id[st] + " : " + StateNames[st].In(l) + "\n"
+		s += "    " + id[st] + " : " + r.Render(l, StateNames[st]) + "\n"
 	}
 	s += "    [*] --> Idle\n"
 	for _, e := range Diagram {
-		s += "    " + id[e.From] + " --> " + id[e.To] + " : " + e.Label.In(l) + "\n"
+		s += "    " + id[e.From] + " --> " + id[e.To] + " : " + r.Render(l, e.Label) + "\n"
 	}
 	return s
 }

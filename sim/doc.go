@@ -24,6 +24,14 @@
 // installs the replica's state: what it never received is gone, while the
 // actors still believe what they believed.
 //
-// The lesson format is fixed by docs/lesson-format.md; Load implements it
-// and reports every problem as FILE:LINE:COL: message.
+// The lesson format is fixed by docs/lesson-format.md. Every rule of it is
+// checked in one place, the validator (validate.go): Load only parses YAML
+// and notes where each value was written, and Validate checks lessons built
+// in code (drills, explore's timelines, decoded share links); a problem is a
+// LoadError at FILE:LINE:COL or at a field path ("steps[3].lock").
+//
+// The package writes no prose: a violation's explanation, the diagram's
+// labels and every problem are message codes with parameters (Msg), which
+// package catalog renders in a locale; Go error strings stay English, for
+// logs.
 package sim

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -35,12 +34,11 @@ import (
 // that Mermaid could misread (a '-', or a leading keyword such as "end" or
 // "note") get a generated id; the display name keeps the actor's. The output
 // is deterministic.
-func SequenceDiagram(l *Lesson, frames []Frame, loc Locale) string {
-	w, ok := diagramWords[loc]
-	if !ok {
-		loc, w = English, diagramWords[English]
-	}
-	d := &seqDiagram{w: w, loc: loc, ids: map[string]string{}, used: map[string]bool{}}
+//
+// The words it adds are messages "mermaid.*" of the catalogue, rendered by r
+// in locale loc.
+func SequenceDiagram(l *Lesson, frames []Frame, loc Locale, r Renderer) string {
+	d := &seqDiagram{r: r, loc: loc, ids: map[string]string{}, used: map[string]bool{}}
 	d.line("sequenceDiagram")
 	title := ""
 	if l != nil {
@@ -100,7 +98,7 @@ func SequenceDiagram(l *Lesson, frames []Frame, loc Locale) string {
 	}
 	d.line("    participant " + d.redis + " as Redis")
 	if hasWrite {
-		d.line("    participant " + d.resource + " as " + mermaidText(w.resource))
+		d.line("    participant " + d.resource + " as " + mermaidText(d.t("resource")))
 	}
 	if len(frames) > 0 {
 		d.first = d.firstLane(frames[0])
@@ -115,13 +113,18 @@ func SequenceDiagram(l *Lesson, frames []Frame, loc Locale) string {
 // seqDiagram builds one sequence diagram.
 type seqDiagram struct {
 	b               strings.Builder
-	w               seqWords
+	r               Renderer
 	loc             Locale
 	ids             map[string]string // actor id -> Mermaid participant id
 	used            map[string]bool
 	redis, resource string
 	first           string   // leftmost participant, for notes spanning the lanes
 	lanes           []string // Mermaid ids of the actors in lane order
+}
+
+// t renders the diagram's word "mermaid."+id in the diagram's locale.
+func (d *seqDiagram) t(id string, kv ...any) string {
+	return d.r.Render(d.loc, M("mermaid."+id, kv...))
 }
 
 func (d *seqDiagram) line(s string) {
@@ -219,7 +222,6 @@ func (d *seqDiagram) step(prev, f Frame) {
 		return
 	}
 	st := *f.Step
-	w := d.w
 	n := strconv.Itoa(f.Index) + ". "
 	actor := d.ids[st.Actor]
 	if actor == "" {
@@ -227,13 +229,13 @@ func (d *seqDiagram) step(prev, f Frame) {
 	}
 	switch st.Do {
 	case ActPause:
-		d.note(actor, n+w.pause)
+		d.note(actor, n+d.t("pause"))
 	case ActResume:
-		d.note(actor, n+w.resume)
+		d.note(actor, n+d.t("resume"))
 	case ActCrash:
-		d.note(actor, n+w.crash)
+		d.note(actor, n+d.t("crash"))
 	case ActExit:
-		d.note(actor, n+w.exit)
+		d.note(actor, n+d.t("exit"))
 	case ActFork:
 		child := ActorView{ID: st.Child}
 		for _, a := range f.Actors {
@@ -247,22 +249,22 @@ func (d *seqDiagram) step(prev, f Frame) {
 		if !slices.Contains(d.lanes, d.ids[st.Child]) {
 			d.participant("create ", child)
 		}
-		mode := w.inherit
+		mode := d.t("inherit")
 		if st.Context == "lost" {
-			mode = w.lost
+			mode = d.t("lost")
 		}
-		d.arrow(actor, "->>", d.ids[st.Child], n+fmt.Sprintf(w.fork, st.Child, mode))
+		d.arrow(actor, "->>", d.ids[st.Child], n+d.t("fork", "Child", st.Child, "Context", mode))
 	case ActAdvance:
-		d.note(d.span(), n+fmt.Sprintf(w.advance, d.seconds(st.ByMS)))
+		d.note(d.span(), n+d.t("advance", "By", d.seconds(st.ByMS)))
 		d.calls(n, prev, f, st)
 	case ActClockJump:
-		d.note(d.span(), n+fmt.Sprintf(w.clockJump, d.seconds(st.ByMS)))
+		d.note(d.span(), n+d.t("clock-jump", "By", d.seconds(st.ByMS)))
 		d.calls(n, prev, f, st)
 	case ActFailover:
-		d.note(d.redis, n+w.failover)
+		d.note(d.redis, n+d.t("failover"))
 	default:
 		if len(f.Calls) == 0 {
-			d.note(actor, n+fmt.Sprintf(w.noCall, st.Do, f.Outcome))
+			d.note(actor, n+d.t("no-call", "Do", string(st.Do), "Outcome", string(f.Outcome)))
 		}
 		d.calls(n, prev, f, st)
 	}
@@ -277,9 +279,9 @@ func (d *seqDiagram) step(prev, f Frame) {
 				continue
 			}
 			if st.Do == ActFailover {
-				d.note(d.redis, fmt.Sprintf(w.lostFailover, k.Name))
+				d.note(d.redis, d.t("lost-failover", "Key", k.Name))
 			} else {
-				d.note(d.redis, fmt.Sprintf(w.expired, strings.TrimPrefix(k.Name, lockKeyPrefix), k.Name))
+				d.note(d.redis, d.t("expired", "Lock", strings.TrimPrefix(k.Name, lockKeyPrefix), "Key", k.Name))
 			}
 		}
 	}
@@ -287,7 +289,7 @@ func (d *seqDiagram) step(prev, f Frame) {
 		if slices.ContainsFunc(prev.Violations, func(p Violation) bool { return sameViolation(p, v) }) {
 			continue
 		}
-		d.note(d.over(v.Actors...), fmt.Sprintf(w.violation, v.Name, v.Lock))
+		d.note(d.over(v.Actors...), d.t("violation", "Name", v.Name, "Lock", v.Lock))
 	}
 }
 
@@ -305,14 +307,13 @@ func sameViolation(a, b Violation) bool {
 
 // calls writes the step's Redis calls and their replies.
 func (d *seqDiagram) calls(n string, prev, f Frame, st StepInfo) {
-	w := d.w
 	for i := 0; i < len(f.Calls); i++ {
 		c := f.Calls[i]
 		from := d.ids[st.Actor]
 		prefix, times := n, ""
 		if st.Do == ActAdvance || st.Do == ActClockJump {
 			from = d.renewer(prev, c)
-			prefix = n + w.watchdog
+			prefix = n + d.t("watchdog")
 			// Renewals alike in a row are one pair of arrows, "×k".
 			k := 1
 			for i+k < len(f.Calls) && sameCall(f.Calls[i+k], c) && d.renewer(prev, f.Calls[i+k]) == from {
@@ -332,26 +333,26 @@ func (d *seqDiagram) calls(n string, prev, f Frame, st StepInfo) {
 		}
 		req := prefix + c.Script + " KEYS[" + strings.Join(quoteArgs(c.Keys), " ") + "] ARGV[" + strings.Join(quoteArgs(c.Args), " ") + "]"
 		if st.Unreplicated {
-			req += " (" + w.unreplicated + ")"
+			req += " (" + d.t("unreplicated") + ")"
 		}
 		d.arrow(from, "->>", to, req+times)
 		reply := c.Reply.String() + " ⇒ " + string(c.Outcome) + times
 		if c.AsBoolean != "" {
-			reply += " (" + fmt.Sprintf(w.asBoolean, c.AsBoolean) + ")"
+			reply += " (" + d.t("as-boolean", "Value", c.AsBoolean) + ")"
 		}
 		main := i == 0 && (st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActFinishRelease)
 		if main && slices.Contains([]Outcome{Acquired, Reentered, StillHeld, Released}, c.Outcome) {
 			// The caller's hold count, as the lock's diagram shows it.
 			for _, lv := range f.Locks {
 				if lv.Name == st.Lock {
-					reply += " · " + fmt.Sprintf(w.count, lv.Count)
+					reply += " · " + d.t("count", "Count", lv.Count)
 				}
 			}
 		}
 		arrow := "-->>"
 		if main && st.ReplyLost && f.Outcome == TimedOut {
 			arrow = "--x"
-			reply += " · " + fmt.Sprintf(w.replyLost, st.Actor)
+			reply += " · " + d.t("reply-lost", "Actor", st.Actor)
 		}
 		d.arrow(to, arrow, from, reply)
 	}
@@ -389,7 +390,7 @@ func (d *seqDiagram) renewer(prev Frame, c CallRecord) string {
 
 // seconds renders ms as a number of seconds in the locale's words.
 func (d *seqDiagram) seconds(ms int64) string {
-	return fmt.Sprintf(d.w.seconds, strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64))
+	return d.t("seconds", "N", strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64))
 }
 
 // quoteArgs quotes the arguments that would not read as one word.
@@ -439,85 +440,4 @@ func mermaidText(s string) string {
 		out = "#160;" // Mermaid needs some text after the colon
 	}
 	return out
-}
-
-// seqWords are the words SequenceDiagram adds, in one locale.
-type seqWords struct {
-	resource, pause, resume, crash, exit, failover, watchdog, unreplicated, inherit, lost string
-	// watchdog ends in its separator; the rest are fmt formats
-	fork, advance, clockJump, seconds, expired, lostFailover, noCall, asBoolean, replyLost, count, violation string
-}
-
-// diagramWords holds seqWords per locale, in the seeds' terms (租约, 重入次数,
-// 令牌, 栅栏令牌, 看门狗; 租約, 看門狗 in zh-TW).
-var diagramWords = map[Locale]seqWords{
-	English: {
-		resource:     "Resource",
-		pause:        "paused (stop-the-world): runs nothing until it resumes",
-		resume:       "resumes",
-		crash:        "crashes: gone for good, its holds stay until the lease ends",
-		exit:         "task ends without releasing",
-		failover:     "failover: the primary dies, the replica is promoted",
-		watchdog:     "watchdog renews: ",
-		unreplicated: "not replicated",
-		inherit:      "inherited",
-		lost:         "lost",
-		fork:         "fork %s, context: %s",
-		advance:      "+%s (simulated time)",
-		clockJump:    "+%s on the Redis server's clock only",
-		seconds:      "%s s",
-		expired:      "lease of lock %s ended: Redis deleted %s by expiry",
-		lostFailover: "%s lost with the primary",
-		noCall:       "%s ⇒ %s (no Redis call)",
-		asBoolean:    "read as a Boolean: %s",
-		replyLost:    "reply lost: %s sees TIMED_OUT",
-		count:        "hold count %d",
-		violation:    "⚠ %s (lock %s)",
-	},
-	SimplifiedChinese: {
-		resource:     "资源",
-		pause:        "暂停（stop-the-world）：恢复之前什么都不执行",
-		resume:       "恢复运行",
-		crash:        "崩溃：一去不返，它的持有留到租约到期",
-		exit:         "任务结束，没有释放锁",
-		failover:     "故障转移：主节点宕机，从节点被提升为主节点",
-		watchdog:     "看门狗续期：",
-		unreplicated: "未复制到从节点",
-		inherit:      "继承",
-		lost:         "丢失",
-		fork:         "派生 %s，上下文：%s",
-		advance:      "+%s（模拟时间）",
-		clockJump:    "+%s，只有 Redis 服务器的时钟跳变",
-		seconds:      "%s 秒",
-		expired:      "锁 %s 的租约到期：Redis 因过期删除了 %s",
-		lostFailover: "%s 随主节点一起丢失",
-		noCall:       "%s ⇒ %s（不访问 Redis）",
-		asBoolean:    "按布尔值读作 %s",
-		replyLost:    "回复丢失：%s 等到超时（TIMED_OUT）",
-		count:        "重入次数 %d",
-		violation:    "⚠ %s（锁 %s）",
-	},
-	TraditionalChinese: {
-		resource:     "資源",
-		pause:        "暫停（stop-the-world）：恢復之前什麼都不執行",
-		resume:       "恢復執行",
-		crash:        "崩潰：一去不返，它的持有留到租約到期",
-		exit:         "任務結束，沒有釋放鎖",
-		failover:     "故障轉移：主節點當機，從節點被提升為主節點",
-		watchdog:     "看門狗續期：",
-		unreplicated: "未複製到從節點",
-		inherit:      "繼承",
-		lost:         "遺失",
-		fork:         "派生 %s，上下文：%s",
-		advance:      "+%s（模擬時間）",
-		clockJump:    "+%s，只有 Redis 伺服器的時鐘跳變",
-		seconds:      "%s 秒",
-		expired:      "鎖 %s 的租約到期：Redis 因過期刪除了 %s",
-		lostFailover: "%s 隨主節點一起遺失",
-		noCall:       "%s ⇒ %s（不存取 Redis）",
-		asBoolean:    "按布林值讀作 %s",
-		replyLost:    "回覆遺失：%s 等到逾時（TIMED_OUT）",
-		count:        "重入次數 %d",
-		violation:    "⚠ %s（鎖 %s）",
-	},
 }

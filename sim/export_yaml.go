@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -30,15 +31,15 @@ const exportHeader = "# Lesson exported by Lockstep (sim.MarshalLesson).\n"
 // the lesson's lock, so a Lock on, say, an advance step is not written.
 // Durations are written as Go durations (30s, 1500ms, 2m). A text is a plain
 // string when it holds only the "" key, otherwise a map en, zh-CN, zh-TW in
-// that order (flow style when short); prose and other free-form strings are
+// that order, then any other locale by its tag (flow style when short); prose and other free-form strings are
 // double-quoted so that values such as "yes", "null", "0x10" or ones holding
 // ':', '#', quotes or newlines read back unchanged. An empty
 // ExpectViolations is written as no field.
 //
 // It returns an error when l holds something no lesson file can say: a Text
-// with a key that is not a locale, or with both a plain string and
-// translations, or Seed 0 (Load derives a seed from the id instead). It does
-// not validate l otherwise; run Validate for that.
+// with both a plain string and translations, or Seed 0 (Load derives a seed
+// from the id instead). It does not validate l otherwise; run Validate (with
+// the catalogue's locales) for that.
 func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l == nil {
 		return nil, errors.New("sim: MarshalLesson: nil lesson")
@@ -244,7 +245,7 @@ func (f flowMap) MarshalYAML() ([]byte, error) {
 const flowTextMax = 80
 
 // yamlText returns t as a lesson file writes it: a quoted plain string, or a
-// mapping en, zh-CN, zh-TW.
+// mapping from locale to text.
 func yamlText(t Text) (any, error) {
 	if s, ok := t[""]; ok {
 		if len(t) > 1 {
@@ -252,14 +253,18 @@ func yamlText(t Text) (any, error) {
 		}
 		return quoted(s), nil
 	}
-	for k := range t {
-		if !ValidLocale(string(k)) {
-			return nil, fmt.Errorf("unknown locale %q", k)
+	// The lesson format's locales first, then any other (a language of the
+	// catalogue) in the order of its tag; the validator decides which a
+	// lesson may hold.
+	order := slices.Clone(Locales)
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		if !slices.Contains(order, k) {
+			order = append(order, k)
 		}
 	}
 	m := yaml.MapSlice{}
 	size := 0
-	for _, loc := range Locales {
+	for _, loc := range order {
 		if s, ok := t[loc]; ok {
 			m = append(m, yaml.MapItem{Key: string(loc), Value: quoted(s)})
 			size += len(s)

@@ -2,23 +2,40 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
 
-// FormatFrames renders frames in the compact text form that golden files pin
-// and the terminal shows, with narration and violation details in locale l.
-func FormatFrames(frames []Frame, l Locale) string {
+// Printer renders frames in the compact text form that golden files pin and
+// the terminal shows: narration in Locale, and violation details rendered by
+// Renderer in Locale, or as their message codes when Renderer is nil (golden
+// files pin the codes; the catalogue's tests pin the words).
+type Printer struct {
+	Locale   Locale
+	Renderer Renderer
+}
+
+// FormatFrames renders frames with narration in locale l and violations as
+// message codes: Printer{Locale: l}.Frames.
+func FormatFrames(frames []Frame, l Locale) string { return Printer{Locale: l}.Frames(frames) }
+
+// FormatFrame renders one frame as FormatFrames does.
+func FormatFrame(f Frame, l Locale) string { return Printer{Locale: l}.Frame(f) }
+
+// Frames renders frames one after the other.
+func (p Printer) Frames(frames []Frame) string {
 	var b strings.Builder
 	for _, f := range frames {
-		b.WriteString(FormatFrame(f, l))
+		b.WriteString(p.Frame(f))
 	}
 	return b.String()
 }
 
-// FormatFrame renders one frame in the compact text form (several lines, each
+// Frame renders one frame in the compact text form (several lines, each
 // ending in a newline).
-func FormatFrame(f Frame, l Locale) string {
+func (p Printer) Frame(f Frame) string {
+	l := p.Locale
 	var b strings.Builder
 	if f.Step == nil {
 		fmt.Fprintf(&b, "== start · t=%dms\n", f.TimeMS)
@@ -52,7 +69,7 @@ func FormatFrame(f Frame, l Locale) string {
 		b.WriteString("\n")
 	}
 	for _, v := range f.Violations {
-		fmt.Fprintf(&b, "   VIOLATION %s %v: %s\n", v.Name, v.Actors, v.Detail.In(l))
+		fmt.Fprintf(&b, "   VIOLATION %s %v: %s\n", v.Name, v.Actors, p.msg(v.Detail))
 	}
 	if c := f.Check; c != nil {
 		var parts []string
@@ -143,4 +160,22 @@ func formatActor(a ActorView) string {
 		}
 	}
 	return s
+}
+
+// msg is m rendered in the printer's locale, or its code and arguments.
+func (p Printer) msg(m Msg) string {
+	if p.Renderer != nil {
+		return p.Renderer.Render(p.Locale, m)
+	}
+	keys := make([]string, 0, len(m.Args))
+	for k := range m.Args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(m.ID)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%v", k, m.Args[k])
+	}
+	return b.String()
 }

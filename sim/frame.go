@@ -122,8 +122,10 @@ type Violation struct {
 	Name   string   `json:"name"` // one of Invariants
 	Lock   string   `json:"lock"`
 	Actors []string `json:"actors"`
-	// Detail says what went wrong, in every locale.
-	Detail Text `json:"detail"`
+	// Detail says what went wrong: a message code of the catalogue
+	// ("violation.<name>...") with its arguments; the CLI's --json fills
+	// its text in the chosen language.
+	Detail Msg `json:"detail"`
 }
 
 // Check is the result of a step's expectations.

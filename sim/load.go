@@ -22,14 +22,9 @@ import (
 	"github.com/goccy/go-yaml/token"
 )
 
-var (
-	lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
-	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	// durationSyntax is what time.ParseDuration reads; a match it still
-	// refuses is out of range.
-	durationSyntax  = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
-	lockNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
-)
+// durationSyntax is what time.ParseDuration reads; a match it still refuses
+// is out of range.
+var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // maxLessonBytes bounds what Load reads: lessons are hand-written files, and
 // the web player accepts pasted ones.
@@ -67,33 +62,43 @@ func tooDeep(tokens token.Tokens) *token.Token {
 	return nil
 }
 
+// LoadFile reads and parses the lesson at path with the lesson format's
+// locales. See Load.
+func LoadFile(path string) (*Lesson, error) { return Options{}.LoadFile(path) }
+
+// Load parses src with the lesson format's locales; see Options.Load.
+func Load(file string, src []byte) (*Lesson, error) { return Options{}.Load(file, src) }
+
 // LoadFile reads and parses the lesson at path. See Load.
-func LoadFile(path string) (*Lesson, error) {
+func (o Options) LoadFile(path string) (*Lesson, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is named once, first
 		}
-		return nil, fmt.Errorf("sim: %s: cannot read the lesson file: %w", path, err)
+		return nil, &ReadError{Path: path, Err: err}
 	}
-	return Load(path, src)
+	return o.Load(path, src)
 }
 
 // Load parses src, the text of the lesson file named file (used in messages
-// and for the default id), and validates it against the lesson format. On any
-// problem it returns a LoadErrors listing every problem found, each as
-// FILE:LINE:COL: message; the error wraps ErrInvalidLesson.
-func Load(file string, src []byte) (*Lesson, error) {
+// and for the default id), and checks it with the validator (Validate's
+// rules, at the positions the file wrote each value). On any problem it
+// returns a LoadErrors listing every problem found, each as
+// FILE:LINE:COL: message; the error wraps ErrInvalidLesson. The decoder
+// itself only parses: it reports what does not read as a lesson (YAML
+// syntax, types, unknown or duplicate fields).
+func (o Options) Load(file string, src []byte) (*Lesson, error) {
 	// Editors on Windows often save UTF-8 with a byte order mark.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	d := &decoder{file: file, at: srcPos{child: map[int]Pos{}, unreplicated: map[int]Pos{}}}
+	d := &decoder{file: file, at: srcPos{loaded: true, at: map[string]Pos{}, bad: map[string]bool{}, written: map[string]string{}}}
 	l, parsed := d.lesson(src)
 	if parsed {
-		// Replay the steps even when decoding found problems, so that one
-		// run reports every problem in the file (validate skips what the
+		// Validate even when decoding found problems, so that one run
+		// reports every problem in the file (the validator skips what the
 		// decoder could not make sense of).
-		d.errs = append(d.errs, validate(l, d.at)...)
+		d.errs = append(d.errs, o.validate(l, d.at)...)
 	}
 	if len(d.errs) > 0 {
 		sort.SliceStable(d.errs, func(i, j int) bool {
@@ -113,11 +118,23 @@ func Load(file string, src []byte) (*Lesson, error) {
 type decoder struct {
 	file string
 	errs LoadErrors
-	at   srcPos // positions Lesson does not keep, for validate's messages
+	at   srcPos // where each value was written, for the validator
 }
 
-func (d *decoder) errorf(n ast.Node, format string, args ...any) {
-	d.errs = append(d.errs, LoadError{Pos: posOf(n), Msg: fmt.Sprintf(format, args...)})
+// errorf records a problem decoding the field at path (which the validator
+// then leaves alone), at node n: m for people, format and args in English.
+func (d *decoder) errorf(n ast.Node, path string, m Msg, format string, args ...any) {
+	d.errs = append(d.errs, LoadError{Pos: posOf(n), Path: path, Msg: fmt.Sprintf(format, args...), Problem: m})
+	if path != "" {
+		d.at.bad[path] = true
+	}
+}
+
+// saw records where the file wrote the field at path: its value, and its key
+// (path + ":key").
+func (d *decoder) saw(path string, kv keyValue) {
+	d.at.at[path] = posOf(kv.value)
+	d.at.at[path+":key"] = posOf(kv.keyNode)
 }
 
 func posOf(n ast.Node) Pos {
@@ -146,12 +163,12 @@ func posOf(n ast.Node) Pos {
 func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	l := &Lesson{File: d.file}
 	if len(src) > maxLessonBytes {
-		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("file is %d bytes; lessons may be at most %d", len(src), maxLessonBytes)})
+		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("file is %d bytes; lessons may be at most %d", len(src), maxLessonBytes), Problem: M("lesson.too-large", "Size", len(src), "Max", maxLessonBytes)})
 		return l, false
 	}
 	tokens := lexer.Tokenize(string(src))
 	if tk := tooDeep(tokens); tk != nil {
-		d.errs = append(d.errs, LoadError{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("lists and mappings nest more than %d deep here; a lesson needs a few levels", maxNesting)})
+		d.errs = append(d.errs, LoadError{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("lists and mappings nest more than %d deep here; a lesson needs a few levels", maxNesting), Problem: M("lesson.too-deep", "Max", maxNesting)})
 		return l, false
 	}
 	f, err := parser.Parse(tokens, 0)
@@ -160,24 +177,23 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 		return l, false
 	}
 	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
-		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "want exactly one YAML document holding a mapping"})
+		d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "want exactly one YAML document holding a mapping", Problem: M("lesson.one-document")})
 		return l, false
 	}
-	fields, ok := d.mapping(f.Docs[0].Body, "lesson")
+	fields, ok := d.mapping(f.Docs[0].Body, "lesson", "")
 	if !ok {
 		return l, false
 	}
+	d.at.top = posOf(f.Docs[0].Body)
 	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
 	l.ID = base
 	l.Lock = "lock"
-	var leaseSeen, variantSeen, stepsSeen bool
+	d.at.idFromFile = !hasField(fields, "id")
 	for _, kv := range fields {
+		d.saw(kv.path, kv)
 		switch kv.key {
 		case "id":
-			var ok bool
-			if l.ID, ok = d.scalarStr(kv); ok && !lessonIDPattern.MatchString(l.ID) {
-				d.errorf(kv.value, "id %q: want lowercase letters, digits and '-'", l.ID)
-			}
+			l.ID, _ = d.scalarStr(kv)
 		case "title":
 			l.Title = d.text(kv)
 		case "summary":
@@ -187,64 +203,35 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 		case "source":
 			l.Source = d.str(kv)
 		case "group":
-			l.Group = d.str(kv)
-			if !slices.Contains(Groups, l.Group) {
-				d.errorf(kv.value, "unknown group %q (want one of %s)", l.Group, strings.Join(Groups, ", "))
-			}
+			l.Group, _ = d.scalarStr(kv)
 		case "variant":
-			variantSeen = true
-			var ok bool
-			if l.Variant, ok = d.scalarStr(kv); !ok {
-				break
-			}
-			if _, known := variants[l.Variant]; !known {
-				d.errorf(kv.value, "unknown variant %q (want one of %s)", l.Variant, strings.Join(Variants(), ", "))
-			}
+			l.Variant, _ = d.scalarStr(kv)
 		case "lease":
-			leaseSeen = true
 			l.Lease = d.duration(kv)
 		case "fencing":
 			l.Fencing = d.boolean(kv)
-			d.at.fencing = posOf(kv.value)
 		case "lock":
-			l.Lock = d.lockName(kv)
+			l.Lock, _ = d.scalarStr(kv)
 		case "replica":
 			l.Replica = d.boolean(kv)
 		case "seed":
 			s := d.str(kv)
 			n, err := strconv.ParseUint(s, 10, 64)
 			if err != nil {
-				d.errorf(kv.value, "seed: want a whole number from 0 to 2^64-1, got %q", s)
+				d.errorf(kv.value, kv.path, M("lesson.seed", "Got", s), "seed: want a whole number from 0 to 2^64-1, got %q", s)
 			}
 			l.Seed = n
 		case "actors":
-			for _, item := range d.sequence(kv) {
-				l.Actors = append(l.Actors, d.actor(item))
+			for i, item := range d.sequence(kv) {
+				l.Actors = append(l.Actors, d.actor(item, fmt.Sprintf("actors[%d]", i+1)))
 			}
 		case "steps":
-			stepsSeen = true
-			for _, item := range d.sequence(kv) {
-				l.Steps = append(l.Steps, d.step(item, l))
-			}
-			if len(l.Steps) == 0 {
-				d.errorf(kv.value, "steps: a lesson needs at least one step")
+			for i, item := range d.sequence(kv) {
+				l.Steps = append(l.Steps, d.step(item, fmt.Sprintf("steps[%d]", i+1)))
 			}
 		default:
-			d.errorf(kv.keyNode, "unknown field %q in lesson", kv.key)
+			d.errorf(kv.keyNode, "", M("lesson.unknown-field", "Field", kv.key, "In", "lesson"), "unknown field %q in lesson", kv.key)
 		}
-	}
-	top := f.Docs[0].Body
-	if !hasField(fields, "id") && !lessonIDPattern.MatchString(l.ID) {
-		d.errorf(top, "id %q (the file name): want lowercase letters, digits and '-'; add an id field", l.ID)
-	}
-	if !variantSeen {
-		d.errorf(top, "missing required field \"variant\"")
-	}
-	if !leaseSeen {
-		d.errorf(top, "missing required field \"lease\"")
-	}
-	if !stepsSeen {
-		d.errorf(top, "missing required field \"steps\"")
 	}
 	if l.Seed == 0 {
 		h := fnv.New64a()
@@ -253,7 +240,7 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	}
 	// Steps decoded before `lock:` was seen got the default "lock"; fix them.
 	for i := range l.Steps {
-		if l.Steps[i].Lock == "" {
+		if l.Steps[i].Lock == "" && !d.at.has(fmt.Sprintf("steps[%d].lock", i+1)) {
 			l.Steps[i].Lock = l.Lock
 		}
 	}
@@ -264,15 +251,16 @@ func (d *decoder) syntaxError(err error) {
 	var ye yaml.Error
 	if errors.As(err, &ye) && ye.GetToken() != nil && ye.GetToken().Position != nil {
 		p := ye.GetToken().Position
-		d.errs = append(d.errs, LoadError{Pos: Pos{p.Line, p.Column}, Msg: "YAML syntax: " + ye.GetMessage()})
+		d.errs = append(d.errs, LoadError{Pos: Pos{p.Line, p.Column}, Msg: "YAML syntax: " + ye.GetMessage(), Problem: M("lesson.yaml-syntax", "Detail", ye.GetMessage())})
 		return
 	}
-	d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "YAML syntax: " + err.Error()})
+	d.errs = append(d.errs, LoadError{Pos: Pos{1, 1}, Msg: "YAML syntax: " + err.Error(), Problem: M("lesson.yaml-syntax", "Detail", err.Error())})
 }
 
 // keyValue is one entry of a YAML mapping.
 type keyValue struct {
 	key     string
+	path    string // the field's path in the lesson ("steps[3].lock")
 	keyNode ast.Node
 	value   ast.Node
 }
@@ -291,7 +279,9 @@ func unwrap(n ast.Node) ast.Node {
 	}
 }
 
-func (d *decoder) mapping(n ast.Node, what string) ([]keyValue, bool) {
+// mapping decodes mapping n, called what in messages, whose fields have
+// paths prefix + key.
+func (d *decoder) mapping(n ast.Node, what, prefix string) ([]keyValue, bool) {
 	n = unwrap(n)
 	var values []*ast.MappingValueNode
 	switch t := n.(type) {
@@ -300,10 +290,10 @@ func (d *decoder) mapping(n ast.Node, what string) ([]keyValue, bool) {
 	case *ast.MappingValueNode:
 		values = []*ast.MappingValueNode{t}
 	case *ast.AliasNode:
-		d.errorf(n, "%s: YAML aliases are not supported in lessons; write the value out", what)
+		d.errorf(n, strings.TrimSuffix(prefix, "."), M("lesson.alias", "Field", what), "%s: YAML aliases are not supported in lessons; write the value out", what)
 		return nil, false
 	default:
-		d.errorf(n, "%s: want a mapping (key: value lines), got %s", what, describe(n))
+		d.errorf(n, strings.TrimSuffix(prefix, "."), M("lesson.want-mapping", "Field", what, "Got", d.describe(n)), "%s: want a mapping (key: value lines), got %s", what, describe(n))
 		return nil, false
 	}
 	seen := map[string]bool{}
@@ -314,11 +304,11 @@ func (d *decoder) mapping(n ast.Node, what string) ([]keyValue, bool) {
 		}
 		k, ok := scalar(mv.Key)
 		if !ok {
-			d.errorf(mv.Key, "%s: keys must be plain words", what)
+			d.errorf(mv.Key, "", M("lesson.key-not-word", "Field", what), "%s: keys must be plain words", what)
 			continue
 		}
 		if seen[k] {
-			d.errorf(mv.Key, "%s: duplicate key %q", what, k)
+			d.errorf(mv.Key, "", M("lesson.duplicate-key", "Field", what, "Key", k), "%s: duplicate key %q", what, k)
 			continue
 		}
 		seen[k] = true
@@ -327,7 +317,7 @@ func (d *decoder) mapping(n ast.Node, what string) ([]keyValue, bool) {
 			v = mv
 		}
 		v = placeEmpty(v, mv.Key.GetToken())
-		out = append(out, keyValue{key: k, keyNode: mv.Key, value: v})
+		out = append(out, keyValue{key: k, path: prefix + k, keyNode: mv.Key, value: v})
 	}
 	return out, true
 }
@@ -354,6 +344,7 @@ func hasField(fields []keyValue, key string) bool {
 	return slices.ContainsFunc(fields, func(kv keyValue) bool { return kv.key == key })
 }
 
+// describe says what n is, in English: "a list", "nothing", "\"x\"".
 func describe(n ast.Node) string {
 	switch unwrap(n).(type) {
 	case *ast.SequenceNode:
@@ -387,6 +378,24 @@ func scalar(n ast.Node) (string, bool) {
 	return "", false
 }
 
+// describe says what n is as a message code of the catalogue ("lesson.got.*").
+func (d *decoder) describe(n ast.Node) Msg {
+	switch unwrap(n).(type) {
+	case *ast.SequenceNode:
+		return M("lesson.got.list")
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return M("lesson.got.mapping")
+	case *ast.NullNode, nil:
+		return M("lesson.got.nothing")
+	case *ast.AliasNode:
+		return M("lesson.got.alias")
+	}
+	if s, ok := scalar(n); ok {
+		return M("lesson.got.value", "Value", s)
+	}
+	return M("lesson.got.other")
+}
+
 func (d *decoder) str(kv keyValue) string {
 	s, _ := d.scalarStr(kv)
 	return s
@@ -398,7 +407,7 @@ func (d *decoder) str(kv keyValue) string {
 func (d *decoder) scalarStr(kv keyValue) (string, bool) {
 	s, ok := scalar(kv.value)
 	if !ok {
-		d.errorf(kv.value, "%s: want a single value, got %s", kv.key, describe(kv.value))
+		d.errorf(kv.value, kv.path, M("lesson.want-value", "Field", kv.key, "Got", d.describe(kv.value)), "%s: want a single value, got %s", kv.key, describe(kv.value))
 	}
 	return s, ok
 }
@@ -407,51 +416,28 @@ func (d *decoder) boolean(kv keyValue) bool {
 	if b, ok := unwrap(kv.value).(*ast.BoolNode); ok {
 		return b.Value
 	}
-	d.errorf(kv.value, "%s: want true or false, got %s", kv.key, describe(kv.value))
+	d.errorf(kv.value, kv.path, M("lesson.want-bool", "Field", kv.key, "Got", d.describe(kv.value)), "%s: want true or false, got %s", kv.key, describe(kv.value))
 	return false
 }
 
+// duration reads a Go duration; the validator checks its value.
 func (d *decoder) duration(kv keyValue) time.Duration {
 	s, ok := scalar(kv.value)
 	if !ok {
-		d.errorf(kv.value, "%s: want a duration such as 30s or 1500ms, got %s", kv.key, describe(kv.value))
+		d.errorf(kv.value, kv.path, M("lesson.want-duration", "Field", kv.key, "Got", d.describe(kv.value)), "%s: want a duration such as 30s or 1500ms, got %s", kv.key, describe(kv.value))
 		return 0
 	}
+	d.at.written[kv.path] = s
 	v, err := time.ParseDuration(s)
 	if err != nil {
 		if durationSyntax.MatchString(s) {
-			d.errorf(kv.value, "%s: duration %s is too long (Go durations end at about 2562047h)", kv.key, s)
+			d.errorf(kv.value, kv.path, M("lesson.duration-too-long", "Field", kv.key, "Got", s), "%s: duration %s is too long (Go durations end at about 2562047h)", kv.key, s)
 			return 0
 		}
-		d.errorf(kv.value, "%s: want a duration such as 30s or 1500ms (Go syntax, with a unit), got %q", kv.key, s)
-		return 0
-	}
-	if v <= 0 {
-		d.errorf(kv.value, "%s: duration must be greater than zero, got %s", kv.key, s)
-		return 0
-	}
-	if v%time.Millisecond != 0 {
-		d.errorf(kv.value, "%s: Redis leases count whole milliseconds, got %s", kv.key, s)
+		d.errorf(kv.value, kv.path, M("lesson.duration-syntax", "Field", kv.key, "Got", s), "%s: want a duration such as 30s or 1500ms (Go syntax, with a unit), got %q", kv.key, s)
 		return 0
 	}
 	return v
-}
-
-// ValidLockName reports whether s may name a lock in a lesson file: an
-// ASCII letter or digit, then letters, digits and : . _ - (the loader's
-// rule; explore mode's forms and share codes use it too).
-func ValidLockName(s string) bool { return lockNamePattern.MatchString(s) }
-
-func (d *decoder) lockName(kv keyValue) string {
-	s, ok := d.scalarStr(kv)
-	switch {
-	case !ok:
-	case s == "":
-		d.errorf(kv.value, "%s: lock name must not be empty", kv.key)
-	case !lockNamePattern.MatchString(s):
-		d.errorf(kv.value, "%s: lock name %q may hold letters, digits and : . _ -", kv.key, s)
-	}
-	return s
 }
 
 func (d *decoder) sequence(kv keyValue) []ast.Node {
@@ -471,47 +457,41 @@ func (d *decoder) sequence(kv keyValue) []ast.Node {
 	case *ast.NullNode:
 		return nil
 	}
-	d.errorf(kv.value, "%s: want a list, got %s", kv.key, describe(kv.value))
+	d.errorf(kv.value, kv.path, M("lesson.want-list", "Field", kv.key, "Got", d.describe(kv.value)), "%s: want a list, got %s", kv.key, describe(kv.value))
 	return nil
 }
 
-// text decodes a text field: a plain string or a map from locale to string.
+// text decodes a text field: a plain string or a map from locale to string
+// (the validator checks the locales).
 func (d *decoder) text(kv keyValue) Text {
 	if s, ok := scalar(kv.value); ok {
 		return Plain(s)
 	}
-	fields, ok := d.mapping(kv.value, kv.key)
+	fields, ok := d.mapping(kv.value, kv.key, kv.path+".")
 	if !ok {
 		return nil
 	}
 	t := Text{}
 	for _, f := range fields {
-		if !ValidLocale(f.key) {
-			d.errorf(f.keyNode, "%s: unknown locale %q (want en, zh-CN or zh-TW)", kv.key, f.key)
-			continue
-		}
+		d.at.at[f.path] = posOf(f.keyNode)
 		t[Locale(f.key)] = d.str(f)
 	}
 	return t
 }
 
-func (d *decoder) actor(n ast.Node) ActorSpec {
+func (d *decoder) actor(n ast.Node, path string) ActorSpec {
 	a := ActorSpec{Pos: posOf(n)}
-	fields, ok := d.mapping(n, "actor")
+	fields, ok := d.mapping(n, "actor", path+".")
 	if !ok {
+		d.at.bad[path+".id"] = true
 		return a
 	}
-	idSeen := false
 	for _, kv := range fields {
+		d.saw(kv.path, kv)
 		switch kv.key {
 		case "id":
-			idSeen = true
-			var ok bool
-			a.ID, ok = d.scalarStr(kv)
+			a.ID, _ = d.scalarStr(kv)
 			a.Pos = posOf(kv.value)
-			if ok && !actorIDPattern.MatchString(a.ID) {
-				d.errorf(kv.value, "actor id %q: want a letter, then letters, digits, '_' or '-'", a.ID)
-			}
 		case "name":
 			a.Name = d.text(kv)
 		case "instance":
@@ -519,139 +499,80 @@ func (d *decoder) actor(n ast.Node) ActorSpec {
 		case "request_id":
 			a.RequestID = d.str(kv)
 		default:
-			d.errorf(kv.keyNode, "unknown field %q in actor", kv.key)
+			d.errorf(kv.keyNode, "", M("lesson.unknown-field", "Field", kv.key, "In", "actor"), "unknown field %q in actor", kv.key)
 		}
-	}
-	if !idSeen {
-		d.errorf(n, "actor: missing required field \"id\"")
 	}
 	return a
 }
 
-// stepFields says which fields each action takes, beyond the ones every step
-// may carry (do, say, expect, expect_violation).
-var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock", "unreplicated"},
-	ActRelease: {"actor", "lock", "reply_lost", "unreplicated"},
-	ActWrite:   {"actor", "value", "lock", "unreplicated"},
-	ActPause:   {"actor"},
-	ActResume:  {"actor"},
-	ActCrash:   {"actor"},
-	ActFork:    {"actor", "child", "context"},
-	ActAdvance: {"by"},
-	// Additions to the spec:
-	ActFinishRelease: {"actor", "lock"},
-	ActExit:          {"actor"},
-	ActClockJump:     {"by"},
-	ActFailover:      {},
-}
-
-func (d *decoder) step(n ast.Node, l *Lesson) Step {
+// step decodes the step at path. After an unknown action it decodes only
+// the actor (so that the validator stops checking that actor's later
+// steps): which fields belong to the step is unknown.
+func (d *decoder) step(n ast.Node, path string) Step {
 	s := Step{Pos: posOf(n)}
-	fields, ok := d.mapping(n, "step")
+	d.at.at[path] = posOf(n)
+	fields, ok := d.mapping(n, "step", path+".")
 	if !ok {
+		d.at.bad[path+".do"] = true
 		return s
 	}
 	if len(fields) > 0 {
 		s.Pos = posOf(fields[0].keyNode)
 	}
-	present := map[string]keyValue{}
 	for _, kv := range fields {
-		present[kv.key] = kv
-	}
-	doKV, ok := present["do"]
-	if !ok {
-		d.errorf(n, "step: missing required field \"do\"")
-		return s
-	}
-	do, ok := d.scalarStr(doKV)
-	if !ok {
-		return s
-	}
-	s.Do = Action(do)
-	allowed, known := stepFields[s.Do]
-	if !known {
-		// Keep the actor, so that validate stops checking its later steps.
-		if a, ok := present["actor"]; ok {
-			s.Actor, _ = scalar(a.value)
+		if kv.key == "do" {
+			d.saw(kv.path, kv)
+			do, ok := d.scalarStr(kv)
+			s.Do = Action(do)
+			if _, known := stepFields[s.Do]; !known || !ok {
+				for _, a := range fields {
+					if a.key == "actor" {
+						s.Actor, _ = scalar(a.value)
+					}
+				}
+				return s
+			}
 		}
-		d.errorf(doKV.value, "unknown action %q (want one of %s)", s.Do, joinActions())
-		return s
 	}
 	for _, kv := range fields {
+		d.saw(kv.path, kv)
 		switch kv.key {
 		case "do":
 		case "say":
 			s.Say = d.text(kv)
 		case "expect":
-			e, ok := d.scalarStr(kv)
+			e, _ := d.scalarStr(kv)
 			s.Expect = Outcome(e)
-			if ok && !slices.Contains(OutcomesFor(s.Do), s.Expect) {
-				d.errorf(kv.value, "unknown outcome %q for %s (want one of %s)", s.Expect, s.Do, joinOutcomes(OutcomesFor(s.Do)))
-			}
 		case "expect_violation":
 			s.ExpectViolations = d.violations(kv)
-		case "actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated":
-			if !slices.Contains(allowed, kv.key) {
-				d.errorf(kv.keyNode, "field %q does not apply to %s", kv.key, s.Do)
-				continue
-			}
-			switch kv.key {
-			case "actor":
-				s.Actor = d.str(kv)
-				s.ActorPos = posOf(kv.value)
-			case "lease":
-				s.Lease = d.duration(kv)
-			case "lock":
-				s.Lock = d.lockName(kv)
-			case "value":
-				s.Value = d.str(kv)
-			case "child":
-				var ok bool
-				s.Child, ok = d.scalarStr(kv)
-				// Steps are decoded in order, so this one will be l.Steps[len(l.Steps)].
-				d.at.child[len(l.Steps)] = posOf(kv.value)
-				if ok && !actorIDPattern.MatchString(s.Child) {
-					d.errorf(kv.value, "child id %q: want a letter, then letters, digits, '_' or '-'", s.Child)
-				}
-			case "context":
-				var ok bool
-				s.Context, ok = d.scalarStr(kv)
-				if ok && s.Context != "inherit" && s.Context != "lost" {
-					d.errorf(kv.value, "context: want inherit or lost, got %q", s.Context)
-				}
-			case "by":
-				s.By = d.duration(kv)
-			case "reply_lost":
-				s.ReplyLost = d.boolean(kv)
-			case "unreplicated":
-				s.Unreplicated = d.boolean(kv)
-				// Steps are decoded in order, so this one will be l.Steps[len(l.Steps)].
-				d.at.unreplicated[len(l.Steps)] = posOf(kv.value)
-			}
+		case "actor":
+			s.Actor = d.str(kv)
+			s.ActorPos = posOf(kv.value)
+		case "lease":
+			s.Lease = d.duration(kv)
+		case "lock":
+			s.Lock, _ = d.scalarStr(kv)
+		case "value":
+			s.Value = d.str(kv)
+		case "child":
+			s.Child, _ = d.scalarStr(kv)
+		case "context":
+			s.Context, _ = d.scalarStr(kv)
+		case "by":
+			s.By = d.duration(kv)
+		case "reply_lost":
+			s.ReplyLost = d.boolean(kv)
+		case "unreplicated":
+			s.Unreplicated = d.boolean(kv)
 		default:
-			d.errorf(kv.keyNode, "unknown field %q in step", kv.key)
-		}
-	}
-	required := map[Action][]string{
-		ActWrite:     {"value"},
-		ActFork:      {"child", "context"},
-		ActAdvance:   {"by"},
-		ActClockJump: {"by"},
-	}
-	for _, f := range allowed {
-		if f == "actor" {
-			required[s.Do] = append(required[s.Do], "actor")
-		}
-	}
-	for _, f := range required[s.Do] {
-		if _, ok := present[f]; !ok {
-			d.errorf(n, "%s: missing required field %q", s.Do, f)
+			d.errorf(kv.keyNode, "", M("lesson.unknown-field", "Field", kv.key, "In", "step"), "unknown field %q in step", kv.key)
 		}
 	}
 	return s
 }
 
+// violations reads expect_violation: a name or a list of names (the
+// validator checks the names; a value that is not a name is reported here).
 func (d *decoder) violations(kv keyValue) []string {
 	var names []ast.Node
 	if _, ok := scalar(kv.value); ok {
@@ -660,12 +581,15 @@ func (d *decoder) violations(kv keyValue) []string {
 		names = d.sequence(kv)
 	}
 	var out []string
-	for _, n := range names {
+	for i, n := range names {
+		p := fmt.Sprintf("%s[%d]", kv.path, len(out)+1)
 		s, ok := scalar(n)
-		if !ok || !slices.Contains(Invariants, s) {
-			d.errorf(n, "unknown invariant %s (want one of %s)", describe(n), strings.Join(Invariants, ", "))
+		if !ok {
+			want := strings.Join(Invariants, ", ")
+			d.errorf(n, fmt.Sprintf("%s#%d", kv.path, i+1), M("lesson.unknown-invariant", "Invariant", d.describe(n), "Want", want), "unknown invariant %s (want one of %s)", describe(n), want)
 			continue
 		}
+		d.at.at[p] = posOf(n)
 		out = append(out, s)
 	}
 	return out

@@ -197,8 +197,8 @@ func TestValidateFailover(t *testing.T) {
 			name:   "no replica",
 			change: func(l *sim.Lesson) { l.Replica = false },
 			want: []string{
-				`<lesson>:1:1: step 1: unreplicated needs a replica that misses the write; add replica: true to the lesson`,
-				`<lesson>:1:1: step 2: failover needs a replica to promote; add replica: true to the lesson`,
+				`steps[1].unreplicated: unreplicated needs a replica that misses the write; add replica: true to the lesson`,
+				`steps[2].do: failover needs a replica to promote; add replica: true to the lesson`,
 			},
 		},
 		{
@@ -211,7 +211,7 @@ func TestValidateFailover(t *testing.T) {
 		{
 			name:   "unreplicated after the failover",
 			change: func(l *sim.Lesson) { l.Steps[2].Unreplicated = true },
-			want:   []string{`<lesson>:1:1: step 3: unreplicated after the failover at step 2: the promoted replica has no replica of its own`},
+			want:   []string{`steps[3].unreplicated: unreplicated after the failover at step 2: the promoted replica has no replica of its own`},
 		},
 		{
 			name: "unreplicated on a pause",
@@ -219,8 +219,7 @@ func TestValidateFailover(t *testing.T) {
 				l.Steps = append(l.Steps, sim.Step{Actor: "A", Do: sim.ActPause, Lock: "lock", Unreplicated: true})
 			},
 			want: []string{
-				`<lesson>:1:1: step 4: unreplicated after the failover at step 2: the promoted replica has no replica of its own`,
-				`<lesson>:1:1: step 4: unreplicated applies to acquire, release and write, not pause`,
+				`steps[4].unreplicated: field "unreplicated" does not apply to pause`,
 			},
 		},
 	}

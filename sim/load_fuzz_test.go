@@ -11,7 +11,8 @@ import (
 
 // FuzzLoad feeds arbitrary bytes to the lesson loader. Whatever the input,
 // Load must not panic, and it must either return a lesson that Validate
-// accepts or a LoadErrors whose every entry has a real position and a message.
+// accepts or a LoadErrors whose every entry has a real position, a message
+// and a message code for the catalogue.
 func FuzzLoad(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("..", "lessons", "*.yaml"))
 	if err != nil {
@@ -54,7 +55,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("empty LoadErrors")
 		}
 		for _, e := range errs {
-			if e.Pos.Line < 1 || e.Pos.Col < 1 || e.Msg == "" {
+			if e.Pos.Line < 1 || e.Pos.Col < 1 || e.Msg == "" || e.Problem.ID == "" {
 				t.Errorf("bad entry %#v", e)
 			}
 		}

@@ -374,9 +374,19 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`t.yaml:10:14: context: want inherit or lost, got "copy"`},
 		},
 		{
-			name: "bad lock name",
-			src:  doc("variant: token-count", "lease: 30s", `lock: "order 42"`, "steps: [{do: advance, by: 1s}]"),
-			want: []string{`t.yaml:3:7: lock: lock name "order 42" may hold letters, digits and : . _ -`},
+			name: "lock name with a control character",
+			src:  doc("variant: token-count", "lease: 30s", `lock: "order\t42"`, "steps: [{do: advance, by: 1s}]"),
+			want: []string{`t.yaml:3:7: lock: a lock name is 1 to 200 bytes of text without control characters`},
+		},
+		{
+			name: "lock name too long",
+			src:  withSteps("  - actor: A", "    do: acquire", "    lock: "+strings.Repeat("é", 101)),
+			want: []string{`t.yaml:9:11: lock: a lock name is 1 to 200 bytes of text without control characters`},
+		},
+		{
+			name: "fork child that already exists",
+			src:  withSteps("  - {actor: A, do: fork, child: A1, context: inherit}", "  - {actor: A, do: fork, child: A1, context: lost}"),
+			want: []string{`t.yaml:8:33: step 2: fork child "A1" already exists`},
 		},
 		{
 			name: "empty lock name",
@@ -753,22 +763,22 @@ func TestValidate(t *testing.T) {
 		{
 			name:   "unknown variant",
 			change: func(l *sim.Lesson) { l.Variant = "redlock" },
-			want:   []string{`<lesson>:1:1: unknown variant "redlock"`},
+			want:   []string{`variant: unknown variant "redlock" (want one of ` + wantVariants + `)`},
 		},
 		{
 			name:   "no variant",
 			change: func(l *sim.Lesson) { l.Variant = "" },
-			want:   []string{`<lesson>:1:1: missing required field "variant"`},
+			want:   []string{`variant: missing required field "variant"`},
 		},
 		{
 			name:   "zero lease",
 			change: func(l *sim.Lesson) { l.Lease = 0 },
-			want:   []string{`<lesson>:1:1: lease: duration must be greater than zero`},
+			want:   []string{`lease: duration must be greater than zero, got 0s`},
 		},
 		{
 			name:   "negative lease",
 			change: func(l *sim.Lesson) { l.File = "hand.yaml"; l.Lease = -time.Second },
-			want:   []string{`hand.yaml:1:1: lease: duration must be greater than zero`},
+			want:   []string{`hand.yaml: lease: duration must be greater than zero, got -1s`},
 		},
 		{
 			name: "step for a paused actor, at its position",
@@ -782,17 +792,17 @@ func TestValidate(t *testing.T) {
 		{
 			name:   "step for a paused actor, no position",
 			change: func(l *sim.Lesson) { l.Steps[1] = sim.Step{Actor: "A", Do: sim.ActPause, Lock: "lock"} },
-			want:   []string{`<lesson>:1:1: step 3: actor "A" is paused; only resume may come next for it`},
+			want:   []string{`steps[3].actor: actor "A" is paused; only resume may come next for it`},
 		},
 		{
 			name:   "unknown action",
 			change: func(l *sim.Lesson) { l.Steps[0].Do = "jump" },
-			want:   []string{`<lesson>:1:1: step 1: unknown action "jump"`},
+			want:   []string{`steps[1].do: unknown action "jump" (want one of ` + wantActions + `)`},
 		},
 		{
 			name:   "empty lock",
 			change: func(l *sim.Lesson) { l.Steps[2].Lock = "" },
-			want:   []string{`<lesson>:1:1: step 3: lock must not be empty`},
+			want:   []string{`steps[3].lock: lock name must not be empty`},
 		},
 	}
 	for _, tt := range tests {

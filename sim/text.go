@@ -12,10 +12,14 @@ const (
 	TraditionalChinese Locale = "zh-TW"
 )
 
-// Locales lists every supported locale in display order.
+// Locales are the locales the lesson format names (docs/lesson-format.md),
+// in display order: what LoadOptions accepts when given none, and what tests
+// iterate. The languages the product speaks are the message catalogue's
+// (catalog.Catalog.Locales): a language added there is one the loader is
+// given.
 var Locales = []Locale{English, SimplifiedChinese, TraditionalChinese}
 
-// ValidLocale reports whether s names a supported locale.
+// ValidLocale reports whether s is one of Locales.
 func ValidLocale(s string) bool { return slices.Contains(Locales, Locale(s)) }
 
 // Text is a lesson text field: either one plain string (stored under "") or a
@@ -38,21 +42,26 @@ func (t Text) In(l Locale) string {
 	if s, ok := t[""]; ok {
 		return s
 	}
-	for _, loc := range Locales {
-		if s, ok := t[loc]; ok {
+	keys := make([]string, 0, len(t))
+	for loc := range t {
+		keys = append(keys, string(loc))
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if s := t[Locale(k)]; s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
-// Complete reports whether t has a translation for every locale (a plain
-// string counts as complete only if it is the only entry).
-func (t Text) Complete() bool {
+// Complete reports whether t has a translation for every one of locales (a
+// plain string counts as complete only if it is the only entry).
+func (t Text) Complete(locales []Locale) bool {
 	if _, ok := t[""]; ok && len(t) == 1 {
 		return true
 	}
-	for _, l := range Locales {
+	for _, l := range locales {
 		if t[l] == "" {
 			return false
 		}

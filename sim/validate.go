@@ -2,72 +2,383 @@ package sim
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
-// Validate checks a lesson built in code (not read by Load) against the rules
-// of the lesson format that span fields and steps: known variant, positive
-// leases and advances, unique actor ids, no step for a paused, crashed or not
-// yet forked actor, failover and unreplicated steps only with a replica. It
-// returns LoadErrors (wrapping ErrInvalidLesson) or nil.
-func Validate(l *Lesson) error {
-	errs := validate(l, srcPos{})
-	if l.Variant == "" {
-		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "missing required field \"variant\""})
-	} else if _, ok := variants[l.Variant]; !ok {
-		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("unknown variant %q", l.Variant)})
-	}
-	if l.Lease%time.Millisecond != 0 {
-		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: fmt.Sprintf("lease: Redis leases count whole milliseconds, got %s", l.Lease)})
-	}
-	if l.Lease <= 0 {
-		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "lease: duration must be greater than zero"})
-	}
-	if l.Lock == "" {
-		errs = append(errs, LoadError{Pos: Pos{1, 1}, Msg: "lock: must not be empty"})
-	}
-	for i, s := range l.Steps {
-		if !slices.Contains(Actions, s.Do) {
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: unknown action %q", i+1, s.Do)})
-		}
-		if (s.Do == ActAdvance || s.Do == ActClockJump) && s.By <= 0 {
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: %s needs by > 0", i+1, s.Do)})
-		}
-		if s.By%time.Millisecond != 0 {
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: by must be a whole number of milliseconds, got %s", i+1, s.By)})
-		}
-		if s.Lease < 0 || s.Lease%time.Millisecond != 0 {
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: lease must be a positive whole number of milliseconds", i+1)})
-		}
-		if s.Do != ActAdvance && s.Do != ActClockJump && s.Do != ActFailover && s.Lock == "" {
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: lock must not be empty", i+1)})
-		}
-		if s.Unreplicated && s.Do != ActAcquire && s.Do != ActRelease && s.Do != ActWrite {
-			// Load reports this as a field that does not apply.
-			errs = append(errs, LoadError{Pos: s.Pos, Msg: fmt.Sprintf("step %d: unreplicated applies to acquire, release and write, not %s", i+1, s.Do)})
-		}
-	}
-	if len(errs) > 0 {
-		for i := range errs {
-			errs[i].File = l.File
-			if errs[i].Pos == (Pos{}) {
-				// A hand-built lesson has no positions; LoadError's are 1-based.
-				errs[i].Pos = Pos{1, 1}
-			}
-		}
+// Every rule of the lesson format (docs/lesson-format.md and the additions
+// of lessons/README.md) is checked here, once. The YAML loader (load.go) and
+// the share-link decoder (package explore) only parse: they build a Lesson,
+// note where each value was written, and call the validator, which reports
+// each problem at the value's position (FILE:LINE:COL) or, for a lesson
+// without positions, at its field path ("steps[3].lock").
+
+// The patterns of ids (docs/lesson-format.md).
+var (
+	lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
+	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+)
+
+// MaxLockName bounds a lock name, in bytes (an addition to the spec,
+// documented in lessons/README.md): names are Redis key names as
+// applications write them, with hash tags, spaces and any script, but no
+// control characters.
+const MaxLockName = 200
+
+// Validate checks a lesson built in code (not read by Load: a drill, a
+// timeline of explore mode, a decoded share link) against every rule of the
+// lesson format, with the locales of the lesson format. It returns LoadErrors
+// (wrapping ErrInvalidLesson), each naming its field path, or nil.
+func Validate(l *Lesson) error { return Options{}.Validate(l) }
+
+// Validate is the package's Validate with o's locales.
+func (o Options) Validate(l *Lesson) error {
+	if errs := o.validate(l, srcPos{}); len(errs) > 0 {
 		return errs
 	}
 	return nil
 }
 
-// srcPos holds where a file wrote the values that Lesson keeps no position
-// for, so that validate can point at them. Its zero value (a lesson built in
-// code) makes validate fall back to 1:1 and to the step's position.
+// ValidLessonID reports whether s may be a lesson's id: [a-z0-9-]+.
+func ValidLessonID(s string) bool { return lessonIDPattern.MatchString(s) }
+
+// ValidLockName reports whether s may name a lock: 1 to MaxLockName bytes
+// of UTF-8 text without control characters.
+func ValidLockName(s string) bool {
+	return s != "" && len(s) <= MaxLockName && utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
+}
+
+// srcPos holds where a lesson file wrote its values, by field path, so that
+// the validator can point at them. Its zero value (a lesson built in code)
+// makes every problem name its path instead.
 type srcPos struct {
-	fencing      Pos
-	child        map[int]Pos // fork child value, by step index
-	unreplicated map[int]Pos // unreplicated value, by step index
+	loaded     bool // read from a file: an absent required field is "missing"
+	top        Pos  // the lesson's mapping
+	idFromFile bool // the id is the file name's
+	at         map[string]Pos
+	bad        map[string]bool   // fields whose value did not decode: not checked again
+	written    map[string]string // durations as the file wrote them, for messages
+}
+
+func (p srcPos) pos(path string) Pos { return p.at[path] }
+
+func (p srcPos) has(path string) bool {
+	_, ok := p.at[path]
+	return ok
+}
+
+// validator collects the problems of one lesson.
+type validator struct {
+	l         *Lesson
+	at        srcPos
+	locales   []Locale
+	anyLocale bool
+	errs      LoadErrors
+}
+
+// add records a problem of the field at path, at position p (or where the
+// file wrote path when p is zero): m is the problem for people, format and
+// args the same in English for logs.
+func (v *validator) add(path string, p Pos, m Msg, format string, args ...any) {
+	if p == (Pos{}) {
+		p = v.at.pos(path)
+	}
+	if p == (Pos{}) && v.at.loaded {
+		p = v.enclosing(path)
+	}
+	v.errs = append(v.errs, LoadError{File: v.l.File, Pos: p, Path: path, Msg: fmt.Sprintf(format, args...), Problem: m})
+}
+
+// enclosing is where a file wrote what holds the field at path, for a value
+// it did not write itself (a default): the step, the actor, or the lesson.
+func (v *validator) enclosing(path string) Pos {
+	if n, ok := stepOfPath(path); ok {
+		if p := v.at.pos(fmt.Sprintf("steps[%d]", n)); p != (Pos{}) {
+			return p
+		}
+	}
+	if rest, ok := strings.CutPrefix(path, "actors["); ok {
+		var n int
+		if _, err := fmt.Sscanf(rest, "%d]", &n); err == nil && n >= 1 && n <= len(v.l.Actors) {
+			return v.l.Actors[n-1].Pos
+		}
+	}
+	if v.at.top != (Pos{}) {
+		return v.at.top
+	}
+	return Pos{1, 1}
+}
+
+// checked reports whether the field at path should be checked: it did
+// decode (a value that did not is reported once, by the decoder).
+func (v *validator) checked(path string) bool { return !v.at.bad[path] }
+
+// present reports whether a step's field was given: written in the file,
+// or not zero in a lesson built in code.
+func (v *validator) present(path string, nonZero bool) bool {
+	if v.at.loaded {
+		return v.at.has(path)
+	}
+	return nonZero
+}
+
+func (o Options) validate(l *Lesson, at srcPos) LoadErrors {
+	v := &validator{l: l, at: at, locales: o.locales(), anyLocale: o.AnyLocale}
+	v.header()
+	for i := range l.Actors {
+		v.actor(i)
+	}
+	for i := range l.Steps {
+		v.step(i)
+	}
+	v.lifecycles()
+	v.replica()
+	return v.errs
+}
+
+func (v *validator) header() {
+	l := v.l
+	switch {
+	case v.at.idFromFile && !lessonIDPattern.MatchString(l.ID):
+		v.add("id", v.at.top, M("lesson.id-from-file", "ID", l.ID), "id %q (the file name): want lowercase letters, digits and '-'; add an id field", l.ID)
+	case l.ID != "" && v.checked("id") && !lessonIDPattern.MatchString(l.ID):
+		v.add("id", Pos{}, M("lesson.id", "ID", l.ID), "id %q: want lowercase letters, digits and '-'", l.ID)
+	}
+	if (l.Group != "" || v.at.has("group")) && v.checked("group") && !slices.Contains(Groups, l.Group) {
+		want := strings.Join(Groups, ", ")
+		v.add("group", Pos{}, M("lesson.unknown-group", "Group", l.Group, "Want", want), "unknown group %q (want one of %s)", l.Group, want)
+	}
+	switch {
+	case !v.checked("variant"):
+	case l.Variant == "" && !v.at.has("variant"):
+		v.missing("variant", v.at.top, "", "variant")
+	default:
+		if _, ok := variants[l.Variant]; !ok {
+			want := strings.Join(Variants(), ", ")
+			v.add("variant", Pos{}, M("lesson.unknown-variant", "Variant", l.Variant, "Want", want), "unknown variant %q (want one of %s)", l.Variant, want)
+		}
+	}
+	if v.at.loaded && !v.at.has("lease") {
+		v.missing("lease", v.at.top, "", "lease")
+	} else {
+		v.duration("lease", "lease", l.Lease)
+	}
+	switch {
+	case v.at.loaded && !v.at.has("steps"):
+		v.missing("steps", v.at.top, "", "steps")
+	case v.at.loaded && len(l.Steps) == 0 && v.checked("steps"):
+		// A file needs a timeline; a timeline of explore mode may start empty.
+		v.add("steps", Pos{}, M("lesson.no-steps"), "steps: a lesson needs at least one step")
+	}
+	v.lockName("lock", "lock", l.Lock)
+	v.text("title", l.Title)
+	v.text("summary", l.Summary)
+	v.text("takeaway", l.Takeaway)
+}
+
+// missing reports a required field that is absent. what names the mapping
+// it belongs to ("" for the lesson, "actor", "step", or an action).
+func (v *validator) missing(path string, p Pos, what, field string) {
+	if what == "" {
+		v.add(path, p, M("lesson.missing", "Field", field), "missing required field %q", field)
+		return
+	}
+	v.add(path, p, M("lesson.missing-in", "In", what, "Field", field), "%s: missing required field %q", what, field)
+}
+
+// duration checks a duration field named key at path: above zero, in whole
+// milliseconds (what Redis counts).
+func (v *validator) duration(path, key string, d time.Duration) {
+	if !v.checked(path) {
+		return
+	}
+	got, ok := v.at.written[path]
+	if !ok {
+		got = d.String()
+	}
+	switch {
+	case d <= 0:
+		v.add(path, Pos{}, M("lesson.duration-positive", "Field", key, "Got", got), "%s: duration must be greater than zero, got %s", key, got)
+	case d%time.Millisecond != 0:
+		v.add(path, Pos{}, M("lesson.duration-ms", "Field", key, "Got", got), "%s: Redis leases count whole milliseconds, got %s", key, got)
+	}
+}
+
+func (v *validator) lockName(path, key, s string) {
+	if !v.checked(path) {
+		return
+	}
+	switch {
+	case s == "":
+		v.add(path, Pos{}, M("lesson.lock-empty", "Field", key), "%s: lock name must not be empty", key)
+	case !ValidLockName(s):
+		v.add(path, Pos{}, M("lesson.lock-name", "Field", key, "Max", MaxLockName), "%s: a lock name is 1 to %d bytes of text without control characters", key, MaxLockName)
+	}
+}
+
+// text checks the locales of a text field.
+func (v *validator) text(path string, t Text) {
+	if v.anyLocale {
+		return
+	}
+	for _, l := range slices.Sorted(maps.Keys(t)) {
+		loc := string(l)
+		if loc == "" || slices.Contains(v.locales, l) {
+			continue
+		}
+		want := joinLocales(v.locales)
+		key := path + "." + loc
+		v.add(key, Pos{}, M("lesson.unknown-locale", "Field", lastField(path), "Locale", loc, "Want", want), "%s: unknown locale %q (want %s)", lastField(path), loc, want)
+	}
+}
+
+// lastField is the last name of a field path: "name" of "actors[2].name".
+func lastField(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// joinLocales is "en, zh-CN or zh-TW".
+func joinLocales(ls []Locale) string {
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = string(l)
+	}
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+func (v *validator) actor(i int) {
+	a := v.l.Actors[i]
+	path := fmt.Sprintf("actors[%d]", i+1)
+	switch {
+	case !v.checked(path + ".id"):
+	case a.ID == "" && !v.at.has(path+".id"):
+		v.missing(path+".id", a.Pos, "actor", "id")
+	case !actorIDPattern.MatchString(a.ID):
+		v.add(path+".id", a.Pos, M("lesson.actor-id", "ID", a.ID), "actor id %q: want a letter, then letters, digits, '_' or '-'", a.ID)
+	}
+	v.text(path+".name", a.Name)
+}
+
+// stepFields says which fields each action takes, beyond the ones every step
+// may carry (do, say, expect, expect_violation).
+var stepFields = map[Action][]string{
+	ActAcquire: {"actor", "lease", "lock", "unreplicated"},
+	ActRelease: {"actor", "lock", "reply_lost", "unreplicated"},
+	ActWrite:   {"actor", "value", "lock", "unreplicated"},
+	ActPause:   {"actor"},
+	ActResume:  {"actor"},
+	ActCrash:   {"actor"},
+	ActFork:    {"actor", "child", "context"},
+	ActAdvance: {"by"},
+	// Additions to the spec:
+	ActFinishRelease: {"actor", "lock"},
+	ActExit:          {"actor"},
+	ActClockJump:     {"by"},
+	ActFailover:      {},
+}
+
+// requiredFields are the fields an action cannot do without ("actor" for
+// every action that takes one).
+var requiredFields = map[Action][]string{
+	ActWrite:     {"value"},
+	ActFork:      {"child", "context"},
+	ActAdvance:   {"by"},
+	ActClockJump: {"by"},
+}
+
+func (v *validator) step(i int) {
+	s := v.l.Steps[i]
+	path := fmt.Sprintf("steps[%d]", i+1)
+	f := func(name string) string { return path + "." + name }
+	v.text(f("say"), s.Say)
+	if !v.checked(f("do")) {
+		return
+	}
+	if s.Do == "" {
+		p := v.at.pos(path)
+		if p == (Pos{}) {
+			p = s.Pos
+		}
+		v.missing(f("do"), p, "step", "do")
+		return
+	}
+	allowed, known := stepFields[s.Do]
+	if !known {
+		want := joinActions()
+		v.add(f("do"), Pos{}, M("lesson.unknown-action", "Action", string(s.Do), "Want", want), "unknown action %q (want one of %s)", s.Do, want)
+		return
+	}
+	// The fields given, and whether each is: the lock of a step that
+	// takes none is the lesson's, so it is not a field given.
+	given := map[string]bool{
+		"actor": v.present(f("actor"), s.Actor != ""), "lease": v.present(f("lease"), s.Lease != 0),
+		"lock": v.at.has(f("lock")), "value": v.present(f("value"), s.Value != ""),
+		"child": v.present(f("child"), s.Child != ""), "context": v.present(f("context"), s.Context != ""),
+		"by": v.present(f("by"), s.By != 0), "reply_lost": v.present(f("reply_lost"), s.ReplyLost),
+		"unreplicated": v.present(f("unreplicated"), s.Unreplicated),
+	}
+	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated"} {
+		if given[name] && !slices.Contains(allowed, name) {
+			p := v.at.pos(f(name) + ":key")
+			v.add(f(name), p, M("lesson.field-not-applicable", "Field", name, "Action", string(s.Do)), "field %q does not apply to %s", name, s.Do)
+			given[name] = false
+		}
+	}
+	required := requiredFields[s.Do]
+	if slices.Contains(allowed, "actor") {
+		required = append(slices.Clone(required), "actor")
+	}
+	for _, name := range required {
+		if name == "value" && !v.at.loaded {
+			continue // a write of "" is a write; only a file can leave the field out
+		}
+		if !given[name] && v.checked(f(name)) {
+			p := v.at.pos(path) // the step's mapping
+			if p == (Pos{}) {
+				p = s.Pos
+			}
+			v.missing(f(name), p, string(s.Do), name)
+			given[name] = false
+		}
+	}
+	if s.Expect != "" && v.checked(f("expect")) && !slices.Contains(OutcomesFor(s.Do), s.Expect) {
+		want := joinOutcomes(OutcomesFor(s.Do))
+		v.add(f("expect"), Pos{}, M("lesson.unknown-outcome", "Outcome", string(s.Expect), "Action", string(s.Do), "Want", want), "unknown outcome %q for %s (want one of %s)", s.Expect, s.Do, want)
+	}
+	for j, name := range s.ExpectViolations {
+		if !slices.Contains(Invariants, name) {
+			want := strings.Join(Invariants, ", ")
+			p := fmt.Sprintf("%s[%d]", f("expect_violation"), j+1)
+			v.add(p, Pos{}, M("lesson.unknown-invariant", "Invariant", name, "Want", want), "unknown invariant %q (want one of %s)", name, want)
+		}
+	}
+	if given["lease"] {
+		v.duration(f("lease"), "lease", s.Lease)
+	}
+	if given["by"] {
+		v.duration(f("by"), "by", s.By)
+	}
+	// A step that names no lock of its own has the lesson's, checked there.
+	if slices.Contains(allowed, "lock") && (given["lock"] || !v.at.loaded && s.Lock != v.l.Lock) {
+		v.lockName(f("lock"), "lock", s.Lock)
+	}
+	if given["child"] && v.checked(f("child")) && !actorIDPattern.MatchString(s.Child) {
+		v.add(f("child"), Pos{}, M("lesson.child-id", "ID", s.Child), "child id %q: want a letter, then letters, digits, '_' or '-'", s.Child)
+	}
+	if given["context"] && v.checked(f("context")) && s.Context != "inherit" && s.Context != "lost" {
+		v.add(f("context"), Pos{}, M("lesson.fork-context", "Got", s.Context), "context: want inherit or lost, got %q", s.Context)
+	}
 }
 
 // actorLife is an actor's state as the validator replays the steps.
@@ -82,38 +393,35 @@ const (
 	lifeUnknown // took a step with an unknown action: no longer checked
 )
 
-// validate replays the steps' effect on actor lifecycles and reports every
-// step that the runner could not carry out. Load also runs it on a lesson
-// whose decoding found problems: after a step with an unknown action, that
-// step's actor is no longer checked, as the replay cannot tell what the step
-// would have done to it.
-func validate(l *Lesson, at srcPos) LoadErrors {
-	var errs LoadErrors
-	add := func(p Pos, format string, args ...any) {
-		errs = append(errs, LoadError{Pos: p, Msg: fmt.Sprintf(format, args...)})
+// lifecycles replays the steps' effect on actor lifecycles and reports
+// every step that the runner could not carry out. After a step with an
+// unknown action, that step's actor is no longer checked, as the replay
+// cannot tell what the step would have done to it.
+func (v *validator) lifecycles() {
+	l := v.l
+	childPos := func(i int) Pos {
+		if p := v.at.pos(fmt.Sprintf("steps[%d].child", i+1)); p != (Pos{}) {
+			return p
+		}
+		return l.Steps[i].Pos
 	}
 	children := map[string]bool{}
 	for i, s := range l.Steps {
 		if s.Do == ActFork && s.Child != "" && s.Child == s.Actor {
-			p, ok := at.child[i]
-			if !ok {
-				p = s.Pos
-			}
-			add(p, "step %d: actor %q cannot fork itself; name a new child", i+1, s.Child)
+			v.add(fmt.Sprintf("steps[%d].child", i+1), childPos(i), M("lesson.fork-self", "Step", i+1, "Actor", s.Child), "step %d: actor %q cannot fork itself; name a new child", i+1, s.Child)
 			continue
 		}
 		if s.Do == ActFork && s.Child != "" {
 			children[s.Child] = true
 		}
 	}
-	errs = append(errs, validateReplica(l, at)...)
 	life := map[string]actorLife{}
-	for _, a := range l.Actors {
+	for i, a := range l.Actors {
 		if a.ID == "" {
 			continue
 		}
 		if _, dup := life[a.ID]; dup {
-			add(a.Pos, "duplicate actor id %q", a.ID)
+			v.add(fmt.Sprintf("actors[%d].id", i+1), a.Pos, M("lesson.duplicate-actor", "ID", a.ID), "duplicate actor id %q", a.ID)
 			continue
 		}
 		life[a.ID] = lifeRunning
@@ -124,7 +432,8 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 	}
 	for i, s := range l.Steps {
 		n := i + 1
-		if !slices.Contains(Actions, s.Do) {
+		path := fmt.Sprintf("steps[%d].actor", n)
+		if _, ok := stepFields[s.Do]; !ok {
 			if _, ok := life[s.Actor]; ok {
 				life[s.Actor] = lifeUnknown
 			}
@@ -138,26 +447,27 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 			p = s.Pos
 		}
 		st, known := life[s.Actor]
-		var problem string
+		var m Msg
+		var format string
 		switch {
 		case s.Actor == "", st == lifeUnknown:
-			// Reported by the decoder (a missing field, an unknown action).
+			// Reported as a missing field, or an unknown action.
 		case !known:
-			problem = fmt.Sprintf("step %d: unknown actor %q (declare it under actors, or create it with fork)", n, s.Actor)
+			m, format = M("lesson.unknown-actor", "Step", n, "Actor", s.Actor), "step %d: unknown actor %q (declare it under actors, or create it with fork)"
 		case st == lifeUnborn:
-			problem = fmt.Sprintf("step %d: actor %q is used before the fork that creates it", n, s.Actor)
+			m, format = M("lesson.actor-before-fork", "Step", n, "Actor", s.Actor), "step %d: actor %q is used before the fork that creates it"
 		case st == lifeCrashed:
-			problem = fmt.Sprintf("step %d: actor %q has crashed and can take no further step", n, s.Actor)
+			m, format = M("lesson.actor-crashed", "Step", n, "Actor", s.Actor), "step %d: actor %q has crashed and can take no further step"
 		case st == lifeExited:
-			problem = fmt.Sprintf("step %d: actor %q has exited and can take no further step", n, s.Actor)
+			m, format = M("lesson.actor-exited", "Step", n, "Actor", s.Actor), "step %d: actor %q has exited and can take no further step"
 		case st == lifePaused && s.Do != ActResume:
-			problem = fmt.Sprintf("step %d: actor %q is paused; only resume may come next for it", n, s.Actor)
+			m, format = M("lesson.actor-paused", "Step", n, "Actor", s.Actor), "step %d: actor %q is paused; only resume may come next for it"
 		case st == lifeRunning && s.Do == ActResume:
-			problem = fmt.Sprintf("step %d: actor %q is not paused, so it cannot resume", n, s.Actor)
+			m, format = M("lesson.actor-not-paused", "Step", n, "Actor", s.Actor), "step %d: actor %q is not paused, so it cannot resume"
 		}
-		if s.Actor == "" || st == lifeUnknown || problem != "" {
-			if problem != "" {
-				add(p, "%s", problem)
+		if s.Actor == "" || st == lifeUnknown || format != "" {
+			if format != "" {
+				v.add(path, p, m, format, n, s.Actor)
 			}
 			// A fork that cannot run still brings its child to life, so that
 			// the child's own steps are not reported as well.
@@ -180,55 +490,47 @@ func validate(l *Lesson, at srcPos) LoadErrors {
 				continue
 			}
 			if st, ok := life[s.Child]; ok && st != lifeUnborn {
-				p, ok := at.child[i]
-				if !ok {
-					p = s.Pos
-				}
-				add(p, "step %d: fork child %q already exists", n, s.Child)
+				v.add(fmt.Sprintf("steps[%d].child", n), childPos(i), M("lesson.fork-child-exists", "Step", n, "Child", s.Child), "step %d: fork child %q already exists", n, s.Child)
 				continue
 			}
 			life[s.Child] = lifeRunning
 		}
 	}
-	return errs
 }
 
-// validateReplica checks the steps that need a replica: failover and
-// unreplicated steps only in a lesson with `replica: true`, at most one
-// failover, and no unreplicated step after it (the promoted replica has no
-// replica of its own).
-func validateReplica(l *Lesson, at srcPos) LoadErrors {
-	var errs LoadErrors
-	add := func(p Pos, format string, args ...any) {
-		errs = append(errs, LoadError{Pos: p, Msg: fmt.Sprintf(format, args...)})
-	}
+// replica checks the steps that need a replica: failover and unreplicated
+// steps only in a lesson with `replica: true`, at most one failover, and no
+// unreplicated step after it (the promoted replica has no replica of its
+// own).
+func (v *validator) replica() {
+	l := v.l
 	failover := 0 // 1-based number of the first failover step
 	for i, s := range l.Steps {
 		n := i + 1
 		if s.Do == ActFailover {
 			switch {
 			case !l.Replica:
-				add(s.Pos, "step %d: failover needs a replica to promote; add replica: true to the lesson", n)
+				v.add(fmt.Sprintf("steps[%d].do", n), s.Pos, M("lesson.failover-no-replica", "Step", n), "step %d: failover needs a replica to promote; add replica: true to the lesson", n)
 			case failover > 0:
-				add(s.Pos, "step %d: a lesson fails over at most once (step %d already did)", n, failover)
+				v.add(fmt.Sprintf("steps[%d].do", n), s.Pos, M("lesson.failover-twice", "Step", n, "First", failover), "step %d: a lesson fails over at most once (step %d already did)", n, failover)
 			}
 			if failover == 0 {
 				failover = n
 			}
 		}
-		if !s.Unreplicated {
-			continue
+		if !s.Unreplicated || !slices.Contains(stepFields[s.Do], "unreplicated") {
+			continue // a field that does not apply is reported by step
 		}
-		p, ok := at.unreplicated[i]
-		if !ok {
+		path := fmt.Sprintf("steps[%d].unreplicated", n)
+		p := v.at.pos(path)
+		if p == (Pos{}) {
 			p = s.Pos
 		}
 		switch {
 		case !l.Replica:
-			add(p, "step %d: unreplicated needs a replica that misses the write; add replica: true to the lesson", n)
+			v.add(path, p, M("lesson.unreplicated-no-replica", "Step", n), "step %d: unreplicated needs a replica that misses the write; add replica: true to the lesson", n)
 		case failover > 0:
-			add(p, "step %d: unreplicated after the failover at step %d: the promoted replica has no replica of its own", n, failover)
+			v.add(path, p, M("lesson.unreplicated-after-failover", "Step", n, "Failover", failover), "step %d: unreplicated after the failover at step %d: the promoted replica has no replica of its own", n, failover)
 		}
 	}
-	return errs
 }

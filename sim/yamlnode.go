@@ -50,7 +50,7 @@ func ParseYAMLMapping(src []byte, maxBytes int, what string) ([]YAMLEntry, LoadE
 // duplicate and non-scalar keys; what names n in messages.
 func YAMLMapping(n ast.Node, what string) ([]YAMLEntry, LoadErrors) {
 	d := &decoder{}
-	kvs, _ := d.mapping(n, what)
+	kvs, _ := d.mapping(n, what, "")
 	out := make([]YAMLEntry, len(kvs))
 	for i, kv := range kvs {
 		out[i] = YAMLEntry{Key: kv.key, KeyPos: posOf(kv.keyNode), Value: kv.value}

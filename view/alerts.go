@@ -50,7 +50,7 @@ func (v *Step) Alerts() templates.AlertsView {
 			title = t.T(id)
 		}
 		a.Violations = append(a.Violations, templates.AlertItem{
-			Name: vi.Name, Title: title, Detail: vi.Detail.In(t.Locale()), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
+			Name: vi.Name, Title: title, Detail: t.Msg(vi.Detail), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
 		})
 	}
 	for _, av := range f.Actors {

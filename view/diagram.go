@@ -48,7 +48,7 @@ func (v *Step) Diagram() templates.DiagramView {
 	tr := focus.Transition
 	for i, s := range sim.LockStates {
 		d.Nodes = append(d.Nodes, templates.DiagramNode{
-			State: string(s), Label: sim.StateNames[s].In(t.Locale()),
+			State: string(s), Label: t.Msg(sim.StateNames[s]),
 			X: cx(i) - dgNodeW/2, Y: top, W: dgNodeW, H: dgNodeH, TX: cx(i), TY: top + dgNodeH/2 + 6,
 			Current: s == focus.State, Entered: tr != nil && tr.To == s,
 		})
@@ -58,10 +58,10 @@ func (v *Step) Diagram() templates.DiagramView {
 	// Edges leaving the same node below the row start at spread-out points.
 	for _, e := range sim.Diagram {
 		i, j := index[e.From], index[e.To]
-		label := e.Label.In(t.Locale())
+		label := t.Msg(e.Label)
 		de := templates.DiagramEdge{
 			ID: e.ID, Title: label, Taken: tr != nil && tr.ID == e.ID,
-			FromTo: sim.StateNames[e.From].In(t.Locale()) + " → " + sim.StateNames[e.To].In(t.Locale()),
+			FromTo: t.Msg(sim.StateNames[e.From]) + " → " + t.Msg(sim.StateNames[e.To]),
 		}
 		var lx, ly int // label anchor: baseline of the line nearest the arc
 		up := true
@@ -94,21 +94,21 @@ func (v *Step) Diagram() templates.DiagramView {
 		}
 		d.Edges = append(d.Edges, de)
 	}
-	state := sim.StateNames[focus.State].In(t.Locale())
+	state := t.Msg(sim.StateNames[focus.State])
 	d.StateLabel = t.T("StateCaption", "Lock", focus.Name, "State", state, "Count", focus.Count)
 	if tr != nil {
 		if tr.ID == sim.OffDiagram {
-			d.OffDiagram = t.T("OffDiagram", "From", sim.StateNames[tr.From].In(t.Locale()), "To", sim.StateNames[tr.To].In(t.Locale()))
+			d.OffDiagram = t.T("OffDiagram", "From", t.Msg(sim.StateNames[tr.From]), "To", t.Msg(sim.StateNames[tr.To]))
 		} else {
 			for _, e := range sim.Diagram {
 				if e.ID == tr.ID {
-					d.StateLabel = t.T("StateCaptionTaken", "Lock", focus.Name, "State", state, "Count", focus.Count, "Edge", e.Label.In(t.Locale()))
+					d.StateLabel = t.T("StateCaptionTaken", "Lock", focus.Name, "State", state, "Count", focus.Count, "Edge", t.Msg(e.Label))
 				}
 			}
 		}
 	}
 	for _, o := range others {
-		d.OtherLocks = append(d.OtherLocks, t.T("OtherLock", "Lock", o.Name, "State", sim.StateNames[o.State].In(t.Locale())))
+		d.OtherLocks = append(d.OtherLocks, t.T("OtherLock", "Lock", o.Name, "State", t.Msg(sim.StateNames[o.State])))
 	}
 	return d
 }

@@ -68,7 +68,7 @@ func (v *Step) Narration() templates.NarrationView {
 	n.Say = strings.TrimSpace(f.Say.In(t.Locale()))
 	if n.Say == "" && v.cur <= len(v.lesson.Steps) {
 		// A step a learner added (explore mode) has no narration of its own.
-		n.Say = strings.TrimSpace(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f).In(t.Locale()))
+		n.Say = strings.TrimSpace(t.Msg(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f)))
 	}
 	if v.cur == v.total() && v.tl.OriginURL == "" {
 		// A fork's lesson takeaway is about the lesson's own ending.

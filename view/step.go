@@ -22,6 +22,8 @@ type Texts interface {
 	UI() templates.UI
 	Interview() templates.Interview
 	Explore() templates.Explore
+	// Msg renders a message code of package sim, drill or explore.
+	Msg(m sim.Msg) string
 }
 
 // Input is what the panels of one moment of a run are built from.

@@ -30,7 +30,7 @@ func (s *Server) lesson(ctx context.Context, id string) explore.Timeline {
 	if !ok {
 		return explore.Timeline{}
 	}
-	l, err := drill.Generate(ctx, level, seed)
+	l, err := drill.Generate(ctx, s.translators.cat, level, seed)
 	if err != nil {
 		s.logf("web: %v", err)
 		return explore.Timeline{}
@@ -46,8 +46,8 @@ func drillURL(level string, seed uint64, loc sim.Locale) string {
 // serveDrills serves the drills page; with a level it redirects to a drill
 // of that level in the player: the one of seed, or one of a fresh seed.
 func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	q := r.URL.Query()
 	status, problem := http.StatusOK, ""
 	if lv := q.Get("level"); lv != "" || q.Get("seed") != "" {
@@ -77,7 +77,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 	}
 	p := templates.DrillsPage{
 		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs:   langOptions(loc, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
+		Langs:   langOptions(t, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
 		Nav:     siteNav(t, navDrills),
 		Problem: problem,
 	}
@@ -87,7 +87,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 			acts = append(acts, view.ActionName(t, a))
 		}
 		p.Levels = append(p.Levels, templates.DrillLevel{
-			ID: lv.ID, Title: lv.Title.In(loc), Summary: lv.Summary.In(loc), Variant: lv.Variant,
+			ID: lv.ID, Title: t.Msg(lv.Title), Summary: t.Msg(lv.Summary), Variant: lv.Variant,
 			Actions: strings.Join(acts, " · "),
 			NewURL:  "/drills?" + url.Values{"level": {lv.ID}, "lang": {string(loc)}}.Encode(),
 		})

@@ -34,15 +34,19 @@ func (s *Server) originLesson(o explore.Origin) *sim.Lesson {
 	return s.lesson(s.ctx, o.Lesson).Lesson
 }
 
+// lessonRules are the loader's options: text fields in the catalogue's
+// locales.
+func (s *Server) lessonRules() sim.Options { return sim.Options{Locales: s.translators.cat.Locales()} }
+
 // encodeTimeline is the share code of tl: what its origin lesson already
 // holds is left out (explore.Strip).
 func (s *Server) encodeTimeline(tl explore.Timeline) (string, error) {
-	return explore.Encode(explore.Strip(tl.Lesson, tl.Origin, s.originLesson(tl.Origin)), tl.Origin)
+	return explore.Encode(explore.Strip(tl.Lesson, tl.Origin, s.originLesson(tl.Origin)), tl.Origin, s.lessonRules())
 }
 
 // decodeTimeline opens a share code, with the origin lesson's texts put back.
 func (s *Server) decodeTimeline(code string) (explore.Timeline, error) {
-	l, o, err := explore.Decode(code)
+	l, o, err := explore.Decode(code, s.lessonRules())
 	if err != nil {
 		return explore.Timeline{}, err
 	}
@@ -77,7 +81,7 @@ func (s *Server) timelineView(t *translator, tl explore.Timeline, code string) v
 // (explore.ForkTitle), the others' are their own.
 func (s *Server) timelineTitle(tl explore.Timeline) sim.Text {
 	if base := s.originLesson(tl.Origin); base != nil {
-		return explore.ForkTitle(base, tl.Origin.At)
+		return s.translators.cat.Text(explore.ForkTitle(base, tl.Origin.At))
 	}
 	return tl.Lesson.Title
 }
@@ -91,13 +95,13 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),
 		Title: l.Title.In(t.locale), Summary: strings.TrimSpace(l.Summary.In(t.locale)),
 		Variant: l.Variant, LockType: view.LockType(t, vi.LockType), Fencing: l.Fencing, Source: view.SourceParts(t, l.Source),
-		Langs:   langOptions(t.locale, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
+		Langs:   langOptions(t, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
 		h.Title = s.timelineTitle(tl).In(t.locale)
-		h.Summary = explore.ForkSummary(base, o.At, len(l.Steps)).In(t.locale)
+		h.Summary = t.Msg(explore.ForkSummary(base, o.At, len(l.Steps)))
 		h.Source = view.SourceParts(t, base.Source)
 	}
 	return h
@@ -106,7 +110,7 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 // serveExplore is the explore page, or with t= the player of a shared
 // timeline.
 func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
+	loc := s.negotiate(r)
 	q := r.URL.Query()
 	code := q.Get("t")
 	if code == "" {
@@ -119,7 +123,7 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l := tl.Lesson
-	t := tr(loc)
+	t := s.tr(loc)
 	step := queryStep(q.Get("step"), len(l.Steps))
 	presenter := q.Get("present") == "1"
 	p := templates.PlayerPage{
@@ -136,10 +140,10 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 // explorePage is the explore page in loc; badLink, when not nil, is why a
 // share link could not be opened.
 func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePage {
-	t := tr(loc)
+	t := s.tr(loc)
 	p := templates.ExplorePage{
 		UI: t.UI(), X: t.Explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
+		Langs: langOptions(t, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
 		I:     t.Interview(), Nav: siteNav(t, navExplore),
 		BadLinkReason: badLinkReason(t, badLink),
 
@@ -147,7 +151,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePag
 	}
 	p.Variants = variantOptions(t, "token-count")
 	if badLink != nil {
-		p.BadLink = badLink.Error()
+		p.BadLink = t.Err(badLink)
 	}
 	return p
 }
@@ -191,22 +195,22 @@ func badLinkReason(t *translator, err error) string {
 // serveExploreNew starts a sandbox from the explore page's form and
 // redirects to its player.
 func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
+	loc := s.negotiate(r)
 	q := r.URL.Query()
 	num := func(name string) (int64, error) {
 		n, err := strconv.ParseInt(strings.TrimSpace(q.Get(name)), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("web: sandbox: %s: want a whole number, got %q", name, q.Get(name))
+			return 0, userErr(sim.M("web.sandbox.number", "Field", name, "Got", q.Get(name)), "web: sandbox: %s: want a whole number, got %q", name, q.Get(name))
 		}
 		return n, nil
 	}
 	fail := func(err error) {
 		// The form comes back as it was sent, with the reason.
 		p := s.explorePage(loc, nil)
-		p.SandboxError = err.Error()
+		p.SandboxError = s.tr(loc).Err(err)
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
-		p.Variants = variantOptions(tr(loc), q.Get("variant"))
+		p.Variants = variantOptions(s.tr(loc), q.Get("variant"))
 		writePage(w, r, http.StatusBadRequest, templates.ExploreStart(p))
 	}
 	lease, err := num("lease_ms")
@@ -219,7 +223,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 		fail(err)
 		return
 	}
-	l, err := explore.Sandbox(explore.SandboxConfig{
+	l, err := explore.Sandbox(s.translators.cat, explore.SandboxConfig{
 		Variant: q.Get("variant"), LeaseMS: lease, Actors: int(actors), Lock: strings.TrimSpace(q.Get("lock")),
 		Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != "",
 	})
@@ -239,7 +243,7 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 // (field yaml) and redirects to its player; a file the loader rejects comes
 // back with its errors at their lines and the text kept.
 func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
+	loc := s.negotiate(r)
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes+64<<10)
 	page := s.explorePage(loc, nil)
 	fail := func(status int, src []byte, name string, err error) {
@@ -248,19 +252,19 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &les) {
 			bad := map[int]bool{}
 			for _, e := range les {
-				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: e.Msg, Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
+				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.translators.cat.Message(loc, e), Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
 				bad[e.Pos.Line] = true
 			}
 			for i, line := range strings.Split(string(src), "\n") {
 				page.ImportLines = append(page.ImportLines, templates.ImportLine{Number: i + 1, Text: line, Error: bad[i+1]})
 			}
 		} else {
-			page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: 1, Col: 1, Msg: err.Error(), Where: name})
+			page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: 1, Col: 1, Msg: s.tr(loc).Err(err), Where: name})
 		}
 		writePage(w, r, status, templates.ExploreStart(page))
 	}
 	if err := r.ParseMultipartForm(MaxImportBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		fail(http.StatusRequestEntityTooLarge, nil, "upload", fmt.Errorf("web: import: the upload is over %d KiB, so none of it was read (%v); a lesson file is a few KiB", MaxImportBytes>>10, err))
+		fail(http.StatusRequestEntityTooLarge, nil, "upload", userErr(sim.M("web.import.too-large", "KiB", MaxImportBytes>>10), "web: import: the upload is over %d KiB, so none of it was read (%v); a lesson file is a few KiB", MaxImportBytes>>10, err))
 		return
 	}
 	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
@@ -268,7 +272,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		defer f.Close()
 		b, err := io.ReadAll(io.LimitReader(f, MaxImportBytes+1))
 		if err != nil {
-			fail(http.StatusBadRequest, nil, hdr.Filename, fmt.Errorf("web: import: read %s: %w", hdr.Filename, err))
+			fail(http.StatusBadRequest, nil, hdr.Filename, userErr(sim.M("web.import.unreadable"), "web: import: read %s: %v", hdr.Filename, err))
 			return
 		}
 		if len(b) > 0 {
@@ -276,22 +280,22 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(src) > MaxImportBytes {
-		fail(http.StatusRequestEntityTooLarge, nil, name, fmt.Errorf("web: import: %s is over %d KiB, so none of it was read; a lesson file is a few KiB", name, MaxImportBytes>>10))
+		fail(http.StatusRequestEntityTooLarge, nil, name, userErr(sim.M("web.import.too-large", "KiB", MaxImportBytes>>10), "web: import: %s is over %d KiB, so none of it was read; a lesson file is a few KiB", name, MaxImportBytes>>10))
 		return
 	}
 	if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
-		fail(http.StatusUnprocessableEntity, nil, name, fmt.Errorf("web: import: %s is UTF-16 text; save it as UTF-8 and import it again", name))
+		fail(http.StatusUnprocessableEntity, nil, name, userErr(sim.M("web.import.utf16"), "web: import: %s is UTF-16 text; save it as UTF-8 and import it again", name))
 		return
 	}
 	if !utf8.Valid(src) {
-		fail(http.StatusUnprocessableEntity, nil, name, fmt.Errorf("web: import: %s is not UTF-8 text (a lesson file is YAML in UTF-8)", name))
+		fail(http.StatusUnprocessableEntity, nil, name, userErr(sim.M("web.import.not-utf8"), "web: import: %s is not UTF-8 text (a lesson file is YAML in UTF-8)", name))
 		return
 	}
 	if len(strings.TrimSpace(string(src))) == 0 {
-		fail(http.StatusBadRequest, src, name, errors.New("web: import: choose a lesson file or paste one"))
+		fail(http.StatusBadRequest, src, name, userErr(sim.M("web.import.empty"), "web: import: choose a lesson file or paste one"))
 		return
 	}
-	l, err := sim.Load(name, src)
+	l, err := s.lessonRules().Load(name, src)
 	if err != nil {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return
@@ -334,17 +338,17 @@ func (s *Server) requestTimeline(r *http.Request) (explore.Timeline, error) {
 // diagram or an SVG of the lanes.
 func (s *Server) serveExport(format string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		loc := negotiate(r)
+		loc := s.negotiate(r)
 		tl, err := s.requestTimeline(r)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			http.Error(w, s.tr(loc).Err(err), http.StatusBadRequest)
 			return
 		}
 		l, o := tl.Lesson, tl.Origin
 		if format == "yaml" && len(l.Steps) == 0 {
 			// The lesson format wants a step at least (sim.Load refuses a
 			// lesson without): an export that could not load back is refused.
-			http.Error(w, "web: export: this timeline has no steps yet, and a lesson file needs at least one; add one with the \"What if?\" menu, then export", http.StatusUnprocessableEntity)
+			http.Error(w, s.tr(loc).Msg(sim.M("web.export.no-steps")), http.StatusUnprocessableEntity)
 			return
 		}
 		frames, err := s.runFrames(r.Context(), l)
@@ -358,7 +362,7 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 			// A timeline made here: its lesson file is ready for lessons/
 			// (texts, outcomes, an id unique to its steps), and every
 			// export of it is named by that id.
-			exported = explore.ForExport(l, frames, o, s.originLesson(o))
+			exported = explore.ForExport(s.translators.cat, l, frames, o, s.originLesson(o))
 			name = exported.ID
 		}
 		var body []byte
@@ -368,9 +372,9 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 			body, err = sim.MarshalLesson(exported)
 			ctype = "application/yaml; charset=utf-8"
 		case "mmd":
-			body = []byte(sim.SequenceDiagram(l, frames, loc))
+			body = []byte(sim.SequenceDiagram(l, frames, loc, s.translators.cat))
 		case "svg":
-			body, err = view.TimelineSVG(tr(loc), l, frames, s.cfg.Backend.Info())
+			body, err = view.TimelineSVG(s.tr(loc), l, frames, s.cfg.Backend.Info())
 			ctype = "image/svg+xml"
 		}
 		if err != nil {
@@ -390,13 +394,13 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 // serveCompare runs a timeline under two variants and shows them side by
 // side.
 func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	x := t.Explore()
 	q := r.URL.Query()
 	p := templates.ComparePage{
 		UI: t.UI(), X: x, Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string {
+		Langs: langOptions(s.tr(loc), func(l sim.Locale) string {
 			q2 := r.URL.Query()
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
@@ -407,9 +411,9 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	tl, err := s.requestTimeline(r)
 	l := tl.Lesson
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = t.Err(err)
 		// Not the link again in every language link.
-		p.Langs = langOptions(loc, func(l sim.Locale) string { return "/explore/compare?lang=" + string(l) })
+		p.Langs = langOptions(s.tr(loc), func(l sim.Locale) string { return "/explore/compare?lang=" + string(l) })
 		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
 		return
 	}
@@ -434,7 +438,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = t.Err(err)
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}

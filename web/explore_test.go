@@ -142,7 +142,7 @@ func TestProtocolForkUndoShare(t *testing.T) {
 		t.Fatalf("fork without action: %+v", e)
 	}
 	// A refused fork leaves the run as it was.
-	c2.send(map[string]any{"type": "fork", "id": 6, "action": map[string]any{"actor": "A", "do": "acquire", "lock": "锁"}})
+	c2.send(map[string]any{"type": "fork", "id": 6, "action": map[string]any{"actor": "A", "do": "acquire", "lock": "a\tb"}})
 	if e := c2.expect(MsgError); e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "lock name") {
 		t.Fatalf("fork with a bad lock name: %+v", e)
 	}
@@ -193,22 +193,23 @@ func TestExplorePages(t *testing.T) {
 		t.Fatalf("sandbox redirect %q", loc)
 	}
 	code := u.Query().Get("t")
-	l, o, err := explore.Decode(code)
+	l, o, err := explore.Decode(code, sim.Options{})
 	if err != nil || l.Variant != "hash-refresh" || len(l.Actors) != 3 || !l.Fencing || l.Lock != "cart" || o.Lesson != "" {
 		t.Fatalf("sandbox: %+v %v", l, err)
 	}
 	if body := get(loc, 200); len(parseDOM(t, body).all(withAttr("data-timeline", code))) != 1 {
 		t.Fatal("the player page of a timeline carries its code")
 	}
-	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock=%E9%94%81&fencing=1", 400); !strings.Contains(body, "lock name") ||
-		!strings.Contains(body, `value="锁"`) || !strings.Contains(body, `value="5"`) || !strings.Contains(body, `<option value="hash-nil" selected`) || !strings.Contains(body, "sandbox-error") {
+	long := strings.Repeat("x", sim.MaxLockName+1) // any text may name a lock, up to a bound
+	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock="+long+"&fencing=1", 400); !strings.Contains(body, "lock name") ||
+		!strings.Contains(body, `value="`+long+`"`) || !strings.Contains(body, `value="5"`) || !strings.Contains(body, `<option value="hash-nil" selected`) || !strings.Contains(body, "sandbox-error") {
 		t.Fatalf("a refused sandbox keeps what was typed and says why:\n%s", body)
 	}
 	if body := get("/explore/new?variant=token-count&lease_ms=ten&actors=1", 400); !strings.Contains(body, "lease_ms") {
 		t.Fatal("a bad number names its field")
 	}
-	if body := get("/explore?t=1.AAAA&lang=zh-TW", 400); !strings.Contains(body, "無法開啟這條時間線") || !strings.Contains(body, "連結已損毀") || !strings.Contains(body, "bad share link") {
-		t.Fatal("a bad link is explained")
+	if body := get("/explore?t=1.AAAA&lang=zh-TW", 400); !strings.Contains(body, "無法開啟這條時間線") || !strings.Contains(body, "連結已損毀") || strings.Contains(body, "bad share link") {
+		t.Fatal("a bad link is explained, in the page's language")
 	}
 	// Exports of a course lesson and of a timeline.
 	yml := get("/explore/export.yaml?lesson=stale-owner", 200)
@@ -233,7 +234,7 @@ func TestExplorePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code1, err := explore.Encode(stepped, o)
+	code1, err := explore.Encode(stepped, o, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,11 +308,11 @@ func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
 func TestEmptyTimeline(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	l, err := explore.Sandbox(explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
+	l, err := explore.Sandbox(tr(sim.English).cat, explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := explore.Encode(l, explore.Origin{})
+	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

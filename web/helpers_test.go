@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
@@ -176,3 +177,18 @@ func (r *logRecorder) Lines() []string {
 	defer r.mu.Unlock()
 	return slices.Clone(r.lines)
 }
+
+// testTranslators are the embedded catalogue's translators, for tests that
+// compare a page with the texts it should show. A catalogue and its
+// translators are never changed once built, so one set serves every test,
+// also in parallel.
+var testTranslators = sync.OnceValue(func() *translators {
+	c, err := catalog.New()
+	if err != nil {
+		panic(err)
+	}
+	return newTranslators(c)
+})
+
+// tr returns the translator of locale l of the embedded catalogue.
+func tr(l sim.Locale) *translator { return testTranslators().get(l) }

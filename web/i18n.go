@@ -1,100 +1,93 @@
 package web
 
 import (
-	"embed"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"reflect"
 	"strings"
 	"sync"
 
-	"github.com/BurntSushi/toml"
-	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 
+	"lockstep/catalog"
 	"lockstep/sim"
 	"lockstep/templates"
 )
 
-// messageFiles are the UI strings, one TOML file per locale
-// (active.<locale>.toml). Narration comes from the lessons themselves.
-//
-//go:embed i18n/*.toml
-var messageFiles embed.FS
-
-var (
-	bundleOnce sync.Once
-	bundle     *i18n.Bundle
-	bundleErr  error
-)
-
-func loadBundle() (*i18n.Bundle, error) {
-	bundleOnce.Do(func() {
-		b := i18n.NewBundle(language.English)
-		b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-		names, err := fs.Glob(messageFiles, "i18n/*.toml")
-		if err != nil {
-			bundleErr = fmt.Errorf("web: message files: %w", err)
-			return
-		}
-		for _, n := range names {
-			if _, err := b.LoadMessageFileFS(messageFiles, n); err != nil {
-				bundleErr = fmt.Errorf("web: message file %s: %w", n, err)
-				return
-			}
-		}
-		bundle = b
-	})
-	return bundle, bundleErr
-}
-
 // translator localizes UI strings into one locale.
 type translator struct {
 	locale sim.Locale
-	loc    *i18n.Localizer
+	cat    *catalog.Catalog
 	ui     templates.UI
 	in     templates.Interview
 	x      templates.Explore
 }
 
-var (
-	translatorsMu sync.Mutex
-	translators   = map[sim.Locale]*translator{}
-)
+// translators are the translators of one catalogue, by locale.
+type translators struct {
+	cat *catalog.Catalog
+	mu  sync.Mutex
+	m   map[sim.Locale]*translator
+}
 
-// tr returns the translator of locale l (English for an unknown locale).
-func tr(l sim.Locale) *translator {
-	if !sim.ValidLocale(string(l)) {
-		l = sim.English
+func newTranslators(c *catalog.Catalog) *translators {
+	return &translators{cat: c, m: map[sim.Locale]*translator{}}
+}
+
+// tr returns the translator of locale l of the server's catalogue.
+func (s *Server) tr(l sim.Locale) *translator { return s.translators.get(l) }
+
+// get returns the translator of locale l (English for a locale the
+// catalogue does not have).
+func (ts *translators) get(l sim.Locale) *translator {
+	if !ts.cat.Has(l) {
+		l = catalog.Default
 	}
-	translatorsMu.Lock()
-	defer translatorsMu.Unlock()
-	if t := translators[l]; t != nil {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.m[l]; t != nil {
 		return t
 	}
-	b, err := loadBundle()
-	if err != nil {
-		// The message files are embedded and tested; this cannot happen in a
-		// built binary.
-		panic(err)
-	}
-	t := &translator{locale: l, loc: i18n.NewLocalizer(b, string(l))}
+	t := &translator{locale: l, cat: ts.cat}
 	t.ui = fillStrings[templates.UI](t)
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)
-	translators[l] = t
+	ts.m[l] = t
 	return t
 }
 
 // T returns message id filled with data (pairs of key, value). A missing
-// message falls back to its id, so a gap shows up on screen and in tests
-// rather than as an empty string.
+// message comes back as ⟦id⟧ (catalog.Missing), so a gap shows up on screen
+// and in tests rather than as an empty string.
 func (t *translator) T(id string, kv ...any) string {
 	if s, ok := t.lookup(id, kv...); ok {
 		return s
 	}
-	return id
+	return catalog.Missing + id + catalog.MissingEnd
+}
+
+// Msg returns message m of package sim, drill or explore in the
+// translator's locale.
+func (t *translator) Msg(m sim.Msg) string { return t.cat.Render(t.locale, m) }
+
+// Err returns err for the page, in the translator's locale and plain words
+// (catalog.Catalog.Error): the loader's, explore's and the pages' own errors
+// carry message codes.
+func (t *translator) Err(err error) string { return t.cat.Error(t.locale, err) }
+
+// userError is a problem with what a person sent a page: its Go error for
+// the log, its message code for the page (sim.Coded).
+type userError struct {
+	msg  sim.Msg
+	text string
+}
+
+func (e *userError) Error() string    { return e.text }
+func (e *userError) Message() sim.Msg { return e.msg }
+
+// userErr is a userError: m for the page, format and args in English.
+func userErr(m sim.Msg, format string, args ...any) error {
+	return &userError{msg: m, text: fmt.Sprintf(format, args...)}
 }
 
 // lookup returns message id filled with data and whether the message files
@@ -111,11 +104,7 @@ func (t *translator) lookup(id string, kv ...any) (string, bool) {
 			data[k] = kv[i+1]
 		}
 	}
-	s, err := t.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
-	if err != nil || s == "" {
-		return "", false
-	}
-	return s, true
+	return t.cat.Lookup(t.locale, id, data)
 }
 
 // Maybe returns message id filled with data, or "" when there is no such
@@ -142,17 +131,13 @@ func (t *translator) UI() templates.UI { return t.ui }
 // Locale is the translator's locale.
 func (t *translator) Locale() sim.Locale { return t.locale }
 
-// langNames are the languages' own names for the picker.
-var langNames = map[sim.Locale]string{
-	sim.English:            "English",
-	sim.SimplifiedChinese:  "简体中文",
-	sim.TraditionalChinese: "繁體中文",
-}
-
 // negotiate picks the locale of a request: the lang query parameter when
 // it names a supported locale, else the best match of Accept-Language,
 // else English.
-func negotiate(r *http.Request) sim.Locale {
+func (s *Server) negotiate(r *http.Request) sim.Locale {
+	if l := sim.Locale(r.URL.Query().Get("lang")); s.translators.cat.Has(l) {
+		return l
+	}
 	if l, ok := langParam(r.URL.Query().Get("lang")); ok {
 		return l
 	}

@@ -78,11 +78,11 @@ var selfTests = []struct{ label, lesson string }{
 }
 
 func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	p := templates.InterviewPage{
 		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string { return "/interview?lang=" + string(l) }),
+		Langs: langOptions(t, func(l sim.Locale) string { return "/interview?lang=" + string(l) }),
 		Nav:   siteNav(t, navInterview),
 	}
 	for i, q := range interviewQuestions {
@@ -107,11 +107,11 @@ func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	p := templates.SixtyPage{
 		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs:   langOptions(loc, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
+		Langs:   langOptions(t, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
 		Nav:     siteNav(t, navSixty),
 		OneLine: t.T("OneLineAnswer"),
 		Spoken:  paragraphs(t.T("SpokenAnswer")),

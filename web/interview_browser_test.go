@@ -171,7 +171,7 @@ func TestBrowserPredictWrongThenRight(t *testing.T) {
 func TestBrowserDrillPredict(t *testing.T) {
 	ctx := newBrowser(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
-	l, err := drill.Generate(t.Context(), "leases", 42)
+	l, err := drill.Generate(t.Context(), tr(sim.English).cat, "leases", 42)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestInterviewPages(t *testing.T) {
 		}{
 			{"/interview", []string{tl.T("Q1"), tl.T("Q2"), tl.T("Q3"), paragraphs(tl.T("A3"))[1], `href="/lessons/setnx-del?`, `href="/lessons/instance-owner?`, `href="/lessons/stale-owner?`, `data-answer="q1"`, `class="tl"`}},
 			{"/interview/60s", []string{tl.T("OneLineAnswer"), paragraphs(tl.T("SpokenAnswer"))[0], tl.T("SelfTestReentry"), tl.T("SelfTestStale"), `href="/lessons/missed-release?`, `data-testid="diagram"`, `data-timer`}},
-			{"/drills", []string{tl.T("DrillsHeading"), `href="/drills?lang=` + string(l) + `&amp;level=leases"`, drill.Levels[2].Title.In(l)}},
+			{"/drills", []string{tl.T("DrillsHeading"), `href="/drills?lang=` + string(l) + `&amp;level=leases"`, tr(l).Msg(drill.Levels[2].Title)}},
 			{"/", []string{`href="/interview?lang=` + string(l) + `"`, `href="/drills?lang=` + string(l) + `"`, `data-t-score=`}},
 		} {
 			resp, body := get(t, hs.URL+page.path+"?lang="+string(l), nil)
@@ -179,7 +179,7 @@ func TestDrillRoutes(t *testing.T) {
 		}
 	}
 	_, body := get(t, hs.URL+"/lessons/drill-leases-42?lang=en&predict=1", nil)
-	l, err := drill.Generate(context.Background(), "leases", 42)
+	l, err := drill.Generate(context.Background(), tr(sim.English).cat, "leases", 42)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestPredictOutcomesOfferTheRun(t *testing.T) {
 	lessons := testLessons(t)
 	for _, lv := range drill.Levels {
 		for seed := uint64(0); seed < 5; seed++ {
-			l, err := drill.Generate(context.Background(), lv.ID, seed)
+			l, err := drill.Generate(context.Background(), tr(sim.English).cat, lv.ID, seed)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,7 +30,7 @@ func TestLuaDocsTranslated(t *testing.T) {
 			n++
 			for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
 				if got := view.LuaDoc(tr(loc), doc); got == doc {
-					t.Errorf("%s %s: %q has no %s translation (add \"Lua: %s\" to web/i18n/active.%s.toml)", path, param, doc, loc, doc, loc)
+					t.Errorf("%s %s: %q has no %s translation (add \"Lua: %s\" to catalog/ui.%s.toml)", path, param, doc, loc, doc, loc)
 				}
 			}
 			if got := view.LuaDoc(tr(sim.English), doc); got != doc {

@@ -46,7 +46,7 @@ func (s *Server) lessonHeader(t *translator, l *sim.Lesson, langURL func(sim.Loc
 		LockType: view.LockType(t, vi.LockType),
 		Fencing:  l.Fencing,
 		Source:   view.SourceParts(t, l.Source),
-		Langs:    langOptions(t.locale, langURL),
+		Langs:    langOptions(t, langURL),
 		Backend:  s.lessonBadge(t, l),
 	}
 }
@@ -80,10 +80,12 @@ func (s *Server) badge(t *translator) templates.BackendBadge {
 	return templates.BackendBadge{Label: t.T("BackendReal", "Version", info.Version, "Addr", info.Addr)}
 }
 
-func langOptions(cur sim.Locale, urlFor func(sim.Locale) string) []templates.LangOption {
+// langOptions is the language picker: every locale of t's catalogue, each
+// named in its own words (message LanguageName).
+func langOptions(t *translator, urlFor func(sim.Locale) string) []templates.LangOption {
 	var out []templates.LangOption
-	for _, l := range sim.Locales {
-		out = append(out, templates.LangOption{Code: string(l), Label: langNames[l], URL: urlFor(l), Current: l == cur})
+	for _, l := range t.cat.Locales() {
+		out = append(out, templates.LangOption{Code: string(l), Label: t.cat.T(l, "LanguageName"), URL: urlFor(l), Current: l == t.locale})
 	}
 	return out
 }

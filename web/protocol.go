@@ -160,10 +160,11 @@ const (
 	MaxSpeed     = 8.0
 )
 
-// parseClientMessage decodes and checks one client message. The id is
+// parseClientMessage decodes and checks one client message; a lang field
+// may name a locale of spoken (the server's catalogue). The id is
 // returned even when the message is otherwise wrong, so that the error can
 // name it.
-func parseClientMessage(data []byte) (ClientMessage, error) {
+func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessage, error) {
 	var w wireMessage
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -203,7 +204,7 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 			return m, perr(ErrCodeBadField, "step must be 0 or more")
 		}
 		if m.Lang != "" {
-			if m.Lang, err = wireLang(m.Lang); err != nil {
+			if m.Lang, err = wireLang(m.Lang, spoken); err != nil {
 				return m, err
 			}
 		}
@@ -215,7 +216,7 @@ func parseClientMessage(data []byte) (ClientMessage, error) {
 			return m, perr(ErrCodeBadField, "step must be 0 or more")
 		}
 	case MsgLang:
-		if m.Lang, err = wireLang(m.Lang); err != nil {
+		if m.Lang, err = wireLang(m.Lang, spoken); err != nil {
 			return m, err
 		}
 	case MsgPlay:

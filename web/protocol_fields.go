@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"lockstep/sim"
 	"math"
 	"strconv"
 
@@ -114,8 +115,12 @@ func checkActionLengths(a *explore.StepSpec) error {
 // wireLang reads a lang field as the lang query parameter is read (any
 // case, - or _, zh-Hant and zh-HK as zh-TW, zh and zh-Hans as zh-CN, en-US
 // as en; see langParam) and returns the locale's own tag. Anything else is
-// an unknown-lang protocol error.
-func wireLang(lang string) (string, error) {
+// an unknown-lang protocol error, unless spoken (the server's catalogue,
+// nil for none beyond the three) has it.
+func wireLang(lang string, spoken func(sim.Locale) bool) (string, error) {
+	if spoken != nil && spoken(sim.Locale(lang)) {
+		return lang, nil
+	}
 	loc, ok := langParam(lang)
 	if !ok {
 		return lang, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW, or a tag such as zh-Hant or en-US)", view.Clip(lang, maxEcho))

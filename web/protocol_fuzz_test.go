@@ -31,7 +31,7 @@ func FuzzParseClientMessage(f *testing.F) {
 	}
 	codes := map[string]bool{ErrCodeBadJSON: true, ErrCodeUnknownType: true, ErrCodeBadField: true, ErrCodeUnknownLang: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := parseClientMessage(data)
+		m, err := parseClientMessage(data, nil)
 		if err != nil {
 			var pe *protoError
 			if !errors.As(err, &pe) {
@@ -71,7 +71,7 @@ func FuzzParseClientMessage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encode %+v: %v", m, err)
 		}
-		m2, err := parseClientMessage(again)
+		m2, err := parseClientMessage(again, nil)
 		if err != nil {
 			t.Fatalf("re-encoded %s rejected: %v", again, err)
 		}

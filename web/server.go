@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
+	"lockstep/catalog"
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
@@ -44,6 +45,9 @@ type Config struct {
 	Backend Backend
 	// Lessons is the course in order; lesson ids must be unique.
 	Lessons []*sim.Lesson
+	// Catalog is the message catalogue the pages speak: its locales are the
+	// languages offered. Nil means the embedded one (catalog.New()).
+	Catalog *catalog.Catalog
 	// MaxSessions bounds the websocket sessions open at once; a connection
 	// over the bound gets an error message and close code 1013.
 	MaxSessions int
@@ -71,6 +75,7 @@ type Config struct {
 // websocket. It is an http.Handler; Close ends every session.
 type Server struct {
 	cfg          Config
+	translators  *translators // of cfg.Catalog
 	mux          *http.ServeMux
 	lessons      []*sim.Lesson
 	byID         map[string]*sim.Lesson
@@ -106,14 +111,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MessageBurst <= 0 {
 		cfg.MessageBurst = DefaultMessageBurst
 	}
-	if _, err := loadBundle(); err != nil {
-		return nil, err
+	if cfg.Catalog == nil {
+		c, err := catalog.New()
+		if err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		cfg.Catalog = c
 	}
 	s := &Server{
-		cfg:     cfg,
-		lessons: cfg.Lessons,
-		byID:    map[string]*sim.Lesson{},
-		index:   map[string]int{},
+		cfg:         cfg,
+		translators: newTranslators(cfg.Catalog),
+		lessons:     cfg.Lessons,
+		byID:        map[string]*sim.Lesson{},
+		index:       map[string]int{},
 		// CheckOrigin is left nil: gorilla then refuses a handshake whose
 		// Origin is not the Host it was sent to.
 		// Panels are kilobytes of HTML that compress well: permessage-deflate
@@ -226,11 +236,11 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, c templ.Compo
 }
 
 func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	p := templates.CoursePage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(loc, func(l sim.Locale) string { return "/?lang=" + string(l) }),
+		Langs: langOptions(t, func(l sim.Locale) string { return "/?lang=" + string(l) }),
 		I:     t.Interview(), Nav: siteNav(t, navCourse),
 	}
 	for i, l := range s.lessons {
@@ -258,12 +268,12 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	tl := s.lesson(r.Context(), id)
 	l := tl.Lesson
-	loc := negotiate(r)
-	t := tr(loc)
+	loc := s.negotiate(r)
+	t := s.tr(loc)
 	if l == nil {
 		writePage(w, r, http.StatusNotFound, templates.NotFound(templates.NotFoundPage{
 			UI: t.UI(), Lang: string(loc), Assets: assets(), ID: id, CourseURL: "/?lang=" + string(loc),
-			Langs: langOptions(loc, func(l sim.Locale) string {
+			Langs: langOptions(s.tr(loc), func(l sim.Locale) string {
 				return "/lessons/" + url.PathEscape(id) + "?lang=" + string(l)
 			}),
 		}))
@@ -287,7 +297,7 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveMermaid(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="lock-states.mmd"`)
-	_, _ = fmt.Fprint(w, sim.Mermaid(negotiate(r)))
+	_, _ = fmt.Fprint(w, sim.Mermaid(s.negotiate(r), s.translators.cat))
 }
 
 // serveWS upgrades to a websocket and starts the connection's reader, writer

@@ -145,7 +145,7 @@ func TestMermaidDownload(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{})
 	for _, l := range sim.Locales {
 		resp, body := get(t, hs.URL+"/diagram.mmd?lang="+string(l), nil)
-		if resp.StatusCode != 200 || body != sim.Mermaid(l) || !strings.HasPrefix(body, "stateDiagram-v2") {
+		if resp.StatusCode != 200 || body != sim.Mermaid(l, tr(l).cat) || !strings.HasPrefix(body, "stateDiagram-v2") {
 			t.Fatalf("%s: status %d body %q", l, resp.StatusCode, body)
 		}
 		if cd := resp.Header.Get("Content-Disposition"); !strings.Contains(cd, "lock-states.mmd") {
@@ -219,7 +219,7 @@ func TestMessageFiles(t *testing.T) {
 	ids := map[string]map[string]string{}
 	for _, l := range sim.Locales {
 		var m map[string]string
-		if _, err := toml.DecodeFile("i18n/active."+string(l)+".toml", &m); err != nil {
+		if _, err := toml.DecodeFile("../catalog/ui."+string(l)+".toml", &m); err != nil {
 			t.Fatal(err)
 		}
 		ids[string(l)] = m
@@ -258,7 +258,7 @@ func TestMessageFiles(t *testing.T) {
 		"zh-CN": {"可重入", "重入次数", "租约", "令牌", "栅栏令牌", "看门狗"},
 		"zh-TW": {"可重入", "重入次數", "租約", "令牌", "柵欄令牌", "看門狗"},
 	} {
-		src, err := os.ReadFile("i18n/active." + l + ".toml")
+		src, err := os.ReadFile("../catalog/ui." + l + ".toml")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -159,7 +159,7 @@ func (s *session) handle(in inbound) {
 		s.sendErr(0, perr(ErrCodeBinary, "binary messages are not part of the protocol; send JSON text"))
 		return
 	}
-	m, err := parseClientMessage(in.data)
+	m, err := parseClientMessage(in.data, s.srv.translators.cat.Has)
 	if err != nil {
 		s.sendErr(m.ID, err)
 		return
@@ -263,7 +263,7 @@ func (s *session) start(re int64, tl explore.Timeline, code string, target int) 
 	if tl.Explore() && code == "" {
 		var err error
 		if code, err = s.srv.encodeTimeline(tl); err != nil {
-			s.sendErr(re, perr(ErrCodeBadStep, "%v", err))
+			s.sendErr(re, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
 			return
 		}
 	}
@@ -316,7 +316,7 @@ func (s *session) fork(m ClientMessage) {
 			}
 		}
 	}
-	s.sendErr(m.ID, perr(ErrCodeBadStep, "%v", err))
+	s.sendErr(m.ID, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
 }
 
 // undo drops the timeline's last step.
@@ -407,7 +407,7 @@ func (s *session) tick() {
 // re-renders the header and the controls (after a load or a language
 // change).
 func (s *session) sendFrame(re int64, chrome bool) {
-	t := tr(s.locale)
+	t := s.srv.tr(s.locale)
 	frames := s.runner.Frames()
 	v := view.New(view.Input{Texts: t, Lesson: s.tl.Lesson, Frames: frames[:s.cur+1], Cur: s.cur, Info: s.srv.cfg.Backend.Info(), Prefix: keyPrefix(s.store), Explore: s.srv.timelineView(t, s.tl, s.code)})
 	ctx := context.Background()

@@ -1,0 +1,73 @@
+package catalog_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/catalog"
+	"lockstep/sim"
+)
+
+func TestRenderArgs(t *testing.T) {
+	t.Parallel()
+	c, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Locales(), []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("locales %v, want %v", got, want)
+	}
+	cases := []struct {
+		loc  sim.Locale
+		m    sim.Msg
+		want string
+	}{
+		{sim.English, sim.M("violation.overlapping-holders", "Actors", sim.List{"A", "B", "C"}, "Lock", "order:42"),
+			"A, B and C each believe they hold lock order:42, yet they run in different execution contexts: mutual exclusion is broken."},
+		{sim.SimplifiedChinese, sim.M("violation.overlapping-holders", "Actors", sim.List{"A", "B"}, "Lock", "x"),
+			"A、B 都以为自己持有锁 x，但它们属于不同的执行上下文：互斥已经失效。"},
+		{sim.English, sim.M("violation.leaked-hold.at-end", "Actor", "A", "Holds", int64(1), "Token", "t1", "Lock", "l"),
+			"The lesson ends while Redis still keeps 1 hold for A's token t1 on lock l."},
+		{sim.English, sim.M("violation.leaked-hold.at-end", "Actor", "A", "Holds", int64(2), "Token", "t1", "Lock", "l"),
+			"The lesson ends while Redis still keeps 2 holds for A's token t1 on lock l."},
+		{sim.TraditionalChinese, sim.M("narration.advance", "By", sim.Millis(1500)), "過去了 1.5 秒。"},
+		{sim.English, sim.M("narration.advance", "By", sim.Millis(800)), "800 ms pass."},
+		{sim.English, sim.M("drill.title", "Level", sim.M("drill.level.leases.title"), "Seed", "7"), "Drill · Leases and fencing #7"},
+		{sim.SimplifiedChinese, sim.M("explore.fork-title", "Title", sim.Text{sim.English: "E", sim.SimplifiedChinese: "中"}, "At", 3), "如果……会怎样：“中”第 3 步之后"},
+		{sim.English, sim.M("no.such.message"), "⟦no.such.message⟧"},
+	}
+	for _, c2 := range cases {
+		if got := c.Render(c2.loc, c2.m); got != c2.want {
+			t.Errorf("%s %s: got %q, want %q", c2.loc, c2.m.ID, got, c2.want)
+		}
+	}
+	for _, l := range c.Locales() {
+		if miss := c.MissingIn(l); len(miss) > 0 {
+			t.Errorf("%s lacks %d messages: %v", l, len(miss), miss)
+		}
+	}
+}
+
+// TestErrors renders the typed errors of the loader, the validator and
+// explore in a locale, with their places.
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	c, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.Load("x.yaml", []byte("variant: nope\nlease: 30s\nsteps: [{do: advance, by: 1s}]\n"))
+	if got, want := c.Error(sim.SimplifiedChinese, err), "x.yaml:1:10: 未知的锁变体“nope”（可选："; !strings.HasPrefix(got, want) {
+		t.Errorf("loader error in zh-CN: %q, want it to start with %q", got, want)
+	}
+	l := &sim.Lesson{Variant: "token-count", Lease: time.Second, Lock: "lock", Actors: []sim.ActorSpec{{ID: "A"}},
+		Steps: []sim.Step{{Actor: "A", Do: sim.ActCrash, Lock: "lock"}, {Actor: "A", Do: sim.ActAcquire, Lock: "lock"}}}
+	if got, want := c.Error(sim.TraditionalChinese, sim.Validate(l)), "第 2 步：參與者 A 已經崩潰，不能再執行任何步驟"; got != want {
+		t.Errorf("validator error in zh-TW: %q, want %q", got, want)
+	}
+	if got, want := c.Error(sim.English, errors.New("plain")), "plain"; got != want {
+		t.Errorf("an error without a code: %q, want %q", got, want)
+	}
+}
