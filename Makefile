@@ -9,7 +9,7 @@ GO ?= go
 .PHONY: test deps vet js-test fuzz run bench templ-check screenshot
 
 test: deps vet templ-check js-test fuzz
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 # fuzz runs each fuzz target briefly on top of its seed corpus in
 # testdata/fuzz: the lesson loader, the websocket message decoder, the
