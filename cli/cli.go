@@ -42,20 +42,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
-	if err != nil {
-		return ExitInvalid
-	}
-	cat, loc, ok := language(*lang, stderr)
+	files, cat, loc, code, ok := parseFiles(fs, args, lang, stderr)
 	if !ok {
-		return ExitInvalid
-	}
-	if len(files) == 0 {
-		fs.Usage()
-		return ExitInvalid
+		return code
 	}
 	var loaded []*sim.Lesson
 	invalid := false
@@ -78,7 +67,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer be.Close()
-	code := ExitOK
+	code = ExitOK
 	for _, l := range loaded {
 		frames, failures, info, err := runLesson(ctx, be, l)
 		if err != nil {
@@ -145,6 +134,30 @@ func parseWithLang(fs *flag.FlagSet, args []string, lang *string, stderr io.Writ
 		return ExitInvalid, false
 	}
 	return 0, true
+}
+
+// parseFiles parses args into fs (flags anywhere among the files, lang
+// bound to the --lang flag's value once parsed) and checks that the
+// language is one of the catalogue's and that at least one file is named.
+// It returns the files, the catalogue and the locale, or the exit code
+// and false.
+func parseFiles(fs *flag.FlagSet, args []string, lang *string, stderr io.Writer) ([]string, *catalog.Catalog, sim.Locale, int, bool) {
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, nil, "", ExitOK, false
+	}
+	if err != nil {
+		return nil, nil, "", ExitInvalid, false
+	}
+	cat, loc, ok := language(*lang, stderr)
+	if !ok {
+		return nil, nil, "", ExitInvalid, false
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return nil, nil, "", ExitInvalid, false
+	}
+	return files, cat, loc, 0, true
 }
 
 // parseInterspersed parses flags that may stand anywhere among the files.

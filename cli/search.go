@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,20 +32,9 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
-	files, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
-	if err != nil {
-		return ExitInvalid
-	}
-	if !sim.ValidLocale(*lang) {
-		fmt.Fprintf(stderr, "lockstep: flag --lang: unknown language %q (want en, zh-CN or zh-TW)\n", *lang)
-		return ExitInvalid
-	}
-	if len(files) == 0 {
-		fs.Usage()
-		return ExitInvalid
+	files, _, loc, code, ok := parseFiles(fs, args, lang, stderr)
+	if !ok {
+		return code
 	}
 	var loaded []*search.File
 	invalid := false
@@ -83,8 +71,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitInvalid
 		}
 	}
-	loc := sim.Locale(*lang)
-	code := ExitOK
+	code = ExitOK
 	for _, f := range loaded {
 		start := time.Now()
 		res, err := search.Run(ctx, f, cfg)
