@@ -38,6 +38,22 @@ func shortLease() *sim.Lesson {
 	}
 }
 
+// newRunner opens a store of be for lesson l (closed when the test ends)
+// and a runner on it.
+func newRunner(t *testing.T, be *backend.Backend, l *sim.Lesson) (*sim.Runner, *backend.Store) {
+	t.Helper()
+	store, err := be.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close(context.Background()) })
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, store
+}
+
 func openBackend(t *testing.T, url string) *backend.Backend {
 	t.Helper()
 	be, err := backend.Open(context.Background(), backend.Config{URL: url})
@@ -52,15 +68,7 @@ func openBackend(t *testing.T, url string) *backend.Backend {
 func run(t *testing.T, be *backend.Backend, l *sim.Lesson, between func(i int)) ([]sim.Frame, *backend.Store) {
 	t.Helper()
 	ctx := context.Background()
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(ctx) })
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, store := newRunner(t, be, l)
 	for i := 0; !r.Done(); i++ {
 		if between != nil {
 			between(i)

@@ -32,6 +32,7 @@ type pendingDelete struct {
 type cleaner struct {
 	mu      sync.Mutex
 	pending []pendingDelete
+	trying  int // runs taken from pending by a try under way
 	running bool
 	stop    chan struct{} // closed by Backend.Close
 	done    chan struct{} // closed when the retry goroutine has ended
@@ -61,7 +62,7 @@ func (b *Backend) retryDelete(prefix string, keys []string, expireBy time.Time) 
 func (b *Backend) PendingDeletes() int {
 	b.cleanup.mu.Lock()
 	defer b.cleanup.mu.Unlock()
-	return len(b.cleanup.pending)
+	return len(b.cleanup.pending) + b.cleanup.trying
 }
 
 func (b *Backend) retryLoop() {
@@ -97,6 +98,9 @@ func (b *Backend) deletePending(ctx context.Context) int {
 	c.mu.Lock()
 	todo := c.pending
 	c.pending = nil
+	// The runs being tried still count as pending until their try ends, so
+	// that PendingDeletes never reports 0 while a DEL is on its way.
+	c.trying = len(todo)
 	c.mu.Unlock()
 	var left []pendingDelete
 	for _, p := range todo {
@@ -112,6 +116,7 @@ func (b *Backend) deletePending(ctx context.Context) int {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.trying = 0
 	c.pending = append(left, c.pending...)
 	return len(c.pending)
 }

@@ -36,15 +36,7 @@ type stepper struct {
 
 func newStepper(t *testing.T, be *backend.Backend, l *sim.Lesson) *stepper {
 	t.Helper()
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close(context.Background()) })
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, store := newRunner(t, be, l)
 	return &stepper{t: t, store: store, r: r}
 }
 
@@ -319,15 +311,7 @@ func TestReplicaWithoutRedisServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(context.Background())
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := newRunner(t, be, l)
 	if _, err := r.Step(context.Background()); err == nil || !strings.Contains(err.Error(), "needs a redis-server") {
 		t.Errorf("a missing RedisServer: want an error, got %v", err)
 	}

@@ -33,15 +33,7 @@ func TestEmbeddedManyKeys(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	be := openBackend(t, "")
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(ctx)
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := newRunner(t, be, l)
 	if n := len(r.Keys()); n != 120 {
 		t.Fatalf("want 120 keys, got %d", n)
 	}

@@ -105,15 +105,7 @@ func TestACLUser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, err := be.NewStore()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close(context.Background())
-			r, err := sim.NewRunner(l, store)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, _ := newRunner(t, be, l)
 			_, err = r.Run(context.Background())
 			var pe *backend.PermissionError
 			if !errors.Is(err, backend.ErrPermission) || !errors.As(err, &pe) {
