@@ -125,7 +125,7 @@
 //	 "panels":{"narration":"…","redis":"…","command":"…","explore":"…"},
 //	 "timeline_patch":{"cur":5,"current_x":500,"cols":[{"col":5,"back":"<g class=\"col\"…","mid":"<path…","front":"<text…"}]}}
 //	{"type":"state","re":5,"playing":true,"speed":2,"step":4,"total":11}
-//	{"type":"error","re":6,"code":"unknown-type","message":"web: unknown message type \"jump\""}
+//	{"type":"error","re":6,"code":"unknown-type","message":"unknown message type \"jump\""}
 //
 // A frame message answers load, step, back, seek, lang, fork and undo, and comes at
 // each step of play. "frame" is the sim.Frame of the step as JSON (its field

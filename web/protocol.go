@@ -141,17 +141,42 @@ type ErrorMessage struct {
 	Message string `json:"message"`
 }
 
-// protoError is a client mistake, answered with an error message.
+// protoError is a client mistake (or a run that failed), answered with an
+// error message. What the page shows is msg, a message code of the
+// catalogue (catalog/protocol.*.toml) rendered in the session's language,
+// or, for a failure of another package, that error as the catalogue words
+// it (cause).
 type protoError struct {
-	code string
-	msg  string
+	code  string
+	msg   sim.Msg
+	cause error
 }
 
-func (e *protoError) Error() string { return e.msg }
-
-func perr(code, format string, args ...any) *protoError {
-	return &protoError{code: code, msg: fmt.Sprintf("web: "+format, args...)}
+// Error is the error in English for logs: its code and message id, or its
+// cause.
+func (e *protoError) Error() string {
+	if e.cause != nil {
+		return fmt.Sprintf("web: %s: %v", e.code, e.cause)
+	}
+	return fmt.Sprintf("web: %s: %s %v", e.code, e.msg.ID, e.msg.Args)
 }
+
+// Message is the message the page shows (sim.Coded); none for an error
+// that only wraps its cause.
+func (e *protoError) Message() sim.Msg { return e.msg }
+
+// Unwrap returns the cause, so that the catalogue words it.
+func (e *protoError) Unwrap() error { return e.cause }
+
+// perr is a protocol error of code with message ws.<id> and its
+// parameters (pairs of name, value).
+func perr(code, id string, kv ...any) *protoError {
+	return &protoError{code: code, msg: sim.M("ws."+id, kv...)}
+}
+
+// perrOf is a protocol error of code that shows err as the catalogue words
+// it (a bad share link, a refused fork, a failed run).
+func perrOf(code string, err error) *protoError { return &protoError{code: code, cause: err} }
 
 // DefaultSpeed and the bounds of a play message's speed.
 const (
@@ -168,7 +193,7 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 	var w wireMessage
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return w.ClientMessage, perr(ErrCodeBadJSON, "message is not a JSON object")
+		return w.ClientMessage, perr(ErrCodeBadJSON, "not-object")
 	}
 	err := json.Unmarshal(trimmed, &w)
 	m := w.ClientMessage
@@ -182,9 +207,9 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 			_ = json.Unmarshal(trimmed, &idOnly)
 			m = ClientMessage{ID: idOnly.ID}
 			// The path runs from wireMessage, whose ClientMessage is embedded.
-			return m, perr(ErrCodeBadJSON, "field %q has the wrong type", strings.TrimPrefix(ute.Field, "ClientMessage."))
+			return m, perr(ErrCodeBadJSON, "wrong-type", "Field", strings.TrimPrefix(ute.Field, "ClientMessage."))
 		}
-		return ClientMessage{}, perr(ErrCodeBadJSON, "malformed JSON: %v", err)
+		return ClientMessage{}, perr(ErrCodeBadJSON, "malformed", "Reason", view.Clip(err.Error(), maxEcho))
 	}
 	if m.Step, err = stepNumber("step", w.Step); err != nil {
 		return m, err
@@ -195,13 +220,13 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 	switch m.Type {
 	case MsgLoad:
 		if m.Lesson == "" && m.Timeline == "" {
-			return m, perr(ErrCodeBadField, "load needs a lesson or a timeline")
+			return m, perr(ErrCodeBadField, "load-needs")
 		}
 		if m.Lesson != "" && m.Timeline != "" {
-			return m, perr(ErrCodeBadField, "load takes a lesson or a timeline, not both")
+			return m, perr(ErrCodeBadField, "load-both")
 		}
 		if m.Step != nil && *m.Step < 0 {
-			return m, perr(ErrCodeBadField, "step must be 0 or more")
+			return m, perr(ErrCodeBadField, "step-negative")
 		}
 		if m.Lang != "" {
 			if m.Lang, err = wireLang(m.Lang, spoken); err != nil {
@@ -210,10 +235,10 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 		}
 	case MsgSeek:
 		if m.Step == nil {
-			return m, perr(ErrCodeBadField, "seek needs a step")
+			return m, perr(ErrCodeBadField, "seek-needs")
 		}
 		if *m.Step < 0 {
-			return m, perr(ErrCodeBadField, "step must be 0 or more")
+			return m, perr(ErrCodeBadField, "step-negative")
 		}
 	case MsgLang:
 		if m.Lang, err = wireLang(m.Lang, spoken); err != nil {
@@ -221,23 +246,23 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 		}
 	case MsgPlay:
 		if m.Speed != 0 && (math.IsNaN(m.Speed) || m.Speed < MinSpeed || m.Speed > MaxSpeed) {
-			return m, perr(ErrCodeBadField, "speed must be between %g and %g", MinSpeed, MaxSpeed)
+			return m, perr(ErrCodeBadField, "speed-range", "Min", MinSpeed, "Max", MaxSpeed)
 		}
 	case MsgFork:
 		if m.Action == nil {
-			return m, perr(ErrCodeBadField, "fork needs an action")
+			return m, perr(ErrCodeBadField, "fork-needs")
 		}
 		if m.At != nil && *m.At < 0 {
-			return m, perr(ErrCodeBadField, "at must be 0 or more")
+			return m, perr(ErrCodeBadField, "at-negative")
 		}
 		if err := checkActionLengths(m.Action); err != nil {
 			return m, err
 		}
 	case MsgStep, MsgBack, MsgPause, MsgUndo:
 	case "":
-		return m, perr(ErrCodeUnknownType, "message has no type")
+		return m, perr(ErrCodeUnknownType, "no-type")
 	default:
-		return m, perr(ErrCodeUnknownType, "unknown message type %q", view.Clip(m.Type, maxEcho))
+		return m, perr(ErrCodeUnknownType, "unknown-type", "Type", view.Clip(m.Type, maxEcho))
 	}
 	return m, nil
 }

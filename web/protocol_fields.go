@@ -39,14 +39,14 @@ func stepNumber(field string, raw json.RawMessage) (*int, error) {
 		return nil, nil
 	}
 	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
-		return nil, perr(ErrCodeBadJSON, "field %q has the wrong type", field)
+		return nil, perr(ErrCodeBadJSON, "wrong-type", "Field", field)
 	}
 	// raw is valid JSON (checked by the caller) that starts like a number,
 	// so it is one: ParseFloat fails only out of a float's range, and then
 	// gives ±Inf, which the clamp below reads as past the end (or -1).
 	f, _ := strconv.ParseFloat(string(raw), 64)
 	if f != math.Trunc(f) || (f == 0 && nonZeroMantissa(raw)) { // 1e-400 reads as 0
-		return nil, perr(ErrCodeBadField, "%s must be a whole number, not %s", field, view.Clip(string(raw), maxEcho))
+		return nil, perr(ErrCodeBadField, "not-whole", "Field", field, "Value", view.Clip(string(raw), maxEcho))
 	}
 	n := maxStepNumber
 	switch {
@@ -106,7 +106,7 @@ func checkActionLengths(a *explore.StepSpec) error {
 		{"actor", a.Actor}, {"do", string(a.Do)}, {"lock", a.Lock}, {"value", a.Value}, {"child", a.Child}, {"context", a.Context},
 	} {
 		if len(f.text) > maxActionText {
-			return perr(ErrCodeBadField, "action.%s is %d bytes long (at most %d)", f.name, len(f.text), maxActionText)
+			return perr(ErrCodeBadField, "action-too-long", "Field", "action."+f.name, "Bytes", len(f.text), "Max", maxActionText)
 		}
 	}
 	return nil
@@ -123,7 +123,7 @@ func wireLang(lang string, spoken func(sim.Locale) bool) (string, error) {
 	}
 	loc, ok := langParam(lang)
 	if !ok {
-		return lang, perr(ErrCodeUnknownLang, "unknown language %q (want en, zh-CN or zh-TW, or a tag such as zh-Hant or en-US)", view.Clip(lang, maxEcho))
+		return lang, perr(ErrCodeUnknownLang, "unknown-lang", "Lang", view.Clip(lang, maxEcho))
 	}
 	return string(loc), nil
 }

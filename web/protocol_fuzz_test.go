@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"lockstep/catalog"
 	"lockstep/sim"
 )
 
 // FuzzParseClientMessage feeds arbitrary bytes to the websocket message
 // decoder. Whatever the input, it must not panic; an error must be a
-// protocol error with a known code and a "web: " message; and a message it
+// protocol error with a known code and a ws.* message of the catalogue; and a message it
 // accepts must satisfy the protocol's bounds and decode to itself again
 // once re-encoded. Seeds: testdata/fuzz/FuzzParseClientMessage and the
 // messages below.
@@ -37,8 +38,8 @@ func FuzzParseClientMessage(f *testing.F) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("error is %T, not a protocol error: %v", err, err)
 			}
-			if !codes[pe.code] || !strings.HasPrefix(pe.msg, "web: ") {
-				t.Fatalf("error code %q message %q", pe.code, pe.msg)
+			if text := tr(sim.English).Msg(pe.msg); !codes[pe.code] || !strings.HasPrefix(pe.msg.ID, "ws.") || strings.Contains(text, catalog.Missing) {
+				t.Fatalf("error code %q message %v (%q)", pe.code, pe.msg, text)
 			}
 			return
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/sim"
 	"lockstep/view"
 )
@@ -333,7 +334,7 @@ func TestProtocolMalformedMessages(t *testing.T) {
 	for _, tc := range cases {
 		c.send(tc.msg)
 		m := c.expect(MsgError)
-		if m.Code != tc.code || m.Re != tc.re || !strings.HasPrefix(m.Message, "web: ") {
+		if m.Code != tc.code || m.Re != tc.re || m.Message == "" || strings.HasPrefix(m.Message, "web:") || strings.Contains(m.Message, catalog.Missing) {
 			t.Errorf("%s: got code %q re %d message %q, want code %q re %d", tc.msg, m.Code, m.Re, m.Message, tc.code, tc.re)
 		}
 	}
@@ -692,11 +693,21 @@ func TestProtocolWholeNumbersAndLanguageTags(t *testing.T) {
 	if m := c.expect(MsgFrame); m.Step != 3 {
 		t.Fatalf("seek 3e0: step %d", m.Step)
 	}
+	// An error is in the session's language (zh-TW since the load), as the
+	// catalogue words it.
+	c.send(`{"type":"play","speed":"fast"}`)
+	if e := c.expect(MsgError); e.Message != tr(sim.TraditionalChinese).Msg(sim.M("ws.wrong-type", "Field", "speed")) || !strings.Contains(e.Message, "speed") {
+		t.Fatalf("a zh-TW session's error: %q", e.Message)
+	}
+	c.send(`{"type":"lang","lang":"en"}`)
+	if m := c.expect(MsgFrame); m.Lang != "en" {
+		t.Fatalf("lang en: %s", m.Lang)
+	}
 	// Errors name the field as the message has it, and repeat at most a
 	// short piece of what was sent.
 	for _, tc := range []struct{ msg, code, has string }{
-		{`{"type":"play","speed":"fast"}`, ErrCodeBadJSON, `web: field "speed" has the wrong type`},
-		{`{"type":"fork","action":{"do":"advance","by_ms":"5"}}`, ErrCodeBadJSON, `web: field "action.by_ms" has the wrong type`},
+		{`{"type":"play","speed":"fast"}`, ErrCodeBadJSON, `field "speed" has the wrong type`},
+		{`{"type":"fork","action":{"do":"advance","by_ms":"5"}}`, ErrCodeBadJSON, `field "action.by_ms" has the wrong type`},
 		{`{"type":"seek","step":1e-400}`, ErrCodeBadField, "step must be a whole number, not 1e-400"},
 		{`{"type":"lang","lang":"` + strings.Repeat("x", 10000) + `"}`, ErrCodeUnknownLang, "unknown language"},
 		{`{"type":"load","lesson":"` + strings.Repeat("y", 10000) + `"}`, ErrCodeUnknownLesson, "no lesson"},

@@ -138,11 +138,14 @@ func encodeMessage(v any) ([]byte, error) {
 }
 
 func (s *session) sendErr(re int64, err error) {
+	code := ErrCodeInternal
 	var pe *protoError
-	if !errors.As(err, &pe) {
-		pe = &protoError{code: ErrCodeInternal, msg: err.Error()}
+	if errors.As(err, &pe) {
+		code = pe.code
 	}
-	s.send(ErrorMessage{Type: MsgError, Re: re, Code: pe.code, Message: pe.msg})
+	// The page shows the message (#conn): in the session's language, as the
+	// catalogue words it.
+	s.send(ErrorMessage{Type: MsgError, Re: re, Code: code, Message: s.srv.tr(s.locale).Err(err)})
 }
 
 func (s *session) handle(in inbound) {
@@ -152,11 +155,11 @@ func (s *session) handle(in inbound) {
 		return
 	}
 	if in.limited {
-		s.sendErr(0, perr(ErrCodeRateLimited, "too many messages (limit %g per second); this one was ignored", s.srv.cfg.MessageRate))
+		s.sendErr(0, perr(ErrCodeRateLimited, "rate-limited", "Rate", s.srv.cfg.MessageRate))
 		return
 	}
 	if in.binary {
-		s.sendErr(0, perr(ErrCodeBinary, "binary messages are not part of the protocol; send JSON text"))
+		s.sendErr(0, perr(ErrCodeBinary, "binary"))
 		return
 	}
 	m, err := parseClientMessage(in.data, s.srv.translators.cat.Has)
@@ -186,7 +189,7 @@ func (s *session) handle(in inbound) {
 		return
 	}
 	if s.runner == nil {
-		s.sendErr(m.ID, perr(ErrCodeNoLesson, "no lesson loaded; send a load message first"))
+		s.sendErr(m.ID, perr(ErrCodeNoLesson, "no-lesson"))
 		return
 	}
 	total := len(s.tl.Lesson.Steps)
@@ -236,11 +239,11 @@ func (s *session) load(m ClientMessage) {
 	if m.Timeline != "" {
 		var err error
 		if tl, err = s.srv.decodeTimeline(m.Timeline); err != nil {
-			s.sendErr(m.ID, perr(ErrCodeBadLink, "%v", err))
+			s.sendErr(m.ID, perrOf(ErrCodeBadLink, err))
 			return
 		}
 	} else if tl = s.srv.lesson(s.srv.ctx, m.Lesson); tl.Lesson == nil {
-		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "no lesson %q in the course", view.Clip(m.Lesson, maxEcho)))
+		s.sendErr(m.ID, perr(ErrCodeUnknownLesson, "unknown-lesson", "Lesson", view.Clip(m.Lesson, maxEcho)))
 		return
 	}
 	if m.Lang != "" {
@@ -263,19 +266,19 @@ func (s *session) start(re int64, tl explore.Timeline, code string, target int) 
 	if tl.Explore() && code == "" {
 		var err error
 		if code, err = s.srv.encodeTimeline(tl); err != nil {
-			s.sendErr(re, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
+			s.sendErr(re, perrOf(ErrCodeBadStep, err))
 			return
 		}
 	}
 	store, end, err := s.srv.openStore()
 	if err != nil {
-		s.sendErr(re, perr(ErrCodeRedis, "new run: %v", err))
+		s.sendErr(re, perr(ErrCodeRedis, "new-run", "Reason", err.Error()))
 		return
 	}
 	runner, err := sim.NewRunner(l, store)
 	if err != nil {
 		s.srv.endRun(end)
-		s.sendErr(re, perr(ErrCodeInternal, "lesson %s: %v", l.ID, err))
+		s.sendErr(re, perr(ErrCodeInternal, "internal", "Lesson", l.ID, "Reason", err.Error()))
 		return
 	}
 	s.tl, s.store, s.endRun, s.runner, s.cur = tl, store, end, runner, 0
@@ -297,9 +300,9 @@ func (s *session) fork(m ClientMessage) {
 	}
 	if reached := len(s.runner.Frames()) - 1; at > reached {
 		if at > len(s.tl.Lesson.Steps) {
-			s.sendErr(m.ID, perr(ErrCodeBadStep, "at is past the end: the run has %d steps, and has reached step %d", len(s.tl.Lesson.Steps), reached))
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "at-past-end", "Steps", len(s.tl.Lesson.Steps), "Reached", reached))
 		} else {
-			s.sendErr(m.ID, perr(ErrCodeBadStep, "step %d has not run yet (the run has reached step %d)", at, reached))
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "not-run-yet", "Step", at, "Reached", reached))
 		}
 		return
 	}
@@ -316,7 +319,7 @@ func (s *session) fork(m ClientMessage) {
 			}
 		}
 	}
-	s.sendErr(m.ID, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
+	s.sendErr(m.ID, perrOf(ErrCodeBadStep, err))
 }
 
 // undo drops the timeline's last step.
@@ -325,14 +328,14 @@ func (s *session) undo(m ClientMessage) {
 	switch {
 	case errors.Is(err, explore.ErrUndoFloor):
 		o := s.tl.Origin
-		where := ""
 		if base := s.srv.originLesson(o); base != nil {
-			where = " (the lesson itself is at " + lessonURL(base.ID, o.At, s.locale, false) + ")"
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "undo-floor-at", "Steps", len(s.tl.Lesson.Steps), "Lesson", o.Lesson, "URL", lessonURL(base.ID, o.At, s.locale, false)))
+		} else {
+			s.sendErr(m.ID, perr(ErrCodeBadStep, "undo-floor", "Steps", len(s.tl.Lesson.Steps), "Lesson", o.Lesson))
 		}
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: this fork's %d steps are lesson %s's, not added in explore mode%s", len(s.tl.Lesson.Steps), o.Lesson, where))
 		return
 	case err != nil:
-		s.sendErr(m.ID, perr(ErrCodeBadStep, "nothing to undo: undo takes back the last step of an explore timeline (a fork or a sandbox), and this run has none to take back"))
+		s.sendErr(m.ID, perr(ErrCodeBadStep, "undo-none"))
 		return
 	}
 	s.start(m.ID, tl, "", min(s.cur, len(tl.Lesson.Steps)))
@@ -359,7 +362,7 @@ func (s *session) runTo(target int) error {
 		cancel()
 		if err != nil {
 			s.cur = len(s.runner.Frames()) - 1
-			return perr(ErrCodeRedis, "step %d on %s failed: %v; try again", len(s.runner.Frames()), s.srv.cfg.Backend.Info(), err)
+			return perr(ErrCodeRedis, "step-failed", "Step", len(s.runner.Frames()), "Backend", s.srv.cfg.Backend.Info().String(), "Reason", err.Error())
 		}
 	}
 	s.cur = target
