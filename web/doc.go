@@ -147,7 +147,9 @@
 // explore timeline the frame also has "timeline", the share code, and
 // "url" is its /explore link. A state message
 // answers play and pause and ends play. An error message answers a message
-// that could not be carried out; the session stays usable. Error codes:
+// that could not be carried out; the session stays usable. Its message is
+// for the page to show: in the session's language (the load's lang, or the
+// last lang message), from the message catalogue. Error codes:
 // bad-json (not a JSON object, or a field of the wrong type), binary (a
 // binary message), unknown-type, bad-field (missing or out of range),
 // unknown-lesson, unknown-lang, no-lesson (a player message before load),
