@@ -208,7 +208,7 @@ func TestExplorePages(t *testing.T) {
 	if body := get("/explore/new?variant=token-count&lease_ms=ten&actors=1", 400); !strings.Contains(body, "lease_ms") {
 		t.Fatal("a bad number names its field")
 	}
-	if body := get("/explore?t=1.AAAA&lang=zh-TW", 400); !strings.Contains(body, "無法開啟這條時間線") || !strings.Contains(body, "連結已損毀") || strings.Contains(body, "bad share link") {
+	if body := get("/explore?t=1.AAAA&lang=zh-TW", 400); !strings.Contains(body, "無法開啟這條時間軸") || !strings.Contains(body, "連結已損毀") || strings.Contains(body, "bad share link") {
 		t.Fatal("a bad link is explained, in the page's language")
 	}
 	// Exports of a course lesson and of a timeline.

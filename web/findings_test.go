@@ -98,8 +98,8 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	single := "Redis " + be.Info().Version + " at " + rs.Addr
 	wantBadge := map[sim.Locale]string{
 		sim.English:            "own primary + replica pair (not the Redis at " + rs.Addr + ": a single Redis cannot fail over)",
-		sim.SimplifiedChinese:  "自建的主库 + 副本（不是 " + rs.Addr + " 上的 Redis：单台 Redis 无法切主）",
-		sim.TraditionalChinese: "自建的主庫 + 副本（不是 " + rs.Addr + " 上的 Redis：單台 Redis 無法切主）",
+		sim.SimplifiedChinese:  "自建的主节点 + 副本（不是 " + rs.Addr + " 上的 Redis：单台 Redis 无法故障转移）",
+		sim.TraditionalChinese: "自建的主節點 + 副本（不是 " + rs.Addr + " 上的 Redis：單台 Redis 無法主從切換）",
 	}
 	for loc, badge := range wantBadge {
 		_, body := get(t, hs.URL+lessonURL(l.ID, 0, loc, false), nil)

@@ -49,8 +49,8 @@ func TestInterviewMessages(t *testing.T) {
 		return t.T("A1") + t.T("A2") + t.T("A3") + t.T("OneLineAnswer") + t.T("SpokenAnswer") + t.T("InterviewIntro") + t.T("DrillsHeading") + t.T("DrillsIntro")
 	}
 	for l, terms := range map[sim.Locale][]string{
-		sim.SimplifiedChinese:  {"可重入", "重入次数", "租约", "令牌", "栅栏令牌", "看门狗"},
-		sim.TraditionalChinese: {"可重入", "重入次數", "租約", "令牌", "柵欄令牌", "看門狗"},
+		sim.SimplifiedChinese:  {"可重入", "持有次数", "租约", "令牌", "栅栏令牌", "看门狗"},
+		sim.TraditionalChinese: {"可重入", "持有次數", "租約", "令牌", "柵欄令牌", "看門狗"},
 	} {
 		text := all(l)
 		for _, term := range terms {

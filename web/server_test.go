@@ -255,8 +255,8 @@ func TestMessageFiles(t *testing.T) {
 	}
 	// The Chinese terms of the glossary.
 	for l, terms := range map[string][]string{
-		"zh-CN": {"可重入", "重入次数", "租约", "令牌", "栅栏令牌", "看门狗"},
-		"zh-TW": {"可重入", "重入次數", "租約", "令牌", "柵欄令牌", "看門狗"},
+		"zh-CN": {"可重入", "持有次数", "租约", "令牌", "栅栏令牌", "看门狗"},
+		"zh-TW": {"可重入", "持有次數", "租約", "令牌", "柵欄令牌", "看門狗"},
 	} {
 		src, err := os.ReadFile("../catalog/ui." + l + ".toml")
 		if err != nil {

@@ -32,7 +32,7 @@ func TestSourceParts(t *testing.T) {
 		{en, "001_5402deabadbfda6d.txt (follow-up question 1; a known mistake)", []templates.SourcePart{
 			{Title: card, Seed: "001_5402deabadbfda6d.txt", Rest: " (follow-up question 1; a known mistake)"},
 		}},
-		{cn, "004_9ef5ee932af18c81.txt", []templates.SourcePart{{Title: "Java：ThreadLocal 重入次数与 Hash 可重入锁", Seed: "004_9ef5ee932af18c81.txt"}}},
+		{cn, "004_9ef5ee932af18c81.txt", []templates.SourcePart{{Title: "Java：ThreadLocal 持有次数与 Hash 可重入锁", Seed: "004_9ef5ee932af18c81.txt"}}},
 		{cn, "001_5402deabadbfda6d.txt（追问 1；一种常见错误）", []templates.SourcePart{
 			{Title: cn.T("SeedInterviewCard"), Seed: "001_5402deabadbfda6d.txt", Rest: "（追问 1；一种常见错误）"},
 		}},
@@ -115,7 +115,7 @@ func TestSourcePages(t *testing.T) {
 		}
 	}
 	// The Chinese page's titles are Chinese.
-	if _, body := get(t, hs.URL+"/lessons/nil-read-as-false?lang=zh-CN", nil); !strings.Contains(body, "ThreadLocal 重入次数与 Hash 可重入锁") {
+	if _, body := get(t, hs.URL+"/lessons/nil-read-as-false?lang=zh-CN", nil); !strings.Contains(body, "ThreadLocal 持有次数与 Hash 可重入锁") {
 		t.Error("zh-CN player lacks the Chinese seed title")
 	}
 }

@@ -1,0 +1,218 @@
+package catalog_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+	"github.com/goccy/go-yaml"
+)
+
+// glossary is catalog/glossary.yaml: every term in en / zh-CN / zh-TW with
+// the variants each Chinese form replaces.
+type glossary struct {
+	Terms []struct {
+		En   string       `yaml:"en"`
+		ZhCN glossaryForm `yaml:"zh-CN"`
+		ZhTW glossaryForm `yaml:"zh-TW"`
+	} `yaml:"terms"`
+}
+
+type glossaryForm struct {
+	Term      string   `yaml:"term"`
+	Forbidden []string `yaml:"forbidden"`
+	Allow     []string `yaml:"allow"`
+}
+
+// chineseText is one zh-CN or zh-TW text and where it lives.
+type chineseText struct {
+	locale, where, text string
+}
+
+func loadGlossary(t *testing.T) glossary {
+	t.Helper()
+	src, err := os.ReadFile("glossary.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g glossary
+	if err := yaml.UnmarshalWithOptions(src, &g, yaml.Strict()); err != nil {
+		t.Fatalf("glossary.yaml: %v", err)
+	}
+	if len(g.Terms) == 0 {
+		t.Fatal("glossary.yaml has no terms")
+	}
+	return g
+}
+
+// catalogueTexts returns every string of the zh-CN and zh-TW message files.
+func catalogueTexts(t *testing.T) []chineseText {
+	t.Helper()
+	var out []chineseText
+	for _, loc := range []string{"zh-CN", "zh-TW"} {
+		names, err := filepath.Glob("*." + loc + ".toml")
+		if err != nil || len(names) == 0 {
+			t.Fatalf("no %s message files (%v)", loc, err)
+		}
+		for _, n := range names {
+			var m map[string]any
+			if _, err := toml.DecodeFile(n, &m); err != nil {
+				t.Fatalf("%s: %v", n, err)
+			}
+			walkStrings(m, n, func(where, s string) { out = append(out, chineseText{loc, where, s}) })
+		}
+	}
+	return out
+}
+
+// lessonTexts returns every zh-CN and zh-TW text of the lessons.
+func lessonTexts(t *testing.T) []chineseText {
+	t.Helper()
+	names, err := filepath.Glob("../lessons/*.yaml")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no lessons (%v)", err)
+	}
+	var out []chineseText
+	for _, n := range names {
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := yaml.Unmarshal(src, &doc); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		walkStrings(doc, filepath.Base(n), func(where, s string) {
+			for _, loc := range []string{"zh-CN", "zh-TW"} {
+				if strings.HasSuffix(where, "."+loc) {
+					out = append(out, chineseText{loc, where, s})
+				}
+			}
+		})
+	}
+	return out
+}
+
+// walkStrings calls f for every string in v with its path (keys joined by
+// dots, list indexes in brackets), in a stable order.
+func walkStrings(v any, where string, f func(where, s string)) {
+	switch v := v.(type) {
+	case string:
+		f(where, v)
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			walkStrings(v[k], where+"."+k, f)
+		}
+	case []any:
+		for i, e := range v {
+			walkStrings(e, fmt.Sprintf("%s[%d]", where, i), f)
+		}
+	}
+}
+
+// findForbidden reports the forbidden words of form in text, after blanking
+// the allowed phrases. A word of ASCII letters matches only as a whole word.
+func findForbidden(form glossaryForm, text string) []string {
+	for _, a := range form.Allow {
+		text = strings.ReplaceAll(text, a, "□")
+	}
+	var hits []string
+	for _, w := range form.Forbidden {
+		for i := 0; ; {
+			j := strings.Index(text[i:], w)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(w)
+			if !isASCIIWord(w) || (!wordByte(text, start-1) && !wordByte(text, end)) {
+				hits = append(hits, w)
+				break
+			}
+			i = end
+		}
+	}
+	return hits
+}
+
+func isASCIIWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// wordByte tells whether text[i] exists and continues a Latin word or an
+// identifier (letters, digits, _ . { } < > are part of names like {{.ID}}, <thread id>
+// is prose and is checked).
+func wordByte(text string, i int) bool {
+	if i < 0 || i >= len(text) {
+		return false
+	}
+	c := text[i]
+	return c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// TestGlossary checks every zh-CN and zh-TW text of the catalogue and of
+// every lesson: none may use a variant the glossary replaces.
+func TestGlossary(t *testing.T) {
+	g := loadGlossary(t)
+	texts := append(catalogueTexts(t), lessonTexts(t)...)
+	if len(texts) < 100 {
+		t.Fatalf("only %d Chinese texts found: the walk misses files", len(texts))
+	}
+	for _, term := range g.Terms {
+		for _, loc := range []string{"zh-CN", "zh-TW"} {
+			form := term.ZhCN
+			if loc == "zh-TW" {
+				form = term.ZhTW
+			}
+			if form.Term == "" {
+				t.Errorf("glossary: %q has no %s term", term.En, loc)
+			}
+			for _, tx := range texts {
+				if tx.locale != loc {
+					continue
+				}
+				for _, w := range findForbidden(form, tx.text) {
+					t.Errorf("%s (%s): %q instead of %q (%s): %s", tx.where, loc, w, form.Term, term.En, tx.text)
+				}
+			}
+		}
+	}
+}
+
+// TestGlossaryFindsForbidden keeps the matcher honest: it catches a variant,
+// honours allowed phrases and whole words, and leaves placeholders alone.
+func TestGlossaryFindsForbidden(t *testing.T) {
+	user := glossaryForm{Term: "使用者", Forbidden: []string{"用戶"}, Allow: []string{"用戶端"}}
+	id := glossaryForm{Term: "ID", Forbidden: []string{"id"}}
+	for _, c := range []struct {
+		form glossaryForm
+		text string
+		want int
+	}{
+		{user, "每個用戶都看得到", 1},
+		{user, "用戶端逾時後會重試", 0},
+		{user, "用戶端把回覆交給用戶", 1},
+		{id, "請求 id 是 7", 1},
+		{id, "請求 ID 是 {{.ID}}，欄位 owner_id", 0},
+		{id, "<執行緒 id>", 1},
+		{id, "idle 與 valid", 0},
+	} {
+		if got := len(findForbidden(c.form, c.text)); got != c.want {
+			t.Errorf("findForbidden(%v, %q) = %d hits, want %d", c.form.Forbidden, c.text, got, c.want)
+		}
+	}
+}
