@@ -120,3 +120,49 @@ func hasText(t *testing.T, markup, want string) bool {
 	t.Helper()
 	return strings.Contains(textOf(parseDOM(t, markup).root), strings.Join(strings.Fields(want), " "))
 }
+
+// byTestID matches the element with a data-testid.
+func byTestID(id string) func(*html.Node) bool { return withAttr("data-testid", id) }
+
+// and matches elements that every one of match matches.
+func and(match ...func(*html.Node) bool) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		for _, m := range match {
+			if !m(n) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// hrefPrefix matches links whose href starts with prefix.
+func hrefPrefix(prefix string) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		v, ok := attr(n, "href")
+		return n.Data == "a" && ok && strings.HasPrefix(v, prefix)
+	}
+}
+
+// has reports whether some element matches.
+func (d dom) has(match func(*html.Node) bool) bool { return len(d.all(match)) > 0 }
+
+// text is the text of the only element that matches, failing the test
+// otherwise.
+func (d dom) text(t *testing.T, what string, match func(*html.Node) bool) string {
+	t.Helper()
+	return textOf(d.one(t, what, match))
+}
+
+// value is the value attribute of the only form field named name.
+func (d dom) value(t *testing.T, name string) string {
+	t.Helper()
+	v, _ := attr(d.one(t, "field "+name, withAttr("name", name)), "value")
+	return v
+}
+
+// hasAttr reports whether n has the attribute key.
+func hasAttr(n *html.Node, key string) bool {
+	_, ok := attr(n, key)
+	return ok
+}
