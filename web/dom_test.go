@@ -166,3 +166,30 @@ func hasAttr(n *html.Node, key string) bool {
 	_, ok := attr(n, key)
 	return ok
 }
+
+// innerHTML is the markup of n's children as the parser built them.
+func innerHTML(t *testing.T, n *html.Node) string {
+	t.Helper()
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if err := html.Render(&b, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+// fragmentHTML is markup parsed as the content of an element like context
+// and rendered again, to compare with innerHTML.
+func fragmentHTML(t *testing.T, markup string, context *html.Node) string {
+	t.Helper()
+	nodes, err := html.ParseFragment(strings.NewReader(markup), &html.Node{Type: html.ElementNode, Data: context.Data, DataAtom: context.DataAtom})
+	if err != nil {
+		t.Fatalf("parse fragment: %v", err)
+	}
+	parent := &html.Node{Type: html.ElementNode, Data: context.Data, DataAtom: context.DataAtom}
+	for _, n := range nodes {
+		parent.AppendChild(n)
+	}
+	return innerHTML(t, parent)
+}
