@@ -118,7 +118,7 @@ func undoTitle(t *testing.T, tools string) string {
 // contains want (whitespace collapsed too).
 func hasText(t *testing.T, markup, want string) bool {
 	t.Helper()
-	return strings.Contains(textOf(parseDOM(t, markup).root), strings.Join(strings.Fields(want), " "))
+	return parseDOM(t, markup).hasText(want)
 }
 
 // byTestID matches the element with a data-testid.
@@ -192,4 +192,55 @@ func fragmentHTML(t *testing.T, markup string, context *html.Node) string {
 		parent.AppendChild(n)
 	}
 	return innerHTML(t, parent)
+}
+
+// hasText reports whether the page's text (whitespace collapsed) contains
+// want (whitespace collapsed too).
+func (d dom) hasText(want string) bool {
+	return strings.Contains(textOf(d.root), strings.Join(strings.Fields(want), " "))
+}
+
+// shows reports whether s is the whole of some text on the page or the
+// whole value of an attribute (a message id shown instead of its text).
+func (d dom) shows(s string) bool {
+	for n := range d.root.Descendants() {
+		if n.Type == html.TextNode && strings.TrimSpace(n.Data) == s {
+			return true
+		}
+		for _, a := range n.Attr {
+			if a.Val == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attrContains matches elements with an attribute whose value contains s.
+func attrContains(s string) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		for _, a := range n.Attr {
+			if strings.Contains(a.Val, s) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// offOrigin lists the src, href and action attributes that point away from
+// the page's origin (an absolute or scheme-relative URL).
+func (d dom) offOrigin() []string {
+	var out []string
+	for _, n := range d.all(func(*html.Node) bool { return true }) {
+		for _, a := range n.Attr {
+			if a.Key != "src" && a.Key != "href" && a.Key != "action" {
+				continue
+			}
+			if v := strings.ToLower(strings.TrimSpace(a.Val)); strings.HasPrefix(v, "//") || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+				out = append(out, a.Key+"="+a.Val)
+			}
+		}
+	}
+	return out
 }
