@@ -134,7 +134,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	}
 	var pg page
 	pg.apply(t, first)
-	atStart := pg.snapshot()
+	atStart := pg.snapshot(t)
 	if prefix := redisPrefix(t, first.Panels[view.PanelRedis]); strings.Contains(prefix, "On this Redis") || !strings.Contains(prefix, "own primary + replica pair") || !strings.Contains(prefix, rs.Addr) {
 		t.Errorf("step 0's Redis panel does not say the run has its own pair: %q", prefix)
 	}
@@ -147,7 +147,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 		}
 	}
 	c.send(ClientMessage{Type: MsgSeek, Step: intp(0)})
-	if pg.apply(t, c.expect(MsgFrame)); !reflect.DeepEqual(pg.panels, atStart) {
+	if pg.apply(t, c.expect(MsgFrame)); !reflect.DeepEqual(pg.snapshot(t), atStart) {
 		t.Errorf("step 0 after Home differs from step 0 rendered first")
 	}
 }

@@ -198,7 +198,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 			want := expectedFrames(t, l)
 			full := make([]string, len(want))
 			for i := range want {
-				full[i] = fullTimeline(t, srv, l, want, i, sim.English)
+				full[i] = shownPanel(t, fullTimeline(t, srv, l, want, i, sim.English))
 			}
 			c := dial(t, hs, nil)
 			hello := c.expect(MsgHello)
@@ -213,7 +213,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 			}
 			pg.apply(t, m)
 			sameFrame(t, frameOf(t, m), want[0])
-			forward := []map[string]string{pg.snapshot()}
+			forward := []map[string]string{pg.snapshot(t)}
 			for i := 1; i <= len(l.Steps); i++ {
 				c.send(ClientMessage{Type: MsgStep, ID: int64(i + 1)})
 				m := c.expect(MsgFrame)
@@ -225,10 +225,10 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				}
 				pg.apply(t, m)
 				sameFrame(t, frameOf(t, m), want[i])
-				if pg.panels[view.PanelTimeline] != full[i] {
-					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, pg.panels[view.PanelTimeline], full[i])
+				if got := pg.snapshot(t)[view.PanelTimeline]; got != full[i] {
+					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, got, full[i])
 				}
-				forward = append(forward, pg.snapshot())
+				forward = append(forward, pg.snapshot(t))
 			}
 			// At the end, step stays at the end, and nothing changes.
 			c.send(ClientMessage{Type: MsgStep})
@@ -240,7 +240,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				c.send(ClientMessage{Type: MsgBack})
 				m := c.expect(MsgFrame)
 				pg.apply(t, m)
-				if m.Step != i || !reflect.DeepEqual(pg.panels, forward[i]) {
+				if m.Step != i || !reflect.DeepEqual(pg.snapshot(t), forward[i]) {
 					t.Fatalf("back to step %d shows other panels than stepping forward", i)
 				}
 				sameFrame(t, frameOf(t, m), want[i])
@@ -255,14 +255,14 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				m := c.expect(MsgFrame)
 				pg.apply(t, m)
 				wantStep := min(s, len(l.Steps))
-				if m.Step != wantStep || !reflect.DeepEqual(pg.panels, forward[wantStep]) {
-					t.Fatalf("seek %d: at %d, panels equal %v", s, m.Step, reflect.DeepEqual(pg.panels, forward[wantStep]))
+				if m.Step != wantStep || !reflect.DeepEqual(pg.snapshot(t), forward[wantStep]) {
+					t.Fatalf("seek %d: at %d, panels equal %v", s, m.Step, reflect.DeepEqual(pg.snapshot(t), forward[wantStep]))
 				}
 			}
 			// A fresh load straight to a step (what a reconnect sends) lands
 			// on the same state too, with every panel.
 			c.send(ClientMessage{Type: MsgLoad, Lesson: id, Step: intp(2), Lang: "en"})
-			if m := c.expect(MsgFrame); m.Step != 2 || !reflect.DeepEqual(m.Panels, forward[2]) {
+			if m := c.expect(MsgFrame); m.Step != 2 || !reflect.DeepEqual(shownPanels(t, m.Panels), forward[2]) {
 				t.Fatalf("load at step 2 differs from stepping there")
 			}
 		})
