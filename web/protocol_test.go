@@ -559,14 +559,14 @@ func TestProtocolRealRedis(t *testing.T) {
 	}
 	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID})
 	m := c.expect(MsgFrame)
-	if !strings.Contains(m.Chrome["header"], rs.Addr) {
+	if !strings.HasSuffix(backendLabel(t, m.Chrome["header"]), " at "+rs.Addr) {
 		t.Fatalf("header has no backend badge with %s", rs.Addr)
 	}
 	for i := 1; i <= len(l.Steps); i++ {
 		c.send(ClientMessage{Type: MsgStep})
 		m := c.expect(MsgFrame)
 		sameFrame(t, frameOf(t, m), want[i])
-		if i == 1 && !strings.Contains(m.Panels[view.PanelRedis], backend.KeyNamespace+"{run-") {
+		if i == 1 && !strings.Contains(redisPrefix(t, m.Panels[view.PanelRedis]), backend.KeyNamespace+"{run-") {
 			t.Fatalf("Redis panel does not name the run's key prefix")
 		}
 	}
