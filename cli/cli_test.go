@@ -66,6 +66,7 @@ func TestRunLessonsEmbeddedAndReal(t *testing.T) {
 }
 
 func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
+	t.Parallel()
 	files := lessonFiles(t)
 	code, out, stderr := runCLI(t, files[0], "--json", "--lang", "zh-CN")
 	if code != ExitOK {
@@ -94,6 +95,7 @@ func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
 }
 
 func TestRunFailedExpectation(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.yaml", `variant: token-count
 lease: 30s
 actors: [{id: A}, {id: B}]
@@ -116,6 +118,7 @@ steps:
 }
 
 func TestRunInvalidFile(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "bad.yaml", `variant: token-count
 lease: 0s
 actors: [{id: A}]
@@ -149,6 +152,7 @@ func TestRunUnreachableRedis(t *testing.T) {
 }
 
 func TestLessonsList(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	if code := Lessons(nil, &out, &errOut); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())

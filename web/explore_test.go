@@ -46,6 +46,7 @@ func frameTimeline(t *testing.T, c *wsClient) (serverMsg, string) {
 // and the new one, opens the share code on a second connection and gets
 // the same frames, then undoes.
 func TestProtocolForkUndoShare(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	l := lessonByID(t, all, "stale-owner")
@@ -390,6 +391,7 @@ func TestEmptyTimeline(t *testing.T) {
 // fork point as it does where the lesson is known (it used to go on and
 // fail there with an error about the share code).
 func TestProtocolUndoForkOfUnknownLesson(t *testing.T) {
+	t.Parallel()
 	all := testLessons(t)
 	_, hs := newTestHTTP(t, Config{Lessons: all})
 	c := dial(t, hs, nil)

@@ -190,6 +190,7 @@ var allPanels = []string{view.PanelAlerts, view.PanelNarration, view.PanelDiagra
 // exactly what stepping forward showed, and its timeline is the whole
 // timeline rendered at that step.
 func TestProtocolStepBackSeek(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	for _, id := range []string{"nested-reentry", "stale-owner", "test-forks"} {
@@ -270,6 +271,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 }
 
 func TestProtocolLanguage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	c := dial(t, hs, nil)
@@ -299,6 +301,7 @@ func htmlEscape(s string) string {
 }
 
 func TestProtocolMalformedMessages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -355,6 +358,7 @@ func TestProtocolMalformedMessages(t *testing.T) {
 }
 
 func TestProtocolReadLimit(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{ReadLimit: 512})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -410,6 +414,7 @@ func TestProtocolIdleTimeout(t *testing.T) {
 }
 
 func TestProtocolOriginChecked(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	_, err := dialErr(hs, http.Header{"Origin": {"http://evil.example"}}, nil)
 	var he *handshakeError
@@ -440,6 +445,7 @@ func TestProtocolShutdown(t *testing.T) {
 }
 
 func TestProtocolPlay(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	c := dial(t, hs, nil)
@@ -632,6 +638,7 @@ func TestProtocolRedisDown(t *testing.T) {
 // held key, a presenter remote) within its rate limit and reads every reply
 // gets every reply; it is not taken for a client that does not read.
 func TestProtocolBurstWhileReading(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -673,6 +680,7 @@ func TestProtocolBurstWhileReading(t *testing.T) {
 // however large; a lang field takes the language tags the lang query
 // parameter takes.
 func TestProtocolWholeNumbersAndLanguageTags(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
