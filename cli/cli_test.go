@@ -67,6 +67,7 @@ func TestRunLessonsEmbeddedAndReal(t *testing.T) {
 }
 
 func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
+	t.Parallel()
 	files := lessonFiles(t)
 	code, out, stderr := runCLI(t, files[0], "--json", "--lang", "zh-CN")
 	if code != ExitOK {
@@ -137,6 +138,7 @@ func TestRunJSONViolationText(t *testing.T) {
 }
 
 func TestRunFailedExpectation(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "wrong.yaml", `variant: token-count
 lease: 30s
 actors: [{id: A}, {id: B}]
@@ -162,6 +164,7 @@ steps:
 // one per line, in the --lang language; a file that cannot be read is named
 // with the reason.
 func TestRunInvalidFile(t *testing.T) {
+	t.Parallel()
 	p := writeFile(t, "bad.yaml", `variant: token-count
 lease: 0s
 actors: [{id: A}]
@@ -210,6 +213,7 @@ func TestRunUnreachableRedis(t *testing.T) {
 }
 
 func TestLessonsList(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	if code := Lessons(nil, &out, &errOut); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())

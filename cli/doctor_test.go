@@ -124,6 +124,7 @@ func TestDoctor(t *testing.T) {
 // TestDoctorCatalogue: every message of the English catalogue is in each
 // language's, and every check and status Diagnose can report has one.
 func TestDoctorCatalogue(t *testing.T) {
+	t.Parallel()
 	read := func(name string) map[string]string {
 		b, err := os.ReadFile("../catalog/doctor." + name + ".toml")
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 // that are not UTF-8 come out escaped; newlines, tabs and CJK text as they
 // are, also when a rune is split between two writes.
 func TestEscapeWriter(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain 中文\tok\n":         "plain 中文\tok\n",
 		"\x1b]0;pwned\x07":       `\x1b]0;pwned\x07`,
@@ -39,6 +40,7 @@ func TestEscapeWriter(t *testing.T) {
 // screen, a carriage return that overwrites the line with a forged check):
 // no control character but newline and tab reaches the output.
 func TestRunEscapesLessonText(t *testing.T) {
+	t.Parallel()
 	f := writeFile(t, "evil.yaml", `id: evil
 title: "Evil\e]0;pwned\a title"
 variant: token-count

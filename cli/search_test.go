@@ -77,6 +77,7 @@ func TestSearchOutReplaysOnBothBackends(t *testing.T) {
 }
 
 func TestSearchExitCodesAndReport(t *testing.T) {
+	t.Parallel()
 	fenced := writeFile(t, "fenced.yaml", "variant: token-count\nlease: 30s\nfencing: true\nactors: [{id: A}, {id: B}]\ndepth: 4\ninvariants: [stale-write]\n")
 	code, out, errOut := searchCLI(t, fenced)
 	if code != ExitOK {
@@ -109,6 +110,7 @@ func TestSearchExitCodesAndReport(t *testing.T) {
 }
 
 func TestSearchJSON(t *testing.T) {
+	t.Parallel()
 	io := writeFile(t, "io.yaml", searchInstanceOwner)
 	code, out, errOut := searchCLI(t, "--json", io)
 	if code != ExitFailed {

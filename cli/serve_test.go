@@ -6,12 +6,15 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"lockstep/internal/redistest"
+
+	"golang.org/x/net/html"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
@@ -81,11 +84,45 @@ func fetch(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// coursePage reads the course page: the ids of its lessons and the text of
+// its backend badge.
+func coursePage(t *testing.T, body string) (lessons []string, badge string) {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("parse the course page: %v", err)
+	}
+	for n := range root.Descendants() {
+		for _, a := range n.Attr {
+			switch {
+			case a.Key == "data-lesson":
+				lessons = append(lessons, a.Val)
+			case a.Key == "data-testid" && a.Val == "backend":
+				var b strings.Builder
+				for d := range n.Descendants() {
+					if d.Type == html.TextNode {
+						b.WriteString(d.Data)
+					}
+				}
+				badge = strings.Join(strings.Fields(b.String()), " ")
+			}
+		}
+	}
+	return lessons, badge
+}
+
+// badgeOf is the course page's backend badge.
+func badgeOf(t *testing.T, body string) string {
+	t.Helper()
+	_, badge := coursePage(t, body)
+	return badge
+}
+
 func TestServeEmbedded(t *testing.T) {
 	url, stdout, _, stop := startServe(t)
 	status, body := fetch(t, url)
-	if status != 200 || !strings.Contains(body, "nested-reentry") || !strings.Contains(body, "embedded Redis") {
-		t.Fatalf("course page: %d", status)
+	if lessons, badge := coursePage(t, body); status != 200 || !slices.Contains(lessons, "nested-reentry") || !strings.HasSuffix(badge, "embedded Redis") {
+		t.Fatalf("course page: %d, lessons %v, badge %q", status, lessons, badge)
 	}
 	if status, _ := fetch(t, url+"lessons/stale-owner?step=3&lang=zh-CN"); status != 200 {
 		t.Fatalf("player page: %d", status)
@@ -107,7 +144,7 @@ func TestServeRealRedis(t *testing.T) {
 	if !strings.Contains(stdout.String(), "Redis ") || !strings.Contains(stdout.String(), rs.Addr) {
 		t.Fatalf("output does not name the server: %s", stdout.String())
 	}
-	if _, body := fetch(t, url); !strings.Contains(body, rs.Addr) {
+	if _, body := fetch(t, url); !strings.HasSuffix(badgeOf(t, body), " at "+rs.Addr) {
 		t.Fatal("course page has no badge naming the server")
 	}
 	if code := stop(); code != ExitOK {

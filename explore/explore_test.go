@@ -57,6 +57,7 @@ func course(t *testing.T) []*sim.Lesson {
 // and every action the menu offers there: each must fork, run to its end,
 // and keep the outcomes of the steps before it.
 func TestEveryChoiceForks(t *testing.T) {
+	t.Parallel()
 	be := embedded(t)
 	for _, l := range course(t) {
 		frames := run(t, be, l)
@@ -91,6 +92,7 @@ func TestEveryChoiceForks(t *testing.T) {
 }
 
 func TestForkRefusesImpossibleSteps(t *testing.T) {
+	t.Parallel()
 	l := lesson(t, "stale-owner")
 	// Step 3 pauses A: after it, A may only resume.
 	_, err := explore.Fork(l, 3, sim.Step{Actor: "A", Do: sim.ActAcquire, Lock: l.Lock})
@@ -129,6 +131,7 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 // TestForkDropsUnbornChildren: a declared actor that only a dropped fork
 // step creates must not turn into an actor of the fork.
 func TestForkDropsUnbornChildren(t *testing.T) {
+	t.Parallel()
 	for _, l := range course(t) {
 		for i, s := range l.Steps {
 			if s.Do != sim.ActFork {
@@ -148,6 +151,7 @@ func TestForkDropsUnbornChildren(t *testing.T) {
 }
 
 func TestUndo(t *testing.T) {
+	t.Parallel()
 	l := lesson(t, "stale-owner")
 	u := explore.Undo(l)
 	if len(u.Steps) != len(l.Steps)-1 || len(l.Steps) == len(u.Steps) {
@@ -160,6 +164,7 @@ func TestUndo(t *testing.T) {
 }
 
 func TestSandbox(t *testing.T) {
+	t.Parallel()
 	be := embedded(t)
 	l, err := explore.Sandbox(catalogtest.New(t), explore.SandboxConfig{Variant: "token-count", LeaseMS: 10000, Actors: 3, Fencing: true})
 	if err != nil {
@@ -205,6 +210,7 @@ func TestSandbox(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	be := embedded(t)
 	// Lesson 13 re-acquires an expired hold silently under hash-refresh;
 	// token-count answers LOST at the same step.
@@ -239,6 +245,7 @@ func TestCompare(t *testing.T) {
 // TestStripRestore: a fork's share code leaves out what its lesson holds,
 // and the texts come back from the lesson.
 func TestStripRestore(t *testing.T) {
+	t.Parallel()
 	l := lesson(t, "stale-owner")
 	f, err := explore.Fork(l, 4, sim.Step{Actor: "B", Do: sim.ActRelease, Lock: l.Lock})
 	if err != nil {
@@ -294,6 +301,7 @@ func lesson(t *testing.T, id string) *sim.Lesson {
 // course (every text in every language, a source, a group, every outcome
 // asserted, a unique id) that loads back and runs to the same outcomes.
 func TestForExport(t *testing.T) {
+	t.Parallel()
 	be := embedded(t)
 	base := lesson(t, "stale-owner")
 	fork, err := explore.Fork(base, 3, sim.Step{Actor: "A", Do: sim.ActResume, Lock: base.Lock})
@@ -387,6 +395,7 @@ func TestForExport(t *testing.T) {
 // TestCutLinksSayCutShort: a link cut anywhere says that it is cut short,
 // not that it is damaged, so the learner knows to copy it again in full.
 func TestCutLinksSayCutShort(t *testing.T) {
+	t.Parallel()
 	l := lesson(t, "stale-owner")
 	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
 	if err != nil {

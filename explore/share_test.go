@@ -249,6 +249,7 @@ func stripped(l *sim.Lesson) *sim.Lesson {
 var urlSafe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		l, o := genLesson(t, -1)
 		code, err := Encode(l, o, sim.Options{})
@@ -276,6 +277,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestFifteenStepCodesAreShortAndURLSafe(t *testing.T) {
+	t.Parallel()
 	longest := 0
 	rapid.Check(t, func(t *rapid.T) {
 		l, o := genLesson(t, 15)
@@ -299,6 +301,7 @@ func TestFifteenStepCodesAreShortAndURLSafe(t *testing.T) {
 // it gives the same frames on the embedded backend (but for StepInfo.Line,
 // the step's line in the lesson file).
 func TestCourseLessonsRunTheSame(t *testing.T) {
+	t.Parallel()
 	all, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
@@ -384,6 +387,7 @@ func mutate(t *rapid.T, code string) string {
 }
 
 func TestTamperedCodes(t *testing.T) {
+	t.Parallel()
 	accepted, refused := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		l, o := genLesson(t, -1)
@@ -412,6 +416,7 @@ func TestTamperedCodes(t *testing.T) {
 }
 
 func TestVersionPrefix(t *testing.T) {
+	t.Parallel()
 	valid := mustEncode(t, smallLesson(), Origin{})
 	body := strings.TrimPrefix(valid, "1.")
 	for _, c := range []struct{ code, want string }{
@@ -439,6 +444,7 @@ func TestVersionPrefix(t *testing.T) {
 }
 
 func TestTooLongRefusedWithoutDecoding(t *testing.T) {
+	t.Parallel()
 	// A valid code padded past the limit with white space (which Decode
 	// would otherwise trim) must be refused on its length alone.
 	code := mustEncode(t, smallLesson(), Origin{}) + strings.Repeat(" ", MaxCodeLen)
@@ -452,6 +458,7 @@ func TestTooLongRefusedWithoutDecoding(t *testing.T) {
 }
 
 func TestZipBomb(t *testing.T) {
+	t.Parallel()
 	code := "1." + base64.RawURLEncoding.EncodeToString(zlibOf(t, bytes.Repeat([]byte(" "), 10<<20)))
 	if len(code) > MaxCodeLen {
 		t.Fatalf("the bomb's code is %d bytes: the test would not reach the inflate limit", len(code))
@@ -463,6 +470,7 @@ func TestZipBomb(t *testing.T) {
 }
 
 func TestDamagedCodes(t *testing.T) {
+	t.Parallel()
 	packed := zlibOf(t, []byte(`{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"}],"t":[{"a":"A","d":"acquire"}]}`))
 	enc := base64.RawURLEncoding.EncodeToString
 	if _, _, err := Decode("1."+enc(packed), sim.Options{}); err != nil {
@@ -491,6 +499,7 @@ func TestDamagedCodes(t *testing.T) {
 // lesson rules: the error gives the validator's message, without the
 // meaningless "<lesson>:1:1:" of a hand-built lesson.
 func TestBrokenRules(t *testing.T) {
+	t.Parallel()
 	const ab = `"a":[{"i":"A"},{"i":"B"}]`
 	for _, c := range []struct{ name, json, want string }{
 		{"unknown variant", `{"v":"nope","l":1000,"k":"lock",` + ab + `,"t":[{"a":"A","d":"acquire"}]}`, `unknown variant "nope"`},
@@ -539,6 +548,7 @@ func TestBrokenRules(t *testing.T) {
 }
 
 func TestEncodeRefusesInvalidLessons(t *testing.T) {
+	t.Parallel()
 	l := smallLesson()
 	l.Steps = append(l.Steps, sim.Step{Actor: "A", Do: sim.ActResume, Lock: "lock"})
 	if _, err := Encode(l, Origin{}, sim.Options{}); err == nil || !strings.Contains(err.Error(), `steps[2].actor: actor "A" is not paused, so it cannot resume`) {
@@ -608,6 +618,7 @@ func corpusLessons(t testing.TB) map[string]string {
 // TestFuzzCorpus checks that the seed corpus of FuzzDecode holds the codes
 // of corpusLessons; go test -run TestFuzzCorpus -update-corpus rewrites it.
 func TestFuzzCorpus(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
 	for name, code := range corpusLessons(t) {
 		want := "go test fuzz v1\nstring(" + strconv.Quote(code) + ")\n"

@@ -6,6 +6,7 @@ import (
 )
 
 func TestWrapLabel(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"released to 0, or lease ends", "释放到 0，或租约到期", "re-enter again, or release part", "繼續重入或部分釋放", "x"} {
 		lines := wrapLabel(s, 16)
 		joined := strings.Join(lines, "")

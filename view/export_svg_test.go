@@ -14,6 +14,7 @@ var cssComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 // TestTimelineSVGPalette checks that the colours copied into
 // export_svg.css (listed in its header comment) are still app.css's.
 func TestTimelineSVGPalette(t *testing.T) {
+	t.Parallel()
 	css, err := fs.ReadFile(static.FS(), "app.css")
 	if err != nil {
 		t.Fatal(err)

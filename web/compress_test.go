@@ -83,6 +83,7 @@ func firstFrameRSV1(t *testing.T, hs *httptest.Server) (agreed, compressed bool)
 // loopback) gets its messages plain, though it offered permessage-deflate;
 // a peer on the network gets them compressed.
 func TestLoopbackPeersGetPlainMessages(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	if agreed, compressed := firstFrameRSV1(t, hs); !agreed || compressed {
 		t.Fatalf("loopback peer: deflate agreed %v, hello compressed %v; want agreed and plain", agreed, compressed)

@@ -46,6 +46,7 @@ func frameTimeline(t *testing.T, c *wsClient) (serverMsg, string) {
 // and the new one, opens the share code on a second connection and gets
 // the same frames, then undoes.
 func TestProtocolForkUndoShare(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	l := lessonByID(t, all, "stale-owner")
@@ -62,8 +63,10 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Re != 7 || m.Step != 5 || m.Total != 5 || code == "" || m.Chrome == nil {
 		t.Fatalf("fork: re %d step %d/%d code %q chrome %v", m.Re, m.Step, m.Total, code, m.Chrome != nil)
 	}
-	if !strings.Contains(m.Chrome[chromeHeader], "What if") || !strings.Contains(m.Panels[view.PanelExplore], "/lessons/stale-owner") {
-		t.Fatal("a fork's header and panel name the lesson it comes from")
+	title := parseDOM(t, m.Chrome[chromeHeader]).text(t, "lesson title", withAttr("id", "lesson-title"))
+	origin, _ := attr(parseDOM(t, m.Panels[view.PanelExplore]).one(t, "origin link", byTestID("origin-link")), "href")
+	if !strings.HasPrefix(title, "What if") || !strings.HasPrefix(origin, "/lessons/stale-owner?") {
+		t.Fatalf("a fork's header and panel name the lesson it comes from: title %q, origin link %q", title, origin)
 	}
 	if m.Lesson != "stale-owner-fork" {
 		t.Fatalf("fork id %q", m.Lesson)
@@ -76,8 +79,8 @@ func TestProtocolForkUndoShare(t *testing.T) {
 	if m.Step != 6 || f.Outcome != sim.Lost {
 		t.Fatalf("nested acquire after expiry: step %d %s", m.Step, f.Outcome)
 	}
-	if !strings.Contains(m.Panels[view.PanelNarration], "expired") {
-		t.Fatalf("the added step is narrated: %s", m.Panels[view.PanelNarration])
+	if say := parseDOM(t, m.Panels[view.PanelNarration]).text(t, "narration", byTestID("say")); !strings.Contains(say, "expired") {
+		t.Fatalf("the added step is narrated: %q", say)
 	}
 	// The kept steps are the lesson's.
 	for i := 0; i <= 4; i++ {
@@ -184,7 +187,8 @@ func TestExplorePages(t *testing.T) {
 		}
 		return string(b)
 	}
-	if body := get("/explore?lang=zh-CN", 200); !strings.Contains(body, "新建沙盒") || !strings.Contains(body, "导入课程文件") {
+	if page := parseDOM(t, get("/explore?lang=zh-CN", 200)); page.text(t, "sandbox heading", withAttr("id", "sandbox-title")) != "新建沙盒" ||
+		page.text(t, "import heading", withAttr("id", "import-title")) != "导入课程文件" {
 		t.Fatal("explore page in zh-CN")
 	}
 	loc := get("/explore/new?variant=hash-refresh&lease_ms=10000&actors=3&lock=cart&fencing=1", http.StatusSeeOther)
@@ -201,14 +205,13 @@ func TestExplorePages(t *testing.T) {
 		t.Fatal("the player page of a timeline carries its code")
 	}
 	long := strings.Repeat("x", sim.MaxLockName+1) // any text may name a lock, up to a bound
-	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock="+long+"&fencing=1", 400); !strings.Contains(body, "lock name") ||
-		!strings.Contains(body, `value="`+long+`"`) || !strings.Contains(body, `value="5"`) || !strings.Contains(body, `<option value="hash-nil" selected`) || !strings.Contains(body, "sandbox-error") {
+	if body := get("/explore/new?variant=hash-nil&lease_ms=10&actors=5&lock="+long+"&fencing=1", 400); !sandboxKept(t, body, "lock name", long, "5", "hash-nil") {
 		t.Fatalf("a refused sandbox keeps what was typed and says why:\n%s", body)
 	}
-	if body := get("/explore/new?variant=token-count&lease_ms=ten&actors=1", 400); !strings.Contains(body, "lease_ms") {
+	if body := parseDOM(t, get("/explore/new?variant=token-count&lease_ms=ten&actors=1", 400)); !strings.Contains(body.text(t, "sandbox error", byTestID("sandbox-error")), "lease_ms") {
 		t.Fatal("a bad number names its field")
 	}
-	if body := get("/explore?t=1.AAAA&lang=zh-TW", 400); !strings.Contains(body, "無法開啟這條時間軸") || !strings.Contains(body, "連結已損毀") || strings.Contains(body, "bad share link") {
+	if body := parseDOM(t, get("/explore?t=1.AAAA&lang=zh-TW", 400)); !badLinkExplained(t, body, "無法開啟這條時間軸", "連結已損毀") || strings.Contains(textOf(body.root), "bad share link") {
 		t.Fatal("a bad link is explained, in the page's language")
 	}
 	// Exports of a course lesson and of a timeline.
@@ -220,7 +223,7 @@ func TestExplorePages(t *testing.T) {
 	if mmd := get("/explore/export.mmd?t="+url.QueryEscape(code), 200); !strings.HasPrefix(mmd, "sequenceDiagram") {
 		t.Fatalf("mermaid: %.80s", mmd)
 	}
-	if svg := get("/explore/export.svg?lesson=stale-owner&lang=zh-CN", 200); !strings.Contains(svg, "<svg") {
+	if svg := parseDOM(t, get("/explore/export.svg?lesson=stale-owner&lang=zh-CN", 200)); len(svg.all(tag("svg"))) == 0 {
 		t.Fatal("svg export")
 	}
 	get("/explore/export.yaml?lesson=nope", 400)
@@ -245,16 +248,16 @@ func TestExplorePages(t *testing.T) {
 	if back, err := sim.Load("sandbox.yaml", []byte(yml)); err != nil || len(back.Steps) != 1 {
 		t.Fatalf("the sandbox's export does not load back: %v", err)
 	}
-	if cmp := get("/explore/compare?t="+url.QueryEscape(code), 200); !strings.Contains(cmp, "no steps yet") {
+	if cmp := parseDOM(t, get("/explore/compare?t="+url.QueryEscape(code), 200)); !strings.Contains(cmp.text(t, "compare summary", byTestID("compare-summary")), "no steps yet") {
 		t.Fatal("compare of an empty timeline says so")
 	}
 	get("/explore/export.yaml", 400)
 	// Compare.
 	cmp := get("/explore/compare?lesson=nested-after-expiry-silent&a=hash-refresh&b=token-count", 200)
-	if !strings.Contains(textOf(parseDOM(t, cmp).root), "first differ at step") || len(parseDOM(t, cmp).all(withAttr("class", "differs first"))) != 1 {
+	if cmpDOM := parseDOM(t, cmp); !strings.Contains(cmpDOM.text(t, "compare summary", byTestID("compare-summary")), "first differ at step") || len(cmpDOM.all(withAttr("class", "differs first"))) != 1 {
 		t.Fatal("compare marks the first difference")
 	}
-	if cmp := get("/explore/compare?lesson=stale-owner&a=token-count&b=nope", 422); !strings.Contains(cmp, "unknown variant") {
+	if cmp := parseDOM(t, get("/explore/compare?lesson=stale-owner&a=token-count&b=nope", 422)); !strings.Contains(cmp.text(t, "compare error", byTestID("compare-error")), "unknown variant") {
 		t.Fatal("compare with an unknown variant")
 	}
 	// Import: a good file redirects, a bad one comes back with its errors
@@ -289,15 +292,53 @@ func TestExplorePages(t *testing.T) {
 	bad := "title: x\nvariant: token-count\nlease: 30s\nactors:\n  - id: A\nsteps:\n  - actor: A\n    do: jump\n"
 	_, body := post("yaml", "", bad, http.StatusUnprocessableEntity)
 	line8 := parseDOM(t, body).one(t, "line 8", withAttr("id", "line-8"))
-	if cls, _ := attr(line8, "class"); !strings.Contains(textOf(parseDOM(t, body).root), "pasted.yaml:8:") || cls != "error" || !strings.Contains(textOf(line8), "do: jump") {
+	if cls, _ := attr(line8, "class"); !importErrorAt(t, body, "pasted.yaml:8:") || cls != "error" || !strings.Contains(textOf(line8), "do: jump") {
 		t.Fatalf("import errors at their lines:\n%s", body)
 	}
 	_, body = post("file", "bad.yaml", bad, http.StatusUnprocessableEntity)
-	if !strings.Contains(body, "bad.yaml:8:") {
+	if !importErrorAt(t, body, "bad.yaml:8:") {
 		t.Fatal("an uploaded file's errors name the file")
 	}
 	post("yaml", "", "   ", http.StatusBadRequest)
 	post("yaml", "", strings.Repeat("#", MaxImportBytes+10), http.StatusRequestEntityTooLarge)
+}
+
+// sandboxKept reports whether the explore page says why a sandbox was
+// refused (its error naming why) and keeps what was typed: the lock, the
+// number of actors and the variant.
+func sandboxKept(t *testing.T, body, why, lock, actors, variant string) bool {
+	t.Helper()
+	page := parseDOM(t, body)
+	form := dom{page.one(t, "sandbox form", byTestID("sandbox-form"))}
+	picked := form.all(and(tag("option"), withAttr("selected", "")))
+	v := ""
+	if len(picked) == 1 {
+		v, _ = attr(picked[0], "value")
+	}
+	return strings.Contains(page.text(t, "sandbox error", byTestID("sandbox-error")), why) &&
+		form.value(t, "lock") == lock && form.value(t, "actors") == actors && v == variant
+}
+
+// badLinkExplained reports whether the explore page's bad-link notice has
+// the title, the reason and the detail given.
+func badLinkExplained(t *testing.T, page dom, title, reason string) bool {
+	t.Helper()
+	notice := dom{page.one(t, "bad-link notice", byTestID("bad-link"))}
+	return notice.text(t, "title", tag("h2")) == title &&
+		strings.Contains(notice.text(t, "reason", byTestID("bad-link-reason")), reason)
+}
+
+// importErrorAt reports whether the import's error list has an error at
+// where ("pasted.yaml:8:").
+func importErrorAt(t *testing.T, body, where string) bool {
+	t.Helper()
+	list := dom{parseDOM(t, body).one(t, "import errors", byTestID("import-errors"))}
+	for _, li := range list.all(tag("li")) {
+		if c := (dom{li}).all(tag("code")); len(c) > 0 && strings.HasPrefix(textOf(c[0]), where) && li.Parent.Data == "ul" {
+			return true
+		}
+	}
+	return false
 }
 
 func timeoutFromNow() time.Time { return time.Now().Add(60 * time.Second) }
@@ -323,12 +364,12 @@ func TestEmptyTimeline(t *testing.T) {
 	if m.Total != 0 {
 		t.Fatalf("an empty sandbox has %d steps", m.Total)
 	}
-	tools := m.Panels[view.PanelTools]
-	if !strings.Contains(tools, `data-testid="export-yaml-off"`) || strings.Contains(tools, "/explore/export.yaml") || !strings.Contains(tools, "课程文件至少要有一步") {
-		t.Fatalf("an empty timeline's tools offer a YAML export, or do not say why not:\n%s", tools)
+	tools := parseDOM(t, m.Panels[view.PanelTools])
+	if off, _ := attr(tools.one(t, "YAML export shown off", byTestID("export-yaml-off")), "title"); tools.has(hrefPrefix("/explore/export.yaml")) || !strings.Contains(off, "课程文件至少要有一步") {
+		t.Fatalf("an empty timeline's tools offer a YAML export, or do not say why not:\n%s", m.Panels[view.PanelTools])
 	}
-	if !strings.Contains(tools, "/explore/export.mmd") || !strings.Contains(tools, "/explore/export.svg") {
-		t.Fatalf("an empty timeline's tools lose the other exports:\n%s", tools)
+	if !tools.has(hrefPrefix("/explore/export.mmd")) || !tools.has(hrefPrefix("/explore/export.svg")) {
+		t.Fatalf("an empty timeline's tools lose the other exports:\n%s", m.Panels[view.PanelTools])
 	}
 	c.send(ClientMessage{Type: MsgPlay, ID: 2})
 	if m := c.expect(MsgState); m.Re != 2 || m.Playing {
@@ -340,7 +381,7 @@ func TestEmptyTimeline(t *testing.T) {
 	}
 	c.send(map[string]any{"type": "fork", "id": 4, "action": map[string]any{"actor": "A", "do": "acquire"}})
 	m = c.expect(MsgFrame)
-	if m.Total != 1 || !strings.Contains(m.Panels[view.PanelTools], "/explore/export.yaml") || strings.Contains(m.Panels[view.PanelTools], "export-yaml-off") {
+	if tools := parseDOM(t, m.Panels[view.PanelTools]); m.Total != 1 || !tools.has(hrefPrefix("/explore/export.yaml")) || tools.has(byTestID("export-yaml-off")) {
 		t.Fatalf("after a step: %d steps, tools:\n%s", m.Total, m.Panels[view.PanelTools])
 	}
 }
@@ -350,6 +391,7 @@ func TestEmptyTimeline(t *testing.T) {
 // fork point as it does where the lesson is known (it used to go on and
 // fail there with an error about the share code).
 func TestProtocolUndoForkOfUnknownLesson(t *testing.T) {
+	t.Parallel()
 	all := testLessons(t)
 	_, hs := newTestHTTP(t, Config{Lessons: all})
 	c := dial(t, hs, nil)

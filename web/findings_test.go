@@ -49,7 +49,7 @@ func TestPlayerPageServerRendered(t *testing.T) {
 		if c := parseDOM(t, body).all(func(n *html.Node) bool { v, _ := attr(n, "aria-live"); return n.Data == "output" && v == "off" }); len(c) == 0 || textOf(c[0]) != "4 / "+total {
 			t.Errorf("%s: counter not rendered as 4 / %s", lang, total)
 		}
-		if strings.Contains(body, ">{step} / {total}<") {
+		if strings.Contains(textOf(parseDOM(t, body).root), "{step} / {total}") {
 			t.Errorf("%s: literal counter template on the page", lang)
 		}
 		ui := tr(sim.Locale(lang)).UI()
@@ -74,10 +74,20 @@ func TestLessonNotFoundPage(t *testing.T) {
 			t.Fatalf("content type %q", ct)
 		}
 		ui := tr(lang).UI()
-		for _, s := range []string{`<html lang="` + string(lang) + `">`, ui.NotFoundTitle, ui.NotFoundBody,
-			`href="/?lang=` + string(lang) + `" data-testid="back-to-course">` + ui.BackToCourse + `</a>`, "<code>nope</code>"} {
-			if !strings.Contains(body, s) {
-				t.Errorf("%s: 404 page lacks %s", lang, s)
+		page := parseDOM(t, body)
+		main := dom{page.one(t, "main", tag("main"))}
+		back := main.one(t, "link back", byTestID("back-to-course"))
+		href, _ := attr(back, "href")
+		paras := main.all(tag("p"))
+		for what, ok := range map[string]bool{
+			"lang":          pageLang(t, body) == string(lang),
+			"title":         main.text(t, "heading", tag("h1")) == ui.NotFoundTitle,
+			"explanation":   len(paras) > 0 && textOf(paras[0]) == ui.NotFoundBody,
+			"link back":     href == "/?lang="+string(lang) && textOf(back) == ui.BackToCourse,
+			"the lesson id": main.text(t, "lesson id", tag("code")) == "nope",
+		} {
+			if !ok {
+				t.Errorf("%s: 404 page lacks its %s", lang, what)
 			}
 		}
 	}
@@ -103,15 +113,15 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	}
 	for loc, badge := range wantBadge {
 		_, body := get(t, hs.URL+lessonURL(l.ID, 0, loc, false), nil)
-		if !strings.Contains(body, badge) {
-			t.Errorf("%s: player page badge does not say %q", loc, badge)
+		if got := backendLabel(t, body); got != badge {
+			t.Errorf("%s: player page badge says %q, not %q", loc, got, badge)
 		}
-		if strings.Contains(body, single) {
+		if strings.Contains(textOf(parseDOM(t, body).root), single) {
 			t.Errorf("%s: player page says the lesson runs on %s", loc, single)
 		}
 	}
 	// A lesson without a replica runs on the Redis given.
-	if _, body := get(t, hs.URL+lessonURL("stale-owner", 0, sim.English, false), nil); !strings.Contains(body, single) {
+	if _, body := get(t, hs.URL+lessonURL("stale-owner", 0, sim.English, false), nil); backendLabel(t, body) != single {
 		t.Errorf("stale-owner's badge does not say %q", single)
 	}
 
@@ -119,28 +129,45 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 	c.expect(MsgHello)
 	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Lang: "en"})
 	first := c.expect(MsgFrame)
-	if !strings.Contains(first.Chrome[chromeHeader], wantBadge[sim.English]) || strings.Contains(first.Chrome[chromeHeader], single) {
+	if backendLabel(t, first.Chrome[chromeHeader]) != wantBadge[sim.English] || strings.Contains(textOf(parseDOM(t, first.Chrome[chromeHeader]).root), single) {
 		t.Errorf("header after load does not name the pair:\n%s", first.Chrome[chromeHeader])
 	}
 	var pg page
 	pg.apply(t, first)
-	atStart := pg.snapshot()
-	redis := first.Panels[view.PanelRedis]
-	if strings.Contains(redis, "On this Redis") || !strings.Contains(redis, "own primary + replica pair") || !strings.Contains(redis, rs.Addr) {
-		t.Errorf("step 0's Redis panel does not say the run has its own pair:\n%s", redis)
+	atStart := pg.snapshot(t)
+	if prefix := redisPrefix(t, first.Panels[view.PanelRedis]); strings.Contains(prefix, "On this Redis") || !strings.Contains(prefix, "own primary + replica pair") || !strings.Contains(prefix, rs.Addr) {
+		t.Errorf("step 0's Redis panel does not say the run has its own pair: %q", prefix)
 	}
 	for i := 1; i <= min(3, len(l.Steps)); i++ {
 		c.send(ClientMessage{Type: MsgStep})
 		m := c.expect(MsgFrame)
 		pg.apply(t, m)
-		if strings.Contains(pg.panels[view.PanelRedis], "On this Redis") {
+		if strings.Contains(redisPrefix(t, pg.panels[view.PanelRedis]), "On this Redis") {
 			t.Errorf("step %d's Redis panel says the keys are on the Redis given", i)
 		}
 	}
 	c.send(ClientMessage{Type: MsgSeek, Step: intp(0)})
-	if pg.apply(t, c.expect(MsgFrame)); !reflect.DeepEqual(pg.panels, atStart) {
+	if pg.apply(t, c.expect(MsgFrame)); !reflect.DeepEqual(pg.snapshot(t), atStart) {
 		t.Errorf("step 0 after Home differs from step 0 rendered first")
 	}
+}
+
+// backendLabel is the label of the backend badge in markup (a page or its
+// header), without the words for screen readers before it.
+func backendLabel(t *testing.T, markup string) string {
+	t.Helper()
+	b := parseDOM(t, markup).one(t, "backend badge", byTestID("backend"))
+	text := textOf(b)
+	for _, sr := range (dom{b}).all(withAttr("class", "sr-only")) {
+		text = strings.TrimSpace(strings.TrimPrefix(text, textOf(sr)))
+	}
+	return text
+}
+
+// redisPrefix is the Redis panel's line on where the run's keys live.
+func redisPrefix(t *testing.T, panel string) string {
+	t.Helper()
+	return parseDOM(t, panel).text(t, "key prefix", withAttr("class", "prefix"))
 }
 
 // TestPlayerPagePanelsPrerendered: the player page shows the requested
@@ -151,7 +178,7 @@ func TestPlayerPagePanelsPrerendered(t *testing.T) {
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	want := expectedFrames(t, l)
 	_, body := get(t, hs.URL+"/lessons/stale-owner?step=4&lang=zh-CN", nil)
-	if strings.Contains(body, tr(sim.SimplifiedChinese).UI().Loading) {
+	if loading := parseDOM(t, body).all(withAttr("class", "loading")); len(loading) > 0 {
 		t.Error("the page still shows Loading")
 	}
 	// The alerts panel is empty (so hidden) when the step has none.
@@ -175,9 +202,10 @@ func TestPlayerPagePanelsPrerendered(t *testing.T) {
 	c.expect(MsgHello)
 	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Step: intp(4), Lang: "zh-CN"})
 	m := c.expect(MsgFrame)
-	for name, html := range m.Panels {
-		if !strings.Contains(body, `data-panel="`+name+`"`) || !strings.Contains(body, html) {
-			t.Errorf("the page's %s panel is not the session's", name)
+	for name, markup := range m.Panels {
+		region := page.one(t, name+" panel", withAttr("data-panel", name))
+		if got, want := innerHTML(t, region), fragmentHTML(t, markup, region); got != want {
+			t.Errorf("the page's %s panel is not the session's:\npage:    %s\nsession: %s", name, got, want)
 		}
 	}
 }

@@ -3,21 +3,28 @@ package web
 import (
 	"context"
 	"maps"
-	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"lockstep/backend"
 	"lockstep/sim"
 	"lockstep/view"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // page is what a player page shows, rebuilt from the frame messages it
 // gets as static/app.js does: panels swapped in by name, the timeline
-// patched column by column (view.TimelinePatch).
+// patched column by column (view.TimelinePatch) on its parsed DOM. The
+// timeline is kept as the browser holds it, parsed and rendered again
+// (shownPanels), so a patched timeline compares with one sent whole; the
+// other panels are kept as sent.
 type page struct {
 	panels map[string]string
+	// timeline is the timeline panel's region, parsed, which patches
+	// change in place.
+	timeline *html.Node
 }
 
 // apply puts a frame message on the page.
@@ -40,70 +47,104 @@ func (p *page) apply(t testing.TB, m serverMsg) {
 		t.Fatalf("frame at step %d has both a timeline and a patch", m.Step)
 	}
 	maps.Copy(p.panels, m.Panels)
+	delete(p.panels, view.PanelTimeline)
+	if tl, ok := m.Panels[view.PanelTimeline]; ok {
+		p.timeline = &html.Node{Type: html.ElementNode, Data: panelRegion.Data, DataAtom: panelRegion.DataAtom}
+		for _, n := range parseFragment(t, tl, panelRegion) {
+			p.timeline.AppendChild(n)
+		}
+	}
 	if tp := m.TimelinePatch; tp != nil {
-		p.panels[view.PanelTimeline] = patchTimeline(t, p.panels[view.PanelTimeline], tp)
+		if p.timeline == nil {
+			t.Fatalf("a timeline patch at step %d before any timeline", m.Step)
+		}
+		patchTimeline(t, p.timeline, tp)
 	}
 }
 
-// snapshot is a copy of what the page shows.
-func (p *page) snapshot() map[string]string { return maps.Clone(p.panels) }
-
-var (
-	currentXAttr = regexp.MustCompile(`data-current-x="\d+"`)
-	currentCol   = regexp.MustCompile(`class="col current"`)
-)
-
-// patchTimeline applies a patch to a timeline panel's HTML the way the
-// page's script applies it to the DOM.
-func patchTimeline(t testing.TB, html string, p *view.TimelinePatch) string {
+// snapshot is a copy of what the page shows, the timeline rendered from
+// its DOM.
+func (p *page) snapshot(t testing.TB) map[string]string {
 	t.Helper()
+	out := maps.Clone(p.panels)
+	if p.timeline != nil {
+		out[view.PanelTimeline] = innerHTML(t, p.timeline)
+	}
+	return out
+}
+
+// shows reports whether the page's panel name is markup: the timeline
+// compared as parsed trees, the others as sent.
+func (p *page) shows(t testing.TB, name, markup string) bool {
+	t.Helper()
+	if name != view.PanelTimeline {
+		got, ok := p.panels[name]
+		return ok && got == markup
+	}
+	want := &html.Node{Type: html.ElementNode, Data: panelRegion.Data, DataAtom: panelRegion.DataAtom}
+	for _, n := range parseFragment(t, markup, panelRegion) {
+		want.AppendChild(n)
+	}
+	return p.timeline != nil && sameTree(p.timeline, want)
+}
+
+// panelRegion is the element a panel's HTML goes into (a data-panel
+// region), for parsing the panel as its content.
+var panelRegion = &html.Node{Type: html.ElementNode, Data: "section", DataAtom: atom.Section}
+
+// shownPanel is a panel's HTML as the page holds it: parsed as the content
+// of its region and rendered again.
+func shownPanel(t testing.TB, markup string) string {
+	t.Helper()
+	return fragmentHTML(t, markup, panelRegion)
+}
+
+// shownPanels is panels as the page keeps them: the timeline as
+// shownPanel, the others as they are.
+func shownPanels(t testing.TB, panels map[string]string) map[string]string {
+	t.Helper()
+	out := maps.Clone(panels)
+	if tl, ok := panels[view.PanelTimeline]; ok {
+		out[view.PanelTimeline] = shownPanel(t, tl)
+	}
+	return out
+}
+
+// patchTimeline applies a patch to a timeline panel's region (parsed) the
+// way the page's script (static/player.js, patchTimeline) does: the lane
+// labels replaced, each column's three layers refilled, the current-step
+// marker moved. It fails the test where the panel lacks what the patch
+// names.
+func patchTimeline(t testing.TB, region *html.Node, p *view.TimelinePatch) {
+	t.Helper()
+	tl := dom{dom{region}.one(t, "timeline", withClass("tl"))}
 	if p.Labels != "" {
-		i := strings.Index(html, `<svg class="tl-labels"`)
-		j := strings.Index(html[max(i, 0):], "</svg>")
-		if i < 0 || j < 0 {
+		labels := tl.all(withClass("tl-labels"))
+		if len(labels) == 0 {
 			t.Fatalf("no lane labels in the timeline")
 		}
-		html = html[:i] + p.Labels + html[i+j+len("</svg>"):]
+		replaceWith(t, labels[0], p.Labels)
 	}
 	for _, c := range p.Cols {
 		for layer, inner := range map[string]string{"back": c.Back, "mid": c.Mid, "front": c.Front} {
-			l := strings.Index(html, `<g data-layer="`+layer+`">`)
-			if l < 0 {
+			l := tl.all(withAttr("data-layer", layer))
+			if len(l) == 0 {
 				t.Fatalf("no %s layer in the timeline", layer)
 			}
-			open := `<g data-c="` + strconv.Itoa(c.Col) + `">`
-			g := strings.Index(html[l:], open)
-			if g < 0 {
+			g := childWith(l[0], withAttr("data-c", strconv.Itoa(c.Col)))
+			if g == nil {
 				t.Fatalf("no column %d in the %s layer", c.Col, layer)
 			}
-			start := l + g + len(open)
-			end := start + groupEnd(t, html[start:])
-			html = html[:start] + inner + html[end:]
+			setInner(t, g, inner)
 		}
 	}
-	html = currentCol.ReplaceAllString(html, `class="col"`)
-	html = strings.Replace(html, `class="col" data-col="`+strconv.Itoa(p.Cur)+`"`, `class="col current" data-col="`+strconv.Itoa(p.Cur)+`"`, 1)
-	return currentXAttr.ReplaceAllString(html, `data-current-x="`+strconv.Itoa(p.CurrentX)+`"`)
-}
-
-// groupEnd is the index in s of the </g> that closes a group whose content
-// s starts with.
-func groupEnd(t testing.TB, s string) int {
-	t.Helper()
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch {
-		case strings.HasPrefix(s[i:], "</g>"):
-			if depth == 0 {
-				return i
-			}
-			depth--
-		case strings.HasPrefix(s[i:], "<g ") || strings.HasPrefix(s[i:], "<g>"):
-			depth++
-		}
+	for _, col := range tl.all(and(withClass("col"), withClass("current"))) {
+		setClass(col, "current", false)
 	}
-	t.Fatalf("unclosed group")
-	return 0
+	if cur := tl.all(and(withClass("col"), withAttr("data-col", strconv.Itoa(p.Cur)))); len(cur) > 0 {
+		setClass(cur[0], "current", true)
+	}
+	setAttr(tl.root, "data-current-x", strconv.Itoa(p.CurrentX))
 }
 
 // fullTimeline renders lesson l's whole timeline at step cur, as a frame
@@ -160,9 +201,9 @@ func TestTimelinePatchesEveryLesson(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for name, html := range want {
-						if pg.panels[name] != html {
-							t.Fatalf("move %d (to step %d): the page's %s panel is not the one a whole frame shows:\n got %s\nwant %s", k, cur, name, pg.panels[name], html)
+					for name, markup := range want {
+						if !pg.shows(t, name, markup) {
+							t.Fatalf("move %d (to step %d): the page's %s panel is not the one a whole frame shows:\n got %s\nwant %s", k, cur, name, pg.snapshot(t)[name], shownPanel(t, markup))
 						}
 					}
 				}

@@ -191,6 +191,7 @@ var allPanels = []string{view.PanelAlerts, view.PanelNarration, view.PanelDiagra
 // exactly what stepping forward showed, and its timeline is the whole
 // timeline rendered at that step.
 func TestProtocolStepBackSeek(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	all := testLessons(t)
 	for _, id := range []string{"nested-reentry", "stale-owner", "test-forks"} {
@@ -199,7 +200,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 			want := expectedFrames(t, l)
 			full := make([]string, len(want))
 			for i := range want {
-				full[i] = fullTimeline(t, srv, l, want, i, sim.English)
+				full[i] = shownPanel(t, fullTimeline(t, srv, l, want, i, sim.English))
 			}
 			c := dial(t, hs, nil)
 			hello := c.expect(MsgHello)
@@ -214,7 +215,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 			}
 			pg.apply(t, m)
 			sameFrame(t, frameOf(t, m), want[0])
-			forward := []map[string]string{pg.snapshot()}
+			forward := []map[string]string{pg.snapshot(t)}
 			for i := 1; i <= len(l.Steps); i++ {
 				c.send(ClientMessage{Type: MsgStep, ID: int64(i + 1)})
 				m := c.expect(MsgFrame)
@@ -226,10 +227,10 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				}
 				pg.apply(t, m)
 				sameFrame(t, frameOf(t, m), want[i])
-				if pg.panels[view.PanelTimeline] != full[i] {
-					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, pg.panels[view.PanelTimeline], full[i])
+				if got := pg.snapshot(t)[view.PanelTimeline]; got != full[i] {
+					t.Fatalf("step %d: the patched timeline differs from the whole timeline:\n got %s\nwant %s", i, got, full[i])
 				}
-				forward = append(forward, pg.snapshot())
+				forward = append(forward, pg.snapshot(t))
 			}
 			// At the end, step stays at the end, and nothing changes.
 			c.send(ClientMessage{Type: MsgStep})
@@ -241,7 +242,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				c.send(ClientMessage{Type: MsgBack})
 				m := c.expect(MsgFrame)
 				pg.apply(t, m)
-				if m.Step != i || !reflect.DeepEqual(pg.panels, forward[i]) {
+				if m.Step != i || !reflect.DeepEqual(pg.snapshot(t), forward[i]) {
 					t.Fatalf("back to step %d shows other panels than stepping forward", i)
 				}
 				sameFrame(t, frameOf(t, m), want[i])
@@ -256,14 +257,14 @@ func TestProtocolStepBackSeek(t *testing.T) {
 				m := c.expect(MsgFrame)
 				pg.apply(t, m)
 				wantStep := min(s, len(l.Steps))
-				if m.Step != wantStep || !reflect.DeepEqual(pg.panels, forward[wantStep]) {
-					t.Fatalf("seek %d: at %d, panels equal %v", s, m.Step, reflect.DeepEqual(pg.panels, forward[wantStep]))
+				if m.Step != wantStep || !reflect.DeepEqual(pg.snapshot(t), forward[wantStep]) {
+					t.Fatalf("seek %d: at %d, panels equal %v", s, m.Step, reflect.DeepEqual(pg.snapshot(t), forward[wantStep]))
 				}
 			}
 			// A fresh load straight to a step (what a reconnect sends) lands
 			// on the same state too, with every panel.
 			c.send(ClientMessage{Type: MsgLoad, Lesson: id, Step: intp(2), Lang: "en"})
-			if m := c.expect(MsgFrame); m.Step != 2 || !reflect.DeepEqual(m.Panels, forward[2]) {
+			if m := c.expect(MsgFrame); m.Step != 2 || !reflect.DeepEqual(shownPanels(t, m.Panels), forward[2]) {
 				t.Fatalf("load at step 2 differs from stepping there")
 			}
 		})
@@ -271,6 +272,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 }
 
 func TestProtocolLanguage(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	c := dial(t, hs, nil)
@@ -300,6 +302,7 @@ func htmlEscape(s string) string {
 }
 
 func TestProtocolMalformedMessages(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -356,6 +359,7 @@ func TestProtocolMalformedMessages(t *testing.T) {
 }
 
 func TestProtocolReadLimit(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{ReadLimit: 512})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -411,6 +415,7 @@ func TestProtocolIdleTimeout(t *testing.T) {
 }
 
 func TestProtocolOriginChecked(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	_, err := dialErr(hs, http.Header{"Origin": {"http://evil.example"}}, nil)
 	var he *handshakeError
@@ -441,6 +446,7 @@ func TestProtocolShutdown(t *testing.T) {
 }
 
 func TestProtocolPlay(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	c := dial(t, hs, nil)
@@ -560,14 +566,14 @@ func TestProtocolRealRedis(t *testing.T) {
 	}
 	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID})
 	m := c.expect(MsgFrame)
-	if !strings.Contains(m.Chrome["header"], rs.Addr) {
+	if !strings.HasSuffix(backendLabel(t, m.Chrome["header"]), " at "+rs.Addr) {
 		t.Fatalf("header has no backend badge with %s", rs.Addr)
 	}
 	for i := 1; i <= len(l.Steps); i++ {
 		c.send(ClientMessage{Type: MsgStep})
 		m := c.expect(MsgFrame)
 		sameFrame(t, frameOf(t, m), want[i])
-		if i == 1 && !strings.Contains(m.Panels[view.PanelRedis], backend.KeyNamespace+"{run-") {
+		if i == 1 && !strings.Contains(redisPrefix(t, m.Panels[view.PanelRedis]), backend.KeyNamespace+"{run-") {
 			t.Fatalf("Redis panel does not name the run's key prefix")
 		}
 	}
@@ -633,6 +639,7 @@ func TestProtocolRedisDown(t *testing.T) {
 // held key, a presenter remote) within its rate limit and reads every reply
 // gets every reply; it is not taken for a client that does not read.
 func TestProtocolBurstWhileReading(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -674,6 +681,7 @@ func TestProtocolBurstWhileReading(t *testing.T) {
 // however large; a lang field takes the language tags the lang query
 // parameter takes.
 func TestProtocolWholeNumbersAndLanguageTags(t *testing.T) {
+	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)

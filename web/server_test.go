@@ -2,16 +2,17 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"golang.org/x/net/html"
 
 	"lockstep/sim"
 	"lockstep/static"
@@ -67,17 +68,33 @@ func TestCoursePage(t *testing.T) {
 			}
 		}
 	}
-	// Lesson text is escaped (testdata/forks.yaml carries markup).
-	if strings.Contains(body, "<script>alert") || !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt;") || strings.Contains(body, "<b>leak") {
+	// Lesson text is escaped (testdata/forks.yaml carries markup): it
+	// makes no element and reads as written.
+	page := parseDOM(t, body)
+	if page.has(lessonMarkup) || !page.hasText("<script>alert(1)</script>") || !page.hasText("a <b>leak</b>") {
 		t.Fatal("lesson text is not escaped on the course page")
 	}
-	if !strings.Contains(body, "embedded Redis") {
+	if backendLabel(t, body) != "embedded Redis" {
 		t.Fatal("no backend badge")
 	}
 	// No request may leave the origin: no absolute URL in src or href.
-	if m := regexp.MustCompile(`(?:src|href)="(?:https?:)?//`).FindString(body); m != "" {
-		t.Fatalf("course page links outside its origin: %s", m)
+	if u := page.offOrigin(); len(u) > 0 {
+		t.Fatalf("course page links outside its origin: %s", u)
 	}
+}
+
+// lessonMarkup matches the elements the markup in testdata/forks.yaml's
+// texts would make if it were not escaped (the page's own scripts are
+// files: a script with a src).
+func lessonMarkup(n *html.Node) bool {
+	return n.Data == "script" && !hasAttr(n, "src") || n.Data == "img" || n.Data == "b"
+}
+
+// playerStep is the step the player page opens at (its data-step).
+func playerStep(t *testing.T, body string) string {
+	t.Helper()
+	step, _ := attr(parseDOM(t, body).one(t, "player", withAttr("id", "player")), "data-step")
+	return step
 }
 
 func TestLanguageNegotiation(t *testing.T) {
@@ -117,10 +134,18 @@ func TestPlayerPage(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	for _, s := range []string{`<html lang="zh-CN">`, `data-lesson="stale-owner"`, `data-step="4"`, `data-panel="narration"`, `data-panel="timeline"`,
-		`data-panel="redis"`, `data-panel="diagram"`, `data-panel="command"`, `aria-live="polite"`, `id="scrubber"`} {
-		if !strings.Contains(body, s) {
-			t.Errorf("player page lacks %s", s)
+	if lang := pageLang(t, body); lang != "zh-CN" {
+		t.Errorf("player page in %q", lang)
+	}
+	page := parseDOM(t, body)
+	player := page.one(t, "player", withAttr("id", "player"))
+	if id, _ := attr(player, "data-lesson"); id != "stale-owner" || playerStep(t, body) != "4" {
+		t.Errorf("player of %q at step %q, want stale-owner at 4", id, playerStep(t, body))
+	}
+	for _, a := range []string{"data-panel=narration", "data-panel=timeline", "data-panel=redis", "data-panel=diagram", "data-panel=command", "aria-live=polite", "id=scrubber"} {
+		key, value, _ := strings.Cut(a, "=")
+		if !page.has(withAttr(key, value)) {
+			t.Errorf("player page lacks %s", a)
 		}
 	}
 	// ?step= reads as a websocket message's step does (any whole number),
@@ -128,8 +153,8 @@ func TestPlayerPage(t *testing.T) {
 	last := len(lessonByID(t, testLessons(t), "nested-reentry").Steps)
 	for q, want := range map[string]int{"-3": 0, "abc": 0, "99999": last, "1e9": last, "1e400": last, "7.0": 7, "2e0": 2, "2.5": 0, "0x10": 0, "1e-400": 0, "": 0, "%2B5": 0} {
 		resp, body := get(t, hs.URL+"/lessons/nested-reentry?step="+q, nil)
-		if resp.StatusCode != 200 || !strings.Contains(body, fmt.Sprintf(`data-step="%d"`, want)) {
-			t.Errorf("step=%s: status %d, want step %d: %s", q, resp.StatusCode, want, regexp.MustCompile(`data-step="[^"]*"`).FindString(body))
+		if got := playerStep(t, body); resp.StatusCode != 200 || got != strconv.Itoa(want) {
+			t.Errorf("step=%s: status %d, step %s, want step %d", q, resp.StatusCode, got, want)
 		}
 	}
 	if resp, _ := get(t, hs.URL+"/lessons/no-such-lesson", nil); resp.StatusCode != 404 {
@@ -179,16 +204,19 @@ func TestPageWeight(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{})
 	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
 	total := len(page)
-	refs := regexp.MustCompile(`(?:src|href)="(/static/[^"]+)"`).FindAllStringSubmatch(page, -1)
-	if len(refs) != 3 {
-		t.Fatalf("page loads %d static files, want 3", len(refs))
+	var paths []string
+	for _, n := range parseDOM(t, page).all(func(*html.Node) bool { return true }) {
+		for _, a := range n.Attr {
+			if (a.Key == "src" || a.Key == "href") && strings.HasPrefix(a.Val, "/static/") {
+				paths = append(paths, a.Val)
+			}
+		}
+	}
+	if len(paths) != 3 {
+		t.Fatalf("page loads %d static files, want 3", len(paths))
 	}
 	// The script is ES modules: app.js and what it imports, each once.
 	imports := regexp.MustCompile(`(?m)^(?:import|export)\b[^;"']*?"\./([^"]+)"`)
-	var paths []string
-	for _, r := range refs {
-		paths = append(paths, strings.ReplaceAll(r[1], "&amp;", "&"))
-	}
 	seen := map[string]bool{}
 	for len(paths) > 0 {
 		p := paths[0]
@@ -308,16 +336,17 @@ func TestPanelsEveryStep(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if len(parseDOM(t, panels[view.PanelDiagram]).all(withAttr("data-state", string(focusState(l, frames[i]))))) == 0 {
-						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
-					}
-					if got := len(parseDOM(t, panels[view.PanelTimeline]).all(withAttr("data-col", ""))); got != len(l.Steps)+1 {
-						t.Fatalf("step %d: timeline has %d columns", i, got)
-					}
-					for name, html := range panels {
-						if strings.Contains(html, "<script") || strings.Contains(html, "<img") || strings.Contains(html, "<b>") {
+					doms := map[string]dom{}
+					for name, markup := range panels {
+						if doms[name] = parseDOM(t, markup); doms[name].has(lessonMarkup) {
 							t.Fatalf("step %d: %s panel has unescaped lesson markup", i, name)
 						}
+					}
+					if len(doms[view.PanelDiagram].all(withAttr("data-state", string(focusState(l, frames[i]))))) == 0 {
+						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
+					}
+					if got := len(doms[view.PanelTimeline].all(withAttr("data-col", ""))); got != len(l.Steps)+1 {
+						t.Fatalf("step %d: timeline has %d columns", i, got)
 					}
 					tl := v.Timeline()
 					if tl.Width != (len(l.Steps)+1)*view.TimelineColumnWidth || len(tl.Lanes) != laneCount(l)+1 {

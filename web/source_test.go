@@ -8,6 +8,8 @@ import (
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"
+
+	"golang.org/x/net/html"
 )
 
 // TestSourceParts checks that each seed file name in a source becomes its
@@ -70,6 +72,33 @@ func TestSourceParts(t *testing.T) {
 	}
 }
 
+// notesSay reports whether one of the page's source notes, read as
+// "[title](seed file)" for a seed and "`text`" for a code part, contains
+// want.
+func notesSay(t *testing.T, page, want string) bool {
+	t.Helper()
+	for _, note := range parseDOM(t, page).all(withClass("source")) {
+		var b strings.Builder
+		for c := note.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				b.WriteString(c.Data)
+			case withClass("seed")(c):
+				file, _ := attr(c, "title")
+				b.WriteString("[" + textOf(c) + "](" + file + ")")
+			case c.Data == "code":
+				b.WriteString("`" + textOf(c) + "`")
+			default:
+				b.WriteString(textOf(c))
+			}
+		}
+		if strings.Contains(strings.Join(strings.Fields(b.String()), " "), want) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestSourcePages checks that the course page, the player and the explore
 // sandbox show a seed by its title in the page's language, keep its file
 // name in the title attribute and no longer show the bare name.
@@ -77,7 +106,7 @@ func TestSourcePages(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	seed := func(l sim.Locale, name string) string {
-		return `<span class="seed" title="` + name + `">` + htmlEscape(tr(l).T(view.SeedTitleIDs()[name])) + `</span>`
+		return "[" + tr(l).T(view.SeedTitleIDs()[name]) + "](" + name + ")"
 	}
 	for _, l := range []sim.Locale{sim.English, sim.SimplifiedChinese} {
 		q := "?lang=" + string(l)
@@ -86,10 +115,10 @@ func TestSourcePages(t *testing.T) {
 			seed(l, "000_ababaab3e824e250.txt") + ", " + seed(l, "001_5402deabadbfda6d.txt"),
 			seed(l, "004_9ef5ee932af18c81.txt"),
 			// A source that is no seed stays as written.
-			"<code>Redisson RLock lock watchdog (lockWatchdogTimeout 30 s, renewal every 10 s)</code>",
-			"<code>https://www.letianbiji.com/redis/redis-ex-time-change.html</code>",
+			"`Redisson RLock lock watchdog (lockWatchdogTimeout 30 s, renewal every 10 s)`",
+			"`https://www.letianbiji.com/redis/redis-ex-time-change.html`",
 		} {
-			if !strings.Contains(course, want) {
+			if !notesSay(t, course, want) {
 				t.Errorf("%s: course page lacks %s", l, want)
 			}
 		}
@@ -99,23 +128,24 @@ func TestSourcePages(t *testing.T) {
 			{"nil-read-as-false", seed(l, "004_9ef5ee932af18c81.txt")},
 		} {
 			resp, body := get(t, hs.URL+"/lessons/"+c.id+q, nil)
-			if resp.StatusCode != 200 || !strings.Contains(body, c.want) {
+			if resp.StatusCode != 200 || !notesSay(t, body, c.want) {
 				t.Errorf("%s: player of %s (status %d) lacks %s", l, c.id, resp.StatusCode, c.want)
 			}
 		}
 		_, explore := get(t, hs.URL+"/explore"+q, nil)
-		card := htmlEscape(tr(l).T("SeedInterviewCard"))
-		if want := `<option value="token-count" selected title="001_5402deabadbfda6d.txt">token-count · ` + card + `</option>`; !strings.Contains(explore, want) {
-			t.Errorf("%s: explore page lacks %s", l, want)
+		card := tr(l).T("SeedInterviewCard")
+		opt := parseDOM(t, explore).one(t, "token-count option", and(tag("option"), withAttr("value", "token-count")))
+		if title, _ := attr(opt, "title"); !hasAttr(opt, "selected") || title != "001_5402deabadbfda6d.txt" || textOf(opt) != "token-count · "+card {
+			t.Errorf("%s: explore page's token-count option is not selected, titled with its seed and named by the seed's title", l)
 		}
 		for page, body := range map[string]string{"course": course, "explore": explore} {
-			if strings.Contains(body, ">001_5402deabadbfda6d.txt") || strings.Contains(body, "· 001_") {
+			if text := textOf(parseDOM(t, body).root); strings.Contains(text, "001_5402deabadbfda6d.txt") || strings.Contains(text, "· 001_") {
 				t.Errorf("%s: the %s page still shows a bare seed file name", l, page)
 			}
 		}
 	}
 	// The Chinese page's titles are Chinese.
-	if _, body := get(t, hs.URL+"/lessons/nil-read-as-false?lang=zh-CN", nil); !strings.Contains(body, "ThreadLocal 持有次数与 Hash 可重入锁") {
+	if _, body := get(t, hs.URL+"/lessons/nil-read-as-false?lang=zh-CN", nil); !notesSay(t, body, "ThreadLocal 持有次数与 Hash 可重入锁](") {
 		t.Error("zh-CN player lacks the Chinese seed title")
 	}
 }
