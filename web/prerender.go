@@ -160,6 +160,25 @@ func keep[K comparable, V any](run *cachedRun, m *map[K]V, k K, draw func() (V, 
 	return v, nil
 }
 
+// drawnBytes is the size of the drawings the cache holds, in bytes of
+// HTML.
+func (c *frameCache) drawnBytes() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, run := range c.runs {
+		run.drawMu.Lock()
+		for _, html := range run.panels {
+			n += len(html)
+		}
+		for _, col := range run.cols {
+			n += len(col.Back) + len(col.Mid) + len(col.Front)
+		}
+		run.drawMu.Unlock()
+	}
+	return n
+}
+
 // prerender renders the panels of a course lesson's step for the page; nil
 // when it cannot (a drill, which is generated per seed, or a failed run),
 // and the page then shows them loading.
