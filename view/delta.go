@@ -92,8 +92,10 @@ func (v *Step) FramePanels(ctx context.Context, ps *Page) (map[string]string, *T
 
 // timelinePatch is the patch from the timeline at step ps.tlCur to the
 // current one: the columns between the two change from future to past or
-// back. A column is drawn afresh each time (a few µs): keeping them per
-// session would hold a timeline's whole history per session.
+// back. A column is drawn afresh each time (a few µs) unless the Step's
+// Drawings keep it (a course lesson's canonical run, shared by every
+// session): keeping them per session would hold a timeline's whole
+// history per session.
 func (v *Step) timelinePatch(ctx context.Context, ps *Page) (*TimelinePatch, error) {
 	lay := v.tlLayout()
 	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * TimelineColumnWidth, Cols: []TimelineColumnPatch{}}

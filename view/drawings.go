@@ -7,9 +7,9 @@ package view
 // method returns the drawing kept under its key, or calls draw, keeps what
 // it returns (when it returns no error) and returns it.
 //
-// A Step decides what may be kept: every step panel but the Redis panel of
-// a run with a key prefix (it names the run's prefix), the lane labels of
-// the step, and the timeline's columns. A past column depends only on its
+// A Step decides what may be kept: every panel but the Redis panel of a run
+// with a key prefix (it names the run's prefix), the lane labels of the
+// step, and the timeline's columns. A past column depends only on its
 // step's frame and the one before, and a future column on the lesson's
 // step, so a column is kept by its number and whether it is past, whatever
 // the step shown.
@@ -19,8 +19,8 @@ type Drawings interface {
 	Column(col int, past bool, draw func() (TimelineColumnPatch, error)) (TimelineColumnPatch, error)
 }
 
-// stepPanel draws step panel name, or takes it from the Step's Drawings.
-func (v *Step) stepPanel(name string, draw func() (string, error)) (string, error) {
+// keptPanel draws panel name, or takes it from the Step's Drawings.
+func (v *Step) keptPanel(name string, draw func() (string, error)) (string, error) {
 	if v.drawn == nil || name == PanelRedis && v.prefix != "" {
 		return draw()
 	}

@@ -3,7 +3,6 @@ package view
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/a-h/templ"
 
@@ -93,7 +92,7 @@ func (v *Step) Panels(ctx context.Context) (map[string]string, error) {
 func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
 	out := make(map[string]string, len(stepPanels)+2)
 	for _, name := range stepPanels {
-		html, err := v.stepPanel(name, func() (string, error) { return v.drawStepPanel(ctx, name) })
+		html, err := v.keptPanel(name, func() (string, error) { return v.drawStepPanel(ctx, name) })
 		if err != nil {
 			return nil, fmt.Errorf("view: render %s: %w", name, err)
 		}
@@ -102,15 +101,17 @@ func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	if !whole {
 		return out, nil
 	}
-	more := map[string]templ.Component{
-		PanelTimeline: templates.TimelinePanel(v.Timeline()),
-		PanelTools:    templates.ExploreToolsPanel(v.ExploreTools()),
+	more := map[string]func() templ.Component{
+		PanelTimeline: func() templ.Component { return templates.TimelinePanel(v.Timeline()) },
+		PanelTools:    func() templ.Component { return templates.ExploreToolsPanel(v.ExploreTools()) },
 	}
-	rest, err := RenderAll(ctx, more)
-	if err != nil {
-		return nil, err
+	for name, c := range more {
+		html, err := v.keptPanel(name, func() (string, error) { return Render(ctx, c()) })
+		if err != nil {
+			return nil, fmt.Errorf("view: render %s: %w", name, err)
+		}
+		out[name] = html
 	}
-	maps.Copy(out, rest)
 	return out, nil
 }
 

@@ -41,8 +41,8 @@ type cachedRun struct {
 	cols   map[columnKey]view.TimelineColumnPatch
 }
 
-// panelKey names a step panel (or, with view.PanelTimeline, the lane
-// labels) of a step of the run, in a language.
+// panelKey names a panel (or, with labelsPanel, the lane labels) of a step
+// of the run, in a language.
 type panelKey struct {
 	locale sim.Locale
 	step   int
@@ -129,8 +129,11 @@ func (d stepDrawings) Panel(name string, draw func() (string, error)) (string, e
 	return keep(d.run, &d.run.panels, panelKey{d.locale, d.step, name}, draw)
 }
 
+// labelsPanel is the name the lane labels are kept by, beside the panels'.
+const labelsPanel = "timeline-labels"
+
 func (d stepDrawings) Labels(draw func() (string, error)) (string, error) {
-	return keep(d.run, &d.run.panels, panelKey{d.locale, d.step, view.PanelTimeline}, draw)
+	return keep(d.run, &d.run.panels, panelKey{d.locale, d.step, labelsPanel}, draw)
 }
 
 func (d stepDrawings) Column(col int, past bool, draw func() (view.TimelineColumnPatch, error)) (view.TimelineColumnPatch, error) {
