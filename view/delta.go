@@ -92,8 +92,10 @@ func (v *Step) FramePanels(ctx context.Context, ps *Page) (map[string]string, *T
 
 // timelinePatch is the patch from the timeline at step ps.tlCur to the
 // current one: the columns between the two change from future to past or
-// back. A column is drawn afresh each time (a few µs): keeping them per
-// session would hold a timeline's whole history per session.
+// back. A column is drawn afresh each time (a few µs) unless the Step's
+// Drawings keep it (a course lesson's canonical run, shared by every
+// session): keeping them per session would hold a timeline's whole
+// history per session.
 func (v *Step) timelinePatch(ctx context.Context, ps *Page) (*TimelinePatch, error) {
 	lay := v.tlLayout()
 	p := &TimelinePatch{Cur: v.cur, CurrentX: v.cur * TimelineColumnWidth, Cols: []TimelineColumnPatch{}}
@@ -117,16 +119,31 @@ func (v *Step) timelinePatch(ctx context.Context, ps *Page) (*TimelinePatch, err
 
 // timelineLabels is the timeline's lane labels at the current step.
 func (v *Step) timelineLabels(ctx context.Context, lay tlLayout) (string, error) {
-	labels, err := Render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
-	if err != nil {
-		return "", fmt.Errorf("view: render timeline labels: %w", err)
+	draw := func() (string, error) {
+		labels, err := Render(ctx, templates.TimelineLabels(v.timelineFrame(lay)))
+		if err != nil {
+			return "", fmt.Errorf("view: render timeline labels: %w", err)
+		}
+		return labels, nil
 	}
-	return labels, nil
+	if v.drawn == nil {
+		return draw()
+	}
+	return v.drawn.Labels(draw)
 }
 
 // timelineColumn is column i of the timeline, past or future as the current
 // step makes it, without the current-step marker (the page moves it).
 func (v *Step) timelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
+	draw := func() (TimelineColumnPatch, error) { return v.drawTimelineColumn(ctx, lay, i) }
+	if v.drawn == nil {
+		return draw()
+	}
+	return v.drawn.Column(i, i <= v.cur, draw)
+}
+
+// drawTimelineColumn draws column i as timelineColumn returns it.
+func (v *Step) drawTimelineColumn(ctx context.Context, lay tlLayout, i int) (TimelineColumnPatch, error) {
 	c := v.tlColumn(lay, i)
 	c.Current = false
 	cp := TimelineColumnPatch{Col: i}

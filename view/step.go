@@ -3,7 +3,6 @@ package view
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/a-h/templ"
 
@@ -35,6 +34,9 @@ type Input struct {
 	Info    backend.Info
 	Prefix  string       // the run's key prefix on a real Redis
 	Explore ExploreState // set for an explore timeline
+	// Drawn, when set, keeps the drawings of this step for other runs that
+	// show the same step (see Drawings); nil: the Step draws everything.
+	Drawn Drawings
 }
 
 // Step is one moment of a run as the player shows it. It depends only on
@@ -48,11 +50,12 @@ type Step struct {
 	info   backend.Info
 	prefix string
 	tl     ExploreState
+	drawn  Drawings
 }
 
 // New returns the Step of in. Frames must reach in.Cur.
 func New(in Input) *Step {
-	return &Step{t: in.Texts, lesson: in.Lesson, frames: in.Frames[:in.Cur+1], cur: in.Cur, info: in.Info, prefix: in.Prefix, tl: in.Explore}
+	return &Step{t: in.Texts, lesson: in.Lesson, frames: in.Frames[:in.Cur+1], cur: in.Cur, info: in.Info, prefix: in.Prefix, tl: in.Explore, drawn: in.Drawn}
 }
 
 func (v *Step) frame() sim.Frame { return v.frames[v.cur] }
@@ -91,7 +94,7 @@ func (v *Step) Panels(ctx context.Context) (map[string]string, error) {
 func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
 	out := make(map[string]string, len(stepPanels)+2)
 	for _, name := range stepPanels {
-		html, err := v.drawStepPanel(ctx, name)
+		html, err := v.keptPanel(name, func() (string, error) { return v.drawStepPanel(ctx, name) })
 		if err != nil {
 			return nil, fmt.Errorf("view: render %s: %w", name, err)
 		}
@@ -100,15 +103,17 @@ func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	if !whole {
 		return out, nil
 	}
-	more := map[string]templ.Component{
-		PanelTimeline: templates.TimelinePanel(v.Timeline()),
-		PanelTools:    templates.ExploreToolsPanel(v.ExploreTools()),
+	more := map[string]func() templ.Component{
+		PanelTimeline: func() templ.Component { return templates.TimelinePanel(v.Timeline()) },
+		PanelTools:    func() templ.Component { return templates.ExploreToolsPanel(v.ExploreTools()) },
 	}
-	rest, err := RenderAll(ctx, more)
-	if err != nil {
-		return nil, err
+	for name, c := range more {
+		html, err := v.keptPanel(name, func() (string, error) { return Render(ctx, c()) })
+		if err != nil {
+			return nil, fmt.Errorf("view: render %s: %w", name, err)
+		}
+		out[name] = html
 	}
-	maps.Copy(out, rest)
 	return out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/a-h/templ"
@@ -47,6 +48,11 @@ type session struct {
 	// page is what the frames sent since the last one with chrome have
 	// put on the page (view/delta.go).
 	page view.Page
+	// canon is the frames of the course lesson's cached run (prerender.go)
+	// while the run's may share its drawings, nil otherwise; the run's
+	// first same frames are known to equal them.
+	canon []sim.Frame
+	same  int
 }
 
 // run is the session's goroutine.
@@ -285,6 +291,10 @@ func (s *session) start(re int64, tl explore.Timeline, code string, target int) 
 	s.code = code
 	if err := s.runTo(target); err != nil {
 		s.sendErr(re, err)
+	} else {
+		// Only once the run's own steps ran: a Redis that fails them would
+		// fail the cached run too, after a longer wait.
+		s.canon = s.srv.canonical(s.srv.ctx, tl)
 	}
 	s.sendFrame(re, true)
 }
@@ -412,7 +422,11 @@ func (s *session) tick() {
 func (s *session) sendFrame(re int64, chrome bool) {
 	t := s.srv.tr(s.locale)
 	frames := s.runner.Frames()
-	v := view.New(view.Input{Texts: t, Lesson: s.tl.Lesson, Frames: frames[:s.cur+1], Cur: s.cur, Info: s.srv.cfg.Backend.Info(), Prefix: keyPrefix(s.store), Explore: s.srv.timelineView(t, s.tl, s.code)})
+	in := view.Input{Texts: t, Lesson: s.tl.Lesson, Frames: frames[:s.cur+1], Cur: s.cur, Info: s.srv.cfg.Backend.Info(), Prefix: keyPrefix(s.store), Explore: s.srv.timelineView(t, s.tl, s.code)}
+	if s.sharedUpTo(s.cur) {
+		in.Drawn = s.srv.drawings(s.tl.Lesson.ID, t.Locale(), s.cur)
+	}
+	v := view.New(in)
 	ctx := context.Background()
 	if chrome {
 		s.page = view.Page{} // a new run or language: the page gets everything
@@ -462,6 +476,30 @@ func (s *session) closeRun() {
 	s.tl, s.store, s.endRun, s.runner, s.cur = explore.Timeline{}, nil, nil, nil, 0
 	s.code = ""
 	s.page = view.Page{}
+	s.canon, s.same = nil, 0
+}
+
+// sharedUpTo reports whether the run's frames up to step cur are those of
+// the course lesson's cached run, comparing the frames not compared yet, so
+// that the step's drawings may be shared. Frames are deterministic and name
+// keys without the run's prefix, on either backend, so they are equal; one
+// that differs (a determinism bug, logged) ends the sharing for the run,
+// which draws its own steps from then on. What a run's prefix changes (its
+// Redis panel) view.Step draws for the run itself.
+func (s *session) sharedUpTo(cur int) bool {
+	if s.canon == nil {
+		return false
+	}
+	frames := s.runner.Frames()
+	for s.same <= cur && s.same < len(frames) && s.same < len(s.canon) {
+		if !reflect.DeepEqual(frames[s.same], s.canon[s.same]) {
+			s.srv.logf("web: lesson %s: step %d of this run differs from the lesson's cached run; its steps are drawn for this run only", s.tl.Lesson.ID, s.same)
+			s.canon, s.same = nil, 0
+			return false
+		}
+		s.same++
+	}
+	return cur < s.same
 }
 
 // endRun ends a run opened by openStore, logging what went wrong.

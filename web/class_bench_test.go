@@ -1,0 +1,143 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"lockstep/backend"
+	"lockstep/lessons"
+	"lockstep/sim"
+)
+
+// BenchmarkClassSteps is a class stepping through the course: one op is
+// 1,000 websocket sessions on one server, 50 at a time, each loading a
+// course lesson in zh-CN (round robin over the course but its failover
+// lesson, which starts redis-server processes of its own) and stepping it to its end, as the page does
+// (each step's frame message read and decoded). "shared" lets the sessions
+// of a lesson's canonical run share its step drawings (the frame cache's,
+// prerender.go), "unshared" draws every step in every session. step-µs is
+// one step's share of the op's time; p50-µs is a step's round trip;
+// cache-KiB is what the cache's drawings hold after the op (0 unshared).
+func BenchmarkClassSteps(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		noShared bool
+	}{{"shared", false}, {"unshared", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			be, err := backend.Open(context.Background(), backend.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			all, err := lessons.All()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var course []*sim.Lesson
+			for _, l := range all {
+				if !l.Replica {
+					course = append(course, l)
+				}
+			}
+			srv, err := New(Config{Backend: RedisBackend(be), Lessons: course, MessageRate: 1e9, MessageBurst: 1 << 30})
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv.frames.noShared = c.noShared
+			hs := httptest.NewServer(srv)
+			defer func() {
+				hs.Close()
+				_ = srv.Close(context.Background())
+			}()
+			url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/ws"
+			const class, together = 1000, 50
+			var mu sync.Mutex
+			var rtts []time.Duration
+			steps := 0
+			b.ResetTimer()
+			for range b.N {
+				next := make(chan *sim.Lesson, class)
+				for i := range class {
+					next <- course[i%len(course)]
+				}
+				close(next)
+				var wg sync.WaitGroup
+				for range together {
+					wg.Go(func() {
+						for l := range next {
+							d, err := classSession(url, l)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							mu.Lock()
+							rtts = append(rtts, d...)
+							steps += len(d)
+							mu.Unlock()
+						}
+					})
+				}
+				wg.Wait()
+			}
+			b.StopTimer()
+			slices.Sort(rtts)
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(steps), "step-µs")
+			b.ReportMetric(float64(rtts[len(rtts)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(srv.frames.drawnBytes())/1024, "cache-KiB")
+		})
+	}
+}
+
+// classSession is one learner of BenchmarkClassSteps: it loads l and steps
+// to its end, and returns each step's round trip.
+func classSession(url string, l *sim.Lesson) ([]time.Duration, error) {
+	conn, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	read := func(typ string) error {
+		_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+		_, data, err := conn.ReadMessage()
+		if err != nil {
+			return err
+		}
+		var m serverMsg
+		if err := json.Unmarshal(data, &m); err != nil {
+			return err
+		}
+		if m.Type != typ {
+			return fmt.Errorf("%s: got %s (%s), want %s", l.ID, m.Type, m.Message, typ)
+		}
+		return nil
+	}
+	if err := read(MsgHello); err != nil {
+		return nil, err
+	}
+	if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"load","lesson":"`+l.ID+`","lang":"zh-CN"}`)); err != nil {
+		return nil, err
+	}
+	if err := read(MsgFrame); err != nil {
+		return nil, err
+	}
+	var d []time.Duration
+	for range l.Steps {
+		t0 := time.Now()
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(`{"type":"step"}`)); err != nil {
+			return nil, err
+		}
+		if err := read(MsgFrame); err != nil {
+			return nil, err
+		}
+		d = append(d, time.Since(t0))
+	}
+	return d, nil
+}
