@@ -58,8 +58,11 @@
 // sim.Store, such as sim/refmodel's, through the Backend interface), and a
 // whole lesson runs through sim.RunFrames. The server's one cache keeps the
 // frames of the course's lessons by id, for deep-linked pages and the
-// interview pages (prerender.go; BenchmarkPlayerPageClass shows what it
-// saves). The page's
+// interview pages, and the step drawings that sessions of a lesson's
+// canonical run share, by locale and step (prerender.go; a session shares
+// only while its frames equal the cached run's, and never its Redis panel
+// on a real Redis; BenchmarkPlayerPageClass and BenchmarkClassSteps show
+// what it saves). The page's
 // script (static/app.js and its modules) only swaps the fragments in. A Content Security
 // Policy keeps every request on the page's own origin.
 //
