@@ -35,6 +35,17 @@ const (
 	// DefaultMessageBurst is how many client messages a connection may send
 	// at once above DefaultMessageRate.
 	DefaultMessageBurst = 100
+	// DefaultMaxSessionsPerAddr bounds the sessions of one client address:
+	// a classroom behind one NAT address fits, one script cannot take
+	// every session.
+	DefaultMaxSessionsPerAddr = 20
+	// DefaultIdleGrace is how long a session must have been idle before a
+	// new connection to a full server may close it to take its place.
+	DefaultIdleGrace = 2 * time.Minute
+	// DefaultBodyTimeout bounds reading an upload's body (POST
+	// /explore/import): 256 KiB in 20 s is 13 KiB/s, slower than any
+	// network a classroom has.
+	DefaultBodyTimeout = 20 * time.Second
 )
 
 // Config configures a Server.
@@ -63,6 +74,30 @@ type Config struct {
 	// MessageBurst is the burst of MessageRate, in messages; 0 means
 	// DefaultMessageBurst.
 	MessageBurst int
+	// MaxSessionsPerAddr bounds the sessions open at once from one client
+	// address (the peer's IP, or for a peer on loopback that sets
+	// X-Forwarded-For, the proxy's client: see clientAddr); 0 means
+	// DefaultMaxSessionsPerAddr. A connection over it gets an error message
+	// of code busy and close code 1013.
+	MaxSessionsPerAddr int
+	// IdleGrace: when MaxSessions are open, a new connection closes the
+	// session that has been idle longest, if it has been idle at least this
+	// long (close code 4000, a reason that says why), and takes its place;
+	// 0 means DefaultIdleGrace.
+	IdleGrace time.Duration
+	// BodyTimeout bounds reading a request body (an import's upload or
+	// paste), from the start of the request; a body not read by then is
+	// answered with 408 and the connection closed. 0 means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// Addr is the address the server listens on ("host:port", as -addr),
+	// which decides the Host headers it answers (hostRule): "" or a
+	// loopback address answers only loopback names; another address its
+	// own name and any IP address literal. AllowedHosts are host names
+	// (without port) answered as well, such as a reverse proxy's public
+	// name. Any other Host gets 421 Misdirected Request.
+	Addr         string
+	AllowedHosts []string
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -78,6 +113,7 @@ type Server struct {
 	sessionCount sessionCount
 	frames       frameCache
 	upgrader     websocket.Upgrader
+	hosts        hostRule
 	ctx          context.Context
 	cancel       context.CancelFunc
 
@@ -106,6 +142,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MessageBurst <= 0 {
 		cfg.MessageBurst = DefaultMessageBurst
 	}
+	if cfg.MaxSessionsPerAddr <= 0 {
+		cfg.MaxSessionsPerAddr = DefaultMaxSessionsPerAddr
+	}
+	if cfg.IdleGrace <= 0 {
+		cfg.IdleGrace = DefaultIdleGrace
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
 	if _, err := loadBundle(); err != nil {
 		return nil, err
 	}
@@ -120,6 +165,7 @@ func New(cfg Config) (*Server, error) {
 		// is negotiated when the browser offers it, and used for peers that
 		// are not on loopback (compressWrites).
 		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
+		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
 	}
 	for i, l := range cfg.Lessons {
 		if s.byID[l.ID] != nil {
@@ -173,6 +219,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
+	if !s.hosts.allows(r.Host) {
+		s.refuseHost(w, r)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
