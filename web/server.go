@@ -265,7 +265,9 @@ func assets() templates.Assets {
 
 func writePage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	// Not ended with the request: a body that timed out (serveImport)
+	// cancels the request's context, and its page must still render.
+	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		http.Error(w, "web: render page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
