@@ -232,37 +232,3 @@ func (c *client) writePump() {
 		}
 	}
 }
-
-// sessionCount bounds the number of open sessions. The sessions never talk
-// to each other, so there is nothing to broadcast and no hub goroutine: a
-// count under a lock is all the bound needs.
-type sessionCount struct {
-	mu  sync.Mutex
-	n   int
-	max int
-}
-
-// add counts one more session, or reports false when max are open.
-func (c *sessionCount) add() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n >= c.max {
-		return false
-	}
-	c.n++
-	return true
-}
-
-// remove counts one session fewer.
-func (c *sessionCount) remove() {
-	c.mu.Lock()
-	c.n--
-	c.mu.Unlock()
-}
-
-// len returns the number of open sessions.
-func (c *sessionCount) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
-}

@@ -110,7 +110,7 @@ type Server struct {
 	lessons      []*sim.Lesson
 	byID         map[string]*sim.Lesson
 	index        map[string]int
-	sessionCount sessionCount
+	table        *sessionTable
 	frames       frameCache
 	upgrader     websocket.Upgrader
 	hosts        hostRule
@@ -175,7 +175,7 @@ func New(cfg Config) (*Server, error) {
 		s.index[l.ID] = i
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.sessionCount.max = cfg.MaxSessions
+	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveCourse)
@@ -227,7 +227,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Sessions returns the number of open websocket sessions.
-func (s *Server) Sessions() int { return s.sessionCount.len() }
+func (s *Server) Sessions() int { return s.table.len() }
 
 // Close ends every session (close code 1001, their runs' keys deleted),
 // and refuses new ones. It waits for the sessions to end, up
@@ -363,23 +363,35 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.stop = s.ctx.Done()
 	s.mu.Lock()
-	if s.closed || !s.sessionCount.add() {
+	if s.closed {
 		s.mu.Unlock()
-		s.refuse(c)
+		s.refuse(c, refusedFull)
+		return
+	}
+	slot, why := s.table.add(clientAddr(r))
+	if why != admitted {
+		s.mu.Unlock()
+		s.refuse(c, why)
 		return
 	}
 	s.sessions.Add(1)
 	s.mu.Unlock()
 	go c.writePump()
 	go c.readPump()
-	go s.runSession(c)
+	go s.runSession(c, slot)
 }
 
-// refuse answers a connection over the session bound: an error message,
+// refuse answers a connection over a session bound: an error message,
 // then close code 1013 (try again later).
-func (s *Server) refuse(c *client) {
+func (s *Server) refuse(c *client, why refusal) {
 	reason := fmt.Sprintf("web: too many sessions (limit %d); try again later", s.cfg.MaxSessions)
-	msg, _ := json.Marshal(ErrorMessage{Type: MsgError, Code: ErrCodeBusy, Message: reason})
+	text := reason
+	if why == refusedAddr {
+		// A close reason has room for 123 bytes; the error message says more.
+		reason = fmt.Sprintf("web: too many sessions from your address (limit %d, -max-sessions-per-addr)", s.cfg.MaxSessionsPerAddr)
+		text = fmt.Sprintf("web: too many sessions from your address (limit %d per address, -max-sessions-per-addr); close another player tab or try again later", s.cfg.MaxSessionsPerAddr)
+	}
+	msg, _ := json.Marshal(ErrorMessage{Type: MsgError, Code: ErrCodeBusy, Message: text})
 	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
 	_ = c.conn.WriteMessage(websocket.TextMessage, msg)
 	_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, reason))

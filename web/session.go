@@ -50,14 +50,14 @@ type session struct {
 }
 
 // run is the session's goroutine.
-func (s *Server) runSession(c *client) {
+func (s *Server) runSession(c *client, slot *sessionSlot) {
 	defer s.sessions.Done()
 	sess := &session{srv: s, c: c, locale: sim.English, speed: DefaultSpeed}
 	defer func() {
 		sess.stopPlay()
 		sess.closeRun()
 		close(c.done)
-		s.sessionCount.remove()
+		s.table.remove(slot)
 	}()
 	idle := time.NewTimer(s.cfg.IdleTimeout)
 	defer idle.Stop()
@@ -73,11 +73,15 @@ func (s *Server) runSession(c *client) {
 		select {
 		case in := <-c.inbox:
 			idle.Reset(s.cfg.IdleTimeout)
+			s.table.touch(slot)
 			sess.handle(in)
 		case <-tick:
 			sess.tick()
 		case <-idle.C:
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
+			return
+		case <-slot.evicted:
+			c.finish(CloseIdle, fmt.Sprintf("web: idle %s or more, closed to make room: the server is full (%d sessions)", s.cfg.IdleGrace, s.cfg.MaxSessions))
 			return
 		case <-c.gone:
 			c.finish(websocket.CloseNormalClosure, "")
