@@ -105,17 +105,17 @@ type Config struct {
 // Server serves the course page, the player pages, the static files and the
 // websocket. It is an http.Handler; Close ends every session.
 type Server struct {
-	cfg          Config
-	mux          *http.ServeMux
-	lessons      []*sim.Lesson
-	byID         map[string]*sim.Lesson
-	index        map[string]int
-	table        *sessionTable
-	frames       frameCache
-	upgrader     websocket.Upgrader
-	hosts        hostRule
-	ctx          context.Context
-	cancel       context.CancelFunc
+	cfg      Config
+	mux      *http.ServeMux
+	lessons  []*sim.Lesson
+	byID     map[string]*sim.Lesson
+	index    map[string]int
+	table    *sessionTable
+	frames   frameCache
+	upgrader websocket.Upgrader
+	hosts    hostRule
+	ctx      context.Context
+	cancel   context.CancelFunc
 
 	mu       sync.Mutex
 	closed   bool
