@@ -413,6 +413,14 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		}
 		frames, err := s.runFrames(r.Context(), l)
 		if err != nil {
+			if code, reason, ok := stepRefusal(tr(loc), err); ok {
+				status := http.StatusUnprocessableEntity // the timeline is over a bound
+				if code == ErrCodeRedisACL {
+					status = http.StatusBadGateway // the Redis refused, not the timeline
+				}
+				http.Error(w, tr(loc).T("TimelineRefused", "Reason", reason), status)
+				return
+			}
 			http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
 			return
 		}
@@ -499,6 +507,9 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
 	if err != nil {
 		p.Error = err.Error()
+		if _, reason, ok := stepRefusal(t, err); ok {
+			p.Error = t.T("TimelineRefused", "Reason", reason)
+		}
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}

@@ -363,7 +363,14 @@ func (s *session) runTo(target int) error {
 		cancel()
 		if err != nil {
 			s.cur = len(s.runner.Frames()) - 1
-			return perr(ErrCodeRedis, "step %d on %s failed: %v; try again", len(s.runner.Frames()), s.srv.cfg.Backend.Info(), err)
+			step := len(s.runner.Frames())
+			t := tr(s.locale)
+			if code, reason, ok := stepRefusal(t, err); ok {
+				// Refused before it ran, not a failure of Redis: said in
+				// the page's language, naming the bound or the ACL rule.
+				return &protoError{code: code, msg: t.T("StepRefused", "Step", step, "Reason", reason)}
+			}
+			return perr(ErrCodeRedis, "step %d on %s failed: %v; try again", step, s.srv.cfg.Backend.Info(), err)
 		}
 	}
 	s.cur = target
