@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,11 @@ const (
 	// /explore/import): 256 KiB in 20 s is 13 KiB/s, slower than any
 	// network a classroom has.
 	DefaultBodyTimeout = 20 * time.Second
+	// DefaultFairRate and DefaultFairBurst are a connection's fair share
+	// of a busy server, in messages per second and at once: a learner
+	// stepping, or a presenter's remote, stays within it.
+	DefaultFairRate  = 10
+	DefaultFairBurst = 30
 )
 
 // Config configures a Server.
@@ -90,6 +96,16 @@ type Config struct {
 	// answered with 408 and the connection closed. 0 means
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// MaxBusy bounds the client messages (and play steps) carried out at
+	// once, server-wide; 0 means runtime.GOMAXPROCS. When every slot is
+	// taken, a connection within its fair share (FairRate, FairBurst)
+	// waits for the next free one, first in line, and a message of one over
+	// it is not carried out: an error of code rate-limited says the server
+	// is busy (workGate). 0 for FairRate and FairBurst means
+	// DefaultFairRate and DefaultFairBurst.
+	MaxBusy   int
+	FairRate  float64
+	FairBurst int
 	// Addr is the address the server listens on ("host:port", as -addr),
 	// which decides the Host headers it answers (hostRule): "" or a
 	// loopback address answers only loopback names; another address its
@@ -114,6 +130,7 @@ type Server struct {
 	frames   frameCache
 	upgrader websocket.Upgrader
 	hosts    hostRule
+	gate     *workGate
 	ctx      context.Context
 	cancel   context.CancelFunc
 
@@ -151,6 +168,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
+	if cfg.MaxBusy <= 0 {
+		cfg.MaxBusy = runtime.GOMAXPROCS(0)
+	}
+	if cfg.FairRate <= 0 {
+		cfg.FairRate = DefaultFairRate
+	}
+	if cfg.FairBurst <= 0 {
+		cfg.FairBurst = DefaultFairBurst
+	}
 	if _, err := loadBundle(); err != nil {
 		return nil, err
 	}
@@ -166,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 		// are not on loopback (compressWrites).
 		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
 		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
+		gate:     newWorkGate(cfg.MaxBusy),
 	}
 	for i, l := range cfg.Lessons {
 		if s.byID[l.ID] != nil {
@@ -361,6 +388,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
+	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()
 	s.mu.Lock()
 	if s.closed {

@@ -47,6 +47,59 @@ type session struct {
 	// page is what the frames sent since the last one with chrome have
 	// put on the page (view/delta.go).
 	page view.Page
+	// holding: the session holds a slot of the server's workGate.
+	holding bool
+}
+
+// handleFair carries out message in when the server's workGate lets it
+// (Config.MaxBusy): at once with a slot free; after a wait for one when the
+// connection is within its fair share; else not at all, answered with a
+// rate-limited error. Messages that cost nothing (limits, binary) skip the
+// gate.
+func (s *session) handleFair(in inbound) {
+	if in.flood || in.limited || in.binary {
+		s.handle(in)
+		return
+	}
+	fair := s.c.fair == nil || s.c.fair.Allow()
+	if !s.srv.gate.tryAcquire() {
+		if !fair {
+			s.sendErr(0, perr(ErrCodeRateLimited, "the server is busy, and this connection sends more than its fair share (%g messages per second); this one was ignored", s.srv.cfg.FairRate))
+			return
+		}
+		if !s.srv.gate.acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
+			return
+		}
+	}
+	s.holding = true
+	defer s.releaseSlot()
+	s.handle(in)
+}
+
+// tickFair is a step of play, within the workGate as a fair message.
+func (s *session) tickFair() {
+	if !s.srv.gate.acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
+		return
+	}
+	s.holding = true
+	defer s.releaseSlot()
+	s.tick()
+}
+
+// share is what is left of the connection's fair share, in messages.
+func (s *session) share() float64 {
+	if s.c.fair == nil {
+		return float64(s.srv.cfg.FairBurst)
+	}
+	return s.c.fair.Tokens()
+}
+
+// releaseSlot gives the session's workGate slot back, if it holds one.
+func (s *session) releaseSlot() {
+	if s.holding {
+		s.holding = false
+		s.srv.gate.release()
+	}
 }
 
 // run is the session's goroutine.
@@ -74,9 +127,9 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		case in := <-c.inbox:
 			idle.Reset(s.cfg.IdleTimeout)
 			s.table.touch(slot)
-			sess.handle(in)
+			sess.handleFair(in)
 		case <-tick:
-			sess.tick()
+			sess.tickFair()
 		case <-idle.C:
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
 			return
@@ -115,7 +168,7 @@ func (s *session) sendEncoded(b []byte, err error) bool {
 		s.srv.logf("web: encode message: %v", err)
 		return false
 	}
-	switch err := s.c.enqueue(b); {
+	switch err := s.c.enqueue(b, s.releaseSlot); {
 	case err == nil:
 		return true
 	case errors.Is(err, errSlowClient):
