@@ -87,6 +87,9 @@ func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle ti
 		// The benchmark clients step as fast as the server answers, far
 		// above what a person sends; the rate limit is not what is measured.
 		MessageRate: 1e9, MessageBurst: 1 << 30,
+		// Every client is on loopback, and each steps back to back: neither
+		// the per-address bound nor the fair share is what is measured.
+		MaxSessionsPerAddr: maxSessions, FairRate: 1e9, FairBurst: 1 << 30,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bench: web server: %w", err)

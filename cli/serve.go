@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"lockstep/backend"
@@ -22,7 +23,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
-// [-max-sessions N] [-idle-timeout D]`. It prints the URL, serves until ctx is done
+// [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]`. It prints the URL, serves until ctx is done
 // (Ctrl-C in main), then shuts down cleanly and returns the exit
 // code.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -34,8 +35,10 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxPairs := fs.Int("max-pairs", backend.DefaultMaxPairs, "most primary+replica redis-server pairs (two processes each) that failover lessons run at once on a -redis URL")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
+	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
+	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-idle-timeout D]")
+		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]")
 		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
 		fmt.Fprintln(stderr, "       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]")
@@ -55,6 +58,16 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *maxSessions <= 0 {
 		fmt.Fprintln(stderr, "lockstep: flag -max-sessions: must be at least 1")
 		return ExitInvalid
+	}
+	if *perAddr <= 0 {
+		fmt.Fprintln(stderr, "lockstep: flag -max-sessions-per-addr: must be at least 1")
+		return ExitInvalid
+	}
+	var hosts []string
+	for _, h := range strings.Split(*allowedHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
 	}
 	if *idle <= 0 {
 		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
@@ -78,6 +91,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	logger := log.New(stderr, "", log.LstdFlags)
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
+		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
@@ -89,12 +103,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_ = srv.Close(context.Background())
 		return ExitInvalid
 	}
-	hs := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          logger,
-	}
+	hs := httpServer(srv, logger)
 	tcp := ln.Addr().(*net.TCPAddr)
 	fmt.Fprintf(stdout, "lockstep: serving %d lessons on %s\n", len(course), be.Info())
 	fmt.Fprintf(stdout, "lockstep: open %s  (Ctrl-C to stop)\n", browseURL(tcp))
@@ -126,6 +135,30 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "lockstep: stopped")
 	return code
+}
+
+// Request timeouts of the server (hardening finding 7: 300 uploads
+// sending a byte every 5 s were all still open after 65 s). A websocket is
+// not bound by them: its handshake clears the deadlines, and its own
+// pings and deadlines take over (package web).
+const (
+	readHeaderTimeout = 10 * time.Second
+	// readTimeout bounds reading a whole request, body included; the
+	// import handler sets a shorter deadline of its own for its body
+	// (web.Config.BodyTimeout).
+	readTimeout = 30 * time.Second
+	idleTimeout = 2 * time.Minute
+)
+
+// httpServer is the http.Server that serves h, with the timeouts above.
+func httpServer(h http.Handler, logger *log.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          logger,
+	}
 }
 
 // browseURL is the address to open for a listener: an unspecified address

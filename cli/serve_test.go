@@ -179,3 +179,31 @@ func TestServeBadArguments(t *testing.T) {
 		t.Errorf("-h: exit %d", code)
 	}
 }
+
+// TestServeHostFlags: the served player refuses a Host it was not given
+// (421) and answers one listed in -allowed-hosts; a bad
+// -max-sessions-per-addr is refused by name.
+func TestServeHostFlags(t *testing.T) {
+	u, _, _, stop := startServe(t, "-allowed-hosts", "lockstep.example.org, class.example")
+	defer stop()
+	for host, want := range map[string]int{"evil.example": http.StatusMisdirectedRequest, "lockstep.example.org": http.StatusOK, "class.example:8443": http.StatusOK} {
+		req, err := http.NewRequest(http.MethodGet, u+"healthz", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	var stderr bytes.Buffer
+	if code := Serve(context.Background(), []string{"-max-sessions-per-addr", "0"}, io.Discard, &stderr); code != ExitInvalid || !strings.Contains(stderr.String(), "-max-sessions-per-addr") {
+		t.Errorf("-max-sessions-per-addr 0: exit %d, %q", code, stderr.String())
+	}
+}

@@ -148,12 +148,12 @@ function startPlayer(doc, root, storage) {
         v.errors++;
         root.dataset.errors = String(v.errors);
         root.dataset.error = m.code;
-        if (m.code === "redis") {
+        if (m.code === "redis" || player.isRefusal(m.code)) {
           // The frame of the step the run stays at follows; it fills in
           // what the alert still lacks.
-          v.redisFail = player.failFromError(v.lastTarget, m.message);
+          v.redisFail = player.failFromError(v.lastTarget, m.message, m.code);
           v.lastTarget = null;
-          setConn("redis", "tRedisDownConn");
+          if (m.code === "redis") setConn("redis", "tRedisDownConn");
           player.showRedisAlert(doc, v);
         } else {
           const c = doc.querySelector("#conn");
@@ -204,7 +204,7 @@ function startPlayer(doc, root, storage) {
       step: m.step,
     });
     address(u, isForkEntry(u, location.pathname));
-    if (v.redisFail) setConn("redis", "tRedisDownConn");
+    if (v.redisFail && !player.isRefusal(v.redisFail.code)) setConn("redis", "tRedisDownConn");
     else setConn("open", "tConnected");
     player.showRedisAlert(doc, v);
     setPlaying(m.playing);

@@ -19,7 +19,7 @@ export function newView(data) {
     playing: false,
     presenter: false,
     shown: new Map(), // selector → the HTML last swapped in
-    redisFail: null, // {message, target, computed, fromLoad}: a step Redis did not answer
+    redisFail: null, // {message, target, computed, fromLoad, code}: a step Redis did not answer, or refused (isRefusal)
     lastTarget: null, // {step, load}: the step the last message sent asks for
     errors: 0,
     alertKey: "", // what the Redis alert shows, to leave it alone when unchanged
@@ -103,9 +103,16 @@ export function nextTarget(msg, step, last) {
 // failFromError is the failure a redis error means for the step last
 // asked for (lastTarget, or null: not known yet). The frame of the step
 // the run stays at follows and fills in the rest (failAfterFrame).
-export function failFromError(lastTarget, message) {
+export function failFromError(lastTarget, message, code = "redis") {
   const t = lastTarget;
-  return { message, target: t ? t.step : null, computed: null, fromLoad: Boolean(t && t.load) };
+  return { message, target: t ? t.step : null, computed: null, fromLoad: Boolean(t && t.load), code };
+}
+
+// isRefusal tells the error codes of a step refused before it ran (a
+// bound of the simulator, the Redis ACL) from Redis not answering: their
+// message, in the page's language, says why and what to change.
+export function isRefusal(code) {
+  return code === "step-too-large" || code === "redis-acl";
 }
 
 // failAfterFrame is the failure f after frame m ({step, computed}): the
@@ -296,7 +303,8 @@ export function showRedisAlert(doc, v) {
     return;
   }
   const step = retryStep(f, v.step);
-  const body = fill(text(doc, "tRedisDownBody"), { step, backend: text(doc, "backend") });
+  const refused = isRefusal(f.code);
+  const body = refused ? "" : fill(text(doc, "tRedisDownBody"), { step, backend: text(doc, "backend") });
   const key = [v.lang, step, f.message, body].join("\n");
   if (v.alertKey === key && box.firstChild) return;
   v.alertKey = key;
@@ -311,6 +319,16 @@ export function showRedisAlert(doc, v) {
   btn.type = "button";
   btn.id = "btn-retry";
   btn.dataset.action = "retry";
+  if (refused) {
+    // The message is the whole explanation; only an ACL, once fixed, lets
+    // the same step run, so only it gets Try again.
+    box.dataset.refused = f.code;
+    const parts = [el("p", "ra-title", f.message)];
+    if (f.code === "redis-acl") parts.push(btn);
+    box.replaceChildren(...parts);
+    return;
+  }
+  delete box.dataset.refused;
   const d = el("details");
   d.open = open;
   d.append(el("summary", "", text(doc, "tRedisDownDetails")), " ", el("code", "", f.message));

@@ -42,10 +42,13 @@ type client struct {
 	// limiter bounds the rate of the page's messages (Config.MessageRate);
 	// nil means no bound.
 	limiter *rate.Limiter
-	send    chan []byte
-	inbox   chan inbound
-	gone    chan struct{} // closed when the reader stops
-	done    chan struct{} // closed when the session ends
+	// fair measures the connection against its fair share of a busy
+	// server (Config.FairRate, workGate); nil means always within it.
+	fair  *rate.Limiter
+	send  chan []byte
+	inbox chan inbound
+	gone  chan struct{} // closed when the reader stops
+	done  chan struct{} // closed when the session ends
 	// stop is closed when the server shuts down (enqueue stops waiting);
 	// nil, never.
 	stop <-chan struct{}
@@ -75,11 +78,18 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 // anyone else. It returns errSlowClient when the queue stayed full for
 // writeWait (the client does not read its messages and must be dropped),
 // and errClientEnded when the connection or the server ended meanwhile.
-func (c *client) enqueue(msg []byte) error {
+//
+// beforeWait, when not nil, is called once before waiting (the session
+// gives up its work slot, so that a client that reads slowly holds no one
+// else up).
+func (c *client) enqueue(msg []byte, beforeWait func()) error {
 	select {
 	case c.send <- msg:
 		return nil
 	default:
+	}
+	if beforeWait != nil {
+		beforeWait()
 	}
 	wait := time.NewTimer(writeWait)
 	defer wait.Stop()
@@ -231,38 +241,4 @@ func (c *client) writePump() {
 			}
 		}
 	}
-}
-
-// sessionCount bounds the number of open sessions. The sessions never talk
-// to each other, so there is nothing to broadcast and no hub goroutine: a
-// count under a lock is all the bound needs.
-type sessionCount struct {
-	mu  sync.Mutex
-	n   int
-	max int
-}
-
-// add counts one more session, or reports false when max are open.
-func (c *sessionCount) add() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n >= c.max {
-		return false
-	}
-	c.n++
-	return true
-}
-
-// remove counts one session fewer.
-func (c *sessionCount) remove() {
-	c.mu.Lock()
-	c.n--
-	c.mu.Unlock()
-}
-
-// len returns the number of open sessions.
-func (c *sessionCount) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
 }

@@ -15,13 +15,30 @@
 //	GET /explore?lang=L            explore mode: start a sandbox, import a lesson file
 //	GET /explore?t=CODE&step=N     the player of a shared timeline (a fork, a sandbox, an import); a bad code: 400, the explore page with the reason
 //	GET /explore/new?variant=V&lease_ms=N&actors=N&lock=S&fencing=1&replica=1   303 to a new sandbox's player
-//	POST /explore/import           a lesson file (multipart field file, or yaml for pasted text, up to 256 KiB): 303 to its player, or 422 with the loader's errors at FILE:LINE:COL and the text kept
+//	POST /explore/import           a lesson file (multipart field file, or yaml for pasted text, up to 256 KiB): 303 to its player, or 422 with the loader's errors at FILE:LINE:COL and the text kept;
+//	                               a body over 320 KiB, whatever its encoding, gets 413 naming the limit, and one not read within Config.BodyTimeout (20 s) 408
 //	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
 //	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V   the timeline under two variants, the first step whose outcomes differ marked
 //	GET /static/{file}?v=HASH      app.css, icon.svg, app.js and the ES modules it imports (package static:
 //	                               embedded, each import pinned to its file's hash, cached for good)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"
+//
+// # Host names
+//
+// Against DNS rebinding, the server answers only the host names it was
+// given (hosts.go): listening on loopback (-addr 127.0.0.1:8080, the
+// default), localhost, 127.0.0.0/8 and [::1] with any port; on another
+// address (serving a LAN, or every interface with :8080), also its own
+// name and any IP address literal. Names listed in Config.AllowedHosts
+// (-allowed-hosts, such as a reverse proxy's public name) are answered
+// everywhere. Any other Host header, on a page or /ws, gets 421
+// Misdirected Request and a page in the request's language that names the
+// host and the flag.
+//
+// Timeouts: the CLI's http.Server reads a request's headers within 10 s
+// and a whole request within 30 s (a websocket's handshake clears them);
+// an import's body must arrive within Config.BodyTimeout.
 //
 // A drill is played like a lesson: its id ("drill-leases-42") names its
 // level and seed, and the player page and the load message accept it. With
@@ -160,20 +177,41 @@
 // says why: cut short, damaged, a newer format, a step the rules refuse),
 // bad-step (fork's action cannot happen there, e.g. a step for a paused
 // actor; undo with nothing to undo),
+// step-too-large (the step would do more work than a bound of package sim
+// allows, e.g. more than sim.MaxRenewalsPerStep watchdog renewals; the
+// message, in the session's language, names the limit and what to do;
+// the run stays at the last step), redis-acl (the Redis ACL refused a
+// command to Lockstep's user; the message, in the session's language,
+// names the command and the ACL rule to add; once it is added the step can
+// be tried again); the page shows either in its alert, not as "Redis did
+// not answer". Exports and compare say the same in the request's language
+// (422 for a bound, 502 for the ACL).
 // redis (a step failed on Redis: the run stays at the last computed step and
 // the step can be tried again; the page shows an alert, in its language,
 // with a Try again button that seeks to the step wanted, and keeps it, and
 // a deep link's step in the URL, until a step runs), busy, rate-limited (a message over the
 // connection's rate limit, Config.MessageRate, 50 per second with bursts of
 // 100 by default; it was ignored, not even decoded, so the error has no
-// "re", and so are the rest of a run of such messages, unanswered),
+// "re", and so are the rest of a run of such messages, unanswered; or a
+// message of a connection over its fair share, Config.FairRate, 10 per
+// second with bursts of 30, when the server is busy: at most
+// Config.MaxBusy messages, GOMAXPROCS by default, are carried out at once
+// server-wide, a connection within its share waits for a slot, the
+// quietest first, and one over it is refused with this error, so a flood
+// uses only capacity nobody else asks for),
 // internal.
 //
 // # Limits and closing
 //
 // Each connection has one reader and one writer goroutine (after
 // gorilla/websocket's chat example) and a session goroutine that owns the
-// run; a count under a lock bounds the sessions. The server pings every
+// run; a table under a lock bounds the sessions: Config.MaxSessions in
+// all and Config.MaxSessionsPerAddr (20) per client address, the peer's
+// IP or, for a peer on loopback (a reverse proxy), the last address of
+// its X-Forwarded-For (else Forwarded's for=). When the server is full, a
+// new connection closes the session idle longest, if idle for
+// Config.IdleGrace (2 minutes) or more, with close code 4000, and takes
+// its place; else it is refused (busy, 1013). The server pings every
 // 54 s and drops a connection that answers nothing for 60 s; every write has
 // a 10 s deadline. Outgoing messages wait in a queue of 16; when it is full
 // the session waits for room (and reads no more of the page's messages
@@ -188,8 +226,8 @@
 //	1001  the server is shutting down (the page reconnects)
 //	1008  the connection sent Config.MessageBurst messages in a row over its rate limit
 //	1009  a message over the read limit (Config.ReadLimit, 64 KiB by default: a load with a share code); the reason says so
-//	1013  too many sessions (Config.MaxSessions); sent after an error message with code busy
-//	4000  the session was idle for Config.IdleTimeout; the page reconnects when the learner comes back
+//	1013  too many sessions (Config.MaxSessions, or Config.MaxSessionsPerAddr from one address); sent after an error message with code busy
+//	4000  the session was idle for Config.IdleTimeout, or for Config.IdleGrace on a full server that needed its place; the page reconnects when the learner comes back
 //	4001  the client was too slow and was dropped
 //
 // After any other close the page reconnects with exponential backoff and

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"lockstep/explore"
@@ -20,6 +23,53 @@ import (
 
 // MaxImportBytes bounds an imported lesson file (upload or paste).
 const MaxImportBytes = 256 << 10
+
+// maxImportBody bounds an import request's body: the file and the form
+// around it. A longer body gets 413, whatever its encoding.
+const maxImportBody = MaxImportBytes + 64<<10
+
+// watchedBody is a request body that remembers why reading it stopped:
+// over its http.MaxBytesReader's bound, or past the read deadline.
+type watchedBody struct {
+	io.ReadCloser
+	tooBig, timedOut bool
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			b.tooBig = true
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			b.timedOut = true
+		}
+	}
+	return n, err
+}
+
+// readImportBody parses an import's form (multipart, or URL-encoded for a
+// paste) and reads what the form parser left of the body (all of it for
+// another encoding), so that a body over the bound is found whatever its
+// encoding. The reasons of an error are in body.
+func readImportBody(r *http.Request, body *watchedBody) error {
+	var err error
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		err = r.ParseMultipartForm(MaxImportBytes)
+	} else {
+		// ParseMultipartForm drops ParseForm's error for a body that is not
+		// multipart: a 400 KB paste read as an empty form (finding 11).
+		err = r.ParseForm()
+	}
+	if err == nil {
+		_, err = io.Copy(io.Discard, r.Body)
+	}
+	if err == nil && (body.tooBig || body.timedOut) {
+		err = errors.New("web: import: body not read")
+	}
+	return err
+}
 
 // explore returns explore mode's strings in t's language: every field of
 // templates.Explore from the message of the same id.
@@ -244,7 +294,12 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 // back with its errors at their lines and the text kept.
 func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
-	r.Body = http.MaxBytesReader(w, r.Body, MaxImportBytes+64<<10)
+	// The body must arrive within BodyTimeout (a slow sender holds a
+	// connection and a goroutine) and be at most maxImportBody bytes,
+	// whatever its encoding.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+	body := &watchedBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxImportBody)}
+	r.Body = body
 	page := s.explorePage(loc, nil)
 	fail := func(status int, src []byte, name string, err error) {
 		page.ImportText = string(src)
@@ -263,8 +318,17 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		}
 		writePage(w, r, status, templates.ExploreStart(page))
 	}
-	if err := r.ParseMultipartForm(MaxImportBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-		fail(http.StatusRequestEntityTooLarge, nil, "upload", userErr(sim.M("web.import.too-large", "KiB", MaxImportBytes>>10), "web: import: the upload is over %d KiB, so none of it was read (%v); a lesson file is a few KiB", MaxImportBytes>>10, err))
+	if err := readImportBody(r, body); err != nil {
+		t := s.tr(loc)
+		switch {
+		case body.tooBig:
+			fail(http.StatusRequestEntityTooLarge, nil, "upload", errors.New(t.T("ImportBodyTooLarge", "Limit", MaxImportBytes>>10, "Max", maxImportBody>>10)))
+		case body.timedOut:
+			w.Header().Set("Connection", "close")
+			fail(http.StatusRequestTimeout, nil, "upload", errors.New(t.T("ImportBodyTimeout", "Seconds", s.cfg.BodyTimeout.Seconds())))
+		default:
+			fail(http.StatusBadRequest, nil, "upload", fmt.Errorf("web: import: read the form: %w", err))
+		}
 		return
 	}
 	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
@@ -280,7 +344,7 @@ func (s *Server) serveImport(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(src) > MaxImportBytes {
-		fail(http.StatusRequestEntityTooLarge, nil, name, userErr(sim.M("web.import.too-large", "KiB", MaxImportBytes>>10), "web: import: %s is over %d KiB, so none of it was read; a lesson file is a few KiB", name, MaxImportBytes>>10))
+		fail(http.StatusRequestEntityTooLarge, nil, name, errors.New(s.tr(loc).T("ImportTooLarge", "Name", name, "Limit", MaxImportBytes>>10)))
 		return
 	}
 	if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
@@ -353,6 +417,14 @@ func (s *Server) serveExport(format string) http.HandlerFunc {
 		}
 		frames, err := s.runFrames(r.Context(), l)
 		if err != nil {
+			if code, reason, ok := stepRefusal(s.tr(loc), err); ok {
+				status := http.StatusUnprocessableEntity // the timeline is over a bound
+				if code == ErrCodeRedisACL {
+					status = http.StatusBadGateway // the Redis refused, not the timeline
+				}
+				http.Error(w, s.tr(loc).T("TimelineRefused", "Reason", reason), status)
+				return
+			}
 			http.Error(w, fmt.Sprintf("web: export: run %s: %v", l.ID, err), http.StatusBadGateway)
 			return
 		}
@@ -439,6 +511,9 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
 	if err != nil {
 		p.Error = t.Err(err)
+		if _, reason, ok := stepRefusal(t, err); ok {
+			p.Error = t.T("TimelineRefused", "Reason", reason)
+		}
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}

@@ -36,7 +36,9 @@ func TestServeLessonOnRefmodel(t *testing.T) {
 	want := expectedFrames(t, l)
 
 	w := httptest.NewRecorder()
-	srv.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/lessons/stale-owner?step=3", nil))
+	req := httptest.NewRequest(http.MethodGet, "/lessons/stale-owner?step=3", nil)
+	req.Host = "127.0.0.1:8080" // a name the loopback server answers (hosts.go)
+	srv.ServeHTTP(w, req)
 	if w.Code != http.StatusOK {
 		t.Fatalf("player page: status %d", w.Code)
 	}

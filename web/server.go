@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,22 @@ const (
 	// DefaultMessageBurst is how many client messages a connection may send
 	// at once above DefaultMessageRate.
 	DefaultMessageBurst = 100
+	// DefaultMaxSessionsPerAddr bounds the sessions of one client address:
+	// a classroom behind one NAT address fits, one script cannot take
+	// every session.
+	DefaultMaxSessionsPerAddr = 20
+	// DefaultIdleGrace is how long a session must have been idle before a
+	// new connection to a full server may close it to take its place.
+	DefaultIdleGrace = 2 * time.Minute
+	// DefaultBodyTimeout bounds reading an upload's body (POST
+	// /explore/import): 256 KiB in 20 s is 13 KiB/s, slower than any
+	// network a classroom has.
+	DefaultBodyTimeout = 20 * time.Second
+	// DefaultFairRate and DefaultFairBurst are a connection's fair share
+	// of a busy server, in messages per second and at once: a learner
+	// stepping, or a presenter's remote, stays within it.
+	DefaultFairRate  = 10
+	DefaultFairBurst = 30
 )
 
 // Config configures a Server.
@@ -67,6 +84,40 @@ type Config struct {
 	// MessageBurst is the burst of MessageRate, in messages; 0 means
 	// DefaultMessageBurst.
 	MessageBurst int
+	// MaxSessionsPerAddr bounds the sessions open at once from one client
+	// address (the peer's IP, or for a peer on loopback that sets
+	// X-Forwarded-For, the proxy's client: see clientAddr); 0 means
+	// DefaultMaxSessionsPerAddr. A connection over it gets an error message
+	// of code busy and close code 1013.
+	MaxSessionsPerAddr int
+	// IdleGrace: when MaxSessions are open, a new connection closes the
+	// session that has been idle longest, if it has been idle at least this
+	// long (close code 4000, a reason that says why), and takes its place;
+	// 0 means DefaultIdleGrace.
+	IdleGrace time.Duration
+	// BodyTimeout bounds reading a request body (an import's upload or
+	// paste), from the start of the request; a body not read by then is
+	// answered with 408 and the connection closed. 0 means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// MaxBusy bounds the client messages (and play steps) carried out at
+	// once, server-wide; 0 means runtime.GOMAXPROCS. When every slot is
+	// taken, a connection within its fair share (FairRate, FairBurst)
+	// waits for the next free one, first in line, and a message of one over
+	// it is not carried out: an error of code rate-limited says the server
+	// is busy (workGate). 0 for FairRate and FairBurst means
+	// DefaultFairRate and DefaultFairBurst.
+	MaxBusy   int
+	FairRate  float64
+	FairBurst int
+	// Addr is the address the server listens on ("host:port", as -addr),
+	// which decides the Host headers it answers (hostRule): "" or a
+	// loopback address answers only loopback names; another address its
+	// own name and any IP address literal. AllowedHosts are host names
+	// (without port) answered as well, such as a reverse proxy's public
+	// name. Any other Host gets 421 Misdirected Request.
+	Addr         string
+	AllowedHosts []string
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -74,17 +125,19 @@ type Config struct {
 // Server serves the course page, the player pages, the static files and the
 // websocket. It is an http.Handler; Close ends every session.
 type Server struct {
-	cfg          Config
-	translators  *translators // of cfg.Catalog
-	mux          *http.ServeMux
-	lessons      []*sim.Lesson
-	byID         map[string]*sim.Lesson
-	index        map[string]int
-	sessionCount sessionCount
-	frames       frameCache
-	upgrader     websocket.Upgrader
-	ctx          context.Context
-	cancel       context.CancelFunc
+	cfg         Config
+	translators *translators // of cfg.Catalog
+	mux         *http.ServeMux
+	lessons     []*sim.Lesson
+	byID        map[string]*sim.Lesson
+	index       map[string]int
+	table       *sessionTable
+	frames      frameCache
+	upgrader    websocket.Upgrader
+	hosts       hostRule
+	gate        *workGate
+	ctx         context.Context
+	cancel      context.CancelFunc
 
 	mu       sync.Mutex
 	closed   bool
@@ -111,6 +164,24 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MessageBurst <= 0 {
 		cfg.MessageBurst = DefaultMessageBurst
 	}
+	if cfg.MaxSessionsPerAddr <= 0 {
+		cfg.MaxSessionsPerAddr = DefaultMaxSessionsPerAddr
+	}
+	if cfg.IdleGrace <= 0 {
+		cfg.IdleGrace = DefaultIdleGrace
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.MaxBusy <= 0 {
+		cfg.MaxBusy = runtime.GOMAXPROCS(0)
+	}
+	if cfg.FairRate <= 0 {
+		cfg.FairRate = DefaultFairRate
+	}
+	if cfg.FairBurst <= 0 {
+		cfg.FairBurst = DefaultFairBurst
+	}
 	if cfg.Catalog == nil {
 		c, err := catalog.New()
 		if err != nil {
@@ -130,6 +201,8 @@ func New(cfg Config) (*Server, error) {
 		// is negotiated when the browser offers it, and used for peers that
 		// are not on loopback (compressWrites).
 		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
+		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
+		gate:     newWorkGate(cfg.MaxBusy),
 	}
 	for i, l := range cfg.Lessons {
 		if s.byID[l.ID] != nil {
@@ -139,7 +212,7 @@ func New(cfg Config) (*Server, error) {
 		s.index[l.ID] = i
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.sessionCount.max = cfg.MaxSessions
+	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.serveCourse)
@@ -183,11 +256,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
+	if !s.hosts.allows(r.Host) {
+		s.refuseHost(w, r)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
 // Sessions returns the number of open websocket sessions.
-func (s *Server) Sessions() int { return s.sessionCount.len() }
+func (s *Server) Sessions() int { return s.table.len() }
 
 // Close ends every session (close code 1001, their runs' keys deleted),
 // and refuses new ones. It waits for the sessions to end, up
@@ -225,7 +302,9 @@ func assets() templates.Assets {
 
 func writePage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
+	// Not ended with the request: a body that timed out (serveImport)
+	// cancels the request's context, and its page must still render.
+	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		http.Error(w, "web: render page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -319,25 +398,38 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
+	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()
 	s.mu.Lock()
-	if s.closed || !s.sessionCount.add() {
+	if s.closed {
 		s.mu.Unlock()
-		s.refuse(c)
+		s.refuse(c, refusedFull)
+		return
+	}
+	slot, why := s.table.add(clientAddr(r))
+	if why != admitted {
+		s.mu.Unlock()
+		s.refuse(c, why)
 		return
 	}
 	s.sessions.Add(1)
 	s.mu.Unlock()
 	go c.writePump()
 	go c.readPump()
-	go s.runSession(c)
+	go s.runSession(c, slot)
 }
 
-// refuse answers a connection over the session bound: an error message,
+// refuse answers a connection over a session bound: an error message,
 // then close code 1013 (try again later).
-func (s *Server) refuse(c *client) {
+func (s *Server) refuse(c *client, why refusal) {
 	reason := fmt.Sprintf("web: too many sessions (limit %d); try again later", s.cfg.MaxSessions)
-	msg, _ := json.Marshal(ErrorMessage{Type: MsgError, Code: ErrCodeBusy, Message: reason})
+	text := reason
+	if why == refusedAddr {
+		// A close reason has room for 123 bytes; the error message says more.
+		reason = fmt.Sprintf("web: too many sessions from your address (limit %d, -max-sessions-per-addr)", s.cfg.MaxSessionsPerAddr)
+		text = fmt.Sprintf("web: too many sessions from your address (limit %d per address, -max-sessions-per-addr); close another player tab or try again later", s.cfg.MaxSessionsPerAddr)
+	}
+	msg, _ := json.Marshal(ErrorMessage{Type: MsgError, Code: ErrCodeBusy, Message: text})
 	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
 	_ = c.conn.WriteMessage(websocket.TextMessage, msg)
 	_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, reason))

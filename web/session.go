@@ -53,17 +53,70 @@ type session struct {
 	// first same frames are known to equal them.
 	canon []sim.Frame
 	same  int
+	// holding: the session holds a slot of the server's workGate.
+	holding bool
+}
+
+// handleFair carries out message in when the server's workGate lets it
+// (Config.MaxBusy): at once with a slot free; after a wait for one when the
+// connection is within its fair share; else not at all, answered with a
+// rate-limited error. Messages that cost nothing (limits, binary) skip the
+// gate.
+func (s *session) handleFair(in inbound) {
+	if in.flood || in.limited || in.binary {
+		s.handle(in)
+		return
+	}
+	fair := s.c.fair == nil || s.c.fair.Allow()
+	if !s.srv.gate.tryAcquire() {
+		if !fair {
+			s.sendErr(0, perr(ErrCodeRateLimited, "busy-fair-share", "Rate", s.srv.cfg.FairRate))
+			return
+		}
+		if !s.srv.gate.acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
+			return
+		}
+	}
+	s.holding = true
+	defer s.releaseSlot()
+	s.handle(in)
+}
+
+// tickFair is a step of play, within the workGate as a fair message.
+func (s *session) tickFair() {
+	if !s.srv.gate.acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
+		return
+	}
+	s.holding = true
+	defer s.releaseSlot()
+	s.tick()
+}
+
+// share is what is left of the connection's fair share, in messages.
+func (s *session) share() float64 {
+	if s.c.fair == nil {
+		return float64(s.srv.cfg.FairBurst)
+	}
+	return s.c.fair.Tokens()
+}
+
+// releaseSlot gives the session's workGate slot back, if it holds one.
+func (s *session) releaseSlot() {
+	if s.holding {
+		s.holding = false
+		s.srv.gate.release()
+	}
 }
 
 // run is the session's goroutine.
-func (s *Server) runSession(c *client) {
+func (s *Server) runSession(c *client, slot *sessionSlot) {
 	defer s.sessions.Done()
 	sess := &session{srv: s, c: c, locale: sim.English, speed: DefaultSpeed}
 	defer func() {
 		sess.stopPlay()
 		sess.closeRun()
 		close(c.done)
-		s.sessionCount.remove()
+		s.table.remove(slot)
 	}()
 	idle := time.NewTimer(s.cfg.IdleTimeout)
 	defer idle.Stop()
@@ -79,11 +132,15 @@ func (s *Server) runSession(c *client) {
 		select {
 		case in := <-c.inbox:
 			idle.Reset(s.cfg.IdleTimeout)
-			sess.handle(in)
+			s.table.touch(slot)
+			sess.handleFair(in)
 		case <-tick:
-			sess.tick()
+			sess.tickFair()
 		case <-idle.C:
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
+			return
+		case <-slot.evicted:
+			c.finish(CloseIdle, fmt.Sprintf("web: idle %s or more, closed to make room: the server is full (%d sessions)", s.cfg.IdleGrace, s.cfg.MaxSessions))
 			return
 		case <-c.gone:
 			c.finish(websocket.CloseNormalClosure, "")
@@ -117,7 +174,7 @@ func (s *session) sendEncoded(b []byte, err error) bool {
 		s.srv.logf("web: encode message: %v", err)
 		return false
 	}
-	switch err := s.c.enqueue(b); {
+	switch err := s.c.enqueue(b, s.releaseSlot); {
 	case err == nil:
 		return true
 	case errors.Is(err, errSlowClient):
@@ -372,7 +429,14 @@ func (s *session) runTo(target int) error {
 		cancel()
 		if err != nil {
 			s.cur = len(s.runner.Frames()) - 1
-			return perr(ErrCodeRedis, "step-failed", "Step", len(s.runner.Frames()), "Backend", s.srv.cfg.Backend.Info().String(), "Reason", err.Error())
+			step := len(s.runner.Frames())
+			t := s.srv.tr(s.locale)
+			if code, reason, ok := stepRefusal(t, err); ok {
+				// Refused before it ran, not a failure of Redis: said in
+				// the page's language, naming the bound or the ACL rule.
+				return &protoError{code: code, msg: sim.M("StepRefused", "Step", step, "Reason", reason)}
+			}
+			return perr(ErrCodeRedis, "step-failed", "Step", step, "Backend", s.srv.cfg.Backend.Info().String(), "Reason", err.Error())
 		}
 	}
 	s.cur = target

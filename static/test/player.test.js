@@ -51,9 +51,9 @@ test("nextTarget: the step each message asks for", () => {
 test("a step Redis did not answer: kept until a step runs", () => {
   // → at step 4: the error, then the frame of the step the run stays at.
   let f = player.failFromError({ step: 5, load: false }, "dial tcp: refused");
-  assert.deepEqual(f, { message: "dial tcp: refused", target: 5, computed: null, fromLoad: false });
+  assert.deepEqual(f, { message: "dial tcp: refused", target: 5, computed: null, fromLoad: false, code: "redis" });
   f = player.failAfterFrame(f, { step: 4, computed: 4 });
-  assert.deepEqual(f, { message: "dial tcp: refused", target: 5, computed: 4, fromLoad: false });
+  assert.deepEqual(f, { message: "dial tcp: refused", target: 5, computed: 4, fromLoad: false, code: "redis" });
   assert.equal(player.retryStep(f, 4), 5);
   // Back and a language change serve computed frames: still failing.
   f = player.failAfterFrame(f, { step: 3, computed: 4 });
@@ -62,6 +62,17 @@ test("a step Redis did not answer: kept until a step runs", () => {
   assert.notEqual(f, null);
   // Try again ran the step.
   assert.equal(player.failAfterFrame(f, { step: 5, computed: 5 }), null);
+});
+
+test("a step refused before it ran is told from Redis not answering", () => {
+  for (const code of ["step-too-large", "redis-acl"]) {
+    assert.equal(player.isRefusal(code), true, code);
+    const f = player.failAfterFrame(player.failFromError({ step: 2, load: false }, "Step 2 was not run: …", code), { step: 1, computed: 1 });
+    assert.equal(f.code, code);
+    assert.equal(f.target, 2);
+    assert.notEqual(player.failAfterFrame(f, { step: 0, computed: 1 }), null, "kept while browsing back");
+  }
+  for (const code of ["redis", "busy", "bad-step", undefined]) assert.equal(player.isRefusal(code), false, String(code));
 });
 
 test("a deep link Redis could not run keeps its step", () => {

@@ -1,0 +1,40 @@
+package web
+
+import (
+	"errors"
+
+	"lockstep/backend"
+	"lockstep/sim"
+)
+
+// Error codes of steps refused before they could run: not Redis failing,
+// so the page does not show them as "Redis did not answer".
+const (
+	// ErrCodeStepTooLarge: the step would do more work than a bound of
+	// package sim allows (sim.LimitError, e.g. more watchdog renewals than
+	// sim.MaxRenewalsPerStep); it will be refused again as it is.
+	ErrCodeStepTooLarge = "step-too-large"
+	// ErrCodeRedisACL: the Redis ACL refused a command Lockstep needs
+	// (backend.PermissionError); the message names the command and the
+	// rule to add, after which the step can be tried again.
+	ErrCodeRedisACL = "redis-acl"
+)
+
+// stepRefusal says, in t's language, why err refused a step: a bound of
+// package sim (naming it) or the Redis ACL (naming the command and the
+// rule to add). ok is false for any other error.
+func stepRefusal(t *translator, err error) (code, reason string, ok bool) {
+	var le *sim.LimitError
+	if errors.As(err, &le) {
+		id := "LimitReason" + string(le.Code)
+		if s := t.Maybe(id, "Max", le.Max, "Want", le.Want); s != "" {
+			return ErrCodeStepTooLarge, s, true
+		}
+		return ErrCodeStepTooLarge, le.Error(), true
+	}
+	var pe *backend.PermissionError
+	if errors.As(err, &pe) {
+		return ErrCodeRedisACL, t.T("ACLReason", "Command", pe.Command, "User", pe.User, "Rule", pe.Rule, "All", backend.ACLRules), true
+	}
+	return "", "", false
+}

@@ -1,0 +1,49 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lockstep/explore"
+	"lockstep/sim"
+)
+
+// TestBrowserStepTooLarge: a step refused by the renewal bound shows, in
+// the page's language, the refusal that names the limit: not "Redis did
+// not answer", no Try again, and the connection badge stays connected.
+func TestBrowserStepTooLarge(t *testing.T) {
+	l, err := sim.Load("flood.yaml", []byte(renewalFlood))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.NewRunner(l, mustStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *sim.LimitError
+	if _, err := r.Run(context.Background()); !errors.As(err, &le) {
+		t.Fatalf("the timeline is not refused by a bound: %v", err)
+	}
+	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t)
+	ts := startServer(t, Config{}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=zh-CN&step=1&t="+url.QueryEscape(code)))
+	waitStep(t, ctx, 1)
+	press(t, ctx, kb.ArrowRight)
+	zh := tr(sim.SimplifiedChinese)
+	want := zh.T("StepRefused", "Step", 2, "Reason", zh.T("LimitReasonrenewals-per-step", "Max", le.Max, "Want", le.Want))
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#redis-alert .ra-title')?.textContent === %q`, want), "the refusal in zh-CN")
+	a := readAlert(t, ctx)
+	if a.Role != "alert" || !a.Visible || a.Button != "" || a.Body != "" || a.Conn == "redis" || a.Step != "1" {
+		t.Fatalf("the refused step's alert: %+v", a)
+	}
+}

@@ -1,0 +1,180 @@
+package web
+
+import (
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sessionTable bounds the open sessions: Config.MaxSessions in all and
+// Config.MaxSessionsPerAddr per client address (hardening finding 4: 100
+// idle websockets from one client, answering pings, once locked everyone
+// else out for the 30 minutes of the idle timeout). When the server is
+// full, a new connection takes the place of the session idle longest, if
+// it has been idle for Config.IdleGrace. The sessions never talk to each
+// other, so there is nothing to broadcast and no hub goroutine: a table
+// under a lock is all the bounds need.
+type sessionTable struct {
+	mu      sync.Mutex
+	max     int
+	perAddr int
+	grace   time.Duration
+	now     func() time.Time // time.Now; a test's clock
+	open    map[*sessionSlot]struct{}
+	byAddr  map[string]int
+}
+
+// sessionSlot is one session's place in the table.
+type sessionSlot struct {
+	addr string
+	last time.Time // the session's last message (under the table's lock)
+	// evicted is closed when a new connection takes the slot; the session
+	// then closes with code 4000.
+	evicted chan struct{}
+	gone    bool // no longer counted (under the table's lock)
+}
+
+// refusal says why a session could not open.
+type refusal int
+
+const (
+	admitted refusal = iota
+	refusedFull
+	refusedAddr
+)
+
+func newSessionTable(max, perAddr int, grace time.Duration) *sessionTable {
+	return &sessionTable{max: max, perAddr: perAddr, grace: grace, now: time.Now,
+		open: map[*sessionSlot]struct{}{}, byAddr: map[string]int{}}
+}
+
+// setClock makes the table read time from now (tests).
+func (t *sessionTable) setClock(now func() time.Time) {
+	t.mu.Lock()
+	t.now = now
+	t.mu.Unlock()
+}
+
+// add opens a slot for a session from addr. When the server is full it
+// evicts the slot idle longest, if idle for the grace at least, and
+// returns it as well: its session must be closed.
+func (t *sessionTable) add(addr string) (*sessionSlot, refusal) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byAddr[addr] >= t.perAddr {
+		return nil, refusedAddr
+	}
+	now := t.now()
+	if len(t.open) >= t.max {
+		var idlest *sessionSlot
+		for s := range t.open {
+			if idlest == nil || s.last.Before(idlest.last) {
+				idlest = s
+			}
+		}
+		if idlest == nil || now.Sub(idlest.last) < t.grace {
+			return nil, refusedFull
+		}
+		t.removeLocked(idlest)
+		close(idlest.evicted)
+	}
+	s := &sessionSlot{addr: addr, last: now, evicted: make(chan struct{})}
+	t.open[s] = struct{}{}
+	t.byAddr[addr]++
+	return s, admitted
+}
+
+// touch records that s's session got a message.
+func (t *sessionTable) touch(s *sessionSlot) {
+	t.mu.Lock()
+	s.last = t.now()
+	t.mu.Unlock()
+}
+
+// remove frees s's slot (once; an evicted slot is already free).
+func (t *sessionTable) remove(s *sessionSlot) {
+	t.mu.Lock()
+	t.removeLocked(s)
+	t.mu.Unlock()
+}
+
+func (t *sessionTable) removeLocked(s *sessionSlot) {
+	if s.gone {
+		return
+	}
+	s.gone = true
+	delete(t.open, s)
+	if t.byAddr[s.addr]--; t.byAddr[s.addr] <= 0 {
+		delete(t.byAddr, s.addr)
+	}
+}
+
+// len returns the number of sessions counted.
+func (t *sessionTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.open)
+}
+
+// clientAddr is the address a request's session is counted under: the
+// peer's IP, or, for a peer on loopback (a reverse proxy on the same
+// machine, which package doc's X-Forwarded-For rule already trusts), the
+// client the proxy names: the last address of X-Forwarded-For (the one the
+// proxy added), else the last for= of Forwarded. A peer elsewhere cannot
+// choose its address by setting the header.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	peer = peer.Unmap()
+	if !peer.IsLoopback() {
+		return peer.String()
+	}
+	if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For"), ""); ok {
+		return a
+	}
+	if a, ok := lastForwarded(r.Header.Values("Forwarded"), "for="); ok {
+		return a
+	}
+	return peer.String()
+}
+
+// lastForwarded is the last address of the comma-separated header values
+// (each element's prefix field, such as for=, when prefix is set), when it
+// is an IP address.
+func lastForwarded(values []string, prefix string) (string, bool) {
+	if len(values) == 0 {
+		return "", false
+	}
+	elems := strings.Split(values[len(values)-1], ",")
+	v := strings.TrimSpace(elems[len(elems)-1])
+	if prefix != "" {
+		found := false
+		for _, f := range strings.Split(v, ";") {
+			f = strings.TrimSpace(f)
+			if len(f) > len(prefix) && strings.EqualFold(f[:len(prefix)], prefix) {
+				v, found = strings.Trim(f[len(prefix):], `"`), true
+				break
+			}
+		}
+		if !found {
+			return "", false
+		}
+	}
+	if h, _, err := net.SplitHostPort(v); err == nil {
+		v = h
+	}
+	a, err := netip.ParseAddr(strings.Trim(v, "[]"))
+	if err != nil {
+		return "", false
+	}
+	return a.Unmap().String(), true
+}

@@ -1,0 +1,132 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// fakeClock is a clock a test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestSessionsPerAddressLimit: one client address cannot take more than
+// Config.MaxSessionsPerAddr sessions (finding 4), while other addresses,
+// including the clients a reverse proxy on loopback names in
+// X-Forwarded-For, still get theirs.
+func TestSessionsPerAddressLimit(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{MaxSessions: 10, MaxSessionsPerAddr: 2})
+	for i := 0; i < 2; i++ {
+		dial(t, hs, nil).expect(MsgHello)
+	}
+	third := dial(t, hs, nil)
+	m := third.expect(MsgError)
+	if m.Code != ErrCodeBusy || !strings.Contains(m.Message, "from your address (limit 2 per address") {
+		t.Fatalf("third session from one address: %+v", m)
+	}
+	if ce := third.closeErr(); ce.Code != websocket.CloseTryAgainLater || !strings.Contains(ce.Text, "-max-sessions-per-addr") {
+		t.Fatalf("close %d %q, want 1013 naming the flag", ce.Code, ce.Text)
+	}
+	// Behind a proxy on loopback: counted by the client the proxy names
+	// (the last address, the one the proxy added).
+	proxied := func(xff string) *wsClient { return dial(t, hs, http.Header{"X-Forwarded-For": {xff}}) }
+	proxied("198.51.100.1, 203.0.113.9").expect(MsgHello)
+	proxied("203.0.113.9").expect(MsgHello)
+	if m := proxied("192.0.2.1, 203.0.113.9").read(); m.Code != ErrCodeBusy {
+		t.Fatalf("third session of 203.0.113.9 behind the proxy: %+v", m)
+	}
+	proxied("203.0.113.10").expect(MsgHello)
+	dial(t, hs, http.Header{"Forwarded": {`for="[2001:db8::7]:4711";proto=https`}}).expect(MsgHello)
+	if n := srv.Sessions(); n != 6 {
+		t.Errorf("%d sessions open, want 6", n)
+	}
+}
+
+// TestSessionsFullEvictsIdlest: on a full server a new connection closes
+// the session idle longest, past Config.IdleGrace, with code 4000 and a
+// reason, and takes its place; a session idle for less is never closed
+// for it. The clock is the test's.
+func TestSessionsFullEvictsIdlest(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	srv, hs := newTestHTTP(t, Config{MaxSessions: 2, IdleGrace: time.Minute})
+	srv.table.setClock(clock.now)
+	a := dial(t, hs, nil)
+	a.expect(MsgHello)
+	b := dial(t, hs, nil)
+	b.expect(MsgHello)
+	clock.advance(50 * time.Second)
+	a.send(ClientMessage{Type: MsgLoad, Lesson: "nested-reentry"})
+	a.expect(MsgFrame) // a is active at 50 s, b idle since 0 s
+	// Within the grace: refused, nobody closed.
+	c := dial(t, hs, nil)
+	if m := c.expect(MsgError); m.Code != ErrCodeBusy {
+		t.Fatalf("third session within the grace: %+v", m)
+	}
+	if ce := c.closeErr(); ce.Code != websocket.CloseTryAgainLater {
+		t.Fatalf("close %d, want 1013", ce.Code)
+	}
+	clock.advance(20 * time.Second) // b idle 70 s, a 20 s
+	d := dial(t, hs, nil)
+	d.expect(MsgHello)
+	ce := b.closeErr()
+	if ce.Code != CloseIdle || !strings.Contains(ce.Text, "web: idle 1m0s or more, closed to make room: the server is full (2 sessions)") {
+		t.Fatalf("idlest session closed with %d %q, want 4000 saying why", ce.Code, ce.Text)
+	}
+	// a goes on as before.
+	a.send(ClientMessage{Type: MsgStep, ID: 7})
+	if m := a.expect(MsgFrame); m.Re != 7 || m.Step != 1 {
+		t.Fatalf("the active session after the eviction: %+v", m)
+	}
+	if n := srv.Sessions(); n != 2 {
+		t.Errorf("%d sessions counted, want 2", n)
+	}
+	d.send(ClientMessage{Type: MsgLoad, Lesson: "nested-reentry"})
+	d.expect(MsgFrame)
+}
+
+// TestClientAddr: the address a session is counted under.
+func TestClientAddr(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		remote string
+		header http.Header
+		want   string
+	}{
+		{"192.0.2.5:1234", nil, "192.0.2.5"},
+		{"192.0.2.5:1234", http.Header{"X-Forwarded-For": {"203.0.113.9"}}, "192.0.2.5"}, // not a local proxy: not trusted
+		{"127.0.0.1:1234", nil, "127.0.0.1"},
+		{"127.0.0.1:1234", http.Header{"X-Forwarded-For": {"10.0.0.1, 203.0.113.9"}}, "203.0.113.9"},
+		{"127.0.0.1:1234", http.Header{"X-Forwarded-For": {"10.0.0.1", "203.0.113.8"}}, "203.0.113.8"},
+		{"[::1]:1234", http.Header{"X-Forwarded-For": {"junk"}}, "::1"},
+		{"[::1]:1234", http.Header{"Forwarded": {`for=192.0.2.60;proto=http, for="[2001:db8::1]:80"`}}, "2001:db8::1"},
+		{"[::ffff:127.0.0.1]:1234", http.Header{"X-Forwarded-For": {"::ffff:198.51.100.2"}}, "198.51.100.2"},
+	} {
+		r := &http.Request{RemoteAddr: c.remote, Header: c.header}
+		if r.Header == nil {
+			r.Header = http.Header{}
+		}
+		if got := clientAddr(r); got != c.want {
+			t.Errorf("%s %v: %q, want %q", c.remote, c.header, got, c.want)
+		}
+	}
+}
