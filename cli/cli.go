@@ -71,7 +71,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, l := range loaded {
 		frames, failures, info, err := runLesson(ctx, be, l)
 		if err != nil {
-			fmt.Fprintf(stderr, "lockstep: %s: %v\n", l.File, err)
+			fmt.Fprintf(stderr, "lockstep: %s\n", runError(cat, loc, l.File, err))
 			return ExitInvalid
 		}
 		if *asJSON {
@@ -89,11 +89,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		} else {
 			out := newEscapeWriter(stdout)
-			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(loc), l.ID, l.Variant, info)
+			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(loc), l.ID, l.Variant, backendText(cat, loc, info))
 			fmt.Fprint(out, sim.Printer{Locale: loc, Renderer: cat}.Frames(frames))
 		}
 		for _, f := range failures {
-			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
+			fmt.Fprintln(stderr, cat.Render(loc, f.Message()))
 			code = ExitFailed
 		}
 	}
@@ -229,6 +229,27 @@ func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool
 		return nil, "", false
 	}
 	return cat, sim.Locale(lang), true
+}
+
+// runError returns, in locale loc, why lesson file could not run: the step
+// that could not (a *sim.StepRunError) and the catalogue's words for its
+// cause (a *sim.LimitError, a *backend.PermissionError), or err in plain
+// words.
+func runError(cat *catalog.Catalog, loc sim.Locale, file string, err error) string {
+	var se *sim.StepRunError
+	if errors.As(err, &se) {
+		return cat.T(loc, "run.step-failed", "File", file, "Step", se.Step, "Do", string(se.Do), "Reason", cat.Error(loc, se.Err))
+	}
+	return file + ": " + cat.Error(loc, err)
+}
+
+// backendText names what a run ran on, in locale loc where the catalogue
+// has words for it (backend.Info.Message).
+func backendText(cat *catalog.Catalog, loc sim.Locale, info backend.Info) string {
+	if m, ok := info.Message(); ok {
+		return cat.Render(loc, m)
+	}
+	return info.String()
 }
 
 // renderDetails fills the text of every violation's detail in locale loc,
