@@ -153,6 +153,10 @@ func perr(code, format string, args ...any) *protoError {
 	return &protoError{code: code, msg: fmt.Sprintf("web: "+format, args...)}
 }
 
+// rendered is a client mistake whose text the catalogue wrote in the
+// session's language: sent as it is, without perr's package prefix.
+func rendered(code, text string) *protoError { return &protoError{code: code, msg: text} }
+
 // DefaultSpeed and the bounds of a play message's speed.
 const (
 	DefaultSpeed = 1.0

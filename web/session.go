@@ -263,7 +263,7 @@ func (s *session) start(re int64, tl explore.Timeline, code string, target int) 
 	if tl.Explore() && code == "" {
 		var err error
 		if code, err = s.srv.encodeTimeline(tl); err != nil {
-			s.sendErr(re, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
+			s.sendErr(re, rendered(ErrCodeBadStep, s.srv.tr(s.locale).Err(err)))
 			return
 		}
 	}
@@ -316,7 +316,7 @@ func (s *session) fork(m ClientMessage) {
 			}
 		}
 	}
-	s.sendErr(m.ID, perr(ErrCodeBadStep, "%s", s.srv.tr(s.locale).Err(err)))
+	s.sendErr(m.ID, rendered(ErrCodeBadStep, s.srv.tr(s.locale).Err(err)))
 }
 
 // undo drops the timeline's last step.
