@@ -179,15 +179,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// Lessons prints the embedded course, one lesson per line.
+// Lessons prints the embedded course, one lesson per line. It takes no
+// file arguments (a usage error, ExitInvalid): lesson files are run or
+// checked with Run.
 func Lessons(args []string, stdout, stderr io.Writer) int {
 	stdout, stderr = newEscapeWriter(stdout), newEscapeWriter(stderr)
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: lockstep lessons [--lang en|zh-CN|zh-TW] (lists the embedded course; to check or run lesson files, use lockstep run FILE...)")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	} else if err != nil {
+		return ExitInvalid
+	}
+	if fs.NArg() > 0 {
+		// It takes no files: a file named here would otherwise be ignored
+		// without a word.
+		fmt.Fprintf(stderr, "lockstep lessons: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
 		return ExitInvalid
 	}
 	_, loc, ok := language(*lang, stderr)

@@ -259,4 +259,9 @@ func TestLessonsList(t *testing.T) {
 			t.Errorf("lessons list lacks %s:\n%s", id, out.String())
 		}
 	}
+	out.Reset()
+	errOut.Reset()
+	if code := Lessons([]string{"my.yaml"}, &out, &errOut); code != ExitInvalid || out.Len() > 0 || !strings.Contains(errOut.String(), `unexpected argument "my.yaml"`) {
+		t.Errorf("lessons with a file: exit %d, stdout %q, stderr %q; want a usage error", code, out.String(), errOut.String())
+	}
 }
