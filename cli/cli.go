@@ -51,6 +51,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rules := sim.Options{Locales: cat.Locales()}
 	for _, f := range files {
 		l, err := rules.LoadFile(f)
+		if err != nil && *asJSON {
+			if jerr := json.NewEncoder(stdout).Encode(loadErrorJSON(cat, loc, f, err)); jerr != nil {
+				fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
+			}
+			invalid = true
+			continue
+		}
 		if err != nil {
 			printLoadError(stderr, cat, loc, err)
 			invalid = true
@@ -274,6 +281,35 @@ func renderDetails(frames []sim.Frame, cat *catalog.Catalog, loc sim.Locale) {
 			d.Text = cat.Render(loc, *d)
 		}
 	}
+}
+
+// fileErrors is the JSON object `run --json` prints for a file that cannot
+// be loaded: each problem with its 1-based line and column (0 when it has
+// no place), the field path and the message in the --lang language.
+type fileErrors struct {
+	File   string      `json:"file"`
+	Errors []fileError `json:"errors"`
+}
+
+type fileError struct {
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// loadErrorJSON returns why file cannot be loaded, for `run --json`.
+func loadErrorJSON(cat *catalog.Catalog, loc sim.Locale, file string, err error) fileErrors {
+	out := fileErrors{File: file, Errors: []fileError{}}
+	var les sim.LoadErrors
+	if !errors.As(err, &les) {
+		out.Errors = append(out.Errors, fileError{Message: cat.Error(loc, err)})
+		return out
+	}
+	for _, e := range les {
+		out.Errors = append(out.Errors, fileError{Line: e.Pos.Line, Col: e.Pos.Col, Path: e.Path, Message: cat.Message(loc, e)})
+	}
+	return out
 }
 
 // printLoadError prints why a lesson file cannot be loaded, in locale loc:

@@ -265,3 +265,26 @@ func TestLessonsList(t *testing.T) {
 		t.Errorf("lessons with a file: exit %d, stdout %q, stderr %q; want a usage error", code, out.String(), errOut.String())
 	}
 }
+
+// TestRunJSONInvalidFile: with --json, a file that cannot be loaded is one
+// JSON object on stdout, each problem placed by line and column, exit 2.
+func TestRunJSONInvalidFile(t *testing.T) {
+	p := writeFile(t, "bad.yaml", "variant: token-count\nlease: 0s\nsteps: [{do: advance, by: 1s}]\n")
+	code, out, stderr := runCLI(t, "--json", "--lang", "zh-TW", p)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	var got struct {
+		File   string `json:"file"`
+		Errors []struct {
+			Line, Col     int
+			Path, Message string
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is no JSON object: %v\n%s", err, out)
+	}
+	if got.File != p || len(got.Errors) != 1 || got.Errors[0].Line != 2 || got.Errors[0].Col != 8 || got.Errors[0].Path != "lease" || got.Errors[0].Message == "" {
+		t.Fatalf("got %+v", got)
+	}
+}
