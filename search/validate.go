@@ -41,7 +41,7 @@ func sortErrors(errs sim.LoadErrors, path string) sim.LoadErrors {
 		e.File = path
 		out = append(out, e)
 	}
-	return out
+	return sim.CapProblems(out)
 }
 
 var (
