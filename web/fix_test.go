@@ -79,3 +79,46 @@ func textOfTestID(n *html.Node, id string) string {
 	}
 	return ""
 }
+
+// TestSandboxLockFieldTakesAnyLockName: the sandbox form's lock input has no
+// pattern of the old lock-name rule (any text without control characters
+// is a lock name), and its help says so.
+func TestSandboxLockFieldTakesAnyLockName(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	resp, err := http.Get(hs.URL + "/explore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := html.Parse(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := findInput(doc, "lock")
+	if in == nil {
+		t.Fatal("no lock input")
+	}
+	for _, a := range in.Attr {
+		if a.Key == "pattern" || a.Key == "title" && !strings.Contains(a.Val, "control characters") {
+			t.Errorf("lock input %s=%q", a.Key, a.Val)
+		}
+	}
+}
+
+// findInput returns the input element named name.
+func findInput(n *html.Node, name string) *html.Node {
+	if n.Type == html.ElementNode && n.Data == "input" {
+		for _, a := range n.Attr {
+			if a.Key == "name" && a.Val == name {
+				return n
+			}
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if in := findInput(c, name); in != nil {
+			return in
+		}
+	}
+	return nil
+}
