@@ -1,7 +1,6 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,69 +14,29 @@ import (
 func TestCompareAndSandboxErrorsInPageLanguage(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	get := func(path string, wantStatus int) string {
+	page := func(path string) dom {
 		t.Helper()
-		resp, err := http.Get(hs.URL + path)
-		if err != nil {
-			t.Fatal(err)
+		resp, body := get(t, hs.URL+path, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("GET %s: %d, want 400", path, resp.StatusCode)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != wantStatus {
-			t.Fatalf("GET %s: %d, want %d\n%s", path, resp.StatusCode, wantStatus, b)
-		}
-		return string(b)
+		return parseDOM(t, body)
 	}
 	for _, tc := range []struct{ path, want string }{
 		{"/explore/compare?x=1&lang=zh-CN", "请用 t= 指定时间线，或用 lesson= 指定课程"},
 		{"/explore/compare?lesson=nope&lang=zh-TW", "課程裡沒有課程「nope」"},
 		{"/explore/compare?lesson=nope", `no lesson "nope" in the course`},
 	} {
-		doc, err := html.Parse(strings.NewReader(get(tc.path, http.StatusBadRequest)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if msg := textOfTestID(doc, "compare-error"); !strings.Contains(msg, tc.want) || strings.Contains(msg, "web:") {
+		msg := textOf(page(tc.path).one(t, "compare-error", withAttr("data-testid", "compare-error")))
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "web:") {
 			t.Errorf("%s: %q, want %q and no package prefix", tc.path, msg, tc.want)
 		}
 	}
-	body := get("/explore/new?variant=nope&lease_ms=1000&actors=1", http.StatusBadRequest)
-	doc, err := html.Parse(strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := textOfTestID(doc, "sandbox-error")
+	d := page("/explore/new?variant=nope&lease_ms=1000&actors=1")
+	msg := textOf(d.one(t, "sandbox-error", withAttr("data-testid", "sandbox-error")))
 	if !strings.Contains(msg, "unknown variant") || strings.Count(strings.ToLower(msg), "sandbox") != 1 {
 		t.Errorf("sandbox error %q: want the broken rule, and the sandbox named once", msg)
 	}
-}
-
-// textOfTestID returns the text of the element with data-testid id.
-func textOfTestID(n *html.Node, id string) string {
-	if n.Type == html.ElementNode {
-		for _, a := range n.Attr {
-			if a.Key == "data-testid" && a.Val == id {
-				var b strings.Builder
-				var walk func(*html.Node)
-				walk = func(n *html.Node) {
-					if n.Type == html.TextNode {
-						b.WriteString(n.Data)
-					}
-					for c := n.FirstChild; c != nil; c = c.NextSibling {
-						walk(c)
-					}
-				}
-				walk(n)
-				return b.String()
-			}
-		}
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if s := textOfTestID(c, id); s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // TestSandboxLockFieldTakesAnyLockName: the sandbox form's lock input has no
@@ -86,39 +45,12 @@ func textOfTestID(n *html.Node, id string) string {
 func TestSandboxLockFieldTakesAnyLockName(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	resp, err := http.Get(hs.URL + "/explore")
-	if err != nil {
-		t.Fatal(err)
+	_, body := get(t, hs.URL+"/explore", nil)
+	in := parseDOM(t, body).one(t, "lock input", func(n *html.Node) bool { v, _ := attr(n, "name"); return n.Data == "input" && v == "lock" })
+	if p, ok := attr(in, "pattern"); ok {
+		t.Errorf("lock input pattern=%q", p)
 	}
-	defer resp.Body.Close()
-	doc, err := html.Parse(resp.Body)
-	if err != nil {
-		t.Fatal(err)
+	if title, _ := attr(in, "title"); !strings.Contains(title, "control characters") {
+		t.Errorf("lock input title=%q", title)
 	}
-	in := findInput(doc, "lock")
-	if in == nil {
-		t.Fatal("no lock input")
-	}
-	for _, a := range in.Attr {
-		if a.Key == "pattern" || a.Key == "title" && !strings.Contains(a.Val, "control characters") {
-			t.Errorf("lock input %s=%q", a.Key, a.Val)
-		}
-	}
-}
-
-// findInput returns the input element named name.
-func findInput(n *html.Node, name string) *html.Node {
-	if n.Type == html.ElementNode && n.Data == "input" {
-		for _, a := range n.Attr {
-			if a.Key == "name" && a.Val == name {
-				return n
-			}
-		}
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if in := findInput(c, name); in != nil {
-			return in
-		}
-	}
-	return nil
 }
