@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"lockstep/sim"
 )
 
 // ACLRules is what an ACL user needs to run Lockstep, and nothing more: its
@@ -36,6 +38,16 @@ func (e *PermissionError) Error() string {
 }
 
 func (e *PermissionError) Unwrap() error { return e.Err }
+
+// Message makes PermissionError a sim.Coded error: backend.acl-refused with
+// User, Command, Rule, the server's Reply and the Rules Lockstep needs.
+func (e *PermissionError) Message() sim.Msg {
+	reply := ""
+	if e.Err != nil {
+		reply = e.Err.Error()
+	}
+	return sim.M("backend.acl-refused", "User", e.User, "Command", e.Command, "Rule", e.Rule, "Reply", reply, "Rules", ACLRules)
+}
 
 // Is makes errors.Is(err, ErrPermission) hold.
 func (e *PermissionError) Is(target error) bool { return target == ErrPermission }

@@ -94,6 +94,22 @@ const (
 // replica)" or "private primary+replica redis-server pair (Redis 7.0.15,
 // primary 127.0.0.1:41001, replica 127.0.0.1:41002)", then, when a URL was
 // given, which Redis it does not run on and why.
+// Message returns i for the catalogue where it has words of its own (an
+// embedded Redis, an embedded pair, not on a given Redis: backend.embedded,
+// backend.embedded-pair, backend.embedded-pair-not-on), and false where
+// String's text is all addresses, versions and names.
+func (i Info) Message() (sim.Msg, bool) {
+	switch {
+	case i.Pair == PairEmbedded && i.NotOn != "":
+		return sim.M("backend.embedded-pair-not-on", "NotOn", i.NotOn), true
+	case i.Pair == PairEmbedded:
+		return sim.M("backend.embedded-pair"), true
+	case i.Pair == "" && i.Embedded:
+		return sim.M("backend.embedded"), true
+	}
+	return sim.Msg{}, false
+}
+
 func (i Info) String() string {
 	var s string
 	switch {

@@ -51,6 +51,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rules := sim.Options{Locales: cat.Locales()}
 	for _, f := range files {
 		l, err := rules.LoadFile(f)
+		if err != nil && *asJSON {
+			if jerr := json.NewEncoder(stdout).Encode(loadErrorJSON(cat, loc, f, err)); jerr != nil {
+				fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
+			}
+			invalid = true
+			continue
+		}
 		if err != nil {
 			printLoadError(stderr, cat, loc, err)
 			invalid = true
@@ -71,7 +78,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, l := range loaded {
 		frames, failures, info, err := runLesson(ctx, be, l)
 		if err != nil {
-			fmt.Fprintf(stderr, "lockstep: %s: %v\n", l.File, err)
+			fmt.Fprintf(stderr, "lockstep: %s\n", runError(cat, loc, l.File, err))
 			return ExitInvalid
 		}
 		if *asJSON {
@@ -89,11 +96,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		} else {
 			out := newEscapeWriter(stdout)
-			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(loc), l.ID, l.Variant, info)
+			fmt.Fprintf(out, "### %s (%s) · %s · %s\n", l.Title.In(loc), l.ID, l.Variant, backendText(cat, loc, info))
 			fmt.Fprint(out, sim.Printer{Locale: loc, Renderer: cat}.Frames(frames))
 		}
 		for _, f := range failures {
-			fmt.Fprintf(stderr, "FAIL %s\n", f.Error())
+			fmt.Fprintln(stderr, cat.Render(loc, f.Message()))
 			code = ExitFailed
 		}
 	}
@@ -179,15 +186,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// Lessons prints the embedded course, one lesson per line.
+// Lessons prints the embedded course, one lesson per line. It takes no
+// file arguments (a usage error, ExitInvalid): lesson files are run or
+// checked with Run.
 func Lessons(args []string, stdout, stderr io.Writer) int {
 	stdout, stderr = newEscapeWriter(stdout), newEscapeWriter(stderr)
 	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: lockstep lessons [--lang en|zh-CN|zh-TW] (lists the embedded course; to check or run lesson files, use lockstep run FILE...)")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	} else if err != nil {
+		return ExitInvalid
+	}
+	if fs.NArg() > 0 {
+		// It takes no files: a file named here would otherwise be ignored
+		// without a word.
+		fmt.Fprintf(stderr, "lockstep lessons: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
 		return ExitInvalid
 	}
 	_, loc, ok := language(*lang, stderr)
@@ -231,6 +251,27 @@ func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool
 	return cat, sim.Locale(lang), true
 }
 
+// runError returns, in locale loc, why lesson file could not run: the step
+// that could not (a *sim.StepRunError) and the catalogue's words for its
+// cause (a *sim.LimitError, a *backend.PermissionError), or err in plain
+// words.
+func runError(cat *catalog.Catalog, loc sim.Locale, file string, err error) string {
+	var se *sim.StepRunError
+	if errors.As(err, &se) {
+		return cat.T(loc, "run.step-failed", "File", file, "Step", se.Step, "Do", string(se.Do), "Reason", cat.Error(loc, se.Err))
+	}
+	return file + ": " + cat.Error(loc, err)
+}
+
+// backendText names what a run ran on, in locale loc where the catalogue
+// has words for it (backend.Info.Message).
+func backendText(cat *catalog.Catalog, loc sim.Locale, info backend.Info) string {
+	if m, ok := info.Message(); ok {
+		return cat.Render(loc, m)
+	}
+	return info.String()
+}
+
 // renderDetails fills the text of every violation's detail in locale loc,
 // for the JSON output (frame.go documents the field).
 func renderDetails(frames []sim.Frame, cat *catalog.Catalog, loc sim.Locale) {
@@ -240,6 +281,35 @@ func renderDetails(frames []sim.Frame, cat *catalog.Catalog, loc sim.Locale) {
 			d.Text = cat.Render(loc, *d)
 		}
 	}
+}
+
+// fileErrors is the JSON object `run --json` prints for a file that cannot
+// be loaded: each problem with its 1-based line and column (0 when it has
+// no place), the field path and the message in the --lang language.
+type fileErrors struct {
+	File   string      `json:"file"`
+	Errors []fileError `json:"errors"`
+}
+
+type fileError struct {
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// loadErrorJSON returns why file cannot be loaded, for `run --json`.
+func loadErrorJSON(cat *catalog.Catalog, loc sim.Locale, file string, err error) fileErrors {
+	out := fileErrors{File: file, Errors: []fileError{}}
+	var les sim.LoadErrors
+	if !errors.As(err, &les) {
+		out.Errors = append(out.Errors, fileError{Message: cat.Error(loc, err)})
+		return out
+	}
+	for _, e := range les {
+		out.Errors = append(out.Errors, fileError{Line: e.Pos.Line, Col: e.Pos.Col, Path: e.Path, Message: cat.Message(loc, e)})
+	}
+	return out
 }
 
 // printLoadError prints why a lesson file cannot be loaded, in locale loc:

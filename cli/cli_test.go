@@ -153,9 +153,49 @@ steps:
 	if code != ExitFailed {
 		t.Fatalf("exit %d, want 1\n%s", code, stderr)
 	}
-	for _, want := range []string{p + ":6: step 2: want ACQUIRED, got BUSY", p + ":7: step 3: want violation [wrong-owner-release]"} {
+	for _, want := range []string{"FAIL " + p + ":6: step 2: want ACQUIRED, got BUSY", "FAIL " + p + ":7: step 3: expected violation wrong-owner-release not reported (reported: leaked-hold)"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	code, out, stderr := runCLI(t, "--lang", "zh-CN", p)
+	if code != ExitFailed {
+		t.Fatalf("zh-CN: exit %d, want 1\n%s", code, stderr)
+	}
+	if want := "FAIL " + p + ":6：第 2 步：期望 ACQUIRED，实际 BUSY"; !strings.Contains(stderr, want) {
+		t.Errorf("zh-CN stderr lacks %q:\n%s", want, stderr)
+	}
+	// The check line names only what failed: the outcome, not an empty
+	// list of missing violations.
+	if want := "check expect ACQUIRED: FAILED (want ACQUIRED, got BUSY)"; !strings.Contains(out, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, out)
+	}
+	if want := "内嵌 Redis（miniredis）"; !strings.Contains(out, want) {
+		t.Errorf("zh-CN header lacks %q:\n%s", want, out)
+	}
+}
+
+// TestRunStepOverLimit: a step refused by a bound (sim.LimitError) is named
+// by its number, in the --lang language, with the bound in plain words and
+// no package prefixes.
+func TestRunStepOverLimit(t *testing.T) {
+	p := writeFile(t, "long.yaml", `variant: watchdog
+lease: 30s
+actors: [{id: A}]
+steps:
+  - {actor: A, do: acquire}
+  - {do: advance, by: 24h}
+`)
+	for _, tc := range []struct{ lang, want string }{
+		{"en", "lockstep: " + p + ": step 2 (advance) could not run: the step would make the watchdog renew a lease at least 8640 times, more than the 1000 renewals one step may run"},
+		{"zh-CN", "lockstep: " + p + "：第 2 步（advance）无法运行：这一步会让看门狗续期至少 8640 次，超过一步最多可做的 1000 次续期"},
+	} {
+		code, _, stderr := runCLI(t, "--lang", tc.lang, p)
+		if code != ExitInvalid {
+			t.Fatalf("%s: exit %d, want 2\n%s", tc.lang, code, stderr)
+		}
+		if !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "sim:") {
+			t.Errorf("%s: stderr\n%s\nwant it to hold %q and no \"sim:\"", tc.lang, stderr, tc.want)
 		}
 	}
 }
@@ -222,5 +262,33 @@ func TestLessonsList(t *testing.T) {
 		if !strings.Contains(out.String(), id) {
 			t.Errorf("lessons list lacks %s:\n%s", id, out.String())
 		}
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := Lessons([]string{"my.yaml"}, &out, &errOut); code != ExitInvalid || out.Len() > 0 || !strings.Contains(errOut.String(), `unexpected argument "my.yaml"`) {
+		t.Errorf("lessons with a file: exit %d, stdout %q, stderr %q; want a usage error", code, out.String(), errOut.String())
+	}
+}
+
+// TestRunJSONInvalidFile: with --json, a file that cannot be loaded is one
+// JSON object on stdout, each problem placed by line and column, exit 2.
+func TestRunJSONInvalidFile(t *testing.T) {
+	p := writeFile(t, "bad.yaml", "variant: token-count\nlease: 0s\nsteps: [{do: advance, by: 1s}]\n")
+	code, out, stderr := runCLI(t, "--json", "--lang", "zh-TW", p)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	var got struct {
+		File   string `json:"file"`
+		Errors []struct {
+			Line, Col     int
+			Path, Message string
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is no JSON object: %v\n%s", err, out)
+	}
+	if got.File != p || len(got.Errors) != 1 || got.Errors[0].Line != 2 || got.Errors[0].Col != 8 || got.Errors[0].Path != "lease" || got.Errors[0].Message == "" {
+		t.Fatalf("got %+v", got)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,7 +33,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
-	files, _, loc, code, ok := parseFiles(fs, args, lang, stderr)
+	files, cat, loc, code, ok := parseFiles(fs, args, lang, stderr)
 	if !ok {
 		return code
 	}
@@ -41,7 +42,13 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		sf, err := search.Load(f)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			// FILE:LINE:COL: message, in --lang where the problem has a
+			// code (the rest are English until search codes them).
+			var es search.Errors
+			if errors.As(err, &es) {
+				err = sim.LoadErrors(es)
+			}
+			printLoadError(stderr, cat, loc, err)
 			invalid = true
 			continue
 		}
@@ -76,7 +83,8 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		start := time.Now()
 		res, err := search.Run(ctx, f, cfg)
 		if err != nil {
-			fmt.Fprintf(stderr, "lockstep: %s: %v\n", f.Path, err)
+			// A step over a bound (sim.LimitError) in --lang, with what to do.
+			fmt.Fprintf(stderr, "lockstep: %s: %s\n", f.Path, cat.Error(loc, err))
 			return ExitInvalid
 		}
 		took := time.Since(start)

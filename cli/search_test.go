@@ -144,3 +144,16 @@ func TestSearchJSON(t *testing.T) {
 		t.Errorf("overlapping-holders: %+v", v)
 	}
 }
+
+// TestSearchFileErrorsInLang: a search file's problem that has a message
+// code is printed in the --lang language, placed FILE:LINE:COL.
+func TestSearchFileErrorsInLang(t *testing.T) {
+	bad := writeFile(t, "lock.yaml", "variant: token-count\nlease: 30s\nactors: [{id: A}]\nlock: \"a\\tb\"\n")
+	code, _, errOut := searchCLI(t, "--lang", "zh-CN", bad)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.HasPrefix(errOut, bad+":4:7: ") || strings.Contains(errOut, "a lock name") {
+		t.Errorf("stderr %q: want the lock-name rule in zh-CN at %s:4:7", errOut, bad)
+	}
+}

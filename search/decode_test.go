@@ -24,7 +24,7 @@ func TestBadSearchFiles(t *testing.T) {
 		{"lease not whole ms", "variant: token-count\nlease: 1500us\nactors: [{id: A}]\n", []string{`f.yaml:2:8: lease: Redis leases count whole milliseconds, got 1.5ms`}},
 		{"bad duration", "variant: token-count\nlease: soon\nactors: [{id: A}]\n", []string{`f.yaml:2:8: lease: want a duration such as 30s or 1500ms (Go syntax, with a unit), got "soon"`}},
 		{"fencing not a boolean", goodHead + "fencing: maybe\n", []string{`f.yaml:4:10: fencing: want true or false, got "maybe"`}},
-		{"bad lock name", goodHead + "lock: \"-x\"\n", []string{`f.yaml:4:7: lock: lock name "-x": want a letter or digit, then letters, digits and : . _ -`}},
+		{"bad lock name", goodHead + "lock: \"a\\tb\"\n", []string{`f.yaml:4:7: lock: a lock name is 1 to 200 bytes of text without control characters`}},
 		{"missing actors", "variant: token-count\nlease: 30s\n", []string{`f.yaml:1:1: missing required field "actors"`}},
 		{"too many actors", "variant: token-count\nlease: 30s\nactors: [{id: A}, {id: B}, {id: C}, {id: D}, {id: E}]\n", []string{`f.yaml:3:9: actors: want 1 to 4 actors, got 5`}},
 		{"actor without id", "variant: token-count\nlease: 30s\nactors:\n  - {instance: svc-1}\n", []string{`f.yaml:4:5: actor: missing required field "id"`}},

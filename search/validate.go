@@ -41,12 +41,11 @@ func sortErrors(errs sim.LoadErrors, path string) sim.LoadErrors {
 		e.File = path
 		out = append(out, e)
 	}
-	return out
+	return sim.CapProblems(out)
 }
 
 var (
-	actorIDPattern  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	lockNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]*$`)
+	actorIDPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 )
 
 // Validate checks f, as Decode returned it, against every rule of the search format and returns
@@ -89,8 +88,14 @@ func Validate(f *File) sim.LoadErrors {
 	case f.Lease%time.Millisecond != 0:
 		bad(f.at.lease, "lease: Redis leases count whole milliseconds, got %s", f.Lease)
 	}
-	if f.at.lock != (sim.Pos{}) && !lockNamePattern.MatchString(f.Lock) {
-		bad(f.at.lock, "lock: lock name %q: want a letter or digit, then letters, digits and : . _ -", f.Lock)
+	// sim's lock-name rule, with its messages: a search's lock is a lesson's.
+	switch {
+	case f.at.lock == (sim.Pos{}):
+	case f.Lock == "":
+		errs = append(errs, sim.LoadError{Pos: at(f.at.lock), Problem: sim.M("lesson.lock-empty", "Field", "lock"), Msg: "lock: lock name must not be empty"})
+	case !sim.ValidLockName(f.Lock):
+		errs = append(errs, sim.LoadError{Pos: at(f.at.lock), Problem: sim.M("lesson.lock-name", "Field", "lock", "Max", sim.MaxLockName),
+			Msg: fmt.Sprintf("lock: a lock name is 1 to %d bytes of text without control characters", sim.MaxLockName)})
 	}
 	switch {
 	case f.at.actors == (sim.Pos{}):

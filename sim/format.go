@@ -81,7 +81,14 @@ func (p Printer) Frame(f Frame) string {
 		}
 		verdict := "ok"
 		if !c.OK {
-			verdict = fmt.Sprintf("FAILED (got %s, missing violations %v)", c.Got, c.Missing)
+			var why []string
+			if c.Expect != "" && c.Got != c.Expect {
+				why = append(why, fmt.Sprintf("want %s, got %s", c.Expect, c.Got))
+			}
+			if len(c.Missing) > 0 {
+				why = append(why, fmt.Sprintf("missing violations %v", c.Missing))
+			}
+			verdict = "FAILED (" + strings.Join(why, "; ") + ")"
 		}
 		fmt.Fprintf(&b, "   check %s: %s\n", strings.Join(parts, ", "), verdict)
 	}

@@ -39,9 +39,15 @@ type LimitError struct {
 	Want int64
 }
 
+// Error says, in English, which bound the step exceeds. It has no package
+// prefix: Runner.Step wraps it in a *StepRunError, which has one.
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("sim: the step would run more than %d watchdog renewals (at least %d; limit %s): advance by less per step", e.Max, e.Want, e.Code)
+	return fmt.Sprintf("the step would run at least %d watchdog renewals, more than the %d one step may run: advance by less per step", e.Want, e.Max)
 }
+
+// Message makes LimitError a Coded error: message limit.<Code> with Max and
+// Want.
+func (e *LimitError) Message() Msg { return M("limit."+string(e.Code), "Max", e.Max, "Want", e.Want) }
 
 // Is makes errors.Is(err, ErrStepTooLarge) hold.
 func (e *LimitError) Is(target error) bool { return target == ErrStepTooLarge }

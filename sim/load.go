@@ -62,6 +62,45 @@ func tooDeep(tokens token.Tokens) *token.Token {
 	return nil
 }
 
+// maxKeys bounds the mapping keys of one file, counted on the lexer's
+// tokens before the parse: the largest course lesson has about 120 (a
+// generated lesson of 2,000 steps, as TestRunCancelled runs, about 6,000), and
+// goccy/go-yaml parses many keys in time quadratic in their number (25,000
+// unknown keys in 239 KB took 1.7 s, and their problems made a 4.8 MB page;
+// issue 17, hardening finding 6).
+const maxKeys = 10000
+
+// tooManyKeys returns the token of the first mapping key past maxKeys.
+func tooManyKeys(tokens token.Tokens) *token.Token {
+	n := 0
+	for _, tk := range tokens {
+		if tk == nil || tk.Position == nil || tk.Type != token.MappingValueType {
+			continue
+		}
+		if n++; n > maxKeys {
+			return tk
+		}
+	}
+	return nil
+}
+
+// maxProblems bounds the problems one file reports: the first ones, then a
+// last line that says how many more there are.
+const maxProblems = 50
+
+// CapProblems returns the first maxProblems of errs and, when there are
+// more, a last problem (at the first one left out) that says how many.
+func CapProblems(errs LoadErrors) LoadErrors {
+	if len(errs) <= maxProblems {
+		return errs
+	}
+	more := len(errs) - maxProblems
+	last := errs[maxProblems]
+	out := append(errs[:maxProblems:maxProblems], LoadError{File: last.File, Pos: last.Pos, Path: last.Path,
+		Msg: fmt.Sprintf("and %d more problems", more), Problem: M("lesson.more-problems", "N", more)})
+	return out
+}
+
 // LoadFile reads and parses the lesson at path with the lesson format's
 // locales. See Load.
 func LoadFile(path string) (*Lesson, error) { return Options{}.LoadFile(path) }
@@ -108,7 +147,7 @@ func (o Options) Load(file string, src []byte) (*Lesson, error) {
 		for i := range d.errs {
 			d.errs[i].File = file
 		}
-		return nil, d.errs
+		return nil, CapProblems(d.errs)
 	}
 	return l, nil
 }
@@ -169,6 +208,10 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	tokens := lexer.Tokenize(string(src))
 	if tk := tooDeep(tokens); tk != nil {
 		d.errs = append(d.errs, LoadError{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("lists and mappings nest more than %d deep here; a lesson needs a few levels", maxNesting), Problem: M("lesson.too-deep", "Max", maxNesting)})
+		return l, false
+	}
+	if tk := tooManyKeys(tokens); tk != nil {
+		d.errs = append(d.errs, LoadError{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("more than %d mapping keys; a lesson needs a few hundred at most", maxKeys), Problem: M("lesson.too-many-keys", "Max", maxKeys)})
 		return l, false
 	}
 	f, err := parser.Parse(tokens, 0)

@@ -338,14 +338,14 @@ func TestLoadErrors(t *testing.T) {
 			name: "actor used before the fork that creates it",
 			src: withSteps("  - actor: A1", "    do: acquire",
 				"  - actor: A", "    do: fork", "    child: A1", "    context: inherit"),
-			want: []string{`t.yaml:7:12: step 1: actor "A1" is used before the fork that creates it`},
+			want: []string{`t.yaml:7:12: step 1: actor "A1" acts before it exists: it is a fork child, created by the fork at step 2`},
 		},
 		{
 			name: "declared fork child used before its fork",
 			src: doc("variant: token-count", "lease: 30s", "actors:", "  - id: A", "  - id: A1", "steps:",
 				"  - actor: A1", "    do: acquire",
 				"  - actor: A", "    do: fork", "    child: A1", "    context: inherit"),
-			want: []string{`t.yaml:7:12: step 1: actor "A1" is used before the fork that creates it`},
+			want: []string{`t.yaml:7:12: step 1: actor "A1" acts before it exists: it is a fork child, created by the fork at step 2`},
 		},
 		{
 			name: "bad lesson id",

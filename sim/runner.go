@@ -117,11 +117,40 @@ type Failure struct {
 	Line int
 	Want string
 	Got  string
+	// Missing are the expected violations not reported (nil when the
+	// outcome failed), Reported the violations the step reported.
+	Missing, Reported []string
 }
 
 func (f Failure) Error() string {
 	return fmt.Sprintf("%s:%d: step %d: want %s, got %s", f.File, f.Line, f.Step, f.Want, f.Got)
 }
+
+// Message makes Failure a Coded error, for the catalogue: run.fail-outcome
+// (the step's outcome was not the expected one: Want, Got) or
+// run.fail-violations (an expected violation was not reported: Missing, the
+// violations reported: Reported), each with File, Line and Step.
+func (f Failure) Message() Msg {
+	if f.Missing == nil {
+		return M("run.fail-outcome", "File", f.File, "Line", f.Line, "Step", f.Step, "Want", f.Want, "Got", f.Got)
+	}
+	return M("run.fail-violations", "File", f.File, "Line", f.Line, "Step", f.Step, "Missing", List(f.Missing), "Reported", List(f.Reported))
+}
+
+// StepRunError is a step that could not run (Runner.Step): a store error,
+// a *LimitError, a *backend.PermissionError, wrapped in Err.
+type StepRunError struct {
+	Step int // 1-based
+	Do   Action
+	Err  error
+}
+
+func (e *StepRunError) Error() string {
+	return fmt.Sprintf("sim: step %d (%s): %v", e.Step, e.Do, e.Err)
+}
+
+// Unwrap returns the step's error.
+func (e *StepRunError) Unwrap() error { return e.Err }
 
 // NewRunner prepares a run of l on s. It validates l (see Validate), seeds the
 // run's RNG from l.Seed, and records frame 0, the state before any step. It
@@ -291,7 +320,7 @@ func (r *Runner) Step(ctx context.Context) (Frame, error) {
 	f, err := r.apply(ctx, st)
 	if err != nil {
 		r.restore(saved)
-		return Frame{}, fmt.Errorf("sim: step %d (%s): %w", idx, st.Do, err)
+		return Frame{}, &StepRunError{Step: idx, Do: st.Do, Err: err}
 	}
 	r.frames = append(r.frames, f)
 	if f.Check != nil && !f.Check.OK {
@@ -312,5 +341,6 @@ func (r *Runner) failure(idx int, st *Step, f Frame) Failure {
 		names[i] = v.Name
 	}
 	fl.Got = fmt.Sprintf("violations %v", names)
+	fl.Missing, fl.Reported = f.Check.Missing, names
 	return fl
 }

@@ -405,14 +405,14 @@ func (v *validator) lifecycles() {
 		}
 		return l.Steps[i].Pos
 	}
-	children := map[string]bool{}
+	forkAt := map[string]int{} // fork child: 1-based number of its first fork step
 	for i, s := range l.Steps {
 		if s.Do == ActFork && s.Child != "" && s.Child == s.Actor {
 			v.add(fmt.Sprintf("steps[%d].child", i+1), childPos(i), M("lesson.fork-self", "Step", i+1, "Actor", s.Child), "step %d: actor %q cannot fork itself; name a new child", i+1, s.Child)
 			continue
 		}
-		if s.Do == ActFork && s.Child != "" {
-			children[s.Child] = true
+		if s.Do == ActFork && s.Child != "" && forkAt[s.Child] == 0 {
+			forkAt[s.Child] = i + 1
 		}
 	}
 	life := map[string]actorLife{}
@@ -427,7 +427,7 @@ func (v *validator) lifecycles() {
 		life[a.ID] = lifeRunning
 	}
 	// A fork child, declared under actors or not, exists only from its fork on.
-	for c := range children {
+	for c := range forkAt {
 		life[c] = lifeUnborn
 	}
 	for i, s := range l.Steps {
@@ -455,7 +455,11 @@ func (v *validator) lifecycles() {
 		case !known:
 			m, format = M("lesson.unknown-actor", "Step", n, "Actor", s.Actor), "step %d: unknown actor %q (declare it under actors, or create it with fork)"
 		case st == lifeUnborn:
-			m, format = M("lesson.actor-before-fork", "Step", n, "Actor", s.Actor), "step %d: actor %q is used before the fork that creates it"
+			// Declared or not, a fork child exists only from its fork on:
+			// name that step, so a declared child is not taken for a
+			// running actor.
+			m = M("lesson.actor-before-its-fork", "Step", n, "Actor", s.Actor, "Fork", forkAt[s.Actor])
+			format = "step %d: actor %q acts before it exists: it is a fork child, created by the fork at step " + fmt.Sprint(forkAt[s.Actor])
 		case st == lifeCrashed:
 			m, format = M("lesson.actor-crashed", "Step", n, "Actor", s.Actor), "step %d: actor %q has crashed and can take no further step"
 		case st == lifeExited:

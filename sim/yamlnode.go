@@ -35,6 +35,9 @@ func ParseYAMLMapping(src []byte, maxBytes int, what string) ([]YAMLEntry, LoadE
 	if tk := tooDeep(tokens); tk != nil {
 		return nil, LoadErrors{{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("lists and mappings nest more than %d deep here; a %s needs a few levels", maxNesting, what)}}
 	}
+	if tk := tooManyKeys(tokens); tk != nil {
+		return nil, LoadErrors{{Pos: Pos{tk.Position.Line, tk.Position.Column}, Msg: fmt.Sprintf("more than %d mapping keys; a %s needs a few hundred at most", maxKeys, what), Problem: M("lesson.too-many-keys", "Max", maxKeys)}}
+	}
 	f, err := parser.Parse(tokens, 0)
 	if err != nil {
 		d.syntaxError(err)

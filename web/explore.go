@@ -257,6 +257,12 @@ func (s *Server) serveExploreNew(w http.ResponseWriter, r *http.Request) {
 	fail := func(err error) {
 		// The form comes back as it was sent, with the reason.
 		p := s.explorePage(loc, nil)
+		// The heading already says the sandbox could not start: show the
+		// lesson rules it broke, not the explore error's own intro again.
+		var les sim.LoadErrors
+		if errors.As(err, &les) {
+			err = les
+		}
 		p.SandboxError = s.tr(loc).Err(err)
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
@@ -389,11 +395,11 @@ func (s *Server) requestTimeline(r *http.Request) (explore.Timeline, error) {
 	}
 	id := q.Get("lesson")
 	if id == "" {
-		return explore.Timeline{}, errors.New("web: name a timeline (t=) or a lesson (lesson=)")
+		return explore.Timeline{}, userErr(sim.M("web.timeline-unnamed"), "web: name a timeline (t=) or a lesson (lesson=)")
 	}
 	tl := s.lesson(r.Context(), id)
 	if tl.Lesson == nil {
-		return tl, fmt.Errorf("web: no lesson %q in the course", id)
+		return tl, userErr(sim.M("web.no-such-lesson", "ID", id), "web: no lesson %q in the course", id)
 	}
 	return tl, nil
 }

@@ -26,15 +26,11 @@ const (
 func stepRefusal(t *translator, err error) (code, reason string, ok bool) {
 	var le *sim.LimitError
 	if errors.As(err, &le) {
-		id := "LimitReason" + string(le.Code)
-		if s := t.Maybe(id, "Max", le.Max, "Want", le.Want); s != "" {
-			return ErrCodeStepTooLarge, s, true
-		}
-		return ErrCodeStepTooLarge, le.Error(), true
+		return ErrCodeStepTooLarge, t.Msg(le.Message()), true
 	}
 	var pe *backend.PermissionError
 	if errors.As(err, &pe) {
-		return ErrCodeRedisACL, t.T("ACLReason", "Command", pe.Command, "User", pe.User, "Rule", pe.Rule, "All", backend.ACLRules), true
+		return ErrCodeRedisACL, t.Msg(pe.Message()), true
 	}
 	return "", "", false
 }

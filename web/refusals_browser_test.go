@@ -40,7 +40,7 @@ func TestBrowserStepTooLarge(t *testing.T) {
 	waitStep(t, ctx, 1)
 	press(t, ctx, kb.ArrowRight)
 	zh := tr(sim.SimplifiedChinese)
-	want := zh.T("StepRefused", "Step", 2, "Reason", zh.T("LimitReasonrenewals-per-step", "Max", le.Max, "Want", le.Want))
+	want := zh.T("StepRefused", "Step", 2, "Reason", zh.Msg(le.Message()))
 	waitJS(t, ctx, fmt.Sprintf(`document.querySelector('#redis-alert .ra-title')?.textContent === %q`, want), "the refusal in zh-CN")
 	a := readAlert(t, ctx)
 	if a.Role != "alert" || !a.Visible || a.Button != "" || a.Body != "" || a.Conn == "redis" || a.Step != "1" {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/explore"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
@@ -54,10 +55,10 @@ func TestStepTooLargeReachesThePage(t *testing.T) {
 	}
 	_, hs := newTestHTTP(t, Config{})
 	reason := func(loc sim.Locale) string {
-		return tr(loc).T("LimitReasonrenewals-per-step", "Max", le.Max, "Want", le.Want)
+		return tr(loc).Msg(le.Message())
 	}
 	for _, loc := range sim.Locales {
-		if r := reason(loc); !strings.Contains(r, "1000") || strings.Contains(r, "LimitReason") {
+		if r := reason(loc); !strings.Contains(r, "1000") || strings.Contains(r, "limit.") {
 			t.Fatalf("%s: reason %q does not name the limit", loc, r)
 		}
 	}
@@ -99,8 +100,10 @@ func TestACLRefusalReachesThePage(t *testing.T) {
 	}
 	t.Cleanup(func() { be.Close() })
 	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
-	reason := func(loc sim.Locale) string {
-		return tr(loc).T("ACLReason", "Command", "TIME", "User", "ls", "Rule", "+time", "All", backend.ACLRules)
+	// names says whether a message names the refused command, the user and
+	// the rule to add, as backend.PermissionError's message does.
+	names := func(msg string) bool {
+		return strings.Contains(msg, "TIME") && strings.Contains(msg, "ACL SETUSER ls +time") && !strings.Contains(msg, catalog.Missing)
 	}
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -108,22 +111,19 @@ func TestACLRefusalReachesThePage(t *testing.T) {
 	c.expect(MsgFrame)
 	c.send(ClientMessage{Type: MsgStep, ID: 1})
 	m := c.expect(MsgError)
-	want := tr(sim.TraditionalChinese).T("StepRefused", "Step", 1, "Reason", reason(sim.TraditionalChinese))
-	if m.Code != ErrCodeRedisACL || m.Message != want {
-		t.Fatalf("refused step: %+v, want code %s message %q", m, ErrCodeRedisACL, want)
-	}
-	if !strings.Contains(want, "TIME") || !strings.Contains(want, "ACL SETUSER ls +time") {
-		t.Fatalf("the message does not name the command and the rule: %s", want)
+	prefix, _, _ := strings.Cut(tr(sim.TraditionalChinese).T("StepRefused", "Step", 1, "Reason", "\x00"), "\x00")
+	if m.Code != ErrCodeRedisACL || !strings.HasPrefix(m.Message, prefix) || !names(m.Message) {
+		t.Fatalf("refused step: %+v, want code %s, a message in zh-TW naming the command and the rule", m, ErrCodeRedisACL)
 	}
 	c.expect(MsgFrame)
 
 	resp, body := get(t, hs.URL+"/explore/export.mmd?lang=zh-CN&lesson=nested-reentry", nil)
-	if want := tr(sim.SimplifiedChinese).T("TimelineRefused", "Reason", reason(sim.SimplifiedChinese)); resp.StatusCode != http.StatusBadGateway || strings.TrimSpace(body) != want {
-		t.Errorf("export: %d %q, want 502 %q", resp.StatusCode, body, want)
+	if prefix, _, _ := strings.Cut(tr(sim.SimplifiedChinese).T("TimelineRefused", "Reason", "\x00"), "\x00"); resp.StatusCode != http.StatusBadGateway || !strings.HasPrefix(strings.TrimSpace(body), prefix) || !names(body) {
+		t.Errorf("export: %d %q, want 502 and the refusal in zh-CN", resp.StatusCode, body)
 	}
 	resp, body = get(t, hs.URL+"/explore/compare?lang=en&lesson=nested-reentry", nil)
-	if want := tr(sim.English).T("TimelineRefused", "Reason", reason(sim.English)); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(compareError(t, body), want) {
-		t.Errorf("compare: %d, page does not say %q:\n%s", resp.StatusCode, want, compareError(t, body))
+	if msg := compareError(t, body); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "cannot run to its end") || !names(msg) {
+		t.Errorf("compare: %d, page does not give the refusal:\n%s", resp.StatusCode, msg)
 	}
 }
 
