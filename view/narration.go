@@ -14,7 +14,7 @@ import (
 func actorLabel(id string) string { return id }
 
 // seconds formats simulated milliseconds for people: "2 s", "1.5 s",
-// "31 秒".
+// "31 s" (in the locale's unit).
 func Seconds(t Texts, ms int64) string {
 	if ms >= 3600_000 {
 		return t.T("Hours", "N", strconv.FormatFloat(float64(ms)/3600_000, 'f', 1, 64))
