@@ -1,8 +1,6 @@
 package web
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"testing"
@@ -10,7 +8,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lockstep/explore"
 	"lockstep/sim"
 )
 
@@ -18,22 +15,7 @@ import (
 // the page's language, the refusal that names the limit: not "Redis did
 // not answer", no Try again, and the connection badge stays connected.
 func TestBrowserStepTooLarge(t *testing.T) {
-	l, err := sim.Load("flood.yaml", []byte(renewalFlood))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.NewRunner(l, mustStore(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var le *sim.LimitError
-	if _, err := r.Run(context.Background()); !errors.As(err, &le) {
-		t.Fatalf("the timeline is not refused by a bound: %v", err)
-	}
-	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	le, code := renewalFloodCode(t)
 	ctx := newBrowser(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=zh-CN&step=1&t="+url.QueryEscape(code)))

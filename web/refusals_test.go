@@ -36,23 +36,7 @@ func compareError(t *testing.T, body string) string {
 // compare of the timeline say the same.
 func TestStepTooLargeReachesThePage(t *testing.T) {
 	t.Parallel()
-	l, err := sim.Load("flood.yaml", []byte(renewalFlood))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// What the bound says, from a run of its own.
-	r, err := sim.NewRunner(l, mustStore(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var le *sim.LimitError
-	if _, err := r.Run(context.Background()); !errors.As(err, &le) {
-		t.Fatalf("the timeline is not refused by a bound: %v", err)
-	}
-	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	le, code := renewalFloodCode(t)
 	_, hs := newTestHTTP(t, Config{})
 	reason := func(loc sim.Locale) string {
 		return tr(loc).Msg(le.Message())
@@ -125,6 +109,29 @@ func TestACLRefusalReachesThePage(t *testing.T) {
 	if msg := compareError(t, body); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(msg, "cannot run to its end") || !names(msg) {
 		t.Errorf("compare: %d, page does not give the refusal:\n%s", resp.StatusCode, msg)
 	}
+}
+
+// renewalFloodCode is the share code of the renewalFlood timeline and the
+// error that refuses it, from a run of its own: what the bound says.
+func renewalFloodCode(t *testing.T) (*sim.LimitError, string) {
+	t.Helper()
+	l, err := sim.Load("flood.yaml", []byte(renewalFlood))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.NewRunner(l, mustStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var le *sim.LimitError
+	if _, err := r.Run(context.Background()); !errors.As(err, &le) {
+		t.Fatalf("the timeline is not refused by a bound: %v", err)
+	}
+	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return le, code
 }
 
 // mustStore is a fresh embedded store, closed when the test ends.
