@@ -157,3 +157,23 @@ func TestSearchFileErrorsInLang(t *testing.T) {
 		t.Errorf("stderr %q: want the lock-name rule in zh-CN at %s:4:7", errOut, bad)
 	}
 }
+
+// TestSearchShapeErrorsInLang: the shape rules of search/validate.go come
+// as codes, so --lang zh-CN prints them in Chinese, each at its place.
+func TestSearchShapeErrorsInLang(t *testing.T) {
+	bad := writeFile(t, "shape.yaml", "variant: token-count\nlease: 30s\nactors: [{id: A}]\ndepth: 17\nmoves: [acquire, steal]\n")
+	code, _, errOut := searchCLI(t, "--lang", "zh-CN", bad)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	want := []string{bad + ":4:8: depth：需要 1 到 16 步，实际是 17", bad + ":5:18: moves：未知的动作“steal”"}
+	if len(lines) != len(want) {
+		t.Fatalf("stderr %q: want %d lines", errOut, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %q, want it to start %q", i+1, lines[i], w)
+		}
+	}
+}
