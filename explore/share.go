@@ -43,6 +43,9 @@ var ErrBadLink = errors.New("explore: bad share link")
 type Origin struct {
 	Lesson string // id of the course lesson it forks; "" for a sandbox or an imported file
 	At     int    // the step of Lesson it forks after (0..len(steps)); 0 when Lesson is ""
+	// Search names the search that found the timeline (the search file's
+	// stem, or the Search page's shape); "" for any other timeline.
+	Search string
 }
 
 // Bounds on what a share code may hold. A timeline a learner builds is far
@@ -73,6 +76,8 @@ type wireLesson struct {
 	Steps    []wireStep  `json:"t,omitempty"`
 	Origin   string      `json:"o,omitempty"`
 	At       int         `json:"at,omitempty"`
+	// Search is Origin.Search (an addition: codes without it still open).
+	Search string `json:"se,omitempty"`
 }
 
 type wireActor struct {
@@ -139,7 +144,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
-		Origin: o.Lesson, At: o.At,
+		Origin: o.Lesson, At: o.At, Search: o.Search,
 	}
 	for _, a := range l.Actors {
 		w.Actors = append(w.Actors, wireActor{ID: a.ID, Name: toWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
@@ -416,7 +421,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		}
 		l.Steps = append(l.Steps, st)
 	}
-	return l, Origin{Lesson: w.Origin, At: w.At}, b.errs
+	return l, Origin{Lesson: w.Origin, At: w.At, Search: w.Search}, b.errs
 }
 
 // check returns every reason l and o cannot be shared: explore's bounds on
@@ -444,6 +449,7 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 
 	// The origin.
 	str("origin", o.Lesson)
+	str("search", o.Search)
 	switch {
 	case o.Lesson == "" && o.At != 0:
 		b.add("at", sim.M("explore.link.at-without-lesson", "At", o.At), "the timeline forks no lesson, yet names step %d to fork after", o.At)

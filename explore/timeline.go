@@ -50,7 +50,7 @@ func (k Kind) String() string {
 type Timeline struct {
 	Kind   Kind
 	Lesson *sim.Lesson
-	Origin Origin // set for KindFork only
+	Origin Origin // set for KindFork and KindSearch only
 }
 
 // Course is course lesson l as a Timeline.
@@ -60,12 +60,14 @@ func Course(l *sim.Lesson) Timeline { return Timeline{Kind: KindLesson, Lesson: 
 func Drill(l *sim.Lesson) Timeline { return Timeline{Kind: KindDrill, Lesson: l} }
 
 // Shared is the Timeline of a decoded share code (Decode's lesson and
-// origin): a fork when o names a lesson, else a sandbox by its id, else an
-// import.
+// origin): a fork when o names a lesson, else a search result when o names
+// a search, else a sandbox by its id, else an import.
 func Shared(l *sim.Lesson, o Origin) Timeline {
 	switch {
 	case o.Lesson != "":
 		return Timeline{Kind: KindFork, Lesson: l, Origin: o}
+	case o.Search != "":
+		return Timeline{Kind: KindSearch, Lesson: l, Origin: o}
 	case l.ID == SandboxID:
 		return Timeline{Kind: KindSandbox, Lesson: l}
 	}

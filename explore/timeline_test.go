@@ -124,12 +124,24 @@ func TestTimelineShared(t *testing.T) {
 		{"nested-reentry-fork", explore.Origin{Lesson: "nested-reentry", At: 2}, explore.KindFork},
 		{explore.SandboxID, explore.Origin{}, explore.KindSandbox},
 		{"my-lesson", explore.Origin{}, explore.KindImport},
+		{"token-count-stale-write", explore.Origin{Search: "token-count"}, explore.KindSearch},
 	} {
 		cp := *l
 		cp.ID = c.id
 		if got := explore.Shared(&cp, c.o); got.Kind != c.want || got.Origin != c.o {
 			t.Errorf("%s %+v: kind %s origin %+v, want %s", c.id, c.o, got.Kind, got.Origin, c.want)
 		}
+	}
+	// A search result's origin survives its share code.
+	cp := *l
+	cp.ID = "token-count-stale-write"
+	code, err := explore.Encode(&cp, explore.Origin{Search: "token-count"}, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, o, err := explore.Decode(code, sim.Options{})
+	if err != nil || o != (explore.Origin{Search: "token-count"}) || explore.Shared(back, o).Kind != explore.KindSearch {
+		t.Errorf("search result: origin %+v, err %v", o, err)
 	}
 	if d := explore.Drill(l); d.Explore() || d.Kind.String() != "drill" {
 		t.Errorf("a drill: explore %v, kind %s", d.Explore(), d.Kind)

@@ -103,6 +103,11 @@ type worker struct {
 // clock advances in file order). The result does not depend on Workers or
 // on the backend. Every counterexample is replayed as a lesson on the
 // backend and must pass before it is reported.
+//
+// When ctx ends while the search expands a depth (a Stop button, a time
+// cap), Run returns what the depths it finished found, not Complete, with
+// their counterexamples (replayed regardless of ctx: at most one short
+// lesson per invariant), together with an error wrapping ctx's.
 func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 	be := cfg.Backend
 	if be == nil {
@@ -141,8 +146,13 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 	res.States = 1
 	frontier := []*node{root}
 	paths := map[string][]sim.Step{} // invariant -> shortest breaking timeline
+	var stopped error
 	for depth := 1; depth <= f.Depth && len(frontier) > 0; depth++ {
 		results, err := expand(ctx, f, workers, frontier, seen)
+		if err != nil && ctx.Err() != nil {
+			stopped = fmt.Errorf("search: %s: stopped during depth %d: %w", f.Path, depth, ctx.Err())
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -179,16 +189,20 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 	for _, w := range workers {
 		res.ScriptCalls += w.store.calls
 	}
+	cctx := ctx
+	if stopped != nil {
+		cctx = context.WithoutCancel(ctx)
+	}
 	for _, inv := range f.Invariants {
 		if p, ok := paths[inv]; ok {
-			cx, err := counterexample(ctx, be, f, inv, p)
+			cx, err := counterexample(cctx, be, f, inv, p)
 			if err != nil {
 				return nil, err
 			}
 			res.Found[inv] = cx
 		}
 	}
-	return res, nil
+	return res, stopped
 }
 
 // expand runs every move from every node of the frontier, on the workers

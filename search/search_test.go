@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -205,5 +206,37 @@ func TestRerunPrefixesAgrees(t *testing.T) {
 	rerun.ScriptCalls = snap.ScriptCalls
 	if a, b := summary(snap), summary(rerun); a != b {
 		t.Errorf("rerun:\n%s\nsnapshot:\n%s", b, a)
+	}
+}
+
+// A search whose ctx ends mid-depth (the page's Stop, a time cap) returns
+// what the depths it finished found, not complete, with ctx's error: here
+// cancelled once depth 2 is done, so depth 3 is never finished, and the
+// 2-step overlap of two requests of one instance is still reported.
+func TestRunStoppedKeepsWhatItFound(t *testing.T) {
+	f := parse(t, "io.yaml", `
+variant: instance-owner
+lease: 30s
+actors: [{id: A, instance: svc-1}, {id: B, instance: svc-1}]
+moves: [acquire, release, pause, resume]
+depth: 6
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen []int
+	res, err := Run(ctx, f, Config{Workers: 2, Progress: func(p Progress) {
+		seen = append(seen, p.Depth)
+		if p.Depth == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("err %v, result %v: want the result so far and context.Canceled", err, res)
+	}
+	if res.Complete || res.Reached != 2 || fmt.Sprint(seen) != "[1 2]" {
+		t.Errorf("complete %v, reached %d, progress %v: want not complete, reached 2", res.Complete, res.Reached, seen)
+	}
+	if cx := res.Found["overlapping-holders"]; cx == nil || cx.Steps() != 2 {
+		t.Errorf("found %v: want overlapping-holders in 2 steps", res.Found)
 	}
 }
