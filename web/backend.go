@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"lockstep/backend"
+	"lockstep/search"
 	"lockstep/sim"
 )
 
@@ -37,6 +38,16 @@ func (b redisBackend) OpenStore() (sim.Store, func(context.Context) error, error
 }
 
 func (b redisBackend) Info() backend.Info { return b.be.Info() }
+
+// searchBackendOf is where the Search page's searches run: on b's Redis
+// when it is a real one, else on an embedded Redis per worker (an embedded
+// backend, or a store that is not Redis at all).
+func searchBackendOf(b Backend) *search.Backend {
+	if rb, ok := b.(redisBackend); ok && !rb.be.Info().Embedded {
+		return search.Redis(rb.be)
+	}
+	return search.Embedded()
+}
 
 // keyPrefix is the prefix of st's keys, "" when it has none.
 func keyPrefix(st sim.Store) string {

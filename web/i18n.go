@@ -21,6 +21,7 @@ type translator struct {
 	ui     templates.UI
 	in     templates.Interview
 	x      templates.Explore
+	sx     templates.SearchTexts
 }
 
 // translators are the translators of one catalogue, by locale.
@@ -52,6 +53,7 @@ func (ts *translators) get(l sim.Locale) *translator {
 	t.ui = fillStrings[templates.UI](t)
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)
+	t.sx = fillStrings[templates.SearchTexts](t)
 	ts.m[l] = t
 	return t
 }

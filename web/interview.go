@@ -31,6 +31,7 @@ const (
 	navInterview = "interview"
 	navSixty     = "sixty"
 	navExplore   = "explore"
+	navSearch    = "search"
 )
 
 // siteNav is the navigation of the course and interview pages, in t's
@@ -44,6 +45,7 @@ func siteNav(t *translator, current string) []templates.NavLink {
 		{navInterview, in.NavInterview, "/interview" + q},
 		{navSixty, in.NavSixty, "/interview/60s" + q},
 		{navExplore, t.Explore().NavExplore, "/explore" + q},
+		{navSearch, t.Search().NavSearch, "/search" + q},
 	}
 	out := make([]templates.NavLink, len(links))
 	for i, l := range links {

@@ -29,6 +29,9 @@ const (
 	MsgLang  = "lang"
 	MsgFork  = "fork"
 	MsgUndo  = "undo"
+	// MsgSearch starts a search (the Search page); MsgSearchStop stops it.
+	MsgSearch     = "search"
+	MsgSearchStop = "search-stop"
 )
 
 // Server message types.
@@ -37,6 +40,10 @@ const (
 	MsgFrame = "frame"
 	MsgState = "state"
 	MsgError = "error"
+	// MsgSearchProgress reports a running search after each depth;
+	// MsgSearchResult ends it (finished, stopped or over a cap).
+	MsgSearchProgress = "search-progress"
+	MsgSearchResult   = "search-result"
 )
 
 // Error codes of error messages.
@@ -54,6 +61,10 @@ const (
 	ErrCodeInternal      = "internal"       // rendering failed
 	ErrCodeBadLink       = "bad-link"       // load's timeline is not a share code this server can open
 	ErrCodeBadStep       = "bad-step"       // fork's action cannot happen at that step; undo with nothing to undo
+	ErrCodeBadSearch     = "bad-search"     // search's shape or file breaks the search format (fields names each field)
+	ErrCodeSearchRunning = "search-running" // search while this session's search runs
+	ErrCodeSearchFull    = "search-full"    // search while the server runs Config.MaxSearches searches
+	ErrCodeNoSearch      = "no-search"      // search-stop with no search running
 )
 
 // Close codes the server uses besides the standard ones.
@@ -81,6 +92,8 @@ type ClientMessage struct {
 	At *int `json:"at,omitempty"`
 	// Action (fork) is the step to add (explore.StepSpec).
 	Action *explore.StepSpec `json:"action,omitempty"`
+	// Search (search) is the search to run: a shape or a search file.
+	Search *SearchRequest `json:"search,omitempty"`
 }
 
 // HelloMessage is the first message of every connection.
@@ -139,6 +152,9 @@ type ErrorMessage struct {
 	Re      int64  `json:"re,omitempty"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Fields are the fields of a bad-search request the message names
+	// ("depth", "moves"), for the page to mark.
+	Fields []string `json:"fields,omitempty"`
 }
 
 // protoError is a client mistake (or a run that failed), answered with an
@@ -150,6 +166,8 @@ type protoError struct {
 	code  string
 	msg   sim.Msg
 	cause error
+	// fields: ErrorMessage.Fields.
+	fields []string
 }
 
 // Error is the error in English for logs: its code and message id, or its
@@ -258,7 +276,16 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 		if err := checkActionLengths(m.Action); err != nil {
 			return m, err
 		}
-	case MsgStep, MsgBack, MsgPause, MsgUndo:
+	case MsgSearch:
+		if m.Search == nil {
+			return m, perr(ErrCodeBadField, "search-needs")
+		}
+		if m.Lang != "" {
+			if m.Lang, err = wireLang(m.Lang, spoken); err != nil {
+				return m, err
+			}
+		}
+	case MsgStep, MsgBack, MsgPause, MsgUndo, MsgSearchStop:
 	case "":
 		return m, perr(ErrCodeUnknownType, "no-type")
 	default:

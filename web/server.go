@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"lockstep/catalog"
+	"lockstep/search"
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
@@ -118,6 +119,22 @@ type Config struct {
 	// name. Any other Host gets 421 Misdirected Request.
 	Addr         string
 	AllowedHosts []string
+	// MaxSearches bounds the Search page's searches running at once,
+	// server-wide; a search started over it is refused (error code
+	// search-full). 0 means DefaultMaxSearches(): half the cores, at
+	// least one. A session runs at most one search at a time (a second is
+	// refused, code search-running), and its search ends with it.
+	MaxSearches int
+	// SearchTimeout and SearchMaxStates bound one search: it stops after
+	// this long, or after the depth at which it has seen more distinct
+	// states, and reports what it found (search.Config.MaxStates). 0 means
+	// DefaultSearchTimeout and DefaultSearchMaxStates.
+	SearchTimeout   time.Duration
+	SearchMaxStates int
+	// SearchWorkers is how many workers one search runs on, each on an
+	// embedded Redis of its own (or, when Backend is a real Redis, under a
+	// key prefix of its own there); 0 means DefaultSearchWorkers.
+	SearchWorkers int
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -136,8 +153,13 @@ type Server struct {
 	upgrader    websocket.Upgrader
 	hosts       hostRule
 	gate        *workGate
-	ctx         context.Context
-	cancel      context.CancelFunc
+	// searchSlots holds a token per running search (Config.MaxSearches);
+	// searchBackend runs them: the server's Redis when it is a real one,
+	// else an embedded one per worker.
+	searchSlots   chan struct{}
+	searchBackend *search.Backend
+	ctx           context.Context
+	cancel        context.CancelFunc
 
 	mu       sync.Mutex
 	closed   bool
@@ -182,6 +204,18 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FairBurst <= 0 {
 		cfg.FairBurst = DefaultFairBurst
 	}
+	if cfg.MaxSearches <= 0 {
+		cfg.MaxSearches = DefaultMaxSearches()
+	}
+	if cfg.SearchTimeout <= 0 {
+		cfg.SearchTimeout = DefaultSearchTimeout
+	}
+	if cfg.SearchMaxStates <= 0 {
+		cfg.SearchMaxStates = DefaultSearchMaxStates
+	}
+	if cfg.SearchWorkers <= 0 {
+		cfg.SearchWorkers = DefaultSearchWorkers
+	}
 	if cfg.Catalog == nil {
 		c, err := catalog.New()
 		if err != nil {
@@ -203,6 +237,9 @@ func New(cfg Config) (*Server, error) {
 		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
 		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:     newWorkGate(cfg.MaxBusy),
+
+		searchSlots:   make(chan struct{}, cfg.MaxSearches),
+		searchBackend: searchBackendOf(cfg.Backend),
 	}
 	for i, l := range cfg.Lessons {
 		if s.byID[l.ID] != nil {
@@ -228,6 +265,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /explore/export.mmd", s.serveExport("mmd"))
 	mux.HandleFunc("GET /explore/export.svg", s.serveExport("svg"))
 	mux.HandleFunc("GET /explore/compare", s.serveCompare)
+	mux.HandleFunc("GET /search", s.serveSearch)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -55,6 +55,9 @@ type session struct {
 	same  int
 	// holding: the session holds a slot of the server's workGate.
 	holding bool
+	// search is the Search page's search in progress (search.go), nil when
+	// none runs.
+	search *runningSearch
 }
 
 // handleFair carries out message in when the server's workGate lets it
@@ -114,6 +117,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 	sess := &session{srv: s, c: c, locale: sim.English, speed: DefaultSpeed}
 	defer func() {
 		sess.stopPlay()
+		sess.endSearch()
 		sess.closeRun()
 		close(c.done)
 		s.table.remove(slot)
@@ -136,6 +140,10 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			sess.handleFair(in)
 		case <-tick:
 			sess.tickFair()
+		case p := <-sess.searchProgress():
+			sess.send(p)
+		case out := <-sess.searchResult():
+			sess.finishSearch(out)
 		case <-idle.C:
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
 			return
@@ -208,7 +216,11 @@ func (s *session) sendErr(re int64, err error) {
 	}
 	// The page shows the message (#conn): in the session's language, as the
 	// catalogue words it.
-	s.send(ErrorMessage{Type: MsgError, Re: re, Code: code, Message: s.srv.tr(s.locale).Err(err)})
+	msg := ErrorMessage{Type: MsgError, Re: re, Code: code, Message: s.srv.tr(s.locale).Err(err)}
+	if pe != nil {
+		msg.Fields = pe.fields
+	}
+	s.send(msg)
 }
 
 func (s *session) handle(in inbound) {
@@ -230,8 +242,15 @@ func (s *session) handle(in inbound) {
 		s.sendErr(m.ID, err)
 		return
 	}
-	if m.Type == MsgLoad {
+	switch m.Type {
+	case MsgLoad:
 		s.load(m)
+		return
+	case MsgSearch:
+		s.startSearch(m)
+		return
+	case MsgSearchStop:
+		s.stopSearch(m.ID)
 		return
 	}
 	if m.Type == MsgFork && s.runner != nil {

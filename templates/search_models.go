@@ -1,0 +1,85 @@
+package templates
+
+// SearchTexts are the Search page's strings (catalog/searchpage.*.toml),
+// every field from the message of the same id.
+type SearchTexts struct {
+	NavSearch          string
+	SearchHeading      string
+	SearchIntro        string
+	SearchShapeHeading string
+	SearchVariant      string
+	SearchActors       string
+	SearchDepth        string
+	SearchLease        string
+	SearchFencing      string
+	SearchMoves        string
+	SearchExpiry       string
+	SearchInvariants   string
+	SearchStart        string
+	SearchStop         string
+	SearchFileHeading  string
+	SearchFileHelp     string
+	SearchFilePick     string
+	SearchFileText     string
+	SearchFileStart    string
+	SearchProgress     string
+	SearchDepthReached string
+	SearchStates       string
+	SearchRate         string
+	SearchTransitions  string
+	SearchResults      string
+	SearchColInvariant string
+	SearchColResult    string
+	SearchColTimeline  string
+	SearchOpen         string
+	SearchIdle         string
+	SearchRunning      string
+	SearchStopping     string
+	SearchConnLost     string
+	SearchFromLesson   string
+}
+
+// SearchPage is the Search page (/search): pick a variant and a shape, or
+// a search file, run it over the websocket, and open each breaking
+// timeline in the player.
+type SearchPage struct {
+	UI      UI
+	S       SearchTexts
+	I       Interview // the site header's strings
+	Lang    string
+	Assets  Assets
+	Langs   []LangOption
+	Backend BackendBadge
+	Nav     []NavLink
+	// The shape's form, filled with the chosen variant's course search
+	// file, or with the address's query parameters (a lesson's "find it
+	// yourself" link: FromLesson is then that lesson's title).
+	Variants   []SearchVariant
+	Actors     int
+	MaxActors  int
+	Depth      int
+	MaxDepth   int
+	LeaseMS    int64
+	Fencing    bool
+	Expiry     bool
+	Moves      []SearchChoice
+	Invariants []SearchChoice
+	FromLesson string
+}
+
+// SearchVariant is a variant of the form's picker; Defaults is the JSON of
+// its course search file's shape ({"lease_ms", "fencing", "actors",
+// "depth", "moves", "advance_ms", "invariants"}), which the page's script
+// puts in the form when the variant is picked.
+type SearchVariant struct {
+	Name     string
+	Selected bool
+	Defaults string
+}
+
+// SearchChoice is one checkbox of the form (a move, an invariant).
+type SearchChoice struct {
+	Value   string
+	Label   string
+	Checked bool
+}

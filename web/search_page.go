@@ -1,0 +1,168 @@
+package web
+
+import (
+	"cmp"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"lockstep/search"
+	"lockstep/searches"
+	"lockstep/sim"
+	"lockstep/templates"
+	"lockstep/view"
+)
+
+// Search returns the Search page's strings in t's language.
+func (t *translator) Search() templates.SearchTexts { return t.sx }
+
+// searchShape is a variant's course search file as the form (and a
+// data-defaults attribute) has it.
+type searchShape struct {
+	LeaseMS    int64    `json:"lease_ms"`
+	Fencing    bool     `json:"fencing"`
+	Actors     int      `json:"actors"`
+	Depth      int      `json:"depth"`
+	Moves      []string `json:"moves"`
+	AdvanceMS  []int64  `json:"advance_ms"`
+	Invariants []string `json:"invariants"`
+}
+
+func shapeOf(f *search.File) searchShape {
+	sh := searchShape{LeaseMS: f.Lease.Milliseconds(), Fencing: f.Fencing, Actors: len(f.Actors), Depth: f.Depth, Invariants: slices.Clone(f.Invariants)}
+	for _, m := range f.Moves {
+		sh.Moves = append(sh.Moves, string(m))
+	}
+	for _, d := range f.Advance {
+		sh.AdvanceMS = append(sh.AdvanceMS, d.Milliseconds())
+	}
+	return sh
+}
+
+// SearchLink is the address of the Search page with a shape filled in
+// (the query parameters serveSearch reads): variant, actors, depth,
+// lease_ms, fencing (1 or 0), moves and invariants (comma lists), expiry (1
+// or 0: the clock advances of the variant's search file, or none), and
+// from, the id of the lesson that links to it.
+type SearchLink struct {
+	Variant    string
+	Actors     int
+	Depth      int
+	Fencing    bool
+	Moves      []search.Move
+	Invariants []string
+	From       string
+}
+
+// URL is the link in locale loc.
+func (l SearchLink) URL(loc sim.Locale) string {
+	q := url.Values{}
+	q.Set("variant", l.Variant)
+	if l.Actors > 0 {
+		q.Set("actors", strconv.Itoa(l.Actors))
+	}
+	if l.Depth > 0 {
+		q.Set("depth", strconv.Itoa(l.Depth))
+	}
+	if l.Fencing {
+		q.Set("fencing", "1")
+	}
+	if l.Moves != nil {
+		ms := make([]string, len(l.Moves))
+		for i, m := range l.Moves {
+			ms[i] = string(m)
+		}
+		q.Set("moves", strings.Join(ms, ","))
+	}
+	if l.Invariants != nil {
+		q.Set("invariants", strings.Join(l.Invariants, ","))
+	}
+	if l.From != "" {
+		q.Set("from", l.From)
+	}
+	q.Set("lang", string(loc))
+	return "/search?" + q.Encode()
+}
+
+// serveSearch is the Search page: the form filled with the chosen
+// variant's course search file, then with the address's parameters
+// (SearchLink); a parameter that does not read is left at the file's
+// value, and the page's search message is judged by search.Validate.
+func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
+	loc := s.negotiate(r)
+	t := s.tr(loc)
+	q := r.URL.Query()
+	all, err := searches.All()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	variant := cmp.Or(q.Get("variant"), "token-count")
+	base := variantSearch(all, variant)
+	if base == nil {
+		variant, base = all[0].Variant, all[0]
+	}
+	p := templates.SearchPage{
+		UI: t.UI(), S: t.Search(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs: langOptions(t, func(l sim.Locale) string {
+			q := r.URL.Query()
+			q.Set("lang", string(l))
+			return "/search?" + q.Encode()
+		}),
+		Nav: siteNav(t, navSearch), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth,
+	}
+	for _, name := range sim.Variants() {
+		f := variantSearch(all, name)
+		if f == nil {
+			continue
+		}
+		js, _ := json.Marshal(shapeOf(f))
+		p.Variants = append(p.Variants, templates.SearchVariant{Name: name, Selected: name == variant, Defaults: string(js)})
+	}
+	sh := shapeOf(base)
+	if n, err := strconv.Atoi(q.Get("actors")); err == nil && n >= 1 && n <= search.MaxActors {
+		sh.Actors = n
+	}
+	if n, err := strconv.Atoi(q.Get("depth")); err == nil && n >= 1 && n <= search.MaxDepth {
+		sh.Depth = n
+	}
+	if n, err := strconv.ParseInt(q.Get("lease_ms"), 10, 64); err == nil && n > 0 && n <= int64(time.Hour/time.Millisecond) {
+		sh.LeaseMS = n
+	}
+	if v := q.Get("fencing"); v != "" {
+		sh.Fencing = v == "1"
+	}
+	if v, ok := q["moves"]; ok {
+		sh.Moves = listParam(v[0])
+	}
+	if v, ok := q["invariants"]; ok {
+		sh.Invariants = listParam(v[0])
+	}
+	p.Actors, p.Depth, p.LeaseMS, p.Fencing = sh.Actors, sh.Depth, sh.LeaseMS, sh.Fencing
+	p.Expiry = len(sh.AdvanceMS) > 0 && q.Get("expiry") != "0"
+	for _, m := range search.Moves {
+		p.Moves = append(p.Moves, templates.SearchChoice{Value: string(m), Label: view.ActionName(t, sim.Action(m)), Checked: slices.Contains(sh.Moves, string(m))})
+	}
+	for _, inv := range sim.Invariants {
+		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: inv, Checked: slices.Contains(sh.Invariants, inv)})
+	}
+	if l := s.byID[q.Get("from")]; l != nil {
+		p.FromLesson = l.Title.In(loc)
+	}
+	writePage(w, r, http.StatusOK, templates.Search(p))
+}
+
+// listParam reads a comma list of a query parameter.
+func listParam(v string) []string {
+	out := []string{}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
