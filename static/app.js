@@ -5,7 +5,8 @@
 // turn buttons and keys into protocol messages (player.js; protocol in the
 // doc of package web), keep the address (history.js), run predict mode
 // (predict.js) and explore's fork menu and undo (explore.js), and keep the
-// learner's progress (course.js) and answers (interview.js). Only this
+// learner's progress (course.js) and answers (interview.js), and run the
+// Search page (search.js). Only this
 // module touches the page when it is imported; the others export
 // functions, given what they work on, so node --test loads them without a
 // browser (static/test).
@@ -18,6 +19,7 @@ import * as player from "./player.js";
 import { saveProgress, showCourseProgress } from "./course.js";
 import { startInterview, startTimer } from "./interview.js";
 import { loadFlag, storeFlag } from "./storage.js";
+import { startSearch } from "./search.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -372,3 +374,12 @@ if (byID("player")) startPlayer(document, byID("player"), storage);
 if (byID("course")) showCourseProgress(document, byID("course"), storage, location.href);
 if (byID("interview")) startInterview(document, byID("interview"), storage);
 if (byID("sixty")) startTimer(byID("sixty"), () => Date.now(), window);
+if (byID("search")) {
+  startSearch(document, byID("search"), {
+    WebSocket,
+    url: socket.socketURL(location),
+    setTimeout: (f, ms) => setTimeout(f, ms),
+    clearTimeout: (id) => clearTimeout(id),
+    random: Math.random,
+  });
+}

@@ -619,7 +619,7 @@ func Search(p SearchPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "</span> <textarea rows=\"10\" spellcheck=\"false\" data-search-text></textarea></label> <button type=\"button\" class=\"button\" data-search-start-file>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 56, "</span> <textarea rows=\"10\" spellcheck=\"false\" required data-search-text></textarea></label> <button type=\"button\" class=\"button\" data-search-start-file>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
