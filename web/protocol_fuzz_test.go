@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"lockstep/catalog"
+	"lockstep/search"
 	"lockstep/sim"
 )
 
@@ -64,7 +65,11 @@ func FuzzParseClientMessage(f *testing.F) {
 			if m.Action == nil || (m.At != nil && *m.At < 0) {
 				t.Fatalf("accepted a bad fork: %+v", m)
 			}
-		case MsgStep, MsgBack, MsgPause, MsgUndo:
+		case MsgSearch:
+			if m.Search == nil || (m.Lang != "" && !sim.ValidLocale(m.Lang)) {
+				t.Fatalf("accepted a bad search: %+v", m)
+			}
+		case MsgStep, MsgBack, MsgPause, MsgUndo, MsgSearchStop:
 		default:
 			t.Fatalf("accepted type %q", m.Type)
 		}
@@ -78,6 +83,66 @@ func FuzzParseClientMessage(f *testing.F) {
 		}
 		if !reflect.DeepEqual(m, m2) {
 			t.Fatalf("round trip changed the message:\n %+v\n %+v", m, m2)
+		}
+	})
+}
+
+// FuzzSearchRequest feeds arbitrary bytes to the Search page's request
+// decoder: the websocket message decoder, then shapeFile, which builds the
+// search file of a shape (or parses a file) and checks it with
+// search.Validate. It must not panic; a refused search must be a
+// bad-search protocol error whose every problem the catalogue words in
+// every locale, a shape's problems each naming its field; an accepted one
+// must be a search the format allows. Seeds: testdata/fuzz/FuzzSearchRequest
+// and the messages below.
+func FuzzSearchRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"search","id":1,"search":{"variant":"token-count"}}`,
+		`{"type":"search","search":{"variant":"instance-owner","actors":3,"depth":6,"lease_ms":30000,"fencing":true,"moves":["acquire","pause"],"advance_ms":[31000],"invariants":["stale-write"]}}`,
+		`{"type":"search","search":{"variant":"token-count","depth":20,"moves":[],"invariants":["liveness"]}}`,
+		`{"type":"search","search":{"variant":"watchdog","actors":-3,"lease_ms":-1,"advance_ms":[0,1.5e3,1500]}}`,
+		`{"type":"search","search":{"variant":"redlock","actors":1000000}}`,
+		`{"type":"search","search":{"file":"variant: token-count\nlease: 30s\nactors: [{id: A}]\n"}}`,
+		`{"type":"search","search":{"file":"depth: [1"}}`,
+		`{"type":"search","search":{"variant":"token-count","lease_ms":9223372036854775807,"moves":["advance","acquire","acquire"]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseClientMessage(data, nil)
+		if err != nil || m.Type != MsgSearch {
+			return
+		}
+		sf, err := shapeFile(m.Search)
+		if err != nil {
+			var pe *protoError
+			if !errors.As(err, &pe) || pe.code != ErrCodeBadSearch {
+				t.Fatalf("error %T %v: want a bad-search protocol error", err, err)
+			}
+			var les sim.LoadErrors
+			if !errors.As(err, &les) || len(les) == 0 {
+				t.Fatalf("bad-search error %v carries no problems", err)
+			}
+			for _, e := range les {
+				if m.Search.File == "" && (e.Path == "" || e.Problem.ID == "") {
+					t.Fatalf("shape problem %+v names no field or has no code", e)
+				}
+				for _, l := range sim.Locales {
+					if text := tr(l).Err(err); strings.Contains(text, catalog.Missing) {
+						t.Fatalf("%s: %q", l, text)
+					}
+				}
+			}
+			if m.Search.File == "" && len(pe.fields) == 0 {
+				t.Fatalf("shape error %v names no field", err)
+			}
+			return
+		}
+		if sf.Depth < 1 || sf.Depth > search.MaxDepth || len(sf.Actors) < 1 || len(sf.Actors) > search.MaxActors || len(sf.Moves) == 0 || len(sf.Invariants) == 0 {
+			t.Fatalf("accepted a search the format refuses: %+v", sf)
+		}
+		if errs := search.Validate(sf); len(errs) > 0 {
+			t.Fatalf("accepted %+v, which the validator refuses: %v", sf, errs)
 		}
 	})
 }
