@@ -16,17 +16,17 @@ import (
 
 // searchReply is a server message as the Search page reads it.
 type searchReply struct {
-	Type     string   `json:"type"`
-	Re       int64    `json:"re"`
-	Code     string   `json:"code"`
-	Message  string   `json:"message"`
-	Fields   []string `json:"fields"`
-	Depth    int      `json:"depth"`
-	MaxDepth int      `json:"max_depth"`
-	States   int      `json:"states"`
-	Complete bool     `json:"complete"`
-	Stopped  string   `json:"stopped"`
-	Summary  string   `json:"summary"`
+	Type     string      `json:"type"`
+	Re       int64       `json:"re"`
+	Code     string      `json:"code"`
+	Message  string      `json:"message"`
+	Fields   []string    `json:"fields"`
+	Depth    int         `json:"depth"`
+	MaxDepth int         `json:"max_depth"`
+	States   int         `json:"states"`
+	Complete bool        `json:"complete"`
+	Stopped  string      `json:"stopped"`
+	Summary  string      `json:"summary"`
 	Rows     []SearchRow `json:"rows"`
 }
 
