@@ -1,0 +1,48 @@
+package web
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserSearch: the Search page in Chromium. The shape comes from the
+// address (as a lesson's "find it yourself" link gives it): two requests of
+// one instance, acquire and release, depth 3. Start it, see its progress
+// and a result row, click Open in player: the player opens the breaking
+// timeline on its breaking step, as an explore timeline (it forks, exports
+// and shares).
+func TestBrowserSearch(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := startServer(t, Config{}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+"/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en"))
+	waitJS(t, ctx, `(() => { const s = document.getElementById('search'); return s && s.dataset.conn === 'open'; })()`, "the search page's socket")
+	if got := eval[string](t, ctx, `document.querySelector('select[name=variant]').value + ' ' + document.querySelector('input[name=depth]').value`); got != "instance-owner 3" {
+		t.Fatalf("form from the address: %q", got)
+	}
+	click(t, ctx, "[data-search-start]")
+	waitJS(t, ctx, `document.getElementById('search').dataset.state === 'done'`, "the search's result")
+	states, _ := strconv.Atoi(eval[string](t, ctx, `document.querySelector('[data-progress="states"]').textContent`))
+	if depth := eval[string](t, ctx, `document.querySelector('[data-progress="depth"]').textContent`); depth != "3 / 3" || states < 2 {
+		t.Fatalf("progress: depth %q, %d states", depth, states)
+	}
+	row := `[data-search-results] tr[data-invariant="overlapping-holders"]`
+	if got := eval[string](t, ctx, `document.querySelector('`+row+`').innerText`); !strings.Contains(got, "broken in 2 steps") || !strings.Contains(got, "A acquire → B acquire") {
+		t.Fatalf("result row: %q", got)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-search-results] tbody tr').length`); n != 5 {
+		t.Fatalf("%d result rows, want one per invariant", n)
+	}
+	click(t, ctx, row+` [data-testid="open-in-player"]`)
+	waitNewDocument(t, ctx, `(() => { const p = document.getElementById('player'); return !!p && p.dataset.conn === 'open'; })()`, "the player")
+	waitExplore(t, ctx, 2, 2)
+	s := readExplore(t, ctx)
+	if s.Path != "/explore" || s.StepParam != "2" || s.T == "" || s.Undo != "enabled" {
+		t.Fatalf("player: %+v", s)
+	}
+	if v := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="violations"] [data-violation]')].map(e => e.dataset.violation).join(' ')`); v != "overlapping-holders" {
+		t.Errorf("the breaking step's violations: %q, want overlapping-holders", v)
+	}
+}
