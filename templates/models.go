@@ -218,6 +218,11 @@ type Header struct {
 	// HomeURL, when set, is the logo's link instead of CourseURL (an
 	// explore timeline: the crumb goes to /explore, the logo to the course).
 	HomeURL string
+	// FindIt is a course lesson's "find it yourself" link: the Search page
+	// with the lesson's shape filled in (FindItURL), for a lesson whose
+	// failure the search finds; "" for the others.
+	FindIt    string
+	FindItURL string
 }
 
 // Controls is the player's control bar. It is re-rendered when the language

@@ -37,6 +37,7 @@ type SearchTexts struct {
 	SearchStopping     string
 	SearchConnLost     string
 	SearchFromLesson   string
+	SearchFindIt       string
 }
 
 // SearchPage is the Search page (/search): pick a variant and a shape, or

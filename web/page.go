@@ -31,6 +31,9 @@ func (s *Server) header(t *translator, tl explore.Timeline, code string, step in
 	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) })
 	h.CourseURL = "/?lang=" + string(t.locale)
 	h.Number = s.index[l.ID] + 1
+	if link, ok := lessonSearch(l); ok {
+		h.FindIt, h.FindItURL = t.Search().SearchFindIt, link.URL(t.locale)
+	}
 	return h
 }
 

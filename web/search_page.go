@@ -68,9 +68,7 @@ func (l SearchLink) URL(loc sim.Locale) string {
 	if l.Depth > 0 {
 		q.Set("depth", strconv.Itoa(l.Depth))
 	}
-	if l.Fencing {
-		q.Set("fencing", "1")
-	}
+	q.Set("fencing", map[bool]string{false: "0", true: "1"}[l.Fencing])
 	if l.Moves != nil {
 		ms := make([]string, len(l.Moves))
 		for i, m := range l.Moves {
@@ -101,19 +99,11 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	variant := cmp.Or(q.Get("variant"), "token-count")
-	base := variantSearch(all, variant)
-	if base == nil {
-		variant, base = all[0].Variant, all[0]
-	}
+	variant, sh, expiry := shapeFromQuery(all, q)
 	p := templates.SearchPage{
 		UI: t.UI(), S: t.Search(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, func(l sim.Locale) string {
-			q := r.URL.Query()
-			q.Set("lang", string(l))
-			return "/search?" + q.Encode()
-		}),
-		Nav: siteNav(t, navSearch), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth,
+		Langs: langOptions(t, func(l sim.Locale) string { q := r.URL.Query(); q.Set("lang", string(l)); return "/search?" + q.Encode() }),
+		Nav:   siteNav(t, navSearch), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth,
 	}
 	for _, name := range sim.Variants() {
 		f := variantSearch(all, name)
@@ -123,7 +113,31 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 		js, _ := json.Marshal(shapeOf(f))
 		p.Variants = append(p.Variants, templates.SearchVariant{Name: name, Selected: name == variant, Defaults: string(js)})
 	}
-	sh := shapeOf(base)
+	p.Actors, p.Depth, p.LeaseMS, p.Fencing, p.Expiry = sh.Actors, sh.Depth, sh.LeaseMS, sh.Fencing, expiry
+	for _, m := range search.Moves {
+		p.Moves = append(p.Moves, templates.SearchChoice{Value: string(m), Label: view.ActionName(t, sim.Action(m)), Checked: slices.Contains(sh.Moves, string(m))})
+	}
+	for _, inv := range sim.Invariants {
+		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: inv, Checked: slices.Contains(sh.Invariants, inv)})
+	}
+	if l := s.byID[q.Get("from")]; l != nil {
+		p.FromLesson = l.Title.In(loc)
+	}
+	writePage(w, r, http.StatusOK, templates.Search(p))
+}
+
+// shapeFromQuery is the shape a Search page's address asks for (the
+// parameters of SearchLink) over the variant's course search file in all;
+// expiry says whether the clock advances of the file are kept. A parameter
+// that does not read leaves the file's value (the page's search message is
+// judged by search.Validate).
+func shapeFromQuery(all []*search.File, q url.Values) (variant string, sh searchShape, expiry bool) {
+	variant = cmp.Or(q.Get("variant"), "token-count")
+	base := variantSearch(all, variant)
+	if base == nil {
+		variant, base = all[0].Variant, all[0]
+	}
+	sh = shapeOf(base)
 	if n, err := strconv.Atoi(q.Get("actors")); err == nil && n >= 1 && n <= search.MaxActors {
 		sh.Actors = n
 	}
@@ -142,18 +156,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 	if v, ok := q["invariants"]; ok {
 		sh.Invariants = listParam(v[0])
 	}
-	p.Actors, p.Depth, p.LeaseMS, p.Fencing = sh.Actors, sh.Depth, sh.LeaseMS, sh.Fencing
-	p.Expiry = len(sh.AdvanceMS) > 0 && q.Get("expiry") != "0"
-	for _, m := range search.Moves {
-		p.Moves = append(p.Moves, templates.SearchChoice{Value: string(m), Label: view.ActionName(t, sim.Action(m)), Checked: slices.Contains(sh.Moves, string(m))})
-	}
-	for _, inv := range sim.Invariants {
-		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: inv, Checked: slices.Contains(sh.Invariants, inv)})
-	}
-	if l := s.byID[q.Get("from")]; l != nil {
-		p.FromLesson = l.Title.In(loc)
-	}
-	writePage(w, r, http.StatusOK, templates.Search(p))
+	return variant, sh, len(sh.AdvanceMS) > 0 && q.Get("expiry") != "0"
 }
 
 // listParam reads a comma list of a query parameter.

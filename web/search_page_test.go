@@ -1,0 +1,130 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"lockstep/search"
+	"lockstep/searches"
+	"lockstep/sim"
+)
+
+// checkedValues are the values of the checked checkboxes named name.
+func checkedValues(d dom, name string) []string {
+	var out []string
+	for _, n := range d.all(and(tag("input"), withAttr("name", name))) {
+		if hasAttr(n, "checked") {
+			v, _ := attr(n, "value")
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// TestSearchPage: /search in each language, its form filled with the
+// picked variant's course search file, then with the address's
+// parameters; the site's navigation links to it.
+func TestSearchPage(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	for _, loc := range sim.Locales {
+		_, body := get(t, hs.URL+"/search?lang="+string(loc), nil)
+		d := parseDOM(t, body)
+		if pageLang(t, body) != string(loc) || d.text(t, "heading", tag("h1")) != tr(loc).Search().SearchHeading {
+			t.Errorf("%s: the page is not in its language", loc)
+		}
+		nav := d.one(t, "nav link", and(tag("a"), hrefPrefix("/search?"), func(n *html.Node) bool { return !hasAttr(n, "data-lang") }))
+		if v, _ := attr(nav, "aria-current"); textOf(nav) != tr(loc).Search().NavSearch || v == "" {
+			t.Errorf("%s: nav link %q current %q", loc, textOf(nav), v)
+		}
+	}
+	// Every variant of the course has its search file's shape as defaults.
+	_, body := get(t, hs.URL+"/search?lang=en", nil)
+	d := parseDOM(t, body)
+	if n := len(d.all(and(tag("option"), withAttr("data-defaults", "")))); n != len(sim.Variants()) {
+		t.Errorf("%d variants offered, want %d", n, len(sim.Variants()))
+	}
+	if got := checkedValues(d, "move"); strings.Join(got, ",") != "acquire,release,write,pause,resume,crash" {
+		t.Errorf("token-count's moves %v", got)
+	}
+	// The address's shape (a lesson's link).
+	_, body = get(t, hs.URL+"/search?variant=watchdog&actors=3&depth=5&fencing=1&moves=acquire,exit&invariants=leaked-hold&expiry=0&from=watchdog-outlives-task&lang=en", nil)
+	d = parseDOM(t, body)
+	sel := d.one(t, "selected variant", and(tag("option"), func(n *html.Node) bool { return hasAttr(n, "selected") }))
+	if v, _ := attr(sel, "value"); v != "watchdog" || d.value(t, "actors") != "3" || d.value(t, "depth") != "5" {
+		t.Errorf("variant %q actors %q depth %q", v, d.value(t, "actors"), d.value(t, "depth"))
+	}
+	if got := checkedValues(d, "move"); strings.Join(got, ",") != "acquire,exit" {
+		t.Errorf("moves %v", got)
+	}
+	if got := checkedValues(d, "invariant"); strings.Join(got, ",") != "leaked-hold" {
+		t.Errorf("invariants %v", got)
+	}
+	if len(checkedValues(d, "expiry")) != 0 || len(checkedValues(d, "fencing")) != 1 {
+		t.Errorf("expiry and fencing: %v %v", checkedValues(d, "expiry"), checkedValues(d, "fencing"))
+	}
+	if !d.has(byTestID("search-from")) {
+		t.Errorf("the lesson the shape comes from is not named")
+	}
+}
+
+// TestLessonSearchLinks: each course lesson lessonSearches lists has a
+// "find it yourself" link on its page, and the shape that link gives the
+// Search page (read as the page reads it, sent as its script sends it)
+// breaks the lesson's invariants; a lesson it does not list has no link.
+func TestLessonSearchLinks(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	all, err := searches.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	course := testLessons(t)
+	for id, invs := range lessonSearches {
+		t.Run(id, func(t *testing.T) {
+			l := lessonByID(t, course, id)
+			_, body := get(t, hs.URL+"/lessons/"+id+"?lang=zh-CN", nil)
+			href, _ := attr(parseDOM(t, body).one(t, "find it yourself", byTestID("find-it")), "href")
+			u, err := url.Parse(href)
+			if err != nil || u.Path != "/search" || u.Query().Get("lang") != "zh-CN" {
+				t.Fatalf("link %q", href)
+			}
+			variant, sh, expiry := shapeFromQuery(all, u.Query())
+			if variant != l.Variant || !slices.Equal(sh.Invariants, invs) {
+				t.Fatalf("link %q: variant %s invariants %v", href, variant, sh.Invariants)
+			}
+			req := &SearchRequest{Variant: variant, LeaseMS: sh.LeaseMS, Fencing: &sh.Fencing, Actors: sh.Actors, Depth: sh.Depth,
+				Moves: sh.Moves, AdvanceMS: []int64{}, Invariants: sh.Invariants}
+			if expiry {
+				req.AdvanceMS = sh.AdvanceMS
+			}
+			f, err := shapeFile(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := search.Run(context.Background(), f, search.Config{Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, inv := range invs {
+				if res.Found[inv] == nil {
+					t.Errorf("the link's shape does not break %s within depth %d", inv, f.Depth)
+				}
+			}
+		})
+	}
+	for _, l := range course {
+		if _, listed := lessonSearches[l.ID]; listed {
+			continue
+		}
+		_, body := get(t, hs.URL+"/lessons/"+l.ID+"?lang=en", nil)
+		if parseDOM(t, body).has(byTestID("find-it")) {
+			t.Errorf("%s: a find-it-yourself link, but lessonSearches does not list it", l.ID)
+		}
+	}
+}
