@@ -19,6 +19,10 @@
 //	                               a body over 320 KiB, whatever its encoding, gets 413 naming the limit, and one not read within Config.BodyTimeout (20 s) 408
 //	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
 //	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V   the timeline under two variants, the first step whose outcomes differ marked
+//	GET /search?lang=L&variant=V&actors=N&depth=N&lease_ms=N&fencing=0|1&moves=a,b&invariants=x,y&expiry=0|1&from=ID
+//	                               the Search page (search.go, search_page.go): the form filled with the variant's
+//	                               course search file (searches/), then with the parameters (a lesson's "find it
+//	                               yourself" link; from names the lesson); the search runs over the websocket
 //	GET /static/{file}?v=HASH      app.css, icon.svg, app.js and the ES modules it imports (package static:
 //	                               embedded, each import pinned to its file's hash, cached for good)
 //	GET /ws                        the websocket below
@@ -116,6 +120,13 @@
 //	                                 of the new step, with chrome and the new timeline's code
 //	{"type":"undo"}                  drop the last step added to an explore timeline (a fork's steps from
 //	                                 its lesson stay: undo at the fork point is a bad-step error)
+//	{"type":"search","id":1,"lang":"en","search":{"variant":"token-count","actors":3,"depth":6,"lease_ms":30000,
+//	 "fencing":false,"moves":["acquire","pause"],"advance_ms":[31000],"invariants":["stale-write"]}}
+//	                                 start a search (the Search page; SearchRequest): a shape on the variant's
+//	                                 course search file, whose values fill what it leaves out (0 or null), or
+//	                                 {"file":"<search file YAML>"}; checked by search.Validate, the validator of
+//	                                 search files, so a bad one is a bad-search error naming each field
+//	{"type":"search-stop"}           stop the running search; its result (what it found so far) follows
 //
 // An id is an integer (any other id makes the message a bad-json error). A
 // step or at is any JSON number that is a whole number (7, 7.0, 1e9); a
@@ -146,6 +157,13 @@
 //	 "timeline_patch":{"cur":5,"current_x":500,"cols":[{"col":5,"back":"<g class=\"col\"…","mid":"<path…","front":"<text…"}]}}
 //	{"type":"state","re":5,"playing":true,"speed":2,"step":4,"total":11}
 //	{"type":"error","re":6,"code":"unknown-type","message":"unknown message type \"jump\""}
+//	{"type":"search-progress","re":1,"depth":3,"max_depth":6,"states":412,"transitions":1203,"broken":1,
+//	 "elapsed_ms":210,"states_per_s":1961.9}
+//	{"type":"search-result","re":1,"complete":true,"depth":6,"max_depth":6,"states":2100,"transitions":6400,
+//	 "script_calls":2500,"elapsed_ms":1400,"states_per_s":1500,"summary":"Done: …",
+//	 "rows":[{"invariant":"stale-write","broken":true,"steps":5,"verdict":"broken in 5 steps",
+//	          "timeline":"A acquire → A pause → advance 31s → B acquire → B write B-1","url":"/explore?t=1.eNp…&step=5&lang=en"},
+//	         {"invariant":"leaked-hold","broken":false,"verdict":"none within depth 6"}]}
 //
 // A frame message answers load, step, back, seek, lang, fork and undo, and comes at
 // each step of play. "frame" is the sim.Frame of the step as JSON (its field
@@ -199,7 +217,24 @@
 // server-wide, a connection within its share waits for a slot, the
 // quietest first, and one over it is refused with this error, so a flood
 // uses only capacity nobody else asks for),
-// internal.
+// internal; and for searches bad-search (the shape or file breaks the
+// search format; "fields" lists the fields named, for the page to mark),
+// search-running (a second start while this session's search runs),
+// search-full (Config.MaxSearches searches run on the server), no-search
+// (search-stop with none running).
+//
+// A search runs in a goroutine of its own, on Config.SearchWorkers workers
+// (1 by default, each on an embedded Redis of its own, or under its own
+// prefix on the server's real Redis), and reports to the session's
+// goroutine, which alone sends: a search-progress after each depth (the
+// server times it; package search reads no clock), then one search-result
+// whose rows are the invariants asked, each broken one with its shortest
+// timeline and a share link (kind "search result": explore.Origin.Search)
+// that opens the player on the breaking step. It is bounded by
+// Config.SearchTimeout (60 s) and Config.SearchMaxStates (50,000), after
+// which its result says "stopped" ("time", "states"; "stop" for
+// search-stop) with what the finished depths found, and it is cancelled
+// when the session ends (the page left).
 //
 // # Limits and closing
 //
