@@ -38,6 +38,7 @@ type SearchTexts struct {
 	SearchConnLost     string
 	SearchFromLesson   string
 	SearchFindIt       string
+	SearchCrumb        string
 }
 
 // SearchPage is the Search page (/search): pick a variant and a shape, or

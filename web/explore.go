@@ -148,6 +148,10 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		Langs:   langOptions(t, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
+	if tl.Kind == explore.KindSearch {
+		// A search result: the crumb goes back to the Search page.
+		h.Crumb, h.CourseURL = t.Search().SearchCrumb, "/search?lang="+string(t.locale)
+	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
 		h.Title = s.timelineTitle(tl).In(t.locale)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"lockstep/sim"
 )
 
 // TestBrowserSearch: the Search page in Chromium. The shape comes from the
@@ -39,7 +41,7 @@ func TestBrowserSearch(t *testing.T) {
 	waitNewDocument(t, ctx, `(() => { const p = document.getElementById('player'); return !!p && p.dataset.conn === 'open'; })()`, "the player")
 	waitExplore(t, ctx, 2, 2)
 	s := readExplore(t, ctx)
-	if s.Path != "/explore" || s.StepParam != "2" || s.T == "" || s.Undo != "enabled" {
+	if s.Path != "/explore" || s.StepParam != "2" || s.T == "" || s.Undo != "enabled" || s.Crumb != tr(sim.English).Search().SearchCrumb {
 		t.Fatalf("player: %+v", s)
 	}
 	if v := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="violations"] [data-violation]')].map(e => e.dataset.violation).join(' ')`); v != "overlapping-holders" {
