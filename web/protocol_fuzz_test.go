@@ -93,8 +93,7 @@ func FuzzParseClientMessage(f *testing.F) {
 // search.Validate. It must not panic; a refused search must be a
 // bad-search protocol error whose every problem the catalogue words in
 // every locale, a shape's problems each naming its field; an accepted one
-// must be a search the format allows. Seeds: testdata/fuzz/FuzzSearchRequest
-// and the messages below.
+// must be a search the format allows. Seeds: the messages below.
 func FuzzSearchRequest(f *testing.F) {
 	for _, s := range []string{
 		`{"type":"search","id":1,"search":{"variant":"token-count"}}`,
