@@ -82,6 +82,10 @@ type actor struct {
 	name         Text
 	status       string
 	context      string // shared with inherit-forked descendants
+	// thread is the thread id a variant file's owner may name: the
+	// lesson's request_id when it fixes one (a pooled thread reused by
+	// several tasks), otherwise the context's id.
+	thread string
 	requestID    string
 	parent, mode string
 	grants       map[string]*grant
@@ -163,14 +167,14 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	r := &Runner{
 		lesson:  l,
 		store:   s,
-		v:       variants[l.Variant],
-		info:    variants[l.Variant].info(),
+		v:       variantOf(l),
 		src:     rand.NewPCG(l.Seed, 0x10c857e9),
 		byID:    map[string]*actor{},
 		holdSeq: map[string]int{},
 		current: map[string]*redisHold{},
 		written: map[string]int{},
 	}
+	r.info = r.v.info()
 	r.rng = rand.New(r.src)
 	var total time.Duration
 	seenLock := map[string]bool{}
@@ -261,7 +265,7 @@ func (r *Runner) spec(id string) ActorSpec {
 
 func (r *Runner) addActor(id, parent, mode string) *actor {
 	sp := r.spec(id)
-	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id,
+	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id, thread: id,
 		grants: map[string]*grant{}, pending: map[string]string{}, lostUnlock: map[string]string{}}
 	if p := r.byID[parent]; p != nil {
 		a.parent, a.mode = parent, mode
@@ -269,7 +273,7 @@ func (r *Runner) addActor(id, parent, mode string) *actor {
 			a.instance = p.instance // a fork runs in its parent's process
 		}
 		if mode == "inherit" {
-			a.context, a.requestID = p.context, p.requestID
+			a.context, a.requestID, a.thread = p.context, p.requestID, p.thread
 			for lock, g := range p.grants {
 				c := *g
 				c.count = 0   // the child's own call stack holds nothing yet
@@ -278,7 +282,7 @@ func (r *Runner) addActor(id, parent, mode string) *actor {
 			}
 		}
 	} else if sp.RequestID != "" {
-		a.requestID = sp.RequestID
+		a.requestID, a.thread = sp.RequestID, sp.RequestID
 	} else {
 		a.requestID = fmt.Sprintf("req-%06x", r.rng.Uint32()&0xffffff)
 	}

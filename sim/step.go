@@ -145,7 +145,7 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 		return nil, fmt.Errorf("store answered %d replies and %d keys for %d calls and %d keys", len(res.Replies), len(res.Keys), len(calls), len(r.reads))
 	}
 	for i, rep := range res.Replies {
-		if rep.Kind == ReplyError {
+		if rep.Kind == ReplyError && !calls[i].mapsErrors {
 			return nil, fmt.Errorf("%s replied with an error: %s", calls[i].Script.Name, rep.Str)
 		}
 	}
@@ -231,9 +231,16 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 			return nil, err
 		}
 		out := Renewed
-		g.renewAt = at + max(g.leaseMS/3, 1)
-		if !replies[0].IsInt(1) {
-			out, g.renewAt = Gone, 0 // the hold is not ours any more: the watchdog stops
+		if ro, ok := r.v.(renewReader); ok {
+			if out, err = ro.renewOutcome(replies[0]); err != nil {
+				return nil, err
+			}
+		} else if !replies[0].IsInt(1) {
+			out = Gone
+		}
+		g.renewAt = at + r.renewPeriod(g.leaseMS)
+		if out != Renewed {
+			g.renewAt = 0 // the hold is not ours any more: the watchdog stops
 		}
 		calls = append(calls, record(call, replies[0], out))
 	}
@@ -353,7 +360,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		r.holdSeq[st.Lock]++
 		seq := r.holdSeq[st.Lock]
 		if g == nil {
-			g = &grant{token: owner, fence: fenceOf(reply), leaseMS: lease}
+			g = &grant{token: owner, fence: r.fenceIn(reply), leaseMS: lease}
 			if fence.Kind == ReplyInt {
 				g.fence = fence.Int
 			}
@@ -364,7 +371,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		g.count++
 		g.seq = seq
 		if r.info.Watchdog {
-			g.renewAt = r.now + max(lease/3, 1)
+			g.renewAt = r.now + r.renewPeriod(lease)
 		}
 		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
 	case Reentered:
@@ -392,6 +399,8 @@ func (r *Runner) fenceCall(op lockOp, g *grant, acquire *Call) *Call {
 	kind := "field"
 	if info.LockType == TypeString {
 		kind = "string"
+	} else if d, ok := r.v.(*defVariant); ok && d.d.Lock.Layout == LayoutOwnerAndCount {
+		kind = "owner"
 	}
 	return &Call{Script: mustScript("resource/fence"), Keys: []string{op.key, op.fenceKey}, Args: []string{op.owner, kind, ms(op.keepMS)}}
 }
@@ -461,7 +470,7 @@ func (r *Runner) finishRelease(ctx context.Context, st *Step) (stepResult, error
 	a := r.byID[st.Actor]
 	owner, ok := a.pending[st.Lock]
 	ts, two := r.v.(twoStepReleaser)
-	if !ok || !two {
+	if !ok || !two || !r.info.TwoStepRelease {
 		return stepResult{outcome: NotOwner}, nil
 	}
 	delete(a.pending, st.Lock)
