@@ -85,7 +85,7 @@ type actor struct {
 	// thread is the thread id a variant file's owner may name: the
 	// lesson's request_id when it fixes one (a pooled thread reused by
 	// several tasks), otherwise the context's id.
-	thread string
+	thread       string
 	requestID    string
 	parent, mode string
 	grants       map[string]*grant
