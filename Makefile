@@ -13,7 +13,7 @@ test: deps vet templ-check js-test fuzz
 
 # fuzz runs each fuzz target briefly on top of its seed corpus in
 # testdata/fuzz: the lesson loader, the websocket message decoder, the
-# share-link decoder of explore mode and the search-file decoder. Each run is bounded by a count of
+# share-link decoder of explore mode, the search-file decoder and the variant-file loader. Each run is bounded by a count of
 # executions, not by a duration. With a duration, Go 1.26's fuzz
 # coordinator puts a deadline on its context; when the deadline fires
 # before the workers' context is cancelled, it reports the deadline as the
@@ -27,11 +27,13 @@ FUZZ_LOAD ?= 10000x
 FUZZ_MESSAGE ?= 30000x
 FUZZ_SHARE ?= 50000x
 FUZZ_SEARCH ?= 5000x
+FUZZ_VARIANT ?= 5000x
 fuzz:
 	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_LOAD))
 	$(GO) test ./web -run '^$$' -fuzz '^FuzzParseClientMessage$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_MESSAGE))
 	$(GO) test ./explore -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_SHARE))
 	$(GO) test ./search -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_SEARCH))
+	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoadVariant$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_VARIANT))
 
 # bench measures step latency, lock calls, the embedded backend, 1,000
 # sessions and a Redis fault against floors and ceilings measured in the

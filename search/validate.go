@@ -77,6 +77,8 @@ func Validate(f *File) sim.LoadErrors {
 	switch {
 	case f.Variant == "" && f.at.variant == (sim.Pos{}):
 		bad(sim.Pos{}, "missing required field \"variant\"")
+	case f.VariantDef != nil:
+		// A variant file, checked when it was loaded.
 	case !slices.Contains(sim.Variants(), f.Variant):
 		bad(f.at.variant, "unknown variant %q (want one of %s)", f.Variant, strings.Join(sim.Variants(), ", "))
 	}

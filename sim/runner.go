@@ -45,6 +45,12 @@ type Runner struct {
 	byID   map[string]*actor
 	reads  []KeyRef
 	keys   []KeyState // last snapshot, in reads order
+	// fixedReads is how many of reads every step reads; past it come the
+	// unlock-latch keys of a variant file, read while they matter
+	// (readLatches), their unlock ids in latchIDs.
+	fixedReads   int
+	latchIDs     []string
+	lastUnlockID string
 	// lockRead is the index in reads (and keys) of each lock's key: a step
 	// looks every lock's key up, and a scan of reads made a step's cost
 	// grow with the square of the run's locks.
@@ -210,6 +216,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 			r.reads = append(r.reads, KeyRef{Name: resourceKeyPrefix + lock, Type: TypeHash})
 		}
 	}
+	r.fixedReads = len(r.reads)
 	for _, k := range r.reads {
 		r.keys = append(r.keys, Absent(k.Name))
 	}

@@ -29,6 +29,8 @@ type Script struct {
 	// so that a Lua error names the user's own line.
 	file  string
 	line0 int
+	// run is what a store sends for a custom script (RunSource).
+	run string
 }
 
 // branchTag marks a return statement with the outcomes it can produce:

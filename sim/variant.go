@@ -185,3 +185,12 @@ func hashCounts(k KeyState) map[string]int64 {
 	}
 	return out
 }
+
+// LessonVariant describes the variant lesson l runs: its variant file's
+// (l.VariantDef) or the built-in one it names; false when neither.
+func LessonVariant(l *Lesson) (VariantInfo, bool) {
+	if l.VariantDef != nil {
+		return l.VariantDef.Info(), true
+	}
+	return Variant(l.Variant)
+}

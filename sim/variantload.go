@@ -281,7 +281,8 @@ func (vd *variantDecoder) script(d *VariantDef, e YAMLEntry, role string) *Scrip
 	case source != nil && s.Path != "":
 		vd.errorf(d.at[role+".source:key"], role+".source", M("variant.script-twice", "Script", role), "%s: give script or source, not both", role)
 	case source != nil:
-		s.Script = &Script{Name: scriptName, Source: *source, Custom: true, file: vd.file, line0: sourcePos.Line - 1}
+		s.Script = &Script{Name: scriptName, Source: *source, Custom: true, file: vd.file, line0: sourcePos.Line - 1,
+			run: bounded(*source, scriptName)}
 	case s.Path != "":
 		s.Script = vd.scriptFile(s.Path, scriptName, d.at[role+".script"], role+".script")
 	}
@@ -320,7 +321,7 @@ func (vd *variantDecoder) scriptFile(rel, name string, p Pos, fieldPath string) 
 		vd.errorf(p, fieldPath, M("variant.script-too-large", "Path", rel, "Max", maxVariantBytes), "%s: %s is larger than %d bytes", fieldPath, rel, maxVariantBytes)
 		return nil
 	}
-	return &Script{Name: name, Source: string(src), Custom: true, file: filepath.FromSlash(full)}
+	return &Script{Name: name, Source: string(src), Custom: true, file: filepath.FromSlash(full), run: bounded(string(src), name)}
 }
 
 // value decodes one KEYS or ARGV entry: a name, or {literal: text}.

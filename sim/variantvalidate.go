@@ -370,6 +370,11 @@ func compileLua(s *Script) *LoadError {
 		var pe *parse.Error
 		if errors.As(err, &pe) {
 			line, col, detail = pe.Pos.Line, pe.Pos.Column, pe.Message
+			if line == parse.EOF {
+				// The script ended too soon: name its last line.
+				line, col = strings.Count(strings.TrimRight(s.Source, "\n"), "\n")+1, 1
+				detail += " at the end of the script"
+			}
 			if pe.Token != "" {
 				detail += " near '" + pe.Token + "'"
 			}
