@@ -8,8 +8,8 @@
 -- KEYS[1]  the lock: Hash {owner = grant token, count = holds}
 -- KEYS[2]  this unlock call's latch: String = its first answer
 -- ARGV[1]  the caller's grant token
--- ARGV[2]  this unlock call's id (named in KEYS[2]; kept for the reader)
--- ARGV[3]  how long the latch remembers the answer, in milliseconds
+-- ARGV[2]  this unlock call's id
+-- ARGV[3]  how long to remember answers, in milliseconds
 local lock, latch, token = KEYS[1], KEYS[2], ARGV[1]
 
 local earlier = redis.call('GET', latch)

@@ -5,13 +5,13 @@
 -- KEYS[1]  the lock
 -- KEYS[2]  the lock's fencing-token counter
 -- ARGV[1]  the owner id the acquire used
--- ARGV[2]  "string": the lock is a String = owner; "field": a Hash field owner = count;
---          "owner": a Hash {owner = owner id, count = holds} (a variant file's layout)
+-- ARGV[2]  "string": the lock is a String = owner; "field": a Hash field owner = count
 -- ARGV[3]  TTL of the counter key in milliseconds
 local took
 if ARGV[2] == 'string' then
   took = redis.call('GET', KEYS[1]) == ARGV[1]
 elseif ARGV[2] == 'owner' then
+  -- A Hash {owner = owner id, count = holds}: a variant file's owner-and-count layout.
   took = redis.call('HGET', KEYS[1], 'owner') == ARGV[1] and redis.call('HGET', KEYS[1], 'count') == '1'
 else
   -- A count of exactly 1 means the acquire created this owner's hold.
