@@ -54,6 +54,12 @@ type Config struct {
 	// there such runs use an embedded pair instead. The embedded backend
 	// (URL empty) always uses an embedded pair.
 	RedisServer string
+	// AllowCustomScripts lets the scripts of a user's variant file
+	// (sim.Script.Custom) run on the real Redis at URL (flag
+	// -allow-custom-scripts): such a script may run long and block that
+	// server for every client. The embedded backend always runs them, on a
+	// server of the run's own.
+	AllowCustomScripts bool
 }
 
 // Info describes a backend, or what one run's Store runs on, for people (the

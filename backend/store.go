@@ -27,7 +27,7 @@ func goScript(s *sim.Script) *redis.Script {
 	if v, ok := goScripts.Load(s); ok {
 		return v.(*redis.Script)
 	}
-	v, _ := goScripts.LoadOrStore(s, redis.NewScript(s.Source))
+	v, _ := goScripts.LoadOrStore(s, redis.NewScript(s.RunSource()))
 	return v.(*redis.Script)
 }
 
@@ -117,6 +117,20 @@ func (s *Store) Advance(_ context.Context, d time.Duration) error {
 	return nil
 }
 
+// CustomScriptError is a batch refused before it reached a real Redis: it
+// calls a script of a user's variant file, and the operator did not allow
+// custom scripts there (Config.AllowCustomScripts).
+type CustomScriptError struct{ Script string }
+
+func (e *CustomScriptError) Error() string {
+	return fmt.Sprintf("backend: script %s comes from a variant file; a real Redis runs such scripts only with -allow-custom-scripts", e.Script)
+}
+
+// Message makes CustomScriptError a Coded error: backend.custom-script.
+func (e *CustomScriptError) Message() sim.Msg {
+	return sim.M("backend.custom-script", "Script", e.Script)
+}
+
 // maxTries bounds how often Exec sends a step's transaction again (after
 // NOSCRIPT, or after it straddled a millisecond on a real Redis).
 const maxTries = 200
@@ -140,6 +154,13 @@ var ErrClockStraddle = errors.New("backend: step never ran within one server mil
 // store starts (or an embedded pair when redis-server is not on PATH), never
 // the server at the URL. See replica.go for what each kind of batch does.
 func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
+	if s.be.cfg.URL != "" && !s.be.cfg.AllowCustomScripts {
+		for _, c := range b.Calls {
+			if c.Script.Custom {
+				return nil, &CustomScriptError{Script: c.Script.Name}
+			}
+		}
+	}
 	for _, k := range b.Read {
 		s.note(k.Name)
 	}
@@ -187,6 +208,18 @@ func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error)
 		}
 	}
 	return nil, fmt.Errorf("%w after %d tries", ErrClockStraddle, maxTries)
+}
+
+// stoppedIn reports whether a custom script of the batch was stopped for
+// running too long (sim.MaxScriptTurns): the step fails with that, so the
+// time its loop took must not send the batch again and again.
+func stoppedIn(replies []sim.Reply) bool {
+	for _, r := range replies {
+		if r.Kind == sim.ReplyError && sim.ScriptWasStopped(r.Str) {
+			return true
+		}
+	}
+	return false
 }
 
 type retry int
@@ -291,7 +324,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		if t0.Err() != nil || t1.Err() != nil {
 			return nil, noRetry, fmt.Errorf("backend: TIME: %w", errors.Join(t0.Err(), t1.Err()))
 		}
-		if t0.Val().UnixMilli() != t1.Val().UnixMilli() {
+		if t0.Val().UnixMilli() != t1.Val().UnixMilli() && !stoppedIn(out.Replies) {
 			return nil, retryStraddle, nil
 		}
 		s.lastMS = t1.Val().UnixMilli()

@@ -38,8 +38,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	redisCA := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
 	asJSON := fs.Bool("json", false, "print frames as JSON lines (one object per lesson) instead of text")
 	lang := fs.String("lang", "en", "narration language: en, zh-CN or zh-TW")
+	allowCustom := fs.Bool("allow-custom-scripts", false, allowCustomUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang en|zh-CN|zh-TW]")
+		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
 	files, cat, loc, code, ok := parseFiles(fs, args, lang, stderr)
@@ -68,7 +69,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if invalid {
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA})
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, AllowCustomScripts: *allowCustom})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
@@ -106,6 +107,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return code
 }
+
+// allowCustomUsage is the help of flag -allow-custom-scripts.
+const allowCustomUsage = "with --redis: send the scripts of variant files (yours, not Lockstep's) to that Redis; a script that runs long blocks it for every client (the embedded Redis always runs them)"
 
 // runLesson runs l on a new store of be. info is what the run ran on: the
 // backend, or for a lesson with a replica the pair the store set up (never a

@@ -29,8 +29,9 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", "", "write each breaking timeline as a lesson file DIR/<file stem>.<invariant>.yaml")
 	asJSON := fs.Bool("json", false, "print one JSON object per file instead of text")
 	lang := fs.String("lang", "en", "language of the report: en, zh-CN or zh-TW")
+	allowCustom := fs.Bool("allow-custom-scripts", false, allowCustomUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]")
+		fmt.Fprintln(stderr, "usage: lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]")
 		fs.PrintDefaults()
 	}
 	files, cat, loc, code, ok := parseFiles(fs, args, lang, stderr)
@@ -64,7 +65,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := search.Config{Backend: search.Embedded()}
 	if *redisURL != "" {
-		be, err := backend.Open(ctx, backend.Config{URL: *redisURL})
+		be, err := backend.Open(ctx, backend.Config{URL: *redisURL, AllowCustomScripts: *allowCustom})
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)
 			return ExitInvalid

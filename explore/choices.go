@@ -28,7 +28,7 @@ type Choice struct {
 // Fork at f.Index.
 func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 	at := min(max(f.Index, 0), len(l.Steps))
-	info, _ := sim.Variant(l.Variant)
+	info, _ := sim.LessonVariant(l)
 	locks := []string{l.Lock}
 	for _, s := range l.Steps[:at] {
 		if s.Lock != "" && !slices.Contains(locks, s.Lock) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -200,12 +201,31 @@ func Load(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("search: %s: cannot read the search file: %w", path, err)
 	}
-	return Parse(path, src)
+	return parseFile(path, src, true)
 }
 
-// Parse is Load for a file's text: Decode, then Validate, then Defaults.
-func Parse(path string, src []byte) (*File, error) {
+// Parse is Load for a file's text: Decode, then Validate, then Defaults. A
+// file whose variant is a variant file needs Load, which can read it.
+func Parse(path string, src []byte) (*File, error) { return parseFile(path, src, false) }
+
+func parseFile(path string, src []byte, files bool) (*File, error) {
 	f, errs := Decode(path, src)
+	if f.parsed && sim.IsVariantPath(f.Variant) {
+		// `variant: ./my-lock.variant.yaml`, relative to the search file.
+		var verrs sim.LoadErrors
+		if !files {
+			verrs = sim.LoadErrors{{Pos: f.at.variant, Msg: "variant " + f.Variant + ": a variant file can be named only by a search file read from a file",
+				Problem: sim.M("variant.no-file-access", "Variant", f.Variant)}}
+		} else if def, err := sim.LoadVariantFile(filepath.Join(filepath.Dir(path), filepath.FromSlash(f.Variant))); err != nil {
+			errors.As(err, &verrs)
+		} else {
+			f.VariantDef = def
+		}
+		errs = append(errs, verrs...)
+		if len(verrs) > 0 {
+			f.VariantDef = &sim.VariantDef{} // reported: not an unknown variant as well
+		}
+	}
 	if f.parsed {
 		// Validate what could be read even when some of it could not,
 		// so that one run reports every problem.

@@ -15,8 +15,12 @@ type File struct {
 	Path    string
 	Title   sim.Text
 	Variant string
-	Lease   time.Duration
-	Fencing bool
+	// VariantDef is the variant file Variant names (a path ending in
+	// .variant.yaml, relative to the search file), loaded and checked by
+	// Load; nil for a built-in variant.
+	VariantDef *sim.VariantDef
+	Lease      time.Duration
+	Fencing    bool
 	// Lock is the one lock of the search; "" until Defaults ("lock").
 	Lock   string
 	Actors []sim.ActorSpec

@@ -39,7 +39,7 @@ var notID = regexp.MustCompile(`[^a-z0-9-]+`)
 func lessonOf(f *File, id string, steps []sim.Step) *sim.Lesson {
 	return &sim.Lesson{
 		ID: id, File: f.Path, Source: "lockstep search " + filepath.Base(f.Path),
-		Variant: f.Variant, Lease: f.Lease, Fencing: f.Fencing, Lock: f.Lock, Seed: searchSeed,
+		Variant: f.Variant, VariantDef: f.VariantDef, Lease: f.Lease, Fencing: f.Fencing, Lock: f.Lock, Seed: searchSeed,
 		Actors: slices.Clone(f.Actors), Steps: steps,
 	}
 }
@@ -104,7 +104,7 @@ func counterexample(ctx context.Context, be *Backend, f *File, inv string, path 
 	if err != nil {
 		return nil, err
 	}
-	back, err := sim.Load(l.File, out)
+	back, err := sim.Options{Variant: func(string) (*sim.VariantDef, error) { return f.VariantDef, nil }}.Load(l.File, out)
 	if err != nil {
 		return nil, fmt.Errorf("search: %s: the lesson of %s does not load: %w", f.Path, inv, err)
 	}

@@ -100,6 +100,8 @@ func Validate(f *File) sim.LoadErrors {
 	switch {
 	case !given(f.at.variant, f.Variant != ""):
 		bad(sim.Pos{}, "variant", "lesson.missing", []any{"Field", "variant"}, "missing required field \"variant\"")
+	case f.VariantDef != nil:
+		// A variant file, checked when it was loaded.
 	case !slices.Contains(sim.Variants(), f.Variant):
 		want := strings.Join(sim.Variants(), ", ")
 		bad(f.at.variant, "variant", "lesson.unknown-variant", []any{"Variant", f.Variant, "Want", want}, "unknown variant %q (want one of %s)", f.Variant, want)

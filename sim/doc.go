@@ -24,6 +24,13 @@
 // installs the replica's state: what it never received is gone, while the
 // actors still believe what they believed.
 //
+// A variant is data: a variant file (docs/variant-format.md) names the
+// scripts of an acquire, a release and optionally a renewal or a two-step
+// release, their KEYS and ARGV, and how each reply reads as an outcome.
+// The built-in variants are such files (sim/variants), and a lesson may name
+// a user's file (`variant: ./my-lock.variant.yaml`); LoadVariant parses one,
+// ValidateVariant holds every rule of the format.
+//
 // The lesson format is fixed by docs/lesson-format.md. Every rule of it is
 // checked in one place, the validator (validate.go): Load only parses YAML
 // and notes where each value was written, and Validate checks lessons built

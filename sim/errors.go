@@ -86,6 +86,12 @@ type Options struct {
 	// texts were checked when it came in and do not change what runs: the
 	// runner's check, explore's forks of a loaded lesson.
 	AnyLocale bool
+	// Variant resolves a `variant:` that names a variant file (see
+	// IsVariantPath), as the file wrote it, to the loaded and checked
+	// variant. Nil: LoadFile reads the variant file relative to the lesson
+	// (LoadVariantFile), and Load, which has no directory to read from,
+	// refuses such a lesson.
+	Variant func(written string) (*VariantDef, error)
 }
 
 func (o Options) locales() []Locale {

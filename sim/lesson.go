@@ -17,7 +17,11 @@ type Lesson struct {
 	// Group places the lesson in the course: one of Groups (an addition to
 	// the spec, optional).
 	Group   string
-	Variant string // one of Variants()
+	Variant string // one of Variants(), or the name of VariantDef
+	// VariantDef is the variant file the lesson names (`variant:
+	// ./my-lock.variant.yaml`, an addition to the spec), loaded and
+	// checked; nil for a built-in variant.
+	VariantDef *VariantDef
 	// Lease is the default lease of an acquire; always > 0.
 	Lease   time.Duration
 	Fencing bool   // outermost acquires get fencing tokens (any variant; see resource/fence.lua)

@@ -59,7 +59,7 @@ func (e *LimitError) Is(target error) bool { return target == ErrStepTooLarge }
 func (r *Runner) checkRenewals(cur, end int64) error {
 	var want int64
 	r.eachRenewing(end, func(_ string, g *grant) bool {
-		want += (end-max(g.renewAt, cur))/max(g.leaseMS/3, 1) + 1
+		want += (end-max(g.renewAt, cur))/r.renewPeriod(g.leaseMS) + 1
 		// Stop counting past the bound: the sum could overflow for
 		// absurd advances.
 		return want <= MaxRenewalsPerStep

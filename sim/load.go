@@ -118,6 +118,12 @@ func (o Options) LoadFile(path string) (*Lesson, error) {
 		}
 		return nil, &ReadError{Path: path, Err: err}
 	}
+	if o.Variant == nil {
+		dir := filepath.Dir(path)
+		o.Variant = func(written string) (*VariantDef, error) {
+			return LoadVariantFile(filepath.Join(dir, filepath.FromSlash(written)))
+		}
+	}
 	return o.Load(path, src)
 }
 
@@ -133,6 +139,12 @@ func (o Options) Load(file string, src []byte) (*Lesson, error) {
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	d := &decoder{file: file, at: srcPos{loaded: true, at: map[string]Pos{}, bad: map[string]bool{}, written: map[string]string{}}}
 	l, parsed := d.lesson(src)
+	if parsed && IsVariantPath(l.Variant) && !d.at.bad["variant"] {
+		if errs := o.variantFile(l, d.at.pos("variant")); len(errs) > 0 {
+			d.errs = append(d.errs, errs...)
+			d.at.bad["variant"] = true // reported in the variant file
+		}
+	}
 	if parsed {
 		// Validate even when decoding found problems, so that one run
 		// reports every problem in the file (the validator skips what the
@@ -145,11 +157,33 @@ func (o Options) Load(file string, src []byte) (*Lesson, error) {
 			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
 		})
 		for i := range d.errs {
-			d.errs[i].File = file
+			if d.errs[i].File == "" {
+				d.errs[i].File = file // a variant file's problems keep its name
+			}
 		}
 		return nil, CapProblems(d.errs)
 	}
 	return l, nil
+}
+
+// variantFile loads the variant file a lesson names (written at p) into
+// l.VariantDef, returning its problems (each in the variant file), or one
+// at p when no variant file can be read here.
+func (o Options) variantFile(l *Lesson, p Pos) LoadErrors {
+	if o.Variant == nil {
+		return LoadErrors{{Pos: p, Path: "variant", Msg: fmt.Sprintf("variant %s: a variant file can be named only by a lesson read from a file", l.Variant),
+			Problem: M("variant.no-file-access", "Variant", l.Variant)}}
+	}
+	def, err := o.Variant(l.Variant)
+	if err != nil {
+		var es LoadErrors
+		if errors.As(err, &es) {
+			return es
+		}
+		return LoadErrors{{Pos: p, Path: "variant", Msg: err.Error(), Problem: M("variant.unreadable", "File", l.Variant, "Reason", err.Error())}}
+	}
+	l.VariantDef = def
+	return nil
 }
 
 // decoder walks the YAML syntax tree that goccy/go-yaml builds, collecting

@@ -45,6 +45,12 @@ type Runner struct {
 	byID   map[string]*actor
 	reads  []KeyRef
 	keys   []KeyState // last snapshot, in reads order
+	// fixedReads is how many of reads every step reads; past it come the
+	// unlock-latch keys of a variant file, read while they matter
+	// (readLatches), their unlock ids in latchIDs.
+	fixedReads   int
+	latchIDs     []string
+	lastUnlockID string
 	// lockRead is the index in reads (and keys) of each lock's key: a step
 	// looks every lock's key up, and a scan of reads made a step's cost
 	// grow with the square of the run's locks.
@@ -82,6 +88,10 @@ type actor struct {
 	name         Text
 	status       string
 	context      string // shared with inherit-forked descendants
+	// thread is the thread id a variant file's owner may name: the
+	// lesson's request_id when it fixes one (a pooled thread reused by
+	// several tasks), otherwise the context's id.
+	thread       string
 	requestID    string
 	parent, mode string
 	grants       map[string]*grant
@@ -163,14 +173,14 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	r := &Runner{
 		lesson:  l,
 		store:   s,
-		v:       variants[l.Variant],
-		info:    variants[l.Variant].info(),
+		v:       variantOf(l),
 		src:     rand.NewPCG(l.Seed, 0x10c857e9),
 		byID:    map[string]*actor{},
 		holdSeq: map[string]int{},
 		current: map[string]*redisHold{},
 		written: map[string]int{},
 	}
+	r.info = r.v.info()
 	r.rng = rand.New(r.src)
 	var total time.Duration
 	seenLock := map[string]bool{}
@@ -206,6 +216,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 			r.reads = append(r.reads, KeyRef{Name: resourceKeyPrefix + lock, Type: TypeHash})
 		}
 	}
+	r.fixedReads = len(r.reads)
 	for _, k := range r.reads {
 		r.keys = append(r.keys, Absent(k.Name))
 	}
@@ -261,7 +272,7 @@ func (r *Runner) spec(id string) ActorSpec {
 
 func (r *Runner) addActor(id, parent, mode string) *actor {
 	sp := r.spec(id)
-	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id,
+	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id, thread: id,
 		grants: map[string]*grant{}, pending: map[string]string{}, lostUnlock: map[string]string{}}
 	if p := r.byID[parent]; p != nil {
 		a.parent, a.mode = parent, mode
@@ -269,7 +280,7 @@ func (r *Runner) addActor(id, parent, mode string) *actor {
 			a.instance = p.instance // a fork runs in its parent's process
 		}
 		if mode == "inherit" {
-			a.context, a.requestID = p.context, p.requestID
+			a.context, a.requestID, a.thread = p.context, p.requestID, p.thread
 			for lock, g := range p.grants {
 				c := *g
 				c.count = 0   // the child's own call stack holds nothing yet
@@ -278,7 +289,7 @@ func (r *Runner) addActor(id, parent, mode string) *actor {
 			}
 		}
 	} else if sp.RequestID != "" {
-		a.requestID = sp.RequestID
+		a.requestID, a.thread = sp.RequestID, sp.RequestID
 	} else {
 		a.requestID = fmt.Sprintf("req-%06x", r.rng.Uint32()&0xffffff)
 	}

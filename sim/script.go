@@ -21,6 +21,16 @@ type Script struct {
 	// "token-count/acquire".
 	Name   string
 	Source string
+	// Custom is true for a script a user's variant file brought (not one
+	// of sim/lua): a real Redis runs it only where the operator allows.
+	Custom bool
+	// file is the .lua file a custom script came from ("" when inline), and
+	// line0 the line of the variant file before an inline script's first,
+	// so that a Lua error names the user's own line.
+	file  string
+	line0 int
+	// run is what a store sends for a custom script (RunSource).
+	run string
 }
 
 // branchTag marks a return statement with the outcomes it can produce:

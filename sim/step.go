@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -70,6 +71,7 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 			delete(r.current, lock)
 		}
 	}
+	r.dropLatches()
 	if r.replicated && !r.failedOver {
 		// The replica caught up: it holds what the primary holds.
 		r.replicaKeys = slices.Clone(r.keys)
@@ -145,8 +147,11 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 		return nil, fmt.Errorf("store answered %d replies and %d keys for %d calls and %d keys", len(res.Replies), len(res.Keys), len(calls), len(r.reads))
 	}
 	for i, rep := range res.Replies {
-		if rep.Kind == ReplyError {
-			return nil, fmt.Errorf("%s replied with an error: %s", calls[i].Script.Name, rep.Str)
+		if rep.Kind == ReplyError && strings.Contains(rep.Str, scriptBoundMarker) {
+			return nil, &ScriptStoppedError{Script: calls[i].Script.Name, Max: MaxScriptTurns}
+		}
+		if rep.Kind == ReplyError && !calls[i].mapsErrors {
+			return nil, &ScriptError{Script: calls[i].Script.Name, Reply: rep.Str}
 		}
 	}
 	if err := r.install(res.Keys); err != nil {
@@ -231,9 +236,16 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 			return nil, err
 		}
 		out := Renewed
-		g.renewAt = at + max(g.leaseMS/3, 1)
-		if !replies[0].IsInt(1) {
-			out, g.renewAt = Gone, 0 // the hold is not ours any more: the watchdog stops
+		if ro, ok := r.v.(renewReader); ok {
+			if out, err = ro.renewOutcome(replies[0]); err != nil {
+				return nil, err
+			}
+		} else if !replies[0].IsInt(1) {
+			out = Gone
+		}
+		g.renewAt = at + r.renewPeriod(g.leaseMS)
+		if out != Renewed {
+			g.renewAt = 0 // the hold is not ours any more: the watchdog stops
 		}
 		calls = append(calls, record(call, replies[0], out))
 	}
@@ -353,7 +365,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		r.holdSeq[st.Lock]++
 		seq := r.holdSeq[st.Lock]
 		if g == nil {
-			g = &grant{token: owner, fence: fenceOf(reply), leaseMS: lease}
+			g = &grant{token: owner, fence: r.fenceIn(reply), leaseMS: lease}
 			if fence.Kind == ReplyInt {
 				g.fence = fence.Int
 			}
@@ -364,7 +376,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		g.count++
 		g.seq = seq
 		if r.info.Watchdog {
-			g.renewAt = r.now + max(lease/3, 1)
+			g.renewAt = r.now + r.renewPeriod(lease)
 		}
 		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
 	case Reentered:
@@ -392,6 +404,8 @@ func (r *Runner) fenceCall(op lockOp, g *grant, acquire *Call) *Call {
 	kind := "field"
 	if info.LockType == TypeString {
 		kind = "string"
+	} else if d, ok := r.v.(*defVariant); ok && d.d.Lock.Layout == LayoutOwnerAndCount {
+		kind = "owner"
 	}
 	return &Call{Script: mustScript("resource/fence"), Keys: []string{op.key, op.fenceKey}, Args: []string{op.owner, kind, ms(op.keepMS)}}
 }
@@ -419,11 +433,15 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 		} else {
 			op.unlockID = r.newUnlockID()
 		}
+		r.lastUnlockID = op.unlockID
 	}
 	call := r.v.release(op, g)
+	if d, ok := r.v.(*defVariant); ok && call != nil {
+		r.readLatches(d.latches(st.Lock, op.unlockID))
+	}
 	var reply Reply
 	var res stepResult
-	holdBefore := r.current[st.Lock]
+	holdBefore, keyBefore := r.current[st.Lock], r.lockKey(st.Lock)
 	if call != nil {
 		replies, err := r.exec(ctx, call)
 		if err != nil {
@@ -438,7 +456,7 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 	res.outcome = out
 	if call != nil {
 		res.calls = append(res.calls, r.recordRelease(call, reply, out))
-		res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore)
+		res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore, keyBefore)
 	}
 	switch {
 	case st.ReplyLost && call != nil:
@@ -461,11 +479,11 @@ func (r *Runner) finishRelease(ctx context.Context, st *Step) (stepResult, error
 	a := r.byID[st.Actor]
 	owner, ok := a.pending[st.Lock]
 	ts, two := r.v.(twoStepReleaser)
-	if !ok || !two {
+	if !ok || !two || !r.info.TwoStepRelease {
 		return stepResult{outcome: NotOwner}, nil
 	}
 	delete(a.pending, st.Lock)
-	holdBefore := r.current[st.Lock]
+	holdBefore, keyBefore := r.current[st.Lock], r.lockKey(st.Lock)
 	op := r.op(st, owner, 0)
 	call := ts.finishRelease(op)
 	replies, err := r.exec(ctx, call)
@@ -477,7 +495,7 @@ func (r *Runner) finishRelease(ctx context.Context, st *Step) (stepResult, error
 		return stepResult{}, err
 	}
 	res := stepResult{outcome: out, calls: []CallRecord{record(call, replies[0], out)}}
-	res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore)
+	res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore, keyBefore)
 	r.unwind(a, st.Lock)
 	return res, nil
 }
@@ -495,8 +513,11 @@ func (r *Runner) unwind(a *actor, lock string) {
 
 // checkOwnerRelease reports wrong-owner-release when a release changed or
 // deleted a hold that another execution context took.
-func (r *Runner) checkOwnerRelease(a *actor, lock string, out Outcome, holdBefore *redisHold) []Violation {
-	if (out != StillHeld && out != Released) || holdBefore == nil || holdBefore.context == a.context {
+//
+// A release that left the lock key as it was changed no hold: an unlock
+// latch that answered a retried call with its first answer.
+func (r *Runner) checkOwnerRelease(a *actor, lock string, out Outcome, holdBefore *redisHold, keyBefore KeyState) []Violation {
+	if (out != StillHeld && out != Released) || holdBefore == nil || holdBefore.context == a.context || sameKey(keyBefore, r.lockKey(lock)) {
 		return nil
 	}
 	taker := r.actorsInContext(holdBefore.context)
@@ -572,17 +593,74 @@ func (r *Runner) actorsInContext(ctxID string) []string {
 	return out
 }
 
+// readLatches adds the unlock-latch keys of a release call (a variant
+// file's keys with role unlock-latch, one per unlock id) to the keys the
+// run reads, so both backends re-establish and show them like any other.
+func (r *Runner) readLatches(refs []KeyRef) {
+	for _, k := range refs {
+		if slices.ContainsFunc(r.reads[r.fixedReads:], func(x KeyRef) bool { return x.Name == k.Name }) {
+			continue
+		}
+		r.reads = append(slices.Clip(r.reads), k)
+		r.keys = append(slices.Clip(r.keys), Absent(k.Name))
+		if r.replicaKeys != nil {
+			r.replicaKeys = append(slices.Clip(r.replicaKeys), Absent(k.Name))
+		}
+		r.latchIDs = append(slices.Clip(r.latchIDs), r.lastUnlockID)
+	}
+}
+
+// dropLatches stops reading the latch keys that have expired (on the
+// replica too) and whose call no actor will retry: nothing can bring them
+// back, and a run of many unlock calls would otherwise read every latch
+// it ever made.
+func (r *Runner) dropLatches() {
+	if len(r.reads) == r.fixedReads {
+		return
+	}
+	retry := map[string]bool{}
+	for _, a := range r.actors {
+		for _, id := range a.lostUnlock {
+			retry[id] = true
+		}
+	}
+	reads, keys := slices.Clone(r.reads[:r.fixedReads]), slices.Clone(r.keys[:r.fixedReads])
+	var replica []KeyState
+	if r.replicaKeys != nil {
+		replica = slices.Clone(r.replicaKeys[:r.fixedReads])
+	}
+	var ids []string
+	for i := r.fixedReads; i < len(r.reads); i++ {
+		j := i - r.fixedReads
+		gone := !r.keys[i].Exists() && (r.replicaKeys == nil || !r.replicaKeys[i].Exists())
+		if gone && !retry[r.latchIDs[j]] {
+			continue
+		}
+		reads, keys, ids = append(reads, r.reads[i]), append(keys, r.keys[i]), append(ids, r.latchIDs[j])
+		if replica != nil {
+			replica = append(replica, r.replicaKeys[i])
+		}
+	}
+	r.reads, r.keys, r.latchIDs = reads, keys, ids
+	if replica != nil {
+		r.replicaKeys = replica
+	}
+}
+
 // runnerState is what Step restores when the store fails mid-step.
 type runnerState struct {
-	src     []byte // the RNG source's MarshalBinary form
-	now     int64
-	keys    []KeyState
-	actors  []actor
-	grants  []map[string]grant
-	nActors int
-	holdSeq map[string]int
-	current map[string]*redisHold
-	written map[string]int
+	src   []byte // the RNG source's MarshalBinary form
+	now   int64
+	keys  []KeyState
+	reads []KeyRef
+	// latchIDs are the unlock ids of the latch keys read (past fixedReads)
+	latchIDs []string
+	actors   []actor
+	grants   []map[string]grant
+	nActors  int
+	holdSeq  map[string]int
+	current  map[string]*redisHold
+	written  map[string]int
 	// the replica's state (runs with a replica)
 	replicaKeys    []KeyState
 	replicaCurrent map[string]*redisHold
@@ -592,7 +670,7 @@ type runnerState struct {
 
 func (r *Runner) save() runnerState {
 	src, _ := r.src.MarshalBinary() // a PCG's state always marshals
-	s := runnerState{src: src, now: r.now, keys: r.keys, nActors: len(r.actors),
+	s := runnerState{src: src, now: r.now, keys: r.keys, reads: r.reads, latchIDs: r.latchIDs, nActors: len(r.actors),
 		holdSeq: maps.Clone(r.holdSeq), current: maps.Clone(r.current), written: maps.Clone(r.written),
 		replicaKeys: r.replicaKeys, replicaCurrent: maps.Clone(r.replicaCurrent), replicaWritten: maps.Clone(r.replicaWritten),
 		failedOver: r.failedOver}
@@ -611,7 +689,7 @@ func (r *Runner) save() runnerState {
 
 func (r *Runner) restore(s runnerState) {
 	_ = r.src.UnmarshalBinary(s.src) // bytes from MarshalBinary above
-	r.now, r.keys = s.now, s.keys
+	r.now, r.keys, r.reads, r.latchIDs = s.now, s.keys, s.reads, s.latchIDs
 	r.holdSeq, r.current, r.written = s.holdSeq, s.current, s.written
 	r.replicaKeys, r.replicaCurrent, r.replicaWritten = s.replicaKeys, s.replicaCurrent, s.replicaWritten
 	r.failedOver = s.failedOver

@@ -92,6 +92,8 @@ type Call struct {
 	Script *Script
 	Keys   []string
 	Args   []string
+	// mapsErrors: the variant file reads an error reply as an outcome.
+	mapsErrors bool
 }
 
 // KeyType is the Redis type of a key, or "none" when it does not exist.

@@ -157,6 +157,8 @@ func (v *validator) header() {
 	case !v.checked("variant"):
 	case l.Variant == "" && !v.at.has("variant"):
 		v.missing("variant", v.at.top, "", "variant")
+	case l.VariantDef != nil:
+		// A variant file, checked by ValidateVariant when it was loaded.
 	default:
 		if _, ok := variants[l.Variant]; !ok {
 			want := strings.Join(Variants(), ", ")

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"embed"
+	"fmt"
+	"io/fs"
 	"sort"
 	"strconv"
 )
@@ -32,7 +35,11 @@ type VariantInfo struct {
 	// TwoStepRelease is true when a release is a GET, then a DEL in a later
 	// step (finish-release).
 	TwoStepRelease bool
-	Scripts        []*Script
+	// Custom is true for a variant a user's variant file defines (not one
+	// of Variants()): its scripts reach a real Redis only where the
+	// operator allows custom scripts.
+	Custom  bool
+	Scripts []*Script
 }
 
 // variant is a lock algorithm: which owner id a call uses, which script calls
@@ -62,6 +69,39 @@ type renewer interface {
 	renew(op lockOp) *Call
 }
 
+// renewReader is implemented by variants that read a renewal's reply
+// through a reply map; the others read 1 as RENEWED, anything else GONE.
+type renewReader interface {
+	renewOutcome(reply Reply) (Outcome, error)
+	renewPeriod(leaseMS int64) int64
+}
+
+// renewPeriod is how long after a renewal (or the acquire) the watchdog
+// renews next: the variant's period, lease/3 by default.
+func (r *Runner) renewPeriod(leaseMS int64) int64 {
+	if rr, ok := r.v.(renewReader); ok {
+		return rr.renewPeriod(leaseMS)
+	}
+	return max(leaseMS/3, 1)
+}
+
+// fenceIn returns the fencing token in an acquire reply, 0 when it has none.
+func (r *Runner) fenceIn(reply Reply) int64 {
+	if d, ok := r.v.(*defVariant); ok {
+		return d.fenceIn(reply)
+	}
+	return 0
+}
+
+// variantOf returns the variant lesson l runs: its variant file's, or the
+// built-in one it names.
+func variantOf(l *Lesson) variant {
+	if l.VariantDef != nil {
+		return newDefVariant(l.VariantDef)
+	}
+	return variants[l.Variant]
+}
+
 // twoStepReleaser is implemented by variants whose release takes two round
 // trips, the second in a later step (finish-release).
 type twoStepReleaser interface {
@@ -80,16 +120,37 @@ type lockOp struct {
 	unlockID string // idempotent-unlock: this release call's id
 }
 
-var variants = map[string]variant{
-	"token-count":       tokenCount{},
-	"hash-refresh":      hashRefresh{name: "hash-refresh"},
-	"instance-owner":    hashRefresh{name: "instance-owner"},
-	"hash-nil":          hashNil{},
-	"local-count":       localCount{},
-	"setnx-del":         plainLock{name: "setnx-del"},
-	"get-then-del":      plainLock{name: "get-then-del"},
-	"watchdog":          watchdog{},
-	"idempotent-unlock": idempotentUnlock{},
+// variantFiles holds the built-in variants' variant files: the format
+// proven on every built-in variant (their Lua stays in sim/lua).
+//
+//go:embed variants/*.variant.yaml
+var variantFiles embed.FS
+
+// variants are the built-in variants, by name, each from its file of
+// sim/variants. A variant that needs behaviour the format cannot state
+// would keep a Go adapter here (none does today).
+var variants map[string]variant
+
+func init() { variants = loadBuiltinVariants() }
+
+func loadBuiltinVariants() map[string]variant {
+	names, err := fs.Glob(variantFiles, "variants/*"+VariantFileSuffix)
+	if err != nil {
+		panic(fmt.Sprintf("sim: embedded variants: %v", err))
+	}
+	out := map[string]variant{}
+	for _, n := range names {
+		src, err := variantFiles.ReadFile(n)
+		if err != nil {
+			panic(fmt.Sprintf("sim: embedded variants: %v", err))
+		}
+		d, err := loadVariant(n, src, nil, true)
+		if err != nil {
+			panic(fmt.Sprintf("sim: embedded variant %s: %v", n, err))
+		}
+		out[d.Name] = newDefVariant(d)
+	}
+	return out
 }
 
 // Variants returns the names of the supported variants, sorted.
@@ -123,4 +184,13 @@ func hashCounts(k KeyState) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// LessonVariant describes the variant lesson l runs: its variant file's
+// (l.VariantDef) or the built-in one it names; false when neither.
+func LessonVariant(l *Lesson) (VariantInfo, bool) {
+	if l.VariantDef != nil {
+		return l.VariantDef.Info(), true
+	}
+	return Variant(l.Variant)
 }

@@ -34,7 +34,7 @@ func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 	if len(all) < 2 {
 		return nil
 	}
-	info, _ := sim.Variant(l.Variant)
+	info, _ := sim.LessonVariant(l)
 	lostContext := slices.ContainsFunc(l.Steps, func(s sim.Step) bool { return s.Do == sim.ActFork && s.Context == "lost" })
 	var out []sim.Outcome
 	for _, o := range all {

@@ -139,7 +139,7 @@ func (s *Server) timelineTitle(tl explore.Timeline) sim.Text {
 // exploreHeader is the player's header for an explore timeline.
 func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
 	l, o := tl.Lesson, tl.Origin
-	vi, _ := sim.Variant(l.Variant)
+	vi, _ := sim.LessonVariant(l)
 	x := t.Explore()
 	h := templates.Header{
 		UI: t.UI(), CourseURL: "/explore?lang=" + string(t.locale), HomeURL: "/?lang=" + string(t.locale),

@@ -40,7 +40,7 @@ func (s *Server) header(t *translator, tl explore.Timeline, code string, step in
 // lessonHeader is what the header of a course lesson's or a drill's player
 // says of lesson l; langURL is the page's address in another language.
 func (s *Server) lessonHeader(t *translator, l *sim.Lesson, langURL func(sim.Locale) string) templates.Header {
-	vi, _ := sim.Variant(l.Variant)
+	vi, _ := sim.LessonVariant(l)
 	return templates.Header{
 		UI:       t.UI(),
 		Title:    l.Title.In(t.locale),

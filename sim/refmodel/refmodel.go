@@ -466,36 +466,35 @@ func dropGrantHold(s *Store, lock, token string) (sim.Outcome, *sim.Reply) {
 	return sim.Released, nil
 }
 
-// idempotentUnlockRelease: token-count's release with a memory of answers.
-// Keys: lock, the lock's unlock-call memory (a hash {unlock id: answer});
-// args: token, unlock id, memory TTL ms. An unlock id the memory already
-// holds gets its remembered answer again, and nothing at all changes (the
-// memory's TTL included): a retry does not release twice. A new id is
-// answered as token-count's release answers ("NOT_OWNER", "STILL_HELD",
-// "RELEASED", with the same effect on the lock), and the answer is remembered
-// under the id, the whole memory now living for the TTL given.
+// idempotentUnlockRelease: token-count's release with an unlock latch.
+// Keys: lock, this unlock call's latch (a string, the call's first answer);
+// args: token, unlock id, latch TTL ms. A latch that exists gives its
+// answer again, and nothing at all changes: a retry does not release twice.
+// Otherwise the call is answered as token-count's release answers
+// ("NOT_OWNER", "STILL_HELD", "RELEASED", with the same effect on the
+// lock), and the answer is set as the latch with the TTL given.
 func idempotentUnlockRelease(s *Store, keys, args []string) sim.Reply {
 	if e := need("idempotent-unlock/release", keys, args, 2, 3); e != nil {
 		return *e
 	}
-	lock, memory, token, id := keys[0], keys[1], args[0], args[1]
-	keep, e := parseInt("memory TTL", args[2])
+	lock, latch, token := keys[0], keys[1], args[0]
+	keep, e := parseInt("latch TTL", args[2])
 	if e != nil {
 		return *e
 	}
-	seen, e := s.hash(memory)
+	first, ok, e := s.str(latch)
 	if e != nil {
 		return *e
 	}
-	if first, ok := seen[id]; ok {
+	if ok {
 		return sim.StringReply(first)
 	}
 	out, e := dropGrantHold(s, lock, token)
 	if e != nil {
 		return *e
 	}
-	s.setFields(memory, id, string(out))
-	s.expireIn(memory, keep)
+	s.keys[latch] = &value{typ: sim.TypeString, str: string(out)}
+	s.expireIn(latch, keep)
 	return sim.StringReply(string(out))
 }
 

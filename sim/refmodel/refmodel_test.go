@@ -185,22 +185,22 @@ func TestScriptBranches(t *testing.T) {
 			[]string{lk, ck}, []string{"3000", "proc-A:A"}, iReply(0), []sim.KeyState{hash(lk, 3000, "proc-A:A", "1"), absent(ck)}},
 		{"watchdog last release deletes and publishes to no key", []sim.KeyState{hash(lk, 10, "proc-A:A", "1")}, "watchdog/release",
 			[]string{lk, ck}, []string{"3000", "proc-A:A"}, iReply(1), []sim.KeyState{absent(lk), absent(ck)}},
-		// idempotent-unlock/release
+		// idempotent-unlock/release: one latch key per unlock call
 		{"idempotent unlock, first call, still held", []sim.KeyState{hash(lk, 10, "count", "2", "owner", "t1")}, "idempotent-unlock/release",
-			[]string{lk, uk}, []string{"t1", "u1", "3000"}, sReply("STILL_HELD"),
-			[]sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), hash(uk, 3000, "u1", "STILL_HELD")}},
-		{"idempotent unlock, a retry gets the first answer and changes nothing", []sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), hash(uk, 500, "u1", "STILL_HELD")}, "idempotent-unlock/release",
-			[]string{lk, uk}, []string{"t1", "u1", "3000"}, sReply("STILL_HELD"),
-			[]sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), hash(uk, 500, "u1", "STILL_HELD")}},
-		{"idempotent unlock, a new call releases and extends the memory", []sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), hash(uk, 500, "u1", "STILL_HELD")}, "idempotent-unlock/release",
-			[]string{lk, uk}, []string{"t1", "u2", "3000"}, sReply("RELEASED"),
-			[]sim.KeyState{absent(lk), hash(uk, 3000, "u1", "STILL_HELD", "u2", "RELEASED")}},
-		{"idempotent unlock by another token is remembered as NOT_OWNER", []sim.KeyState{hash(lk, 10, "count", "1", "owner", "t2")}, "idempotent-unlock/release",
-			[]string{lk, uk}, []string{"t1", "u1", "3000"}, sReply("NOT_OWNER"),
-			[]sim.KeyState{hash(lk, 10, "count", "1", "owner", "t2"), hash(uk, 3000, "u1", "NOT_OWNER")}},
+			[]string{lk, uk + ":u1"}, []string{"t1", "u1", "3000"}, sReply("STILL_HELD"),
+			[]sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), str(uk+":u1", 3000, "STILL_HELD")}},
+		{"idempotent unlock, a retry gets the first answer and changes nothing", []sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), str(uk+":u1", 500, "STILL_HELD")}, "idempotent-unlock/release",
+			[]string{lk, uk + ":u1"}, []string{"t1", "u1", "3000"}, sReply("STILL_HELD"),
+			[]sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), str(uk+":u1", 500, "STILL_HELD")}},
+		{"idempotent unlock, a new call releases and leaves the other latch alone", []sim.KeyState{hash(lk, 10, "count", "1", "owner", "t1"), str(uk+":u1", 500, "STILL_HELD")}, "idempotent-unlock/release",
+			[]string{lk, uk + ":u2"}, []string{"t1", "u2", "3000"}, sReply("RELEASED"),
+			[]sim.KeyState{absent(lk), str(uk+":u2", 3000, "RELEASED")}},
+		{"idempotent unlock by another token is latched as NOT_OWNER", []sim.KeyState{hash(lk, 10, "count", "1", "owner", "t2")}, "idempotent-unlock/release",
+			[]string{lk, uk + ":u1"}, []string{"t1", "u1", "3000"}, sReply("NOT_OWNER"),
+			[]sim.KeyState{hash(lk, 10, "count", "1", "owner", "t2"), str(uk+":u1", 3000, "NOT_OWNER")}},
 		{"idempotent unlock on a missing lock", nil, "idempotent-unlock/release",
-			[]string{lk, uk}, []string{"t1", "u1", "3000"}, sReply("NOT_OWNER"),
-			[]sim.KeyState{absent(lk), hash(uk, 3000, "u1", "NOT_OWNER")}},
+			[]string{lk, uk + ":u1"}, []string{"t1", "u1", "3000"}, sReply("NOT_OWNER"),
+			[]sim.KeyState{absent(lk), str(uk+":u1", 3000, "NOT_OWNER")}},
 		// resource/write
 		{"write to a new resource", nil, "resource/write",
 			[]string{rk}, []string{"paid", "A", "90000"}, iReply(1), []sim.KeyState{hash(rk, 90000, "value", "paid", "writer", "A")}},
@@ -230,7 +230,7 @@ func TestScriptBranches(t *testing.T) {
 			for _, k := range tt.keys {
 				typ := sim.TypeHash
 				plain := strings.HasPrefix(tt.script, "local-count/") || strings.HasPrefix(tt.script, "setnx-del/") || strings.HasPrefix(tt.script, "get-then-del/")
-				if (k == lk && plain) || k == fk {
+				if (k == lk && plain) || k == fk || strings.HasPrefix(k, uk+":") {
 					typ = sim.TypeString
 				}
 				read = append(read, sim.KeyRef{Name: k, Type: typ})

@@ -10,6 +10,9 @@
 local took
 if ARGV[2] == 'string' then
   took = redis.call('GET', KEYS[1]) == ARGV[1]
+elseif ARGV[2] == 'owner' then
+  -- A Hash {owner = owner id, count = holds}: a variant file's owner-and-count layout.
+  took = redis.call('HGET', KEYS[1], 'owner') == ARGV[1] and redis.call('HGET', KEYS[1], 'count') == '1'
 else
   -- A count of exactly 1 means the acquire created this owner's hold.
   took = redis.call('HGET', KEYS[1], ARGV[1]) == '1'

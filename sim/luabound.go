@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// MaxScriptTurns bounds how many loop turns and function calls one run of a
+// custom script (a variant file's) may make before it is stopped with an
+// error: a lock script needs a handful, and 100,000 take some milliseconds.
+// Redis itself stops nothing: a script that never ends blocks the server
+// for every client until SCRIPT KILL, and miniredis (the embedded Redis)
+// runs scripts in gopher-lua with no time limit, context or instruction
+// hook it lets a caller set. So Lockstep counts in the script itself:
+// bounded inserts a counter call at the head of every loop body (after
+// each `do` and `repeat`), before every `goto`, and at the entry of every
+// function, on the same lines, so that Lua errors keep their line numbers.
+// A single built-in call (string.rep of a huge count) is not bounded.
+const MaxScriptTurns = 100000
+
+// scriptBoundMarker starts the error a bounded script raises.
+const scriptBoundMarker = "lockstep: script stopped after"
+
+// bounded returns src with the turn counter inserted, or src unchanged when
+// it does not scan (compileLua reports that).
+func bounded(src, name string) string {
+	sc := parse.NewScanner(strings.NewReader(src), name)
+	lx := &parse.Lexer{}
+	// Byte offsets of the start of every line, to place insertions.
+	lineStart := []int{0, 0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			lineStart = append(lineStart, i+1)
+		}
+	}
+	var at []int
+	offset := func(p int, line, col int) int {
+		if line < 1 || line >= len(lineStart) {
+			return -1
+		}
+		return lineStart[line] + col + p
+	}
+	awaitParams := false
+	for {
+		tk, err := sc.Scan(lx)
+		if err != nil {
+			return src
+		}
+		if tk.Type <= 0 {
+			break
+		}
+		lx.PrevTokenType = tk.Type
+		switch {
+		case tk.Type == parse.TDo || tk.Type == parse.TRepeat:
+			at = append(at, offset(len(tk.Str), tk.Pos.Line, tk.Pos.Column-1))
+		case tk.Type == parse.TGoto:
+			at = append(at, offset(0, tk.Pos.Line, tk.Pos.Column-1))
+		case tk.Type == parse.TFunction:
+			awaitParams = true
+		case awaitParams && tk.Str == ")":
+			at = append(at, offset(1, tk.Pos.Line, tk.Pos.Column-1))
+			awaitParams = false
+		}
+	}
+	var b strings.Builder
+	b.WriteString(fmt.Sprintf("local __lockstep_turns = 0 local function __lockstep_turn() __lockstep_turns = __lockstep_turns + 1 if __lockstep_turns > %d then error('%s %d loop turns and calls') end end ", MaxScriptTurns, scriptBoundMarker, MaxScriptTurns))
+	prev := 0
+	for _, o := range at {
+		if o < prev || o > len(src) {
+			return src
+		}
+		b.WriteString(src[prev:o])
+		b.WriteString(" __lockstep_turn() ")
+		prev = o
+	}
+	b.WriteString(src[prev:])
+	return b.String()
+}
+
+// ScriptWasStopped reports whether errText, a script's error reply, is
+// the error of a script stopped by MaxScriptTurns.
+func ScriptWasStopped(errText string) bool { return strings.Contains(errText, scriptBoundMarker) }
+
+// RunSource is the text a store sends to Redis for s: its Source, and for a
+// custom script the Source with the turn counter of MaxScriptTurns.
+func (s *Script) RunSource() string {
+	if s.run != "" {
+		return s.run
+	}
+	return s.Source
+}
+
+// ScriptStoppedError is a custom script stopped by MaxScriptTurns.
+type ScriptStoppedError struct {
+	Script string
+	Max    int
+}
+
+func (e *ScriptStoppedError) Error() string {
+	return fmt.Sprintf("sim: script %s was stopped after %d loop turns and calls: it runs too long (or forever)", e.Script, e.Max)
+}
+
+// Message makes ScriptStoppedError a Coded error: variant.script-stopped.
+func (e *ScriptStoppedError) Message() Msg {
+	return M("variant.script-stopped", "Script", e.Script, "Max", e.Max)
+}
+
+// ScriptError is a script that answered a Redis error, which its reply map
+// does not read as an outcome.
+type ScriptError struct {
+	Script string
+	Reply  string
+}
+
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("%s replied with an error: %s", e.Script, e.Reply)
+}
+
+// Message makes ScriptError a Coded error: variant.script-error.
+func (e *ScriptError) Message() Msg {
+	return M("variant.script-error", "Script", e.Script, "Reply", e.Reply)
+}
