@@ -322,6 +322,14 @@ func need(name string, keys, args []string, nKeys, nArgs int) *sim.Reply {
 	return nil
 }
 
+// needLease is need, then the lease in ms that args[at] carries.
+func needLease(name string, keys, args []string, nKeys, nArgs, at int) (int64, *sim.Reply) {
+	if e := need(name, keys, args, nKeys, nArgs); e != nil {
+		return 0, e
+	}
+	return parseInt("lease", args[at])
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // ---- the scripts ----
@@ -547,23 +555,12 @@ func countedAcquire(s *Store, lock, owner, leaseArg string) sim.Reply {
 // no field answers 0. Otherwise one hold goes and the answer is 1 either way:
 // holds remaining renew the lease, none remaining delete the lock.
 func hashRefreshRelease(s *Store, keys, args []string) sim.Reply {
-	if e := need("hash-refresh/release", keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[1])
+	lease, e := needLease("hash-refresh/release", keys, args, 1, 2, 1)
 	if e != nil {
 		return *e
 	}
-	left, found, e := dropHold(s, keys[0], args[0])
-	switch {
-	case e != nil:
-		return *e
-	case !found:
-		return sim.IntReply(0)
-	case left > 0:
-		s.expireIn(keys[0], lease)
-	}
-	return sim.IntReply(1)
+	one := sim.IntReply(1)
+	return releaseReplies{missing: sim.IntReply(0), kept: one, gone: one, renew: true}.release(s, keys[0], args[0], lease)
 }
 
 // hashNilRelease: keys: lock; args: owner token. No field for the token: nil.
@@ -573,16 +570,33 @@ func hashNilRelease(s *Store, keys, args []string) sim.Reply {
 	if e := need("hash-nil/release", keys, args, 1, 1); e != nil {
 		return *e
 	}
-	left, found, e := dropHold(s, keys[0], args[0])
+	return releaseReplies{missing: sim.NilReply(), kept: sim.IntReply(0), gone: sim.IntReply(1)}.release(s, keys[0], args[0], 0)
+}
+
+// releaseReplies are a hash design's answers to a release, by what
+// dropHold found: missing when the owner had no field, kept when holds remain
+// (the lease set anew first when renew), gone when the lock was deleted.
+type releaseReplies struct {
+	missing, kept, gone sim.Reply
+	renew               bool
+}
+
+// release drops one of owner's holds in lock and answers as r says; lease
+// (ms) is the lease a renewing design sets anew.
+func (r releaseReplies) release(s *Store, lock, owner string, lease int64) sim.Reply {
+	left, found, e := dropHold(s, lock, owner)
 	switch {
 	case e != nil:
 		return *e
 	case !found:
-		return sim.NilReply()
+		return r.missing
 	case left > 0:
-		return sim.IntReply(0)
+		if r.renew {
+			s.expireIn(lock, lease)
+		}
+		return r.kept
 	}
-	return sim.IntReply(1)
+	return r.gone
 }
 
 // dropHold takes one hold off owner's field in lock. found is false when the
@@ -636,10 +650,7 @@ func getThenDelAcquire(s *Store, keys, args []string) sim.Reply {
 // and the answer is "OK"; a key that exists, whatever it holds, is left alone
 // and the answer is nil.
 func takeIfFree(s *Store, name string, keys, args []string) sim.Reply {
-	if e := need(name, keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[1])
+	lease, e := needLease(name, keys, args, 1, 2, 1)
 	if e != nil {
 		return *e
 	}
@@ -707,14 +718,11 @@ func removeKey(s *Store, key string) sim.Reply {
 // alone and the answer is the time it has left to live, in ms (its PTTL on
 // the model's clock; -1 if it had no TTL).
 func watchdogAcquire(s *Store, keys, args []string) sim.Reply {
-	if e := need("watchdog/acquire", keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lock, holder := keys[0], args[1]
-	lease, e := parseInt("lease", args[0])
+	lease, e := needLease("watchdog/acquire", keys, args, 1, 2, 0)
 	if e != nil {
 		return *e
 	}
+	lock, holder := keys[0], args[1]
 	h, e := s.hash(lock)
 	if e != nil {
 		return *e
@@ -740,10 +748,7 @@ func watchdogAcquire(s *Store, keys, args []string) sim.Reply {
 // answer is 1; otherwise (the lock gone, or someone else's) nothing changes
 // and the answer is 0. The hold counts never change.
 func watchdogRenew(s *Store, keys, args []string) sim.Reply {
-	if e := need("watchdog/renew", keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[0])
+	lease, e := needLease("watchdog/renew", keys, args, 1, 2, 0)
 	if e != nil {
 		return *e
 	}
@@ -766,24 +771,11 @@ func watchdogRenew(s *Store, keys, args []string) sim.Reply {
 // channel, not a key: announcing on it touches no key (no client listens in
 // a run, so the message reaches nobody).
 func watchdogRelease(s *Store, keys, args []string) sim.Reply {
-	if e := need("watchdog/release", keys, args, 2, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[0])
+	lease, e := needLease("watchdog/release", keys, args, 2, 2, 0)
 	if e != nil {
 		return *e
 	}
-	left, found, e := dropHold(s, keys[0], args[1])
-	switch {
-	case e != nil:
-		return *e
-	case !found:
-		return sim.NilReply()
-	case left > 0:
-		s.expireIn(keys[0], lease)
-		return sim.IntReply(0)
-	}
-	return sim.IntReply(1)
+	return releaseReplies{missing: sim.NilReply(), kept: sim.IntReply(0), gone: sim.IntReply(1), renew: true}.release(s, keys[0], args[1], lease)
 }
 
 // localCountRelease: keys: lock; args: token. The lock is deleted only while
