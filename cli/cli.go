@@ -198,15 +198,10 @@ func Lessons(args []string, stdout, stderr io.Writer) int {
 	stdout, stderr = newEscapeWriter(stdout), newEscapeWriter(stderr)
 	fs := newFlags("lessons", stderr, usageLine("usage: lockstep lessons [--lang en|zh-CN|zh-TW] (lists the embedded course; to check or run lesson files, use lockstep run FILE...)"))
 	lang := fs.lang("language of titles: en, zh-CN or zh-TW")
-	if code, ok := parse(fs.FlagSet, args); !ok {
+	// It takes no files: a file named here would otherwise be ignored
+	// without a word.
+	if code, ok := fs.parseNoArgs(args, stderr, "lockstep lessons: unexpected argument %q"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		// It takes no files: a file named here would otherwise be ignored
-		// without a word.
-		fmt.Fprintf(stderr, "lockstep lessons: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return ExitInvalid
 	}
 	_, loc, ok := language(*lang, stderr)
 	if !ok {

@@ -27,6 +27,22 @@ func newFlags(name string, stderr io.Writer, usage func() string) flags {
 	return flags{fs}
 }
 
+// parseNoArgs parses args for a command that takes flags only: an argument
+// left after them is reported on stderr by refusal (a format with one %q,
+// the argument), followed by the usage. It returns ok when the command goes
+// on, and otherwise the exit code (parse's, or ExitInvalid).
+func (f flags) parseNoArgs(args []string, stderr io.Writer, refusal string) (int, bool) {
+	if code, ok := parse(f.FlagSet, args); !ok {
+		return code, false
+	}
+	if f.NArg() > 0 {
+		fmt.Fprintf(stderr, refusal+"\n", f.Arg(0))
+		f.Usage()
+		return ExitInvalid, false
+	}
+	return 0, true
+}
+
 // usageLine is a usage func that always prints line.
 func usageLine(line string) func() string { return func() string { return line } }
 

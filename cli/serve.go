@@ -41,13 +41,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
-	if code, ok := parse(fs.FlagSet, args); !ok {
+	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lockstep: unknown command %q\n", fs.Arg(0))
-		fs.Usage()
-		return ExitInvalid
 	}
 	if *maxSessions <= 0 {
 		fmt.Fprintln(stderr, "lockstep: flag -max-sessions: must be at least 1")

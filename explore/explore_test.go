@@ -10,6 +10,7 @@ import (
 	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/internal/catalogtest"
+	"lockstep/internal/lessontest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -17,12 +18,7 @@ import (
 // embedded opens the embedded backend once per test.
 func embedded(t *testing.T) *backend.Backend {
 	t.Helper()
-	be, err := backend.Open(context.Background(), backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
-	return be
+	return lessontest.Open(t, backend.Config{})
 }
 
 func run(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
@@ -333,24 +329,17 @@ func TestForExport(t *testing.T) {
 			t.Fatalf("export id %q is not unique", x.ID)
 		}
 		ids[x.ID] = true
-		complete := func(what string, tx sim.Text) {
-			for _, loc := range sim.Locales {
-				if tx[loc] == "" {
-					t.Errorf("%s: %s has no %s text", x.ID, what, loc)
-				}
-			}
-		}
-		complete("title", x.Title)
-		complete("summary", x.Summary)
-		complete("takeaway", x.Takeaway)
+		lessontest.Complete(t, x.ID, "title", x.Title)
+		lessontest.Complete(t, x.ID, "summary", x.Summary)
+		lessontest.Complete(t, x.ID, "takeaway", x.Takeaway)
 		if x.Source == "" || x.Group == "" {
 			t.Errorf("%s: source %q group %q", x.ID, x.Source, x.Group)
 		}
 		for _, a := range x.Actors {
-			complete("actor "+a.ID, a.Name)
+			lessontest.Complete(t, x.ID, "actor "+a.ID, a.Name)
 		}
 		for i, s := range x.Steps {
-			complete("say", s.Say)
+			lessontest.Complete(t, x.ID, "say", s.Say)
 			if len(sim.OutcomesFor(s.Do)) > 1 && s.Expect != frames[i+1].Outcome {
 				t.Errorf("%s step %d expects %q, the run gave %s", x.ID, i+1, s.Expect, frames[i+1].Outcome)
 			}

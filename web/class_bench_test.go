@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -33,10 +34,7 @@ func BenchmarkClassSteps(b *testing.B) {
 		noShared bool
 	}{{"shared", false}, {"unshared", true}} {
 		b.Run(c.name, func(b *testing.B) {
-			be, err := backend.Open(context.Background(), backend.Config{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			be := lessontest.Open(b, backend.Config{})
 			all, err := lessons.All()
 			if err != nil {
 				b.Fatal(err)

@@ -22,14 +22,8 @@ func TestProtocolRedisKilledOthersServed(t *testing.T) {
 	want := expectedFrames(t, stale)
 	rc := rs.Client(t)
 
-	a := dial(t, hs, nil)
-	a.expect(MsgHello)
-	a.send(ClientMessage{Type: MsgLoad, Lesson: stale.ID, Step: intp(1)})
-	a.expect(MsgFrame)
-	b := dial(t, hs, nil)
-	b.expect(MsgHello)
-	b.send(ClientMessage{Type: MsgLoad, Lesson: "nested-reentry", Step: intp(3)})
-	b.expect(MsgFrame)
+	a, _ := loadedSession(t, hs, ClientMessage{Lesson: stale.ID, Step: intp(1)})
+	b, _ := loadedSession(t, hs, ClientMessage{Lesson: "nested-reentry", Step: intp(3)})
 
 	rs.Stop()
 	a.send(ClientMessage{Type: MsgStep, ID: 1})
@@ -45,10 +39,8 @@ func TestProtocolRedisKilledOthersServed(t *testing.T) {
 		t.Fatalf("other session's seek: step %d", m.Step)
 	}
 	// A new session can open and load (step 0 needs no Redis).
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: "missed-release"})
-	if m := c.expect(MsgFrame); m.Step != 0 {
+	c, m := loadedSession(t, hs, ClientMessage{Lesson: "missed-release"})
+	if m.Step != 0 {
 		t.Fatalf("new session's load: step %d", m.Step)
 	}
 

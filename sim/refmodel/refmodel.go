@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -363,12 +364,7 @@ var scriptModels = map[string]scriptModel{
 
 // Scripts returns the names of the scripts the model knows, sorted.
 func Scripts() []string {
-	out := make([]string, 0, len(scriptModels))
-	for n := range scriptModels {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(scriptModels))
 }
 
 // tokenCountAcquire: the lock is a hash {owner: grant token, count: holds}.
@@ -799,19 +795,7 @@ func localCountRelease(s *Store, keys, args []string) sim.Reply {
 // keys: resource; args: value, writer, TTL ms. Every write lands: value and
 // writer are replaced (any other field stays), the TTL is set anew, 1.
 func resourceWrite(s *Store, keys, args []string) sim.Reply {
-	if e := need("resource/write", keys, args, 1, 3); e != nil {
-		return *e
-	}
-	keep, e := parseInt("TTL", args[2])
-	if e != nil {
-		return *e
-	}
-	if _, e := s.hash(keys[0]); e != nil {
-		return *e
-	}
-	s.setFields(keys[0], "value", args[0], "writer", args[1])
-	s.expireIn(keys[0], keep)
-	return sim.IntReply(1)
+	return writeResource(s, "resource/write", keys, args, false)
 }
 
 // resourceWriteFenced: keys: resource; args: value, writer, fencing token
@@ -819,14 +803,27 @@ func resourceWrite(s *Store, keys, args []string) sim.Reply {
 // (0 before any). A lower token is refused (0, nothing changes); an equal or
 // higher one lands like resourceWrite and becomes the highest (1).
 func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
-	if e := need("resource/write_fenced", keys, args, 1, 4); e != nil {
+	return writeResource(s, "resource/write_fenced", keys, args, true)
+}
+
+// writeResource is the write of both resource scripts; keys: resource;
+// args: value, writer, [fencing token, when fenced,] TTL ms.
+func writeResource(s *Store, name string, keys, args []string, fenced bool) sim.Reply {
+	nArgs := 3
+	if fenced {
+		nArgs = 4
+	}
+	if e := need(name, keys, args, 1, nArgs); e != nil {
 		return *e
 	}
-	token, e := parseInt("fencing token", args[2])
-	if e != nil {
-		return *e
+	var token int64
+	if fenced {
+		var e *sim.Reply
+		if token, e = parseInt("fencing token", args[2]); e != nil {
+			return *e
+		}
 	}
-	keep, e := parseInt("TTL", args[3])
+	keep, e := parseInt("TTL", args[nArgs-1])
 	if e != nil {
 		return *e
 	}
@@ -834,14 +831,18 @@ func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
 	if e != nil {
 		return *e
 	}
-	highest, e := fieldInt(h, "fence")
-	if e != nil {
-		return *e
+	fields := []string{"value", args[0], "writer", args[1]}
+	if fenced {
+		highest, e := fieldInt(h, "fence")
+		if e != nil {
+			return *e
+		}
+		if token < highest {
+			return sim.IntReply(0)
+		}
+		fields = append(fields, "fence", itoa(token))
 	}
-	if token < highest {
-		return sim.IntReply(0)
-	}
-	s.setFields(keys[0], "value", args[0], "writer", args[1], "fence", itoa(token))
+	s.setFields(keys[0], fields...)
 	s.expireIn(keys[0], keep)
 	return sim.IntReply(1)
 }
