@@ -11,7 +11,6 @@ import (
 	"lockstep/explore"
 	"lockstep/internal/catalogtest"
 	"lockstep/internal/lessontest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -40,22 +39,13 @@ func opener(be *backend.Backend) explore.StoreOpener {
 	}
 }
 
-func course(t *testing.T) []*sim.Lesson {
-	t.Helper()
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return all
-}
-
 // TestEveryChoiceForks takes every lesson of the course, every step of it
 // and every action the menu offers there: each must fork, run to its end,
 // and keep the outcomes of the steps before it.
 func TestEveryChoiceForks(t *testing.T) {
 	t.Parallel()
 	be := embedded(t)
-	for _, l := range course(t) {
+	for _, l := range lessontest.Course(t) {
 		frames := run(t, be, l)
 		for at := range frames {
 			for _, c := range explore.Choices(l, frames[at]) {
@@ -128,7 +118,7 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 // step creates must not turn into an actor of the fork.
 func TestForkDropsUnbornChildren(t *testing.T) {
 	t.Parallel()
-	for _, l := range course(t) {
+	for _, l := range lessontest.Course(t) {
 		for i, s := range l.Steps {
 			if s.Do != sim.ActFork {
 				continue
@@ -284,7 +274,7 @@ func TestStripRestore(t *testing.T) {
 
 func lesson(t *testing.T, id string) *sim.Lesson {
 	t.Helper()
-	for _, l := range course(t) {
+	for _, l := range lessontest.Course(t) {
 		if l.ID == id {
 			return l
 		}

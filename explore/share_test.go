@@ -22,7 +22,6 @@ import (
 
 	"lockstep/backend"
 	"lockstep/internal/lessontest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -142,15 +141,7 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 	}
 	failedOver := false
 	for i := range nSteps {
-		var run, pau []string
-		for _, id := range order {
-			switch status[id] {
-			case running:
-				run = append(run, id)
-			case paused:
-				pau = append(pau, id)
-			}
-		}
+		run, pau := lessontest.ByStatus(order, status, running, paused)
 		kind := rapid.SampledFrom(kinds).Draw(t, "do")
 		switch {
 		case kind == sim.ActFailover && (!l.Replica || failedOver):
@@ -288,10 +279,7 @@ func TestFifteenStepCodesAreShortAndURLSafe(t *testing.T) {
 // the step's line in the lesson file).
 func TestCourseLessonsRunTheSame(t *testing.T) {
 	t.Parallel()
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		t.Fatal(err)

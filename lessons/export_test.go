@@ -11,7 +11,6 @@ import (
 	"lockstep/internal/catalogtest"
 	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -19,10 +18,7 @@ import (
 // sim.MarshalLesson, loads the result and runs it: the lesson read back is the
 // same apart from file and positions, and its frames are the original's.
 func TestExportedLessonsRunTheSame(t *testing.T) {
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	embedded := open(t, "")
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
@@ -58,10 +54,7 @@ var mermaidGoldenZH = []string{"stale-owner", "watchdog-renewal"}
 // rewrites the files.
 func TestSequenceDiagramGolden(t *testing.T) {
 	cat := catalogtest.New(t)
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	embedded := open(t, "")
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"lockstep/internal/catalogtest"
 	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -39,10 +38,7 @@ func open(t *testing.T, url string) *backend.Backend {
 // redis-server: every expectation must hold, the frames must match the golden
 // text, and the two backends' frames must be identical down to the JSON.
 func TestLessonsGolden(t *testing.T) {
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	if len(all) < 3 {
 		t.Fatalf("want at least 3 lessons, got %d", len(all))
 	}
@@ -84,10 +80,7 @@ func TestLessonsGolden(t *testing.T) {
 // TestLessonsComplete checks that every text a learner reads exists in all
 // three languages.
 func TestLessonsComplete(t *testing.T) {
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	for _, l := range all {
 		lessontest.Complete(t, l.File, "title", l.Title)
 		lessontest.Complete(t, l.File, "summary", l.Summary)

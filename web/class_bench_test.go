@@ -15,7 +15,6 @@ import (
 
 	"lockstep/backend"
 	"lockstep/internal/lessontest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -35,10 +34,7 @@ func BenchmarkClassSteps(b *testing.B) {
 	}{{"shared", false}, {"unshared", true}} {
 		b.Run(c.name, func(b *testing.B) {
 			be := lessontest.Open(b, backend.Config{})
-			all, err := lessons.All()
-			if err != nil {
-				b.Fatal(err)
-			}
+			all := lessontest.Course(b)
 			var course []*sim.Lesson
 			for _, l := range all {
 				if !l.Replica {

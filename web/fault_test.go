@@ -26,13 +26,7 @@ func TestProtocolRedisKilledOthersServed(t *testing.T) {
 	b, _ := loadedSession(t, hs, ClientMessage{Lesson: "nested-reentry", Step: intp(3)})
 
 	rs.Stop()
-	a.send(ClientMessage{Type: MsgStep, ID: 1})
-	if m := a.expect(MsgError); m.Code != ErrCodeRedis || m.Re != 1 {
-		t.Fatalf("step with redis-server killed: %+v", m)
-	}
-	if m := a.expect(MsgFrame); m.Step != 1 {
-		t.Fatalf("after the failed step: step %d, want 1", m.Step)
-	}
+	stepWithRedisDown(t, a, 1, 1)
 	// The other session is served from its computed frames.
 	b.send(ClientMessage{Type: MsgSeek, Step: intp(1)})
 	if m := b.expect(MsgFrame); m.Step != 1 {

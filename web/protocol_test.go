@@ -85,6 +85,20 @@ func loadedSession(t *testing.T, hs *httptest.Server, load ClientMessage) (*wsCl
 	return c, c.expect(MsgFrame)
 }
 
+// stepWithRedisDown sends c a step (message id) that Redis cannot run and
+// checks the answers: a redis error for id, then the frame of step at,
+// where the run stays.
+func stepWithRedisDown(t *testing.T, c *wsClient, id int64, at int) {
+	t.Helper()
+	c.send(ClientMessage{Type: MsgStep, ID: id})
+	if m := c.expect(MsgError); m.Code != ErrCodeRedis || m.Re != id {
+		t.Fatalf("step with Redis down: %+v", m)
+	}
+	if m := c.expect(MsgFrame); m.Step != at {
+		t.Fatalf("after a failed step the run is at %d, want %d", m.Step, at)
+	}
+}
+
 func dialErr(hs *httptest.Server, header http.Header, d *websocket.Dialer) (*websocket.Conn, error) {
 	if d == nil {
 		d = &websocket.Dialer{HandshakeTimeout: 20 * time.Second}
@@ -599,13 +613,7 @@ func TestProtocolRedisDown(t *testing.T) {
 	want := expectedFrames(t, l)
 	c, _ := loadedSession(t, hs, ClientMessage{Lesson: l.ID, Step: intp(2)})
 	rs.Stop()
-	c.send(ClientMessage{Type: MsgStep, ID: 5})
-	if m := c.expect(MsgError); m.Code != ErrCodeRedis || m.Re != 5 {
-		t.Fatalf("step with Redis down: %+v", m)
-	}
-	if m := c.expect(MsgFrame); m.Step != 2 {
-		t.Fatalf("after a failed step the run is at %d, want 2", m.Step)
-	}
+	stepWithRedisDown(t, c, 5, 2)
 	// Going back still works: those frames are computed.
 	c.send(ClientMessage{Type: MsgBack})
 	if m := c.expect(MsgFrame); m.Step != 1 {

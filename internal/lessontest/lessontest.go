@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -104,4 +105,30 @@ func FramesWithoutLines(frames []sim.Frame) []sim.Frame {
 		}
 	}
 	return out
+}
+
+// ByStatus splits the actors of order (creation order) by their status in
+// a generated lesson: those running and those paused, each in order; the
+// others (not yet forked, crashed, exited) are in neither.
+func ByStatus[S comparable](order []string, status map[string]S, running, paused S) (run, pau []string) {
+	for _, id := range order {
+		switch status[id] {
+		case running:
+			run = append(run, id)
+		case paused:
+			pau = append(pau, id)
+		}
+	}
+	return run, pau
+}
+
+// Course returns the embedded course (lessons.All); an error loading it
+// fails the test.
+func Course(tb testing.TB) []*sim.Lesson {
+	tb.Helper()
+	all, err := lessons.All()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return all
 }
