@@ -193,7 +193,7 @@ func (b *Backend) Info() Info { return b.info }
 // (see Store.Exec), and the Store's Info then names them.
 func (b *Backend) NewStore() (*Store, error) {
 	if b.info.Embedded {
-		m, client := newMini()
+		m, client := NewMiniredis()
 		// Start the run's server and its connection now, with the run,
 		// rather than inside the run's first step: miniredis registers its
 		// ~200 commands when its first connection is made. The pipe is in
@@ -232,9 +232,10 @@ func noMaintNotifications() *maintnotifications.Config {
 // connections, in bytes.
 const embeddedBufferSize = 4096
 
-// newMini returns a fresh miniredis and a go-redis client that reaches it
-// through a buffered in-memory connection (memPipe), with no TCP listener.
-func newMini() (*miniredis.Miniredis, *redis.Client) {
+// NewMiniredis returns a fresh miniredis and a go-redis client that reaches
+// it through a buffered in-memory connection (memPipe), with no TCP
+// listener: an embedded run's Redis. The caller closes both.
+func NewMiniredis() (*miniredis.Miniredis, *redis.Client) {
 	m := miniredis.NewMiniRedis()
 	// Miniredis.Dial starts a server with no listener; its own connection
 	// (an unbuffered net.Pipe, see memconn.go) is closed at once, and every

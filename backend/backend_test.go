@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
@@ -42,11 +43,19 @@ func shortLease() *sim.Lesson {
 // and a runner on it.
 func newRunner(t *testing.T, be *backend.Backend, l *sim.Lesson) (*sim.Runner, *backend.Store) {
 	t.Helper()
+	r, store := runnerToClose(t, be, l)
+	t.Cleanup(func() { store.Close(context.Background()) })
+	return r, store
+}
+
+// runnerToClose is newRunner for a test that closes the store itself (and
+// checks what Close does).
+func runnerToClose(t *testing.T, be *backend.Backend, l *sim.Lesson) (*sim.Runner, *backend.Store) {
+	t.Helper()
 	store, err := be.NewStore()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close(context.Background()) })
 	r, err := sim.NewRunner(l, store)
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +65,7 @@ func newRunner(t *testing.T, be *backend.Backend, l *sim.Lesson) (*sim.Runner, *
 
 func openBackend(t *testing.T, url string) *backend.Backend {
 	t.Helper()
-	be, err := backend.Open(context.Background(), backend.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
-	return be
+	return lessontest.Open(t, backend.Config{URL: url})
 }
 
 // run runs l step by step, calling between(i) before step i+1.
@@ -152,14 +156,7 @@ func TestRealFailedRunLeavesNoKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, store := runnerToClose(t, be, l)
 	ctx, cancel := context.WithCancel(context.Background())
 	for i := 0; i < 7; i++ { // up to A's resume; step 8 is a write
 

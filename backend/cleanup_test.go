@@ -11,7 +11,6 @@ import (
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
-	"lockstep/sim"
 )
 
 // cutProxy forwards a loopback port to a Redis until Cut, which closes the
@@ -96,14 +95,7 @@ func TestRealDeleteRetried(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store, err := be.NewStore()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := sim.NewRunner(l, store)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, store := runnerToClose(t, be, l)
 			for range 3 {
 				if _, err := r.Step(context.Background()); err != nil {
 					t.Fatal(err)

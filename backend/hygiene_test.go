@@ -10,8 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -44,10 +44,7 @@ func checkHygiene(t *testing.T, be *backend.Backend, nodes []*redistest.Server, 
 		clients[i] = n.Client(t)
 		monitors[i] = n.Monitor(t)
 	}
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	for _, l := range append(all, shortLease()) {
 		var store *backend.Store
 		_, st := run(t, be, l, func(i int) {
@@ -107,10 +104,7 @@ func checkHygiene(t *testing.T, be *backend.Backend, nodes []*redistest.Server, 
 // fails unless the frames are identical down to the JSON.
 func sameAsEmbedded(t *testing.T, be *backend.Backend) {
 	t.Helper()
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	embedded := openBackend(t, "")
 	for _, l := range all {
 		want, _ := run(t, embedded, l, nil)

@@ -77,7 +77,7 @@ func TestMemPipe(t *testing.T) {
 func BenchmarkEmbeddedConn(b *testing.B) {
 	for _, name := range []string{"net.Pipe", "memPipe"} {
 		b.Run(name, func(b *testing.B) {
-			m, client := newMini()
+			m, client := NewMiniredis()
 			defer m.Close()
 			defer client.Close()
 			if name == "net.Pipe" {

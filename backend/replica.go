@@ -80,7 +80,7 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 	info.NotOn = s.be.info.Addr
 	bin, err := s.be.redisServer()
 	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" {
-		m, client := newMini()
+		m, client := NewMiniredis()
 		e := s.embeddedPair(m, client)
 		e.ownsPrimary = true
 		// A fresh miniredis of the run's own: scripts' first calls go as EVAL.
@@ -139,7 +139,7 @@ type embedded struct {
 // embeddedPair makes m (reached by client) the primary of a new embedded pair
 // and moves the store's clock on both servers.
 func (s *Store) embeddedPair(m *miniredis.Miniredis, client *redis.Client) *embedded {
-	r, rc := newMini()
+	r, rc := NewMiniredis()
 	e := &embedded{primary: m, replica: r, pc: client, rc: rc}
 	s.advance = func(d time.Duration) {
 		e.primary.FastForward(d)

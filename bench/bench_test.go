@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
@@ -16,22 +17,11 @@ import (
 // one figure each, for `go test -bench . ./bench` and for profiling
 // (-cpuprofile). The table itself is what gives each figure its reference.
 
-func embedded(b testing.TB) *backend.Backend {
-	be, err := backend.Open(context.Background(), backend.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return be
-}
+func embedded(b testing.TB) *backend.Backend { return lessontest.Open(b, backend.Config{}) }
 
 func real(b testing.TB) (*backend.Backend, *redistest.Server) {
 	rs := redistest.Start(b)
-	be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { be.Close() })
-	return be, rs
+	return lessontest.Open(b, backend.Config{URL: rs.URL}), rs
 }
 
 func lessonsOf(b testing.TB) []*sim.Lesson {

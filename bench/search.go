@@ -31,6 +31,16 @@ func timedSearch(ctx context.Context, f *search.File, cfg search.Config) (search
 	return searchRun{res: res, took: time.Since(start)}, nil
 }
 
+// embeddedAndModel runs f's search on the embedded Redis, then with the
+// reference model as the store, the pair a row compares.
+func embeddedAndModel(ctx context.Context, f *search.File) (emb, mod searchRun, err error) {
+	if emb, err = timedSearch(ctx, f, search.Config{}); err != nil {
+		return emb, mod, err
+	}
+	mod, err = timedSearch(ctx, f, search.Config{Backend: search.Model()})
+	return emb, mod, err
+}
+
 func (s searchRun) rates() string {
 	sec := s.took.Seconds()
 	return fmt.Sprintf("%.0f states/s, %.0f transitions/s", float64(s.res.States)/sec, float64(s.res.Transitions)/sec)
@@ -53,11 +63,7 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 	}
 	for _, f := range all {
 		fmt.Fprintf(log, "bench: search %s\n", f.Path)
-		emb, err := timedSearch(ctx, f, search.Config{})
-		if err != nil {
-			return err
-		}
-		mod, err := timedSearch(ctx, f, search.Config{Backend: search.Model()})
+		emb, mod, err := embeddedAndModel(ctx, f)
 		if err != nil {
 			return err
 		}
@@ -71,11 +77,7 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(log, "bench: search token-count, 3 actors, depth 10")
-	emb, err := timedSearch(ctx, f3, search.Config{})
-	if err != nil {
-		return err
-	}
-	mod, err := timedSearch(ctx, f3, search.Config{Backend: search.Model()})
+	emb, mod, err := embeddedAndModel(ctx, f3)
 	if err != nil {
 		return err
 	}

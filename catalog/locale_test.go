@@ -10,6 +10,7 @@ import (
 	"lockstep/catalog"
 	"lockstep/drill"
 	"lockstep/explore"
+	"lockstep/internal/lessontest"
 	"lockstep/lessons"
 	"lockstep/sim"
 )
@@ -64,11 +65,7 @@ func TestMadeUpLocale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := backend.Open(context.Background(), backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
+	be := lessontest.Open(t, backend.Config{})
 	open := func() (sim.Store, func(context.Context) error, error) {
 		st, err := be.NewStore()
 		return st, func(ctx context.Context) error { return st.Close(ctx) }, err

@@ -32,18 +32,13 @@ const (
 // anyone's, and their texts must not drive the terminal.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	stderr = newEscapeWriter(stderr)
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	redisURL := fs.String("redis", "", "run on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
-	redisCA := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
-	asJSON := fs.Bool("json", false, "print frames as JSON lines (one object per lesson) instead of text")
-	lang := fs.String("lang", "en", "narration language: en, zh-CN or zh-TW")
+	fs := newFlags("run", stderr, usageLine("usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang en|zh-CN|zh-TW]"))
+	redisURL := fs.redis("run on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
+	redisCA := fs.redisCA()
+	asJSON := fs.json("print frames as JSON lines (one object per lesson) instead of text")
+	lang := fs.lang("narration language: en, zh-CN or zh-TW")
 	allowCustom := fs.Bool("allow-custom-scripts", false, allowCustomUsage)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang en|zh-CN|zh-TW]")
-		fs.PrintDefaults()
-	}
-	files, cat, loc, code, ok := parseFiles(fs, args, lang, stderr)
+	files, cat, loc, code, ok := parseFiles(fs.FlagSet, args, lang, stderr)
 	if !ok {
 		return code
 	}
@@ -136,12 +131,22 @@ func runLesson(ctx context.Context, be *backend.Backend, l *sim.Lesson) (frames 
 // returns ok when the command goes on, and otherwise the exit code: ExitOK
 // after -h, ExitInvalid for a bad flag or language (named on stderr).
 func parseWithLang(fs *flag.FlagSet, args []string, lang *string, stderr io.Writer) (int, bool) {
+	if code, ok := parse(fs, args); !ok {
+		return code, false
+	}
+	if _, _, ok := language(*lang, stderr); !ok {
+		return ExitInvalid, false
+	}
+	return 0, true
+}
+
+// parse parses args into fs. It returns ok when the command goes on, and
+// otherwise the exit code: ExitOK after -h, ExitInvalid for a bad flag (the
+// flag package has named it on stderr).
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return ExitOK, false
 	} else if err != nil {
-		return ExitInvalid, false
-	}
-	if _, _, ok := language(*lang, stderr); !ok {
 		return ExitInvalid, false
 	}
 	return 0, true
@@ -195,24 +200,12 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // checked with Run.
 func Lessons(args []string, stdout, stderr io.Writer) int {
 	stdout, stderr = newEscapeWriter(stdout), newEscapeWriter(stderr)
-	fs := flag.NewFlagSet("lessons", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lang := fs.String("lang", "en", "language of titles: en, zh-CN or zh-TW")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep lessons [--lang en|zh-CN|zh-TW] (lists the embedded course; to check or run lesson files, use lockstep run FILE...)")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	} else if err != nil {
-		return ExitInvalid
-	}
-	if fs.NArg() > 0 {
-		// It takes no files: a file named here would otherwise be ignored
-		// without a word.
-		fmt.Fprintf(stderr, "lockstep lessons: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return ExitInvalid
+	fs := newFlags("lessons", stderr, usageLine("usage: lockstep lessons [--lang en|zh-CN|zh-TW] (lists the embedded course; to check or run lesson files, use lockstep run FILE...)"))
+	lang := fs.lang("language of titles: en, zh-CN or zh-TW")
+	// It takes no files: a file named here would otherwise be ignored
+	// without a word.
+	if code, ok := fs.parseNoArgs(args, stderr, "lockstep lessons: unexpected argument %q"); !ok {
+		return code
 	}
 	_, loc, ok := language(*lang, stderr)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,12 +14,17 @@ import (
 	"lockstep/internal/redistest"
 )
 
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
+// command is the signature of Run, Search and Doctor.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+
+// call runs cmd with args and returns its exit code, stdout and stderr.
+func call(cmd command, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
-	code := Run(context.Background(), args, &out, &errOut)
+	code := cmd(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
+
+func runCLI(t *testing.T, args ...string) (int, string, string) { return call(Run, args...) }
 
 func writeFile(t *testing.T, name, body string) string {
 	t.Helper()

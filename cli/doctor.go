@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -24,22 +23,17 @@ import (
 // language, with how to fix what fails; --json prints the checks as one
 // JSON array instead. It returns the exit code.
 func Doctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	redisURL := fs.String("redis", "", "the Redis to check: redis://[user:password@]host:port, rediss:// for TLS")
-	ca := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
-	lang := fs.String("lang", "en", "language: en, zh-CN or zh-TW")
-	asJSON := fs.Bool("json", false, "print the checks as JSON")
 	loc, err := doctorLocalizer("en")
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
 	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, msg(loc, "DoctorUsage", nil))
-		fs.PrintDefaults()
-	}
-	if code, ok := parseWithLang(fs, args, lang, stderr); !ok {
+	fs := newFlags("doctor", stderr, func() string { return msg(loc, "DoctorUsage", nil) })
+	redisURL := fs.redis("the Redis to check: redis://[user:password@]host:port, rediss:// for TLS")
+	ca := fs.redisCA()
+	lang := fs.lang("language: en, zh-CN or zh-TW")
+	asJSON := fs.json("print the checks as JSON")
+	if code, ok := parseWithLang(fs.FlagSet, args, lang, stderr); !ok {
 		return code
 	}
 	if loc, err = doctorLocalizer(*lang); err != nil {

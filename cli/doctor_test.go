@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -15,12 +13,7 @@ import (
 	"lockstep/sim"
 )
 
-func doctorCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := Doctor(context.Background(), args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
+func doctorCLI(t *testing.T, args ...string) (int, string, string) { return call(Doctor, args...) }
 
 // doctorChecks runs doctor --json and decodes its checks by id and, for
 // commands, by command.

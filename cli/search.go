@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,18 +22,13 @@ import (
 // before, between or after the files. The time it reports is the only wall
 // clock Lockstep's search reads, here at its edge.
 func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	redisURL := fs.String("redis", "", "run every transition on the real Redis at this redis:// URL instead of the embedded one")
+	fs := newFlags("search", stderr, usageLine("usage: lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]"))
+	redisURL := fs.redis("run every transition on the real Redis at this redis:// URL instead of the embedded one")
 	outDir := fs.String("out", "", "write each breaking timeline as a lesson file DIR/<file stem>.<invariant>.yaml")
-	asJSON := fs.Bool("json", false, "print one JSON object per file instead of text")
-	lang := fs.String("lang", "en", "language of the report: en, zh-CN or zh-TW")
+	asJSON := fs.json("print one JSON object per file instead of text")
+	lang := fs.lang("language of the report: en, zh-CN or zh-TW")
 	allowCustom := fs.Bool("allow-custom-scripts", false, allowCustomUsage)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]")
-		fs.PrintDefaults()
-	}
-	files, cat, loc, code, ok := parseFiles(fs, args, lang, stderr)
+	files, cat, loc, code, ok := parseFiles(fs.FlagSet, args, lang, stderr)
 	if !ok {
 		return code
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,12 +12,7 @@ import (
 	"lockstep/internal/redistest"
 )
 
-func searchCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := Search(context.Background(), args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
+func searchCLI(t *testing.T, args ...string) (int, string, string) { return call(Search, args...) }
 
 const searchTokenCount = `variant: token-count
 lease: 30s

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -22,38 +21,28 @@ import (
 // deleted, connections drained.
 const shutdownTimeout = 10 * time.Second
 
+// serveUsage is the usage of plain `lockstep`, with the commands' own.
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]
+       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
+       lockstep lessons [--lang L]
+       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
+
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
 // [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]`. It prints the URL, serves until ctx is done
 // (Ctrl-C in main), then shuts down cleanly and returns the exit
 // code.
 func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("lockstep", stderr, usageLine(serveUsage))
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; keep it on loopback unless you mean to share the player")
-	redisURL := fs.String("redis", "", "run the lessons on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
-	redisCA := fs.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
+	redisURL := fs.redis("run the lessons on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
+	redisCA := fs.redisCA()
 	maxPairs := fs.Int("max-pairs", backend.DefaultMaxPairs, "most primary+replica redis-server pairs (two processes each) that failover lessons run at once on a -redis URL")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]")
-		fmt.Fprintln(stderr, "       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]")
-		fmt.Fprintln(stderr, "       lockstep lessons [--lang L]")
-		fmt.Fprintln(stderr, "       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitInvalid
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "lockstep: unknown command %q\n", fs.Arg(0))
-		fs.Usage()
-		return ExitInvalid
+	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
+		return code
 	}
 	if *maxSessions <= 0 {
 		fmt.Fprintln(stderr, "lockstep: flag -max-sessions: must be at least 1")

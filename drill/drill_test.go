@@ -14,6 +14,7 @@ import (
 	"lockstep/catalog"
 	"lockstep/drill"
 	"lockstep/internal/catalogtest"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
@@ -65,16 +66,8 @@ func TestDrillsAgreeWithRunner(t *testing.T) {
 	ctx := t.Context()
 	cat := catalogtest.New(t)
 	srv := redistest.Start(t)
-	emb, err := backend.Open(ctx, backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { emb.Close() })
-	real, err := backend.Open(ctx, backend.Config{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { real.Close() })
+	emb := lessontest.Open(t, backend.Config{})
+	real := lessontest.Open(t, backend.Config{URL: srv.URL})
 	outcomes := map[sim.Outcome]int{}
 	rapid.Check(t, func(rt *rapid.T) {
 		level := rapid.SampledFrom(levelIDs()).Draw(rt, "level")

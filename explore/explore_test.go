@@ -10,19 +10,14 @@ import (
 	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/internal/catalogtest"
-	"lockstep/lessons"
+	"lockstep/internal/lessontest"
 	"lockstep/sim"
 )
 
 // embedded opens the embedded backend once per test.
 func embedded(t *testing.T) *backend.Backend {
 	t.Helper()
-	be, err := backend.Open(context.Background(), backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
-	return be
+	return lessontest.Open(t, backend.Config{})
 }
 
 func run(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
@@ -44,22 +39,13 @@ func opener(be *backend.Backend) explore.StoreOpener {
 	}
 }
 
-func course(t *testing.T) []*sim.Lesson {
-	t.Helper()
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return all
-}
-
 // TestEveryChoiceForks takes every lesson of the course, every step of it
 // and every action the menu offers there: each must fork, run to its end,
 // and keep the outcomes of the steps before it.
 func TestEveryChoiceForks(t *testing.T) {
 	t.Parallel()
 	be := embedded(t)
-	for _, l := range course(t) {
+	for _, l := range lessontest.Course(t) {
 		frames := run(t, be, l)
 		for at := range frames {
 			for _, c := range explore.Choices(l, frames[at]) {
@@ -132,7 +118,7 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 // step creates must not turn into an actor of the fork.
 func TestForkDropsUnbornChildren(t *testing.T) {
 	t.Parallel()
-	for _, l := range course(t) {
+	for _, l := range lessontest.Course(t) {
 		for i, s := range l.Steps {
 			if s.Do != sim.ActFork {
 				continue
@@ -288,7 +274,7 @@ func TestStripRestore(t *testing.T) {
 
 func lesson(t *testing.T, id string) *sim.Lesson {
 	t.Helper()
-	for _, l := range course(t) {
+	for _, l := range lessontest.Course(t) {
 		if l.ID == id {
 			return l
 		}
@@ -333,24 +319,17 @@ func TestForExport(t *testing.T) {
 			t.Fatalf("export id %q is not unique", x.ID)
 		}
 		ids[x.ID] = true
-		complete := func(what string, tx sim.Text) {
-			for _, loc := range sim.Locales {
-				if tx[loc] == "" {
-					t.Errorf("%s: %s has no %s text", x.ID, what, loc)
-				}
-			}
-		}
-		complete("title", x.Title)
-		complete("summary", x.Summary)
-		complete("takeaway", x.Takeaway)
+		lessontest.Complete(t, x.ID, "title", x.Title)
+		lessontest.Complete(t, x.ID, "summary", x.Summary)
+		lessontest.Complete(t, x.ID, "takeaway", x.Takeaway)
 		if x.Source == "" || x.Group == "" {
 			t.Errorf("%s: source %q group %q", x.ID, x.Source, x.Group)
 		}
 		for _, a := range x.Actors {
-			complete("actor "+a.ID, a.Name)
+			lessontest.Complete(t, x.ID, "actor "+a.ID, a.Name)
 		}
 		for i, s := range x.Steps {
-			complete("say", s.Say)
+			lessontest.Complete(t, x.ID, "say", s.Say)
 			if len(sim.OutcomesFor(s.Do)) > 1 && s.Expect != frames[i+1].Outcome {
 				t.Errorf("%s step %d expects %q, the run gave %s", x.ID, i+1, s.Expect, frames[i+1].Outcome)
 			}

@@ -21,7 +21,7 @@ import (
 	"pgregory.net/rapid"
 
 	"lockstep/backend"
-	"lockstep/lessons"
+	"lockstep/internal/lessontest"
 	"lockstep/sim"
 )
 
@@ -141,15 +141,7 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 	}
 	failedOver := false
 	for i := range nSteps {
-		var run, pau []string
-		for _, id := range order {
-			switch status[id] {
-			case running:
-				run = append(run, id)
-			case paused:
-				pau = append(pau, id)
-			}
-		}
+		run, pau := lessontest.ByStatus(order, status, running, paused)
 		kind := rapid.SampledFrom(kinds).Draw(t, "do")
 		switch {
 		case kind == sim.ActFailover && (!l.Replica || failedOver):
@@ -231,21 +223,6 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 	return l, o
 }
 
-// stripped returns a copy of l without File and positions, as Decode gives it.
-func stripped(l *sim.Lesson) *sim.Lesson {
-	c := *l
-	c.File = ""
-	c.Actors = slices.Clone(l.Actors)
-	for i := range c.Actors {
-		c.Actors[i].Pos = sim.Pos{}
-	}
-	c.Steps = slices.Clone(l.Steps)
-	for i := range c.Steps {
-		c.Steps[i].Pos, c.Steps[i].ActorPos = sim.Pos{}, sim.Pos{}
-	}
-	return &c
-}
-
 var urlSafe = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 func TestRoundTrip(t *testing.T) {
@@ -263,7 +240,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Decode: %v", err)
 		}
-		if want := stripped(l); !reflect.DeepEqual(got, want) {
+		if want := lessontest.WithoutPositions(l); !reflect.DeepEqual(got, want) {
 			t.Fatalf("lesson changed on the way:\n got %#v\nwant %#v", got, want)
 		}
 		if gotO != o {
@@ -302,30 +279,14 @@ func TestFifteenStepCodesAreShortAndURLSafe(t *testing.T) {
 // the step's line in the lesson file).
 func TestCourseLessonsRunTheSame(t *testing.T) {
 	t.Parallel()
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	be, err := backend.Open(context.Background(), backend.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer be.Close()
 	frames := func(l *sim.Lesson) []sim.Frame {
-		ctx := context.Background()
-		store, err := be.NewStore()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close(ctx)
-		r, err := sim.NewRunner(l, store)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, err := r.Run(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fs, _ := lessontest.Run(t, be, l)
 		return fs
 	}
 	for _, l := range all {
@@ -340,10 +301,10 @@ func TestCourseLessonsRunTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			if !reflect.DeepEqual(got, stripped(l)) || gotO != o {
-				t.Fatalf("lesson changed on the way:\n got %#v\nwant %#v", got, stripped(l))
+			if !reflect.DeepEqual(got, lessontest.WithoutPositions(l)) || gotO != o {
+				t.Fatalf("lesson changed on the way:\n got %#v\nwant %#v", got, lessontest.WithoutPositions(l))
 			}
-			if a, b := withoutLines(frames(l)), withoutLines(frames(got)); !reflect.DeepEqual(a, b) {
+			if a, b := lessontest.FramesWithoutLines(frames(l)), lessontest.FramesWithoutLines(frames(got)); !reflect.DeepEqual(a, b) {
 				for i := range a {
 					if !reflect.DeepEqual(a[i], b[i]) {
 						t.Fatalf("frame %d differs after sharing:\n got %#v\nwant %#v", i, b[i], a[i])
@@ -352,20 +313,6 @@ func TestCourseLessonsRunTheSame(t *testing.T) {
 			}
 		})
 	}
-}
-
-// withoutLines returns frames with the steps' file lines zeroed: a share
-// code carries no positions, so they are the one thing a frame may lose.
-func withoutLines(frames []sim.Frame) []sim.Frame {
-	out := slices.Clone(frames)
-	for i := range out {
-		if out[i].Step != nil {
-			st := *out[i].Step
-			st.Line = 0
-			out[i].Step = &st
-		}
-	}
-	return out
 }
 
 // mutate changes code at one place after the "1." prefix: a character is

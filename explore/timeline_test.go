@@ -7,6 +7,7 @@ import (
 
 	"lockstep/explore"
 	"lockstep/internal/catalogtest"
+	"lockstep/internal/lessontest"
 	"lockstep/sim"
 )
 
@@ -25,11 +26,11 @@ func stepOf(t *testing.T, l *sim.Lesson, do sim.Action) sim.Step {
 
 func courseLesson(t *testing.T, id string) *sim.Lesson {
 	t.Helper()
-	i := slices.IndexFunc(course(t), func(l *sim.Lesson) bool { return l.ID == id })
+	i := slices.IndexFunc(lessontest.Course(t), func(l *sim.Lesson) bool { return l.ID == id })
 	if i < 0 {
 		t.Fatalf("no lesson %s", id)
 	}
-	return course(t)[i]
+	return lessontest.Course(t)[i]
 }
 
 // A course lesson forked becomes a fork with its origin; undo goes back to

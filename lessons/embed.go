@@ -7,9 +7,9 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 
+	"lockstep/internal/embedfiles"
 	"lockstep/sim"
 )
 
@@ -23,22 +23,9 @@ func FS() fs.FS { return files }
 // files start with a two-digit number). It fails on the first invalid file;
 // tests keep that from happening.
 func All() ([]*sim.Lesson, error) {
-	names, err := fs.Glob(files, "*.yaml")
+	out, err := embedfiles.ParseAll(files, "lessons", sim.Load)
 	if err != nil {
 		return nil, fmt.Errorf("lessons: %w", err)
-	}
-	sort.Strings(names)
-	var out []*sim.Lesson
-	for _, n := range names {
-		src, err := files.ReadFile(n)
-		if err != nil {
-			return nil, fmt.Errorf("lessons: %w", err)
-		}
-		l, err := sim.Load("lessons/"+n, src)
-		if err != nil {
-			return nil, fmt.Errorf("lessons: %w", err)
-		}
-		out = append(out, l)
 	}
 	return out, nil
 }

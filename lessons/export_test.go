@@ -1,7 +1,6 @@
 package lessons_test
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -10,49 +9,16 @@ import (
 	"testing"
 
 	"lockstep/internal/catalogtest"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
-
-// withoutPositions returns a copy of l without File and the positions, which
-// an exported file does not keep.
-func withoutPositions(l *sim.Lesson) *sim.Lesson {
-	c := *l
-	c.File = ""
-	c.Actors = slices.Clone(l.Actors)
-	for i := range c.Actors {
-		c.Actors[i].Pos = sim.Pos{}
-	}
-	c.Steps = slices.Clone(l.Steps)
-	for i := range c.Steps {
-		c.Steps[i].Pos, c.Steps[i].ActorPos = sim.Pos{}, sim.Pos{}
-	}
-	return &c
-}
-
-// withoutLines returns a copy of frames without StepInfo.Line, the line of
-// the step in the file it was read from.
-func withoutLines(frames []sim.Frame) []sim.Frame {
-	out := slices.Clone(frames)
-	for i := range out {
-		if out[i].Step != nil {
-			s := *out[i].Step
-			s.Line = 0
-			out[i].Step = &s
-		}
-	}
-	return out
-}
 
 // TestExportedLessonsRunTheSame exports every course lesson with
 // sim.MarshalLesson, loads the result and runs it: the lesson read back is the
 // same apart from file and positions, and its frames are the original's.
 func TestExportedLessonsRunTheSame(t *testing.T) {
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	embedded := open(t, "")
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
@@ -64,14 +30,14 @@ func TestExportedLessonsRunTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load of the exported lesson: %v\n%s", err, src)
 			}
-			if !reflect.DeepEqual(withoutPositions(back), withoutPositions(l)) {
+			if !reflect.DeepEqual(lessontest.WithoutPositions(back), lessontest.WithoutPositions(l)) {
 				t.Fatalf("the exported lesson reads back differently:\n%s", src)
 			}
 			if back.Seed != l.Seed {
 				t.Fatalf("seed %d, want %d", back.Seed, l.Seed)
 			}
-			want := withoutLines(runOn(t, embedded, l))
-			got := withoutLines(runOn(t, embedded, back))
+			want := lessontest.FramesWithoutLines(runOn(t, embedded, l))
+			got := lessontest.FramesWithoutLines(runOn(t, embedded, back))
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("the exported lesson runs differently:\n%s", firstDiff(sim.FormatFrames(want, sim.English), sim.FormatFrames(got, sim.English)))
 			}
@@ -88,10 +54,7 @@ var mermaidGoldenZH = []string{"stale-owner", "watchdog-renewal"}
 // rewrites the files.
 func TestSequenceDiagramGolden(t *testing.T) {
 	cat := catalogtest.New(t)
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	embedded := open(t, "")
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
@@ -106,22 +69,7 @@ func TestSequenceDiagramGolden(t *testing.T) {
 				if again := sim.SequenceDiagram(l, frames, loc, cat); again != text {
 					t.Errorf("%s: a second call gave another diagram", loc)
 				}
-				golden := filepath.Join("testdata", "mermaid", l.ID+"."+string(loc)+".mmd")
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test ./lessons -update to create it)", err)
-				}
-				if text != string(want) {
-					t.Errorf("diagram differs from %s (review, then -update):\n%s", golden, firstDiff(string(want), text))
-				}
+				checkGolden(t, filepath.Join("testdata", "mermaid", l.ID+"."+string(loc)+".mmd"), "diagram", text)
 			}
 			// A prefix of the frames gives a prefix of the diagram's lines.
 			if len(frames) > 2 {
@@ -294,7 +242,7 @@ steps:
 		t.Fatal(err)
 	}
 	back, err := sim.Load("lock-names.yaml", out)
-	if err != nil || !reflect.DeepEqual(withoutPositions(back), withoutPositions(l)) {
+	if err != nil || !reflect.DeepEqual(lessontest.WithoutPositions(back), lessontest.WithoutPositions(l)) {
 		t.Fatalf("the exported lesson reads back differently (%v):\n%s", err, out)
 	}
 	text := sim.SequenceDiagram(l, emb, sim.English, catalogtest.New(t))

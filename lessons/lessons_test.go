@@ -1,7 +1,6 @@
 package lessons_test
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -12,8 +11,8 @@ import (
 
 	"lockstep/backend"
 	"lockstep/internal/catalogtest"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -23,25 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // test on a run error or a failed expectation.
 func runOn(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
 	t.Helper()
-	ctx := context.Background()
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := store.Close(ctx); err != nil {
-			t.Error(err)
-		}
-	}()
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := r.Run(ctx)
-	if err != nil {
-		t.Fatalf("%s on %s: %v", l.ID, be.Info(), err)
-	}
-	for _, f := range r.Failures() {
+	frames, failures := lessontest.Run(t, be, l)
+	for _, f := range failures {
 		t.Errorf("%s on %s: %v", l.ID, be.Info(), f)
 	}
 	return frames
@@ -49,22 +31,14 @@ func runOn(t *testing.T, be *backend.Backend, l *sim.Lesson) []sim.Frame {
 
 func open(t *testing.T, url string) *backend.Backend {
 	t.Helper()
-	be, err := backend.Open(context.Background(), backend.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
-	return be
+	return lessontest.Open(t, backend.Config{URL: url})
 }
 
 // TestLessonsGolden runs every lesson on the embedded backend and on a real
 // redis-server: every expectation must hold, the frames must match the golden
 // text, and the two backends' frames must be identical down to the JSON.
 func TestLessonsGolden(t *testing.T) {
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	if len(all) < 3 {
 		t.Fatalf("want at least 3 lessons, got %d", len(all))
 	}
@@ -85,19 +59,7 @@ func TestLessonsGolden(t *testing.T) {
 		t.Run(l.ID, func(t *testing.T) {
 			emb := runOn(t, embedded, l)
 			text := english.Frames(emb)
-			golden := filepath.Join("testdata", "golden", l.ID+".txt")
-			if *update {
-				if err := os.WriteFile(golden, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./lessons -update to create it)", err)
-			}
-			if text != string(want) {
-				t.Errorf("frames differ from %s (review, then -update):\n%s", golden, firstDiff(string(want), text))
-			}
+			checkGolden(t, filepath.Join("testdata", "golden", l.ID+".txt"), "frames", text)
 			again := runOn(t, embedded, l)
 			if english.Frames(again) != text {
 				t.Errorf("a second embedded run gave other frames:\n%s", firstDiff(text, english.Frames(again)))
@@ -118,21 +80,11 @@ func TestLessonsGolden(t *testing.T) {
 // TestLessonsComplete checks that every text a learner reads exists in all
 // three languages.
 func TestLessonsComplete(t *testing.T) {
-	all, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := lessontest.Course(t)
 	for _, l := range all {
-		check := func(what string, tx sim.Text) {
-			for _, loc := range sim.Locales {
-				if tx[loc] == "" {
-					t.Errorf("%s: %s has no %s text", l.File, what, loc)
-				}
-			}
-		}
-		check("title", l.Title)
-		check("summary", l.Summary)
-		check("takeaway", l.Takeaway)
+		lessontest.Complete(t, l.File, "title", l.Title)
+		lessontest.Complete(t, l.File, "summary", l.Summary)
+		lessontest.Complete(t, l.File, "takeaway", l.Takeaway)
 		if l.Source == "" {
 			t.Errorf("%s: no source", l.File)
 		}
@@ -140,10 +92,10 @@ func TestLessonsComplete(t *testing.T) {
 			t.Errorf("%s: no group", l.File)
 		}
 		for _, a := range l.Actors {
-			check("actor "+a.ID+" name", a.Name)
+			lessontest.Complete(t, l.File, "actor "+a.ID+" name", a.Name)
 		}
 		for i, s := range l.Steps {
-			check("step "+strconv.Itoa(i+1)+" say", s.Say)
+			lessontest.Complete(t, l.File, "step "+strconv.Itoa(i+1)+" say", s.Say)
 			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite || s.Do == sim.ActFinishRelease) && s.Expect == "" {
 				t.Errorf("%s: step %d (%s) asserts no outcome", l.File, i+1, s.Do)
 			}
@@ -152,6 +104,28 @@ func TestLessonsComplete(t *testing.T) {
 }
 
 // firstDiff shows the first line where two texts differ, with context.
+// checkGolden compares got, the what of a lesson ("frames", "diagram"),
+// with the golden file at path; with -update it first writes got there
+// (making its folder).
+func checkGolden(t *testing.T, path, what, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./lessons -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s not as in %s (review, then -update):\n%s", what, path, firstDiff(string(want), got))
+	}
+}
+
 func firstDiff(want, got string) string {
 	wl, gl := splitLines(want), splitLines(got)
 	for i := 0; i < max(len(wl), len(gl)); i++ {

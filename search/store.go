@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sort"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"lockstep/backend"
 	"lockstep/sim"
@@ -50,18 +48,7 @@ type miniStore struct {
 }
 
 func newMiniStore() *miniStore {
-	m := miniredis.NewMiniRedis()
-	client := redis.NewClient(&redis.Options{
-		Addr:                     "miniredis",
-		Protocol:                 2,
-		PoolSize:                 1,
-		DisableIdentity:          true,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
-		ReadTimeout:              -1,
-		WriteTimeout:             -1,
-		ContextTimeoutEnabled:    true,
-		Dialer:                   func(context.Context, string, string) (net.Conn, error) { return m.Dial() },
-	})
+	m, client := backend.NewMiniredis()
 	return &miniStore{m: m, client: client, scripts: map[*sim.Script]*redis.Script{}}
 }
 

@@ -6,9 +6,8 @@ package searches
 import (
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
 
+	"lockstep/internal/embedfiles"
 	"lockstep/search"
 )
 
@@ -19,22 +18,9 @@ var files embed.FS
 // "searches/<name>". It fails on the first invalid file; tests keep that
 // from happening.
 func All() ([]*search.File, error) {
-	names, err := fs.Glob(files, "*.yaml")
+	out, err := embedfiles.ParseAll(files, "searches", search.Parse)
 	if err != nil {
 		return nil, fmt.Errorf("searches: %w", err)
-	}
-	sort.Strings(names)
-	var out []*search.File
-	for _, n := range names {
-		src, err := files.ReadFile(n)
-		if err != nil {
-			return nil, fmt.Errorf("searches: %w", err)
-		}
-		f, err := search.Parse("searches/"+n, src)
-		if err != nil {
-			return nil, fmt.Errorf("searches: %w", err)
-		}
-		out = append(out, f)
 	}
 	return out, nil
 }

@@ -266,31 +266,14 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	l.ID = base
 	l.Lock = "lock"
 	d.at.idFromFile = !hasField(fields, "id")
-	for _, kv := range fields {
-		d.saw(kv.path, kv)
+	plain := fieldsOf{
+		strs:      map[string]*string{"id": &l.ID, "source": &l.Source, "group": &l.Group, "variant": &l.Variant, "lock": &l.Lock},
+		texts:     map[string]*Text{"title": &l.Title, "summary": &l.Summary, "takeaway": &l.Takeaway},
+		bools:     map[string]*bool{"fencing": &l.Fencing, "replica": &l.Replica},
+		durations: map[string]*time.Duration{"lease": &l.Lease},
+	}
+	d.decodeFields(fields, "lesson", plain, func(kv keyValue) bool {
 		switch kv.key {
-		case "id":
-			l.ID, _ = d.scalarStr(kv)
-		case "title":
-			l.Title = d.text(kv)
-		case "summary":
-			l.Summary = d.text(kv)
-		case "takeaway":
-			l.Takeaway = d.text(kv)
-		case "source":
-			l.Source = d.str(kv)
-		case "group":
-			l.Group, _ = d.scalarStr(kv)
-		case "variant":
-			l.Variant, _ = d.scalarStr(kv)
-		case "lease":
-			l.Lease = d.duration(kv)
-		case "fencing":
-			l.Fencing = d.boolean(kv)
-		case "lock":
-			l.Lock, _ = d.scalarStr(kv)
-		case "replica":
-			l.Replica = d.boolean(kv)
 		case "seed":
 			s := d.str(kv)
 			n, err := strconv.ParseUint(s, 10, 64)
@@ -307,9 +290,10 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 				l.Steps = append(l.Steps, d.step(item, fmt.Sprintf("steps[%d]", i+1)))
 			}
 		default:
-			d.errorf(kv.keyNode, "", M("lesson.unknown-field", "Field", kv.key, "In", "lesson"), "unknown field %q in lesson", kv.key)
+			return false
 		}
-	}
+		return true
+	})
 	if l.Seed == 0 {
 		h := fnv.New64a()
 		h.Write([]byte(l.ID))
@@ -563,22 +547,18 @@ func (d *decoder) actor(n ast.Node, path string) ActorSpec {
 		d.at.bad[path+".id"] = true
 		return a
 	}
-	for _, kv := range fields {
-		d.saw(kv.path, kv)
-		switch kv.key {
-		case "id":
-			a.ID, _ = d.scalarStr(kv)
-			a.Pos = posOf(kv.value)
-		case "name":
-			a.Name = d.text(kv)
-		case "instance":
-			a.Instance = d.str(kv)
-		case "request_id":
-			a.RequestID = d.str(kv)
-		default:
-			d.errorf(kv.keyNode, "", M("lesson.unknown-field", "Field", kv.key, "In", "actor"), "unknown field %q in actor", kv.key)
-		}
+	plain := fieldsOf{
+		strs:  map[string]*string{"instance": &a.Instance, "request_id": &a.RequestID},
+		texts: map[string]*Text{"name": &a.Name},
 	}
+	d.decodeFields(fields, "actor", plain, func(kv keyValue) bool {
+		if kv.key != "id" {
+			return false
+		}
+		a.ID = d.str(kv)
+		a.Pos = posOf(kv.value)
+		return true
+	})
 	return a
 }
 
@@ -611,40 +591,27 @@ func (d *decoder) step(n ast.Node, path string) Step {
 			}
 		}
 	}
-	for _, kv := range fields {
-		d.saw(kv.path, kv)
+	plain := fieldsOf{
+		strs:      map[string]*string{"lock": &s.Lock, "value": &s.Value, "child": &s.Child, "context": &s.Context},
+		texts:     map[string]*Text{"say": &s.Say},
+		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "unreplicated": &s.Unreplicated},
+		durations: map[string]*time.Duration{"lease": &s.Lease, "by": &s.By},
+	}
+	d.decodeFields(fields, "step", plain, func(kv keyValue) bool {
 		switch kv.key {
-		case "do":
-		case "say":
-			s.Say = d.text(kv)
+		case "do": // decoded above
 		case "expect":
-			e, _ := d.scalarStr(kv)
-			s.Expect = Outcome(e)
+			s.Expect = Outcome(d.str(kv))
 		case "expect_violation":
 			s.ExpectViolations = d.violations(kv)
 		case "actor":
 			s.Actor = d.str(kv)
 			s.ActorPos = posOf(kv.value)
-		case "lease":
-			s.Lease = d.duration(kv)
-		case "lock":
-			s.Lock, _ = d.scalarStr(kv)
-		case "value":
-			s.Value = d.str(kv)
-		case "child":
-			s.Child, _ = d.scalarStr(kv)
-		case "context":
-			s.Context, _ = d.scalarStr(kv)
-		case "by":
-			s.By = d.duration(kv)
-		case "reply_lost":
-			s.ReplyLost = d.boolean(kv)
-		case "unreplicated":
-			s.Unreplicated = d.boolean(kv)
 		default:
-			d.errorf(kv.keyNode, "", M("lesson.unknown-field", "Field", kv.key, "In", "step"), "unknown field %q in step", kv.key)
+			return false
 		}
-	}
+		return true
+	})
 	return s
 }
 

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -185,14 +184,7 @@ func replicaLesson() *sim.Lesson {
 // TestValidateFailover applies the same rules to lessons built in code, which
 // carry no positions.
 func TestValidateFailover(t *testing.T) {
-	if err := sim.Validate(replicaLesson()); err != nil {
-		t.Fatalf("Validate(replicaLesson()) = %v", err)
-	}
-	tests := []struct {
-		name   string
-		change func(l *sim.Lesson)
-		want   []string
-	}{
+	checkValidate(t, replicaLesson, []validateCase{
 		{
 			name:   "no replica",
 			change: func(l *sim.Lesson) { l.Replica = false },
@@ -222,21 +214,7 @@ func TestValidateFailover(t *testing.T) {
 				`steps[4].unreplicated: field "unreplicated" does not apply to pause`,
 			},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := replicaLesson()
-			tt.change(l)
-			err := sim.Validate(l)
-			if err == nil {
-				t.Fatal("Validate = nil, want an error")
-			}
-			if !errors.Is(err, sim.ErrInvalidLesson) {
-				t.Errorf("errors.Is(err, ErrInvalidLesson) = false")
-			}
-			sameLines(t, strings.Split(err.Error(), "\n"), tt.want)
-		})
-	}
+	})
 	// A failover step needs no lock, and NewRunner takes it.
 	l := replicaLesson()
 	l.Steps[1].Lock = ""

@@ -751,15 +751,40 @@ func validLesson() *sim.Lesson {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	if err := sim.Validate(validLesson()); err != nil {
-		t.Fatalf("Validate(validLesson()) = %v", err)
+// validateCase is a change to a lesson Validate accepts and the problems
+// Validate reports once it is made.
+type validateCase struct {
+	name   string
+	change func(l *sim.Lesson)
+	want   []string
+}
+
+// checkValidate checks that Validate accepts base() and that, for each
+// case, it refuses base() changed so with exactly the problems wanted and
+// an error that is sim.ErrInvalidLesson.
+func checkValidate(t *testing.T, base func() *sim.Lesson, tests []validateCase) {
+	t.Helper()
+	if err := sim.Validate(base()); err != nil {
+		t.Fatalf("Validate(base) = %v", err)
 	}
-	tests := []struct {
-		name   string
-		change func(l *sim.Lesson)
-		want   []string
-	}{
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := base()
+			tt.change(l)
+			err := sim.Validate(l)
+			if err == nil {
+				t.Fatal("Validate = nil, want an error")
+			}
+			if !errors.Is(err, sim.ErrInvalidLesson) {
+				t.Errorf("errors.Is(err, ErrInvalidLesson) = false")
+			}
+			sameLines(t, strings.Split(err.Error(), "\n"), tt.want)
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	checkValidate(t, validLesson, []validateCase{
 		{
 			name:   "unknown variant",
 			change: func(l *sim.Lesson) { l.Variant = "redlock" },
@@ -804,21 +829,7 @@ func TestValidate(t *testing.T) {
 			change: func(l *sim.Lesson) { l.Steps[2].Lock = "" },
 			want:   []string{`steps[3].lock: lock name must not be empty`},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			l := validLesson()
-			tt.change(l)
-			err := sim.Validate(l)
-			if err == nil {
-				t.Fatal("Validate = nil, want an error")
-			}
-			if !errors.Is(err, sim.ErrInvalidLesson) {
-				t.Errorf("errors.Is(err, ErrInvalidLesson) = false")
-			}
-			sameLines(t, strings.Split(err.Error(), "\n"), tt.want)
-		})
-	}
+	})
 }
 
 // specExample is the example of docs/lesson-format.md with the "..."

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/sim"
 )
 
@@ -93,23 +94,5 @@ func TestFencingOnEveryVariant(t *testing.T) {
 
 func runModel(t *testing.T, l *sim.Lesson) ([]sim.Frame, []sim.Failure) {
 	t.Helper()
-	be, err := backend.Open(t.Context(), backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(t.Context())
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := r.Run(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return frames, r.Failures()
+	return lessontest.Run(t, lessontest.Open(t, backend.Config{}), l)
 }

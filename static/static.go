@@ -22,10 +22,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"path"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -150,12 +151,7 @@ func URL(prefix, name string) string {
 
 // Names lists the embedded files, sorted.
 func Names() []string {
-	out := make([]string, 0, len(files))
-	for n := range files {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(files))
 }
 
 // Handler serves the embedded files by name (the request's path, its

@@ -116,14 +116,8 @@ type ExplorePanelView struct {
 // lesson file. Errors, when an import failed, come with the text that was
 // sent so nothing is lost.
 type ExplorePage struct {
-	UI       UI
+	Site
 	X        Explore
-	Lang     string
-	Assets   Assets
-	Langs    []LangOption
-	Backend  BackendBadge
-	I        Interview // the site header's strings
-	Nav      []NavLink
 	Variants []VariantOption
 	// Import: the text sent, its lines, and the loader's errors.
 	ImportText   string
@@ -172,15 +166,9 @@ type ImportError struct {
 
 // ComparePage shows one timeline under two variants.
 type ComparePage struct {
-	UI      UI
-	X       Explore
-	Lang    string
-	Assets  Assets
-	Langs   []LangOption
-	Backend BackendBadge
-	I       Interview // the site header's strings
-	Nav     []NavLink
-	Title   string
+	Site
+	X     Explore
+	Title string
 	// Query holds the timeline's hidden form fields (t or lesson).
 	QueryName, QueryValue string
 	A, B                  string

@@ -79,13 +79,7 @@ type PredictData struct {
 
 // InterviewPage is the page of the follow-up questions.
 type InterviewPage struct {
-	UI        UI
-	I         Interview
-	Lang      string
-	Assets    Assets
-	Langs     []LangOption
-	Backend   BackendBadge
-	Nav       []NavLink
+	Site
 	Questions []InterviewQuestion
 }
 
@@ -105,13 +99,7 @@ type InterviewQuestion struct {
 
 // SixtyPage is the 60-second answer.
 type SixtyPage struct {
-	UI        UI
-	I         Interview
-	Lang      string
-	Assets    Assets
-	Langs     []LangOption
-	Backend   BackendBadge
-	Nav       []NavLink
+	Site
 	OneLine   string
 	Spoken    []string // paragraphs
 	Diagram   DiagramView
@@ -127,14 +115,8 @@ type SelfTest struct {
 
 // DrillsPage lists the drill levels.
 type DrillsPage struct {
-	UI      UI
-	I       Interview
-	Lang    string
-	Assets  Assets
-	Langs   []LangOption
-	Backend BackendBadge
-	Nav     []NavLink
-	Levels  []DrillLevel
+	Site
+	Levels []DrillLevel
 	// Problem says, in the page's language, what was wrong with the drill
 	// link that led here; "" when nothing was.
 	Problem string

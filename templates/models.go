@@ -129,17 +129,23 @@ type BackendBadge struct {
 	Label string // "embedded Redis" or "Redis 7.0.15 at 127.0.0.1:6379"
 }
 
-// CoursePage is the list of lessons.
-type CoursePage struct {
+// Site is what every page under the site header carries: the UI strings,
+// interview mode's strings (the header's), the page's language, its assets,
+// the language picker, the backend badge and the site navigation.
+type Site struct {
 	UI      UI
+	I       Interview
 	Lang    string // BCP 47 tag of the page
 	Assets  Assets
 	Langs   []LangOption
 	Backend BackendBadge
-	Groups  []CourseGroup
-	// I and Nav are interview mode's strings and the site navigation.
-	I   Interview
-	Nav []NavLink
+	Nav     []NavLink
+}
+
+// CoursePage is the list of lessons.
+type CoursePage struct {
+	Site
+	Groups []CourseGroup
 }
 
 // CourseGroup is a part of the course: consecutive lessons of one group.

@@ -45,14 +45,8 @@ type SearchTexts struct {
 // a search file, run it over the websocket, and open each breaking
 // timeline in the player.
 type SearchPage struct {
-	UI      UI
-	S       SearchTexts
-	I       Interview // the site header's strings
-	Lang    string
-	Assets  Assets
-	Langs   []LangOption
-	Backend BackendBadge
-	Nav     []NavLink
+	Site
+	S SearchTexts
 	// The shape's form, filled with the chosen variant's course search
 	// file, or with the address's query parameters (a lesson's "find it
 	// yourself" link: FromLesson is then that lesson's title).

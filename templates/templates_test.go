@@ -81,8 +81,8 @@ const evil = `<script>alert("x")</script>`
 func TestCourseEscapesLessonText(t *testing.T) {
 	t.Parallel()
 	markup := render(t, Course(CoursePage{
-		Lang: "en", UI: UI{AppName: "Lockstep", CourseHeading: "Course"},
-		Assets: Assets{CSS: "/static/app.css?v=1", JS: "/static/app.js?v=1", Icon: "/static/icon.svg?v=1"},
+		Site: Site{Lang: "en", UI: UI{AppName: "Lockstep", CourseHeading: "Course"},
+			Assets: Assets{CSS: "/static/app.css?v=1", JS: "/static/app.js?v=1", Icon: "/static/icon.svg?v=1"}},
 		Groups: []CourseGroup{{Title: "Basics", Lessons: []CourseLesson{{Number: 1, ID: "x", Title: evil, Summary: evil, Variant: "token-count", Steps: 3, URL: "/lessons/x?lang=en"}}}},
 	}))
 	if len(elements(t, markup, inlineScripts)) > 0 || strings.Count(textIn(t, markup), evil) != 2 {

@@ -14,7 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lockstep/backend"
-	"lockstep/lessons"
+	"lockstep/internal/lessontest"
 	"lockstep/sim"
 )
 
@@ -33,14 +33,8 @@ func BenchmarkClassSteps(b *testing.B) {
 		noShared bool
 	}{{"shared", false}, {"unshared", true}} {
 		b.Run(c.name, func(b *testing.B) {
-			be, err := backend.Open(context.Background(), backend.Config{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			all, err := lessons.All()
-			if err != nil {
-				b.Fatal(err)
-			}
+			be := lessontest.Open(b, backend.Config{})
+			all := lessontest.Course(b)
 			var course []*sim.Lesson
 			for _, l := range all {
 				if !l.Replica {

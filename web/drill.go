@@ -76,9 +76,7 @@ func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 		// Otherwise the drills page itself says what was wrong with the link.
 	}
 	p := templates.DrillsPage{
-		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs:   langOptions(t, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
-		Nav:     siteNav(t, navDrills),
+		Site:    s.site(loc, navDrills, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
 		Problem: problem,
 	}
 	for _, lv := range drill.Levels {

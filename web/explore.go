@@ -196,9 +196,8 @@ func (s *Server) serveExplore(w http.ResponseWriter, r *http.Request) {
 func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePage {
 	t := s.tr(loc)
 	p := templates.ExplorePage{
-		UI: t.UI(), X: t.Explore(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
-		I:     t.Interview(), Nav: siteNav(t, navExplore),
+		Site:          s.site(loc, navExplore, func(l sim.Locale) string { return "/explore?lang=" + string(l) }),
+		X:             t.Explore(),
 		BadLinkReason: badLinkReason(t, badLink),
 
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
@@ -481,14 +480,12 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	x := t.Explore()
 	q := r.URL.Query()
 	p := templates.ComparePage{
-		UI: t.UI(), X: x, Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(s.tr(loc), func(l sim.Locale) string {
+		Site: s.site(loc, navExplore, func(l sim.Locale) string {
 			q2 := r.URL.Query()
 			q2.Set("lang", string(l))
 			return "/explore/compare?" + q2.Encode()
 		}),
-		I: t.Interview(), Nav: siteNav(t, navExplore),
-		Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
+		X: x, Variants: sim.Variants(), A: q.Get("a"), B: q.Get("b"),
 	}
 	tl, err := s.requestTimeline(r)
 	l := tl.Lesson

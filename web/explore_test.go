@@ -357,10 +357,7 @@ func TestEmptyTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code, Lang: "zh-CN"})
-	m := c.expect(MsgFrame)
+	c, m := loadedSession(t, hs, ClientMessage{ID: 1, Timeline: code, Lang: "zh-CN"})
 	if m.Total != 0 {
 		t.Fatalf("an empty sandbox has %d steps", m.Total)
 	}

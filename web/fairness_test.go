@@ -68,10 +68,8 @@ func TestFairShareUnderFlood(t *testing.T) {
 		}()
 	}
 
-	quiet := dial(t, hs, nil)
-	quiet.expect(MsgHello)
-	quiet.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, ID: 100})
-	if m := quiet.expect(MsgFrame); m.Re != 100 {
+	quiet, m := loadedSession(t, hs, ClientMessage{Lesson: l.ID, ID: 100})
+	if m.Re != 100 {
 		t.Fatalf("quiet load answered with re %d", m.Re)
 	}
 	for i := 1; i <= len(l.Steps); i++ {

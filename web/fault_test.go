@@ -22,33 +22,19 @@ func TestProtocolRedisKilledOthersServed(t *testing.T) {
 	want := expectedFrames(t, stale)
 	rc := rs.Client(t)
 
-	a := dial(t, hs, nil)
-	a.expect(MsgHello)
-	a.send(ClientMessage{Type: MsgLoad, Lesson: stale.ID, Step: intp(1)})
-	a.expect(MsgFrame)
-	b := dial(t, hs, nil)
-	b.expect(MsgHello)
-	b.send(ClientMessage{Type: MsgLoad, Lesson: "nested-reentry", Step: intp(3)})
-	b.expect(MsgFrame)
+	a, _ := loadedSession(t, hs, ClientMessage{Lesson: stale.ID, Step: intp(1)})
+	b, _ := loadedSession(t, hs, ClientMessage{Lesson: "nested-reentry", Step: intp(3)})
 
 	rs.Stop()
-	a.send(ClientMessage{Type: MsgStep, ID: 1})
-	if m := a.expect(MsgError); m.Code != ErrCodeRedis || m.Re != 1 {
-		t.Fatalf("step with redis-server killed: %+v", m)
-	}
-	if m := a.expect(MsgFrame); m.Step != 1 {
-		t.Fatalf("after the failed step: step %d, want 1", m.Step)
-	}
+	stepWithRedisDown(t, a, 1, 1)
 	// The other session is served from its computed frames.
 	b.send(ClientMessage{Type: MsgSeek, Step: intp(1)})
 	if m := b.expect(MsgFrame); m.Step != 1 {
 		t.Fatalf("other session's seek: step %d", m.Step)
 	}
 	// A new session can open and load (step 0 needs no Redis).
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: "missed-release"})
-	if m := c.expect(MsgFrame); m.Step != 0 {
+	c, m := loadedSession(t, hs, ClientMessage{Lesson: "missed-release"})
+	if m.Step != 0 {
 		t.Fatalf("new session's load: step %d", m.Step)
 	}
 

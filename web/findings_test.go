@@ -125,10 +125,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 		t.Errorf("stale-owner's badge does not say %q", single)
 	}
 
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Lang: "en"})
-	first := c.expect(MsgFrame)
+	c, first := loadedSession(t, hs, ClientMessage{Lesson: l.ID, Lang: "en"})
 	if backendLabel(t, first.Chrome[chromeHeader]) != wantBadge[sim.English] || strings.Contains(textOf(parseDOM(t, first.Chrome[chromeHeader]).root), single) {
 		t.Errorf("header after load does not name the pair:\n%s", first.Chrome[chromeHeader])
 	}
@@ -198,10 +195,7 @@ func TestPlayerPagePanelsPrerendered(t *testing.T) {
 			t.Errorf("page lacks %s", m.what)
 		}
 	}
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Step: intp(4), Lang: "zh-CN"})
-	m := c.expect(MsgFrame)
+	_, m := loadedSession(t, hs, ClientMessage{Lesson: l.ID, Step: intp(4), Lang: "zh-CN"})
 	for name, markup := range m.Panels {
 		region := page.one(t, name+" panel", withAttr("data-panel", name))
 		if got, want := innerHTML(t, region), fragmentHTML(t, markup, region); got != want {

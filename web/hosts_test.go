@@ -1,7 +1,6 @@
 package web
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -95,25 +94,4 @@ func TestHostRuleLAN(t *testing.T) {
 			}
 		}
 	}
-}
-
-// getHost is get with the Host header set to host.
-func getHost(t *testing.T, url, host string, header http.Header) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	req.Header = header
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
 }

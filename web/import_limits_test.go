@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +21,15 @@ import (
 // importErrors is the text of the import errors of an explore page.
 func importErrors(t *testing.T, body string) string {
 	t.Helper()
+	return textsOf(t, body, "li", "p")
+}
+
+// textsOf is the text of every element of page body that is one of tags,
+// in document order, one per line.
+func textsOf(t *testing.T, body string, tags ...string) string {
+	t.Helper()
 	var out []string
-	for _, n := range parseDOM(t, body).all(func(n *html.Node) bool { return n.Data == "li" || n.Data == "p" }) {
+	for _, n := range parseDOM(t, body).all(func(n *html.Node) bool { return slices.Contains(tags, n.Data) }) {
 		out = append(out, textOf(n))
 	}
 	return strings.Join(out, "\n")

@@ -83,9 +83,7 @@ func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
 	p := templates.InterviewPage{
-		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, func(l sim.Locale) string { return "/interview?lang=" + string(l) }),
-		Nav:   siteNav(t, navInterview),
+		Site: s.site(loc, navInterview, func(l sim.Locale) string { return "/interview?lang=" + string(l) }),
 	}
 	for i, q := range interviewQuestions {
 		iq := templates.InterviewQuestion{
@@ -112,9 +110,7 @@ func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
 	p := templates.SixtyPage{
-		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs:   langOptions(t, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
-		Nav:     siteNav(t, navSixty),
+		Site:    s.site(loc, navSixty, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
 		OneLine: t.T("OneLineAnswer"),
 		Spoken:  paragraphs(t.T("SpokenAnswer")),
 	}

@@ -83,6 +83,16 @@ func (s *Server) badge(t *translator) templates.BackendBadge {
 	return templates.BackendBadge{Label: t.T("BackendReal", "Version", info.Version, "Addr", info.Addr)}
 }
 
+// site is the site header's part of a page in loc, with nav marked as the
+// current page and langURL giving the page's address in each language.
+func (s *Server) site(loc sim.Locale, nav string, langURL func(sim.Locale) string) templates.Site {
+	t := s.tr(loc)
+	return templates.Site{
+		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
+		Langs: langOptions(t, langURL), Nav: siteNav(t, nav),
+	}
+}
+
 // langOptions is the language picker: every locale of t's catalogue, each
 // named in its own words (message LanguageName).
 func langOptions(t *translator, urlFor func(sim.Locale) string) []templates.LangOption {

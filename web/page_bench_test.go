@@ -3,11 +3,11 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 )
 
 // BenchmarkPlayerPageClass is a class opening the teacher's deep link: one
@@ -23,10 +23,7 @@ func BenchmarkPlayerPageClass(b *testing.B) {
 		off  bool
 	}{{"cached", false}, {"uncached", true}} {
 		b.Run(c.name, func(b *testing.B) {
-			be, err := backend.Open(context.Background(), backend.Config{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			be := lessontest.Open(b, backend.Config{})
 			srv, err := New(Config{Backend: RedisBackend(be), Lessons: testLessons(b)})
 			if err != nil {
 				b.Fatal(err)
@@ -35,11 +32,7 @@ func BenchmarkPlayerPageClass(b *testing.B) {
 			srv.frames.off = c.off
 			const class, together = 1000, 50
 			get := func() {
-				w := httptest.NewRecorder()
-				req := httptest.NewRequest(http.MethodGet, "/lessons/stale-owner?step=6&lang=zh-CN", nil)
-				req.Host = "127.0.0.1:8080" // a name the loopback server answers (hosts.go)
-				srv.ServeHTTP(w, req)
-				if w.Code != http.StatusOK {
+				if w := serveGet(srv, "/lessons/stale-owner?step=6&lang=zh-CN"); w.Code != http.StatusOK {
 					b.Errorf("status %d", w.Code)
 				}
 			}

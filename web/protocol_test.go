@@ -74,6 +74,31 @@ func dial(t *testing.T, hs *httptest.Server, header http.Header) *wsClient {
 	return &wsClient{t: t, conn: c}
 }
 
+// loadedSession dials hs, takes the hello and sends load (a load message), and
+// returns the client with the frame that answered it.
+func loadedSession(t *testing.T, hs *httptest.Server, load ClientMessage) (*wsClient, serverMsg) {
+	t.Helper()
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	load.Type = MsgLoad
+	c.send(load)
+	return c, c.expect(MsgFrame)
+}
+
+// stepWithRedisDown sends c a step (message id) that Redis cannot run and
+// checks the answers: a redis error for id, then the frame of step at,
+// where the run stays.
+func stepWithRedisDown(t *testing.T, c *wsClient, id int64, at int) {
+	t.Helper()
+	c.send(ClientMessage{Type: MsgStep, ID: id})
+	if m := c.expect(MsgError); m.Code != ErrCodeRedis || m.Re != id {
+		t.Fatalf("step with Redis down: %+v", m)
+	}
+	if m := c.expect(MsgFrame); m.Step != at {
+		t.Fatalf("after a failed step the run is at %d, want %d", m.Step, at)
+	}
+}
+
 func dialErr(hs *httptest.Server, header http.Header, d *websocket.Dialer) (*websocket.Conn, error) {
 	if d == nil {
 		d = &websocket.Dialer{HandshakeTimeout: 20 * time.Second}
@@ -275,10 +300,7 @@ func TestProtocolLanguage(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Step: intp(1)})
-	en := c.expect(MsgFrame)
+	c, en := loadedSession(t, hs, ClientMessage{Lesson: l.ID, Step: intp(1)})
 	if en.Lang != "en" || !hasText(t, en.Panels[view.PanelNarration], l.Steps[0].Say.In(sim.English)) {
 		t.Fatalf("narration is not in English: %s", en.Panels[view.PanelNarration])
 	}
@@ -403,10 +425,7 @@ func TestProtocolSessionLimit(t *testing.T) {
 
 func TestProtocolIdleTimeout(t *testing.T) {
 	srv, hs := newTestHTTP(t, Config{IdleTimeout: time.Second})
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: "nested-reentry"})
-	c.expect(MsgFrame)
+	c, _ := loadedSession(t, hs, ClientMessage{Lesson: "nested-reentry"})
 	ce := c.closeErr()
 	if ce.Code != CloseIdle || !strings.HasPrefix(ce.Text, "web: idle for") {
 		t.Fatalf("close %d %q", ce.Code, ce.Text)
@@ -428,10 +447,7 @@ func TestProtocolOriginChecked(t *testing.T) {
 
 func TestProtocolShutdown(t *testing.T) {
 	srv, hs := newTestHTTP(t, Config{})
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: "stale-owner", Step: intp(3)})
-	c.expect(MsgFrame)
+	c, _ := loadedSession(t, hs, ClientMessage{Lesson: "stale-owner", Step: intp(3)})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := srv.Close(ctx); err != nil {
@@ -449,10 +465,7 @@ func TestProtocolPlay(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID})
-	c.expect(MsgFrame)
+	c, _ := loadedSession(t, hs, ClientMessage{Lesson: l.ID})
 	c.send(ClientMessage{Type: MsgPlay, ID: 3, Speed: MaxSpeed})
 	if m := c.expect(MsgState); !m.Playing || m.Re != 3 {
 		t.Fatalf("play: %+v", m)
@@ -514,10 +527,7 @@ func TestProtocolSlowClientDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slow.Close()
-	good := dial(t, hs, nil)
-	good.expect(MsgHello)
-	good.send(ClientMessage{Type: MsgLoad, Lesson: "stale-owner"})
-	good.expect(MsgFrame)
+	good, _ := loadedSession(t, hs, ClientMessage{Lesson: "stale-owner"})
 	waitFor(t, "two sessions", func() bool { return srv.Sessions() == 2 })
 	l := lessonByID(t, testLessons(t), "stale-owner")
 	_ = slow.SetWriteDeadline(time.Now().Add(60 * time.Second))
@@ -601,18 +611,9 @@ func TestProtocolRedisDown(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
 	want := expectedFrames(t, l)
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	c.send(ClientMessage{Type: MsgLoad, Lesson: l.ID, Step: intp(2)})
-	c.expect(MsgFrame)
+	c, _ := loadedSession(t, hs, ClientMessage{Lesson: l.ID, Step: intp(2)})
 	rs.Stop()
-	c.send(ClientMessage{Type: MsgStep, ID: 5})
-	if m := c.expect(MsgError); m.Code != ErrCodeRedis || m.Re != 5 {
-		t.Fatalf("step with Redis down: %+v", m)
-	}
-	if m := c.expect(MsgFrame); m.Step != 2 {
-		t.Fatalf("after a failed step the run is at %d, want 2", m.Step)
-	}
+	stepWithRedisDown(t, c, 5, 2)
 	// Going back still works: those frames are computed.
 	c.send(ClientMessage{Type: MsgBack})
 	if m := c.expect(MsgFrame); m.Step != 1 {

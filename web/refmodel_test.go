@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"testing"
 
@@ -35,11 +34,7 @@ func TestServeLessonOnRefmodel(t *testing.T) {
 	l := srv.byID["stale-owner"]
 	want := expectedFrames(t, l)
 
-	w := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, "/lessons/stale-owner?step=3", nil)
-	req.Host = "127.0.0.1:8080" // a name the loopback server answers (hosts.go)
-	srv.ServeHTTP(w, req)
-	if w.Code != http.StatusOK {
+	if w := serveGet(srv, "/lessons/stale-owner?step=3"); w.Code != http.StatusOK {
 		t.Fatalf("player page: status %d", w.Code)
 	}
 	if p := srv.prerender(context.Background(), tr(sim.English), explore.Course(l), 3); p[view.PanelRedis] == "" {

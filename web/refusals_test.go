@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-
 	"lockstep/backend"
 	"lockstep/catalog"
 	"lockstep/explore"
@@ -23,11 +21,7 @@ const renewalFlood = "title: renewal flood\nvariant: watchdog\nlease: 30ms\nlock
 // compareError is the error a compare page shows.
 func compareError(t *testing.T, body string) string {
 	t.Helper()
-	var out []string
-	for _, n := range parseDOM(t, body).all(func(n *html.Node) bool { return n.Data == "p" || n.Data == "div" }) {
-		out = append(out, textOf(n))
-	}
-	return strings.Join(out, "\n")
+	return textsOf(t, body, "p", "div")
 }
 
 // TestStepTooLargeReachesThePage: a step refused by the renewal bound

@@ -101,13 +101,12 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	variant, sh, expiry := shapeFromQuery(all, q)
 	p := templates.SearchPage{
-		UI: t.UI(), S: t.Search(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, func(l sim.Locale) string {
+		Site: s.site(loc, navSearch, func(l sim.Locale) string {
 			q := r.URL.Query()
 			q.Set("lang", string(l))
 			return "/search?" + q.Encode()
 		}),
-		Nav: siteNav(t, navSearch), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth,
+		S: t.Search(), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth,
 	}
 	for _, name := range sim.Variants() {
 		f := variantSearch(all, name)

@@ -166,56 +166,35 @@ type Server struct {
 	sessions sync.WaitGroup
 }
 
+// defaultIfUnset sets *v to def when *v is zero or negative: how Config
+// spells "use the default" for its limits.
+func defaultIfUnset[T ~int | ~int64 | ~float64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // New returns a Server for cfg; call Close to end its sessions.
 func New(cfg Config) (*Server, error) {
 	if cfg.Backend == nil {
 		return nil, errors.New("web: config has no backend")
 	}
-	if cfg.MaxSessions <= 0 {
-		cfg.MaxSessions = DefaultMaxSessions
-	}
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
-	}
-	if cfg.ReadLimit <= 0 {
-		cfg.ReadLimit = DefaultReadLimit
-	}
-	if cfg.MessageRate <= 0 {
-		cfg.MessageRate = DefaultMessageRate
-	}
-	if cfg.MessageBurst <= 0 {
-		cfg.MessageBurst = DefaultMessageBurst
-	}
-	if cfg.MaxSessionsPerAddr <= 0 {
-		cfg.MaxSessionsPerAddr = DefaultMaxSessionsPerAddr
-	}
-	if cfg.IdleGrace <= 0 {
-		cfg.IdleGrace = DefaultIdleGrace
-	}
-	if cfg.BodyTimeout <= 0 {
-		cfg.BodyTimeout = DefaultBodyTimeout
-	}
-	if cfg.MaxBusy <= 0 {
-		cfg.MaxBusy = runtime.GOMAXPROCS(0)
-	}
-	if cfg.FairRate <= 0 {
-		cfg.FairRate = DefaultFairRate
-	}
-	if cfg.FairBurst <= 0 {
-		cfg.FairBurst = DefaultFairBurst
-	}
-	if cfg.MaxSearches <= 0 {
-		cfg.MaxSearches = DefaultMaxSearches()
-	}
-	if cfg.SearchTimeout <= 0 {
-		cfg.SearchTimeout = DefaultSearchTimeout
-	}
-	if cfg.SearchMaxStates <= 0 {
-		cfg.SearchMaxStates = DefaultSearchMaxStates
-	}
-	if cfg.SearchWorkers <= 0 {
-		cfg.SearchWorkers = DefaultSearchWorkers
-	}
+	// A zero or negative limit means "the default" (Config documents each).
+	defaultIfUnset(&cfg.MaxSessions, DefaultMaxSessions)
+	defaultIfUnset(&cfg.IdleTimeout, DefaultIdleTimeout)
+	defaultIfUnset(&cfg.ReadLimit, DefaultReadLimit)
+	defaultIfUnset(&cfg.MessageRate, DefaultMessageRate)
+	defaultIfUnset(&cfg.MessageBurst, DefaultMessageBurst)
+	defaultIfUnset(&cfg.MaxSessionsPerAddr, DefaultMaxSessionsPerAddr)
+	defaultIfUnset(&cfg.IdleGrace, DefaultIdleGrace)
+	defaultIfUnset(&cfg.BodyTimeout, DefaultBodyTimeout)
+	defaultIfUnset(&cfg.MaxBusy, runtime.GOMAXPROCS(0))
+	defaultIfUnset(&cfg.FairRate, DefaultFairRate)
+	defaultIfUnset(&cfg.FairBurst, DefaultFairBurst)
+	defaultIfUnset(&cfg.MaxSearches, DefaultMaxSearches())
+	defaultIfUnset(&cfg.SearchTimeout, DefaultSearchTimeout)
+	defaultIfUnset(&cfg.SearchMaxStates, DefaultSearchMaxStates)
+	defaultIfUnset(&cfg.SearchWorkers, DefaultSearchWorkers)
 	if cfg.Catalog == nil {
 		c, err := catalog.New()
 		if err != nil {
@@ -356,9 +335,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
 	p := templates.CoursePage{
-		UI: t.UI(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, func(l sim.Locale) string { return "/?lang=" + string(l) }),
-		I:     t.Interview(), Nav: siteNav(t, navCourse),
+		Site: s.site(loc, navCourse, func(l sim.Locale) string { return "/?lang=" + string(l) }),
 	}
 	for i, l := range s.lessons {
 		if len(p.Groups) == 0 || (i > 0 && s.lessons[i-1].Group != l.Group) {

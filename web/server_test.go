@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"reflect"
 	"regexp"
@@ -22,9 +23,28 @@ import (
 
 func get(t *testing.T, url string, header http.Header) (*http.Response, string) {
 	t.Helper()
+	return getHost(t, url, "", header)
+}
+
+// serveGet has srv answer a GET of path in process, under a host name the
+// loopback server answers (hosts.go), and returns the recorded response.
+func serveGet(srv *Server, path string) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "127.0.0.1:8080"
+	srv.ServeHTTP(w, req)
+	return w
+}
+
+// getHost is get with the Host header set to host ("": the URL's).
+func getHost(t *testing.T, url, host string, header http.Header) (*http.Response, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
 	}
 	for k, v := range header {
 		req.Header[k] = v

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 	"lockstep/sim/refmodel"
@@ -51,30 +52,12 @@ func TestNoScriptResendRunsEachCallOnce(t *testing.T) {
 	if w, _ := want.Field("t1"); w != "2" {
 		t.Fatalf("reference model: t1 = %s, want 2", w)
 	}
-	emb, err := backend.Open(ctx, backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer emb.Close()
-	s, err := emb.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	s := lessontest.Store(t, lessontest.Open(t, backend.Config{}))
 	if got := multiCallBatch(ctx, t, s, true); !reflect.DeepEqual(got, want) {
 		t.Errorf("embedded: lock after two acquires %+v, want %+v (the first call of the NOSCRIPT batch ran twice)", got, want)
 	}
 	srv := redistest.Start(t) // a fresh server has cached no script yet
-	rb, err := backend.Open(ctx, backend.Config{URL: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rb.Close()
-	rs, err := rb.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rs.Close(ctx)
+	rs := lessontest.Store(t, lessontest.Open(t, backend.Config{URL: srv.URL}))
 	if got := multiCallBatch(ctx, t, rs, true); !reflect.DeepEqual(got, want) {
 		t.Errorf("redis-server: lock after two acquires %+v, want %+v", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"lockstep/internal/lessontest"
 	"lockstep/sim"
 	"lockstep/sim/refmodel"
 )
@@ -127,15 +128,7 @@ func genLesson(t *rapid.T) *sim.Lesson {
 	children := 0
 	nSteps := rapid.IntRange(5, 25).Draw(t, "steps")
 	for i := range nSteps {
-		var run, pau []string
-		for _, id := range order {
-			switch status[id] {
-			case running:
-				run = append(run, id)
-			case paused:
-				pau = append(pau, id)
-			}
-		}
+		run, pau := lessontest.ByStatus(order, status, running, paused)
 		kind := rapid.SampledFrom(kinds).Draw(t, "do")
 		follow := followUp.actor != "" && status[followUp.actor] == running && rapid.IntRange(0, 2).Draw(t, "follow_up") == 0
 		if follow {

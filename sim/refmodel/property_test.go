@@ -15,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
@@ -138,16 +139,8 @@ func compareAll(t interface {
 // backend and the real redis-server at url.
 func openers(ctx context.Context, t *testing.T, url string) []storeOpener {
 	t.Helper()
-	emb, err := backend.Open(ctx, backend.Config{})
-	if err != nil {
-		t.Fatalf("open embedded backend: %v", err)
-	}
-	t.Cleanup(func() { emb.Close() })
-	rb, err := backend.Open(ctx, backend.Config{URL: url})
-	if err != nil {
-		t.Fatalf("open real backend: %v", err)
-	}
-	t.Cleanup(func() { rb.Close() })
+	emb := lessontest.Open(t, backend.Config{})
+	rb := lessontest.Open(t, backend.Config{URL: url})
 	fromBackend := func(b *backend.Backend) func() (sim.Store, func() error, error) {
 		return func() (sim.Store, func() error, error) {
 			s, err := b.NewStore()

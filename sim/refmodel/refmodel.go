@@ -25,6 +25,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -322,6 +323,14 @@ func need(name string, keys, args []string, nKeys, nArgs int) *sim.Reply {
 	return nil
 }
 
+// needLease is need, then the lease in ms that args[at] carries.
+func needLease(name string, keys, args []string, nKeys, nArgs, at int) (int64, *sim.Reply) {
+	if e := need(name, keys, args, nKeys, nArgs); e != nil {
+		return 0, e
+	}
+	return parseInt("lease", args[at])
+}
+
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // ---- the scripts ----
@@ -355,12 +364,7 @@ var scriptModels = map[string]scriptModel{
 
 // Scripts returns the names of the scripts the model knows, sorted.
 func Scripts() []string {
-	out := make([]string, 0, len(scriptModels))
-	for n := range scriptModels {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(scriptModels))
 }
 
 // tokenCountAcquire: the lock is a hash {owner: grant token, count: holds}.
@@ -546,23 +550,12 @@ func countedAcquire(s *Store, lock, owner, leaseArg string) sim.Reply {
 // no field answers 0. Otherwise one hold goes and the answer is 1 either way:
 // holds remaining renew the lease, none remaining delete the lock.
 func hashRefreshRelease(s *Store, keys, args []string) sim.Reply {
-	if e := need("hash-refresh/release", keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[1])
+	lease, e := needLease("hash-refresh/release", keys, args, 1, 2, 1)
 	if e != nil {
 		return *e
 	}
-	left, found, e := dropHold(s, keys[0], args[0])
-	switch {
-	case e != nil:
-		return *e
-	case !found:
-		return sim.IntReply(0)
-	case left > 0:
-		s.expireIn(keys[0], lease)
-	}
-	return sim.IntReply(1)
+	one := sim.IntReply(1)
+	return releaseReplies{missing: sim.IntReply(0), kept: one, gone: one, renew: true}.release(s, keys[0], args[0], lease)
 }
 
 // hashNilRelease: keys: lock; args: owner token. No field for the token: nil.
@@ -572,16 +565,33 @@ func hashNilRelease(s *Store, keys, args []string) sim.Reply {
 	if e := need("hash-nil/release", keys, args, 1, 1); e != nil {
 		return *e
 	}
-	left, found, e := dropHold(s, keys[0], args[0])
+	return releaseReplies{missing: sim.NilReply(), kept: sim.IntReply(0), gone: sim.IntReply(1)}.release(s, keys[0], args[0], 0)
+}
+
+// releaseReplies are a hash design's answers to a release, by what
+// dropHold found: missing when the owner had no field, kept when holds remain
+// (the lease set anew first when renew), gone when the lock was deleted.
+type releaseReplies struct {
+	missing, kept, gone sim.Reply
+	renew               bool
+}
+
+// release drops one of owner's holds in lock and answers as r says; lease
+// (ms) is the lease a renewing design sets anew.
+func (r releaseReplies) release(s *Store, lock, owner string, lease int64) sim.Reply {
+	left, found, e := dropHold(s, lock, owner)
 	switch {
 	case e != nil:
 		return *e
 	case !found:
-		return sim.NilReply()
+		return r.missing
 	case left > 0:
-		return sim.IntReply(0)
+		if r.renew {
+			s.expireIn(lock, lease)
+		}
+		return r.kept
 	}
-	return sim.IntReply(1)
+	return r.gone
 }
 
 // dropHold takes one hold off owner's field in lock. found is false when the
@@ -635,10 +645,7 @@ func getThenDelAcquire(s *Store, keys, args []string) sim.Reply {
 // and the answer is "OK"; a key that exists, whatever it holds, is left alone
 // and the answer is nil.
 func takeIfFree(s *Store, name string, keys, args []string) sim.Reply {
-	if e := need(name, keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[1])
+	lease, e := needLease(name, keys, args, 1, 2, 1)
 	if e != nil {
 		return *e
 	}
@@ -706,14 +713,11 @@ func removeKey(s *Store, key string) sim.Reply {
 // alone and the answer is the time it has left to live, in ms (its PTTL on
 // the model's clock; -1 if it had no TTL).
 func watchdogAcquire(s *Store, keys, args []string) sim.Reply {
-	if e := need("watchdog/acquire", keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lock, holder := keys[0], args[1]
-	lease, e := parseInt("lease", args[0])
+	lease, e := needLease("watchdog/acquire", keys, args, 1, 2, 0)
 	if e != nil {
 		return *e
 	}
+	lock, holder := keys[0], args[1]
 	h, e := s.hash(lock)
 	if e != nil {
 		return *e
@@ -739,10 +743,7 @@ func watchdogAcquire(s *Store, keys, args []string) sim.Reply {
 // answer is 1; otherwise (the lock gone, or someone else's) nothing changes
 // and the answer is 0. The hold counts never change.
 func watchdogRenew(s *Store, keys, args []string) sim.Reply {
-	if e := need("watchdog/renew", keys, args, 1, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[0])
+	lease, e := needLease("watchdog/renew", keys, args, 1, 2, 0)
 	if e != nil {
 		return *e
 	}
@@ -765,24 +766,11 @@ func watchdogRenew(s *Store, keys, args []string) sim.Reply {
 // channel, not a key: announcing on it touches no key (no client listens in
 // a run, so the message reaches nobody).
 func watchdogRelease(s *Store, keys, args []string) sim.Reply {
-	if e := need("watchdog/release", keys, args, 2, 2); e != nil {
-		return *e
-	}
-	lease, e := parseInt("lease", args[0])
+	lease, e := needLease("watchdog/release", keys, args, 2, 2, 0)
 	if e != nil {
 		return *e
 	}
-	left, found, e := dropHold(s, keys[0], args[1])
-	switch {
-	case e != nil:
-		return *e
-	case !found:
-		return sim.NilReply()
-	case left > 0:
-		s.expireIn(keys[0], lease)
-		return sim.IntReply(0)
-	}
-	return sim.IntReply(1)
+	return releaseReplies{missing: sim.NilReply(), kept: sim.IntReply(0), gone: sim.IntReply(1), renew: true}.release(s, keys[0], args[1], lease)
 }
 
 // localCountRelease: keys: lock; args: token. The lock is deleted only while
@@ -806,19 +794,7 @@ func localCountRelease(s *Store, keys, args []string) sim.Reply {
 // keys: resource; args: value, writer, TTL ms. Every write lands: value and
 // writer are replaced (any other field stays), the TTL is set anew, 1.
 func resourceWrite(s *Store, keys, args []string) sim.Reply {
-	if e := need("resource/write", keys, args, 1, 3); e != nil {
-		return *e
-	}
-	keep, e := parseInt("TTL", args[2])
-	if e != nil {
-		return *e
-	}
-	if _, e := s.hash(keys[0]); e != nil {
-		return *e
-	}
-	s.setFields(keys[0], "value", args[0], "writer", args[1])
-	s.expireIn(keys[0], keep)
-	return sim.IntReply(1)
+	return writeResource(s, "resource/write", keys, args, false)
 }
 
 // resourceWriteFenced: keys: resource; args: value, writer, fencing token
@@ -826,14 +802,27 @@ func resourceWrite(s *Store, keys, args []string) sim.Reply {
 // (0 before any). A lower token is refused (0, nothing changes); an equal or
 // higher one lands like resourceWrite and becomes the highest (1).
 func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
-	if e := need("resource/write_fenced", keys, args, 1, 4); e != nil {
+	return writeResource(s, "resource/write_fenced", keys, args, true)
+}
+
+// writeResource is the write of both resource scripts; keys: resource;
+// args: value, writer, [fencing token, when fenced,] TTL ms.
+func writeResource(s *Store, name string, keys, args []string, fenced bool) sim.Reply {
+	nArgs := 3
+	if fenced {
+		nArgs = 4
+	}
+	if e := need(name, keys, args, 1, nArgs); e != nil {
 		return *e
 	}
-	token, e := parseInt("fencing token", args[2])
-	if e != nil {
-		return *e
+	var token int64
+	if fenced {
+		var e *sim.Reply
+		if token, e = parseInt("fencing token", args[2]); e != nil {
+			return *e
+		}
 	}
-	keep, e := parseInt("TTL", args[3])
+	keep, e := parseInt("TTL", args[nArgs-1])
 	if e != nil {
 		return *e
 	}
@@ -841,14 +830,18 @@ func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
 	if e != nil {
 		return *e
 	}
-	highest, e := fieldInt(h, "fence")
-	if e != nil {
-		return *e
+	fields := []string{"value", args[0], "writer", args[1]}
+	if fenced {
+		highest, e := fieldInt(h, "fence")
+		if e != nil {
+			return *e
+		}
+		if token < highest {
+			return sim.IntReply(0)
+		}
+		fields = append(fields, "fence", itoa(token))
 	}
-	if token < highest {
-		return sim.IntReply(0)
-	}
-	s.setFields(keys[0], "value", args[0], "writer", args[1], "fence", itoa(token))
+	s.setFields(keys[0], fields...)
 	s.expireIn(keys[0], keep)
 	return sim.IntReply(1)
 }
