@@ -91,6 +91,8 @@ function startPlayer(doc, root, storage) {
   const setPresenter = (on, remember) => {
     v.presenter = on;
     player.showPresenter(doc, on);
+    // The layout changed: the current column may have left the view.
+    player.scrollTimeline(doc, true);
     if (!remember) return;
     storeFlag(storage, PRESENTER_KEY, on);
     address(withMode(location.href, "present", on), false);
@@ -362,6 +364,8 @@ function startPlayer(doc, root, storage) {
   addEventListener("pageshow", (e) => {
     if (e.persisted) connect();
   });
+  // A resized window (a projector's) draws the timeline at another scale.
+  addEventListener("resize", () => player.scrollTimeline(doc, true));
   addEventListener("popstate", () => onPopState(st.address, history, location, () => location.reload()));
   connect();
 }

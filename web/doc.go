@@ -19,7 +19,7 @@
 //	                               a body over 320 KiB, whatever its encoding, gets 413 naming the limit, and one not read within Config.BodyTimeout (20 s) 408
 //	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
 //	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V   the timeline under two variants, the first step whose outcomes differ marked
-//	GET /static/{file}?v=HASH      app.css, icon.svg, app.js and the ES modules it imports (package static:
+//	GET /static/{file}?v=HASH      app.css, presenter.css, icon.svg, app.js and the ES modules it imports (package static:
 //	                               embedded, each import pinned to its file's hash, cached for good)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"

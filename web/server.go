@@ -297,6 +297,8 @@ func assets() templates.Assets {
 		CSS:  static.URL("/static/", "app.css"),
 		JS:   static.URL("/static/", "app.js"),
 		Icon: static.URL("/static/", "icon.svg"),
+
+		Presenter: static.URL("/static/", "presenter.css"),
 	}
 }
 
