@@ -111,6 +111,7 @@ type UI struct {
 type Assets struct {
 	CSS, JS, Icon string
 	Presenter     string // presenter mode's stylesheet (body.presenter), after CSS
+	NoScript      string // the stylesheet of a browser with JavaScript off
 }
 
 // LangOption is one entry of the language picker.

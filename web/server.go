@@ -234,6 +234,7 @@ func New(cfg Config) (*Server, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
+	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
 	return s, nil
 }
@@ -299,6 +300,7 @@ func assets() templates.Assets {
 		Icon: static.URL("/static/", "icon.svg"),
 
 		Presenter: static.URL("/static/", "presenter.css"),
+		NoScript:  static.URL("/static/", "noscript.css"),
 	}
 }
 
