@@ -201,3 +201,64 @@ func TestBrowserBadgeWhenRedisDown(t *testing.T) {
 }
 
 func unmarshalJSON(raw string, v any) error { return json.Unmarshal([]byte(raw), v) }
+
+// TestBrowserSourceIsText: the lesson's "Source:" note cites its seed
+// documents as text, styled as text: not a link, not underlined (it was
+// dotted, and read as a link that went nowhere).
+func TestBrowserSourceIsText(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
+	waitStep(t, ctx, 0)
+	got := eval[string](t, ctx, `(() => {
+		const s = document.querySelector('.lesson-head .source .seed');
+		if (!s) return 'no seed cited';
+		const cs = getComputedStyle(s);
+		if (s.closest('a')) return 'inside a link';
+		if (cs.textDecorationLine !== 'none') return 'underlined: ' + cs.textDecorationLine + ' ' + cs.textDecorationStyle;
+		if (cs.cursor !== 'auto' && cs.cursor !== 'text') return 'cursor ' + cs.cursor;
+		return s.title ? '' : 'no file name in its title';
+	})()`)
+	if got != "" {
+		t.Errorf("the source note's seed: %s", got)
+	}
+}
+
+// TestBrowserInterviewModelTimeline: question 1's model answer shows its
+// timeline whole: every lane label inside the label column, the Redis
+// lane and its PTTL bars inside the visible timeline (not cut by its box).
+func TestBrowserInterviewModelTimeline(t *testing.T) {
+	ctx := newBrowser(t)
+	ts := startServer(t, Config{}, "127.0.0.1:0")
+	for _, w := range []int64{1280, 1024} {
+		for _, loc := range sim.Locales {
+			run(t, ctx, chromedp.EmulateViewport(w, 800), chromedp.Navigate(ts.url+"/interview?lang="+string(loc)))
+			waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3`, "three questions")
+			click(t, ctx, `[data-reveal="q1"]`)
+			waitJS(t, ctx, `!document.querySelector('[data-demo="q1"]').hidden && !!document.querySelector('[data-demo="q1"] .tl svg')`, "question 1's timeline")
+			got := eval[string](t, ctx, `(() => {
+				const demo = document.querySelector('[data-demo="q1"]');
+				const tl = demo.querySelector('.tl'), labels = demo.querySelector('.tl-labels'), sc = demo.querySelector('.tl-scroll');
+				const box = tl.getBoundingClientRect(), lb = labels.getBoundingClientRect(), view = sc.getBoundingClientRect();
+				const out = [];
+				for (const n of labels.querySelectorAll('.lane-name, .lane-sub, .row-label')) {
+					const b = n.getBoundingClientRect();
+					if (b.width > 0 && (b.left < lb.left - 0.5 || b.right > lb.right + 0.5)) out.push('label "' + n.textContent + '" overruns its column by ' + Math.round(b.right - lb.right) + ' px');
+				}
+				const redis = labels.querySelector('.lane-label.redis');
+				if (!redis) out.push('no Redis lane');
+				else if (redis.getBoundingClientRect().bottom > box.bottom + 0.5) out.push('the Redis lane is cut at the bottom');
+				for (const r of sc.querySelectorAll('.lease')) {
+					const b = r.getBoundingClientRect();
+					if (b.height > 0 && (b.bottom > view.bottom + 0.5 || b.top < view.top - 0.5)) { out.push('a PTTL bar is cut'); break; }
+				}
+				return out.join('; ');
+			})()`)
+			if got != "" {
+				t.Errorf("%d px %s: %s", w, loc, got)
+			}
+		}
+	}
+}
