@@ -173,3 +173,22 @@ func TestBrowserPresenterFitsScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserPresenterPredictFits: predict mode's question bar, in
+// presenter mode at the smallest size, still leaves every panel on the
+// screen.
+func TestBrowserPresenterPredictFits(t *testing.T) {
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, true)+"&predict=1"))
+	waitStep(t, ctx, 7)
+	press(t, ctx, kb.ArrowRight) // asks before it steps
+	waitJS(t, ctx, `!!document.querySelector('#predict [data-choice]')`, "the question of step 8")
+	checkFit(t, "1024x768 predict, asking", readFit(t, ctx))
+	click(t, ctx, "#predict [data-choice]")
+	waitStep(t, ctx, 8)
+	waitJS(t, ctx, `!!document.querySelector('#predict .predict-verdict')`, "the verdict")
+	checkFit(t, "1024x768 predict, answered", readFit(t, ctx))
+}
