@@ -21,11 +21,8 @@ import (
 // would do nothing is shown, nor "Connecting…"; the notice is at the top,
 // above the board, and the step the server rendered is there to read.
 func TestBrowserNoScript(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayer(t)
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
@@ -78,10 +75,7 @@ func TestBrowserNoScript(t *testing.T) {
 // token ("t-b3cae1aa") of the stale-owner lesson breaks over two lines,
 // at its hyphen or anywhere, in any panel or banner.
 func TestBrowserTokensDoNotBreak(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	const broken = `(() => {
 		const out = [];
 		const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -116,10 +110,7 @@ func TestBrowserTokensDoNotBreak(t *testing.T) {
 // and pressing it says why, beside the question the bar asks, which stays;
 // the question's hint names as many keys as it has choices.
 func TestBrowserPredictPlayNote(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)+"&predict=1"))
 	waitStep(t, ctx, 0)
 	waitJS(t, ctx, `document.querySelector('#btn-play').getAttribute('aria-disabled') === 'true'`, "Play off")
@@ -153,10 +144,7 @@ func TestBrowserPredictPlayNote(t *testing.T) {
 // step 7 reads "Step 7 of N · Continue" on the course page, and Continue
 // goes to step 7.
 func TestBrowserCourseCardAfterDeepLink(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, false)))
 	waitStep(t, ctx, 7)
 	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
@@ -206,10 +194,7 @@ func unmarshalJSON(raw string, v any) error { return json.Unmarshal([]byte(raw),
 // documents as text, styled as text: not a link, not underlined (it was
 // dotted, and read as a link that went nowhere).
 func TestBrowserSourceIsText(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
 	waitStep(t, ctx, 0)
 	got := eval[string](t, ctx, `(() => {

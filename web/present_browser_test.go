@@ -90,6 +90,15 @@ const describeColumn = `(() => {
 	return JSON.stringify({view: [v.left, v.right, v.top, v.bottom], col: [c.left, c.right, c.top, c.bottom], scrollLeft: sc.scrollLeft});
 })()`
 
+// stalePlayer starts a browser and a server of the test lessons: the tab,
+// the stale-owner lesson and the server.
+func stalePlayer(t *testing.T) (context.Context, *sim.Lesson, *testServer) {
+	t.Helper()
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	return ctx, staleLesson(t, all), startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+}
+
 func readFit(t *testing.T, ctx context.Context) presentFit {
 	t.Helper()
 	var f presentFit
@@ -141,10 +150,7 @@ func checkFit(t *testing.T, where string, f presentFit) {
 // the diagram's labels are at least 18 px and apart, and with each → the
 // timeline keeps the current step's column in its visible box.
 func TestBrowserPresenterFitsScreen(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	type size struct {
 		w, h int64
 		lang sim.Locale
@@ -178,10 +184,7 @@ func TestBrowserPresenterFitsScreen(t *testing.T) {
 // presenter mode at the smallest size, still leaves every panel on the
 // screen.
 func TestBrowserPresenterPredictFits(t *testing.T) {
-	ctx := newBrowser(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, true)+"&predict=1"))
 	waitStep(t, ctx, 7)
 	press(t, ctx, kb.ArrowRight) // asks before it steps
