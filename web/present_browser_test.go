@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -175,7 +176,11 @@ func TestBrowserPresenterFitsScreen(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: step %d's column is not in the timeline's view: %s", where, i, eval[string](t, ctx, describeColumn))
 			}
-			checkFit(t, fmt.Sprintf("%s step %d", where, i), readFit(t, ctx))
+			f := readFit(t, ctx)
+			checkFit(t, fmt.Sprintf("%s step %d", where, i), f)
+			if i == len(l.Steps) {
+				t.Logf("%s: smallest diagram label %.1f px, state name %.1f px; timeline %.0f px tall", where, slices.Min(f.LabelPx), slices.Min(f.NamePx), f.Panels["timeline"].Bottom-f.Panels["timeline"].Top)
+			}
 		}
 	}
 }
