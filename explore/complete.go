@@ -18,12 +18,17 @@ func ForkTitle(base *sim.Lesson, at int) sim.Msg {
 
 // ForkSummary says what a fork of base after step at with steps steps in
 // all is (the lesson's summary would no longer be true of it): message
-// "explore.fork-summary" or, while it has added nothing, ".unchanged".
+// "explore.fork-summary" with the number of steps it added (Added),
+// ".one" when it added one, ".unchanged" while it has added nothing.
 func ForkSummary(base *sim.Lesson, at, steps int) sim.Msg {
-	if steps <= at {
+	switch added := steps - at; {
+	case added <= 0:
 		return sim.M("explore.fork-summary.unchanged", "Title", base.Title, "Steps", steps)
+	case added == 1:
+		return sim.M("explore.fork-summary.one", "Title", base.Title, "At", at)
+	default:
+		return sim.M("explore.fork-summary", "Title", base.Title, "At", at, "Added", added)
 	}
-	return sim.M("explore.fork-summary", "Title", base.Title, "At", at)
 }
 
 // ForExport returns timeline l ready to be a lesson file of the course: run

@@ -83,7 +83,8 @@ function startPlayer(doc, root, storage) {
       else if ("verdict" in e) {
         const lines = predict.verdictLines(e.verdict, t, player.glosses(doc));
         predict.fillBar(doc, st.predict, e.verdict.ok ? "right" : "wrong", lines, t);
-      } else if ("note" in e) predict.fillBar(doc, st.predict, "note", [["predict-note", t(e.note)]], t);
+      } else if ("aside" in e) predict.showAside(doc, t(e.aside));
+      else if ("note" in e) predict.fillBar(doc, st.predict, "note", [["predict-note", t(e.note)]], t);
       else if ("hide" in e) predict.hideBar(doc);
       else if ("score" in e) showScore();
       else if ("retryParam" in e) address(withMode(location.href, "retry", false), false);
@@ -93,6 +94,8 @@ function startPlayer(doc, root, storage) {
   const setPresenter = (on, remember) => {
     v.presenter = on;
     player.showPresenter(doc, on);
+    // The layout changed: the current column may have left the view.
+    player.scrollTimeline(doc, true);
     if (!remember) return;
     storeFlag(storage, PRESENTER_KEY, on);
     address(withMode(location.href, "present", on), false);
@@ -283,7 +286,12 @@ function startPlayer(doc, root, storage) {
       return;
     }
     const b = e.target.closest("[data-action]");
-    if (!b || b.getAttribute("aria-disabled") === "true") return;
+    if (!b) return;
+    if (b.getAttribute("aria-disabled") === "true") {
+      // Play is off in predict mode, and a press on it says why.
+      if (b.dataset.action === "play" && st.predict.on && !v.playing) run(predict.playNote(st.predict));
+      return;
+    }
     if (wasIdle && !["presenter", "predict"].includes(b.dataset.action)) {
       v.pendingAction = b.dataset.action; // carried out once the session is back
       return;
@@ -364,6 +372,8 @@ function startPlayer(doc, root, storage) {
   addEventListener("pageshow", (e) => {
     if (e.persisted) connect();
   });
+  // A resized window (a projector's) draws the timeline at another scale.
+  addEventListener("resize", () => player.scrollTimeline(doc, true));
   addEventListener("popstate", () => onPopState(st.address, history, location, () => location.reload()));
   connect();
 }

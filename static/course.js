@@ -32,16 +32,21 @@ export function saveProgress(storage, lesson, step, total, stepped) {
 }
 
 // cardProgress is what a lesson card of steps steps shows for progress p:
-// the best step, whether it is done, the bar's percentage, and the step
-// its link continues at (null: from its start).
+// the best step, whether it is done, the bar's percentage (of the best
+// step), the step its link continues at (null: from its start), and the
+// step its text names (shown): the further of the best step and the one
+// it continues at, so that a lesson opened by a deep link at step 7 reads
+// "Step 7 of 11 · Continue", not "Step 0".
 export function cardProgress(p, steps) {
   const best = Math.min(p.best || 0, steps);
   const done = p.done === undefined ? best >= steps : Boolean(p.done);
+  const continueAt = !done && p.last ? Math.min(p.last, steps) : null;
   return {
     best,
     done,
     percent: Math.round((100 * best) / Math.max(steps, 1)),
-    continueAt: !done && p.last ? p.last : null,
+    continueAt,
+    shown: Math.max(best, continueAt || 0),
   };
 }
 
@@ -58,7 +63,7 @@ export function showCourseProgress(doc, root, storage, base) {
     card.querySelector("[data-progress-bar]").style.width = `${c.percent}%`;
     card.querySelector("[data-progress-text]").textContent = c.done
       ? root.dataset.tDone
-      : fill(root.dataset.tProgressStep, { step: c.best, total: steps });
+      : fill(root.dataset.tProgressStep, { step: c.shown, total: steps });
     const link = card.querySelector("[data-progress-link]");
     link.textContent = c.done ? root.dataset.tReview : root.dataset.tContinue;
     if (c.continueAt !== null) {

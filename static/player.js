@@ -229,16 +229,28 @@ export function patchTimeline(doc, v, p) {
   tl.dataset.currentX = String(p.current_x);
 }
 
+// columnScroll is where a timeline scrolled to left, showing width px,
+// must scroll so that the column at x of width w (in the drawing's units,
+// drawn at scale px per unit: presenter mode scales the drawing to the
+// height it has) is in view, centred: null when it is in view already.
+export function columnScroll(x, w, scale, left, width) {
+  const s = scale > 0 ? scale : 1;
+  const from = x * s;
+  const to = (x + w) * s;
+  if (from >= left && to <= left + width) return null;
+  return Math.max(0, from - width / 2 + (w * s) / 2);
+}
+
 // scrollTimeline brings the current step's column into view.
 export function scrollTimeline(doc, reducedMotion) {
   const tl = doc.querySelector('[data-panel="timeline"] .tl');
   const sc = tl && tl.querySelector(".tl-scroll");
   if (!sc) return;
-  const x = Number(tl.dataset.currentX);
-  const w = Number(tl.dataset.colW);
-  if (x < sc.scrollLeft || x + w > sc.scrollLeft + sc.clientWidth) {
-    sc.scrollTo({ left: Math.max(0, x - sc.clientWidth / 2 + w / 2), behavior: reducedMotion ? "auto" : "smooth" });
-  }
+  const body = sc.querySelector("svg");
+  const units = Number(body?.getAttribute("width")) || 0;
+  const scale = units > 0 ? body.getBoundingClientRect().width / units : 1;
+  const left = columnScroll(Number(tl.dataset.currentX), Number(tl.dataset.colW), scale, sc.scrollLeft, sc.clientWidth);
+  if (left !== null) sc.scrollTo({ left, behavior: reducedMotion ? "auto" : "smooth" });
 }
 
 // updateControls shows step of total on the scrubber, the counter, the

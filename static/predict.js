@@ -159,10 +159,10 @@ export function choiceForKey(ps, key) {
   return outs[Number(key) - 1] || null;
 }
 
-// playNote: play is off in predict mode; say so unless a question or an
-// answer is in the bar.
+// playNote: play is off in predict mode; say so, in the bar, or beside
+// the question or the answer it holds (aside), which stay.
 export function playNote(ps) {
-  if (ps.prompting || ps.guess) return [];
+  if (ps.prompting || ps.guess) return [{ aside: "tPredictPlayOff" }];
   return [{ note: "tPredictPlayOff" }];
 }
 
@@ -229,7 +229,7 @@ export function verdictLines(v, text, glosses) {
 export function questionLines(n, s, text, glosses) {
   return [
     ["predict-q", fill(text("tPredictPrompt"), { step: n, actor: s.actor, action: glosses[`act:${s.do}`] || s.do, lock: s.lock })],
-    ["predict-hint", text("tPredictChoose")],
+    ["predict-hint", fill(text("tPredictChoose"), { last: s.outcomes.length })],
   ];
 }
 
@@ -257,6 +257,22 @@ export function fillBar(doc, ps, state, lines, text) {
   }
   b.hidden = false;
   return b;
+}
+
+// showAside adds line t to the bar below what it shows, once; a bar that
+// is hidden shows only it.
+export function showAside(doc, t) {
+  const b = doc.querySelector("[data-predict-bar]");
+  if (!b) return;
+  if (b.hidden) b.replaceChildren();
+  let p = b.querySelector(".predict-aside");
+  if (!p) {
+    p = doc.createElement("p");
+    p.className = "predict-aside";
+    b.append(p);
+  }
+  p.textContent = t;
+  b.hidden = false;
 }
 
 export function hideBar(doc) {

@@ -31,7 +31,7 @@ import (
 	"time"
 )
 
-//go:embed app.css icon.svg *.js
+//go:embed *.css icon.svg *.js
 var sources embed.FS
 
 // contentTypes are the types of the files served, by extension; module

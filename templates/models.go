@@ -110,6 +110,8 @@ type UI struct {
 // Assets are the URLs of the static files, with their content hashes.
 type Assets struct {
 	CSS, JS, Icon string
+	Presenter     string // presenter mode's stylesheet (body.presenter), after CSS
+	NoScript      string // the stylesheet of a browser with JavaScript off
 }
 
 // LangOption is one entry of the language picker.
@@ -370,18 +372,25 @@ type SourceLine struct {
 
 // DiagramView is seed 001's state diagram, laid out.
 type DiagramView struct {
-	UI          UI
-	Width       int
-	Height      int
+	UI UI
+	DiagramDrawing
+	Projector   DiagramDrawing // the same, laid out for presenter mode
 	Lock        string
-	Nodes       []DiagramNode
-	Edges       []DiagramEdge
-	Start       DiagramStart
 	MermaidURL  string
 	OffDiagram  string // a note when the step left the diagram
 	OtherLocks  []string
 	StateLabel  string // "order:42 is Held many (count 2)"
 	CurrentName string
+}
+
+// DiagramDrawing is one layout of the diagram, in SVG user units.
+type DiagramDrawing struct {
+	ID     string // prefix of the drawing's element ids
+	Width  int
+	Height int
+	Nodes  []DiagramNode
+	Edges  []DiagramEdge
+	Start  DiagramStart
 }
 
 // DiagramNode is a state.

@@ -110,7 +110,7 @@ func TestPanelsEscape(t *testing.T) {
 		"redis": RedisPanel(RedisView{Keys: []KeyView{{Name: evil, Type: "hash", Exists: true, Fields: []FieldView{{Name: evil, Value: evil, Changed: true, Old: evil}},
 			PTTL: "1 ms", Bar: true, BarFrom: 1000, BarTo: 255}}}),
 		"command":  CommandPanel(CommandView{Calls: []CallView{{Script: "a/b", SourceID: "src-a-b", Keys: []ArgView{{N: 1, Value: evil}}, Reply: evil, Lines: []SourceLine{{N: 1, Text: evil, Branch: true}}}}}),
-		"diagram":  DiagramPanel(DiagramView{Lock: evil, Nodes: []DiagramNode{{State: "idle", Label: evil, Current: true}}, Edges: []DiagramEdge{{ID: "e", Label: []DiagramText{{Text: evil}}, Taken: true}}}),
+		"diagram":  DiagramPanel(DiagramView{Lock: evil, DiagramDrawing: DiagramDrawing{Nodes: []DiagramNode{{State: "idle", Label: evil, Current: true}}, Edges: []DiagramEdge{{ID: "e", Label: []DiagramText{{Text: evil}}, Taken: true}}}}),
 		"timeline": TimelinePanel(TimelineView{Lanes: []TLLane{{Name: evil}}, Columns: []TLColumn{{Title: evil, Texts: []TLText{{Text: evil}}}}}),
 	} {
 		markup := render(t, c)

@@ -14,86 +14,46 @@ import (
 // transitions to a later state arc above the row, to an earlier one below
 // it, and a transition to the same state loops above its node. The table of
 // states and transitions is sim's: nothing here names a state or an edge.
-const (
-	dgNodeW   = 150
-	dgNodeH   = 52
-	dgGap     = 235 // distance between node centers
-	dgLeft    = 56  // room for the start marker
-	dgRight   = 24
-	dgTop     = 112 // top of the nodes
-	dgBelow   = 124 // room under the nodes
-	dgLineH   = 15
-	dgMaxUnit = 34 // label line length in "units" (a CJK character is 2)
+//
+// A step's diagram is drawn twice, for the screen and for a projector
+// (presenter mode, where the page shows only that one): the projector's is
+// narrower, with labels of fewer, larger lines, so that drawn at about 86%
+// of its size, beside the narration on a 1024 px wide projector, its
+// labels are still 18 px tall (app.css sets the label sizes, lineH here is
+// their line spacing in the same units).
+type dgGeometry struct {
+	nodeW, nodeH int
+	gap          int // distance between node centers
+	left, right  int // room for the start marker; margin
+	top, below   int // top of the nodes; room under the nodes
+	lineH        int // label line spacing
+	maxUnit      int // label line length in "units" (a CJK character is 2)
+	loopCtrl     int // height of the self loop's control points above the nodes
+	loopLabel    int // baseline of the self loop label's lowest line above the nodes
+	downExtra    int // extra depth of a lower arc per state it passes under
+	nameDY       int // baseline of a state's name below the node's middle
+}
+
+var (
+	dgScreen    = dgGeometry{nodeW: 150, nodeH: 52, gap: 235, left: 56, right: 24, top: 112, below: 124, lineH: 15, maxUnit: 34, loopCtrl: 78, loopLabel: 66, downExtra: 56, nameDY: 6}
+	dgProjector = dgGeometry{nodeW: 132, nodeH: 52, gap: 200, left: 44, right: 16, top: 134, below: 124, lineH: 23, maxUnit: 16, loopCtrl: 100, loopLabel: 84, downExtra: 96, nameDY: 7}
 )
 
+// Diagram returns the step's state diagram of its focus lock: both
+// drawings, the caption and the notes.
 func (v *Step) Diagram() templates.DiagramView {
 	t := v.t
 	ui := t.UI()
 	focus, others := v.focusLock()
-	n := len(sim.LockStates)
 	d := templates.DiagramView{
 		UI:          ui,
-		Width:       dgLeft + dgNodeW + (n-1)*dgGap + dgRight,
-		Height:      dgTop + dgNodeH + dgBelow,
 		Lock:        focus.Name,
 		MermaidURL:  "/diagram.mmd?lang=" + string(t.Locale()),
 		CurrentName: string(focus.State),
 	}
-	index := map[sim.LockState]int{}
-	for i, s := range sim.LockStates {
-		index[s] = i
-	}
-	cx := func(i int) int { return dgLeft + dgNodeW/2 + i*dgGap }
-	top, bottom := dgTop, dgTop+dgNodeH
+	d.DiagramDrawing = v.diagramDrawing(focus, dgScreen, "dg")
+	d.Projector = v.diagramDrawing(focus, dgProjector, "dgp")
 	tr := focus.Transition
-	for i, s := range sim.LockStates {
-		d.Nodes = append(d.Nodes, templates.DiagramNode{
-			State: string(s), Label: t.Msg(sim.StateNames[s]),
-			X: cx(i) - dgNodeW/2, Y: top, W: dgNodeW, H: dgNodeH, TX: cx(i), TY: top + dgNodeH/2 + 6,
-			Current: s == focus.State, Entered: tr != nil && tr.To == s,
-		})
-	}
-	cy := top + dgNodeH/2
-	d.Start = templates.DiagramStart{CX: 18, CY: cy, Path: fmt.Sprintf("M25 %d H%d", cy, cx(0)-dgNodeW/2-3)}
-	// Edges leaving the same node below the row start at spread-out points.
-	for _, e := range sim.Diagram {
-		i, j := index[e.From], index[e.To]
-		label := t.Msg(e.Label)
-		de := templates.DiagramEdge{
-			ID: e.ID, Title: label, Taken: tr != nil && tr.ID == e.ID,
-			FromTo: t.Msg(sim.StateNames[e.From]) + " → " + t.Msg(sim.StateNames[e.To]),
-		}
-		var lx, ly int // label anchor: baseline of the line nearest the arc
-		up := true
-		switch {
-		case i == j:
-			x := cx(i)
-			de.Path = fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x-28, top, x-60, top-78, x+60, top-78, x+28, top-2)
-			lx, ly = x, top-66
-		case j > i:
-			span := j - i
-			x1, x2 := cx(i)+dgNodeW/4, cx(j)-dgNodeW/4
-			ctrl := top - 50*span
-			de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, top, (x1+x2)/2, ctrl, x2, top-2)
-			lx, ly = (x1+x2)/2, (top+ctrl)/2-8
-		default:
-			span := i - j
-			x1, x2 := cx(i)-dgNodeW/4-10*(span-1), cx(j)+dgNodeW/4+10*(span-1)
-			ctrl := bottom + 52*span + 56*(span-1)
-			de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, bottom, (x1+x2)/2, ctrl, x2, bottom+2)
-			lx, ly = (x1+x2)/2, (bottom+ctrl)/2+16
-			up = false
-		}
-		lines := wrapLabel(label, dgMaxUnit)
-		for k, line := range lines {
-			y := ly + k*dgLineH
-			if up {
-				y = ly - (len(lines)-1-k)*dgLineH
-			}
-			de.Label = append(de.Label, templates.DiagramText{X: lx, Y: y, Text: line})
-		}
-		d.Edges = append(d.Edges, de)
-	}
 	state := t.Msg(sim.StateNames[focus.State])
 	d.StateLabel = t.T("StateCaption", "Lock", focus.Name, "State", state, "Count", focus.Count)
 	if tr != nil {
@@ -109,6 +69,74 @@ func (v *Step) Diagram() templates.DiagramView {
 	}
 	for _, o := range others {
 		d.OtherLocks = append(d.OtherLocks, t.T("OtherLock", "Lock", o.Name, "State", t.Msg(sim.StateNames[o.State])))
+	}
+	return d
+}
+
+// diagramDrawing lays the diagram of lock focus out with geometry g; id
+// prefixes the drawing's element ids (its arrowheads), unique on the page.
+func (v *Step) diagramDrawing(focus sim.LockView, g dgGeometry, id string) templates.DiagramDrawing {
+	t := v.t
+	n := len(sim.LockStates)
+	d := templates.DiagramDrawing{
+		ID:     id,
+		Width:  g.left + g.nodeW + (n-1)*g.gap + g.right,
+		Height: g.top + g.nodeH + g.below,
+	}
+	index := map[sim.LockState]int{}
+	for i, s := range sim.LockStates {
+		index[s] = i
+	}
+	cx := func(i int) int { return g.left + g.nodeW/2 + i*g.gap }
+	top, bottom := g.top, g.top+g.nodeH
+	tr := focus.Transition
+	for i, s := range sim.LockStates {
+		d.Nodes = append(d.Nodes, templates.DiagramNode{
+			State: string(s), Label: t.Msg(sim.StateNames[s]),
+			X: cx(i) - g.nodeW/2, Y: top, W: g.nodeW, H: g.nodeH, TX: cx(i), TY: top + g.nodeH/2 + g.nameDY,
+			Current: s == focus.State, Entered: tr != nil && tr.To == s,
+		})
+	}
+	cy := top + g.nodeH/2
+	d.Start = templates.DiagramStart{CX: 18, CY: cy, Path: fmt.Sprintf("M25 %d H%d", cy, cx(0)-g.nodeW/2-3)}
+	// Edges leaving the same node below the row start at spread-out points.
+	for _, e := range sim.Diagram {
+		i, j := index[e.From], index[e.To]
+		label := t.Msg(e.Label)
+		de := templates.DiagramEdge{
+			ID: e.ID, Title: label, Taken: tr != nil && tr.ID == e.ID,
+			FromTo: t.Msg(sim.StateNames[e.From]) + " → " + t.Msg(sim.StateNames[e.To]),
+		}
+		var lx, ly int // label anchor: baseline of the line nearest the arc
+		up := true
+		switch {
+		case i == j:
+			x := cx(i)
+			de.Path = fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x-28, top, x-60, top-g.loopCtrl, x+60, top-g.loopCtrl, x+28, top-2)
+			lx, ly = x, top-g.loopLabel
+		case j > i:
+			span := j - i
+			x1, x2 := cx(i)+g.nodeW/4, cx(j)-g.nodeW/4
+			ctrl := top - 50*span
+			de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, top, (x1+x2)/2, ctrl, x2, top-2)
+			lx, ly = (x1+x2)/2, (top+ctrl)/2-8
+		default:
+			span := i - j
+			x1, x2 := cx(i)-g.nodeW/4-10*(span-1), cx(j)+g.nodeW/4+10*(span-1)
+			ctrl := bottom + 52*span + g.downExtra*(span-1)
+			de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, bottom, (x1+x2)/2, ctrl, x2, bottom+2)
+			lx, ly = (x1+x2)/2, (bottom+ctrl)/2+16
+			up = false
+		}
+		lines := wrapLabel(label, g.maxUnit)
+		for k, line := range lines {
+			y := ly + k*g.lineH
+			if up {
+				y = ly - (len(lines)-1-k)*g.lineH
+			}
+			de.Label = append(de.Label, templates.DiagramText{X: lx, Y: y, Text: line})
+		}
+		d.Edges = append(d.Edges, de)
 	}
 	return d
 }
@@ -132,31 +160,40 @@ func isWidePunct(r rune) bool {
 }
 
 // wrapLabel breaks a label into lines of at most max units, at spaces, or
-// after CJK punctuation, or anywhere between CJK characters.
+// after CJK punctuation, or anywhere between CJK characters. A break at a
+// space or a comma wins over one between characters when it keeps at least
+// half a line; between characters, the lines come out about even (9
+// characters in 8-character lines break 4 + 5, not 8 + 1).
 func wrapLabel(s string, max int) []string {
 	if textUnits(s) <= max {
 		return []string{s}
 	}
 	var lines []string
 	for textUnits(s) > max {
-		cut, units := -1, 0
+		total := textUnits(s)
+		even := (total + (total+max-1)/max - 1) / ((total + max - 1) / max) // ceil(total / lines)
+		word, char, units := -1, -1, 0
 		for i, r := range s {
 			w := textUnits(string(r))
 			if units+w > max {
-				if cut <= 0 {
-					cut = i
-				}
 				break
 			}
 			units += w
 			switch {
 			case r == ' ':
-				cut = i
+				word = i
 			case r == '，' || r == '、' || r == '；' || r == ',':
-				cut = i + utf8.RuneLen(r)
-			case w == 2 && units > max/2:
-				cut = i + utf8.RuneLen(r)
+				word = i + utf8.RuneLen(r)
+			case w == 2 && units <= even:
+				char = i + utf8.RuneLen(r)
 			}
+		}
+		cut := word
+		if cut <= 0 || (char > 0 && textUnits(s[:cut]) < max/2) {
+			cut = char
+		}
+		if cut <= 0 {
+			cut = word
 		}
 		if cut <= 0 {
 			break

@@ -12,7 +12,12 @@ import (
 // often stands still between steps), and each column shows the state after
 // its step, so column 0 is the start.
 const (
-	tlLabelW            = 196
+	tlLabelW = 196
+	// What of a lane's name and subtitle fits the label column (180 px
+	// after its margin): the name is 13 px bold, about 7.5 px a unit
+	// (textUnits), the subtitle 11 px, about 6.4 px.
+	tlNameUnits         = 24
+	tlSubUnits          = 28
 	TimelineColumnWidth = 100 // CSS pixels of one step's column
 	tlHeaderH           = 42
 	tlChipTop           = 6
@@ -209,17 +214,17 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 		y := lay.laneY[a.id]
 		lane := templates.TLLane{Y: y, H: lay.actorH, Kind: "actor", ID: a.id, Name: a.id}
 		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.Locale())); n != "" && n != a.id {
-			lane.Name = Clip(a.id+" · "+n, 28)
+			lane.Name = Clip(a.id+" · "+n, tlNameUnits)
 		}
 		if a.parent != "" {
 			mode := t.T("ModeInherit")
 			if a.mode == "lost" {
 				mode = t.T("ModeLost")
 			}
-			lane.Sub = Clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", mode), 30)
+			lane.Sub = Clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", mode), tlSubUnits)
 			lane.Faint = v.cur < a.forkStep
 		} else if av, ok := actorIn(last, a.id); ok {
-			lane.Sub = Clip(t.T("ProcessOf", "Instance", av.Instance), 30)
+			lane.Sub = Clip(t.T("ProcessOf", "Instance", av.Instance), tlSubUnits)
 		}
 		for k, lock := range lay.locks {
 			by := y + tlChipTop + tlChipH + 6 + k*tlLockRow
@@ -240,7 +245,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 		// (backend.Store.Info names them once the first step has run).
 		redis.Sub = t.T("BackendPair")
 	case !v.info.Embedded:
-		redis.Sub = Clip(v.info.Addr, 30)
+		redis.Sub = Clip(v.info.Addr, tlSubUnits)
 	}
 	for k, lock := range lay.locks {
 		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})

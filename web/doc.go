@@ -23,7 +23,7 @@
 //	                               the Search page (search.go, search_page.go): the form filled with the variant's
 //	                               course search file (searches/), then with the parameters (a lesson's "find it
 //	                               yourself" link; from names the lesson); the search runs over the websocket
-//	GET /static/{file}?v=HASH      app.css, icon.svg, app.js and the ES modules it imports (package static:
+//	GET /static/{file}?v=HASH      app.css, presenter.css, icon.svg, app.js and the ES modules it imports (package static:
 //	                               embedded, each import pinned to its file's hash, cached for good)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"

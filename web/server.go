@@ -251,6 +251,7 @@ func New(cfg Config) (*Server, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
+	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
 	return s, nil
 }
@@ -314,6 +315,9 @@ func assets() templates.Assets {
 		CSS:  static.URL("/static/", "app.css"),
 		JS:   static.URL("/static/", "app.js"),
 		Icon: static.URL("/static/", "icon.svg"),
+
+		Presenter: static.URL("/static/", "presenter.css"),
+		NoScript:  static.URL("/static/", "noscript.css"),
 	}
 }
 

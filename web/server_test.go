@@ -202,7 +202,7 @@ func TestMermaidDownload(t *testing.T) {
 func TestStaticFiles(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	for _, name := range []string{"app.css", "app.js", "icon.svg"} {
+	for _, name := range []string{"app.css", "presenter.css", "app.js", "icon.svg"} {
 		u := static.URL("/static/", name)
 		resp, body := get(t, hs.URL+u, nil)
 		if resp.StatusCode != 200 || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
@@ -232,8 +232,8 @@ func TestPageWeight(t *testing.T) {
 			}
 		}
 	}
-	if len(paths) != 3 {
-		t.Fatalf("page loads %d static files, want 3", len(paths))
+	if len(paths) != 4 { // app.css, presenter.css, app.js, icon.svg
+		t.Fatalf("page loads %d static files, want 4", len(paths))
 	}
 	// The script is ES modules: app.js and what it imports, each once.
 	imports := regexp.MustCompile(`(?m)^(?:import|export)\b[^;"']*?"\./([^"]+)"`)

@@ -36,9 +36,12 @@ test("saveProgress keeps every lesson's entry under one key", () => {
 });
 
 test("cardProgress: what a course card shows", () => {
-  assert.deepEqual(cardProgress({ best: 3, last: 5, done: false }, 10), { best: 3, done: false, percent: 30, continueAt: 5 });
-  assert.deepEqual(cardProgress({ best: 12, last: 2, done: true }, 10), { best: 10, done: true, percent: 100, continueAt: null });
-  assert.deepEqual(cardProgress({ best: 0, last: 0 }, 10), { best: 0, done: false, percent: 0, continueAt: null });
+  assert.deepEqual(cardProgress({ best: 3, last: 5, done: false }, 10), { best: 3, done: false, percent: 30, continueAt: 5, shown: 5 });
+  assert.deepEqual(cardProgress({ best: 5, last: 2, done: false }, 10), { best: 5, done: false, percent: 50, continueAt: 2, shown: 5 });
+  assert.deepEqual(cardProgress({ best: 12, last: 2, done: true }, 10), { best: 10, done: true, percent: 100, continueAt: null, shown: 10 });
+  assert.deepEqual(cardProgress({ best: 0, last: 0 }, 10), { best: 0, done: false, percent: 0, continueAt: null, shown: 0 });
+  // Only a deep link to step 7: the card names step 7, where Continue goes.
+  assert.deepEqual(cardProgress(progressAfter(undefined, 7, 11, false), 11), { best: 0, done: false, percent: 0, continueAt: 7, shown: 7 });
   assert.equal(cardProgress({ best: 10 }, 10).done, true, "stored before done existed");
   assert.equal(cardProgress({ best: 0 }, 0).percent, 0);
 });

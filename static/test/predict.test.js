@@ -171,11 +171,11 @@ test("keys 1 to 9 pick an outcome while a question is shown", () => {
   assert.equal(predict.choiceForKey(ps, "a"), null);
 });
 
-test("play is off in predict mode, said unless the bar is busy", () => {
+test("play is off in predict mode, said in the bar or beside its question", () => {
   const ps = on();
   assert.deepEqual(predict.playNote(ps), [{ note: "tPredictPlayOff" }]);
   predict.stepForward(ps, 1, 5);
-  assert.deepEqual(predict.playNote(ps), []);
+  assert.deepEqual(predict.playNote(ps), [{ aside: "tPredictPlayOff" }]);
 });
 
 test("the bar's lines: question, verdict, retry line, score", () => {
@@ -185,6 +185,9 @@ test("the bar's lines: question, verdict, retry line, score", () => {
     ["predict-q", "Step 2: A will acquire the lock order:1"],
     ["predict-hint", "<tPredictChoose>"],
   ]);
+  // The keys hint names as many keys as there are choices.
+  const hint = predict.questionLines(2, steps[1], (k) => (k === "tPredictChoose" ? "keys 1–{last}" : text(k)), gl)[1][1];
+  assert.equal(hint, `keys 1–${steps[1].outcomes.length}`);
   const t = (k) => ({ tPredictRight: "right: {outcome}", tPredictWrong: "{guess}, but {outcome}" })[k] || text(k);
   assert.deepEqual(predict.verdictLines({ ok: false, guess: "busy", got: "acquired", retryDone: true }, t, gl), [
     ["predict-verdict wrong", "busy, but acquired"],

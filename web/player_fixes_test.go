@@ -1,0 +1,59 @@
+package web
+
+import (
+	"net/http"
+	"testing"
+
+	"lockstep/sim"
+)
+
+// TestUnknownPathNotFoundPage: every address the server has no page for
+// answers 404 with the not-found page in the request's language (a title,
+// the path, the way back), not net/http's plain text.
+func TestUnknownPathNotFoundPage(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	for _, c := range []struct {
+		path string
+		lang sim.Locale
+	}{
+		{"/nope", sim.English},
+		{"/nope?lang=zh-CN", sim.SimplifiedChinese},
+		{"/lessons/stale-owner/extra?lang=zh-TW", sim.TraditionalChinese},
+		{"/interview/nope", sim.English},
+	} {
+		resp, body := get(t, hs.URL+c.path, nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404", c.path, resp.StatusCode)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+			t.Errorf("%s: content type %q", c.path, ct)
+		}
+		d := parseDOM(t, body)
+		ui := tr(c.lang).UI()
+		want := tr(c.lang).T("PageNotFoundTitle")
+		if got := d.text(t, "title", tag("title")); got != want+" · "+ui.AppName {
+			t.Errorf("%s: title %q, want %q", c.path, got, want+" · "+ui.AppName)
+		}
+		if got := d.text(t, "h1", tag("h1")); got != want {
+			t.Errorf("%s: h1 %q, want %q", c.path, got, want)
+		}
+		if got := pageLang(t, body); got != string(c.lang) {
+			t.Errorf("%s: page in %q, want %q", c.path, got, c.lang)
+		}
+		if !d.has(byTestID("back-to-course")) {
+			t.Errorf("%s: no way back to the course", c.path)
+		}
+	}
+	// A lesson that is not in the course keeps its own wording.
+	resp, body := get(t, hs.URL+"/lessons/nope", nil)
+	if resp.StatusCode != http.StatusNotFound || parseDOM(t, body).text(t, "h1", tag("h1")) != tr(sim.English).UI().NotFoundTitle {
+		t.Errorf("/lessons/nope: status %d", resp.StatusCode)
+	}
+	// The pages that are there still answer.
+	for _, p := range []string{"/", "/interview", "/healthz"} {
+		if resp, _ := get(t, hs.URL+p, nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: status %d", p, resp.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lockstep/sim"
+)
+
+// presentSizes are the projector sizes presenter mode must fit (issue 20).
+var presentSizes = []struct{ w, h int64 }{{1024, 768}, {1280, 800}, {1920, 1080}}
+
+// presentFit is what the page measures of its presenter layout.
+type presentFit struct {
+	Presenter    bool               `json:"presenter"`
+	ScrollH      float64            `json:"scrollH"`
+	ScrollW      float64            `json:"scrollW"`
+	ViewH        float64            `json:"viewH"`
+	ViewW        float64            `json:"viewW"`
+	Panels       map[string]box     `json:"panels"`
+	Clipped      map[string]float64 `json:"clipped"` // px of a panel's content it cannot show
+	LabelPx      []float64          `json:"labelPx"` // drawn size of each label of the shown diagram
+	NamePx       []float64          `json:"namePx"`  // of each state name
+	LabelOverlap []string           `json:"labelOverlap"`
+	LabelOutside []string           `json:"labelOutside"`
+}
+
+type box struct{ Left, Top, Right, Bottom float64 }
+
+func (b box) inside(o box) bool {
+	const slack = 0.5 // sub-pixel rounding
+	return b.Left >= o.Left-slack && b.Top >= o.Top-slack && b.Right <= o.Right+slack && b.Bottom <= o.Bottom+slack
+}
+
+// measurePresent measures the layout in the page: the document's size, each
+// panel's box and the content it clips, and the diagram's labels as drawn
+// (their font size in the drawing's units times the drawing's scale).
+const measurePresent = `(() => {
+	const r = el => { const b = el.getBoundingClientRect(); return {Left: b.left, Top: b.top, Right: b.right, Bottom: b.bottom}; };
+	const panels = {}, clipped = {};
+	for (const name of ['narration', 'redis', 'diagram', 'command', 'timeline']) {
+		const el = document.getElementById('panel-' + name);
+		panels[name] = r(el);
+		clipped[name] = Math.max(0, el.scrollHeight - el.clientHeight);
+	}
+	const svg = [...document.querySelectorAll('[data-testid="diagram"] svg')].find(s => s.getBoundingClientRect().width > 0);
+	const drawn = el => parseFloat(getComputedStyle(el).fontSize) * el.getScreenCTM().a;
+	const labels = [...svg.querySelectorAll('.dg-label')];
+	const overlap = [], outside = [];
+	const sb = svg.getBoundingClientRect();
+	labels.forEach((a, i) => {
+		const ba = a.getBoundingClientRect();
+		if (ba.left < sb.left - 1 || ba.right > sb.right + 1 || ba.top < sb.top - 1 || ba.bottom > sb.bottom + 1) outside.push(a.textContent);
+		labels.slice(i + 1).forEach(b => {
+			if (b.parentNode === a.parentNode) return; // lines of one label
+			const bb = b.getBoundingClientRect();
+			if (ba.left < bb.right && bb.left < ba.right && ba.top < bb.bottom && bb.top < ba.bottom) overlap.push(a.textContent + ' / ' + b.textContent);
+		});
+	});
+	return {
+		presenter: document.body.classList.contains('presenter'),
+		scrollH: document.documentElement.scrollHeight, scrollW: document.documentElement.scrollWidth,
+		viewH: innerHeight, viewW: innerWidth,
+		panels, clipped,
+		labelPx: labels.map(drawn),
+		namePx: [...svg.querySelectorAll('.dg-name')].map(drawn),
+		labelOverlap: overlap, labelOutside: outside,
+	};
+})()`
+
+// currentColumnInView is true when the timeline's current column lies
+// inside the timeline's visible box.
+const currentColumnInView = `(() => {
+	const sc = document.querySelector('[data-panel="timeline"] .tl-scroll');
+	const col = document.querySelector('[data-panel="timeline"] .col.current .col-bg');
+	if (!sc || !col) return false;
+	const v = sc.getBoundingClientRect(), c = col.getBoundingClientRect();
+	return c.width > 0 && c.left >= v.left - 0.5 && c.right <= v.right + 0.5 && c.top >= v.top - 0.5 && c.bottom <= v.bottom + 0.5;
+})()`
+
+const describeColumn = `(() => {
+	const sc = document.querySelector('[data-panel="timeline"] .tl-scroll');
+	const col = document.querySelector('[data-panel="timeline"] .col.current .col-bg');
+	const v = sc.getBoundingClientRect(), c = col ? col.getBoundingClientRect() : {};
+	return JSON.stringify({view: [v.left, v.right, v.top, v.bottom], col: [c.left, c.right, c.top, c.bottom], scrollLeft: sc.scrollLeft});
+})()`
+
+// stalePlayer starts a browser and a server of the test lessons: the tab,
+// the stale-owner lesson and the server.
+func stalePlayer(t *testing.T) (context.Context, *sim.Lesson, *testServer) {
+	t.Helper()
+	ctx := newBrowser(t)
+	all := testLessons(t)
+	return ctx, staleLesson(t, all), startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+}
+
+func readFit(t *testing.T, ctx context.Context) presentFit {
+	t.Helper()
+	var f presentFit
+	if err := json.Unmarshal(eval[[]byte](t, ctx, measurePresent), &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// checkFit fails the test for any part of the presenter layout that does
+// not fit the screen.
+func checkFit(t *testing.T, where string, f presentFit) {
+	t.Helper()
+	if !f.Presenter {
+		t.Fatalf("%s: not in presenter mode", where)
+	}
+	if f.ScrollH > f.ViewH || f.ScrollW > f.ViewW {
+		t.Errorf("%s: the document is %v x %v px, the screen %v x %v: it scrolls", where, f.ScrollW, f.ScrollH, f.ViewW, f.ViewH)
+	}
+	screen := box{0, 0, f.ViewW, f.ViewH}
+	for name, b := range f.Panels {
+		if b.Right-b.Left < 50 || b.Bottom-b.Top < 50 {
+			t.Errorf("%s: panel %s is %v x %v px", where, name, b.Right-b.Left, b.Bottom-b.Top)
+		}
+		if !b.inside(screen) {
+			t.Errorf("%s: panel %s at %+v is not inside the screen", where, name, b)
+		}
+		if c := f.Clipped[name]; c > 1 {
+			t.Errorf("%s: panel %s cuts %v px of its content", where, name, c)
+		}
+	}
+	if len(f.LabelPx) < len(sim.Diagram) || len(f.NamePx) != len(sim.LockStates) {
+		t.Fatalf("%s: the diagram shows %d labels and %d states", where, len(f.LabelPx), len(f.NamePx))
+	}
+	for _, px := range append(append([]float64{}, f.LabelPx...), f.NamePx...) {
+		if px < 18 {
+			t.Errorf("%s: a diagram label is drawn %.1f px tall, want at least 18 (labels %v, states %v)", where, px, f.LabelPx, f.NamePx)
+			break
+		}
+	}
+	if len(f.LabelOverlap) > 0 || len(f.LabelOutside) > 0 {
+		t.Errorf("%s: diagram labels overlap %q, outside the drawing %q", where, f.LabelOverlap, f.LabelOutside)
+	}
+}
+
+// TestBrowserPresenterFitsScreen opens the stale-owner lesson at step 7 in
+// presenter mode at each projector size (and in Chinese at the smallest):
+// the page does not scroll, every panel is on the screen with nothing cut,
+// the diagram's labels are at least 18 px and apart, and with each → the
+// timeline keeps the current step's column in its visible box.
+func TestBrowserPresenterFitsScreen(t *testing.T) {
+	ctx, l, ts := stalePlayer(t)
+	type size struct {
+		w, h int64
+		lang sim.Locale
+	}
+	var sizes []size
+	for _, s := range presentSizes {
+		sizes = append(sizes, size{s.w, s.h, sim.English})
+	}
+	sizes = append(sizes, size{1024, 768, sim.SimplifiedChinese})
+	const from = 7
+	for _, s := range sizes {
+		where := fmt.Sprintf("%dx%d %s", s.w, s.h, s.lang)
+		run(t, ctx, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, from, s.lang, true)))
+		waitStep(t, ctx, from)
+		waitJS(t, ctx, currentColumnInView, where+": step 7's column in view")
+		for i := from + 1; i <= len(l.Steps); i++ {
+			press(t, ctx, kb.ArrowRight)
+			waitStep(t, ctx, i)
+			tctx, cancel := context.WithTimeout(ctx, waitTimeout)
+			_, err := chromedp.Run(tctx, chromedp.Poll[bool](currentColumnInView, chromedp.WithPollingTimeout(waitTimeout)))
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: step %d's column is not in the timeline's view: %s", where, i, eval[string](t, ctx, describeColumn))
+			}
+			f := readFit(t, ctx)
+			checkFit(t, fmt.Sprintf("%s step %d", where, i), f)
+			if i == len(l.Steps) {
+				t.Logf("%s: smallest diagram label %.1f px, state name %.1f px; timeline %.0f px tall", where, slices.Min(f.LabelPx), slices.Min(f.NamePx), f.Panels["timeline"].Bottom-f.Panels["timeline"].Top)
+			}
+		}
+	}
+}
+
+// TestBrowserPresenterPredictFits: predict mode's question bar, in
+// presenter mode at the smallest size, still leaves every panel on the
+// screen.
+func TestBrowserPresenterPredictFits(t *testing.T) {
+	ctx, l, ts := stalePlayer(t)
+	run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, true)+"&predict=1"))
+	waitStep(t, ctx, 7)
+	press(t, ctx, kb.ArrowRight) // asks before it steps
+	waitJS(t, ctx, `!!document.querySelector('#predict [data-choice]')`, "the question of step 8")
+	checkFit(t, "1024x768 predict, asking", readFit(t, ctx))
+	click(t, ctx, "#predict [data-choice]")
+	waitStep(t, ctx, 8)
+	waitJS(t, ctx, `!!document.querySelector('#predict .predict-verdict')`, "the verdict")
+	checkFit(t, "1024x768 predict, answered", readFit(t, ctx))
+}
