@@ -89,6 +89,7 @@ type wireStep struct {
 	Lock         *string  `json:"k,omitempty"`
 	LeaseMS      int64    `json:"l,omitempty"`
 	ReplyLost    bool     `json:"rl,omitempty"`
+	Nested       bool     `json:"ns,omitempty"`
 	Unreplicated bool     `json:"u,omitempty"`
 	Value        string   `json:"w,omitempty"`
 	Child        string   `json:"c,omitempty"`
@@ -146,7 +147,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	}
 	for _, s := range l.Steps {
 		ws := wireStep{
-			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost,
+			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost, Nested: s.Nested,
 			Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child, Context: s.Context,
 			ByMS: s.By.Milliseconds(), Say: toWire(s.Say), Expect: string(s.Expect),
 			Violations: s.ExpectViolations,
@@ -407,7 +408,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		path := fmt.Sprintf("steps[%d]", i+1)
 		st := sim.Step{
 			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(path+".lease", s.LeaseMS, MaxLeaseMS),
-			ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
+			ReplyLost: s.ReplyLost, Nested: s.Nested, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
 			Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
 		}

@@ -135,6 +135,9 @@ func yamlStep(l *Lesson, s Step, say func(Text) any) yaml.MapSlice {
 	if takes("lease") && s.Lease != 0 {
 		add("lease", formatDuration(s.Lease))
 	}
+	if takes("nested") && s.Nested {
+		add("nested", true)
+	}
 	if takes("reply_lost") && s.ReplyLost {
 		add("reply_lost", true)
 	}

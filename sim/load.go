@@ -605,6 +605,8 @@ func (d *decoder) step(n ast.Node, path string) Step {
 			s.By = d.duration(kv)
 		case "reply_lost":
 			s.ReplyLost = d.boolean(kv)
+		case "nested":
+			s.Nested = d.boolean(kv)
 		case "unreplicated":
 			s.Unreplicated = d.boolean(kv)
 		default:

@@ -305,6 +305,11 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	if st.Lease > 0 {
 		lease = st.Lease.Milliseconds()
 	}
+	if st.Nested && g == nil {
+		// Seed 001's nested_acquire: no grant token in the context, so the
+		// client answers NOT_OWNER without asking Redis.
+		return stepResult{outcome: NotOwner}, nil
+	}
 	owner := ""
 	if g != nil {
 		owner = g.token
@@ -316,6 +321,9 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	}
 	op := r.op(st, owner, lease)
 	call := r.v.acquire(op, g)
+	// lostReply: Redis runs the call, the client sees a timeout and learns
+	// nothing, so its beliefs stay as they were.
+	lostReply := st.ReplyLost && call != nil
 	var reply Reply
 	var calls []CallRecord
 	fenceCall := r.fenceCall(op, g, call)
@@ -352,6 +360,10 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	case Acquired:
 		r.holdSeq[st.Lock]++
 		seq := r.holdSeq[st.Lock]
+		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
+		if lostReply {
+			break
+		}
 		if g == nil {
 			g = &grant{token: owner, fence: fenceOf(reply), leaseMS: lease}
 			if fence.Kind == ReplyInt {
@@ -366,8 +378,10 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		if r.info.Watchdog {
 			g.renewAt = r.now + max(lease/3, 1)
 		}
-		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
 	case Reentered:
+		if lostReply {
+			break
+		}
 		if g == nil {
 			// An outermost acquire joined a hold kept under the same owner id.
 			g = &grant{token: owner, leaseMS: lease}
@@ -377,6 +391,9 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 			a.grants[st.Lock] = g
 		}
 		g.count++
+	}
+	if lostReply {
+		out = TimedOut
 	}
 	return stepResult{outcome: out, calls: calls}, nil
 }

@@ -83,7 +83,14 @@ func (v *Step) headline(st *sim.StepInfo) (string, string) {
 	a := actorLabel(st.Actor)
 	switch st.Do {
 	case sim.ActAcquire:
-		return t.T("HeadAcquire", "Actor", a, "Lock", st.Lock), t.T("DetailLease", "Lease", Seconds(t, st.LeaseMS))
+		detail := t.T("DetailLease", "Lease", Seconds(t, st.LeaseMS))
+		if st.Nested {
+			detail += " · " + t.T("DetailNested")
+		}
+		if st.ReplyLost {
+			detail += " · " + t.T("DetailReplyLost")
+		}
+		return t.T("HeadAcquire", "Actor", a, "Lock", st.Lock), detail
 	case sim.ActRelease:
 		if st.ReplyLost {
 			return t.T("HeadRelease", "Actor", a, "Lock", st.Lock), t.T("DetailReplyLost")
