@@ -61,6 +61,7 @@ type wireLesson struct {
 	Title    wireText    `json:"ti,omitempty"`
 	Summary  wireText    `json:"su,omitempty"`
 	Takeaway wireText    `json:"tk,omitempty"`
+	Note     wireText    `json:"nt,omitempty"`
 	Source   string      `json:"so,omitempty"`
 	Group    string      `json:"g,omitempty"`
 	Variant  string      `json:"v,omitempty"`
@@ -138,6 +139,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	}
 	w := wireLesson{
 		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
+		Note: toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
 		Origin: o.Lesson, At: o.At,
@@ -398,6 +400,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 	}
 	l := &sim.Lesson{
 		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
+		Note: fromWire(w.Note),
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
 		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
 	}
@@ -464,6 +467,7 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 	text("title", l.Title)
 	text("summary", l.Summary)
 	text("takeaway", l.Takeaway)
+	text("note", l.Note)
 	for i, a := range l.Actors {
 		path := fmt.Sprintf("actors[%d]", i+1)
 		str(path+".id", a.ID)

@@ -133,6 +133,9 @@ func TestLessonsComplete(t *testing.T) {
 		check("title", l.Title)
 		check("summary", l.Summary)
 		check("takeaway", l.Takeaway)
+		if l.Note != nil {
+			check("note", l.Note)
+		}
 		if l.Source == "" {
 			t.Errorf("%s: no source", l.File)
 		}

@@ -63,6 +63,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.Takeaway != nil {
 		add("takeaway", text("takeaway", l.Takeaway))
 	}
+	if l.Note != nil {
+		add("note", text("note", l.Note))
+	}
 	if l.Source != "" {
 		add("source", yamlString(l.Source))
 	}

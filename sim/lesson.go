@@ -13,7 +13,11 @@ type Lesson struct {
 	// Takeaway is the one-line lesson a learner should keep (an addition to
 	// the spec, optional).
 	Takeaway Text
-	Source   string // a seed file name or the public report the scenario reproduces
+	// Note says how Lockstep runs the lesson (servers it starts, what a
+	// backend cannot do), apart from the narration, which teaches: an
+	// addition to the spec, optional.
+	Note   Text
+	Source string // a seed file name or the public report the scenario reproduces
 	// Group places the lesson in the course: one of Groups (an addition to
 	// the spec, optional).
 	Group   string

@@ -243,6 +243,8 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 			l.Summary = d.text(kv)
 		case "takeaway":
 			l.Takeaway = d.text(kv)
+		case "note":
+			l.Note = d.text(kv)
 		case "source":
 			l.Source = d.str(kv)
 		case "group":

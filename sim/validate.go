@@ -179,6 +179,7 @@ func (v *validator) header() {
 	v.text("title", l.Title)
 	v.text("summary", l.Summary)
 	v.text("takeaway", l.Takeaway)
+	v.text("note", l.Note)
 }
 
 // missing reports a required field that is absent. what names the mapping

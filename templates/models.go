@@ -84,6 +84,7 @@ type UI struct {
 	ExitedKey          string
 	AsBoolean          string
 	Takeaway           string
+	LessonNote         string
 	Expected           string
 	NoScript           string
 	CurrentState       string
@@ -259,6 +260,9 @@ type NarrationView struct {
 	CheckText    string // "" when the step asserts nothing
 	Say          string
 	Takeaway     string // set on the last step
+	// Note is how Lockstep runs the lesson (lesson field note), set before
+	// the first step.
+	Note string
 }
 
 // AlertsView holds the violation banner and the stale-owner notices.

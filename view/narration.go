@@ -36,6 +36,7 @@ func (v *Step) Narration() templates.NarrationView {
 		n.StepLabel = t.T("BeforeFirstStep")
 		n.Headline = t.T("HeadStart")
 		n.Say = strings.TrimSpace(v.lesson.Summary.In(t.Locale()))
+		n.Note = strings.TrimSpace(v.lesson.Note.In(t.Locale()))
 		return n
 	}
 	n.StepLabel = t.T("StepOfTotal", "Step", v.cur, "Total", v.total())
