@@ -139,7 +139,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	}
 	w := wireLesson{
 		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
-		Note: toWire(l.Note),
+		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
 		Origin: o.Lesson, At: o.At,
@@ -400,7 +400,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 	}
 	l := &sim.Lesson{
 		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
-		Note: fromWire(w.Note),
+		Note:   fromWire(w.Note),
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
 		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
 	}
