@@ -79,10 +79,15 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	f := r.frame(st, res.outcome, res.calls, res.events, func(i int) *Transition {
 		now := r.lockView(r.locks[i])
 		t := transition(prev[i].State, prev[i].Count, now.State, now.Count, byExpiry)
-		if t != nil && st.Do == ActFailover {
+		switch {
+		case t == nil:
+		case st.Do == ActFailover:
 			// A hold lost with the primary is neither released nor expired:
 			// seed 001's diagram has no arrow for it.
 			t.ID = OffDiagram
+		case slices.ContainsFunc(res.events, func(v Violation) bool { return v.Name == InvWrongOwnerRelease && v.Lock == r.locks[i] }):
+			// Not the holder's release: another owner's hold was changed.
+			t.ID = WrongOwner
 		}
 		return t
 	})

@@ -394,6 +394,9 @@ type DiagramEdge struct {
 	Path   string
 	Label  []DiagramText
 	Taken  bool
+	// Wrong marks the drawn transition of a release by the wrong owner
+	// (sim.WrongOwner): not an edge of seed 001's diagram.
+	Wrong  bool
 	Title  string // the full label, for the tooltip
 	FromTo string
 }

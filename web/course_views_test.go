@@ -34,3 +34,41 @@ func TestLessonNoteApart(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongOwnerDrawnApart checks issue 16 item 1.9: a release that deletes
+// or lowers another owner's hold is drawn as a marked wrong transition, not
+// as seed 001's release edge (lessons 04 and 05 step 8, 10 step 6, 09 step 6).
+func TestWrongOwnerDrawnApart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id   string
+		step int
+	}{{"setnx-del", 8}, {"get-then-del", 8}, {"owner-reused", 6}, {"instance-owner", 6}} {
+		for _, loc := range sim.Locales {
+			v := courseView(t, tc.id, tc.step, loc)
+			d := v.Diagram()
+			var wrong int
+			for _, e := range d.Edges {
+				switch {
+				case e.Wrong && e.Taken && e.ID == sim.WrongOwner && e.Path != "":
+					wrong++
+				case e.Taken:
+					t.Errorf("%s step %d (%s): seed 001's edge %s drawn as taken", tc.id, tc.step, loc, e.ID)
+				}
+			}
+			if wrong != 1 {
+				t.Errorf("%s step %d (%s): %d wrong-owner transitions drawn, want 1", tc.id, tc.step, loc, wrong)
+			}
+			if d.OffDiagram == "" || !strings.Contains(d.OffDiagram, "✕") {
+				t.Errorf("%s step %d (%s): no note on the wrong transition: %q", tc.id, tc.step, loc, d.OffDiagram)
+			}
+		}
+	}
+	// The holder's own release still takes the diagram's edge.
+	d := courseView(t, "nested-reentry", 10, sim.English).Diagram()
+	for _, e := range d.Edges {
+		if e.Wrong || (e.Taken && e.ID != "release-or-expire") {
+			t.Errorf("nested-reentry step 10: edge %+v", e)
+		}
+	}
+}
