@@ -390,10 +390,10 @@ type DiagramNode struct {
 
 // DiagramEdge is a transition.
 type DiagramEdge struct {
-	ID     string
-	Path   string
-	Label  []DiagramText
-	Taken  bool
+	ID    string
+	Path  string
+	Label []DiagramText
+	Taken bool
 	// Wrong marks the drawn transition of a release by the wrong owner
 	// (sim.WrongOwner): not an edge of seed 001's diagram.
 	Wrong  bool
