@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"lockstep/drill"
 	"lockstep/sim"
 	"lockstep/view"
 )
@@ -69,6 +70,84 @@ func TestWrongOwnerDrawnApart(t *testing.T) {
 	for _, e := range d.Edges {
 		if e.Wrong || (e.Taken && e.ID != "release-or-expire") {
 			t.Errorf("nested-reentry step 10: edge %+v", e)
+		}
+	}
+}
+
+// TestCaptionsFitKeyType checks issue 16 item 1.10: the caption beside an
+// outcome says only what the lock's key holds. A plain SET NX String has
+// no count and no owner check; local-count keeps its count in the client.
+func TestCaptionsFitKeyType(t *testing.T) {
+	t.Parallel()
+	gloss := func(id string, step int) string {
+		n := courseView(t, id, step, sim.English).Narration()
+		if n.OutcomeGloss == "" {
+			t.Fatalf("%s step %d: no caption", id, step)
+		}
+		return n.OutcomeGloss
+	}
+	for _, tc := range []struct {
+		id      string
+		step    int
+		has     string
+		hasNone []string
+	}{
+		{"setnx-del", 1, "no count", []string{"count became"}},
+		{"setnx-del", 3, "compares no owner", []string{"another owner"}},
+		{"setnx-del", 8, "whoever", []string{"count"}},
+		{"get-then-del", 1, "SET NX", []string{"count became"}},
+		{"get-then-del", 12, "deleted", []string{"count"}},
+		{"local-count-expiry", 1, "memory", []string{"count became"}},
+		{"local-count-expiry", 3, "memory", []string{"count grew"}},
+		{"local-count-expiry", 11, "client's count", []string{"count reached 0, key"}},
+		{"nested-reentry", 1, "count became 1", nil},
+		{"lost-context-self-block", 3, "nested_acquire", []string{"holds nothing under that key"}},
+	} {
+		g := gloss(tc.id, tc.step)
+		if !strings.Contains(g, tc.has) {
+			t.Errorf("%s step %d: caption %q does not say %q", tc.id, tc.step, g, tc.has)
+		}
+		for _, no := range tc.hasNone {
+			if strings.Contains(g, no) {
+				t.Errorf("%s step %d: caption %q says %q", tc.id, tc.step, g, no)
+			}
+		}
+	}
+	// Every kind's captions exist in every language.
+	for _, loc := range sim.Locales {
+		for _, id := range []string{"setnx-del", "get-then-del", "local-count-expiry"} {
+			n := courseView(t, id, 1, loc).Narration()
+			if n.OutcomeGloss == "" || strings.Contains(n.OutcomeGloss, "⟦") {
+				t.Errorf("%s %s: caption %q", id, loc, n.OutcomeGloss)
+			}
+		}
+	}
+}
+
+// TestSetNXDrillNarration checks that a SET NX lock's refusal is not
+// explained as an owner-id comparison (issue 16 item 1.10): SET NX only
+// finds the key there.
+func TestSetNXDrillNarration(t *testing.T) {
+	t.Parallel()
+	l, err := sim.Load("setnx.yaml", []byte(`
+variant: setnx-del
+lease: 10s
+actors: [{id: A}, {id: B}]
+steps:
+  - {actor: A, do: acquire, expect: ACQUIRED}
+  - {actor: B, do: acquire, expect: BUSY}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := expectedFrames(t, l)
+	m, ok := drill.Explain(l, &l.Steps[1], frames[1], frames[2])
+	if !ok || m.ID != "narration.busy-plain" {
+		t.Fatalf("B's refusal explained as %v (%v)", m, ok)
+	}
+	for _, loc := range sim.Locales {
+		if s := tr(loc).Msg(m); strings.Contains(s, "owner id t-") || !strings.Contains(s, "SET NX") {
+			t.Errorf("%s: %q", loc, s)
 		}
 	}
 }
