@@ -151,3 +151,27 @@ steps:
 		}
 	}
 }
+
+// TestOwnerLabelKnowsThePast checks issue 16 item 1.11: the Redis panel
+// names the actors an owner id belongs to as far as the step knows; round
+// 2 on thread-7 appears only at step 4 of owner-reused.
+func TestOwnerLabelKnowsThePast(t *testing.T) {
+	t.Parallel()
+	who := func(step int) string {
+		for _, k := range courseView(t, "owner-reused", step, sim.English).Redis().Keys {
+			for _, f := range k.Fields {
+				if f.Name == "thread-7" {
+					return f.Who
+				}
+			}
+		}
+		t.Fatalf("step %d: no field thread-7", step)
+		return ""
+	}
+	if got := who(1); got != "token of R1" {
+		t.Errorf("step 1: owner labelled %q, want %q", got, "token of R1")
+	}
+	if got := who(4); got != "token of R1, R2" {
+		t.Errorf("step 4: owner labelled %q, want %q", got, "token of R1, R2")
+	}
+}
