@@ -151,7 +151,10 @@ type CourseGroup struct {
 
 // CourseLesson is one lesson on the course page.
 type CourseLesson struct {
-	Number   int
+	Number int // place in the course, 1-based
+	// Label is the lesson's number as its file names it ("12a"), which
+	// narration cites ("lesson 12"); adding a lesson renumbers none.
+	Label    string
 	ID       string
 	Title    string
 	Summary  string
@@ -205,6 +208,7 @@ type Header struct {
 	UI        UI
 	CourseURL string
 	Number    int
+	Label     string // the lesson's number as its file names it (CourseLesson.Label)
 	Title     string
 	Summary   string
 	Variant   string

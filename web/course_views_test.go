@@ -175,3 +175,15 @@ func TestOwnerLabelKnowsThePast(t *testing.T) {
 		t.Errorf("step 4: owner labelled %q, want %q", got, "token of R1, R2")
 	}
 }
+
+// TestLessonLabels checks that a lesson is numbered as its file names it,
+// so the course's "lesson 12" stays lesson 12 when lessons are added
+// between others (12a, 14a).
+func TestLessonLabels(t *testing.T) {
+	t.Parallel()
+	for file, want := range map[string]string{"lessons/01-nested-reentry.yaml": "1", "lessons/12a-x.yaml": "12a", "lessons/20-failover.yaml": "20", "testdata/forks.yaml": "31"} {
+		if got := lessonLabel(&sim.Lesson{File: file}, 30); got != want {
+			t.Errorf("%s: label %q, want %q", file, got, want)
+		}
+	}
+}
