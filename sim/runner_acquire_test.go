@@ -12,7 +12,7 @@ import (
 // nothing; with one it is a nested acquire like any other.
 func TestAcquireNested(t *testing.T) {
 	t.Parallel()
-	l, err := sim.Load("nested.yaml", []byte(`
+	frames := runChecked(t, "nested.yaml", `
 variant: token-count
 lease: 30s
 actors: [{id: A}]
@@ -23,14 +23,7 @@ steps:
   - {actor: A, do: fork, child: A1, context: inherit}
   - {actor: A1, do: acquire, nested: true, expect: REENTERED}
   - {actor: A2, do: acquire, nested: true, expect: NOT_OWNER}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, r := runFrames(t, l, refmodel.New())
-	for _, f := range r.Failures() {
-		t.Error(f)
-	}
+`)
 	for _, i := range []int{2, 6} {
 		if f := frames[i]; len(f.Calls) != 0 || !f.Step.Nested {
 			t.Errorf("step %d: a nested acquire without a token made calls %v (nested %v)", i, f.Calls, f.Step.Nested)
@@ -57,21 +50,14 @@ func TestAcquireReplyLost(t *testing.T) {
 		{"hash-refresh", sim.Reentered, sim.InvCountMismatch},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
-			l, err := sim.Load("lost.yaml", []byte(`
+			frames := runChecked(t, "lost.yaml", `
 variant: `+tc.variant+`
 lease: 30s
 actors: [{id: A}]
 steps:
   - {actor: A, do: acquire, reply_lost: true, expect: TIMED_OUT}
   - {actor: A, do: acquire, expect: `+string(tc.retry)+`}
-`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			frames, r := runFrames(t, l, refmodel.New())
-			for _, f := range r.Failures() {
-				t.Error(f)
-			}
+`)
 			f1 := frames[1]
 			if len(f1.Calls) != 1 || f1.Calls[0].Outcome != sim.Acquired {
 				t.Fatalf("step 1: calls %+v, want the acquire Redis ran (ACQUIRED)", f1.Calls)
@@ -87,6 +73,21 @@ steps:
 			}
 		})
 	}
+}
+
+// runChecked loads lesson src (named file) and runs it on the reference
+// model, failing t on a load or run error and on every failed expectation.
+func runChecked(t *testing.T, file, src string) []sim.Frame {
+	t.Helper()
+	l, err := sim.Load(file, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, r := runFrames(t, l, refmodel.New())
+	for _, f := range r.Failures() {
+		t.Error(f)
+	}
+	return frames
 }
 
 func lockOf(f sim.Frame, name string) sim.LockView {
