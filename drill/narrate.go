@@ -94,8 +94,11 @@ func Explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) (sim.Msg, bool) {
 		switch cur.Outcome {
 		case sim.Acquired:
 			vars["Owner"] = cl.Owner
-			if l.Variant == "setnx-del" {
+			switch l.Variant {
+			case "setnx-del", "get-then-del":
 				return say("acquired-plain", vars), true
+			case "local-count":
+				return say("acquired-local", vars), true
 			}
 			return say("acquired", vars), true
 		case sim.Reentered:
@@ -105,8 +108,12 @@ func Explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) (sim.Msg, bool) {
 			}
 			return say("reentered-shared", vars), true
 		case sim.Busy:
-			if own {
+			switch {
+			case own:
 				return say("busy-self", vars), true
+			case l.Variant == "setnx-del" || l.Variant == "get-then-del" || l.Variant == "local-count":
+				// SET NX compares no owner id: it only finds the key there.
+				return say("busy-plain", vars), true
 			}
 			return say("busy", vars), true
 		case sim.Lost:

@@ -130,6 +130,9 @@ func shortHash(l *sim.Lesson) string {
 	}
 	for _, s := range l.Steps {
 		fmt.Fprintf(h, "|s:%s:%s:%s:%d:%t:%t:%s:%s:%s:%d", s.Actor, s.Do, s.Lock, s.Lease, s.ReplyLost, s.Unreplicated, s.Value, s.Child, s.Context, s.By)
+		if s.Nested {
+			h.Write([]byte(":nested")) // kept apart so the ids of older timelines stay
+		}
 	}
 	return fmt.Sprintf("%06x", h.Sum32()&0xffffff)
 }

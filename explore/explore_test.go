@@ -99,7 +99,7 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 		{Do: sim.ActWrite, Actor: "A"},
 		{Do: sim.ActFork, Actor: "A", Child: "A-1", Context: "maybe"},
 		{Do: sim.ActFork, Actor: "A", Child: "1x", Context: "lost"},
-		{Do: sim.ActAcquire, Actor: "A", ReplyLost: true},
+		{Do: sim.ActWrite, Actor: "A", Value: "x", ReplyLost: true},
 		{Do: sim.ActFork, Actor: "A", Child: "B", Context: "inherit"}, // B runs already (issue 17)
 	} {
 		// StepSpec.Step checks explore's bounds, Fork the lesson rules.

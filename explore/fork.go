@@ -31,7 +31,7 @@ type StepSpec struct {
 	Value   string     `json:"value,omitempty"`    // write
 	Child   string     `json:"child,omitempty"`    // fork
 	Context string     `json:"context,omitempty"`  // fork: inherit or lost
-	// ReplyLost (release): the reply never reaches the client.
+	// ReplyLost (acquire, release): the reply never reaches the client.
 	ReplyLost bool `json:"reply_lost,omitempty"`
 	// Unreplicated (acquire, release, write; a timeline with a replica,
 	// before its failover): the primary answers before the replica has the

@@ -18,8 +18,12 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 		key = "local-" + string(cur.Outcome) // local-count: no round trip at all
 	case cur.Outcome == sim.NoContext:
 		key = "no-context"
+	case cur.Outcome == sim.TimedOut && st.Do == sim.ActAcquire:
+		key = "timed-out-acquire"
 	case cur.Outcome == sim.TimedOut:
 		key = "timed-out"
+	case cur.Outcome == sim.NotOwner && st.Do == sim.ActAcquire:
+		key = "nested-no-token" // seed 001's nested_acquire, no Redis call
 	case cur.Outcome == sim.Pending:
 		key = "pending"
 	case st.Do == sim.ActFinishRelease && cur.Outcome == sim.NotOwner && len(cur.Calls) == 0:
@@ -45,7 +49,7 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 
 // narrated are the keys of Narrate's own messages.
 var narrated = map[string]bool{
-	"local-REENTERED": true, "local-STILL_HELD": true, "no-context": true, "timed-out": true,
+	"local-REENTERED": true, "local-STILL_HELD": true, "no-context": true, "timed-out": true, "timed-out-acquire": true, "nested-no-token": true,
 	"pending": true, "finish-nothing": true, "finish-RELEASED": true, "finish-NOT_OWNER": true,
 	"crash": true, "exit": true, "clock-jump": true, "failover": true,
 	"fork-inherit": true, "fork-lost": true, "generic": true,

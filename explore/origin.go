@@ -17,7 +17,7 @@ func Strip(l *sim.Lesson, o Origin, base *sim.Lesson) *sim.Lesson {
 		return l
 	}
 	out := *l
-	out.Title, out.Summary, out.Takeaway, out.Source, out.Group = nil, nil, nil, "", ""
+	out.Title, out.Summary, out.Takeaway, out.Note, out.Source, out.Group = nil, nil, nil, nil, "", ""
 	out.Actors = slices.Clone(l.Actors)
 	for i := range out.Actors {
 		out.Actors[i].Name = nil
@@ -47,6 +47,9 @@ func Restore(l *sim.Lesson, o Origin, base *sim.Lesson) *sim.Lesson {
 	}
 	if len(out.Takeaway) == 0 {
 		out.Takeaway = base.Takeaway
+	}
+	if len(out.Note) == 0 {
+		out.Note = base.Note
 	}
 	if out.Source == "" {
 		out.Source = base.Source

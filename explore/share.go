@@ -64,6 +64,7 @@ type wireLesson struct {
 	Title    wireText    `json:"ti,omitempty"`
 	Summary  wireText    `json:"su,omitempty"`
 	Takeaway wireText    `json:"tk,omitempty"`
+	Note     wireText    `json:"nt,omitempty"`
 	Source   string      `json:"so,omitempty"`
 	Group    string      `json:"g,omitempty"`
 	Variant  string      `json:"v,omitempty"`
@@ -94,6 +95,7 @@ type wireStep struct {
 	Lock         *string  `json:"k,omitempty"`
 	LeaseMS      int64    `json:"l,omitempty"`
 	ReplyLost    bool     `json:"rl,omitempty"`
+	Nested       bool     `json:"ns,omitempty"`
 	Unreplicated bool     `json:"u,omitempty"`
 	Value        string   `json:"w,omitempty"`
 	Child        string   `json:"c,omitempty"`
@@ -142,6 +144,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	}
 	w := wireLesson{
 		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
+		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
 		Origin: o.Lesson, At: o.At, Search: o.Search,
@@ -151,7 +154,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	}
 	for _, s := range l.Steps {
 		ws := wireStep{
-			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost,
+			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost, Nested: s.Nested,
 			Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child, Context: s.Context,
 			ByMS: s.By.Milliseconds(), Say: toWire(s.Say), Expect: string(s.Expect),
 			Violations: s.ExpectViolations,
@@ -402,6 +405,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 	}
 	l := &sim.Lesson{
 		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
+		Note:   fromWire(w.Note),
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
 		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
 	}
@@ -412,7 +416,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		path := fmt.Sprintf("steps[%d]", i+1)
 		st := sim.Step{
 			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(path+".lease", s.LeaseMS, MaxLeaseMS),
-			ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
+			ReplyLost: s.ReplyLost, Nested: s.Nested, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
 			Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
 		}
@@ -469,6 +473,7 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 	text("title", l.Title)
 	text("summary", l.Summary)
 	text("takeaway", l.Takeaway)
+	text("note", l.Note)
 	for i, a := range l.Actors {
 		path := fmt.Sprintf("actors[%d]", i+1)
 		str(path+".id", a.ID)

@@ -85,6 +85,9 @@ func TestLessonsComplete(t *testing.T) {
 		lessontest.Complete(t, l.File, "title", l.Title)
 		lessontest.Complete(t, l.File, "summary", l.Summary)
 		lessontest.Complete(t, l.File, "takeaway", l.Takeaway)
+		if l.Note != nil {
+			lessontest.Complete(t, l.File, "note", l.Note)
+		}
 		if l.Source == "" {
 			t.Errorf("%s: no source", l.File)
 		}

@@ -29,8 +29,16 @@ type Edge struct {
 }
 
 // OffDiagram is the id of a change of state the diagram has no arrow for,
-// e.g. a hold deleted by another owner's release under a broken variant.
+// e.g. a hold lost with the primary in a failover.
 const OffDiagram = "off-diagram"
+
+// WrongOwner is the id of a change of state made by a release from an
+// execution context that did not take the hold (the step reports
+// wrong-owner-release): another owner's hold deleted or lowered. The
+// states it joins may have an arrow on seed 001's diagram, but that arrow
+// is the holder's own release or the lease's end, so the player draws this
+// one apart, as a marked wrong transition, never as the diagram's edge.
+const WrongOwner = "wrong-owner"
 
 // Diagram is the transition table of seed 001's diagram. The runner names the
 // edge each step takes from it, and the player draws it, so both always agree.
@@ -45,7 +53,7 @@ var Diagram = []Edge{
 
 // Transition is the edge a step took on one lock's diagram.
 type Transition struct {
-	ID   string    `json:"id"` // an Edge ID, or OffDiagram
+	ID   string    `json:"id"` // an Edge ID, OffDiagram or WrongOwner
 	From LockState `json:"from"`
 	To   LockState `json:"to"`
 }

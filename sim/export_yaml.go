@@ -63,6 +63,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.Takeaway != nil {
 		add("takeaway", text("takeaway", l.Takeaway))
 	}
+	if l.Note != nil {
+		add("note", text("note", l.Note))
+	}
 	if l.Source != "" {
 		add("source", yamlString(l.Source))
 	}
@@ -134,6 +137,9 @@ func yamlStep(l *Lesson, s Step, say func(Text) any) yaml.MapSlice {
 	}
 	if takes("lease") && s.Lease != 0 {
 		add("lease", formatDuration(s.Lease))
+	}
+	if takes("nested") && s.Nested {
+		add("nested", true)
 	}
 	if takes("reply_lost") && s.ReplyLost {
 		add("reply_lost", true)

@@ -120,6 +120,9 @@ func FormatStep(s StepInfo) string {
 	if s.Child != "" {
 		parts = append(parts, "child="+s.Child, "context="+s.Context)
 	}
+	if s.Nested {
+		parts = append(parts, "nested")
+	}
 	if s.ReplyLost {
 		parts = append(parts, "reply_lost")
 	}

@@ -39,8 +39,12 @@ type StepInfo struct {
 	Value   string `json:"value,omitempty"`
 	Child   string `json:"child,omitempty"`
 	Context string `json:"context,omitempty"`
-	// ReplyLost marks a release whose reply never reached the client.
+	// ReplyLost marks an acquire or a release whose reply never reached the
+	// client.
 	ReplyLost bool `json:"reply_lost,omitempty"`
+	// Nested marks an acquire the code declares nested (seed 001's
+	// nested_acquire).
+	Nested bool `json:"nested,omitempty"`
 	// Unreplicated marks a step whose writes never reached the replica.
 	Unreplicated bool `json:"unreplicated,omitempty"`
 	Line         int  `json:"line,omitempty"` // line of the step in the lesson file

@@ -13,7 +13,11 @@ type Lesson struct {
 	// Takeaway is the one-line lesson a learner should keep (an addition to
 	// the spec, optional).
 	Takeaway Text
-	Source   string // a seed file name or the public report the scenario reproduces
+	// Note says how Lockstep runs the lesson (servers it starts, what a
+	// backend cannot do), apart from the narration, which teaches: an
+	// addition to the spec, optional.
+	Note   Text
+	Source string // a seed file name or the public report the scenario reproduces
 	// Group places the lesson in the course: one of Groups (an addition to
 	// the spec, optional).
 	Group   string
@@ -89,10 +93,20 @@ type Step struct {
 	// names none.
 	Lock  string
 	Lease time.Duration // acquire: lease of this call; 0 means the lesson's
-	// ReplyLost (release): the call runs in Redis but its reply never reaches
-	// the client, which sees a timeout (TIMED_OUT) and keeps its local count;
-	// its next release of the lock is the retry of the same call.
+	// ReplyLost (acquire, release): the call runs in Redis but its reply
+	// never reaches the client, which sees a timeout (TIMED_OUT). A release
+	// keeps its local count and its next release of the lock is the retry of
+	// the same call; an acquire leaves the actor's beliefs as they were (no
+	// token, no count), and its next acquire is an ordinary one, as an
+	// application that calls lock again after a timeout sends it. An
+	// addition to the spec.
 	ReplyLost bool
+	// Nested (acquire): the caller's code calls seed 001's nested_acquire,
+	// a nested acquire by declaration. With a grant token for the lock in
+	// the context it is a nested acquire as any other; without one it
+	// answers NOT_OWNER and sends nothing ("if context.grant_token is
+	// absent: return NOT_OWNER"). An addition to the spec.
+	Nested bool
 	// Unreplicated (acquire, release, write; lessons with a replica only,
 	// before the failover): the step's writes reach the primary but not the
 	// replica, as when the primary answers before replication catches up.
@@ -129,9 +143,12 @@ const (
 	NoContext Outcome = "NO_CONTEXT"
 	Released  Outcome = "RELEASED"
 	StillHeld Outcome = "STILL_HELD"
-	NotOwner  Outcome = "NOT_OWNER"
-	// TimedOut: a release whose call ran in Redis but whose reply never
-	// reached the client (step field reply_lost); an addition to the spec.
+	// NotOwner is also the outcome of an acquire with nested: true whose
+	// context holds no grant token (seed 001's nested_acquire).
+	NotOwner Outcome = "NOT_OWNER"
+	// TimedOut: an acquire or a release whose call ran in Redis but whose
+	// reply never reached the client (step field reply_lost); an addition
+	// to the spec.
 	TimedOut Outcome = "TIMED_OUT"
 	// Pending: the first round trip of a two-step release (get-then-del)
 	// found the caller's token; the DEL comes at finish-release. An addition.
@@ -149,7 +166,7 @@ const (
 func OutcomesFor(a Action) []Outcome {
 	switch a {
 	case ActAcquire:
-		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext}
+		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext, NotOwner, TimedOut}
 	case ActRelease:
 		return []Outcome{Released, StillHeld, NotOwner, NoContext, TimedOut, Pending}
 	case ActFinishRelease:

@@ -268,7 +268,7 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	d.at.idFromFile = !hasField(fields, "id")
 	plain := fieldsOf{
 		strs:      map[string]*string{"id": &l.ID, "source": &l.Source, "group": &l.Group, "variant": &l.Variant, "lock": &l.Lock},
-		texts:     map[string]*Text{"title": &l.Title, "summary": &l.Summary, "takeaway": &l.Takeaway},
+		texts:     map[string]*Text{"title": &l.Title, "summary": &l.Summary, "takeaway": &l.Takeaway, "note": &l.Note},
 		bools:     map[string]*bool{"fencing": &l.Fencing, "replica": &l.Replica},
 		durations: map[string]*time.Duration{"lease": &l.Lease},
 	}
@@ -594,7 +594,7 @@ func (d *decoder) step(n ast.Node, path string) Step {
 	plain := fieldsOf{
 		strs:      map[string]*string{"lock": &s.Lock, "value": &s.Value, "child": &s.Child, "context": &s.Context},
 		texts:     map[string]*Text{"say": &s.Say},
-		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "unreplicated": &s.Unreplicated},
+		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "nested": &s.Nested, "unreplicated": &s.Unreplicated},
 		durations: map[string]*time.Duration{"lease": &s.Lease, "by": &s.By},
 	}
 	d.decodeFields(fields, "step", plain, func(kv keyValue) bool {

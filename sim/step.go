@@ -81,10 +81,15 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	f := r.frame(st, res.outcome, res.calls, res.events, func(i int) *Transition {
 		now := r.lockView(r.locks[i])
 		t := transition(prev[i].State, prev[i].Count, now.State, now.Count, byExpiry)
-		if t != nil && st.Do == ActFailover {
+		switch {
+		case t == nil:
+		case st.Do == ActFailover:
 			// A hold lost with the primary is neither released nor expired:
 			// seed 001's diagram has no arrow for it.
 			t.ID = OffDiagram
+		case slices.ContainsFunc(res.events, func(v Violation) bool { return v.Name == InvWrongOwnerRelease && v.Lock == r.locks[i] }):
+			// Not the holder's release: another owner's hold was changed.
+			t.ID = WrongOwner
 		}
 		return t
 	})
@@ -317,6 +322,11 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	if st.Lease > 0 {
 		lease = st.Lease.Milliseconds()
 	}
+	if st.Nested && g == nil {
+		// Seed 001's nested_acquire: no grant token in the context, so the
+		// client answers NOT_OWNER without asking Redis.
+		return stepResult{outcome: NotOwner}, nil
+	}
 	owner := ""
 	if g != nil {
 		owner = g.token
@@ -328,6 +338,9 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	}
 	op := r.op(st, owner, lease)
 	call := r.v.acquire(op, g)
+	// lostReply: Redis runs the call, the client sees a timeout and learns
+	// nothing, so its beliefs stay as they were.
+	lostReply := st.ReplyLost && call != nil
 	var reply Reply
 	var calls []CallRecord
 	fenceCall := r.fenceCall(op, g, call)
@@ -364,6 +377,10 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	case Acquired:
 		r.holdSeq[st.Lock]++
 		seq := r.holdSeq[st.Lock]
+		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
+		if lostReply {
+			break
+		}
 		if g == nil {
 			g = &grant{token: owner, fence: r.fenceIn(reply), leaseMS: lease}
 			if fence.Kind == ReplyInt {
@@ -378,8 +395,10 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		if r.info.Watchdog {
 			g.renewAt = r.now + r.renewPeriod(lease)
 		}
-		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
 	case Reentered:
+		if lostReply {
+			break
+		}
 		if g == nil {
 			// An outermost acquire joined a hold kept under the same owner id.
 			g = &grant{token: owner, leaseMS: lease}
@@ -389,6 +408,9 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 			a.grants[st.Lock] = g
 		}
 		g.count++
+	}
+	if lostReply {
+		out = TimedOut
 	}
 	return stepResult{outcome: out, calls: calls}, nil
 }

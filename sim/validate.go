@@ -181,6 +181,7 @@ func (v *validator) header() {
 	v.text("title", l.Title)
 	v.text("summary", l.Summary)
 	v.text("takeaway", l.Takeaway)
+	v.text("note", l.Note)
 }
 
 // missing reports a required field that is absent. what names the mapping
@@ -275,7 +276,7 @@ func (v *validator) actor(i int) {
 // stepFields says which fields each action takes, beyond the ones every step
 // may carry (do, say, expect, expect_violation).
 var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock", "unreplicated"},
+	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated"},
 	ActRelease: {"actor", "lock", "reply_lost", "unreplicated"},
 	ActWrite:   {"actor", "value", "lock", "unreplicated"},
 	ActPause:   {"actor"},
@@ -328,9 +329,9 @@ func (v *validator) step(i int) {
 		"lock": v.at.has(f("lock")), "value": v.present(f("value"), s.Value != ""),
 		"child": v.present(f("child"), s.Child != ""), "context": v.present(f("context"), s.Context != ""),
 		"by": v.present(f("by"), s.By != 0), "reply_lost": v.present(f("reply_lost"), s.ReplyLost),
-		"unreplicated": v.present(f("unreplicated"), s.Unreplicated),
+		"unreplicated": v.present(f("unreplicated"), s.Unreplicated), "nested": v.present(f("nested"), s.Nested),
 	}
-	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated"} {
+	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested"} {
 		if given[name] && !slices.Contains(allowed, name) {
 			p := v.at.pos(f(name) + ":key")
 			v.add(f(name), p, M("lesson.field-not-applicable", "Field", name, "Action", string(s.Do)), "field %q does not apply to %s", name, s.Do)

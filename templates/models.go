@@ -84,6 +84,7 @@ type UI struct {
 	ExitedKey          string
 	AsBoolean          string
 	Takeaway           string
+	LessonNote         string
 	Expected           string
 	NoScript           string
 	CurrentState       string
@@ -158,7 +159,10 @@ type CourseGroup struct {
 
 // CourseLesson is one lesson on the course page.
 type CourseLesson struct {
-	Number   int
+	Number int // place in the course, 1-based
+	// Label is the lesson's number as its file names it ("12a"), which
+	// narration cites ("lesson 12"); adding a lesson renumbers none.
+	Label    string
 	ID       string
 	Title    string
 	Summary  string
@@ -212,6 +216,7 @@ type Header struct {
 	UI        UI
 	CourseURL string
 	Number    int
+	Label     string // the lesson's number as its file names it (CourseLesson.Label)
 	Title     string
 	Summary   string
 	Variant   string
@@ -272,6 +277,9 @@ type NarrationView struct {
 	CheckText    string // "" when the step asserts nothing
 	Say          string
 	Takeaway     string // set on the last step
+	// Note is how Lockstep runs the lesson (lesson field note), set before
+	// the first step.
+	Note string
 }
 
 // AlertsView holds the violation banner and the stale-owner notices.
@@ -406,10 +414,13 @@ type DiagramNode struct {
 
 // DiagramEdge is a transition.
 type DiagramEdge struct {
-	ID     string
-	Path   string
-	Label  []DiagramText
-	Taken  bool
+	ID    string
+	Path  string
+	Label []DiagramText
+	Taken bool
+	// Wrong marks the drawn transition of a release by the wrong owner
+	// (sim.WrongOwner): not an edge of seed 001's diagram.
+	Wrong  bool
 	Title  string // the full label, for the tooltip
 	FromTo string
 }

@@ -57,7 +57,9 @@ func (v *Step) Diagram() templates.DiagramView {
 	state := t.Msg(sim.StateNames[focus.State])
 	d.StateLabel = t.T("StateCaption", "Lock", focus.Name, "State", state, "Count", focus.Count)
 	if tr != nil {
-		if tr.ID == sim.OffDiagram {
+		if tr.ID == sim.WrongOwner {
+			d.OffDiagram = v.wrongOwnerNote(focus.Name, tr)
+		} else if tr.ID == sim.OffDiagram {
 			d.OffDiagram = t.T("OffDiagram", "From", t.Msg(sim.StateNames[tr.From]), "To", t.Msg(sim.StateNames[tr.To]))
 		} else {
 			for _, e := range sim.Diagram {
@@ -138,7 +140,52 @@ func (v *Step) diagramDrawing(focus sim.LockView, g dgGeometry, id string) templ
 		}
 		d.Edges = append(d.Edges, de)
 	}
+	if tr != nil && tr.ID == sim.WrongOwner {
+		d.Edges = append(d.Edges, v.wrongOwnerEdge(tr, g, index, cx, top, bottom))
+	}
 	return d
+}
+
+// wrongOwnerEdge draws the transition of a release by the wrong owner
+// (sim.WrongOwner) apart from seed 001's edges: a dashed arrow between the
+// two states, straight across the gap between neighbours (where no edge of
+// the diagram runs), else in a deeper arc below the row.
+func (v *Step) wrongOwnerEdge(tr *sim.Transition, g dgGeometry, index map[sim.LockState]int, cx func(int) int, top, bottom int) templates.DiagramEdge {
+	t := v.t
+	i, j := index[tr.From], index[tr.To]
+	label := t.T("WrongOwnerEdge")
+	de := templates.DiagramEdge{ID: sim.WrongOwner, Title: label, Taken: true, Wrong: true,
+		FromTo: t.Msg(sim.StateNames[tr.From]) + " → " + t.Msg(sim.StateNames[tr.To])}
+	cy := (top + bottom) / 2
+	dir := 1
+	if j < i {
+		dir = -1
+	}
+	switch span := (j - i) * dir; {
+	case span == 1:
+		x1, x2 := cx(i)+dir*(g.nodeW/2+3), cx(j)-dir*(g.nodeW/2+3)
+		de.Path = fmt.Sprintf("M%d %d H%d", x1, cy, x2)
+		de.Label = []templates.DiagramText{{X: (x1 + x2) / 2, Y: cy - 8, Text: "✕"}}
+	default:
+		x1, x2 := cx(i), cx(j)
+		ctrl := bottom + 60*span + 60
+		de.Path = fmt.Sprintf("M%d %d Q%d %d %d %d", x1, bottom, (x1+x2)/2, ctrl, x2, bottom+2)
+		de.Label = []templates.DiagramText{{X: (x1 + x2) / 2, Y: (bottom+ctrl)/2 + 4, Text: "✕"}}
+	}
+	return de
+}
+
+// wrongOwnerNote says what a wrong-owner transition was: whose release
+// changed whose hold, from the step's wrong-owner-release violation.
+func (v *Step) wrongOwnerNote(lock string, tr *sim.Transition) string {
+	t := v.t
+	from, to := t.Msg(sim.StateNames[tr.From]), t.Msg(sim.StateNames[tr.To])
+	for _, vi := range v.frame().Violations {
+		if vi.Name == sim.InvWrongOwnerRelease && vi.Lock == lock && len(vi.Actors) > 1 {
+			return t.T("WrongOwnerNote", "From", from, "To", to, "Actor", vi.Actors[0], "Takers", strings.Join(vi.Actors[1:], ", "))
+		}
+	}
+	return t.T("OffDiagram", "From", from, "To", to)
 }
 
 // textUnits measures s in half-em units: 1 for ASCII, 2 for wide (CJK)

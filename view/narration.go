@@ -36,6 +36,7 @@ func (v *Step) Narration() templates.NarrationView {
 		n.StepLabel = t.T("BeforeFirstStep")
 		n.Headline = t.T("HeadStart")
 		n.Say = strings.TrimSpace(v.lesson.Summary.In(t.Locale()))
+		n.Note = strings.TrimSpace(v.lesson.Note.In(t.Locale()))
 		return n
 	}
 	n.StepLabel = t.T("StepOfTotal", "Step", v.cur, "Total", v.total())
@@ -44,7 +45,7 @@ func (v *Step) Narration() templates.NarrationView {
 		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreplicated"), " · ")
 	}
 	n.Outcome = string(f.Outcome)
-	n.OutcomeGloss = t.Maybe("Outcome" + string(f.Outcome))
+	n.OutcomeGloss = outcomeGloss(t, v.lesson.Variant, f.Step.Do, f.Outcome)
 	n.OutcomeKind = outcomeKind(f.Outcome)
 	if c := f.Check; c != nil {
 		want := string(c.Expect)
@@ -77,13 +78,53 @@ func (v *Step) Narration() templates.NarrationView {
 	return n
 }
 
+// outcomeGloss is the caption beside a step's outcome, fitted to the lock's
+// key (issue 16 item 1.10): "Outcome<OUTCOME>.<kind>" of the catalogue for
+// the variant's kind (count: Redis keeps a hold count; string: a plain
+// SET NX key with no owner check and no count; local: SET NX with the count
+// in the client's memory), else "Outcome<OUTCOME>.<action>" (an acquire's
+// NOT_OWNER), else the plain "Outcome<OUTCOME>", which fits every kind.
+func outcomeGloss(t Texts, variant string, do sim.Action, o sim.Outcome) string {
+	id := "Outcome" + string(o)
+	for _, more := range []string{captionKind(variant), string(do)} {
+		if more == "" {
+			continue
+		}
+		if g := t.Maybe(id + "." + more); g != "" {
+			return g
+		}
+	}
+	return t.Maybe(id)
+}
+
+// captionKind names what the captions may say of variant's lock key.
+func captionKind(variant string) string {
+	switch variant {
+	case "setnx-del", "get-then-del":
+		return "string"
+	case "local-count":
+		return "local"
+	}
+	if info, ok := sim.Variant(variant); ok && info.CountsInRedis {
+		return "count"
+	}
+	return ""
+}
+
 // headline says what a step does, and a detail such as its lease.
 func (v *Step) headline(st *sim.StepInfo) (string, string) {
 	t := v.t
 	a := actorLabel(st.Actor)
 	switch st.Do {
 	case sim.ActAcquire:
-		return t.T("HeadAcquire", "Actor", a, "Lock", st.Lock), t.T("DetailLease", "Lease", Seconds(t, st.LeaseMS))
+		detail := t.T("DetailLease", "Lease", Seconds(t, st.LeaseMS))
+		if st.Nested {
+			detail += " · " + t.T("DetailNested")
+		}
+		if st.ReplyLost {
+			detail += " · " + t.T("DetailReplyLost")
+		}
+		return t.T("HeadAcquire", "Actor", a, "Lock", st.Lock), detail
 	case sim.ActRelease:
 		if st.ReplyLost {
 			return t.T("HeadRelease", "Actor", a, "Lock", st.Lock), t.T("DetailReplyLost")

@@ -26,9 +26,10 @@ type PredictStep struct {
 // PredictOutcomes returns the outcomes the buttons offer before step st of
 // l, or nil when there is nothing to predict (the action has one outcome).
 // They are sim.OutcomesFor(st.Do) without those the step cannot come to
-// whatever Redis replies: TIMED_OUT only for a release whose reply is lost,
+// whatever Redis replies: TIMED_OUT only for a call whose reply is lost,
 // PENDING only for the first round trip of a two-step release, NO_CONTEXT
-// only in a lesson where some fork loses its context.
+// only in a lesson where some fork loses its context, NOT_OWNER for an
+// acquire only when it is declared nested.
 func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 	all := sim.OutcomesFor(st.Do)
 	if len(all) < 2 {
@@ -49,6 +50,10 @@ func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 			}
 		case sim.NoContext:
 			if !lostContext {
+				continue
+			}
+		case sim.NotOwner:
+			if st.Do == sim.ActAcquire && !st.Nested {
 				continue
 			}
 		}

@@ -9,8 +9,19 @@ import (
 	"lockstep/templates"
 )
 
-// tokenOwners maps each token or owner id to the actors that use it.
-func tokenOwners(f sim.Frame) map[string][]string {
+// tokenOwners maps each token or owner id to the actors that use it, as
+// far as frame f knows (issue 16 item 1.11): an actor holding a token, or
+// one whose context's id it is and that has appeared on the timeline by
+// f (acted, or been forked, in a step up to f). An actor declared for a
+// later step is not named before it appears.
+func (v *Step) tokenOwners(f sim.Frame) map[string][]string {
+	appeared := map[string]bool{}
+	for _, st := range v.lesson.Steps[:min(f.Index, len(v.lesson.Steps))] {
+		appeared[st.Actor] = true
+		if st.Do == sim.ActFork {
+			appeared[st.Child] = true
+		}
+	}
 	out := map[string][]string{}
 	for _, a := range f.Actors {
 		for _, h := range a.Holds {
@@ -18,7 +29,7 @@ func tokenOwners(f sim.Frame) map[string][]string {
 				out[h.Token] = append(out[h.Token], a.ID)
 			}
 		}
-		if a.RequestID != "" && !slices.Contains(out[a.RequestID], a.ID) {
+		if a.RequestID != "" && appeared[a.ID] && !slices.Contains(out[a.RequestID], a.ID) {
 			out[a.RequestID] = append(out[a.RequestID], a.ID)
 		}
 	}
@@ -89,7 +100,7 @@ func (v *Step) Redis() templates.RedisView {
 func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool) []templates.KeyView {
 	t := v.t
 	ui := t.UI()
-	owners := tokenOwners(f)
+	owners := v.tokenOwners(f)
 	lockKeys := map[string]bool{}
 	for _, l := range f.Locks {
 		lockKeys[l.Key] = true

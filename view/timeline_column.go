@@ -244,9 +244,9 @@ func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 func (d *columnDraw) renewals(st *sim.StepInfo) {
 	t, f, x, mid, redisY := d.v.t, d.f, d.x, d.mid, d.lay.redisY
 	byActor := map[string][]sim.CallRecord{}
-	owners := tokenOwners(f)
+	owners := d.v.tokenOwners(f)
 	if d.prev != nil {
-		for tok, ids := range tokenOwners(*d.prev) {
+		for tok, ids := range d.v.tokenOwners(*d.prev) {
 			if len(owners[tok]) == 0 {
 				owners[tok] = ids
 			}

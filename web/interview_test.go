@@ -63,8 +63,10 @@ func TestInterviewMessages(t *testing.T) {
 	en := tr(sim.English)
 	for id, points := range map[string][]string{
 		"A1": {"SET NX", "count", "blocks itself", "token"},
-		"A2": {"every request", "Releases", "fresh random token", "thread"},
-		"A3": {"NOT_OWNER", "fencing token", "renewal", "rejects"},
+		"A2": {"every request", "Releases", "fresh random token", "thread", "new token on its next outermost acquire"},
+		// Issue 16: fencing needs the resource to have seen the newer token,
+		// a row version is no fencing, and a takeover answers BUSY, not LOST.
+		"A3": {"NOT_OWNER", "fencing token", "renewal", "rejects", "highest it has seen", "row version", "BUSY", "LOST comes only while the key is absent"},
 	} {
 		for _, p := range points {
 			if !strings.Contains(en.T(id), p) {

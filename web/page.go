@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,22 @@ func (s *Server) header(t *translator, tl explore.Timeline, code string, step in
 	if link, ok := lessonSearch(l); ok {
 		h.FindIt, h.FindItURL = t.Search().SearchFindIt, link.URL(t.locale)
 	}
+	h.Label = lessonLabel(l, s.index[l.ID])
 	return h
+}
+
+// lessonLabel is lesson l's number as its file names it: "12a" for
+// lessons/12a-nested-after-takeover-busy.yaml, "1" for 01-…; a file with
+// no number is labelled by its place i (0-based) in the course.
+func lessonLabel(l *sim.Lesson, i int) string {
+	base := filepath.Base(l.File)
+	if n, _, ok := strings.Cut(base, "-"); ok && n != "" && n[0] >= '0' && n[0] <= '9' {
+		if t := strings.TrimLeft(n, "0"); t != "" {
+			return t
+		}
+		return n
+	}
+	return strconv.Itoa(i + 1)
 }
 
 // lessonHeader is what the header of a course lesson's or a drill's player

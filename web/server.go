@@ -354,7 +354,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 		}
 		g := &p.Groups[len(p.Groups)-1]
 		g.Lessons = append(g.Lessons, templates.CourseLesson{
-			Number: i + 1, ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
+			Number: i + 1, Label: lessonLabel(l, i), ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
 			Variant: l.Variant, Source: view.SourceParts(t, l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
 			URL: lessonURL(l.ID, 0, loc, false),
 		})

@@ -1,0 +1,189 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"lockstep/drill"
+	"lockstep/sim"
+	"lockstep/view"
+)
+
+// courseView returns the view of step cur of course lesson id in locale loc.
+func courseView(t *testing.T, id string, cur int, loc sim.Locale) *view.Step {
+	t.Helper()
+	l := lessonByID(t, testLessons(t), id)
+	frames := expectedFrames(t, l)
+	if cur >= len(frames) {
+		t.Fatalf("%s has %d frames, not %d", id, len(frames), cur+1)
+	}
+	return view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames[:cur+1], Cur: cur})
+}
+
+// TestLessonNoteApart checks issue 16 item 1.8: how Lockstep runs the
+// failover lesson is its note, shown before the first step in every
+// language, and no step's narration speaks of the tool.
+func TestLessonNoteApart(t *testing.T) {
+	t.Parallel()
+	for _, loc := range sim.Locales {
+		n := courseView(t, "failover", 0, loc).Narration()
+		if n.Note == "" || !strings.Contains(n.Note, "redis-server") {
+			t.Errorf("%s: step 0 shows no note of how the lesson runs: %q", loc, n.Note)
+		}
+		if n1 := courseView(t, "failover", 1, loc).Narration(); n1.Note != "" || strings.Contains(n1.Say, "Lockstep") || strings.Contains(n1.Say, "redis-server") {
+			t.Errorf("%s: step 1 note %q, say %q: the tool belongs in the note", loc, n1.Note, n1.Say)
+		}
+	}
+}
+
+// TestWrongOwnerDrawnApart checks issue 16 item 1.9: a release that deletes
+// or lowers another owner's hold is drawn as a marked wrong transition, not
+// as seed 001's release edge (lessons 04 and 05 step 8, 10 step 6, 09 step 6).
+func TestWrongOwnerDrawnApart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id   string
+		step int
+	}{{"setnx-del", 8}, {"get-then-del", 8}, {"owner-reused", 6}, {"instance-owner", 6}} {
+		for _, loc := range sim.Locales {
+			v := courseView(t, tc.id, tc.step, loc)
+			d := v.Diagram()
+			var wrong int
+			for _, e := range d.Edges {
+				switch {
+				case e.Wrong && e.Taken && e.ID == sim.WrongOwner && e.Path != "":
+					wrong++
+				case e.Taken:
+					t.Errorf("%s step %d (%s): seed 001's edge %s drawn as taken", tc.id, tc.step, loc, e.ID)
+				}
+			}
+			if wrong != 1 {
+				t.Errorf("%s step %d (%s): %d wrong-owner transitions drawn, want 1", tc.id, tc.step, loc, wrong)
+			}
+			if d.OffDiagram == "" || !strings.Contains(d.OffDiagram, "✕") {
+				t.Errorf("%s step %d (%s): no note on the wrong transition: %q", tc.id, tc.step, loc, d.OffDiagram)
+			}
+		}
+	}
+	// The holder's own release still takes the diagram's edge.
+	d := courseView(t, "nested-reentry", 10, sim.English).Diagram()
+	for _, e := range d.Edges {
+		if e.Wrong || (e.Taken && e.ID != "release-or-expire") {
+			t.Errorf("nested-reentry step 10: edge %+v", e)
+		}
+	}
+}
+
+// TestCaptionsFitKeyType checks issue 16 item 1.10: the caption beside an
+// outcome says only what the lock's key holds. A plain SET NX String has
+// no count and no owner check; local-count keeps its count in the client.
+func TestCaptionsFitKeyType(t *testing.T) {
+	t.Parallel()
+	gloss := func(id string, step int) string {
+		n := courseView(t, id, step, sim.English).Narration()
+		if n.OutcomeGloss == "" {
+			t.Fatalf("%s step %d: no caption", id, step)
+		}
+		return n.OutcomeGloss
+	}
+	for _, tc := range []struct {
+		id      string
+		step    int
+		has     string
+		hasNone []string
+	}{
+		{"setnx-del", 1, "no count", []string{"count became"}},
+		{"setnx-del", 3, "compares no owner", []string{"another owner"}},
+		{"setnx-del", 8, "whoever", []string{"count"}},
+		{"get-then-del", 1, "SET NX", []string{"count became"}},
+		{"get-then-del", 12, "deleted", []string{"count"}},
+		{"local-count-expiry", 1, "memory", []string{"count became"}},
+		{"local-count-expiry", 3, "memory", []string{"count grew"}},
+		{"local-count-expiry", 11, "client's count", []string{"count reached 0, key"}},
+		{"nested-reentry", 1, "count became 1", nil},
+		{"lost-context-self-block", 3, "nested_acquire", []string{"holds nothing under that key"}},
+	} {
+		g := gloss(tc.id, tc.step)
+		if !strings.Contains(g, tc.has) {
+			t.Errorf("%s step %d: caption %q does not say %q", tc.id, tc.step, g, tc.has)
+		}
+		for _, no := range tc.hasNone {
+			if strings.Contains(g, no) {
+				t.Errorf("%s step %d: caption %q says %q", tc.id, tc.step, g, no)
+			}
+		}
+	}
+	// Every kind's captions exist in every language.
+	for _, loc := range sim.Locales {
+		for _, id := range []string{"setnx-del", "get-then-del", "local-count-expiry"} {
+			n := courseView(t, id, 1, loc).Narration()
+			if n.OutcomeGloss == "" || strings.Contains(n.OutcomeGloss, "⟦") {
+				t.Errorf("%s %s: caption %q", id, loc, n.OutcomeGloss)
+			}
+		}
+	}
+}
+
+// TestSetNXDrillNarration checks that a SET NX lock's refusal is not
+// explained as an owner-id comparison (issue 16 item 1.10): SET NX only
+// finds the key there.
+func TestSetNXDrillNarration(t *testing.T) {
+	t.Parallel()
+	l, err := sim.Load("setnx.yaml", []byte(`
+variant: setnx-del
+lease: 10s
+actors: [{id: A}, {id: B}]
+steps:
+  - {actor: A, do: acquire, expect: ACQUIRED}
+  - {actor: B, do: acquire, expect: BUSY}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := expectedFrames(t, l)
+	m, ok := drill.Explain(l, &l.Steps[1], frames[1], frames[2])
+	if !ok || m.ID != "narration.busy-plain" {
+		t.Fatalf("B's refusal explained as %v (%v)", m, ok)
+	}
+	for _, loc := range sim.Locales {
+		if s := tr(loc).Msg(m); strings.Contains(s, "owner id t-") || !strings.Contains(s, "SET NX") {
+			t.Errorf("%s: %q", loc, s)
+		}
+	}
+}
+
+// TestOwnerLabelKnowsThePast checks issue 16 item 1.11: the Redis panel
+// names the actors an owner id belongs to as far as the step knows; round
+// 2 on thread-7 appears only at step 4 of owner-reused.
+func TestOwnerLabelKnowsThePast(t *testing.T) {
+	t.Parallel()
+	who := func(step int) string {
+		for _, k := range courseView(t, "owner-reused", step, sim.English).Redis().Keys {
+			for _, f := range k.Fields {
+				if f.Name == "thread-7" {
+					return f.Who
+				}
+			}
+		}
+		t.Fatalf("step %d: no field thread-7", step)
+		return ""
+	}
+	if got := who(1); got != "token of R1" {
+		t.Errorf("step 1: owner labelled %q, want %q", got, "token of R1")
+	}
+	if got := who(4); got != "token of R1, R2" {
+		t.Errorf("step 4: owner labelled %q, want %q", got, "token of R1, R2")
+	}
+}
+
+// TestLessonLabels checks that a lesson is numbered as its file names it,
+// so the course's "lesson 12" stays lesson 12 when lessons are added
+// between others (12a, 14a).
+func TestLessonLabels(t *testing.T) {
+	t.Parallel()
+	for file, want := range map[string]string{"lessons/01-nested-reentry.yaml": "1", "lessons/12a-x.yaml": "12a", "lessons/20-failover.yaml": "20", "testdata/forks.yaml": "31"} {
+		if got := lessonLabel(&sim.Lesson{File: file}, 30); got != want {
+			t.Errorf("%s: label %q, want %q", file, got, want)
+		}
+	}
+}
