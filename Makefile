@@ -8,8 +8,11 @@ GO ?= go
 
 .PHONY: test deps vet js-test fuzz run bench templ-check screenshot
 
+# -parallel 4: the browser tests (package web) share one Chromium, each in a
+# tab of its own, and mostly wait on it and on the network; four at a time
+# keep a 2-core machine busy where the default (GOMAXPROCS, 2) leaves it idle.
 test: deps vet templ-check js-test fuzz
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -race -count=1 -parallel 4 -timeout 20m ./...
 
 # fuzz runs each fuzz target briefly on top of its seed corpus in
 # testdata/fuzz: the lesson loader, the websocket message decoder, the

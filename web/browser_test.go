@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,37 +28,85 @@ var updateScreenshot = flag.Bool("update-screenshot", false, "write docs/screens
 // 2-core CI machine runs Chromium, the server and the race detector at once.
 const waitTimeout = 60 * time.Second
 
-// newBrowser starts a headless Chromium with a fresh profile and returns a
-// tab's context.
-func newBrowser(t *testing.T) context.Context {
+// chromium is the package's one headless Chromium: the first browser test
+// that runs starts it (newTab), TestMain stops it. Each test gets a tab of
+// its own in a browser context of its own (storage, cookies and cache
+// apart, as a fresh profile has them), so the tests stay isolated and run
+// in parallel, while the browser starts once (seconds of CPU on a 2-core
+// machine) instead of once per test.
+var chromium sharedBrowser
+
+// sharedBrowser starts one Chromium on first use and stops it at the end.
+type sharedBrowser struct {
+	once sync.Once
+	tab  context.Context // the browser's first tab: the parent of every test's tab
+	stop context.CancelFunc
+	err  error
+}
+
+// start starts the browser once and returns its first tab.
+func (b *sharedBrowser) start() (context.Context, error) {
+	b.once.Do(func() {
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath("/usr/bin/chromium"),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-backgrounding-occluded-windows", true),
+			chromedp.Flag("force-color-profile", "srgb"),
+			chromedp.WindowSize(1280, 800),
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		tab, cancel := chromedp.NewContext(allocCtx)
+		b.tab = tab
+		b.stop = func() {
+			cancel()
+			cancelAlloc()
+		}
+		// The first Run binds the browser's life to its context: tab,
+		// which ends only in close.
+		b.err = chromedp.Do(tab)
+	})
+	return b.tab, b.err
+}
+
+// close stops the browser if it was started.
+func (b *sharedBrowser) close() {
+	if b.stop != nil {
+		b.stop()
+	}
+}
+
+// TestMain runs the tests, then stops the shared browser.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	chromium.close()
+	os.Exit(code)
+}
+
+// newTab opens a tab of the shared headless Chromium in a fresh browser
+// context (nothing stored, as with a new profile), at 1280 × 800, closed
+// when the test ends.
+func newTab(t *testing.T) context.Context {
 	t.Helper()
 	redistest.Need(t, "chromium", "make test")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath("/usr/bin/chromium"),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 800),
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-	})
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+	parent, err := chromium.start()
+	if err != nil {
 		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatalf("open a tab: %v", err)
 	}
 	return ctx
 }
@@ -87,9 +136,16 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 // waitJS polls until a JS expression is truthy.
 func waitJS(t *testing.T, ctx context.Context, js, what string) {
 	t.Helper()
+	waitValue[bool](t, ctx, js, what)
+}
+
+// waitValue polls until a JS expression is truthy and returns its value.
+func waitValue[T any](t *testing.T, ctx context.Context, js, what string) T {
+	t.Helper()
 	tctx, cancel := context.WithTimeout(ctx, waitTimeout+5*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+	v, err := chromedp.Run(tctx, chromedp.Poll[T](js, chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
 		// A page that answers nothing must not hang the test: a short
 		// deadline for the state read too.
 		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
@@ -97,6 +153,7 @@ func waitJS(t *testing.T, ctx context.Context, js, what string) {
 		state, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`JSON.stringify({...document.getElementById('player')?.dataset, conn: document.getElementById('conn')?.textContent})`))
 		t.Fatalf("waiting for %s: %v (player %s)", what, err, state)
 	}
+	return v
 }
 
 // waitNewDocument waits until js is true in the tab, across a navigation
@@ -118,11 +175,27 @@ func waitNewDocument(t *testing.T, ctx context.Context, js, what string) {
 	}
 }
 
+// stepReady is a JS expression: the player shows step %[1]d, connected.
+const stepReady = `(() => { const p = document.getElementById('player'); const n = document.querySelector('[data-panel="narration"] .narr');
+	return !!(p && p.dataset.conn === 'open' && p.dataset.step === '%[1]d' && n && n.dataset.step === '%[1]d'); })()`
+
 // waitStep waits until the player shows step n, connected.
 func waitStep(t *testing.T, ctx context.Context, n int) {
 	t.Helper()
-	waitJS(t, ctx, fmt.Sprintf(`(() => { const p = document.getElementById('player'); const n = document.querySelector('[data-panel="narration"] .narr');
-		return p && p.dataset.conn === 'open' && p.dataset.step === '%d' && n && n.dataset.step === '%d'; })()`, n, n), fmt.Sprintf("step %d", n))
+	waitJS(t, ctx, fmt.Sprintf(stepReady, n), fmt.Sprintf("step %d", n))
+}
+
+// stepShown waits until the player shows step n, connected, and returns
+// what it shows then: one round trip to the browser, where waitStep and
+// readPage take two.
+func stepShown(t *testing.T, ctx context.Context, n int) shown {
+	t.Helper()
+	raw := waitValue[[]byte](t, ctx, fmt.Sprintf(`%s && %s`, fmt.Sprintf(stepReady, n), readShown), fmt.Sprintf("step %d", n))
+	var s shown
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // shown is what the page shows of one step.
@@ -216,7 +289,8 @@ func checkShown(t *testing.T, l *sim.Lesson, f sim.Frame, s shown) {
 // temporary file that the test only checks. LOCKSTEP_SHOTS=DIR also writes
 // every locale and a narrow layout there, for people to look at.
 func TestBrowserScreenshots(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
@@ -341,76 +415,80 @@ func scrubTo(t *testing.T, ctx context.Context, n int) {
 // lessons) and steps through it with the buttons, then with the keys, back
 // with the keys, and by seeking: at every step the Redis panel, the
 // highlighted state and the outcome match the frame, and going back or
-// seeking shows exactly what stepping forward did.
+// seeking shows exactly what stepping forward did. Each lesson runs in a
+// tab of its own, in parallel with the others.
 func TestBrowserLessons(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
 	all := testLessons(t)
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	for _, l := range all {
-		frames := expectedFrames(t, l)
-		n := len(l.Steps)
-		run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
-		waitStep(t, ctx, 0)
-		checkShown(t, l, frames[0], readPage(t, ctx))
-		forward := []map[string]string{readPage(t, ctx).Panels}
-		// Buttons.
-		for i := 1; i <= n; i++ {
-			click(t, ctx, "#btn-step")
-			waitStep(t, ctx, i)
-			s := readPage(t, ctx)
-			checkShown(t, l, frames[i], s)
-			forward = append(forward, s.Panels)
-		}
-		same := func(i int, how string) {
-			t.Helper()
-			s := readPage(t, ctx)
-			checkShown(t, l, frames[i], s)
-			for name, html := range forward[i] {
-				if s.Panels[name] != html {
-					t.Fatalf("%s: step %d reached by %s shows another %s panel than stepping forward", l.ID, i, how, name)
-				}
+		t.Run(l.ID, func(t *testing.T) {
+			t.Parallel()
+			clickThrough(t, newTab(t), ts, l)
+		})
+	}
+}
+
+// clickThrough is TestBrowserLessons for one lesson, in the tab ctx.
+func clickThrough(t *testing.T, ctx context.Context, ts *testServer, l *sim.Lesson) {
+	frames := expectedFrames(t, l)
+	n := len(l.Steps)
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
+	s := stepShown(t, ctx, 0)
+	checkShown(t, l, frames[0], s)
+	forward := []map[string]string{s.Panels}
+	// Buttons.
+	for i := 1; i <= n; i++ {
+		click(t, ctx, "#btn-step")
+		s := stepShown(t, ctx, i)
+		checkShown(t, l, frames[i], s)
+		forward = append(forward, s.Panels)
+	}
+	// same checks that step i, reached by how, shows what stepping
+	// forward did.
+	same := func(i int, how string) {
+		t.Helper()
+		s := stepShown(t, ctx, i)
+		checkShown(t, l, frames[i], s)
+		for name, html := range forward[i] {
+			if s.Panels[name] != html {
+				t.Fatalf("%s: step %d reached by %s shows another %s panel than stepping forward", l.ID, i, how, name)
 			}
 		}
-		click(t, ctx, "#btn-back")
-		waitStep(t, ctx, n-1)
-		same(n-1, "the back button")
-		// Keys: Home, → to the end, End, ← to the start.
-		press(t, ctx, kb.Home)
-		waitStep(t, ctx, 0)
-		same(0, "Home")
-		for i := 1; i <= n; i++ {
-			press(t, ctx, kb.ArrowRight)
-			waitStep(t, ctx, i)
-			same(i, "→")
-		}
-		press(t, ctx, kb.Home)
-		waitStep(t, ctx, 0)
-		press(t, ctx, kb.End)
-		waitStep(t, ctx, n)
-		same(n, "End")
-		for i := n - 1; i >= 0; i-- {
-			press(t, ctx, kb.ArrowLeft)
-			waitStep(t, ctx, i)
-			same(i, "←")
-		}
-		// The scrubber.
-		for _, i := range []int{n / 2, n, 1, 0} {
-			scrubTo(t, ctx, i)
-			waitStep(t, ctx, i)
-			same(i, "the scrubber")
-		}
-		// A fresh page at the last step, whose panels come whole, shows
-		// what the steps' patches built.
-		run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, false)))
-		waitStep(t, ctx, n)
-		same(n, "a fresh page")
 	}
+	click(t, ctx, "#btn-back")
+	same(n-1, "the back button")
+	// Keys: Home, → to the end, End, ← to the start.
+	press(t, ctx, kb.Home)
+	same(0, "Home")
+	for i := 1; i <= n; i++ {
+		press(t, ctx, kb.ArrowRight)
+		same(i, "→")
+	}
+	press(t, ctx, kb.Home)
+	waitStep(t, ctx, 0)
+	press(t, ctx, kb.End)
+	same(n, "End")
+	for i := n - 1; i >= 0; i-- {
+		press(t, ctx, kb.ArrowLeft)
+		same(i, "←")
+	}
+	// The scrubber.
+	for _, i := range []int{n / 2, n, 1, 0} {
+		scrubTo(t, ctx, i)
+		same(i, "the scrubber")
+	}
+	// A fresh page at the last step, whose panels come whole, shows
+	// what the steps' patches built.
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, false)))
+	same(n, "a fresh page")
 }
 
 // TestBrowserPlayAndLanguage plays with Space, pauses with ".", switches
 // the language and checks the narration and the URL follow.
 func TestBrowserPlayAndLanguage(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
@@ -455,7 +533,8 @@ func TestBrowserPlayAndLanguage(t *testing.T) {
 // TestBrowserReconnect restarts the server under the page: it reconnects
 // and comes back to the same lesson and step.
 func TestBrowserReconnect(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
@@ -475,15 +554,15 @@ func TestBrowserReconnect(t *testing.T) {
 		t.Fatalf("after reconnect: lang %q say %q", s.Lang, s.Say)
 	}
 	click(t, ctx, "#btn-step")
-	waitStep(t, ctx, 4)
-	checkShown(t, l, frames[4], readPage(t, ctx))
+	checkShown(t, l, frames[4], stepShown(t, ctx, 4))
 }
 
 // TestBrowserRealRedis steps through the stale-owner lesson on a real
 // redis-server: the badge names it, and every step matches the frames.
 func TestBrowserRealRedis(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
-	ctx := newBrowser(t)
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
@@ -496,8 +575,7 @@ func TestBrowserRealRedis(t *testing.T) {
 	}
 	for i := 1; i <= len(l.Steps); i++ {
 		click(t, ctx, "#btn-step")
-		waitStep(t, ctx, i)
-		checkShown(t, l, frames[i], readPage(t, ctx))
+		checkShown(t, l, frames[i], stepShown(t, ctx, i))
 	}
 }
 
@@ -505,7 +583,8 @@ func TestBrowserRealRedis(t *testing.T) {
 // same step, when the learner presses a key, and the key takes effect: →
 // steps once the session is back.
 func TestBrowserIdleResume(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)
@@ -517,11 +596,9 @@ func TestBrowserIdleResume(t *testing.T) {
 		t.Fatalf("idle message %q", got)
 	}
 	press(t, ctx, kb.ArrowRight) // wakes the session, then steps
-	waitStep(t, ctx, 6)
-	checkShown(t, l, frames[6], readPage(t, ctx))
+	checkShown(t, l, frames[6], stepShown(t, ctx, 6))
 	// A click on a button after the idle close takes effect too.
 	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the second idle close")
 	click(t, ctx, "#btn-back")
-	waitStep(t, ctx, 5)
-	checkShown(t, l, frames[5], readPage(t, ctx))
+	checkShown(t, l, frames[5], stepShown(t, ctx, 5))
 }

@@ -183,7 +183,8 @@ func forkStaleOwner(t *testing.T, ctx context.Context, ts *testServer, all []*si
 // TestBrowserExploreFork forks stale-owner from the fork menu at step 4 (A
 // resumes right after its lease expired), then lets A acquire again: LOST.
 func TestBrowserExploreFork(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := lessonByID(t, all, "stale-owner")
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
@@ -281,7 +282,8 @@ func TestBrowserExploreFork(t *testing.T) {
 // TestBrowserExploreUndo undoes a fork's last step, and builds and undoes
 // steps in a fresh sandbox.
 func TestBrowserExploreUndo(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	s := forkStaleOwner(t, ctx, ts, all)
@@ -349,7 +351,8 @@ func TestBrowserExploreUndo(t *testing.T) {
 // (no shared storage or session) and sees the same step; a tampered link
 // shows the explore page with the bad-link box.
 func TestBrowserExploreShareLink(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	forkStaleOwner(t, ctx, ts, all)
@@ -361,11 +364,9 @@ func TestBrowserExploreShareLink(t *testing.T) {
 		t.Fatalf("outcome %q", first.Outcome)
 	}
 
-	// A second browser with a profile of its own: nothing is shared with
-	// the first but the link. (A second tab of the same browser, by
-	// chromedp.NewContext, navigates but never answers Runtime.evaluate
-	// with this chromedp and Chromium, so it cannot be used here.)
-	other := newBrowser(t)
+	// A second tab in a browser context of its own: nothing is shared
+	// with the first but the link.
+	other := newTab(t)
 	if st := navigateStatus(t, other, chromedp.Navigate(first.Href)); st != http.StatusOK {
 		t.Fatalf("the shared link answers %d", st)
 	}
@@ -420,7 +421,8 @@ func TestBrowserExploreShareLink(t *testing.T) {
 // TestBrowserExploreImport pastes a lesson with an error (its errors are
 // listed at their lines and the text is kept), then uploads a good file.
 func TestBrowserExploreImport(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=en"))
@@ -494,7 +496,8 @@ func TestBrowserExploreImport(t *testing.T) {
 // TestBrowserExploreCustomAdvance advances a sandbox's clock by an amount
 // typed into the fork menu's form.
 func TestBrowserExploreCustomAdvance(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore/new?variant=token-count&lease_ms=30000&actors=2&lock=lock&lang=en"))
 	waitExplore(t, ctx, 0, 0)
@@ -530,7 +533,8 @@ func TestBrowserExploreCustomAdvance(t *testing.T) {
 // TestBrowserExploreCompare compares a course lesson under another variant
 // from the player's compare form, then a fork's timeline.
 func TestBrowserExploreCompare(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	l := lessonByID(t, all, "nested-after-expiry-silent")
@@ -622,7 +626,8 @@ func checkCompare(t *testing.T, ctx context.Context, name, value string) {
 // and Undo pressed from the keyboard leave the focus in the panel, not on
 // the page's body.
 func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := lessonByID(t, all, "stale-owner")
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
@@ -673,16 +678,31 @@ func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 // TestBrowserUndoWhileIdle: Undo clicked on a page closed for inactivity
 // connects again and leaves the button usable (it used to stay off for
 // good: the click was never sent, and the reconnect's frame brought the
-// same tools, left in place).
+// same tools, left in place). The page opens the share link of a sandbox
+// with two acquires, so nothing before the idle close races its timer.
 func TestBrowserUndoWhileIdle(t *testing.T) {
-	ctx := newBrowser(t)
-	ts := startServer(t, Config{Lessons: testLessons(t), IdleTimeout: 1500 * time.Millisecond}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+"/explore/new?variant=token-count&lease_ms=30000&actors=2&lock=lock&lang=en"))
-	waitExplore(t, ctx, 0, 0)
-	clickFork(t, ctx, "A", sim.ActAcquire)
-	waitExplore(t, ctx, 1, 1)
-	clickFork(t, ctx, "B", sim.ActAcquire)
-	waitExplore(t, ctx, 2, 2)
+	t.Parallel()
+	ctx := newTab(t)
+	ts := startServer(t, Config{Lessons: testLessons(t), IdleTimeout: 5 * time.Second}, "127.0.0.1:0")
+	l, err := explore.Sandbox(tr(sim.English).cat, explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2, Lock: "lock"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for at, actor := range []string{"A", "B"} {
+		st, err := explore.StepSpec{Actor: actor, Do: sim.ActAcquire}.Step(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, err = explore.Fork(l, at, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, err := explore.Encode(l, explore.Origin{}, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=en&step=2&t="+url.QueryEscape(code)))
+	waitJS(t, ctx, `document.getElementById('player')?.dataset.total === '2' && document.querySelector('[data-panel="narration"] .narr')?.dataset.step === '2'`, "the sandbox at step 2 of 2")
 	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the page to be closed for inactivity")
 	click(t, ctx, `[data-explore="undo"]`)
 	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'open'`, "the page to connect again")

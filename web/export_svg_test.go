@@ -218,7 +218,8 @@ func TestTimelineSVGErrors(t *testing.T) {
 // With LOCKSTEP_SHOTS=DIR it also writes export-example.svg and .png (and a
 // Simplified Chinese pair) there, for people to look at.
 func TestTimelineSVGBrowser(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	frames := expectedFrames(t, l)

@@ -65,7 +65,8 @@ func wrongChoice(t *testing.T, l *sim.Lesson, frames []sim.Frame, n int) sim.Out
 // player and on the course page, and "retry my misses" asks again for the
 // missed step only.
 func TestBrowserPredictWrongThenRight(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := lessonByID(t, all, "missed-release")
 	frames := expectedFrames(t, l)
@@ -169,7 +170,8 @@ func TestBrowserPredictWrongThenRight(t *testing.T) {
 // first step right in every language: the page is the player, in predict
 // mode, and the revealed outcome is the drill's.
 func TestBrowserDrillPredict(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	l, err := drill.Generate(t.Context(), tr(sim.English).cat, "leases", 42)
 	if err != nil {
@@ -205,7 +207,8 @@ func TestBrowserDrillPredict(t *testing.T) {
 // the model answer beside its timeline, and runs the 60-second timer, in
 // every language.
 func TestBrowserInterviewPages(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/interview?lang=en"))
 	waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3`, "three questions")

@@ -15,8 +15,9 @@ import (
 // the page's language, the refusal that names the limit: not "Redis did
 // not answer", no Try again, and the connection badge stays connected.
 func TestBrowserStepTooLarge(t *testing.T) {
+	t.Parallel()
 	le, code := renewalFloodCode(t)
-	ctx := newBrowser(t)
+	ctx := newTab(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=zh-CN&step=1&t="+url.QueryEscape(code)))
 	waitStep(t, ctx, 1)
