@@ -21,6 +21,7 @@ import (
 // would do nothing is shown, nor "Connecting…"; the notice is at the top,
 // above the board, and the step the server rendered is there to read.
 func TestBrowserNoScript(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	frames := expectedFrames(t, l)
 	run(t, ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -75,6 +76,7 @@ func TestBrowserNoScript(t *testing.T) {
 // token ("t-b3cae1aa") of the stale-owner lesson breaks over two lines,
 // at its hyphen or anywhere, in any panel or banner.
 func TestBrowserTokensDoNotBreak(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	const broken = `(() => {
 		const out = [];
@@ -110,6 +112,7 @@ func TestBrowserTokensDoNotBreak(t *testing.T) {
 // and pressing it says why, beside the question the bar asks, which stays;
 // the question's hint names as many keys as it has choices.
 func TestBrowserPredictPlayNote(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)+"&predict=1"))
 	waitStep(t, ctx, 0)
@@ -144,6 +147,7 @@ func TestBrowserPredictPlayNote(t *testing.T) {
 // step 7 reads "Step 7 of N · Continue" on the course page, and Continue
 // goes to step 7.
 func TestBrowserCourseCardAfterDeepLink(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, false)))
 	waitStep(t, ctx, 7)
@@ -165,8 +169,9 @@ func TestBrowserCourseCardAfterDeepLink(t *testing.T) {
 // unavailable, the header's backend badge is not the green of a Redis
 // that answers.
 func TestBrowserBadgeWhenRedisDown(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
-	ctx := newBrowser(t)
+	ctx := newTab(t)
 	all := testLessons(t)
 	l := staleLesson(t, all)
 	ts := startServer(t, Config{Backend: RedisBackend(be), Lessons: all}, "127.0.0.1:0")
@@ -194,6 +199,7 @@ func unmarshalJSON(raw string, v any) error { return json.Unmarshal([]byte(raw),
 // documents as text, styled as text: not a link, not underlined (it was
 // dotted, and read as a link that went nowhere).
 func TestBrowserSourceIsText(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
 	waitStep(t, ctx, 0)
@@ -215,7 +221,8 @@ func TestBrowserSourceIsText(t *testing.T) {
 // timeline whole: every lane label inside the label column, the Redis
 // lane and its PTTL bars inside the visible timeline (not cut by its box).
 func TestBrowserInterviewModelTimeline(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	for _, w := range []int64{1280, 1024} {
 		for _, loc := range sim.Locales {

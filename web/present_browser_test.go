@@ -95,7 +95,7 @@ const describeColumn = `(() => {
 // the stale-owner lesson and the server.
 func stalePlayer(t *testing.T) (context.Context, *sim.Lesson, *testServer) {
 	t.Helper()
-	ctx := newBrowser(t)
+	ctx := newTab(t)
 	all := testLessons(t)
 	return ctx, staleLesson(t, all), startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 }
@@ -151,6 +151,7 @@ func checkFit(t *testing.T, where string, f presentFit) {
 // the diagram's labels are at least 18 px and apart, and with each → the
 // timeline keeps the current step's column in its visible box.
 func TestBrowserPresenterFitsScreen(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	type size struct {
 		w, h int64
@@ -189,6 +190,7 @@ func TestBrowserPresenterFitsScreen(t *testing.T) {
 // presenter mode at the smallest size, still leaves every panel on the
 // screen.
 func TestBrowserPresenterPredictFits(t *testing.T) {
+	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, true)+"&predict=1"))
 	waitStep(t, ctx, 7)

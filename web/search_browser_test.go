@@ -17,7 +17,8 @@ import (
 // timeline on its breaking step, as an explore timeline (it forks, exports
 // and shares).
 func TestBrowserSearch(t *testing.T) {
-	ctx := newBrowser(t)
+	t.Parallel()
+	ctx := newTab(t)
 	ts := startServer(t, Config{}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en"))
 	waitJS(t, ctx, `(() => { const s = document.getElementById('search'); return s && s.dataset.conn === 'open'; })()`, "the search page's socket")
