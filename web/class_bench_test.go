@@ -41,7 +41,10 @@ func BenchmarkClassSteps(b *testing.B) {
 					course = append(course, l)
 				}
 			}
-			srv, err := New(Config{Backend: RedisBackend(be), Lessons: course, MessageRate: 1e9, MessageBurst: 1 << 30})
+			// A class comes from one address here (the loopback), 50 at a time:
+			// the per-address bound and the fair share would refuse it.
+			srv, err := New(Config{Backend: RedisBackend(be), Lessons: course, MessageRate: 1e9, MessageBurst: 1 << 30,
+				MaxSessionsPerAddr: 100, FairRate: 1e9, FairBurst: 1 << 30})
 			if err != nil {
 				b.Fatal(err)
 			}
