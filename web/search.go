@@ -404,6 +404,11 @@ func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutc
 		msg.Stopped = "states"
 	}
 	summary := map[string]string{"": "SearchDone", "stop": "SearchStoppedStop", "time": "SearchStoppedTime", "states": "SearchStoppedStates"}[msg.Stopped]
+	if msg.Stopped == "" && !res.Complete {
+		// Every invariant asked broke before the last depth: the search
+		// had nothing left to look for, not every timeline tried.
+		summary = "SearchAllBroken"
+	}
 	msg.Summary = t.T(summary, "Depth", res.Reached, "MaxDepth", f.Depth, "States", res.States, "Transitions", res.Transitions,
 		"Seconds", math.Round(out.elapsed.Seconds()*10)/10, "Timeout", srv.cfg.SearchTimeout.String(), "MaxStates", srv.cfg.SearchMaxStates,
 		"Broken", len(res.Found), "Asked", len(f.Invariants))

@@ -113,6 +113,28 @@ func TestSearchStartProgressResult(t *testing.T) {
 	}
 }
 
+// TestSearchAllBrokenEarly: when every invariant asked is broken before
+// the last depth, the search ends there, and the summary says so rather
+// than that every timeline of the whole depth was tried. instance-owner's
+// overlapping-holders breaks in 2 steps (A acquire, B acquire), so a depth
+// of 5 stops after depth 2.
+func TestSearchAllBrokenEarly(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	c := dial(t, hs, nil)
+	shape := map[string]any{"variant": "instance-owner", "depth": 5, "moves": []string{"acquire", "release"}, "advance_ms": []int{},
+		"invariants": []string{"overlapping-holders"}}
+	c.send(map[string]any{"type": MsgSearch, "id": 7, "lang": "en", "search": shape})
+	_, res := c.searchUntilResult(7)
+	if res.Complete || res.Stopped != "" || res.Depth != 2 || res.MaxDepth != 5 {
+		t.Fatalf("result %+v: want not complete, not stopped, depth 2 of 5", res)
+	}
+	want := tr(sim.English).T("SearchAllBroken", "Depth", 2, "MaxDepth", 5, "States", res.States)
+	if !strings.HasPrefix(res.Summary, want[:strings.Index(want, ";")]) {
+		t.Errorf("summary %q, want it to begin like %q", res.Summary, want)
+	}
+}
+
 // TestSearchStopAndSecondStart: a second start while a search runs is
 // refused with a clear message; stop ends the search with what it found.
 func TestSearchStopAndSecondStart(t *testing.T) {
