@@ -289,6 +289,9 @@ type fileErrors struct {
 }
 
 type fileError struct {
+	// File is set when the problem is in another file than the one run: a
+	// variant file the lesson names (its line and column are that file's).
+	File    string `json:"file,omitempty"`
 	Line    int    `json:"line"`
 	Col     int    `json:"col"`
 	Path    string `json:"path,omitempty"`
@@ -304,7 +307,11 @@ func loadErrorJSON(cat *catalog.Catalog, loc sim.Locale, file string, err error)
 		return out
 	}
 	for _, e := range les {
-		out.Errors = append(out.Errors, fileError{Line: e.Pos.Line, Col: e.Pos.Col, Path: e.Path, Message: cat.Message(loc, e)})
+		fe := fileError{Line: e.Pos.Line, Col: e.Pos.Col, Path: e.Path, Message: cat.Message(loc, e)}
+		if e.File != "" && e.File != file {
+			fe.File = e.File
+		}
+		out.Errors = append(out.Errors, fe)
 	}
 	return out
 }

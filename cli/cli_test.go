@@ -298,3 +298,47 @@ func TestRunJSONInvalidFile(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// TestRunJSONVariantFileError: a problem in the variant file a lesson names
+// is placed in that file, not in the lesson (their lines differ).
+func TestRunJSONVariantFileError(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../examples/variants/redisson-rlock.variant.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(src), "  script: redisson-rlock/acquire.lua\n  keys: [lock]", "  script: redisson-rlock/acquire.lua\n  keys: [lock, bogus]", 1)
+	if bad == string(src) {
+		t.Fatal("the example's acquire keys moved; update the test")
+	}
+	if err := os.CopyFS(filepath.Join(dir, "redisson-rlock"), os.DirFS("../examples/variants/redisson-rlock")); err != nil {
+		t.Fatal(err)
+	}
+	variant := filepath.Join(dir, "my.variant.yaml")
+	if err := os.WriteFile(variant, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lesson := filepath.Join(dir, "my-lesson.yaml")
+	body := "variant: ./my.variant.yaml\nlease: 30s\nactors: [{id: A}]\nsteps: [{actor: A, do: acquire}]\n"
+	if err := os.WriteFile(lesson, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "--json", lesson)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	var got struct {
+		File   string `json:"file"`
+		Errors []struct {
+			File      string
+			Line, Col int
+			Path      string
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is no JSON object: %v\n%s", err, out)
+	}
+	if got.File != lesson || len(got.Errors) != 1 || got.Errors[0].File != variant || got.Errors[0].Line != 15 || got.Errors[0].Path != "acquire.keys" {
+		t.Fatalf("got %+v, want one problem in %s at line 15 (acquire.keys)", got, variant)
+	}
+}
