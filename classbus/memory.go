@@ -1,0 +1,192 @@
+package classbus
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// subscriptionBuffer is how many messages a subscriber may lag behind before
+// the bus drops it (ErrLagged). A class publishes a message per presenter
+// step and per answer; a student's connection drains it far faster.
+const subscriptionBuffer = 256
+
+// Memory is the Bus of one process: classes live in it and end with it.
+// Its clock is now (time.Now when nil), so tests can move time for TTLs.
+// The zero value is not ready; use NewMemory.
+type Memory struct {
+	now func() time.Time
+
+	mu     sync.Mutex
+	closed bool
+	subs   map[string]map[*memorySub]struct{}
+	states map[string]memoryState
+}
+
+type memoryState struct {
+	data    []byte
+	expires time.Time
+}
+
+// NewMemory returns an empty in-process bus. now is its clock for state
+// TTLs; nil means time.Now.
+func NewMemory(now func() time.Time) *Memory {
+	if now == nil {
+		now = time.Now
+	}
+	return &Memory{now: now, subs: map[string]map[*memorySub]struct{}{}, states: map[string]memoryState{}}
+}
+
+// Publish implements Bus: it hands msg to each subscriber of code without
+// waiting, and drops a subscriber whose buffer is full (ErrLagged).
+func (m *Memory) Publish(ctx context.Context, code string, msg []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	for s := range m.subs[code] {
+		select {
+		case s.ch <- msg:
+		default:
+			m.dropLocked(s, ErrLagged)
+		}
+	}
+	return nil
+}
+
+// Subscribe implements Bus.
+func (m *Memory) Subscribe(ctx context.Context, code string) (Subscription, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	s := &memorySub{bus: m, code: code, ch: make(chan []byte, subscriptionBuffer)}
+	if m.subs[code] == nil {
+		m.subs[code] = map[*memorySub]struct{}{}
+	}
+	m.subs[code][s] = struct{}{}
+	if ctx.Done() != nil {
+		s.stop = context.AfterFunc(ctx, func() {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.dropLocked(s, ctx.Err())
+		})
+	}
+	return s, nil
+}
+
+// SetState implements Bus.
+func (m *Memory) SetState(ctx context.Context, code string, state []byte, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ttl < time.Millisecond {
+		ttl = time.Millisecond
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	m.states[code] = memoryState{data: state, expires: m.now().Add(ttl)}
+	return nil
+}
+
+// State implements Bus.
+func (m *Memory) State(ctx context.Context, code string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	st, ok := m.states[code]
+	if !ok || !m.now().Before(st.expires) {
+		delete(m.states, code)
+		return nil, ErrNoClass
+	}
+	return st.data, nil
+}
+
+// DeleteState implements Bus.
+func (m *Memory) DeleteState(ctx context.Context, code string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return ErrClosed
+	}
+	delete(m.states, code)
+	return nil
+}
+
+// Close implements Bus: every subscription ends with ErrClosed.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	for _, subs := range m.subs {
+		for s := range subs {
+			m.dropLocked(s, ErrClosed)
+		}
+	}
+	m.closed = true
+	return nil
+}
+
+// dropLocked ends s with err (nil: closed by its subscriber). m.mu is held.
+func (m *Memory) dropLocked(s *memorySub, err error) {
+	subs, ok := m.subs[s.code]
+	if !ok {
+		return
+	}
+	if _, ok := subs[s]; !ok {
+		return
+	}
+	delete(subs, s)
+	if len(subs) == 0 {
+		delete(m.subs, s.code)
+	}
+	if s.stop != nil {
+		s.stop()
+	}
+	s.err = err
+	close(s.ch)
+}
+
+type memorySub struct {
+	bus  *Memory
+	code string
+	ch   chan []byte
+	stop func() bool
+	err  error // guarded by bus.mu; set before ch is closed
+}
+
+func (s *memorySub) C() <-chan []byte { return s.ch }
+
+func (s *memorySub) Err() error {
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	return s.err
+}
+
+func (s *memorySub) Close() error {
+	s.bus.mu.Lock()
+	defer s.bus.mu.Unlock()
+	s.bus.dropLocked(s, nil)
+	return nil
+}
