@@ -92,7 +92,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return ExitInvalid
 			}
 		} else {
-			printReport(stdout, msgs, loc, res, cfg.Backend.Name, took)
+			printReport(stdout, msgs, loc, res, cfg.Backend.Msg, took)
 		}
 		if *outDir == "" {
 			continue
@@ -121,6 +121,7 @@ type searchJSON struct {
 	Variant     string                    `json:"variant"`
 	Depth       int                       `json:"depth"`
 	Complete    bool                      `json:"complete"`
+	End         search.End                `json:"end"`
 	States      int                       `json:"states"`
 	Transitions int                       `json:"transitions"`
 	ScriptCalls int64                     `json:"script_calls"`
@@ -133,7 +134,7 @@ type violationJSON struct {
 }
 
 func jsonReport(res *search.Result) searchJSON {
-	out := searchJSON{File: res.File.Path, Variant: res.File.Variant, Depth: res.File.Depth, Complete: res.Complete,
+	out := searchJSON{File: res.File.Path, Variant: res.File.Variant, Depth: res.File.Depth, Complete: res.Complete, End: res.End,
 		States: res.States, Transitions: res.Transitions, ScriptCalls: res.ScriptCalls, Violations: map[string]*violationJSON{}}
 	for _, inv := range res.File.Invariants {
 		out.Violations[inv] = nil
@@ -147,7 +148,7 @@ func jsonReport(res *search.Result) searchJSON {
 // printReport prints a search's report: per invariant asked its shortest
 // breaking timeline, one step per line with its outcome and, after the
 // breaking step, why it breaks the invariant; or none within the depth.
-func printReport(w io.Writer, msgs *search.Messages, loc sim.Locale, res *search.Result, backendName string, took time.Duration) {
+func printReport(w io.Writer, msgs *search.Messages, loc sim.Locale, res *search.Result, backendName sim.Msg, took time.Duration) {
 	f := res.File
 	fmt.Fprintln(w, msgs.Say(loc, "report-header", map[string]any{"File": f.Path, "Variant": f.Variant, "Actors": len(f.Actors), "Depth": f.Depth, "Backend": backendName}))
 	for _, inv := range f.Invariants {

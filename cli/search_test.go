@@ -58,8 +58,13 @@ func TestSearchOutReplaysOnBothBackends(t *testing.T) {
 	}
 	// The same search on the real Redis writes the same lessons.
 	dir2 := t.TempDir()
-	if code, _, errOut := searchCLI(t, tc, io, "--out", dir2, "--redis", srv.URL); code != ExitFailed {
+	code, out, errOut = searchCLI(t, tc, io, "--out", dir2, "--redis", srv.URL, "--lang", "zh-CN")
+	if code != ExitFailed {
 		t.Fatalf("real Redis: exit %d\n%s", code, errOut)
+	}
+	// The report names the real Redis in its language.
+	if header, _, _ := strings.Cut(out, "\n"); !strings.Contains(header, " 上的 Redis ") || strings.Contains(header, " at ") {
+		t.Errorf("zh-CN header %q: want the real Redis named in zh-CN", header)
 	}
 	for _, p := range written {
 		a, _ := os.ReadFile(p)
@@ -81,9 +86,16 @@ func TestSearchExitCodesAndReport(t *testing.T) {
 	if len(lines) != 3 || lines[1] != "stale-write: none within depth 4" || !strings.Contains(lines[2], " states, ") {
 		t.Errorf("report:\n%s", out)
 	}
+	if !strings.HasSuffix(lines[0], " · embedded Redis (miniredis)") {
+		t.Errorf("header %q: want the backend named last", lines[0])
+	}
 	code, out, _ = searchCLI(t, fenced, "--lang", "zh-TW")
 	if code != ExitOK || !strings.Contains(out, "stale-write：深度 4 以內沒有") {
 		t.Errorf("zh-TW report (exit %d):\n%s", code, out)
+	}
+	// The backend is named in the report's language too.
+	if header, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(header, " · 內嵌 Redis（miniredis）") {
+		t.Errorf("zh-TW header %q: want the backend in zh-TW", header)
 	}
 	bad := writeFile(t, "bad.yaml", "variant: token-count\nlease: 0s\nactors: [{id: A}]\nmoves: [steal]\n")
 	code, _, errOut = searchCLI(t, bad, fenced)
@@ -115,6 +127,7 @@ func TestSearchJSON(t *testing.T) {
 		Variant     string `json:"variant"`
 		Depth       int    `json:"depth"`
 		Complete    *bool  `json:"complete"`
+		End         string `json:"end"`
 		States      int    `json:"states"`
 		Transitions int    `json:"transitions"`
 		ScriptCalls int    `json:"script_calls"`
@@ -128,7 +141,7 @@ func TestSearchJSON(t *testing.T) {
 	if err := dec.Decode(&got); err != nil {
 		t.Fatal(err)
 	}
-	if got.File != io || got.Variant != "instance-owner" || got.Depth != 3 || got.Complete == nil || got.States < 2 || got.Transitions < got.States-1 || got.ScriptCalls == 0 {
+	if got.File != io || got.Variant != "instance-owner" || got.Depth != 3 || got.Complete == nil || got.End != "complete" || got.States < 2 || got.Transitions < got.States-1 || got.ScriptCalls == 0 {
 		t.Errorf("report %+v", got)
 	}
 	if len(got.Violations) != 5 || got.Violations["stale-write"] != nil {

@@ -14,6 +14,10 @@ type Backend struct {
 	// Name describes it for people: "embedded Redis (miniredis)", "Redis
 	// 7.0.15 at 127.0.0.1:6379", "reference model (sim/refmodel)".
 	Name string
+	// Msg is Name as a message code of the catalogue (backend.embedded,
+	// "backend-redis", "backend-model"), to word it
+	// in a reader's language; a catalogue renders it as a message argument.
+	Msg sim.Msg
 	// worker opens a worker's store and returns it with its close.
 	worker func(ctx context.Context) (sim.Store, func(), error)
 	// replay opens the store a counterexample replays on, as `lockstep
@@ -24,8 +28,10 @@ type Backend struct {
 // Embedded runs every transition on a miniredis per worker and replays the
 // counterexamples on the embedded backend (package backend).
 func Embedded() *Backend {
+	info := backend.Info{Embedded: true}
 	return &Backend{
-		Name: backend.Info{Embedded: true}.String(),
+		Name: info.String(),
+		Msg:  infoMsg(info),
 		worker: func(context.Context) (sim.Store, func(), error) {
 			s := newMiniStore()
 			return s, s.close, nil
@@ -46,7 +52,7 @@ func Embedded() *Backend {
 // a saved state costs nothing more). The caller closes be.
 func Redis(be *backend.Backend) *Backend {
 	open := func(ctx context.Context) (sim.Store, func(), error) { return storeOf(ctx, be) }
-	return &Backend{Name: be.Info().String(), worker: open, replay: open}
+	return &Backend{Name: be.Info().String(), Msg: infoMsg(be.Info()), worker: open, replay: open}
 }
 
 // Model runs the transitions and the replays on the pure-Go reference model
@@ -56,7 +62,16 @@ func Model() *Backend {
 	open := func(context.Context) (sim.Store, func(), error) {
 		return modelStore{m: refmodel.New()}, func() {}, nil
 	}
-	return &Backend{Name: "reference model (sim/refmodel)", worker: open, replay: open}
+	return &Backend{Name: "reference model (sim/refmodel)", Msg: sim.M("backend-model"), worker: open, replay: open}
+}
+
+// infoMsg is a Redis backend's description as a message code: package
+// backend's where it has one, else its version and address.
+func infoMsg(i backend.Info) sim.Msg {
+	if m, ok := i.Message(); ok {
+		return m
+	}
+	return sim.M("backend-redis", "Version", i.Version, "Addr", i.Addr, "Cluster", i.Cluster, "TLS", i.TLS)
 }
 
 // storeOf opens a run's store on be.

@@ -14,10 +14,10 @@ import (
 // each clock advance in file order.
 func moves(f *File, p *node) []sim.Step {
 	var out []sim.Step
-	for _, spec := range f.Actors {
-		a := actorView(p.actors, spec.ID)
-		live := a.Status == sim.StatusRunning
-		h := holdView(a, f.Lock)
+	for i, spec := range f.Actors {
+		a := p.actors[i]
+		live := a&actorRunning != 0
+		holds := a&actorHolds != 0
 		for _, m := range f.Moves {
 			st := sim.Step{Actor: spec.ID, Do: sim.Action(m), Lock: f.Lock}
 			ok := false
@@ -25,16 +25,16 @@ func moves(f *File, p *node) []sim.Step {
 			case MoveAcquire, MovePause, MoveExit:
 				ok = live
 			case MoveRelease:
-				ok = live && h.Count > 0
+				ok = live && holds
 			case MoveWrite:
-				ok = live && h.Count > 0
+				ok = live && holds
 				st.Value = spec.ID + "-" + strconv.Itoa(writesBy(p, spec.ID)+1)
 			case MoveResume:
-				ok = a.Status == sim.StatusPaused
+				ok = a&actorPaused != 0
 			case MoveCrash:
-				ok = live || a.Status == sim.StatusPaused
+				ok = live || a&actorPaused != 0
 			case MoveFinishRelease:
-				ok = live && h.Pending
+				ok = live && a&actorPending != 0
 			}
 			if ok {
 				out = append(out, st)

@@ -56,7 +56,28 @@ type Result struct {
 	// Found maps each invariant asked that some timeline breaks to its
 	// shortest breaking timeline; invariants not broken are absent.
 	Found map[string]*Counterexample
+	// End says why the search ended after depth Reached.
+	End End
 }
+
+// End is why a search ended.
+type End string
+
+// The ends of a search.
+const (
+	// EndComplete: every timeline up to the file's depth was tried (or no
+	// state had a move left before it); Complete is true.
+	EndComplete End = "complete"
+	// EndAllBroken: every invariant asked was broken before the last
+	// depth, so nothing was left to look for; the timelines past Reached
+	// were not tried.
+	EndAllBroken End = "all-broken"
+	// EndMaxStates: more distinct states than Config.MaxStates were seen.
+	EndMaxStates End = "max-states"
+	// EndStopped: the context ended during depth Reached+1 (Run's error
+	// wraps the context's: context.Canceled, context.DeadlineExceeded).
+	EndStopped End = "stopped"
+)
 
 // searchSeed seeds the RNG of every search run and of its counterexamples'
 // lessons, so a lesson replays the tokens the search drew.
@@ -70,16 +91,16 @@ type node struct {
 	depth  int
 	// branch is the runner's state here; dropped once the node is expanded.
 	branch *sim.Branch
-	// actors are the actors' status and beliefs here, to pick the moves.
-	actors []sim.ActorView
+	// actors are what the moves depend on here, per actor of the file.
+	actors actorStates
 }
 
 // child is one transition a worker ran from a node.
 type child struct {
 	step       sim.Step
-	key        string
+	id         stateID
 	branch     *sim.Branch
-	actors     []sim.ActorView
+	actors     actorStates
 	violations []string
 	// fresh is true when the state was not seen before this depth.
 	fresh bool
@@ -141,8 +162,8 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 		workers[i].r = r
 	}
 	res := &Result{File: f, Found: map[string]*Counterexample{}}
-	root := &node{branch: workers[0].r.Branch(), actors: workers[0].r.Frames()[0].Actors}
-	seen := map[string]bool{workers[0].r.StateKey(horizonMS(f, 0)): true}
+	root := &node{branch: workers[0].r.Branch(), actors: actorsOf(f, workers[0].r.Frames()[0].Actors)}
+	seen := map[stateID]bool{idOf(workers[0].r.StateKey(horizonMS(f, 0))): true}
 	res.States = 1
 	frontier := []*node{root}
 	paths := map[string][]sim.Step{} // invariant -> shortest breaking timeline
@@ -158,7 +179,6 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 		}
 		var next []*node
 		for i, p := range frontier {
-			p.branch = nil
 			for _, c := range results[i] {
 				res.Transitions++
 				for _, v := range c.violations {
@@ -166,10 +186,10 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 						paths[v] = append(pathTo(p), c.step)
 					}
 				}
-				if !c.fresh || seen[c.key] {
+				if !c.fresh || seen[c.id] {
 					continue
 				}
-				seen[c.key] = true
+				seen[c.id] = true
 				if c.branch != nil {
 					next = append(next, &node{parent: p, step: c.step, depth: depth, branch: c.branch, actors: c.actors})
 				}
@@ -186,6 +206,16 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 		}
 	}
 	res.Complete = res.Reached == f.Depth || len(frontier) == 0 && len(paths) < len(f.Invariants)
+	switch {
+	case stopped != nil:
+		res.End = EndStopped
+	case res.Complete:
+		res.End = EndComplete
+	case len(paths) == len(f.Invariants):
+		res.End = EndAllBroken
+	default:
+		res.End = EndMaxStates
+	}
 	for _, w := range workers {
 		res.ScriptCalls += w.store.calls
 	}
@@ -208,7 +238,7 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 // expand runs every move from every node of the frontier, on the workers
 // in parallel, and returns each node's transitions in move order. A child
 // whose state seen already holds is returned without its branch.
-func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[string]bool) ([][]child, error) {
+func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[stateID]bool) ([][]child, error) {
 	results := make([][]child, len(frontier))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -231,6 +261,10 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 					return
 				}
 				results[i] = cs
+				// Its transitions are run: the saved state can go now
+				// rather than after the whole depth (less for the
+				// collector to scan meanwhile).
+				frontier[i].branch = nil
 			}
 		}()
 	}
@@ -246,7 +280,7 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 	return results, nil
 }
 
-func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[string]bool) ([]child, error) {
+func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stateID]bool) ([]child, error) {
 	var out []child
 	for _, st := range moves(f, p) {
 		if err := w.goTo(ctx, p); err != nil {
@@ -256,15 +290,15 @@ func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stri
 		if err != nil {
 			return nil, fmt.Errorf("search: %s: %s after %d steps: %w", f.Path, DescribeStep(st), p.depth, err)
 		}
-		c := child{step: st, key: w.r.StateKey(horizonMS(f, p.depth+1))}
+		c := child{step: st, id: idOf(w.r.StateKey(horizonMS(f, p.depth+1)))}
 		for _, v := range fr.Violations {
 			if !slices.Contains(c.violations, v.Name) {
 				c.violations = append(c.violations, v.Name)
 			}
 		}
-		c.fresh = !seen[c.key]
+		c.fresh = !seen[c.id]
 		if c.fresh && p.depth+1 < f.Depth {
-			c.branch, c.actors = w.r.Branch(), fr.Actors
+			c.branch, c.actors = w.r.Branch(), actorsOf(f, fr.Actors)
 		}
 		out = append(out, c)
 	}

@@ -71,8 +71,8 @@ invariants: [overlapping-holders]
 		t.Fatal("overlapping-holders not found")
 	}
 	sameLines(t, "timeline", timeline(cx), []string{"A acquire → ACQUIRED", "B acquire → REENTERED"})
-	if res.Complete || res.Reached != 2 {
-		t.Errorf("complete %v reached %d, want a stop after depth 2 (every invariant asked is broken)", res.Complete, res.Reached)
+	if res.Complete || res.Reached != 2 || res.End != EndAllBroken {
+		t.Errorf("complete %v reached %d end %q, want a stop after depth 2 (every invariant asked is broken)", res.Complete, res.Reached, res.End)
 	}
 }
 
@@ -92,8 +92,8 @@ invariants: [stale-write]
 // stale-write, and the search covers them all.
 func TestTokenCountFencingHasNoStaleWrite(t *testing.T) {
 	res := run(t, parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, true, 8)), Config{})
-	if len(res.Found) != 0 || !res.Complete || res.Reached != 8 {
-		t.Fatalf("found %v, complete %v, reached %d; want none, complete, 8", res.Found, res.Complete, res.Reached)
+	if len(res.Found) != 0 || !res.Complete || res.Reached != 8 || res.End != EndComplete {
+		t.Fatalf("found %v, complete %v, reached %d, end %q; want none, complete, 8, complete", res.Found, res.Complete, res.Reached, res.End)
 	}
 }
 
@@ -233,10 +233,19 @@ depth: 6
 	if !errors.Is(err, context.Canceled) || res == nil {
 		t.Fatalf("err %v, result %v: want the result so far and context.Canceled", err, res)
 	}
-	if res.Complete || res.Reached != 2 || fmt.Sprint(seen) != "[1 2]" {
-		t.Errorf("complete %v, reached %d, progress %v: want not complete, reached 2", res.Complete, res.Reached, seen)
+	if res.Complete || res.Reached != 2 || fmt.Sprint(seen) != "[1 2]" || res.End != EndStopped {
+		t.Errorf("complete %v, reached %d, progress %v, end %q: want not complete, reached 2, stopped", res.Complete, res.Reached, seen, res.End)
 	}
 	if cx := res.Found["overlapping-holders"]; cx == nil || cx.Steps() != 2 {
 		t.Errorf("found %v: want overlapping-holders in 2 steps", res.Found)
+	}
+}
+
+// A bound on the states ends the search after the depth that passed it,
+// not complete, and the result says so.
+func TestRunMaxStatesEnd(t *testing.T) {
+	res := run(t, parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, true, 8)), Config{MaxStates: 50})
+	if res.Complete || res.End != EndMaxStates || res.States <= 50 || res.Reached >= 8 {
+		t.Errorf("complete %v, end %q, states %d, reached %d: want a stop by the state bound", res.Complete, res.End, res.States, res.Reached)
 	}
 }

@@ -395,19 +395,18 @@ func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutc
 	msg := SearchResultMessage{Type: MsgSearchResult, Re: rs.re, Complete: res.Complete, Depth: res.Reached, MaxDepth: f.Depth,
 		States: res.States, Transitions: res.Transitions, ScriptCalls: res.ScriptCalls,
 		ElapsedMS: out.elapsed.Milliseconds(), StatesPerS: perSecond(res.States, out.elapsed)}
-	switch {
-	case out.err != nil && rs.why == "stop":
-		msg.Stopped = "stop"
-	case errors.Is(out.err, context.DeadlineExceeded):
-		msg.Stopped = "time"
-	case !res.Complete && len(res.Found) < len(f.Invariants):
-		msg.Stopped = "states"
-	}
-	summary := map[string]string{"": "SearchDone", "stop": "SearchStoppedStop", "time": "SearchStoppedTime", "states": "SearchStoppedStates"}[msg.Stopped]
-	if msg.Stopped == "" && !res.Complete {
-		// Every invariant asked broke before the last depth: the search
-		// had nothing left to look for, not every timeline tried.
+	summary := "SearchDone"
+	switch res.End {
+	case search.EndAllBroken:
 		summary = "SearchAllBroken"
+	case search.EndMaxStates:
+		msg.Stopped, summary = "states", "SearchStoppedStates"
+	case search.EndStopped:
+		// The search's context ended: the Stop button, or the time cap.
+		msg.Stopped, summary = "stop", "SearchStoppedStop"
+		if rs.why != "stop" && errors.Is(out.err, context.DeadlineExceeded) {
+			msg.Stopped, summary = "time", "SearchStoppedTime"
+		}
 	}
 	msg.Summary = t.T(summary, "Depth", res.Reached, "MaxDepth", f.Depth, "States", res.States, "Transitions", res.Transitions,
 		"Seconds", math.Round(out.elapsed.Seconds()*10)/10, "Timeout", srv.cfg.SearchTimeout.String(), "MaxStates", srv.cfg.SearchMaxStates,
