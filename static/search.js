@@ -28,11 +28,31 @@ export function advanceFor(defaults, leaseMS, expiry) {
   return [leaseMS + 1];
 }
 
-// wholeNumber reads a form's number field; what is not a whole number is 0,
-// which the server reads as "the variant's file's value".
+// wholeNumber reads a form's number field: the number, or 0 when what is
+// there is not a whole number (badNumbers names such fields first).
 function wholeNumber(v) {
   const n = Number(v);
-  return Number.isInteger(n) ? n : 0;
+  return isWhole(v) ? n : 0;
+}
+
+function isWhole(v) {
+  const s = String(v ?? "").trim();
+  return s !== "" && Number.isInteger(Number(s));
+}
+
+// numberFields are the form's number fields: value name and data-field.
+const numberFields = [
+  ["actors", "actors"],
+  ["depth", "depth"],
+  ["lease_ms", "lease"],
+];
+
+// badNumbers are the data-field names of the form's number fields whose
+// values are not whole numbers (empty ones included), in form order. The
+// ranges are the server's to judge (the validator of search files, in the
+// page's language).
+export function badNumbers(values) {
+  return numberFields.filter(([name]) => !isWhole(values[name])).map(([, field]) => field);
 }
 
 // shapeRequest is the search of the form's values: {variant, actors,
@@ -51,6 +71,14 @@ export function shapeRequest(values, defaults) {
     advance_ms: advanceFor(defaults, lease, Boolean(values.expiry)),
     invariants: values.invariants.slice(),
   };
+}
+
+// refuse marks a search that could not start because of the form's fields
+// (their data-field names), with message; false while a search runs.
+export function refuse(st, fields, message) {
+  if (st.phase === "running" || st.phase === "stopping") return false;
+  Object.assign(st, { phase: "failed", progress: null, result: null, error: message, fields: fields.slice() });
+  return true;
 }
 
 // start makes the message that starts search (a shape, or {file}) in lang,
@@ -247,7 +275,14 @@ export function startSearch(doc, root, io) {
   form.elements.variant.addEventListener("change", () => applyDefaults(form, variantDefaults(form)));
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    begin(shapeRequest(formValues(form), variantDefaults(form)));
+    const values = formValues(form);
+    const bad = badNumbers(values);
+    if (bad.length > 0) {
+      const label = doc.querySelector(`[data-field="${bad[0]}"] span`)?.textContent || bad[0];
+      if (refuse(st, bad, (root.dataset.tBadNumber || "{field}").replace("{field}", label))) draw();
+      return;
+    }
+    begin(shapeRequest(values, variantDefaults(form)));
   });
   doc.querySelector("[data-search-stop]").addEventListener("click", () => {
     const msg = stop(st);

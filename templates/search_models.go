@@ -39,6 +39,9 @@ type SearchTexts struct {
 	SearchFromLesson   string
 	SearchFindIt       string
 	SearchCrumb        string
+	// SearchBadNumber says a number field holds no whole number; the
+	// page's script puts the field's label for "{field}".
+	SearchBadNumber string
 }
 
 // SearchPage is the Search page (/search): pick a variant and a shape, or
@@ -61,6 +64,17 @@ type SearchPage struct {
 	Moves      []SearchChoice
 	Invariants []SearchChoice
 	FromLesson string
+	// Problems are the address's parameters that do not read (each left
+	// at the variant's value), in the page's language.
+	Problems []SearchProblem
+}
+
+// SearchProblem is a query parameter of the page's address that does not
+// read: Field names it (actors, depth, lease_ms, fencing, expiry, moves,
+// invariants, variant), Text says what is wrong.
+type SearchProblem struct {
+	Field string
+	Text  string
 }
 
 // SearchVariant is a variant of the form's picker; Defaults is the JSON of

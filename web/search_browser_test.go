@@ -25,6 +25,15 @@ func TestBrowserSearch(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('select[name=variant]').value + ' ' + document.querySelector('input[name=depth]').value`); got != "instance-owner 3" {
 		t.Fatalf("form from the address: %q", got)
 	}
+	// A number field with no whole number is named in the page's language
+	// (not the browser's), and nothing starts.
+	run(t, ctx, chromedp.SetValue(`input[name=depth]`, ""))
+	click(t, ctx, "[data-search-start]")
+	waitJS(t, ctx, `document.getElementById('search').dataset.state === 'failed'`, "the refused start")
+	if got := eval[string](t, ctx, `document.querySelector('[data-search-status]').textContent + '|' + document.querySelector('[data-field="depth"]').classList.contains('field-error')`); got != strings.Replace(tr(sim.English).Search().SearchBadNumber, "{field}", tr(sim.English).Search().SearchDepth, 1)+"|true" {
+		t.Fatalf("refused start: %q", got)
+	}
+	run(t, ctx, chromedp.SetValue(`input[name=depth]`, "3"))
 	click(t, ctx, "[data-search-start]")
 	waitJS(t, ctx, `document.getElementById('search').dataset.state === 'done'`, "the search's result")
 	states, _ := strconv.Atoi(eval[string](t, ctx, `document.querySelector('[data-progress="states"]').textContent`))

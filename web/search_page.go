@@ -89,7 +89,8 @@ func (l SearchLink) URL(loc sim.Locale) string {
 // serveSearch is the Search page: the form filled with the chosen
 // variant's course search file, then with the address's parameters
 // (SearchLink); a parameter that does not read is left at the file's
-// value, and the page's search message is judged by search.Validate.
+// value and named in the page's problems, and the page's search message
+// is judged by search.Validate.
 func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
@@ -99,14 +100,14 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	variant, sh, expiry := shapeFromQuery(all, q)
+	variant, sh, expiry, problems := shapeFromQuery(t, all, q)
 	p := templates.SearchPage{
 		Site: s.site(loc, navSearch, func(l sim.Locale) string {
 			q := r.URL.Query()
 			q.Set("lang", string(l))
 			return "/search?" + q.Encode()
 		}),
-		S: t.Search(), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth,
+		S: t.Search(), MaxActors: search.MaxActors, MaxDepth: search.MaxDepth, Problems: problems,
 	}
 	for _, name := range sim.Variants() {
 		f := variantSearch(all, name)
@@ -132,34 +133,83 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 // shapeFromQuery is the shape a Search page's address asks for (the
 // parameters of SearchLink) over the variant's course search file in all;
 // expiry says whether the clock advances of the file are kept. A parameter
-// that does not read leaves the file's value (the page's search message is
-// judged by search.Validate).
-func shapeFromQuery(all []*search.File, q url.Values) (variant string, sh searchShape, expiry bool) {
+// that does not read leaves the file's value and adds a problem, in t's
+// language, naming the parameter (the page's search message is judged by
+// search.Validate).
+func shapeFromQuery(t *translator, all []*search.File, q url.Values) (variant string, sh searchShape, expiry bool, problems []templates.SearchProblem) {
+	bad := func(param, id string, kv ...any) {
+		args := append([]any{"Param", param, "Value", q.Get(param)}, kv...)
+		problems = append(problems, templates.SearchProblem{Field: param, Text: t.T(id, args...)})
+	}
 	variant = cmp.Or(q.Get("variant"), "token-count")
 	base := variantSearch(all, variant)
 	if base == nil {
+		if q.Get("variant") != "" {
+			bad("variant", "SearchParamVariant", "Default", all[0].Variant)
+		}
 		variant, base = all[0].Variant, all[0]
 	}
 	sh = shapeOf(base)
-	if n, err := strconv.Atoi(q.Get("actors")); err == nil && n >= 1 && n <= search.MaxActors {
-		sh.Actors = n
+	whole := func(param string, lo, hi int64) (int64, bool) {
+		v, ok := q[param]
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v[0]), 10, 64)
+		if err != nil || n < lo || n > hi {
+			bad(param, "SearchParamNumber", "Min", lo, "Max", hi)
+			return 0, false
+		}
+		return n, true
 	}
-	if n, err := strconv.Atoi(q.Get("depth")); err == nil && n >= 1 && n <= search.MaxDepth {
-		sh.Depth = n
+	if n, ok := whole("actors", 1, search.MaxActors); ok {
+		sh.Actors = int(n)
 	}
-	if n, err := strconv.ParseInt(q.Get("lease_ms"), 10, 64); err == nil && n > 0 && n <= int64(time.Hour/time.Millisecond) {
+	if n, ok := whole("depth", 1, search.MaxDepth); ok {
+		sh.Depth = int(n)
+	}
+	if n, ok := whole("lease_ms", 1, int64(time.Hour/time.Millisecond)); ok {
 		sh.LeaseMS = n
 	}
-	if v := q.Get("fencing"); v != "" {
-		sh.Fencing = v == "1"
+	flag := func(param string) (on, given bool) {
+		v, ok := q[param]
+		switch {
+		case !ok:
+			return false, false
+		case v[0] == "1" || v[0] == "0":
+			return v[0] == "1", true
+		}
+		bad(param, "SearchParamFlag")
+		return false, false
+	}
+	if on, ok := flag("fencing"); ok {
+		sh.Fencing = on
 	}
 	if v, ok := q["moves"]; ok {
-		sh.Moves = listParam(v[0])
+		sh.Moves = []string{}
+		for _, m := range listParam(v[0]) {
+			if slices.Contains(search.Moves, search.Move(m)) {
+				sh.Moves = append(sh.Moves, m)
+			} else {
+				bad("moves", "SearchParamName", "Name", m)
+			}
+		}
 	}
 	if v, ok := q["invariants"]; ok {
-		sh.Invariants = listParam(v[0])
+		sh.Invariants = []string{}
+		for _, inv := range listParam(v[0]) {
+			if slices.Contains(sim.Invariants, inv) {
+				sh.Invariants = append(sh.Invariants, inv)
+			} else {
+				bad("invariants", "SearchParamName", "Name", inv)
+			}
+		}
 	}
-	return variant, sh, len(sh.AdvanceMS) > 0 && q.Get("expiry") != "0"
+	expiry = len(sh.AdvanceMS) > 0
+	if on, ok := flag("expiry"); ok {
+		expiry = expiry && on
+	}
+	return variant, sh, expiry, problems
 }
 
 // listParam reads a comma list of a query parameter.

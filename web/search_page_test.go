@@ -71,6 +71,45 @@ func TestSearchPage(t *testing.T) {
 	if !d.has(byTestID("search-from")) {
 		t.Errorf("the lesson the shape comes from is not named")
 	}
+	if d.has(byTestID("search-problems")) {
+		t.Errorf("a well-formed address has problems")
+	}
+}
+
+// TestSearchPageBadParams: a query parameter that does not read is named
+// on the page, in its language, and the form keeps the variant's value.
+func TestSearchPageBadParams(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	for _, loc := range sim.Locales {
+		_, body := get(t, hs.URL+"/search?variant=hash-nil&actors=x&depth=99&lease_ms=-5&fencing=yes&expiry=2&moves=acquire,steal&invariants=nope&lang="+string(loc), nil)
+		d := parseDOM(t, body)
+		var got []string
+		for _, li := range d.all(and(tag("li"), withAttr("data-param", ""))) {
+			v, _ := attr(li, "data-param")
+			got = append(got, v)
+			if !strings.Contains(textOf(li), v) {
+				t.Errorf("%s: %q does not name %s", loc, textOf(li), v)
+			}
+			if loc != sim.English && strings.Contains(textOf(li), "The address") {
+				t.Errorf("%s: %q is in English", loc, textOf(li))
+			}
+		}
+		if want := "actors depth lease_ms fencing moves invariants expiry"; strings.Join(got, " ") != want {
+			t.Errorf("%s: problems for %v, want %s", loc, got, want)
+		}
+		if d.value(t, "actors") != "2" || d.value(t, "depth") != "8" {
+			t.Errorf("%s: actors %q depth %q: want hash-nil's file's", loc, d.value(t, "actors"), d.value(t, "depth"))
+		}
+		if got := checkedValues(d, "move"); strings.Join(got, ",") != "acquire" {
+			t.Errorf("%s: moves %v", loc, got)
+		}
+	}
+	_, body := get(t, hs.URL+"/search?variant=nosuch&lang=zh-TW", nil)
+	li := parseDOM(t, body).one(t, "problem", and(tag("li"), withAttr("data-param", "variant")))
+	if !strings.Contains(textOf(li), "nosuch") || !strings.Contains(textOf(li), "網址") {
+		t.Errorf("variant problem %q", textOf(li))
+	}
 }
 
 // TestLessonSearchLinks: each course lesson lessonSearches lists has a
@@ -94,7 +133,10 @@ func TestLessonSearchLinks(t *testing.T) {
 			if err != nil || u.Path != "/search" || u.Query().Get("lang") != "zh-CN" {
 				t.Fatalf("link %q", href)
 			}
-			variant, sh, expiry := shapeFromQuery(all, u.Query())
+			variant, sh, expiry, problems := shapeFromQuery(tr(sim.SimplifiedChinese), all, u.Query())
+			if len(problems) > 0 {
+				t.Fatalf("link %q: %v", href, problems)
+			}
 			if variant != l.Variant || !slices.Equal(sh.Invariants, invs) {
 				t.Fatalf("link %q: variant %s invariants %v", href, variant, sh.Invariants)
 			}

@@ -34,6 +34,16 @@ test("shapeRequest reads the form's values as the protocol's search", () => {
   assert.equal(odd.lease_ms, 0);
   assert.deepEqual(odd.moves, []);
   assert.deepEqual(odd.advance_ms, []);
+  // ...and the page refuses to start on them, naming the fields.
+  assert.deepEqual(search.badNumbers({ actors: "2.5", depth: "", lease_ms: "abc" }), ["actors", "depth", "lease"]);
+  assert.deepEqual(search.badNumbers({ actors: "3", depth: " 6 ", lease_ms: "30000" }), []);
+  const st = search.newSearch();
+  assert.equal(search.refuse(st, ["depth"], "深度：不是整数"), true);
+  assert.equal(st.phase, "failed");
+  assert.deepEqual(st.fields, ["depth"]);
+  assert.equal(search.status(st, (k) => k), "深度：不是整数");
+  search.start(st, { variant: "token-count" }, "zh-CN");
+  assert.equal(search.refuse(st, ["depth"], "x"), false, "not while a search runs");
 });
 
 test("start, progress, result: the state follows the search's messages", () => {
