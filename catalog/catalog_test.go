@@ -67,6 +67,23 @@ func TestErrors(t *testing.T) {
 	if got, want := c.Error(sim.TraditionalChinese, sim.Validate(l)), "第 2 步：參與者 A 已經當機，不能再執行任何步驟"; got != want {
 		t.Errorf("validator error in zh-TW: %q, want %q", got, want)
 	}
+	// A library's own words (gopher-lua's, the YAML parser's) come quoted
+	// in a sentence of the reader's language.
+	lua := sim.M("variant.lua-error", "Script", "acquire", "Detail", "unexpected EOF", "AtEnd", true, "Near", "")
+	if got, want := c.Render(sim.SimplifiedChinese, lua), "脚本 acquire 无法编译：脚本在语句写完之前就结束了。Lua 编译器（gopher-lua）的原话：“unexpected EOF”"; got != want {
+		t.Errorf("Lua error in zh-CN: %q, want %q", got, want)
+	}
+	if got, want := c.Render(sim.English, lua), "script acquire does not compile: unexpected EOF at the end of the script"; got != want {
+		t.Errorf("Lua error in en: %q, want %q", got, want)
+	}
+	near := sim.M("variant.lua-error", "Script", "acquire", "Detail", "syntax error", "AtEnd", false, "Near", "keys")
+	if got, want := c.Render(sim.TraditionalChinese, near), "腳本 acquire 無法編譯，出錯處靠近「keys」。Lua 編譯器（gopher-lua）的原話：「syntax error」"; got != want {
+		t.Errorf("Lua error in zh-TW: %q, want %q", got, want)
+	}
+	_, err = sim.Load("y.yaml", []byte("variant: token-count\nlease: [30s\n"))
+	if got := c.Error(sim.TraditionalChinese, err); !strings.Contains(got, "這不是有效的 YAML。YAML 解析器（goccy/go-yaml）的原話：「") {
+		t.Errorf("YAML error in zh-TW: %q", got)
+	}
 	if got, want := c.Error(sim.English, errors.New("plain")), "plain"; got != want {
 		t.Errorf("an error without a code: %q, want %q", got, want)
 	}

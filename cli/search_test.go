@@ -165,6 +165,19 @@ func TestSearchFileErrorsInLang(t *testing.T) {
 	}
 }
 
+// TestSearchLibraryErrorsInLang: the YAML parser's own words (English)
+// come quoted inside a sentence in the --lang language.
+func TestSearchLibraryErrorsInLang(t *testing.T) {
+	bad := writeFile(t, "broken.yaml", "variant: token-count\nlease: [30s\n")
+	code, _, errOut := searchCLI(t, "--lang", "zh-CN", bad)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want 2\n%s", code, errOut)
+	}
+	if !strings.HasPrefix(errOut, bad+":") || !strings.Contains(errOut, "这不是有效的 YAML。YAML 解析器（goccy/go-yaml）的原话：“") || !strings.HasSuffix(strings.TrimSpace(errOut), "”") {
+		t.Errorf("stderr %q: want a zh-CN sentence quoting the parser", errOut)
+	}
+}
+
 // TestSearchShapeErrorsInLang: the shape rules of search/validate.go come
 // as codes, so --lang zh-CN prints them in Chinese, each at its place.
 func TestSearchShapeErrorsInLang(t *testing.T) {

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,10 @@ func TestVariantLuaErrorInFile(t *testing.T) {
 	}
 	if e := es[0]; e.Problem.ID != "variant.lua-error" || e.File != filepath.Join(dir, "lua", "acquire.lua") || e.Pos.Line != 4 {
 		t.Fatalf("got %#v", e)
+	}
+	// gopher-lua's words alone are the detail (a catalogue quotes them);
+	// where the script went wrong is an argument of its own.
+	if e := es[0]; e.Problem.Args["AtEnd"] != true || strings.Contains(fmt.Sprint(e.Problem.Args["Detail"]), "at the end") || !strings.Contains(e.Msg, " at the end of the script") {
+		t.Errorf("args %v, message %q", e.Problem.Args, e.Msg)
 	}
 }

@@ -359,7 +359,8 @@ func (v *variantValidator) twoStep() {
 func compileLua(s *Script) *LoadError {
 	chunk, err := parse.Parse(strings.NewReader(s.Source), s.Name)
 	var line, col int
-	var detail string
+	var detail, near string
+	atEnd := false
 	if err == nil {
 		_, err = lua.Compile(chunk, s.Name)
 		var ce *lua.CompileError
@@ -373,11 +374,9 @@ func compileLua(s *Script) *LoadError {
 			if line == parse.EOF {
 				// The script ended too soon: name its last line.
 				line, col = strings.Count(strings.TrimRight(s.Source, "\n"), "\n")+1, 1
-				detail += " at the end of the script"
+				atEnd = true
 			}
-			if pe.Token != "" {
-				detail += " near '" + pe.Token + "'"
-			}
+			near = pe.Token
 		}
 	}
 	if err == nil {
@@ -387,7 +386,16 @@ func compileLua(s *Script) *LoadError {
 		detail = strings.TrimSpace(err.Error())
 	}
 	line = max(line, 1)
-	e := &LoadError{File: s.file, Pos: Pos{s.line0 + line, max(col, 1)}, Msg: fmt.Sprintf("script %s does not compile: %s", s.Name, detail),
-		Problem: M("variant.lua-error", "Script", s.Name, "Detail", detail)}
+	// Detail is gopher-lua's own words, which the catalogue quotes; where
+	// and near what are ours, words of the catalogue.
+	msg := detail
+	if atEnd {
+		msg += " at the end of the script"
+	}
+	if near != "" {
+		msg += " near '" + near + "'"
+	}
+	e := &LoadError{File: s.file, Pos: Pos{s.line0 + line, max(col, 1)}, Msg: fmt.Sprintf("script %s does not compile: %s", s.Name, msg),
+		Problem: M("variant.lua-error", "Script", s.Name, "Detail", detail, "AtEnd", atEnd, "Near", near)}
 	return e
 }

@@ -455,7 +455,14 @@ func (s *session) runTo(target int) error {
 				// the page's language, naming the bound or the ACL rule.
 				return &protoError{code: code, msg: sim.M("StepRefused", "Step", step, "Reason", reason)}
 			}
-			return perr(ErrCodeRedis, "step-failed", "Step", step, "Backend", s.srv.cfg.Backend.Info().String(), "Reason", err.Error())
+			// The backend in the page's language where the catalogue
+			// words it; the error's own text (go-redis's, Redis's) is
+			// quoted as it came.
+			var be any = s.srv.cfg.Backend.Info().String()
+			if m, ok := s.srv.cfg.Backend.Info().Message(); ok {
+				be = m
+			}
+			return perr(ErrCodeRedis, "step-failed", "Step", step, "Backend", be, "Reason", err.Error())
 		}
 	}
 	s.cur = target
