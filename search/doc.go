@@ -12,7 +12,9 @@
 //     reports is shortest. Each state is kept once, by sim.Runner.StateKey:
 //     keys with contents and PTTL, actors' status and beliefs, the hold
 //     Redis keeps, the newest hold written; random tokens by identity,
-//     fencing tokens and hold numbers by order. The moves of a state
+//     fencing tokens and hold numbers by order; what is kept of it is a
+//     16-byte digest (state.go), so the collector, busy with the Lua states
+//     miniredis makes per call, has little of it to scan. The moves of a state
 //     (moves.go) are the spec's rules for a well-behaved client.
 //   - Branching: a node keeps the runner's saved state (sim.Branch), and
 //     every transition from it restores that state and runs one step
