@@ -98,8 +98,12 @@ type Step struct {
 	// keeps its local count and its next release of the lock is the retry of
 	// the same call; an acquire leaves the actor's beliefs as they were (no
 	// token, no count), and its next acquire is an ordinary one, as an
-	// application that calls lock again after a timeout sends it. An
-	// addition to the spec.
+	// application that calls lock again after a timeout sends it. On an
+	// advance, every watchdog renewal due inside it runs in Redis but its
+	// reply is lost: the renewal's outcome is TIMED_OUT and the watchdog
+	// stops renewing that hold, as Redisson's RedissonBaseLock.renewExpiration
+	// does on a renewal error (it logs and drops the renewal), and the
+	// holder is not told. An addition to the spec.
 	ReplyLost bool
 	// Nested (acquire): the caller's code calls seed 001's nested_acquire,
 	// a nested acquire by declaration. With a grant token for the lock in

@@ -283,7 +283,7 @@ var stepFields = map[Action][]string{
 	ActResume:  {"actor"},
 	ActCrash:   {"actor"},
 	ActFork:    {"actor", "child", "context"},
-	ActAdvance: {"by"},
+	ActAdvance: {"by", "reply_lost"},
 	// Additions to the spec:
 	ActFinishRelease: {"actor", "lock"},
 	ActExit:          {"actor"},
