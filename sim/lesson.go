@@ -122,6 +122,16 @@ type Step struct {
 	Context string
 	By      time.Duration // advance: how far the clock moves (> 0)
 	Say     Text
+	// Why (acquire, release, finish-release, write; an addition) is a
+	// question about the reason for the step's outcome that predict mode
+	// asks once the outcome is revealed; Because are the reasons it offers,
+	// the right one first (the player shows them in another order). Both or
+	// neither; 2 to MaxBecause reasons.
+	Why     Text
+	Because []Text
+	// Misconception (an addition) is a callout the player shows at this
+	// step: what learners commonly believe here, and what really happens.
+	Misconception Text
 	// Expect is the outcome the step asserts; "" asserts nothing.
 	Expect Outcome
 	// ExpectViolations must all be among the violations reported at this step.

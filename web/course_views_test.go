@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -184,6 +185,54 @@ func TestLessonLabels(t *testing.T) {
 	for file, want := range map[string]string{"lessons/01-nested-reentry.yaml": "1", "lessons/12a-x.yaml": "12a", "lessons/20-failover.yaml": "20", "testdata/forks.yaml": "31"} {
 		if got := lessonLabel(&sim.Lesson{File: file}, 30); got != want {
 			t.Errorf("%s: label %q, want %q", file, got, want)
+		}
+	}
+}
+
+// TestWhyQuestionsAndMisconceptions checks issue 16 section 4: the lessons
+// the issue names carry a "why" question that predict mode asks (its
+// reasons in every locale, the right one marked), and the narration shows
+// a step's misconception callout at that step only.
+func TestWhyQuestionsAndMisconceptions(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	for _, id := range []string{"stale-owner", "nested-after-takeover-busy", "nested-shortens-lease", "retried-unlock", "shared-context-concurrent", "renewal-timeout-silent"} {
+		l := lessonByID(t, all, id)
+		var steps []*view.PredictStep
+		if err := json.Unmarshal([]byte(view.PredictSteps(l)), &steps); err != nil {
+			t.Fatal(err)
+		}
+		asked, callout := 0, 0
+		for i, st := range l.Steps {
+			if st.Why != nil {
+				p := steps[i]
+				if p == nil || len(p.Because) != len(st.Because) {
+					t.Fatalf("%s step %d: why not offered in predict mode: %+v", id, i+1, p)
+				}
+				for _, loc := range sim.Locales {
+					if p.Why[loc] != st.Why.In(loc) || p.Because[p.Right][loc] != st.Because[0].In(loc) {
+						t.Errorf("%s step %d %s: the right reason is not the lesson's first", id, i+1, loc)
+					}
+				}
+				asked++
+			}
+			if st.Misconception == nil {
+				continue
+			}
+			callout++
+			for _, loc := range sim.Locales {
+				if got := courseView(t, id, i+1, loc).Narration().Misconception; got == "" || got != strings.TrimSpace(st.Misconception.In(loc)) {
+					t.Errorf("%s step %d %s: callout %q", id, i+1, loc, got)
+				}
+				if i > 0 && l.Steps[i-1].Misconception == nil {
+					if got := courseView(t, id, i, loc).Narration().Misconception; got != "" {
+						t.Errorf("%s step %d %s: the callout of step %d shows a step early", id, i, loc, i+1)
+					}
+				}
+			}
+		}
+		if asked+callout == 0 {
+			t.Errorf("%s: no why question and no misconception", id)
 		}
 	}
 }
