@@ -150,6 +150,7 @@ type Site struct {
 type CoursePage struct {
 	Site
 	Groups []CourseGroup
+	Map    CourseMap // the closing section
 }
 
 // CourseGroup is a part of the course: consecutive lessons of one group.

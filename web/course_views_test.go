@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,6 +234,66 @@ func TestWhyQuestionsAndMisconceptions(t *testing.T) {
 		}
 		if asked+callout == 0 {
 			t.Errorf("%s: no why question and no misconception", id)
+		}
+	}
+}
+
+// TestCourseMapCoversTheCourse checks the course page's closing section
+// (issue 16 section 4): the four kinds of failure, each naming course
+// lessons that exist, every course lesson in exactly one kind, every kind
+// with its fix, and the efficiency-versus-correctness part with its source,
+// in every language.
+func TestCourseMapCoversTheCourse(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	seen := map[string]int{}
+	for _, k := range courseKinds {
+		for _, id := range append(slices.Clone(k.failures), k.fixes...) {
+			seen[id]++
+		}
+	}
+	for _, l := range all {
+		if l.Group == "" {
+			continue // a test lesson, not the course's
+		}
+		if seen[l.ID] != 1 {
+			t.Errorf("course lesson %s is in %d kinds of the course map, want 1", l.ID, seen[l.ID])
+		}
+		delete(seen, l.ID)
+	}
+	for id := range seen {
+		t.Errorf("the course map names %s, which is no course lesson", id)
+	}
+	_, hs := newTestHTTP(t, Config{})
+	for _, loc := range sim.Locales {
+		_, body := get(t, hs.URL+"/?lang="+string(loc), nil)
+		page := parseDOM(t, body)
+		kinds := page.all(withAttr("data-kind", ""))
+		if len(kinds) != 4 {
+			t.Fatalf("%s: %d kinds on the course page, want 4", loc, len(kinds))
+		}
+		for i, k := range kinds {
+			if id, _ := attr(k, "data-kind"); id != courseKinds[i].id {
+				t.Errorf("%s: kind %d is %s, want %s", loc, i+1, id, courseKinds[i].id)
+			}
+			var hrefs []string
+			for _, a := range (dom{k}).all(tag("a")) {
+				h, _ := attr(a, "href")
+				hrefs = append(hrefs, h)
+			}
+			links := 0
+			for _, id := range courseKinds[i].failures {
+				if slices.ContainsFunc(hrefs, func(h string) bool { return strings.HasPrefix(h, "/lessons/"+id+"?") }) {
+					links++
+				}
+			}
+			if links != len(courseKinds[i].failures) {
+				t.Errorf("%s: kind %s links %d of its %d failure lessons", loc, courseKinds[i].id, links, len(courseKinds[i].failures))
+			}
+		}
+		m := page.one(t, "course map", withAttr("data-testid", "course-map"))
+		if !strings.Contains(textOf(m), "Kleppmann") || !strings.Contains(textOf(m), kleppmannURL) {
+			t.Errorf("%s: the course map does not cite its source", loc)
 		}
 	}
 }
