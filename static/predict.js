@@ -320,18 +320,28 @@ export function hideBar(doc) {
   }
 }
 
+// buttonGroup is a role=group div of class cls with one button per item,
+// each made by fill(button, item, i) after its type is set.
+function buttonGroup(doc, cls, items, fill) {
+  const group = doc.createElement("div");
+  group.className = cls;
+  group.setAttribute("role", "group");
+  items.forEach((item, i) => {
+    const btn = doc.createElement("button");
+    btn.type = "button";
+    fill(btn, item, i);
+    group.append(btn);
+  });
+  return group;
+}
+
 // showQuestion asks about step n: the question, and a button per outcome
 // (key 1 to 9), the first one focused.
 export function showQuestion(doc, ps, n, text, glosses) {
   const s = ps.steps[n - 1];
   const b = fillBar(doc, ps, "ask", questionLines(n, s, text, glosses), text);
   if (!b) return;
-  const group = doc.createElement("div");
-  group.className = "predict-choices";
-  group.setAttribute("role", "group");
-  s.outcomes.forEach((o, i) => {
-    const btn = doc.createElement("button");
-    btn.type = "button";
+  const group = buttonGroup(doc, "predict-choices", s.outcomes, (btn, o, i) => {
     btn.dataset.choice = o;
     const k = doc.createElement("kbd");
     k.textContent = String(i + 1);
@@ -341,7 +351,6 @@ export function showQuestion(doc, ps, n, text, glosses) {
     t.className = "gloss";
     t.textContent = glosses[o] || "";
     btn.append(k, c, t);
-    group.append(btn);
   });
   b.append(group);
   group.querySelector("button")?.focus({ preventScroll: true });
@@ -356,15 +365,9 @@ export function showWhy(doc, ps, n, lang) {
   const q = doc.createElement("p");
   q.className = "predict-why-q";
   q.textContent = inLang(s.why, lang);
-  const group = doc.createElement("div");
-  group.className = "predict-reasons";
-  group.setAttribute("role", "group");
-  s.because.forEach((r, i) => {
-    const btn = doc.createElement("button");
-    btn.type = "button";
+  const group = buttonGroup(doc, "predict-reasons", s.because, (btn, r, i) => {
     btn.dataset.whyChoice = String(i);
     btn.textContent = inLang(r, lang);
-    group.append(btn);
   });
   b.append(q, group);
 }
