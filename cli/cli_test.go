@@ -106,7 +106,7 @@ func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
 func TestRunJSONViolationText(t *testing.T) {
 	var stale string
 	for _, f := range lessonFiles(t) {
-		if strings.Contains(f, "03-stale-owner") {
+		if strings.HasSuffix(f, "03a-stale-owner.yaml") {
 			stale = f
 		}
 	}

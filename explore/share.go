@@ -102,8 +102,13 @@ type wireStep struct {
 	Context      string   `json:"x,omitempty"`
 	ByMS         int64    `json:"b,omitempty"`
 	Say          wireText `json:"y,omitempty"`
-	Expect       string   `json:"e,omitempty"`
-	Violations   []string `json:"ev,omitempty"`
+	// Why, Because and Misconception are the step's teaching fields
+	// (lesson fields why, because, misconception; additions).
+	Why           wireText   `json:"wy,omitempty"`
+	Because       []wireText `json:"wb,omitempty"`
+	Misconception wireText   `json:"mc,omitempty"`
+	Expect        string     `json:"e,omitempty"`
+	Violations    []string   `json:"ev,omitempty"`
 }
 
 // wireText is a sim.Text: locale ("" for a plain string) to text.
@@ -157,7 +162,10 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost, Nested: s.Nested,
 			Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child, Context: s.Context,
 			ByMS: s.By.Milliseconds(), Say: toWire(s.Say), Expect: string(s.Expect),
-			Violations: s.ExpectViolations,
+			Violations: s.ExpectViolations, Why: toWire(s.Why), Misconception: toWire(s.Misconception),
+		}
+		for _, b := range s.Because {
+			ws.Because = append(ws.Because, toWire(b))
 		}
 		if s.Lock != l.Lock {
 			lock := s.Lock
@@ -419,6 +427,10 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 			ReplyLost: s.ReplyLost, Nested: s.Nested, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
 			Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
+			Why: fromWire(s.Why), Misconception: fromWire(s.Misconception),
+		}
+		for _, b := range s.Because {
+			st.Because = append(st.Because, fromWire(b))
 		}
 		if s.Lock != nil {
 			st.Lock = *s.Lock
@@ -489,6 +501,16 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 			str(path+"."+f.name, f.s)
 		}
 		text(path+".say", s.Say)
+		text(path+".why", s.Why)
+		text(path+".misconception", s.Misconception)
+		if len(s.Because) > sim.MaxBecause {
+			b.add(path+".because", sim.M("lesson.because-count", "Got", len(s.Because), "Max", sim.MaxBecause), "because: want 2 to %d reasons, got %d", sim.MaxBecause, len(s.Because))
+		}
+		for j, r := range s.Because {
+			if j < sim.MaxBecause {
+				text(fmt.Sprintf("%s.because[%d]", path, j+1), r)
+			}
+		}
 		if len(s.ExpectViolations) > maxViolations {
 			b.add(path+".expect_violation", sim.M("explore.link.violations", "N", len(s.ExpectViolations), "Max", maxViolations), "%d expected violations; at most %d", len(s.ExpectViolations), maxViolations)
 		}

@@ -99,6 +99,15 @@ func TestLessonsComplete(t *testing.T) {
 		}
 		for i, s := range l.Steps {
 			lessontest.Complete(t, l.File, "step "+strconv.Itoa(i+1)+" say", s.Say)
+			if s.Why != nil {
+				lessontest.Complete(t, l.File, "step "+strconv.Itoa(i+1)+" why", s.Why)
+				for j, b := range s.Because {
+					lessontest.Complete(t, l.File, "step "+strconv.Itoa(i+1)+" because "+strconv.Itoa(j+1), b)
+				}
+			}
+			if s.Misconception != nil {
+				lessontest.Complete(t, l.File, "step "+strconv.Itoa(i+1)+" misconception", s.Misconception)
+			}
 			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite || s.Do == sim.ActFinishRelease) && s.Expect == "" {
 				t.Errorf("%s: step %d (%s) asserts no outcome", l.File, i+1, s.Do)
 			}

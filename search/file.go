@@ -114,6 +114,6 @@ func (f *File) Defaults() {
 		f.Depth = DefaultDepth
 	}
 	if f.Invariants == nil {
-		f.Invariants = append([]string(nil), sim.Invariants...)
+		f.Invariants = append([]string(nil), sim.SearchInvariants...)
 	}
 }

@@ -192,8 +192,8 @@ func Validate(f *File) sim.LoadErrors {
 	for i, inv := range f.Invariants {
 		path := fmt.Sprintf("invariants[%d]", i+1)
 		switch {
-		case !slices.Contains(sim.Invariants, inv):
-			want := strings.Join(sim.Invariants, ", ")
+		case !slices.Contains(sim.SearchInvariants, inv):
+			want := strings.Join(sim.SearchInvariants, ", ")
 			bad(posAt(f.at.invariant, i), path, "search.unknown-invariant", []any{"Field", "invariants", "Invariant", inv, "Want", want}, "invariants: unknown invariant %q (want %s)", inv, want)
 		case slices.Contains(f.Invariants[:i], inv):
 			bad(posAt(f.at.invariant, i), path, "search.listed-twice", []any{"Field", "invariants", "Value", inv}, "invariants: %q is listed twice", inv)

@@ -108,7 +108,7 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	}
 	steps := make([]yaml.MapSlice, len(l.Steps))
 	for i, s := range l.Steps {
-		steps[i] = yamlStep(l, s, func(t Text) any { return text(fmt.Sprintf("step %d say", i+1), t) })
+		steps[i] = yamlStep(l, s, func(field string, t Text) any { return text(fmt.Sprintf("step %d %s", i+1, field), t) })
 	}
 	add("steps", steps)
 	if len(errs) > 0 {
@@ -121,9 +121,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	return append([]byte(exportHeader), out...), nil
 }
 
-// yamlStep returns step s of lesson l as an ordered mapping. say encodes the
-// narration.
-func yamlStep(l *Lesson, s Step, say func(Text) any) yaml.MapSlice {
+// yamlStep returns step s of lesson l as an ordered mapping. enc encodes a
+// text field (say, why, each reason of because, misconception).
+func yamlStep(l *Lesson, s Step, enc func(field string, t Text) any) yaml.MapSlice {
 	allowed := stepFields[s.Do]
 	takes := func(f string) bool { return slices.Contains(allowed, f) }
 	m := yaml.MapSlice{}
@@ -175,8 +175,19 @@ func yamlStep(l *Lesson, s Step, say func(Text) any) yaml.MapSlice {
 		}
 		add("expect_violation", names)
 	}
+	if takes("why") && s.Why != nil {
+		add("why", enc("why", s.Why))
+		reasons := make([]any, len(s.Because))
+		for i, b := range s.Because {
+			reasons[i] = enc(fmt.Sprintf("because %d", i+1), b)
+		}
+		add("because", reasons)
+	}
+	if s.Misconception != nil {
+		add("misconception", enc("misconception", s.Misconception))
+	}
 	if s.Say != nil {
-		add("say", say(s.Say))
+		add("say", enc("say", s.Say))
 	}
 	return m
 }

@@ -40,7 +40,7 @@ type StepInfo struct {
 	Child   string `json:"child,omitempty"`
 	Context string `json:"context,omitempty"`
 	// ReplyLost marks an acquire or a release whose reply never reached the
-	// client.
+	// client, or an advance whose watchdog renewals lost their replies.
 	ReplyLost bool `json:"reply_lost,omitempty"`
 	// Nested marks an acquire the code declares nested (seed 001's
 	// nested_acquire).

@@ -27,6 +27,13 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 			}
 			out = append(out, violation(InvOverlappingHolders, lock, who, explainOverlap(who, lock)))
 		}
+		// shared-context-holders: within one context, believers that are
+		// not nested calls of one another run side by side.
+		for _, c := range ctxOrder {
+			if who := r.concurrentBelievers(byCtx[c]); len(who) > 1 {
+				out = append(out, violation(InvSharedContextHolders, lock, who, explainSharedContext(who, lock)))
+			}
+		}
 		// count-mismatch: Redis's count against the live local counts.
 		if r.info.CountsInRedis {
 			owners := make([]string, 0, len(holds))
@@ -72,6 +79,37 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 	return out
 }
 
+// concurrentBelievers returns, in the order given, the actors of ids (all
+// of one execution context, all believing they hold a lock) that share the
+// hold with at least one other of them that is neither their ancestor nor
+// their descendant by fork. A child forked with context: inherit is a nested
+// call or callback of its parent, so a parent and its child both holding is
+// reentry; two children of one parent (or of different branches) both
+// holding can only run side by side, like the tasks of one Promise.all
+// under one request, and the lock does not exclude them from each other.
+func (r *Runner) concurrentBelievers(ids []string) []string {
+	var out []string
+	for i, a := range ids {
+		for j, b := range ids {
+			if i != j && !r.forkedFrom(a, b) && !r.forkedFrom(b, a) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// forkedFrom reports whether actor id descends from actor anc by forks.
+func (r *Runner) forkedFrom(id, anc string) bool {
+	for a := r.byID[id]; a != nil && a.parent != ""; a = r.byID[a.parent] {
+		if a.parent == anc {
+			return true
+		}
+	}
+	return false
+}
+
 func violation(name, lock string, actors []string, detail Msg) Violation {
 	return Violation{Name: name, Lock: lock, Actors: actors, Detail: detail}
 }
@@ -82,6 +120,10 @@ func violation(name, lock string, actors []string, detail Msg) Violation {
 
 func explainOverlap(who []string, lock string) Msg {
 	return M("violation.overlapping-holders", "Actors", List(who), "Lock", lock)
+}
+
+func explainSharedContext(who []string, lock string) Msg {
+	return M("violation.shared-context-holders", "Actors", List(who), "Lock", lock)
 }
 
 // explainStaleWrite explains a write from an older hold accepted after one

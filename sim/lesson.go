@@ -98,8 +98,12 @@ type Step struct {
 	// keeps its local count and its next release of the lock is the retry of
 	// the same call; an acquire leaves the actor's beliefs as they were (no
 	// token, no count), and its next acquire is an ordinary one, as an
-	// application that calls lock again after a timeout sends it. An
-	// addition to the spec.
+	// application that calls lock again after a timeout sends it. On an
+	// advance, every watchdog renewal due inside it runs in Redis but its
+	// reply is lost: the renewal's outcome is TIMED_OUT and the watchdog
+	// stops renewing that hold, as Redisson's RedissonBaseLock.renewExpiration
+	// does on a renewal error (it logs and drops the renewal), and the
+	// holder is not told. An addition to the spec.
 	ReplyLost bool
 	// Nested (acquire): the caller's code calls seed 001's nested_acquire,
 	// a nested acquire by declaration. With a grant token for the lock in
@@ -118,6 +122,16 @@ type Step struct {
 	Context string
 	By      time.Duration // advance: how far the clock moves (> 0)
 	Say     Text
+	// Why (acquire, release, finish-release, write; an addition) is a
+	// question about the reason for the step's outcome that predict mode
+	// asks once the outcome is revealed; Because are the reasons it offers,
+	// the right one first (the player shows them in another order). Both or
+	// neither; 2 to MaxBecause reasons.
+	Why     Text
+	Because []Text
+	// Misconception (an addition) is a callout the player shows at this
+	// step: what learners commonly believe here, and what really happens.
+	Misconception Text
 	// Expect is the outcome the step asserts; "" asserts nothing.
 	Expect Outcome
 	// ExpectViolations must all be among the violations reported at this step.
@@ -184,10 +198,21 @@ const (
 	InvWrongOwnerRelease  = "wrong-owner-release"
 	InvCountMismatch      = "count-mismatch"
 	InvLeakedHold         = "leaked-hold"
+	// InvSharedContextHolders (an addition) is reported when two actors of
+	// one execution context, neither forked from the other, both hold the
+	// lock: concurrent tasks under one request (Promise.all) each re-enter,
+	// and nothing excludes them from each other.
+	InvSharedContextHolders = "shared-context-holders"
 )
 
 // Groups are the parts of the course, in order (lesson field `group`).
 var Groups = []string{"basics", "owner-identity", "leases-and-time", "replication"}
 
-// Invariants lists every invariant name.
-var Invariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold}
+// Invariants lists every invariant name a lesson may expect.
+var Invariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold, InvSharedContextHolders}
+
+// SearchInvariants are the invariants a search may ask for (search format
+// "invariants", default all of them): every invariant but
+// shared-context-holders, which needs two actors of one execution context,
+// made only by a fork, a move no search tries.
+var SearchInvariants = Invariants[:5:5]

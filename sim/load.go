@@ -593,7 +593,7 @@ func (d *decoder) step(n ast.Node, path string) Step {
 	}
 	plain := fieldsOf{
 		strs:      map[string]*string{"lock": &s.Lock, "value": &s.Value, "child": &s.Child, "context": &s.Context},
-		texts:     map[string]*Text{"say": &s.Say},
+		texts:     map[string]*Text{"say": &s.Say, "why": &s.Why, "misconception": &s.Misconception},
 		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "nested": &s.Nested, "unreplicated": &s.Unreplicated},
 		durations: map[string]*time.Duration{"lease": &s.Lease, "by": &s.By},
 	}
@@ -604,6 +604,12 @@ func (d *decoder) step(n ast.Node, path string) Step {
 			s.Expect = Outcome(d.str(kv))
 		case "expect_violation":
 			s.ExpectViolations = d.violations(kv)
+		case "because":
+			for i, n := range d.sequence(kv) {
+				p := fmt.Sprintf("%s[%d]", kv.path, i+1)
+				d.at.at[p] = posOf(n)
+				s.Because = append(s.Because, d.text(keyValue{key: kv.key, path: p, keyNode: n, value: n}))
+			}
 		case "actor":
 			s.Actor = d.str(kv)
 			s.ActorPos = posOf(kv.value)

@@ -308,6 +308,26 @@ func TestLoadErrors(t *testing.T) {
 			want: []string{`t.yaml:9:5: field "by" does not apply to acquire`},
 		},
 		{
+			name: "why without because",
+			src:  withSteps("  - actor: A", "    do: acquire", "    why: Why?"),
+			want: []string{`t.yaml:7:5: why: a why question needs its reasons (because: a list, the right one first)`},
+		},
+		{
+			name: "because without why",
+			src:  withSteps("  - actor: A", "    do: acquire", "    because: [yes, no]"),
+			want: []string{`t.yaml:7:5: because: the reasons need their question (why)`},
+		},
+		{
+			name: "one reason only",
+			src:  withSteps("  - actor: A", "    do: acquire", "    why: Why?", "    because: [yes]"),
+			want: []string{`t.yaml:10:14: because: want 2 to 4 reasons, got 1`},
+		},
+		{
+			name: "why on an advance",
+			src:  withSteps("  - do: advance", "    by: 1s", "    why: Why?", "    because: [yes, no]"),
+			want: []string{`t.yaml:9:5: field "why" does not apply to advance`, `t.yaml:10:5: field "because" does not apply to advance`},
+		},
+		{
 			name: "actor on an advance",
 			src:  withSteps("  - do: advance", "    by: 1s", "    actor: A"),
 			want: []string{`t.yaml:9:5: field "actor" does not apply to advance`},

@@ -27,11 +27,11 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActAdvance:
 		byExpiry = true
 		res.outcome = OK
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), true)
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), true, st.ReplyLost)
 	case ActClockJump:
 		byExpiry = true
 		res.outcome = OK
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), false)
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), false, false)
 	case ActAcquire:
 		res, err = r.acquire(ctx, st)
 	case ActRelease:
@@ -215,8 +215,10 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 // advance moves the Redis server's clock by ms. With clientClock (an advance
 // step) simulated time moves too, and watchdog renewals due inside the
 // interval run at their own times; without it (a clock-jump) only the
-// server's clock moves. It returns the renewal calls made.
-func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]CallRecord, error) {
+// server's clock moves. With repliesLost (an advance with reply_lost) every
+// renewal runs but reads as TIMED_OUT and stops its watchdog. It returns the
+// renewal calls made.
+func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost bool) ([]CallRecord, error) {
 	var calls []CallRecord
 	cur, end := r.now, r.now+ms
 	if clientClock {
@@ -249,8 +251,14 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock bool) ([]Cal
 			out = Gone
 		}
 		g.renewAt = at + r.renewPeriod(g.leaseMS)
+		if repliesLost {
+			// The renewal ran, but the client saw only a timeout: the
+			// watchdog gives up on the hold (Redisson logs "Can't update
+			// lock expiration" and drops the renewal), telling nobody.
+			out = TimedOut
+		}
 		if out != Renewed {
-			g.renewAt = 0 // the hold is not ours any more: the watchdog stops
+			g.renewAt = 0 // the hold is not ours any more, or we cannot tell: the watchdog stops
 		}
 		calls = append(calls, record(call, replies[0], out))
 	}

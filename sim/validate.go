@@ -224,6 +224,27 @@ func (v *validator) lockName(path, key, s string) {
 	}
 }
 
+// MaxBecause is the most reasons a step's why question offers.
+const MaxBecause = 4
+
+// why checks a step's why question: why and because come together, with 2
+// to MaxBecause reasons, each a text like say.
+func (v *validator) why(path string, s Step, why, because bool) {
+	f := func(name string) string { return path + "." + name }
+	switch {
+	case why && !because:
+		v.add(f("because"), Pos{}, M("lesson.why-without-because"), "why: a why question needs its reasons (because: a list, the right one first)")
+	case because && !why:
+		v.add(f("why"), Pos{}, M("lesson.because-without-why"), "because: the reasons need their question (why)")
+	case because && (len(s.Because) < 2 || len(s.Because) > MaxBecause):
+		v.add(f("because"), Pos{}, M("lesson.because-count", "Got", len(s.Because), "Max", MaxBecause), "because: want 2 to %d reasons, got %d", MaxBecause, len(s.Because))
+	}
+	v.text(f("why"), s.Why)
+	for i, t := range s.Because {
+		v.text(fmt.Sprintf("%s[%d]", f("because"), i+1), t)
+	}
+}
+
 // text checks the locales of a text field.
 func (v *validator) text(path string, t Text) {
 	if v.anyLocale {
@@ -274,18 +295,19 @@ func (v *validator) actor(i int) {
 }
 
 // stepFields says which fields each action takes, beyond the ones every step
-// may carry (do, say, expect, expect_violation).
+// may carry (do, say, expect, expect_violation, misconception). why and
+// because go with the actions predict mode asks about.
 var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated"},
-	ActRelease: {"actor", "lock", "reply_lost", "unreplicated"},
-	ActWrite:   {"actor", "value", "lock", "unreplicated"},
+	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "why", "because"},
+	ActRelease: {"actor", "lock", "reply_lost", "unreplicated", "why", "because"},
+	ActWrite:   {"actor", "value", "lock", "unreplicated", "why", "because"},
 	ActPause:   {"actor"},
 	ActResume:  {"actor"},
 	ActCrash:   {"actor"},
 	ActFork:    {"actor", "child", "context"},
-	ActAdvance: {"by"},
+	ActAdvance: {"by", "reply_lost"},
 	// Additions to the spec:
-	ActFinishRelease: {"actor", "lock"},
+	ActFinishRelease: {"actor", "lock", "why", "because"},
 	ActExit:          {"actor"},
 	ActClockJump:     {"by"},
 	ActFailover:      {},
@@ -330,8 +352,9 @@ func (v *validator) step(i int) {
 		"child": v.present(f("child"), s.Child != ""), "context": v.present(f("context"), s.Context != ""),
 		"by": v.present(f("by"), s.By != 0), "reply_lost": v.present(f("reply_lost"), s.ReplyLost),
 		"unreplicated": v.present(f("unreplicated"), s.Unreplicated), "nested": v.present(f("nested"), s.Nested),
+		"why": v.present(f("why"), s.Why != nil), "because": v.present(f("because"), s.Because != nil),
 	}
-	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested"} {
+	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "why", "because"} {
 		if given[name] && !slices.Contains(allowed, name) {
 			p := v.at.pos(f(name) + ":key")
 			v.add(f(name), p, M("lesson.field-not-applicable", "Field", name, "Action", string(s.Do)), "field %q does not apply to %s", name, s.Do)
@@ -366,6 +389,8 @@ func (v *validator) step(i int) {
 			v.add(p, Pos{}, M("lesson.unknown-invariant", "Invariant", name, "Want", want), "unknown invariant %q (want one of %s)", name, want)
 		}
 	}
+	v.why(path, s, given["why"], given["because"])
+	v.text(f("misconception"), s.Misconception)
 	if given["lease"] {
 		v.duration(f("lease"), "lease", s.Lease)
 	}

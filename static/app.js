@@ -83,6 +83,10 @@ function startPlayer(doc, root, storage) {
       else if ("verdict" in e) {
         const lines = predict.verdictLines(e.verdict, t, player.glosses(doc));
         predict.fillBar(doc, st.predict, e.verdict.ok ? "right" : "wrong", lines, t);
+      } else if ("why" in e) predict.showWhy(doc, st.predict, e.why, v.lang);
+      else if ("whyVerdict" in e) {
+        const s = st.predict.steps[e.whyVerdict.step - 1];
+        predict.markWhyChosen(doc, e.whyVerdict.chosen, predict.whyVerdictLine(e.whyVerdict, s, t, v.lang));
       } else if ("aside" in e) predict.showAside(doc, t(e.aside));
       else if ("note" in e) predict.fillBar(doc, st.predict, "note", [["predict-note", t(e.note)]], t);
       else if ("hide" in e) predict.hideBar(doc);
@@ -278,6 +282,11 @@ function startPlayer(doc, root, storage) {
     const tool = e.target.closest("[data-explore]");
     if (tool && !tool.disabled) {
       exploreTool(tool);
+      return;
+    }
+    const reason = e.target.closest("[data-why-choice]");
+    if (reason && !reason.disabled) {
+      run(predict.chooseWhy(st.predict, Number(reason.dataset.whyChoice)));
       return;
     }
     const choice = e.target.closest("[data-choice]");

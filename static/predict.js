@@ -12,6 +12,9 @@
 //   {send: msg}       send a protocol message
 //   {record: {step, guess, got}}   store the answer
 //   {verdict: {step, guess, got, ok, retryDone}}   show it
+//   {why: n}          below the verdict, ask step n's "why" question
+//   {whyVerdict: {step, chosen, ok, right}}   mark the reason chosen, turn
+//                     the reasons off, say whether it was the right one
 //   {note: textKey}   a note in the bar
 //   {hide: true}      hide the bar
 //   {score: true}     show the score again
@@ -79,6 +82,7 @@ export function newPredict(steps) {
     revealed: 0, // the step whose verdict the bar shows
     afterSeek: 0, // retry: ask for this step once the seek lands before it
     retry: null, // {list, i, started}: the misses being retried
+    whyAsking: 0, // the step whose "why" question the bar shows
   };
 }
 
@@ -106,6 +110,7 @@ export function forgetSteps(ps) {
 
 function hide(ps) {
   ps.revealed = 0;
+  ps.whyAsking = 0;
   return [{ hide: true }];
 }
 
@@ -151,6 +156,33 @@ export function choose(ps, outcome, step) {
   return [{ chosen: outcome }, { send: step === n - 1 ? { type: "step" } : { type: "seek", step: n } }];
 }
 
+// hasWhy reports whether step entry s carries a "why" question.
+function hasWhy(s) {
+  return Boolean(s && s.why && Array.isArray(s.because) && s.because.length > 1);
+}
+
+// chooseWhy answers the shown "why" question with reason i (an index into
+// the step's because): right or not, the verdict names the right reason.
+export function chooseWhy(ps, i) {
+  const n = ps.whyAsking;
+  if (!n) return [];
+  ps.whyAsking = 0;
+  const right = ps.steps[n - 1].right || 0;
+  return [{ whyVerdict: { step: n, chosen: i, ok: i === right, right } }];
+}
+
+// inLang is text object m ({locale: text}) in lang, else in English.
+export function inLang(m, lang) {
+  return (m && (m[lang] || m.en)) || "";
+}
+
+// whyVerdictLine is the bar's [class, text] after a "why" answer v for
+// step entry s, in lang.
+export function whyVerdictLine(v, s, text, lang) {
+  const reason = inLang(s.because[v.right], lang);
+  return [`predict-why-verdict ${v.ok ? "right" : "wrong"}`, fill(text(v.ok ? "tPredictWhyRight" : "tPredictWhyWrong"), { reason })];
+}
+
 // choiceForKey is the outcome key 1 to 9 picks while a question is shown,
 // or null.
 export function choiceForKey(ps, key) {
@@ -184,11 +216,16 @@ export function onFrame(ps, m, loaded) {
     const ok = g.outcome === got;
     const retryDone = Boolean(ps.retry && ps.retry.i >= ps.retry.list.length);
     ps.revealed = g.step;
-    return [
+    const fx = [
       { record: { step: g.step, guess: g.outcome, got } },
       { verdict: { step: g.step, guess: g.outcome, got, ok, retryDone } },
       { score: true },
     ];
+    if (hasWhy(ps.steps[g.step - 1])) {
+      ps.whyAsking = g.step;
+      fx.push({ why: g.step });
+    }
+    return fx;
   }
   if (loaded && ps.retry && !ps.retry.started) {
     if (ps.retry.list.length) return nextRetry(ps, m.step);
@@ -283,18 +320,28 @@ export function hideBar(doc) {
   }
 }
 
+// buttonGroup is a role=group div of class cls with one button per item,
+// each made by fill(button, item, i) after its type is set.
+function buttonGroup(doc, cls, items, fill) {
+  const group = doc.createElement("div");
+  group.className = cls;
+  group.setAttribute("role", "group");
+  items.forEach((item, i) => {
+    const btn = doc.createElement("button");
+    btn.type = "button";
+    fill(btn, item, i);
+    group.append(btn);
+  });
+  return group;
+}
+
 // showQuestion asks about step n: the question, and a button per outcome
 // (key 1 to 9), the first one focused.
 export function showQuestion(doc, ps, n, text, glosses) {
   const s = ps.steps[n - 1];
   const b = fillBar(doc, ps, "ask", questionLines(n, s, text, glosses), text);
   if (!b) return;
-  const group = doc.createElement("div");
-  group.className = "predict-choices";
-  group.setAttribute("role", "group");
-  s.outcomes.forEach((o, i) => {
-    const btn = doc.createElement("button");
-    btn.type = "button";
+  const group = buttonGroup(doc, "predict-choices", s.outcomes, (btn, o, i) => {
     btn.dataset.choice = o;
     const k = doc.createElement("kbd");
     k.textContent = String(i + 1);
@@ -304,10 +351,41 @@ export function showQuestion(doc, ps, n, text, glosses) {
     t.className = "gloss";
     t.textContent = glosses[o] || "";
     btn.append(k, c, t);
-    group.append(btn);
   });
   b.append(group);
   group.querySelector("button")?.focus({ preventScroll: true });
+}
+
+// showWhy adds step n's "why" question below the verdict: the question
+// and a button per reason, in lang.
+export function showWhy(doc, ps, n, lang) {
+  const b = doc.querySelector("[data-predict-bar]");
+  const s = ps.steps[n - 1];
+  if (!b || !hasWhy(s)) return;
+  const q = doc.createElement("p");
+  q.className = "predict-why-q";
+  q.textContent = inLang(s.why, lang);
+  const group = buttonGroup(doc, "predict-reasons", s.because, (btn, r, i) => {
+    btn.dataset.whyChoice = String(i);
+    btn.textContent = inLang(r, lang);
+  });
+  b.append(q, group);
+}
+
+// markWhyChosen turns the reasons off, marks reason i as chosen, and adds
+// the verdict line [cls, t].
+export function markWhyChosen(doc, i, line) {
+  const bar = doc.querySelector("[data-predict-bar]");
+  if (!bar) return;
+  for (const b of bar.querySelectorAll("[data-why-choice]")) {
+    b.disabled = true;
+    b.classList.toggle("chosen", b.dataset.whyChoice === String(i));
+  }
+  if (!line) return;
+  const p = doc.createElement("p");
+  p.className = line[0];
+  p.textContent = line[1];
+  bar.append(p);
 }
 
 // markChosen turns the choices off and marks outcome as chosen.

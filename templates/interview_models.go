@@ -18,6 +18,8 @@ type Interview struct {
 	PredictRight     string // JS template: {outcome}
 	PredictWrong     string // JS template: {guess}, {outcome}
 	PredictWhy       string
+	PredictWhyRight  string // JS template: {reason}
+	PredictWhyWrong  string // JS template: {reason}
 	PredictPlayOff   string
 	PredictScore     string // JS template: {right}, {total}
 	PredictNoScore   string

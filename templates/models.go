@@ -45,6 +45,7 @@ type UI struct {
 	KeysHelp           string
 	StepCounter        string // JS template: {step}, {total}
 	NarrationHeading   string
+	Misconception      string // heading of a step's misconception callout
 	TimelineHeading    string
 	TimelineHelp       string
 	RedisHeading       string
@@ -149,6 +150,7 @@ type Site struct {
 type CoursePage struct {
 	Site
 	Groups []CourseGroup
+	Map    CourseMap // the closing section
 }
 
 // CourseGroup is a part of the course: consecutive lessons of one group.
@@ -280,6 +282,9 @@ type NarrationView struct {
 	// Note is how Lockstep runs the lesson (lesson field note), set before
 	// the first step.
 	Note string
+	// Misconception is the step's misconception callout (lesson field
+	// misconception), "" for a step without one.
+	Misconception string
 }
 
 // AlertsView holds the violation banner and the stale-owner notices.

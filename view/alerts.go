@@ -12,11 +12,12 @@ import (
 func InvariantTitleID(name string) string { return invariantTitles[name] }
 
 var invariantTitles = map[string]string{
-	sim.InvOverlappingHolders: "InvOverlappingHolders",
-	sim.InvStaleWrite:         "InvStaleWrite",
-	sim.InvWrongOwnerRelease:  "InvWrongOwnerRelease",
-	sim.InvCountMismatch:      "InvCountMismatch",
-	sim.InvLeakedHold:         "InvLeakedHold",
+	sim.InvOverlappingHolders:   "InvOverlappingHolders",
+	sim.InvStaleWrite:           "InvStaleWrite",
+	sim.InvWrongOwnerRelease:    "InvWrongOwnerRelease",
+	sim.InvCountMismatch:        "InvCountMismatch",
+	sim.InvLeakedHold:           "InvLeakedHold",
+	sim.InvSharedContextHolders: "InvSharedContextHolders",
 }
 
 // endOfRunLeak reports whether vi is a leaked hold only because the run

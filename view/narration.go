@@ -71,6 +71,9 @@ func (v *Step) Narration() templates.NarrationView {
 		// A step a learner added (explore mode) has no narration of its own.
 		n.Say = strings.TrimSpace(t.Msg(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f)))
 	}
+	if v.cur <= len(v.lesson.Steps) {
+		n.Misconception = strings.TrimSpace(v.lesson.Steps[v.cur-1].Misconception.In(t.Locale()))
+	}
 	if v.cur == v.total() && v.tl.OriginURL == "" {
 		// A fork's lesson takeaway is about the lesson's own ending.
 		n.Takeaway = strings.TrimSpace(v.lesson.Takeaway.In(t.Locale()))

@@ -21,6 +21,13 @@ type PredictStep struct {
 	Actor    string        `json:"actor"`
 	Lock     string        `json:"lock"`
 	Outcomes []sim.Outcome `json:"outcomes"`
+	// Why is the step's "why" question (lesson field why) in every locale
+	// of the catalogue, asked once the outcome is revealed; Because are its
+	// reasons in the order shown, Right the index of the right one among
+	// them. Absent for a step without one.
+	Why     map[sim.Locale]string   `json:"why,omitempty"`
+	Because []map[sim.Locale]string `json:"because,omitempty"`
+	Right   int                     `json:"right,omitempty"`
 }
 
 // PredictOutcomes returns the outcomes the buttons offer before step st of
@@ -63,12 +70,18 @@ func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 }
 
 // PredictSteps is the JSON of the data-predict-steps attribute: one entry
-// per step, null where there is nothing to predict.
+// per step, null where there is nothing to predict. The texts of a why
+// question come in every locale of sim.Locales (a language switch on the
+// page keeps the attribute), each as Text.In gives it.
 func PredictSteps(l *sim.Lesson) string {
 	steps := make([]*PredictStep, len(l.Steps))
 	for i, st := range l.Steps {
 		if outs := PredictOutcomes(l, st); outs != nil {
 			steps[i] = &PredictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs}
+			if st.Why != nil && len(st.Because) > 1 {
+				steps[i].Why = inLocales(st.Why)
+				steps[i].Because, steps[i].Right = reasonsShown(st.Because, i)
+			}
 		}
 	}
 	b, _ := json.Marshal(steps)
@@ -90,4 +103,27 @@ func PredictGlosses(t Texts) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// reasonsShown puts the reasons of the why question of step i (0-based; the
+// right reason first, as the lesson writes them) in the order the player
+// shows them, rotated by the step's place so that the right one is not
+// always first, and returns them with the index of the right one.
+func reasonsShown(because []sim.Text, i int) ([]map[sim.Locale]string, int) {
+	n := len(because)
+	r := (i + 1) % n
+	out := make([]map[sim.Locale]string, n)
+	for k := range out {
+		out[k] = inLocales(because[(k+r)%n])
+	}
+	return out, (n - r) % n
+}
+
+// inLocales is t in every locale of sim.Locales.
+func inLocales(t sim.Text) map[sim.Locale]string {
+	m := make(map[sim.Locale]string, len(sim.Locales))
+	for _, l := range sim.Locales {
+		m[l] = t.In(l)
+	}
+	return m
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,6 +186,114 @@ func TestLessonLabels(t *testing.T) {
 	for file, want := range map[string]string{"lessons/01-nested-reentry.yaml": "1", "lessons/12a-x.yaml": "12a", "lessons/20-failover.yaml": "20", "testdata/forks.yaml": "31"} {
 		if got := lessonLabel(&sim.Lesson{File: file}, 30); got != want {
 			t.Errorf("%s: label %q, want %q", file, got, want)
+		}
+	}
+}
+
+// TestWhyQuestionsAndMisconceptions checks issue 16 section 4: the lessons
+// the issue names carry a "why" question that predict mode asks (its
+// reasons in every locale, the right one marked), and the narration shows
+// a step's misconception callout at that step only.
+func TestWhyQuestionsAndMisconceptions(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	for _, id := range []string{"stale-owner", "nested-after-takeover-busy", "nested-shortens-lease", "retried-unlock", "shared-context-concurrent", "renewal-timeout-silent", "lost-context-self-block", "idempotent-unlock", "nested-after-expiry-lost", "wait-not-enough"} {
+		l := lessonByID(t, all, id)
+		var steps []*view.PredictStep
+		if err := json.Unmarshal([]byte(view.PredictSteps(l)), &steps); err != nil {
+			t.Fatal(err)
+		}
+		asked, callout := 0, 0
+		for i, st := range l.Steps {
+			if st.Why != nil {
+				p := steps[i]
+				if p == nil || len(p.Because) != len(st.Because) {
+					t.Fatalf("%s step %d: why not offered in predict mode: %+v", id, i+1, p)
+				}
+				for _, loc := range sim.Locales {
+					if p.Why[loc] != st.Why.In(loc) || p.Because[p.Right][loc] != st.Because[0].In(loc) {
+						t.Errorf("%s step %d %s: the right reason is not the lesson's first", id, i+1, loc)
+					}
+				}
+				asked++
+			}
+			if st.Misconception == nil {
+				continue
+			}
+			callout++
+			for _, loc := range sim.Locales {
+				if got := courseView(t, id, i+1, loc).Narration().Misconception; got == "" || got != strings.TrimSpace(st.Misconception.In(loc)) {
+					t.Errorf("%s step %d %s: callout %q", id, i+1, loc, got)
+				}
+				if i > 0 && l.Steps[i-1].Misconception == nil {
+					if got := courseView(t, id, i, loc).Narration().Misconception; got != "" {
+						t.Errorf("%s step %d %s: the callout of step %d shows a step early", id, i, loc, i+1)
+					}
+				}
+			}
+		}
+		if asked+callout == 0 {
+			t.Errorf("%s: no why question and no misconception", id)
+		}
+	}
+}
+
+// TestCourseMapCoversTheCourse checks the course page's closing section
+// (issue 16 section 4): the four kinds of failure, each naming course
+// lessons that exist, every course lesson in exactly one kind, every kind
+// with its fix, and the efficiency-versus-correctness part with its source,
+// in every language.
+func TestCourseMapCoversTheCourse(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	seen := map[string]int{}
+	for _, k := range courseKinds {
+		for _, id := range append(slices.Clone(k.failures), k.fixes...) {
+			seen[id]++
+		}
+	}
+	for _, l := range all {
+		if l.Group == "" {
+			continue // a test lesson, not the course's
+		}
+		if seen[l.ID] != 1 {
+			t.Errorf("course lesson %s is in %d kinds of the course map, want 1", l.ID, seen[l.ID])
+		}
+		delete(seen, l.ID)
+	}
+	for id := range seen {
+		t.Errorf("the course map names %s, which is no course lesson", id)
+	}
+	_, hs := newTestHTTP(t, Config{})
+	for _, loc := range sim.Locales {
+		_, body := get(t, hs.URL+"/?lang="+string(loc), nil)
+		page := parseDOM(t, body)
+		kinds := page.all(withAttr("data-kind", ""))
+		if len(kinds) != 4 {
+			t.Fatalf("%s: %d kinds on the course page, want 4", loc, len(kinds))
+		}
+		for i, k := range kinds {
+			if id, _ := attr(k, "data-kind"); id != courseKinds[i].id {
+				t.Errorf("%s: kind %d is %s, want %s", loc, i+1, id, courseKinds[i].id)
+			}
+			var hrefs []string
+			for _, a := range (dom{k}).all(tag("a")) {
+				h, _ := attr(a, "href")
+				hrefs = append(hrefs, h)
+			}
+			links := 0
+			for _, id := range courseKinds[i].failures {
+				if slices.ContainsFunc(hrefs, func(h string) bool { return strings.HasPrefix(h, "/lessons/"+id+"?") }) {
+					links++
+				}
+			}
+			if links != len(courseKinds[i].failures) {
+				t.Errorf("%s: kind %s links %d of its %d failure lessons", loc, courseKinds[i].id, links, len(courseKinds[i].failures))
+			}
+		}
+		m := page.one(t, "course map", withAttr("data-testid", "course-map"))
+		if !strings.Contains(textOf(m), "Kleppmann") || !strings.Contains(textOf(m), kleppmannURL) {
+			t.Errorf("%s: the course map does not cite its source", loc)
 		}
 	}
 }

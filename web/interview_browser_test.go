@@ -253,3 +253,49 @@ func TestBrowserInterviewPages(t *testing.T) {
 		shot(t, ctx, "sixty-"+string(loc))
 	}
 }
+
+// TestBrowserPredictWhy answers a "why" question in predict mode (issue 16
+// section 4): after the outcome's verdict the bar asks for the reason, a
+// wrong reason is answered with the right one, and the step's misconception
+// callout shows under its narration.
+func TestBrowserPredictWhy(t *testing.T) {
+	t.Parallel()
+	ctx := newTab(t)
+	all := testLessons(t)
+	l := lessonByID(t, all, "nested-shortens-lease")
+	n := slices.IndexFunc(l.Steps, func(s sim.Step) bool { return s.Why != nil }) + 1
+	if n == 0 {
+		t.Fatal("nested-shortens-lease asks no why question")
+	}
+	frames := expectedFrames(t, l)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n-1, sim.English, false)+"&predict=1"))
+	waitStep(t, ctx, n-1)
+	click(t, ctx, "#btn-step")
+	waitBar(t, ctx, "ask")
+	click(t, ctx, fmt.Sprintf(`[data-choice="%s"]`, frames[n].Outcome))
+	waitStep(t, ctx, n)
+	waitBar(t, ctx, "right")
+	waitJS(t, ctx, `document.querySelectorAll('[data-why-choice]').length > 1`, "the why question's reasons")
+	if q := eval[string](t, ctx, `document.querySelector('.predict-why-q').textContent`); q != l.Steps[n-1].Why.In(sim.English) {
+		t.Fatalf("why question %q", q)
+	}
+	reasons := eval[[]string](t, ctx, `[...document.querySelectorAll('[data-why-choice]')].map(b => b.textContent)`)
+	rightReason := l.Steps[n-1].Because[0].In(sim.English)
+	wrong := slices.IndexFunc(reasons, func(r string) bool { return r != rightReason })
+	if len(reasons) != len(l.Steps[n-1].Because) || !slices.Contains(reasons, rightReason) || wrong < 0 {
+		t.Fatalf("reasons offered %q", reasons)
+	}
+	click(t, ctx, fmt.Sprintf(`[data-why-choice="%d"]`, wrong))
+	waitJS(t, ctx, `!!document.querySelector('.predict-why-verdict.wrong')`, "the why verdict")
+	if v := eval[string](t, ctx, `document.querySelector('.predict-why-verdict').textContent`); !strings.Contains(v, rightReason) {
+		t.Fatalf("why verdict %q does not name the right reason", v)
+	}
+	if eval[int](t, ctx, `[...document.querySelectorAll('[data-why-choice]')].filter(b => !b.disabled).length`) != 0 {
+		t.Fatal("the reasons stay open after the answer")
+	}
+	if m := eval[string](t, ctx, `document.querySelector('[data-testid=misconception]')?.textContent || ''`); !strings.Contains(m, strings.TrimSpace(l.Steps[n-1].Misconception.In(sim.English))) {
+		t.Fatalf("misconception callout %q", m)
+	}
+	shot(t, ctx, "predict-why")
+}

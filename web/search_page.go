@@ -121,7 +121,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 	for _, m := range search.Moves {
 		p.Moves = append(p.Moves, templates.SearchChoice{Value: string(m), Label: view.ActionName(t, sim.Action(m)), Checked: slices.Contains(sh.Moves, string(m))})
 	}
-	for _, inv := range sim.Invariants {
+	for _, inv := range sim.SearchInvariants {
 		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: inv, Checked: slices.Contains(sh.Invariants, inv)})
 	}
 	if l := s.byID[q.Get("from")]; l != nil {

@@ -359,6 +359,7 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 			URL: lessonURL(l.ID, 0, loc, false),
 		})
 	}
+	p.Map = s.courseMap(t, loc)
 	writePage(w, r, http.StatusOK, templates.Course(p))
 }
 

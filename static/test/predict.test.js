@@ -207,3 +207,38 @@ test("the bar's lines: question, verdict, retry line, score", () => {
   assert.equal(predict.scoreText({ right: 1, total: 2 }, (k) => (k === "tPredictScore" ? "{right}/{total}" : k)), "1/2");
   assert.equal(predict.scoreText({ right: 0, total: 0 }, (k) => k), "tPredictNone");
 });
+
+test("a step with a why question asks it below the verdict; the answer names the right reason", () => {
+  const withWhy = steps.slice();
+  withWhy[1] = {
+    ...steps[1],
+    why: { en: "Why?", "zh-CN": "为什么？" },
+    because: [{ en: "wrong one" }, { en: "right one", "zh-CN": "对的" }],
+    right: 1,
+  };
+  const ps = predict.newPredict(withWhy);
+  predict.setMode(ps, true);
+  predict.stepForward(ps, 1, 5);
+  predict.choose(ps, "acquired", 1);
+  const fx = predict.onFrame(ps, frame(2, "acquired"), false);
+  assert.deepEqual(fx.at(-1), { why: 2 });
+  assert.equal(ps.whyAsking, 2);
+  assert.deepEqual(predict.chooseWhy(ps, 0), [{ whyVerdict: { step: 2, chosen: 0, ok: false, right: 1 } }]);
+  assert.deepEqual(predict.chooseWhy(ps, 1), [], "answered once");
+  const line = predict.whyVerdictLine({ ok: false, right: 1 }, withWhy[1], text, "zh-CN");
+  assert.deepEqual(line, ["predict-why-verdict wrong", "<tPredictWhyWrong>"]);
+  assert.equal(predict.inLang(withWhy[1].because[1], "zh-CN"), "对的");
+  assert.equal(predict.inLang(withWhy[1].because[0], "zh-TW"), "wrong one", "English when the locale is missing");
+  // The next frame moves on: the question is gone.
+  predict.onFrame(ps, frame(3, "ok"), false);
+  assert.equal(ps.whyAsking, 0);
+});
+
+test("a step without a why question asks none", () => {
+  const ps = on();
+  predict.stepForward(ps, 1, 5);
+  predict.choose(ps, "acquired", 1);
+  const fx = predict.onFrame(ps, frame(2, "acquired"), false);
+  assert.ok(!fx.some((e) => "why" in e));
+  assert.deepEqual(predict.chooseWhy(ps, 0), []);
+});
