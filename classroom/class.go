@@ -201,8 +201,3 @@ func (c *Class) IdleAt() time.Time { return c.active.Add(c.idle) }
 
 // Idle reports whether the class has been idle for its idle time at now.
 func (c *Class) Idle(now time.Time) bool { return !now.Before(c.IdleAt()) }
-
-// TTL is how long a bus keeps the class's state from now: until IdleAt.
-func (c *Class) TTL(now time.Time) time.Duration {
-	return max(c.IdleAt().Sub(now), time.Millisecond)
-}
