@@ -76,7 +76,7 @@ function startPlayer(doc, root, storage) {
       // A student's page joins its class instead of loading: the class
       // says what to show. A presenter's tab resumes its class after the load.
       if (st.cls.role !== "student") send(socket.loadMessage(st.view, socket.resumeStep(st.view.step, st.view.redisFail)));
-      for (const m of classroom.openMessages(st.cls, session)) send(m);
+      for (const m of classroom.openMessages(st.cls, session, st.view.lang)) send(m);
     },
     onMessage: (m) => onMessage(m),
     onDown: () => setPlaying(false),

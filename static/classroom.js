@@ -47,11 +47,13 @@ export function savedClass(session) {
 }
 
 // openMessages are what the page sends when its socket opens, after (for
-// a presenter) its load: a student joins, a presenter resumes its class.
-export function openMessages(cs, session) {
+// a presenter) its load: a student joins, in the page's language lang; a
+// presenter resumes its class.
+export function openMessages(cs, session, lang) {
   if (cs.role === "student") {
     const ids = readJSON(session, STUDENT_KEY) || {};
     const msg = { type: "class-join", code: cs.code };
+    if (lang) msg.lang = lang;
     if (typeof ids[cs.code] === "string") msg.student = ids[cs.code];
     return [msg];
   }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"lockstep/classroom"
+	"lockstep/sim"
 	"lockstep/view"
 )
 
@@ -132,9 +133,10 @@ func isClassType(typ string) bool {
 }
 
 // checkClassMessage checks the fields of class message m, size bytes long
-// on the wire; the code comes back in capitals. Whether the sender may send
+// on the wire, its lang a locale of spoken (as a load's); the code comes
+// back in capitals. Whether the sender may send
 // it is the session's to check.
-func checkClassMessage(m *ClientMessage, size int) error {
+func checkClassMessage(m *ClientMessage, size int, spoken func(sim.Locale) bool) error {
 	if size > maxClassMessage {
 		return perr(ErrCodeBadField, "class-too-big", "Bytes", size, "Max", maxClassMessage)
 	}
@@ -150,6 +152,13 @@ func checkClassMessage(m *ClientMessage, size int) error {
 		}
 		if m.Type == MsgClassJoin && m.Student != "" && !classroom.ValidID(m.Student) {
 			m.Student = "" // the server makes one
+		}
+		if m.Type == MsgClassJoin && m.Lang != "" {
+			lang, err := wireLang(m.Lang, spoken)
+			if err != nil {
+				return err
+			}
+			m.Lang = lang
 		}
 	case MsgClassAnswer:
 		if m.Step == nil || *m.Step < 1 {

@@ -10,6 +10,7 @@ import (
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/explore"
+	"lockstep/sim"
 	"lockstep/view"
 )
 
@@ -365,6 +366,9 @@ func (s *session) joinClass(m ClientMessage) {
 		}
 	}
 	s.leaveClass()
+	if m.Lang != "" {
+		s.locale = sim.Locale(m.Lang)
+	}
 	s.class = &classLink{code: m.Code, feed: feed, wake: wake, student: student, following: true, answer: map[int]string{}}
 	s.publishClass(classroom.Message{Kind: classroom.KindJoin, Student: student})
 	s.send(ClassJoinedMessage{Type: MsgClassJoined, Re: m.ID, Code: m.Code, Student: student})

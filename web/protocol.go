@@ -299,7 +299,7 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 		return m, perr(ErrCodeUnknownType, "no-type")
 	default:
 		if isClassType(m.Type) {
-			return m, checkClassMessage(&m, len(trimmed))
+			return m, checkClassMessage(&m, len(trimmed), spoken)
 		}
 		return m, perr(ErrCodeUnknownType, "unknown-type", "Type", view.Clip(m.Type, maxEcho))
 	}

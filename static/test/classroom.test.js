@@ -21,6 +21,7 @@ test("a student's page joins (with the id it was given), a presenter's tab resum
   assert.deepEqual(classroom.openMessages(s, session), [{ type: "class-join", code: "K7P3QX" }]);
   classroom.rememberStudent(session, "K7P3QX", KEY);
   assert.deepEqual(classroom.openMessages(s, session), [{ type: "class-join", code: "K7P3QX", student: KEY }]);
+  assert.deepEqual(classroom.openMessages(s, session, "zh-TW"), [{ type: "class-join", code: "K7P3QX", lang: "zh-TW", student: KEY }]);
   const p = classroom.newClass({});
   assert.deepEqual(classroom.openMessages(p, session), []);
   classroom.storeValue(session, classroom.CLASS_KEY, { code: "K7P3QX", key: KEY });
