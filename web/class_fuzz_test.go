@@ -1,13 +1,9 @@
 package web
 
 import (
-	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
-	"lockstep/catalog"
 	"lockstep/classroom"
 	"lockstep/sim"
 )
@@ -61,13 +57,7 @@ func FuzzClassMessage(f *testing.F) {
 		}
 		m, err := parseClientMessage(data, nil)
 		if err != nil {
-			var pe *protoError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error is %T, not a protocol error: %v", err, err)
-			}
-			if text := tr(sim.English).Msg(pe.msg); !codes[pe.code] || !strings.HasPrefix(pe.msg.ID, "ws.") || strings.Contains(text, catalog.Missing) {
-				t.Fatalf("error code %q message %v (%q)", pe.code, pe.msg, text)
-			}
+			checkRefusal(t, err, codes)
 			return
 		}
 		if !isClassType(m.Type) {
@@ -96,16 +86,6 @@ func FuzzClassMessage(f *testing.F) {
 				t.Fatalf("accepted a follow without follow")
 			}
 		}
-		again, err := json.Marshal(m)
-		if err != nil {
-			t.Fatalf("re-encode %+v: %v", m, err)
-		}
-		m2, err := parseClientMessage(again, nil)
-		if err != nil {
-			t.Fatalf("re-encoded %s rejected: %v", again, err)
-		}
-		if !reflect.DeepEqual(m, m2) {
-			t.Fatalf("round trip changed the message:\n %+v\n %+v", m, m2)
-		}
+		checkRoundTrip(t, m)
 	})
 }

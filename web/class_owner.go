@@ -181,8 +181,8 @@ func (oc *ownedClass) retireLocked() {
 
 // run is the class's goroutine: it counts what comes over the bus and ends
 // the class when idle. A subscription that ends other than by its close is
-// opened again (answers published meanwhile are lost; the bus dropped
-// them).
+// opened again, for as long as the bus takes to come back (answers
+// published meanwhile are lost; the bus dropped them).
 func (oc *ownedClass) run(sub classbus.Subscription) {
 	s := oc.srv
 	defer close(oc.done)
@@ -205,10 +205,8 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 				}
 				s.logf("web: class %s: bus subscription ended (%v); subscribing again", oc.c.Code(), sub.Err())
 				var err error
-				if sub, err = oc.resubscribe(); err != nil {
-					s.logf("web: class %s: %v", oc.c.Code(), err)
-					oc.retire()
-					return
+				if sub, err = s.resubscribe(s.ctx, oc.c.Code()); err != nil {
+					return // the server is closing
 				}
 				continue
 			}
@@ -224,24 +222,6 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 			return
 		}
 	}
-}
-
-// resubscribe subscribes to the class's channel again, trying for a while
-// (a bus that is back).
-func (oc *ownedClass) resubscribe() (classbus.Subscription, error) {
-	var err error
-	for wait := 100 * time.Millisecond; wait < time.Minute; wait *= 2 {
-		var sub classbus.Subscription
-		if sub, err = oc.srv.classBus.Subscribe(oc.srv.ctx, oc.c.Code()); err == nil {
-			return sub, nil
-		}
-		select {
-		case <-time.After(wait):
-		case <-oc.srv.ctx.Done():
-			return nil, oc.srv.ctx.Err()
-		}
-	}
-	return nil, fmt.Errorf("web: class bus: %w", err)
 }
 
 // count handles one bus message; it reports whether the class is no

@@ -259,7 +259,7 @@ func TestClassStudentsCannotMoveIt(t *testing.T) {
 
 func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
 	t.Parallel()
-	_, hs := newTestHTTP(t, Config{ClassJoinBurst: 3, ClassJoinRate: 0.001})
+	_, hs := newTestHTTP(t, Config{ClassJoinBurst: 4, ClassJoinRate: 0.001})
 	_, pm := presenterAt(t, hs, 0)
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -280,7 +280,8 @@ func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
 		{`{"type":"class-ask"}`, ErrCodeClassNotPresenter},
 		{`{"type":"class-answer","step":1,"choice":"GRANTED"}`, ErrCodeClassUnknown},
 		{`{"type":"class-start"}`, ErrCodeNoLesson},
-		// Unknown codes: three are answered, then the address waits.
+		// A wrong key (above, once well-formed) and unknown codes take the
+		// address's four tokens; then it waits, even for a live code.
 		{`{"type":"class-join","code":"ZZZZZZ"}`, ErrCodeClassUnknown},
 		{`{"type":"class-join","code":"ZZZZZY"}`, ErrCodeClassUnknown},
 		{`{"type":"class-join","code":"ZZZZZX"}`, ErrCodeClassUnknown},
