@@ -46,6 +46,11 @@ type Origin struct {
 	// Search names the search that found the timeline (the search file's
 	// stem, or the Search page's shape); "" for any other timeline.
 	Search string
+	// Under is the id of the lesson whose steps and texts the timeline runs
+	// under another variant than the lesson's own (Compare's columns, a
+	// course lesson under the learner's own lock: Under); "" for any other
+	// timeline.
+	Under string
 }
 
 // Bounds on what a share code may hold. A timeline a learner builds is far
@@ -79,6 +84,8 @@ type wireLesson struct {
 	At       int         `json:"at,omitempty"`
 	// Search is Origin.Search (an addition: codes without it still open).
 	Search string `json:"se,omitempty"`
+	// Under is Origin.Under (an addition: codes without it still open).
+	Under string `json:"un,omitempty"`
 }
 
 type wireActor struct {
@@ -147,7 +154,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
-		Origin: o.Lesson, At: o.At, Search: o.Search,
+		Origin: o.Lesson, At: o.At, Search: o.Search, Under: o.Under,
 	}
 	for _, a := range l.Actors {
 		w.Actors = append(w.Actors, wireActor{ID: a.ID, Name: toWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
@@ -425,7 +432,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		}
 		l.Steps = append(l.Steps, st)
 	}
-	return l, Origin{Lesson: w.Origin, At: w.At, Search: w.Search}, b.errs
+	return l, Origin{Lesson: w.Origin, At: w.At, Search: w.Search, Under: w.Under}, b.errs
 }
 
 // check returns every reason l and o cannot be shared: explore's bounds on
@@ -454,6 +461,10 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 	// The origin.
 	str("origin", o.Lesson)
 	str("search", o.Search)
+	str("under", o.Under)
+	if o.Under != "" && !sim.ValidLessonID(o.Under) {
+		b.add("under", sim.M("explore.link.origin-id", "ID", o.Under), "the lesson id %q: want lowercase letters, digits and '-'", o.Under)
+	}
 	switch {
 	case o.Lesson == "" && o.At != 0:
 		b.add("at", sim.M("explore.link.at-without-lesson", "At", o.At), "the timeline forks no lesson, yet names step %d to fork after", o.At)

@@ -33,6 +33,9 @@ type Explore struct {
 	OriginalLesson   string
 	ForkCrumb        string
 	SandboxCrumb     string
+	UnderCrumb       string // a lesson run under another variant (explore.KindUnder)
+	ImportCrumb      string
+	OwnLockCrumb     string
 	SandboxHeading   string
 	SandboxIntro     string
 	VariantField     string

@@ -148,9 +148,16 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		Langs:   langOptions(t, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
-	if tl.Kind == explore.KindSearch {
+	switch tl.Kind {
+	case explore.KindSearch:
 		// A search result: the crumb goes back to the Search page.
 		h.Crumb, h.CourseURL = t.Search().SearchCrumb, "/search?lang="+string(t.locale)
+	case explore.KindUnder:
+		h.Crumb = x.UnderCrumb
+	case explore.KindImport:
+		h.Crumb = x.ImportCrumb
+	case explore.KindOwnLock:
+		h.Crumb = x.OwnLockCrumb
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
@@ -503,15 +510,7 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		p.QueryName, p.QueryValue = "lesson", l.ID
 		p.BackURL = lessonURL(l.ID, 0, loc, false)
 	}
-	if p.A == "" {
-		p.A = l.Variant
-	}
-	if p.B == "" {
-		p.B = "token-count"
-		if p.A == p.B {
-			p.B = "hash-refresh"
-		}
-	}
+	p.A, p.B = compareDefaults(l.Variant, p.A, p.B)
 	p.Title = l.Title.In(loc)
 	ctx, cancel := context.WithTimeout(r.Context(), 2*runTimeout)
 	defer cancel()
@@ -524,15 +523,21 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}
-	for _, side := range []*explore.Side{&c.A, &c.B} {
-		code, err := s.encodeTimeline(explore.Timeline{Kind: tl.Kind, Lesson: side.Lesson, Origin: tl.Origin})
-		if err == nil {
-			u := exploreURL(code, c.FirstDiff, loc, false)
-			if side == &c.A {
-				p.AURL = u
-			} else {
-				p.BURL = u
-			}
+	own, err := s.ownFrames(ctx, l, c)
+	if err != nil {
+		p.Error = t.Err(err)
+		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
+		return
+	}
+	for i, side := range []*explore.Side{&c.A, &c.B} {
+		code, err := s.encodeTimeline(s.compareSide(tl, l, side, own))
+		if err != nil {
+			continue
+		}
+		if u := exploreURL(code, c.FirstDiff, loc, false); i == 0 {
+			p.AURL = u
+		} else {
+			p.BURL = u
 		}
 	}
 	switch {
@@ -545,4 +550,55 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Rows = view.CompareRows(t, l, c)
 	writePage(w, r, http.StatusOK, templates.Compare(p))
+}
+
+// compareDefaults are the two variants Compare runs: a and b as the query
+// names them, a defaulting to the lesson's own variant and b to
+// token-count or hash-refresh, so that a page opened without a or b never
+// compares a variant with itself.
+func compareDefaults(own, a, b string) (string, string) {
+	if a == "" {
+		a = own
+		if a == b {
+			a = otherVariant(b)
+		}
+	}
+	if b == "" {
+		b = otherVariant(a)
+	}
+	return a, b
+}
+
+// otherVariant is token-count, or hash-refresh when v is token-count.
+func otherVariant(v string) string {
+	if v == "token-count" {
+		return "hash-refresh"
+	}
+	return "token-count"
+}
+
+// ownFrames are the frames of l under its own variant: a side of c when
+// it runs that variant, else a run of its own.
+func (s *Server) ownFrames(ctx context.Context, l *sim.Lesson, c *explore.Comparison) ([]sim.Frame, error) {
+	for _, side := range []explore.Side{c.A, c.B} {
+		if side.Variant == l.Variant {
+			return side.Frames, nil
+		}
+	}
+	return sim.RunFrames(ctx, l, s.openStore)
+}
+
+// compareSide is the timeline a column of Compare opens: tl's own when
+// the side runs the lesson's variant, else the lesson under the side's
+// variant, retold where its outcomes leave the lesson's (explore.Under).
+func (s *Server) compareSide(tl explore.Timeline, l *sim.Lesson, side *explore.Side, own []sim.Frame) explore.Timeline {
+	if side.Variant == l.Variant {
+		return explore.Timeline{Kind: tl.Kind, Lesson: side.Lesson, Origin: tl.Origin}
+	}
+	under, _ := explore.Under(s.translators.cat, l, side.Lesson, side.Frames, own)
+	id := l.ID
+	if !sim.ValidLessonID(id) {
+		id = explore.SandboxID
+	}
+	return explore.Timeline{Kind: explore.KindUnder, Lesson: under, Origin: explore.Origin{Under: id}}
 }
