@@ -75,6 +75,8 @@ func Shared(l *sim.Lesson, o Origin) Timeline {
 		return Timeline{Kind: KindFork, Lesson: l, Origin: o}
 	case o.Search != "":
 		return Timeline{Kind: KindSearch, Lesson: l, Origin: o}
+	case l.VariantDef != nil && !l.VariantDef.Builtin:
+		return Timeline{Kind: KindOwnLock, Lesson: l}
 	case l.ID == SandboxID:
 		return Timeline{Kind: KindSandbox, Lesson: l}
 	}

@@ -65,6 +65,38 @@ type Explore struct {
 	CompareFailed    string
 	OpenInPlayer     string
 	StatusPaused     string
+	// Your lock (LockPage).
+	LockHeading      string
+	LockIntro        string
+	LockOpenPage     string
+	LockVariantName  string
+	LockVariantText  string
+	LockVariantFile  string
+	LockScriptName   string
+	LockScriptText   string
+	LockScriptFiles  string
+	LockCheck        string
+	LockErrors       string
+	LockFailed       string
+	LockPassed       string // {name}: filled by package web
+	LockShare        string
+	LockSandbox      string
+	LockTableHeading string
+	LockLesson       string
+	LockOwnVariant   string
+	LockVerdict      string
+	LockBreaks       string
+	LockOpen         string
+	LockCompare      string
+	LockBuilder      string
+	LockBuilderIntro string
+	LockKeyLayout      string
+	LockOwnerKind    string
+	LockReentry      string
+	LockScriptKeys   string
+	LockScriptArgv   string
+	LockReplies      string
+	LockWrite        string
 }
 
 // ChoiceButton is one action of the fork menu. Spec is the JSON of the
@@ -122,6 +154,8 @@ type ExplorePage struct {
 	Site
 	X        Explore
 	Variants []VariantOption
+	// Lock is the "Your lock" form (LockFormCard), empty.
+	Lock LockForm
 	// Import: the text sent, its lines, and the loader's errors.
 	ImportText   string
 	ImportLines  []ImportLine
@@ -174,6 +208,9 @@ type ComparePage struct {
 	Title string
 	// Query holds the timeline's hidden form fields (t or lesson).
 	QueryName, QueryValue string
+	// LockCode is the share code of the learner's own lock (k) when the
+	// page compares with it, a hidden field of the form.
+	LockCode string
 	A, B                  string
 	Variants              []string
 	Summary               string // first difference, or none

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -154,6 +155,9 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		h.Crumb, h.CourseURL = t.Search().SearchCrumb, "/search?lang="+string(t.locale)
 	case explore.KindUnder:
 		h.Crumb = x.UnderCrumb
+		if customScripts(l) {
+			h.Crumb = x.OwnLockCrumb
+		}
 	case explore.KindImport:
 		h.Crumb = x.ImportCrumb
 	case explore.KindOwnLock:
@@ -210,6 +214,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePag
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
 	}
 	p.Variants = variantOptions(t, "token-count")
+	p.Lock = lockFiles{}.form()
 	if badLink != nil {
 		p.BadLink = t.Err(badLink)
 	}
@@ -511,10 +516,24 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		p.BackURL = lessonURL(l.ID, 0, loc, false)
 	}
 	p.A, p.B = compareDefaults(l.Variant, p.A, p.B)
+	var defs []*sim.VariantDef
+	if def, err := s.lockForCompare(r); err != nil {
+		p.Error = t.Err(err)
+		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
+		return
+	} else if def != nil {
+		// The learner's own lock (k=, from its course table) is one more
+		// variant to pick.
+		defs, p.LockCode = append(defs, def), q.Get("k")
+		p.Variants = append(slices.Clone(p.Variants), def.Name)
+	}
+	if customScripts(l) && !slices.Contains(p.Variants, l.Variant) {
+		p.Variants = append(slices.Clone(p.Variants), l.Variant)
+	}
 	p.Title = l.Title.In(loc)
 	ctx, cancel := context.WithTimeout(r.Context(), 2*runTimeout)
 	defer cancel()
-	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
+	c, err := explore.Compare(ctx, l, p.A, p.B, s.lockOpener(l, defs), defs...)
 	if err != nil {
 		p.Error = t.Err(err)
 		if _, reason, ok := stepRefusal(t, err); ok {
@@ -585,7 +604,7 @@ func (s *Server) ownFrames(ctx context.Context, l *sim.Lesson, c *explore.Compar
 			return side.Frames, nil
 		}
 	}
-	return sim.RunFrames(ctx, l, s.openStore)
+	return sim.RunFrames(ctx, l, s.openerFor(l))
 }
 
 // compareSide is the timeline a column of Compare opens: tl's own when

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"lockstep/backend"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -135,6 +136,11 @@ type Config struct {
 	// embedded Redis of its own (or, when Backend is a real Redis, under a
 	// key prefix of its own there); 0 means DefaultSearchWorkers.
 	SearchWorkers int
+	// AllowCustomScripts lets the scripts of a learner's own lock (a
+	// user's variant file, the Explore page's "Your lock") run on the
+	// server's Redis when it is a real one (serve -allow-custom-scripts);
+	// by default they run only on an embedded Redis of the server's own.
+	AllowCustomScripts bool
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -160,6 +166,17 @@ type Server struct {
 	searchBackend *search.Backend
 	ctx           context.Context
 	cancel        context.CancelFunc
+	// embedded runs custom scripts when the backend is a real Redis that
+	// may not (openEmbedded): opened on first use, closed with the server.
+	embeddedOnce sync.Once
+	embedded     *backend.Backend
+	embeddedErr  error
+	// lockTables bounds the course tables of learners' own locks being run
+	// at once, server-wide (a token each), and lockAddrs to one per client
+	// address (ownlock.go).
+	lockTables chan struct{}
+	lockMu     sync.Mutex
+	lockAddrs  map[string]bool
 
 	mu       sync.Mutex
 	closed   bool
@@ -217,6 +234,9 @@ func New(cfg Config) (*Server, error) {
 		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:     newWorkGate(cfg.MaxBusy),
 
+		lockTables: make(chan struct{}, cfg.MaxSearches),
+		lockAddrs:  map[string]bool{},
+
 		searchSlots:   make(chan struct{}, cfg.MaxSearches),
 		searchBackend: searchBackendOf(cfg.Backend),
 	}
@@ -244,6 +264,9 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /explore/export.mmd", s.serveExport("mmd"))
 	mux.HandleFunc("GET /explore/export.svg", s.serveExport("svg"))
 	mux.HandleFunc("GET /explore/compare", s.serveCompare)
+	mux.HandleFunc("GET /explore/lock", s.serveLock)
+	mux.HandleFunc("POST /explore/lock", s.serveLockCheck)
+	mux.HandleFunc("GET /explore/lock/open", s.serveLockOpen)
 	mux.HandleFunc("GET /search", s.serveSearch)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -306,6 +329,10 @@ func (s *Server) Close(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		err = fmt.Errorf("web: sessions still closing: %w", ctx.Err())
+	}
+	s.embeddedOnce.Do(func() {}) // none is opened from now on
+	if s.embedded != nil {
+		s.embedded.Close()
 	}
 	return err
 }
