@@ -44,7 +44,7 @@ type VariantDef struct {
 	// ReadFunc over Texts) gives the same variant, which is how a share
 	// code carries a user's lock (package explore).
 	Texts map[string]string
-	at      map[string]Pos // where the file wrote each field, by path
+	at    map[string]Pos // where the file wrote each field, by path
 }
 
 // LockLayout is the lock key's type and layout.

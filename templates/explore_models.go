@@ -90,7 +90,7 @@ type Explore struct {
 	LockCompare      string
 	LockBuilder      string
 	LockBuilderIntro string
-	LockKeyLayout      string
+	LockKeyLayout    string
 	LockOwnerKind    string
 	LockReentry      string
 	LockScriptKeys   string
@@ -210,14 +210,14 @@ type ComparePage struct {
 	QueryName, QueryValue string
 	// LockCode is the share code of the learner's own lock (k) when the
 	// page compares with it, a hidden field of the form.
-	LockCode string
-	A, B                  string
-	Variants              []string
-	Summary               string // first difference, or none
-	Error                 string
-	Rows                  []CompareRow
-	AURL, BURL            string // the timeline under each variant, in the player
-	BackURL               string // the timeline as it was, in the player
+	LockCode   string
+	A, B       string
+	Variants   []string
+	Summary    string // first difference, or none
+	Error      string
+	Rows       []CompareRow
+	AURL, BURL string // the timeline under each variant, in the player
+	BackURL    string // the timeline as it was, in the player
 }
 
 // CompareRow is one step of a comparison.
