@@ -206,3 +206,30 @@ func TestOwnLockEndlessScript(t *testing.T) {
 	}
 	getPage(t, hs.URL, "/healthz", 200)
 }
+
+// TestOwnLockEmbeddedByDefault checks that on a real Redis the web UI runs
+// a learner's scripts on an embedded Redis of its own unless the operator
+// allowed them (Config.AllowCustomScripts): the real backend, opened
+// without it, would refuse every batch of them (backend.CustomScriptError),
+// yet the lock's rows ran.
+func TestOwnLockEmbeddedByDefault(t *testing.T) {
+	t.Parallel()
+	be, _ := realBackend(t)
+	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
+	resp := postLock(t, hs.URL, redissonFiles(t))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	rows := lockRows(t, parseDOM(t, getPage(t, hs.URL, resp.Header.Get("Location"), 200)))
+	if len(rows) != len(srv.lessons) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for id, r := range rows {
+		if r[0] == "error" || r[0] == "skipped" {
+			t.Errorf("%s: %v", id, r)
+		}
+	}
+	if srv.embedded == nil {
+		t.Error("the custom scripts did not run on the server's embedded Redis")
+	}
+}
