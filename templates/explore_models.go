@@ -81,6 +81,7 @@ type Explore struct {
 	LockPassed       string // {name}: filled by package web
 	LockShare        string
 	LockSandbox      string
+	LockSearch       string
 	LockTableHeading string
 	LockLesson       string
 	LockOwnVariant   string

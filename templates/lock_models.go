@@ -13,8 +13,9 @@ type LockPage struct {
 	// Files are the files with problems, each with its lines.
 	Files []LockFile
 	// Name is the lock's name once it passed the checks; ShareURL its page's
-	// link, SandboxURL an empty sandbox under it.
-	Name, ShareURL, SandboxURL string
+	// link, SandboxURL an empty sandbox under it, SearchURL the Search page
+	// on it.
+	Name, ShareURL, SandboxURL, SearchURL string
 	// Table is set when the course table was run; Rows are its lessons,
 	// TableNote says when the table is cut short or was refused.
 	Table     bool

@@ -61,6 +61,10 @@ type SearchPage struct {
 	Moves      []SearchChoice
 	Invariants []SearchChoice
 	FromLesson string
+	// LockCode is the share code of the learner's own lock when the page
+	// searches it (/search?lock=): the picker's selected entry, sent with
+	// the search message.
+	LockCode string
 }
 
 // SearchVariant is a variant of the form's picker; Defaults is the JSON of

@@ -333,6 +333,7 @@ func (s *Server) serveLock(w http.ResponseWriter, r *http.Request) {
 	p := s.lockPage(loc, filesOf(def))
 	p.Site = s.site(loc, navExplore, func(l sim.Locale) string { return lockURL(code, l) })
 	p.Name, p.ShareURL = def.Name, lockURL(code, loc)
+	p.SearchURL = "/search?lock=" + url.QueryEscape(code) + "&lang=" + string(loc)
 	if enc, err := s.encodeTimeline(tl); err == nil {
 		p.SandboxURL = exploreURL(enc, 0, loc, false)
 	}

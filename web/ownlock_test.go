@@ -233,3 +233,46 @@ func TestOwnLockEmbeddedByDefault(t *testing.T) {
 		t.Error("the custom scripts did not run on the server's embedded Redis")
 	}
 }
+
+// TestOwnLockSearch: the Search page of a lock's link offers the lock, and
+// a search message that carries the lock's code searches it: the broken
+// Redisson copy (a release without the owner check) breaks
+// wrong-owner-release, and the result's link carries the lock.
+func TestOwnLockSearch(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	broken, err := os.ReadFile("../examples/variants/redisson-rlock-broken.variant.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := os.ReadFile("../examples/variants/redisson-rlock-broken/release.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["variant_name"], files["variant"] = "redisson-rlock-broken.variant.yaml", string(broken)
+	files["script_name_2"], files["script_2"] = "redisson-rlock-broken/release.lua", string(release)
+	resp := postLock(t, hs.URL, files)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	u, _ := url.Parse(resp.Header.Get("Location"))
+	code := u.Query().Get("k")
+	page := parseDOM(t, getPage(t, hs.URL, "/search?lang=en&lock="+url.QueryEscape(code), 200))
+	if sel := page.one(t, "picked variant", and(tag("option"), func(n *html.Node) bool { return hasAttr(n, "selected") })); textOf(sel) != "redisson-rlock-broken" {
+		t.Fatalf("the Search page picks %q", textOf(sel))
+	}
+	c := dial(t, hs, nil)
+	c.send(map[string]any{"type": MsgSearch, "id": 1, "lang": "en", "search": map[string]any{
+		"variant": "redisson-rlock-broken", "lock": code, "actors": 2, "depth": 6,
+		"moves": []string{"acquire", "release", "pause", "resume"}, "advance_ms": []int{31000}, "invariants": []string{"wrong-owner-release"}}})
+	_, res := c.searchUntilResult(1)
+	if len(res.Rows) != 1 || !res.Rows[0].Broken {
+		t.Fatalf("result %+v", res)
+	}
+	ru, _ := url.Parse(res.Rows[0].URL)
+	tl, err := srv.decodeTimeline(ru.Query().Get("t"))
+	if err != nil || !customScripts(tl.Lesson) || tl.Lesson.Variant != "redisson-rlock-broken" {
+		t.Fatalf("the result's timeline: %v", err)
+	}
+}
