@@ -15,7 +15,8 @@ import (
 // (Narrate, as drills and the steps a learner adds are) and marked so. The
 // title and summary say which variant runs (messages "explore.under-title"
 // and "explore.under-summary", rendered by r in every locale). frames are
-// lv's run. It returns the new lesson and the first step that differs
+// lv's run. The lesson's id is l's with "-under-<variant>". It returns the
+// new lesson and the first step that differs
 // (1-based, 0 when every step came out as in l).
 //
 // Every later step is retold too, not only those whose outcome differs:
@@ -26,6 +27,12 @@ import (
 func Under(r sim.Renderer, l, lv *sim.Lesson, frames, own []sim.Frame) (*sim.Lesson, int) {
 	first := FirstDiff(frames, own)
 	out := *lv
+	// An id of its own: the player keeps a learner's progress by lesson
+	// id, and a run under another lock is not the lesson's (Origin.Under
+	// names the lesson).
+	if id := l.ID + "-under-" + lv.Variant; sim.ValidLessonID(id) {
+		out.ID = id
+	}
 	out.Steps = slices.Clone(lv.Steps)
 	if first > 0 {
 		for i := first - 1; i < len(out.Steps); i++ {
