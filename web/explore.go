@@ -549,11 +549,17 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i, side := range []*explore.Side{&c.A, &c.B} {
-		code, err := s.encodeTimeline(s.compareSide(tl, l, side, own))
-		if err != nil {
-			continue
+		u := lessonURL(l.ID, c.FirstDiff, loc, false)
+		if side.Variant != l.Variant || tl.Kind != explore.KindLesson {
+			// A course lesson's own column is the lesson; any other is a
+			// timeline of its own.
+			code, err := s.encodeTimeline(s.compareSide(tl, l, side, own))
+			if err != nil {
+				continue
+			}
+			u = exploreURL(code, c.FirstDiff, loc, false)
 		}
-		if u := exploreURL(code, c.FirstDiff, loc, false); i == 0 {
+		if i == 0 {
 			p.AURL = u
 		} else {
 			p.BURL = u
