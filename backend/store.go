@@ -20,10 +20,18 @@ var restoreSource string
 
 var restoreScript = redis.NewScript(restoreSource)
 
-// goScripts caches one redis.Script (with its SHA1) per sim.Script.
+// goScripts caches one redis.Script (with its SHA1) per built-in
+// sim.Script: a fixed set. A custom script (a user's variant file) is not
+// kept: every load of a variant file (each share link of a learner's lock
+// the web UI opens) makes new *sim.Script values, and a cache by pointer
+// would grow with them for the life of the process. Its redis.Script is
+// made per call instead, which costs a SHA1 of its source.
 var goScripts sync.Map // *sim.Script -> *redis.Script
 
 func goScript(s *sim.Script) *redis.Script {
+	if s.Custom {
+		return redis.NewScript(s.RunSource())
+	}
 	if v, ok := goScripts.Load(s); ok {
 		return v.(*redis.Script)
 	}

@@ -52,3 +52,29 @@ func TestEmbeddedStoreCachesEveryScriptItRan(t *testing.T) {
 		st.Close(context.Background())
 	}
 }
+
+// TestCustomScriptsNotCached: goScript keeps a built-in script's
+// redis.Script and none of a user's variant file, whose *sim.Script values
+// are new on every load (a cache of them would grow without bound).
+func TestCustomScriptsNotCached(t *testing.T) {
+	src := []byte("name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
+		"acquire:\n  source: return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\n" +
+		"release:\n  source: return redis.call('DEL', KEYS[1])\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n")
+	for range 3 {
+		d, err := sim.LoadVariant("mine.variant.yaml", src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if goScript(d.Acquire.Script).Hash() == "" {
+			t.Fatal("no script")
+		}
+		if _, kept := goScripts.Load(d.Acquire.Script); kept {
+			t.Fatal("a custom script was kept in goScripts")
+		}
+	}
+	builtin := sim.AllScripts()[0]
+	goScript(builtin)
+	if _, kept := goScripts.Load(builtin); !kept {
+		t.Fatal("a built-in script is not kept")
+	}
+}

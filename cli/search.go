@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"lockstep/backend"
@@ -103,7 +104,12 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				continue
 			}
 			p := filepath.Join(*outDir, search.Stem(f.Path)+"."+inv+".yaml")
-			if err := os.WriteFile(p, cx.YAML, 0o644); err != nil {
+			body, err := lessonIn(*outDir, f, cx)
+			if err != nil {
+				fmt.Fprintf(stderr, "lockstep: flag --out: %v\n", err)
+				return ExitInvalid
+			}
+			if err := os.WriteFile(p, body, 0o644); err != nil {
 				fmt.Fprintf(stderr, "lockstep: flag --out: %v\n", err)
 				return ExitInvalid
 			}
@@ -175,4 +181,32 @@ func printReport(w io.Writer, msgs *search.Messages, loc sim.Locale, res *search
 	}
 	fmt.Fprintln(w, msgs.Say(loc, "report-stats", map[string]any{"States": res.States, "Transitions": res.Transitions,
 		"Calls": res.ScriptCalls, "Time": took.Round(time.Millisecond).String(), "Complete": res.Complete, "Reached": res.Reached, "Depth": f.Depth}))
+}
+
+// lessonIn is counterexample cx of search file f as a lesson file written
+// in dir: a variant file the search names relative to itself is named
+// relative to dir (a lesson's `variant:` is relative to the lesson).
+func lessonIn(dir string, f *search.File, cx *search.Counterexample) ([]byte, error) {
+	if !sim.IsVariantPath(f.Variant) {
+		return cx.YAML, nil
+	}
+	variant, err := filepath.Abs(filepath.Join(filepath.Dir(f.Path), filepath.FromSlash(f.Variant)))
+	if err != nil {
+		return nil, err
+	}
+	out, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(out, variant)
+	if err != nil {
+		return nil, err
+	}
+	rel = filepath.ToSlash(rel)
+	if !strings.HasPrefix(rel, "../") {
+		rel = "./" + rel
+	}
+	l := *cx.Lesson
+	l.Variant = rel
+	return sim.MarshalLesson(&l)
 }

@@ -197,3 +197,32 @@ func TestSearchShapeErrorsInLang(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchOutNamesVariantFromLesson: a search file that names a variant
+// file relative to itself writes lessons (--out elsewhere) that name it
+// relative to themselves, and they run.
+func TestSearchOutNamesVariantFromLesson(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../examples/variants/redisson-rlock-broken.search.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "found")
+	code, stdout, errOut := searchCLI(t, root, "--out", out)
+	if code != ExitFailed {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	written, _ := filepath.Glob(filepath.Join(out, "*.yaml"))
+	if len(written) == 0 {
+		t.Fatal("no lesson written")
+	}
+	for _, p := range written {
+		b, _ := os.ReadFile(p)
+		if !strings.Contains(string(b), "variant: ../") && !strings.Contains(string(b), `variant: "../`) {
+			t.Errorf("%s names its variant file %q", filepath.Base(p), strings.SplitN(strings.SplitN(string(b), "variant: ", 2)[1], "\n", 2)[0])
+		}
+		if code, o, e := runCLI(t, p); code != ExitOK {
+			t.Errorf("lockstep run %s: exit %d\n%s\n%s", filepath.Base(p), code, o, e)
+		}
+	}
+}

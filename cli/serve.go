@@ -22,7 +22,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...] [-allow-custom-scripts]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
@@ -40,6 +40,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
+	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the scripts of learners' own locks (Explore: Your lock) on that Redis, where a script that runs long blocks it for every client; without it they run on an embedded Redis of the server's own")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
@@ -71,7 +72,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lockstep: flag -max-pairs: must be at least 1")
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, MaxPairs: *maxPairs})
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, MaxPairs: *maxPairs, AllowCustomScripts: *allowCustom})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
@@ -89,6 +90,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs,
+		AllowCustomScripts: *allowCustom,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"lockstep/backend"
@@ -173,8 +174,10 @@ func TestUnmappedReply(t *testing.T) {
 		if se.Step != 2 || ue.Script != "v/acquire" || ue.Reply.Kind != sim.ReplyNil {
 			t.Fatalf("%s: got step %d, script %s, reply %s", cfg.URL, se.Step, ue.Script, ue.Reply)
 		}
-		if m := ue.Message(); m.ID != "variant.unmapped-reply" || m.Args["Reply"] != "(nil)" {
-			t.Fatalf("message %+v", m)
+		// The error is at the reply map's place in the variant file
+		// (acquire's `replies:`, line 9 column 12).
+		if m := ue.Message(); m.ID != "variant.unmapped-reply.at" || m.Args["Reply"] != "(nil)" || !strings.HasSuffix(ue.Where(), "v.variant.yaml:9:12") {
+			t.Fatalf("message %+v at %q", m, ue.Where())
 		}
 	}
 }

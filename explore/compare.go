@@ -35,11 +35,12 @@ type Comparison struct {
 // are dropped (they were written for one variant), everything else is l's,
 // seed included, so the two runs draw the same tokens. A variant under
 // which the timeline cannot run is an error that names it; a failed store
-// or Redis call is wrapped.
-func Compare(ctx context.Context, l *sim.Lesson, a, b string, open StoreOpener) (*Comparison, error) {
+// or Redis call is wrapped. A variant named as one of defs (a learner's own
+// lock) runs that variant file.
+func Compare(ctx context.Context, l *sim.Lesson, a, b string, open StoreOpener, defs ...*sim.VariantDef) (*Comparison, error) {
 	c := &Comparison{Diffs: map[int]bool{}}
 	for i, v := range []string{a, b} {
-		side, err := runAs(ctx, l, v, open)
+		side, err := runAs(ctx, l, v, open, defs)
 		if err != nil {
 			return nil, err
 		}
@@ -61,10 +62,25 @@ func Compare(ctx context.Context, l *sim.Lesson, a, b string, open StoreOpener) 
 }
 
 // AsVariant returns a copy of l under variant v with the steps'
-// expectations dropped.
+// expectations dropped: v is a built-in variant, or l's own variant (its
+// variant file, when l runs one).
 func AsVariant(l *sim.Lesson, v string) (*sim.Lesson, error) {
+	var def *sim.VariantDef
+	if v == l.Variant {
+		def = l.VariantDef
+	}
+	return under(l, v, def)
+}
+
+// AsLock returns a copy of l under the variant file def (a learner's own
+// lock) with the steps' expectations dropped.
+func AsLock(l *sim.Lesson, def *sim.VariantDef) (*sim.Lesson, error) {
+	return under(l, def.Name, def)
+}
+
+func under(l *sim.Lesson, v string, def *sim.VariantDef) (*sim.Lesson, error) {
 	out := *l
-	out.Variant = v
+	out.Variant, out.VariantDef = v, def
 	out.Steps = slices.Clone(l.Steps)
 	for i := range out.Steps {
 		out.Steps[i].Expect = ""
@@ -76,8 +92,11 @@ func AsVariant(l *sim.Lesson, v string) (*sim.Lesson, error) {
 	return &out, nil
 }
 
-func runAs(ctx context.Context, l *sim.Lesson, v string, open StoreOpener) (Side, error) {
+func runAs(ctx context.Context, l *sim.Lesson, v string, open StoreOpener, defs []*sim.VariantDef) (Side, error) {
 	lv, err := AsVariant(l, v)
+	if i := slices.IndexFunc(defs, func(d *sim.VariantDef) bool { return d.Name == v }); i >= 0 {
+		lv, err = AsLock(l, defs[i])
+	}
 	if err != nil {
 		return Side{}, err
 	}

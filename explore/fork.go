@@ -179,6 +179,9 @@ type SandboxConfig struct {
 	Lock    string // the lock's name; "" means "lock"
 	Replica bool   // a primary and a replica, so that failover is on the menu
 	Seed    uint64 // the run's seed (grant tokens); 0 means 1
+	// Def, when set, is the learner's own lock (a user's variant file,
+	// sim.LoadVariant): the sandbox runs it, and Variant is ignored.
+	Def *sim.VariantDef
 }
 
 // Sandbox returns an empty timeline for c: no steps yet, its title and actor
@@ -199,10 +202,13 @@ func Sandbox(r sim.Renderer, c SandboxConfig) (*sim.Lesson, error) {
 	if seed == 0 {
 		seed = 1
 	}
+	if c.Def != nil {
+		c.Variant = c.Def.Name
+	}
 	l := &sim.Lesson{
 		ID: SandboxID, Title: sim.TextOf(r, sandboxTitle(c.Variant)), Variant: c.Variant,
 		Lease: time.Duration(c.LeaseMS) * time.Millisecond, Fencing: c.Fencing, Lock: lock,
-		Seed: seed, Replica: c.Replica,
+		Seed: seed, Replica: c.Replica, VariantDef: c.Def,
 	}
 	for i := range c.Actors {
 		id := string(rune('A' + i))

@@ -46,6 +46,11 @@ type Origin struct {
 	// Search names the search that found the timeline (the search file's
 	// stem, or the Search page's shape); "" for any other timeline.
 	Search string
+	// Under is the id of the lesson whose steps and texts the timeline runs
+	// under another variant than the lesson's own (Compare's columns, a
+	// course lesson under the learner's own lock: Under); "" for any other
+	// timeline.
+	Under string
 }
 
 // Bounds on what a share code may hold. A timeline a learner builds is far
@@ -79,6 +84,18 @@ type wireLesson struct {
 	At       int         `json:"at,omitempty"`
 	// Search is Origin.Search (an addition: codes without it still open).
 	Search string `json:"se,omitempty"`
+	// Under is Origin.Under (an addition: codes without it still open).
+	Under string `json:"un,omitempty"`
+	// Lock is the learner's own lock when the timeline runs one (an
+	// addition): its variant file and scripts, loaded again by Decode.
+	OwnLock *wireLock `json:"lk,omitempty"`
+}
+
+// wireLock is a user's variant file in a share code: the file's name and
+// the texts sim.LoadVariant read (sim.VariantDef.Texts), by path.
+type wireLock struct {
+	File  string            `json:"f"`
+	Texts map[string]string `json:"t"`
 }
 
 type wireActor struct {
@@ -152,7 +169,13 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
-		Origin: o.Lesson, At: o.At, Search: o.Search,
+		Origin: o.Lesson, At: o.At, Search: o.Search, Under: o.Under,
+	}
+	if d := l.VariantDef; d != nil && !d.Builtin {
+		if len(d.Texts) == 0 {
+			return "", errors.New("explore: cannot share this timeline: its variant file's texts are not known")
+		}
+		w.OwnLock = &wireLock{File: d.File, Texts: d.Texts}
 	}
 	for _, a := range l.Actors {
 		w.Actors = append(w.Actors, wireActor{ID: a.ID, Name: toWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
@@ -417,6 +440,13 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
 		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
 	}
+	if w.OwnLock != nil {
+		def, errs := wireVariant(w.OwnLock)
+		if len(errs) > 0 {
+			return nil, Origin{}, errs
+		}
+		l.VariantDef, l.Variant = def, def.Name
+	}
 	for _, a := range w.Actors {
 		l.Actors = append(l.Actors, sim.ActorSpec{ID: a.ID, Name: fromWire(a.Name), Instance: a.Instance, RequestID: a.RequestID})
 	}
@@ -437,7 +467,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		}
 		l.Steps = append(l.Steps, st)
 	}
-	return l, Origin{Lesson: w.Origin, At: w.At, Search: w.Search}, b.errs
+	return l, Origin{Lesson: w.Origin, At: w.At, Search: w.Search, Under: w.Under}, b.errs
 }
 
 // check returns every reason l and o cannot be shared: explore's bounds on
@@ -466,6 +496,10 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 	// The origin.
 	str("origin", o.Lesson)
 	str("search", o.Search)
+	str("under", o.Under)
+	if o.Under != "" && !sim.ValidLessonID(o.Under) {
+		b.add("under", sim.M("explore.link.origin-id", "ID", o.Under), "the lesson id %q: want lowercase letters, digits and '-'", o.Under)
+	}
 	switch {
 	case o.Lesson == "" && o.At != 0:
 		b.add("at", sim.M("explore.link.at-without-lesson", "At", o.At), "the timeline forks no lesson, yet names step %d to fork after", o.At)
@@ -538,4 +572,39 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// maxLockFiles bounds the files of a user's lock in a share code: the
+// variant file and a script per section.
+const maxLockFiles = 5
+
+// wireVariant loads the user's lock a share code carries, from its texts
+// only (no file is read), with every check of sim.LoadVariant: its
+// problems are at their files' lines.
+func wireVariant(w *wireLock) (*sim.VariantDef, sim.LoadErrors) {
+	var b bounds
+	if len(w.Texts) > maxLockFiles {
+		b.add("lock", sim.M("explore.link.lock-files", "N", len(w.Texts), "Max", maxLockFiles), "the lock has %d files; at most %d may be shared", len(w.Texts), maxLockFiles)
+		return nil, b.errs
+	}
+	src, ok := w.Texts[w.File]
+	if !ok {
+		b.add("lock", sim.M("explore.link.lock-no-file", "File", w.File), "the lock's variant file %s is not in the link", w.File)
+		return nil, b.errs
+	}
+	def, err := sim.LoadVariant(w.File, []byte(src), func(p string) ([]byte, error) {
+		if t, ok := w.Texts[p]; ok {
+			return []byte(t), nil
+		}
+		return nil, fmt.Errorf("%s is not in the link", p)
+	})
+	if err != nil {
+		var les sim.LoadErrors
+		if errors.As(err, &les) {
+			return nil, les
+		}
+		b.add("lock", sim.M("explore.link.damaged", "Detail", err.Error()), "%v", err)
+		return nil, b.errs
+	}
+	return def, nil
 }

@@ -30,6 +30,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add("2.eNqrrgUAAXUA-Q")
 	f.Add("1.eNqrrgUAAXUA-Q") // "{}"
 	f.Add(`{"v":"token-count","l":1000,"k":"lock","a":[{"i":"A"}],"t":[{"a":"A","d":"crash"},{"a":"A","d":"acquire"}]}`)
+	// A learner's own lock in the link (lk: its variant file and script).
+	f.Add(`{"v":"mine","l":1000,"k":"lock","a":[{"i":"A"}],"t":[{"a":"A","d":"acquire"}],"lk":{"f":"m.variant.yaml","t":{"m.variant.yaml":"name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\nacquire:\n  source: return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\nrelease:\n  script: r.lua\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n","r.lua":"return redis.call('DEL', KEYS[1])\n"}}}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		checkDecode(t, s)
 		checkDecode(t, "1."+base64.RawURLEncoding.EncodeToString(zlibOf(t, []byte(s))))

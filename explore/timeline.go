@@ -29,11 +29,15 @@ const (
 	KindSearch
 	// KindOwnLock is a timeline of the learner's own lock.
 	KindOwnLock
+	// KindUnder is a lesson's steps run under another variant than its own
+	// (Origin.Under names the lesson): a column of Compare, a course lesson
+	// under the learner's own lock.
+	KindUnder
 )
 
 var kindNames = map[Kind]string{
 	KindLesson: "lesson", KindDrill: "drill", KindFork: "fork", KindSandbox: "sandbox",
-	KindImport: "import", KindSearch: "search", KindOwnLock: "own-lock",
+	KindImport: "import", KindSearch: "search", KindOwnLock: "own-lock", KindUnder: "under",
 }
 
 // String is the kind's name ("lesson", "fork", …).
@@ -50,7 +54,7 @@ func (k Kind) String() string {
 type Timeline struct {
 	Kind   Kind
 	Lesson *sim.Lesson
-	Origin Origin // set for KindFork and KindSearch only
+	Origin Origin // set for KindFork, KindSearch and KindUnder only
 }
 
 // Course is course lesson l as a Timeline.
@@ -60,14 +64,19 @@ func Course(l *sim.Lesson) Timeline { return Timeline{Kind: KindLesson, Lesson: 
 func Drill(l *sim.Lesson) Timeline { return Timeline{Kind: KindDrill, Lesson: l} }
 
 // Shared is the Timeline of a decoded share code (Decode's lesson and
-// origin): a fork when o names a lesson, else a search result when o names
-// a search, else a sandbox by its id, else an import.
+// origin): a lesson under another variant when o names one (Under), else a
+// fork when o names a lesson, else a search result when o names a search,
+// else a sandbox by its id, else an import.
 func Shared(l *sim.Lesson, o Origin) Timeline {
 	switch {
+	case o.Under != "":
+		return Timeline{Kind: KindUnder, Lesson: l, Origin: o}
 	case o.Lesson != "":
 		return Timeline{Kind: KindFork, Lesson: l, Origin: o}
 	case o.Search != "":
 		return Timeline{Kind: KindSearch, Lesson: l, Origin: o}
+	case l.VariantDef != nil && !l.VariantDef.Builtin:
+		return Timeline{Kind: KindOwnLock, Lesson: l}
 	case l.ID == SandboxID:
 		return Timeline{Kind: KindSandbox, Lesson: l}
 	}

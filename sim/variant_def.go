@@ -145,7 +145,7 @@ func (v *defVariant) read(s *ScriptDef, reply Reply, owner string) (string, erro
 	}
 	rule, ok := s.match(reply, owner)
 	if !ok {
-		return "", &UnmappedReplyError{Variant: v.d.Name, File: v.d.File, Script: s.Script.Name, Reply: reply}
+		return "", &UnmappedReplyError{Variant: v.d.Name, File: v.d.File, Script: s.Script.Name, Reply: reply, Pos: v.d.repliesPos(s)}
 	}
 	return rule.Outcome, nil
 }
@@ -245,13 +245,42 @@ func (v *defVariant) holds(k KeyState) map[string]int64 {
 type UnmappedReplyError struct {
 	Variant, File, Script string
 	Reply                 Reply
+	// Pos is where the variant file writes the script's reply map (its
+	// `replies:`), zero when not known.
+	Pos Pos
+}
+
+// Where is the reply map's place, FILE:LINE:COL, "" when not known.
+func (e *UnmappedReplyError) Where() string {
+	if e.File == "" || e.Pos.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", e.File, e.Pos.Line, e.Pos.Col)
 }
 
 func (e *UnmappedReplyError) Error() string {
-	return fmt.Sprintf("sim: variant %s: script %s replied %s, which its reply map does not list", e.Variant, e.Script, e.Reply)
+	msg := fmt.Sprintf("sim: variant %s: script %s replied %s, which its reply map does not list", e.Variant, e.Script, e.Reply)
+	if w := e.Where(); w != "" {
+		msg = w + ": " + msg
+	}
+	return msg
 }
 
-// Message makes UnmappedReplyError a Coded error: variant.unmapped-reply.
+// Message makes UnmappedReplyError a Coded error: variant.unmapped-reply,
+// or variant.unmapped-reply.at with the reply map's place (Where).
 func (e *UnmappedReplyError) Message() Msg {
+	if w := e.Where(); w != "" {
+		return M("variant.unmapped-reply.at", "Where", w, "Variant", e.Variant, "Script", e.Script, "Reply", e.Reply.String())
+	}
 	return M("variant.unmapped-reply", "Variant", e.Variant, "Script", e.Script, "Reply", e.Reply.String())
+}
+
+// repliesPos is where d's file writes the reply map of its script s.
+func (d *VariantDef) repliesPos(s *ScriptDef) Pos {
+	for role, sd := range map[string]*ScriptDef{"acquire": d.Acquire, "release": d.Release, "renew": d.Renew, "finish_release": d.FinishRelease} {
+		if sd == s {
+			return d.at[role+".replies"]
+		}
+	}
+	return Pos{}
 }

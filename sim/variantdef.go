@@ -38,7 +38,13 @@ type VariantDef struct {
 	BooleanReading bool
 	// Builtin is true for the variant files embedded in sim/variants.
 	Builtin bool
-	at      map[string]Pos // where the file wrote each field, by path
+	// Texts are what LoadVariant read of a user's variant file: the file's
+	// text under File and each script file's under the path read (nil for
+	// a built-in variant). Loading them again (LoadVariant with a
+	// ReadFunc over Texts) gives the same variant, which is how a share
+	// code carries a user's lock (package explore).
+	Texts map[string]string
+	at    map[string]Pos // where the file wrote each field, by path
 }
 
 // LockLayout is the lock key's type and layout.

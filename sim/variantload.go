@@ -59,10 +59,24 @@ func loadVariant(file string, src []byte, read ReadFunc, builtin bool) (*Variant
 		}
 		src = b
 	}
+	texts := map[string]string{file: string(src)}
+	if read != nil && !builtin {
+		inner := read
+		read = func(p string) ([]byte, error) {
+			b, err := inner(p)
+			if err == nil {
+				texts[p] = string(b)
+			}
+			return b, err
+		}
+	}
 	vd := &variantDecoder{file: file, read: read, builtin: builtin}
 	def := vd.decode(src)
 	if def != nil {
 		def.Builtin = builtin
+		if !builtin {
+			def.Texts = texts
+		}
 	}
 	errs := vd.errs
 	if def != nil {

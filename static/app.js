@@ -6,7 +6,8 @@
 // doc of package web), keep the address (history.js), run predict mode
 // (predict.js) and explore's fork menu and undo (explore.js), and keep the
 // learner's progress (course.js) and answers (interview.js), and run the
-// Search page (search.js). Only this
+// Search page (search.js), and write a variant file from the "Your lock"
+// builder (lockform.js). Only this
 // module touches the page when it is imported; the others export
 // functions, given what they work on, so node --test loads them without a
 // browser (static/test).
@@ -21,6 +22,7 @@ import { startInterview, startTimer } from "./interview.js";
 import { loadFlag, storeFlag } from "./storage.js";
 import { startSearch } from "./search.js";
 import * as classroom from "./classroom.js";
+import { startLockBuilder } from "./lockform.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -461,6 +463,7 @@ if (byID("player")) startPlayer(document, byID("player"), storage);
 if (byID("course")) showCourseProgress(document, byID("course"), storage, location.href);
 if (byID("interview")) startInterview(document, byID("interview"), storage);
 if (byID("sixty")) startTimer(byID("sixty"), () => Date.now(), window);
+if (document.querySelector("[data-lock-builder]")) startLockBuilder(document);
 if (byID("search")) {
   startSearch(document, byID("search"), {
     WebSocket,

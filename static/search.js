@@ -56,7 +56,8 @@ export function badNumbers(values) {
 }
 
 // shapeRequest is the search of the form's values: {variant, actors,
-// depth, lease_ms, fencing, expiry, moves: [...], invariants: [...]} as
+// depth, lease_ms, fencing, expiry, moves: [...], invariants: [...], and
+// lock: the share code of the learner's own lock when the page searches it} as
 // read from the form, with the variant's defaults (its data-defaults).
 // The server checks it with the validator of search files.
 export function shapeRequest(values, defaults) {
@@ -70,6 +71,7 @@ export function shapeRequest(values, defaults) {
     moves: values.moves.slice(),
     advance_ms: advanceFor(defaults, lease, Boolean(values.expiry)),
     invariants: values.invariants.slice(),
+    ...(values.lock ? { lock: values.lock } : {}),
   };
 }
 
@@ -176,6 +178,7 @@ function formValues(form) {
     expiry: form.elements.expiry.checked,
     moves: checked("move"),
     invariants: checked("invariant"),
+    lock: form.elements.lock?.value || "",
   };
 }
 

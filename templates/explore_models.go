@@ -33,6 +33,9 @@ type Explore struct {
 	OriginalLesson   string
 	ForkCrumb        string
 	SandboxCrumb     string
+	UnderCrumb       string // a lesson run under another variant (explore.KindUnder)
+	ImportCrumb      string
+	OwnLockCrumb     string
 	SandboxHeading   string
 	SandboxIntro     string
 	VariantField     string
@@ -62,6 +65,39 @@ type Explore struct {
 	CompareFailed    string
 	OpenInPlayer     string
 	StatusPaused     string
+	// Your lock (LockPage).
+	LockHeading      string
+	LockIntro        string
+	LockOpenPage     string
+	LockVariantName  string
+	LockVariantText  string
+	LockVariantFile  string
+	LockScriptName   string
+	LockScriptText   string
+	LockScriptFiles  string
+	LockCheck        string
+	LockErrors       string
+	LockFailed       string
+	LockPassed       string // {name}: filled by package web
+	LockShare        string
+	LockSandbox      string
+	LockSearch       string
+	LockTableHeading string
+	LockLesson       string
+	LockOwnVariant   string
+	LockVerdict      string
+	LockBreaks       string
+	LockOpen         string
+	LockCompare      string
+	LockBuilder      string
+	LockBuilderIntro string
+	LockKeyLayout    string
+	LockOwnerKind    string
+	LockReentry      string
+	LockScriptKeys   string
+	LockScriptArgv   string
+	LockReplies      string
+	LockWrite        string
 }
 
 // ChoiceButton is one action of the fork menu. Spec is the JSON of the
@@ -119,6 +155,8 @@ type ExplorePage struct {
 	Site
 	X        Explore
 	Variants []VariantOption
+	// Lock is the "Your lock" form (LockFormCard), empty.
+	Lock LockForm
 	// Import: the text sent, its lines, and the loader's errors.
 	ImportText   string
 	ImportLines  []ImportLine
@@ -171,13 +209,16 @@ type ComparePage struct {
 	Title string
 	// Query holds the timeline's hidden form fields (t or lesson).
 	QueryName, QueryValue string
-	A, B                  string
-	Variants              []string
-	Summary               string // first difference, or none
-	Error                 string
-	Rows                  []CompareRow
-	AURL, BURL            string // the timeline under each variant, in the player
-	BackURL               string // the timeline as it was, in the player
+	// LockCode is the share code of the learner's own lock (k) when the
+	// page compares with it, a hidden field of the form.
+	LockCode   string
+	A, B       string
+	Variants   []string
+	Summary    string // first difference, or none
+	Error      string
+	Rows       []CompareRow
+	AURL, BURL string // the timeline under each variant, in the player
+	BackURL    string // the timeline as it was, in the player
 }
 
 // CompareRow is one step of a comparison.

@@ -86,6 +86,7 @@ type UI struct {
 	AsBoolean          string
 	Takeaway           string
 	LessonNote         string
+	NarrationGenerated string // the mark of narration generated from the run
 	Expected           string
 	NoScript           string
 	CurrentState       string
@@ -284,7 +285,11 @@ type NarrationView struct {
 	CheckOK      bool
 	CheckText    string // "" when the step asserts nothing
 	Say          string
-	Takeaway     string // set on the last step
+	// Generated is set when Say was generated from the run (explore.Narrate:
+	// a step the lesson does not narrate, or whose narration does not fit
+	// the variant that runs): the page marks it so.
+	Generated bool
+	Takeaway  string // set on the last step
 	// Note is how Lockstep runs the lesson (lesson field note), set before
 	// the first step.
 	Note string

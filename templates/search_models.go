@@ -64,6 +64,10 @@ type SearchPage struct {
 	Moves      []SearchChoice
 	Invariants []SearchChoice
 	FromLesson string
+	// LockCode is the share code of the learner's own lock when the page
+	// searches it (/search?lock=): the picker's selected entry, sent with
+	// the search message.
+	LockCode string
 	// Problems are the address's parameters that do not read (each left
 	// at the variant's value), in the page's language.
 	Problems []SearchProblem

@@ -70,6 +70,7 @@ func (v *Step) Narration() templates.NarrationView {
 	if n.Say == "" && v.cur <= len(v.lesson.Steps) {
 		// A step a learner added (explore mode) has no narration of its own.
 		n.Say = strings.TrimSpace(t.Msg(explore.Narrate(v.lesson, &v.lesson.Steps[v.cur-1], v.frames[v.cur-1], f)))
+		n.Generated = n.Say != ""
 	}
 	if v.cur <= len(v.lesson.Steps) {
 		n.Misconception = strings.TrimSpace(v.lesson.Steps[v.cur-1].Misconception.In(t.Locale()))

@@ -66,7 +66,7 @@ const runTimeout = 4 * stepTimeout
 func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
-	frames, err := sim.RunFrames(ctx, l, s.openStore)
+	frames, err := sim.RunFrames(ctx, l, s.openerFor(l))
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -84,5 +84,42 @@ func (s *Server) openStore() (sim.Store, func(context.Context) error, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 		defer cancel()
 		return end(ctx)
+	}, nil
+}
+
+// customScripts reports whether l runs scripts of a user's variant file
+// (the learner's own lock), which the server sends to its Redis only when
+// the operator allowed it (Config.AllowCustomScripts, serve
+// -allow-custom-scripts).
+func customScripts(l *sim.Lesson) bool { return l.VariantDef != nil && !l.VariantDef.Builtin }
+
+// openerFor is where a run of l opens its store: the server's backend,
+// except for a lesson with custom scripts on a real Redis the operator did
+// not open to them, which runs on an embedded Redis of the server's own
+// (ownEmbedded).
+func (s *Server) openerFor(l *sim.Lesson) sim.StoreOpener {
+	if !customScripts(l) || s.cfg.AllowCustomScripts || s.cfg.Backend.Info().Embedded {
+		return s.openStore
+	}
+	return s.openEmbedded
+}
+
+// openEmbedded opens a run's store on the server's embedded Redis for
+// custom scripts, started on first use and closed with the server.
+func (s *Server) openEmbedded() (sim.Store, func(context.Context) error, error) {
+	s.embeddedOnce.Do(func() {
+		s.embedded, s.embeddedErr = backend.Open(s.ctx, backend.Config{})
+	})
+	if s.embeddedErr != nil {
+		return nil, nil, fmt.Errorf("web: embedded redis for custom scripts: %w", s.embeddedErr)
+	}
+	st, err := s.embedded.NewStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		return st.Close(ctx)
 	}, nil
 }

@@ -18,8 +18,20 @@
 //	POST /explore/import           a lesson file (multipart field file, or yaml for pasted text, up to 256 KiB): 303 to its player, or 422 with the loader's errors at FILE:LINE:COL and the text kept;
 //	                               a body over 320 KiB, whatever its encoding, gets 413 naming the limit, and one not read within Config.BodyTimeout (20 s) 408
 //	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
-//	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V   the timeline under two variants, the first step whose outcomes differ marked
-//	GET /search?lang=L&variant=V&actors=N&depth=N&lease_ms=N&fencing=0|1&moves=a,b&invariants=x,y&expiry=0|1&from=ID
+//	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V&k=LOCK   the timeline under two variants, the first step whose outcomes differ marked;
+//	                               without a or b never a variant against itself; a column under another variant than the lesson's own
+//	                               opens as a lesson under that variant (explore.Under: retold from the first step that differs, marked);
+//	                               k (a lock's code) adds the learner's own lock to the variants
+//	GET /explore/lock?lang=L       "Your lock" (ownlock.go): the form for a variant file and its scripts (and a builder, lockform.js)
+//	POST /explore/lock             the files (multipart: variant_name, variant or variant_file, script_name_N with script_N, or
+//	                               scripts uploads; 32 KiB the variant file, 64 KiB a script, 4 scripts): 303 to the lock's link,
+//	                               or 422 with each problem beside its line (FILE:LINE:COL) and the files kept
+//	GET /explore/lock?k=LOCK       the lock's link (LOCK: the share code of an empty sandbox under it, carrying its files): the
+//	                               files and the course run on the lock as a table (30 s at most, one table per client address,
+//	                               Config.MaxSearches at once; 503 when none is free)
+//	GET /explore/lock/open?k=LOCK&lesson=ID[&to=compare]   303 to the lesson under the lock in the player (at the first step that
+//	                               differs) or to Compare with the lesson's own variant
+//	GET /search?lang=L&variant=V&actors=N&depth=N&lease_ms=N&fencing=0|1&moves=a,b&invariants=x,y&expiry=0|1&from=ID&lock=LOCK
 //	                               the Search page (search.go, search_page.go): the form filled with the variant's
 //	                               course search file (searches/), then with the parameters (a lesson's "find it
 //	                               yourself" link; from names the lesson); the search runs over the websocket
@@ -125,7 +137,9 @@
 //	                                 start a search (the Search page; SearchRequest): a shape on the variant's
 //	                                 course search file, whose values fill what it leaves out (0 or null), or
 //	                                 {"file":"<search file YAML>"}; checked by search.Validate, the validator of
-//	                                 search files, so a bad one is a bad-search error naming each field
+//	                                 search files, so a bad one is a bad-search error naming each field;
+//	                                 "lock":"<a lock's code>" runs the shape on the learner's own lock
+//	                                 (token-count's search file fills what it leaves out)
 //	{"type":"search-stop"}           stop the running search; its result (what it found so far) follows
 //	{"type":"class-start"}  …        the class messages (class-start, -resume, -ask, -reveal, -end, -csv,
 //	                                 -join, -answer, -follow) and their replies: docs/classroom.md

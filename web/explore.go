@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -148,9 +149,19 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		Langs:   langOptions(t, func(loc sim.Locale) string { return exploreURL(code, step, loc, presenter) }),
 		Backend: s.lessonBadge(t, l), Crumb: x.SandboxCrumb,
 	}
-	if tl.Kind == explore.KindSearch {
+	switch tl.Kind {
+	case explore.KindSearch:
 		// A search result: the crumb goes back to the Search page.
 		h.Crumb, h.CourseURL = t.Search().SearchCrumb, "/search?lang="+string(t.locale)
+	case explore.KindUnder:
+		h.Crumb = x.UnderCrumb
+		if customScripts(l) {
+			h.Crumb = x.OwnLockCrumb
+		}
+	case explore.KindImport:
+		h.Crumb = x.ImportCrumb
+	case explore.KindOwnLock:
+		h.Crumb = x.OwnLockCrumb
 	}
 	if base := s.originLesson(o); base != nil {
 		h.Crumb = x.ForkCrumb
@@ -203,6 +214,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePag
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
 	}
 	p.Variants = variantOptions(t, "token-count")
+	p.Lock = lockFiles{}.form()
 	if badLink != nil {
 		p.BadLink = t.Err(badLink)
 	}
@@ -503,19 +515,25 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		p.QueryName, p.QueryValue = "lesson", l.ID
 		p.BackURL = lessonURL(l.ID, 0, loc, false)
 	}
-	if p.A == "" {
-		p.A = l.Variant
+	p.A, p.B = compareDefaults(l.Variant, p.A, p.B)
+	var defs []*sim.VariantDef
+	if def, err := s.lockForCompare(r); err != nil {
+		p.Error = t.Err(err)
+		writePage(w, r, http.StatusBadRequest, templates.Compare(p))
+		return
+	} else if def != nil {
+		// The learner's own lock (k=, from its course table) is one more
+		// variant to pick.
+		defs, p.LockCode = append(defs, def), q.Get("k")
+		p.Variants = append(slices.Clone(p.Variants), def.Name)
 	}
-	if p.B == "" {
-		p.B = "token-count"
-		if p.A == p.B {
-			p.B = "hash-refresh"
-		}
+	if customScripts(l) && !slices.Contains(p.Variants, l.Variant) {
+		p.Variants = append(slices.Clone(p.Variants), l.Variant)
 	}
 	p.Title = l.Title.In(loc)
 	ctx, cancel := context.WithTimeout(r.Context(), 2*runTimeout)
 	defer cancel()
-	c, err := explore.Compare(ctx, l, p.A, p.B, s.openStore)
+	c, err := explore.Compare(ctx, l, p.A, p.B, s.lockOpener(l, defs), defs...)
 	if err != nil {
 		p.Error = t.Err(err)
 		if _, reason, ok := stepRefusal(t, err); ok {
@@ -524,15 +542,27 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}
-	for _, side := range []*explore.Side{&c.A, &c.B} {
-		code, err := s.encodeTimeline(explore.Timeline{Kind: tl.Kind, Lesson: side.Lesson, Origin: tl.Origin})
-		if err == nil {
-			u := exploreURL(code, c.FirstDiff, loc, false)
-			if side == &c.A {
-				p.AURL = u
-			} else {
-				p.BURL = u
+	own, err := s.ownFrames(ctx, l, c)
+	if err != nil {
+		p.Error = t.Err(err)
+		writePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
+		return
+	}
+	for i, side := range []*explore.Side{&c.A, &c.B} {
+		u := lessonURL(l.ID, c.FirstDiff, loc, false)
+		if side.Variant != l.Variant || tl.Kind != explore.KindLesson {
+			// A course lesson's own column is the lesson; any other is a
+			// timeline of its own.
+			code, err := s.encodeTimeline(s.compareSide(tl, l, side, own))
+			if err != nil {
+				continue
 			}
+			u = exploreURL(code, c.FirstDiff, loc, false)
+		}
+		if i == 0 {
+			p.AURL = u
+		} else {
+			p.BURL = u
 		}
 	}
 	switch {
@@ -545,4 +575,55 @@ func (s *Server) serveCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Rows = view.CompareRows(t, l, c)
 	writePage(w, r, http.StatusOK, templates.Compare(p))
+}
+
+// compareDefaults are the two variants Compare runs: a and b as the query
+// names them, a defaulting to the lesson's own variant and b to
+// token-count or hash-refresh, so that a page opened without a or b never
+// compares a variant with itself.
+func compareDefaults(own, a, b string) (string, string) {
+	if a == "" {
+		a = own
+		if a == b {
+			a = otherVariant(b)
+		}
+	}
+	if b == "" {
+		b = otherVariant(a)
+	}
+	return a, b
+}
+
+// otherVariant is token-count, or hash-refresh when v is token-count.
+func otherVariant(v string) string {
+	if v == "token-count" {
+		return "hash-refresh"
+	}
+	return "token-count"
+}
+
+// ownFrames are the frames of l under its own variant: a side of c when
+// it runs that variant, else a run of its own.
+func (s *Server) ownFrames(ctx context.Context, l *sim.Lesson, c *explore.Comparison) ([]sim.Frame, error) {
+	for _, side := range []explore.Side{c.A, c.B} {
+		if side.Variant == l.Variant {
+			return side.Frames, nil
+		}
+	}
+	return sim.RunFrames(ctx, l, s.openerFor(l))
+}
+
+// compareSide is the timeline a column of Compare opens: tl's own when
+// the side runs the lesson's variant, else the lesson under the side's
+// variant, retold where its outcomes leave the lesson's (explore.Under).
+func (s *Server) compareSide(tl explore.Timeline, l *sim.Lesson, side *explore.Side, own []sim.Frame) explore.Timeline {
+	if side.Variant == l.Variant {
+		return explore.Timeline{Kind: tl.Kind, Lesson: side.Lesson, Origin: tl.Origin}
+	}
+	under, _ := explore.Under(s.translators.cat, l, side.Lesson, side.Frames, own)
+	id := l.ID
+	if !sim.ValidLessonID(id) {
+		id = explore.SandboxID
+	}
+	return explore.Timeline{Kind: explore.KindUnder, Lesson: under, Origin: explore.Origin{Under: id}}
 }

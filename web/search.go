@@ -68,7 +68,16 @@ type SearchRequest struct {
 	Moves      []string `json:"moves"`
 	AdvanceMS  []int64  `json:"advance_ms"`
 	Invariants []string `json:"invariants"`
+	// Lock, when set, is the share code of the learner's own lock (its
+	// course table's link, /explore/lock?k=): the search runs on that
+	// lock, on the shape of token-count's search file, and Variant is
+	// ignored.
+	Lock string `json:"lock,omitempty"`
 }
+
+// lockSearchBase is the course search file whose shape a search of a
+// learner's own lock starts from.
+const lockSearchBase = "token-count"
 
 // maxShapeActors bounds the actors a shape builds before the validator
 // refuses more than search.MaxActors: enough to name any count it is sent
@@ -83,7 +92,11 @@ const searchFileName = "search.yaml"
 // from the variant's course search file with req's fields in its place,
 // then checked by search.Validate. Problems come as a bad-search protocol
 // error naming their fields.
-func shapeFile(req *SearchRequest) (*search.File, error) {
+func shapeFile(req *SearchRequest) (*search.File, error) { return shapeFileOn(req, nil) }
+
+// shapeFileOn is shapeFile, on the variant file def when not nil (a
+// learner's own lock): the shape starts from lockSearchBase's file.
+func shapeFileOn(req *SearchRequest, def *sim.VariantDef) (*search.File, error) {
 	if req.File != "" {
 		f, err := search.Parse(searchFileName, []byte(req.File))
 		if err != nil {
@@ -96,7 +109,13 @@ func shapeFile(req *SearchRequest) (*search.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if base := variantSearch(all, req.Variant); base != nil {
+	baseName := req.Variant
+	if def != nil {
+		// As a search file names a variant file: its counterexamples name
+		// it so too, and load back with def (search.counterexample).
+		f.Path, f.Variant, f.VariantDef, baseName = def.Name, "./"+def.Name+sim.VariantFileSuffix, def, lockSearchBase
+	}
+	if base := variantSearch(all, baseName); base != nil {
 		f.Lease, f.Fencing, f.Lock, f.Depth = base.Lease, base.Fencing, base.Lock, base.Depth
 		f.Actors = base.Actors
 		f.Moves, f.Advance, f.Invariants = base.Moves, base.Advance, base.Invariants
@@ -292,7 +311,16 @@ func (s *session) startSearch(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeSearchRunning, "search-running"))
 		return
 	}
-	f, err := shapeFile(m.Search)
+	var def *sim.VariantDef
+	if m.Search != nil && m.Search.Lock != "" && m.Search.File == "" {
+		d, _, err := s.srv.decodeLock(m.Search.Lock)
+		if err != nil {
+			s.sendErr(m.ID, perrOf(ErrCodeBadSearch, err))
+			return
+		}
+		def = d
+	}
+	f, err := shapeFileOn(m.Search, def)
 	if err != nil {
 		s.sendErr(m.ID, err)
 		return
@@ -313,7 +341,7 @@ func (s *session) startSearch(m ClientMessage) {
 		defer func() { <-srv.searchSlots }()
 		defer cancel()
 		start := time.Now()
-		cfg := search.Config{Backend: srv.searchBackend, Workers: srv.cfg.SearchWorkers, MaxStates: srv.cfg.SearchMaxStates,
+		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.SearchWorkers, MaxStates: srv.cfg.SearchMaxStates,
 			Progress: func(p search.Progress) {
 				el := time.Since(start)
 				msg := SearchProgressMessage{Type: MsgSearchProgress, Re: rs.re, Depth: p.Depth, MaxDepth: f.Depth, States: p.States,
@@ -448,4 +476,14 @@ func searchTimeline(t *translator, cx *search.Counterexample) string {
 		}
 	}
 	return strings.Join(parts, " → ")
+}
+
+// searchBackendFor is where search f runs: the server's search backend,
+// or an embedded Redis per worker when f runs a learner's scripts on a
+// real Redis the operator did not open to them (Config.AllowCustomScripts).
+func (s *Server) searchBackendFor(f *search.File) *search.Backend {
+	if f.VariantDef != nil && !f.VariantDef.Builtin && !s.cfg.AllowCustomScripts && !s.cfg.Backend.Info().Embedded {
+		return search.Embedded()
+	}
+	return s.searchBackend
 }

@@ -117,6 +117,21 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 		js, _ := json.Marshal(shapeOf(f))
 		p.Variants = append(p.Variants, templates.SearchVariant{Name: name, Selected: name == variant, Defaults: string(js)})
 	}
+	if code := q.Get("lock"); code != "" {
+		// The learner's own lock: one more entry, picked, on the shape of
+		// token-count's search file.
+		def, _, err := s.decodeLock(code)
+		if err != nil {
+			http.Error(w, t.Err(err), http.StatusBadRequest)
+			return
+		}
+		js, _ := json.Marshal(shapeOf(variantSearch(all, lockSearchBase)))
+		for i := range p.Variants {
+			p.Variants[i].Selected = false
+		}
+		p.Variants = append(p.Variants, templates.SearchVariant{Name: def.Name, Selected: true, Defaults: string(js)})
+		p.LockCode = code
+	}
 	p.Actors, p.Depth, p.LeaseMS, p.Fencing, p.Expiry = sh.Actors, sh.Depth, sh.LeaseMS, sh.Fencing, expiry
 	for _, m := range search.Moves {
 		p.Moves = append(p.Moves, templates.SearchChoice{Value: string(m), Label: view.ActionName(t, sim.Action(m)), Checked: slices.Contains(sh.Moves, string(m))})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"lockstep/backend"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -158,6 +159,11 @@ type Config struct {
 	// "/class/CODE" on the presenter's page; empty means the host the
 	// presenter's page was opened at.
 	ClassURLs []string
+	// AllowCustomScripts lets the scripts of a learner's own lock (a
+	// user's variant file, the Explore page's "Your lock") run on the
+	// server's Redis when it is a real one (serve -allow-custom-scripts);
+	// by default they run only on an embedded Redis of the server's own.
+	AllowCustomScripts bool
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -183,6 +189,17 @@ type Server struct {
 	searchBackend *search.Backend
 	ctx           context.Context
 	cancel        context.CancelFunc
+	// embedded runs custom scripts when the backend is a real Redis that
+	// may not (openEmbedded): opened on first use, closed with the server.
+	embeddedOnce sync.Once
+	embedded     *backend.Backend
+	embeddedErr  error
+	// lockTables bounds the course tables of learners' own locks being run
+	// at once, server-wide (a token each), and lockAddrs to one per client
+	// address (ownlock.go).
+	lockTables chan struct{}
+	lockMu     sync.Mutex
+	lockAddrs  map[string]bool
 
 	// classBus carries the classes (Config.ClassBus); ownBus: the server
 	// made it and closes it. serverID names this server in a class's state
@@ -255,6 +272,9 @@ func New(cfg Config) (*Server, error) {
 		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:     newWorkGate(cfg.MaxBusy),
 
+		lockTables: make(chan struct{}, cfg.MaxSearches),
+		lockAddrs:  map[string]bool{},
+
 		searchSlots:   make(chan struct{}, cfg.MaxSearches),
 		searchBackend: searchBackendOf(cfg.Backend),
 
@@ -295,6 +315,9 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /explore/export.mmd", s.serveExport("mmd"))
 	mux.HandleFunc("GET /explore/export.svg", s.serveExport("svg"))
 	mux.HandleFunc("GET /explore/compare", s.serveCompare)
+	mux.HandleFunc("GET /explore/lock", s.serveLock)
+	mux.HandleFunc("POST /explore/lock", s.serveLockCheck)
+	mux.HandleFunc("GET /explore/lock/open", s.serveLockOpen)
 	mux.HandleFunc("GET /search", s.serveSearch)
 	mux.HandleFunc("GET /class/{code}", s.serveClass)
 	mux.HandleFunc("GET /ws", s.serveWS)
@@ -361,6 +384,10 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	if s.ownBus {
 		_ = s.classBus.Close()
+	}
+	s.embeddedOnce.Do(func() {}) // none is opened from now on
+	if s.embedded != nil {
+		s.embedded.Close()
 	}
 	return err
 }

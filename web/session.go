@@ -373,7 +373,7 @@ func (s *session) start(re int64, tl explore.Timeline, code string, target int) 
 			return
 		}
 	}
-	store, end, err := s.srv.openStore()
+	store, end, err := s.srv.openerFor(l)()
 	if err != nil {
 		s.sendErr(re, perr(ErrCodeRedis, "new-run", "Reason", err.Error()))
 		return

@@ -102,3 +102,9 @@ test("an error answering the start names its fields; a drop ends the search", ()
   search.onDown(idle);
   assert.equal(idle.phase, "idle", "a drop with no search running changes nothing");
 });
+
+test("shapeRequest carries the learner's own lock when the page searches it", () => {
+  const values = { variant: "my-lock", actors: "2", depth: "5", lease_ms: "30000", fencing: false, expiry: true, moves: ["acquire"], invariants: ["stale-write"] };
+  assert.equal(search.shapeRequest(values, tokenCount).lock, undefined);
+  assert.equal(search.shapeRequest({ ...values, lock: "1.abc" }, tokenCount).lock, "1.abc");
+});

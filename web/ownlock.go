@@ -1,0 +1,522 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"lockstep/explore"
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// The learner's own lock ("Your lock" on the Explore page, issue 19 item
+// 5): a variant file and its scripts, pasted or uploaded, checked by
+// sim.LoadVariant (every error beside its line), then run on the whole
+// course as a table.
+//
+// The lock travels inside its links, not in a server-side store: its share
+// code is an empty sandbox timeline under the lock (explore.Encode carries
+// the variant file and its scripts), so a link works on any server of the
+// same version, survives restarts, and costs the server nothing to keep;
+// its size is bounded by explore.MaxCodeLen (48 KiB compressed, a lock of a
+// few hundred lines of Lua) and by the bounds on the pasted files below. A
+// store would need its own TTL, bound and eviction, and a link would die
+// with it.
+
+// Bounds on a learner's own lock.
+const (
+	// maxLockVariantBytes bounds the variant file, maxLockScriptBytes each
+	// script; maxLockScripts is the number of script files (acquire,
+	// release, renew, finish-release).
+	maxLockVariantBytes = 32 << 10
+	maxLockScriptBytes  = 64 << 10
+	maxLockScripts      = 4
+	// maxLockBody bounds a check request's body, whatever its encoding.
+	maxLockBody = maxLockVariantBytes + maxLockScripts*maxLockScriptBytes + 64<<10
+	// lockTableTimeout bounds the whole course table of one lock: every
+	// lesson's run (each within runTimeout, its scripts within the turn
+	// bound, sim.MaxScriptTurns). Lessons not reached are listed as such.
+	lockTableTimeout = 30 * time.Second
+)
+
+// lockFiles is what a learner sent: the variant file and the scripts, by
+// name, in the order sent.
+type lockFiles struct {
+	variantName, variant string
+	scripts              []templates.LockScript
+}
+
+// form is the files as the page's form shows them: the scripts sent and
+// empty slots up to maxLockScripts.
+func (f lockFiles) form() templates.LockForm {
+	out := templates.LockForm{VariantName: f.variantName, Variant: f.variant, Scripts: slices.Clone(f.scripts)}
+	for len(out.Scripts) < maxLockScripts {
+		out.Scripts = append(out.Scripts, templates.LockScript{})
+	}
+	return out
+}
+
+// filesOf are the files a loaded lock was read from (sim.VariantDef.Texts).
+func filesOf(d *sim.VariantDef) lockFiles {
+	f := lockFiles{variantName: d.File, variant: d.Texts[d.File]}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range d.Texts {
+			if k != d.File && !yield(k) {
+				return
+			}
+		}
+	}) {
+		f.scripts = append(f.scripts, templates.LockScript{Name: name, Text: d.Texts[name]})
+	}
+	return f
+}
+
+// readLockForm reads a check request's files: the variant file (field
+// variant, or an upload in variant_file) and the scripts (script_N with
+// script_name_N, or uploads in scripts, each under its file name). The
+// error says, in t's language, which file is over its bound or not UTF-8.
+func readLockForm(t *translator, r *http.Request) (lockFiles, error) {
+	f := lockFiles{variantName: strings.TrimSpace(r.FormValue("variant_name")), variant: r.FormValue("variant")}
+	if f.variantName == "" {
+		f.variantName = "my-lock" + sim.VariantFileSuffix
+	}
+	if r.MultipartForm != nil {
+		if hs := r.MultipartForm.File["variant_file"]; len(hs) > 0 && hs[0].Size > 0 {
+			b, err := readUpload(hs[0], maxLockVariantBytes)
+			if err != nil {
+				return f, errors.New(t.T("LockFileTooLarge", "Name", hs[0].Filename, "Limit", maxLockVariantBytes>>10))
+			}
+			f.variantName, f.variant = path.Base(hs[0].Filename), string(b)
+		}
+	}
+	for i := 1; i <= maxLockScripts; i++ {
+		name, text := strings.TrimSpace(r.FormValue(fmt.Sprintf("script_name_%d", i))), r.FormValue(fmt.Sprintf("script_%d", i))
+		if strings.TrimSpace(text) == "" && name == "" {
+			continue
+		}
+		f.scripts = append(f.scripts, templates.LockScript{Name: name, Text: text})
+	}
+	if r.MultipartForm != nil {
+		for _, h := range r.MultipartForm.File["scripts"] {
+			if h.Size == 0 {
+				continue
+			}
+			b, err := readUpload(h, maxLockScriptBytes)
+			if err != nil {
+				return f, errors.New(t.T("LockFileTooLarge", "Name", h.Filename, "Limit", maxLockScriptBytes>>10))
+			}
+			f.scripts = append(f.scripts, templates.LockScript{Name: path.Base(h.Filename), Text: string(b)})
+		}
+	}
+	if len(f.scripts) > maxLockScripts {
+		return f, errors.New(t.T("LockTooManyScripts", "N", len(f.scripts), "Max", maxLockScripts))
+	}
+	if len(f.variant) > maxLockVariantBytes {
+		return f, errors.New(t.T("LockFileTooLarge", "Name", f.variantName, "Limit", maxLockVariantBytes>>10))
+	}
+	for _, sc := range f.scripts {
+		if len(sc.Text) > maxLockScriptBytes {
+			return f, errors.New(t.T("LockFileTooLarge", "Name", sc.Name, "Limit", maxLockScriptBytes>>10))
+		}
+	}
+	for _, file := range append([]templates.LockScript{{Name: f.variantName, Text: f.variant}}, f.scripts...) {
+		if !utf8.ValidString(file.Text) {
+			return f, errors.New(t.T("LockNotUTF8", "Name", file.Name))
+		}
+	}
+	if strings.TrimSpace(f.variant) == "" {
+		return f, errors.New(t.T("LockNoVariant"))
+	}
+	return f, nil
+}
+
+func readUpload(h *multipart.FileHeader, limit int) ([]byte, error) {
+	file, err := h.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
+	if err == nil && len(b) > limit {
+		err = errors.New("web: upload over its bound")
+	}
+	return b, err
+}
+
+// load checks the files with sim.LoadVariant: the scripts are read from
+// what was sent (by their names, relative to the variant file), nothing
+// from the disk.
+func (f lockFiles) load() (*sim.VariantDef, error) {
+	byName := map[string]string{}
+	for _, sc := range f.scripts {
+		byName[path.Clean(sc.Name)] = sc.Text
+	}
+	return sim.LoadVariant(f.variantName, []byte(f.variant), func(p string) ([]byte, error) {
+		rel := path.Clean(strings.TrimPrefix(p, path.Dir(f.variantName)+"/"))
+		if text, ok := byName[rel]; ok {
+			return []byte(text), nil
+		}
+		if text, ok := byName[path.Base(p)]; ok {
+			return []byte(text), nil
+		}
+		return nil, errors.New("not among the scripts sent (paste it with this name)")
+	})
+}
+
+// lockErrors are a failed check's problems, each file shown with its lines
+// and the problems beside the lines they name.
+func (s *Server) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.LockFile {
+	var les sim.LoadErrors
+	if !errors.As(err, &les) {
+		return []templates.LockFile{{Name: f.variantName, Errors: []templates.ImportError{{Line: 1, Col: 1, Msg: s.tr(loc).Err(err), Where: f.variantName}}}}
+	}
+	texts := map[string]string{f.variantName: f.variant}
+	order := []string{f.variantName}
+	for _, sc := range f.scripts {
+		texts[sc.Name] = sc.Text
+		order = append(order, sc.Name)
+	}
+	byFile := map[string]*templates.LockFile{}
+	var out []templates.LockFile
+	for _, e := range les {
+		name := e.File
+		if _, ok := texts[name]; !ok {
+			if _, ok := texts[path.Base(name)]; ok {
+				name = path.Base(name)
+			}
+		}
+		lf := byFile[name]
+		if lf == nil {
+			lf = &templates.LockFile{Name: name}
+			byFile[name] = lf
+		}
+		where := fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)
+		lf.Errors = append(lf.Errors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.translators.cat.Message(loc, e), Where: where})
+	}
+	for _, name := range append(order, slices.Sorted(func(yield func(string) bool) {
+		for k := range byFile {
+			if _, ok := texts[k]; !ok && !yield(k) {
+				return
+			}
+		}
+	})...) {
+		lf := byFile[name]
+		if lf == nil {
+			continue
+		}
+		bad := map[int][]string{}
+		for _, e := range lf.Errors {
+			bad[e.Line] = append(bad[e.Line], e.Where+" "+e.Msg)
+		}
+		if text, ok := texts[name]; ok {
+			for i, line := range strings.Split(text, "\n") {
+				lf.Lines = append(lf.Lines, templates.LockLine{Number: i + 1, Text: line, Errors: bad[i+1]})
+			}
+		}
+		out = append(out, *lf)
+	}
+	return out
+}
+
+// lockPage is the "Your lock" page in loc with the form filled from f.
+func (s *Server) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
+	t := s.tr(loc)
+	return templates.LockPage{
+		Site: s.site(loc, navExplore, func(l sim.Locale) string { return "/explore/lock?lang=" + string(l) }),
+		X:    t.Explore(), Form: f.form(),
+	}
+}
+
+// serveLockCheck checks a lock sent by the form (POST /explore/lock): its
+// problems come back beside their lines with the files kept; a lock that
+// passes is redirected to its own link (serveLock), which runs the course
+// table.
+func (s *Server) serveLockCheck(w http.ResponseWriter, r *http.Request) {
+	loc := s.negotiate(r)
+	t := s.tr(loc)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+	body := &watchedBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxLockBody)}
+	r.Body = body
+	if err := readImportBody(r, body); err != nil {
+		p := s.lockPage(loc, lockFiles{})
+		status := http.StatusBadRequest
+		switch {
+		case body.tooBig:
+			status, p.Failed = http.StatusRequestEntityTooLarge, t.T("LockBodyTooLarge", "Max", maxLockBody>>10)
+		case body.timedOut:
+			w.Header().Set("Connection", "close")
+			status, p.Failed = http.StatusRequestTimeout, t.T("ImportBodyTimeout", "Seconds", s.cfg.BodyTimeout.Seconds())
+		default:
+			p.Failed = err.Error()
+		}
+		writePage(w, r, status, templates.LockStart(p))
+		return
+	}
+	f, err := readLockForm(t, r)
+	if err != nil {
+		p := s.lockPage(loc, f)
+		p.Failed = err.Error()
+		writePage(w, r, http.StatusUnprocessableEntity, templates.LockStart(p))
+		return
+	}
+	fail := func(err error) {
+		p := s.lockPage(loc, f)
+		p.Files = s.lockErrors(loc, f, err)
+		writePage(w, r, http.StatusUnprocessableEntity, templates.LockStart(p))
+	}
+	def, err := f.load()
+	if err != nil {
+		fail(err)
+		return
+	}
+	code, err := s.lockCode(def)
+	if err != nil {
+		fail(err)
+		return
+	}
+	http.Redirect(w, r, lockURL(code, loc), http.StatusSeeOther)
+}
+
+// lockCode is the share code of a lock: an empty sandbox timeline under it.
+func (s *Server) lockCode(def *sim.VariantDef) (string, error) {
+	l, err := explore.Sandbox(s.translators.cat, explore.SandboxConfig{Def: def, LeaseMS: 30000, Actors: 2, Lock: "order:42"})
+	if err != nil {
+		return "", err
+	}
+	return s.encodeTimeline(explore.Timeline{Kind: explore.KindOwnLock, Lesson: l})
+}
+
+// lockURL is the link of a lock's page: its files and its course table.
+func lockURL(code string, loc sim.Locale) string {
+	return "/explore/lock?k=" + url.QueryEscape(code) + "&lang=" + string(loc)
+}
+
+// decodeLock opens a lock's share code (k).
+func (s *Server) decodeLock(code string) (*sim.VariantDef, explore.Timeline, error) {
+	tl, err := s.decodeTimeline(code)
+	if err != nil {
+		return nil, tl, err
+	}
+	if !customScripts(tl.Lesson) {
+		return nil, tl, userErr(sim.M("web.lock.not-a-lock"), "web: the link carries no lock of your own")
+	}
+	return tl.Lesson.VariantDef, tl, nil
+}
+
+// serveLock is the "Your lock" page (GET /explore/lock): the form, and with
+// k= a lock's files and its course table.
+func (s *Server) serveLock(w http.ResponseWriter, r *http.Request) {
+	loc := s.negotiate(r)
+	t := s.tr(loc)
+	code := r.URL.Query().Get("k")
+	if code == "" {
+		writePage(w, r, http.StatusOK, templates.LockStart(s.lockPage(loc, lockFiles{})))
+		return
+	}
+	def, tl, err := s.decodeLock(code)
+	if err != nil {
+		p := s.lockPage(loc, lockFiles{})
+		p.Failed = t.Err(err)
+		writePage(w, r, http.StatusBadRequest, templates.LockStart(p))
+		return
+	}
+	p := s.lockPage(loc, filesOf(def))
+	p.Site = s.site(loc, navExplore, func(l sim.Locale) string { return lockURL(code, l) })
+	p.Name, p.ShareURL = def.Name, lockURL(code, loc)
+	p.SearchURL = "/search?lock=" + url.QueryEscape(code) + "&lang=" + string(loc)
+	if enc, err := s.encodeTimeline(tl); err == nil {
+		p.SandboxURL = exploreURL(enc, 0, loc, false)
+	}
+	release, ok := s.takeLockTable(clientAddr(r))
+	if !ok {
+		p.TableNote = t.T("LockTableBusy")
+		writePage(w, r, http.StatusServiceUnavailable, templates.LockStart(p))
+		return
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(r.Context(), lockTableTimeout)
+	defer cancel()
+	p.Rows, p.TableNote = s.lockTable(ctx, t, def, code)
+	p.Table = true
+	writePage(w, r, http.StatusOK, templates.LockStart(p))
+}
+
+// takeLockTable takes a slot for one course table: at most
+// Config.MaxSearches at once server-wide and one per client address. ok
+// is false when none is free; release gives the slot back.
+func (s *Server) takeLockTable(addr string) (release func(), ok bool) {
+	s.lockMu.Lock()
+	defer s.lockMu.Unlock()
+	if s.lockAddrs[addr] {
+		return nil, false
+	}
+	select {
+	case s.lockTables <- struct{}{}:
+	default:
+		return nil, false
+	}
+	s.lockAddrs[addr] = true
+	return func() {
+		s.lockMu.Lock()
+		delete(s.lockAddrs, addr)
+		s.lockMu.Unlock()
+		<-s.lockTables
+	}, true
+}
+
+// lockUnder is course lesson l under the lock def: the timeline its row
+// opens (explore.Under: retold from the first step whose outcome differs
+// from the lesson's own run), that run's frames, the lesson's own, and the
+// first step that differs.
+func (s *Server) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantDef) (tl explore.Timeline, frames, own []sim.Frame, first int, err error) {
+	own, err = s.lessonFrames(ctx, l)
+	if err != nil {
+		return tl, nil, nil, 0, err
+	}
+	lv, err := explore.AsLock(l, def)
+	if err != nil {
+		return tl, nil, own, 0, err
+	}
+	frames, err = s.runFrames(ctx, lv)
+	if err != nil {
+		return tl, nil, own, 0, err
+	}
+	under, first := explore.Under(s.translators.cat, l, lv, frames, own)
+	return explore.Timeline{Kind: explore.KindUnder, Lesson: under, Origin: explore.Origin{Under: l.ID}}, frames, own, first, nil
+}
+
+// lockTable runs every course lesson under def, within ctx, and returns a
+// row per lesson and a note when ctx ended before the last.
+func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantDef, code string) ([]templates.LockRow, string) {
+	var rows []templates.LockRow
+	note := ""
+	for i, l := range s.lessons {
+		row := templates.LockRow{ID: l.ID, Label: lessonLabel(l, i), Title: l.Title.In(t.locale), Variant: l.Variant}
+		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.locale)}}
+		row.PlayURL = "/explore/lock/open?" + q.Encode()
+		q.Set("to", "compare")
+		row.CompareURL = "/explore/lock/open?" + q.Encode()
+		if ctx.Err() != nil {
+			if note == "" {
+				note = t.T("LockTableCut", "Seconds", lockTableTimeout.Seconds())
+			}
+			row.Verdict, row.Kind = t.T("LockNotRun"), "skipped"
+			rows = append(rows, row)
+			continue
+		}
+		_, frames, own, first, err := s.lockUnder(ctx, l, def)
+		switch {
+		case err != nil:
+			row.Kind, row.Verdict = "error", t.Err(err)
+			if _, reason, ok := stepRefusal(t, err); ok {
+				row.Verdict = reason
+			}
+			row.PlayURL, row.CompareURL = "", ""
+		case first == 0:
+			row.Kind, row.Same, row.Verdict = "same", true, t.T("LockSame")
+		default:
+			row.Kind, row.Step = "differs", first
+			want, got := "—", "—"
+			if first < len(own) {
+				want = string(own[first].Outcome)
+			}
+			if first < len(frames) {
+				got = string(frames[first].Outcome)
+			}
+			row.Verdict = t.T("LockDiffers", "Step", first, "Got", got, "Want", want)
+			row.Broken = brokenFrom(frames, own, first)
+		}
+		rows = append(rows, row)
+	}
+	return rows, note
+}
+
+// brokenFrom are the invariants frames break from step first on that the
+// lesson's own run (own) does not, in the order they first appear.
+func brokenFrom(frames, own []sim.Frame, first int) []string {
+	had := map[string]bool{}
+	for _, f := range own {
+		for _, v := range f.Violations {
+			had[v.Name] = true
+		}
+	}
+	var out []string
+	for i := first; i < len(frames); i++ {
+		for _, v := range frames[i].Violations {
+			if !had[v.Name] && !slices.Contains(out, v.Name) {
+				out = append(out, v.Name)
+			}
+		}
+	}
+	return out
+}
+
+// serveLockOpen opens course lesson `lesson` under the lock of k: in the
+// player at the first step that differs, or (to=compare) on Compare with
+// the lesson's own variant.
+func (s *Server) serveLockOpen(w http.ResponseWriter, r *http.Request) {
+	loc := s.negotiate(r)
+	t := s.tr(loc)
+	q := r.URL.Query()
+	def, _, err := s.decodeLock(q.Get("k"))
+	if err != nil {
+		http.Error(w, t.Err(err), http.StatusBadRequest)
+		return
+	}
+	l := s.byID[q.Get("lesson")]
+	if l == nil {
+		http.Error(w, t.Msg(sim.M("web.no-such-lesson", "ID", q.Get("lesson"))), http.StatusNotFound)
+		return
+	}
+	if q.Get("to") == "compare" {
+		c := url.Values{"lesson": {l.ID}, "a": {def.Name}, "b": {l.Variant}, "k": {q.Get("k")}, "lang": {string(loc)}}
+		http.Redirect(w, r, "/explore/compare?"+c.Encode(), http.StatusSeeOther)
+		return
+	}
+	tl, _, _, first, err := s.lockUnder(r.Context(), l, def)
+	if err != nil {
+		msg := t.Err(err)
+		if _, reason, ok := stepRefusal(t, err); ok {
+			msg = t.T("TimelineRefused", "Reason", reason)
+		}
+		http.Error(w, msg, http.StatusUnprocessableEntity)
+		return
+	}
+	code, err := s.encodeTimeline(tl)
+	if err != nil {
+		http.Error(w, t.Err(err), http.StatusUnprocessableEntity)
+		return
+	}
+	http.Redirect(w, r, exploreURL(code, first, loc, false), http.StatusSeeOther)
+}
+
+// lockForCompare is the lock a Compare request names (k=), nil when none;
+// the page lists it among the variants.
+func (s *Server) lockForCompare(r *http.Request) (*sim.VariantDef, error) {
+	code := r.URL.Query().Get("k")
+	if code == "" {
+		return nil, nil
+	}
+	def, _, err := s.decodeLock(code)
+	return def, err
+}
+
+// lockOpener is where Compare's runs of l open their stores: openerFor
+// l, or for a comparison with a learner's own lock (defs), the store its
+// custom scripts may run on.
+func (s *Server) lockOpener(l *sim.Lesson, defs []*sim.VariantDef) sim.StoreOpener {
+	if len(defs) > 0 {
+		return s.openerFor(&sim.Lesson{VariantDef: defs[0]})
+	}
+	return s.openerFor(l)
+}

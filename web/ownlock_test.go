@@ -1,0 +1,278 @@
+package web
+
+import (
+	"bytes"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// redissonFiles are the form fields of the Redisson example lock: its
+// variant file and its three scripts, named as the variant file names them.
+func redissonFiles(t *testing.T) map[string]string {
+	t.Helper()
+	read := func(p string) string {
+		b, err := os.ReadFile("../examples/variants/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return map[string]string{
+		"variant_name": "redisson-rlock.variant.yaml", "variant": read("redisson-rlock.variant.yaml"),
+		"script_name_1": "redisson-rlock/acquire.lua", "script_1": read("redisson-rlock/acquire.lua"),
+		"script_name_2": "redisson-rlock/release.lua", "script_2": read("redisson-rlock/release.lua"),
+		"script_name_3": "redisson-rlock/renew.lua", "script_3": read("redisson-rlock/renew.lua"),
+	}
+}
+
+// postLock sends fields as the "Your lock" form does (multipart) and
+// returns the response, redirects not followed.
+func postLock(t *testing.T, base string, fields map[string]string) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		_ = mw.WriteField(k, v)
+	}
+	mw.Close()
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Post(base+"/explore/lock?lang=en", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// lockRows are the course table's rows of a lock page: kind and verdict by
+// lesson id.
+func lockRows(t *testing.T, d dom) map[string][2]string {
+	t.Helper()
+	rows := map[string][2]string{}
+	for _, tr := range d.all(and(tag("tr"), func(n *html.Node) bool { return hasAttr(n, "data-lesson") })) {
+		id, _ := attr(tr, "data-lesson")
+		kind, _ := attr(tr, "data-kind")
+		rows[id] = [2]string{kind, textOf(childWith(tr, byTestID("lock-verdict")))}
+	}
+	return rows
+}
+
+// TestOwnLockCourseTable checks the "Your lock" path without a browser:
+// the Redisson example passes the checks, its link runs the course as a
+// table (every lesson a row; lesson 12 under Redisson differs where the
+// lesson's own lock answers LOST), and a row opens the lesson under the
+// lock, retold and titled.
+func TestOwnLockCourseTable(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{})
+	resp := postLock(t, hs.URL, redissonFiles(t))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	loc := resp.Header.Get("Location")
+	page := parseDOM(t, getPage(t, hs.URL, loc, 200))
+	if lock, _ := attr(page.one(t, "passed", byTestID("lock-passed")), "data-lock"); lock != "redisson-rlock" {
+		t.Fatalf("passed lock %q", lock)
+	}
+	rows := lockRows(t, page)
+	if len(rows) != len(srv.lessons) {
+		t.Fatalf("%d rows for %d lessons", len(rows), len(srv.lessons))
+	}
+	if r := rows["nested-after-expiry-lost"]; r[0] != "differs" || !strings.Contains(r[1], "LOST") {
+		t.Errorf("lesson 12 under Redisson: %v", r)
+	}
+	if r := rows["nested-reentry"]; r[0] == "error" || r[0] == "skipped" {
+		t.Errorf("lesson 1 under Redisson: %v", r)
+	}
+	// The row opens the lesson under the lock, at the first step that
+	// differs, as a timeline that carries the lock.
+	var open string
+	for _, a := range page.all(byTestID("lock-open")) {
+		if href, _ := attr(a, "href"); strings.Contains(href, "lesson=nested-after-expiry-lost") {
+			open = href
+		}
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	r2, err := c.Get(hs.URL + open)
+	if err != nil || r2.StatusCode != http.StatusSeeOther {
+		t.Fatalf("open %q: %v %v", open, r2, err)
+	}
+	r2.Body.Close()
+	u, _ := url.Parse(r2.Header.Get("Location"))
+	tl, err := srv.decodeTimeline(u.Query().Get("t"))
+	if err != nil || !customScripts(tl.Lesson) || tl.Lesson.Variant != "redisson-rlock" {
+		t.Fatalf("the opened timeline: %v", err)
+	}
+	h := srv.header(tr("en"), tl, u.Query().Get("t"), 0, false)
+	if h.Crumb != tr("en").Explore().OwnLockCrumb || !strings.Contains(h.Title, "redisson-rlock") {
+		t.Errorf("crumb %q title %q", h.Crumb, h.Title)
+	}
+	// Compare with the lesson's own lock lists the learner's lock.
+	var cmp string
+	for _, a := range page.all(byTestID("lock-compare")) {
+		if href, _ := attr(a, "href"); strings.Contains(href, "lesson=nested-after-expiry-lost") {
+			cmp = href
+		}
+	}
+	cmpPage := parseDOM(t, getPage(t, hs.URL, cmp, 200))
+	if !strings.Contains(cmpPage.text(t, "compare summary", byTestID("compare-summary")), "first differ at step") {
+		t.Error("compare of the lock with the lesson's own lock finds no difference")
+	}
+}
+
+// TestOwnLockErrorsBesideLines checks that a lock's problems are shown at
+// their file, line and column, beside the lines, with the files kept.
+func TestOwnLockErrorsBesideLines(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	files["variant"] = strings.Replace(files["variant"], "argv: [lease_ms, owner]\n  replies: {nil: held", "argv: [lease_ms, ownr]\n  replies: {nil: held", 1)
+	files["script_2"] = "if then end\n"
+	resp := postLock(t, hs.URL, files)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	doc, err := html.Parse(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := dom{root: doc}
+	byFile := map[string][]string{}
+	for _, f := range page.all(withClass("lock-file")) {
+		name, _ := attr(f, "data-file")
+		for _, li := range (dom{root: f}).all(func(n *html.Node) bool {
+			return hasAttr(n, "data-line") && len((dom{root: n}).all(byTestID("line-error"))) > 0
+		}) {
+			line, _ := attr(li, "data-line")
+			byFile[name] = append(byFile[name], line)
+		}
+	}
+	if got := byFile["redisson-rlock.variant.yaml"]; len(got) != 1 || got[0] != "16" {
+		t.Errorf("variant file errors beside lines %v, want line 16 (ownr)", got)
+	}
+	if got := byFile["redisson-rlock/release.lua"]; len(got) != 1 || got[0] != "1" {
+		t.Errorf("script errors beside lines %v (files %v)", got, byFile)
+	}
+	var where []string
+	for _, e := range page.all(byTestID("lock-error")) {
+		where = append(where, textOf(e))
+	}
+	if len(where) == 0 || !strings.HasPrefix(where[0], "redisson-rlock.variant.yaml:16:20") {
+		t.Errorf("errors %q: want file:line:col first", where)
+	}
+	if v := page.one(t, "variant kept", byTestID("lock-variant")); !strings.Contains(textOf(v), "ownr") {
+		t.Error("the variant file sent is not kept")
+	}
+}
+
+// TestOwnLockEndlessScript checks that a lock whose acquire never ends is
+// stopped by the turn bound and reported on its rows, and that the server
+// answers another session meanwhile and after.
+func TestOwnLockEndlessScript(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	files["script_1"] = "while true do end\n"
+	resp := postLock(t, hs.URL, files)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	done := make(chan string, 1)
+	go func() {
+		r, err := http.Get(hs.URL + resp.Header.Get("Location"))
+		if err != nil {
+			done <- ""
+			return
+		}
+		defer r.Body.Close()
+		b, _ := io.ReadAll(r.Body)
+		done <- string(b)
+	}()
+	// Another learner's page while the table runs.
+	if other := parseDOM(t, getPage(t, hs.URL, "/lessons/stale-owner?lang=en", 200)); !other.has(tag("main")) {
+		t.Error("another page did not answer")
+	}
+	rows := lockRows(t, parseDOM(t, <-done))
+	r := rows["nested-reentry"]
+	if r[0] != "error" || !strings.Contains(r[1], "stopped") {
+		t.Errorf("lesson 1 under an endless acquire: %v", r)
+	}
+	getPage(t, hs.URL, "/healthz", 200)
+}
+
+// TestOwnLockEmbeddedByDefault checks that on a real Redis the web UI runs
+// a learner's scripts on an embedded Redis of its own unless the operator
+// allowed them (Config.AllowCustomScripts): the real backend, opened
+// without it, would refuse every batch of them (backend.CustomScriptError),
+// yet the lock's rows ran.
+func TestOwnLockEmbeddedByDefault(t *testing.T) {
+	t.Parallel()
+	be, _ := realBackend(t)
+	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
+	resp := postLock(t, hs.URL, redissonFiles(t))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	rows := lockRows(t, parseDOM(t, getPage(t, hs.URL, resp.Header.Get("Location"), 200)))
+	if len(rows) != len(srv.lessons) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for id, r := range rows {
+		if r[0] == "error" || r[0] == "skipped" {
+			t.Errorf("%s: %v", id, r)
+		}
+	}
+	if srv.embedded == nil {
+		t.Error("the custom scripts did not run on the server's embedded Redis")
+	}
+}
+
+// TestOwnLockSearch: the Search page of a lock's link offers the lock, and
+// a search message that carries the lock's code searches it: the broken
+// Redisson copy (a release without the owner check) breaks
+// wrong-owner-release, and the result's link carries the lock.
+func TestOwnLockSearch(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	broken, err := os.ReadFile("../examples/variants/redisson-rlock-broken.variant.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := os.ReadFile("../examples/variants/redisson-rlock-broken/release.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["variant_name"], files["variant"] = "redisson-rlock-broken.variant.yaml", string(broken)
+	files["script_name_2"], files["script_2"] = "redisson-rlock-broken/release.lua", string(release)
+	resp := postLock(t, hs.URL, files)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	u, _ := url.Parse(resp.Header.Get("Location"))
+	code := u.Query().Get("k")
+	page := parseDOM(t, getPage(t, hs.URL, "/search?lang=en&lock="+url.QueryEscape(code), 200))
+	if sel := page.one(t, "picked variant", and(tag("option"), func(n *html.Node) bool { return hasAttr(n, "selected") })); textOf(sel) != "redisson-rlock-broken" {
+		t.Fatalf("the Search page picks %q", textOf(sel))
+	}
+	c := dial(t, hs, nil)
+	c.send(map[string]any{"type": MsgSearch, "id": 1, "lang": "en", "search": map[string]any{
+		"variant": "redisson-rlock-broken", "lock": code, "actors": 2, "depth": 6,
+		"moves": []string{"acquire", "release", "pause", "resume"}, "advance_ms": []int{31000}, "invariants": []string{"wrong-owner-release"}}})
+	_, res := c.searchUntilResult(1)
+	if len(res.Rows) != 1 || !res.Rows[0].Broken {
+		t.Fatalf("result %+v", res)
+	}
+	ru, _ := url.Parse(res.Rows[0].URL)
+	tl, err := srv.decodeTimeline(ru.Query().Get("t"))
+	if err != nil || !customScripts(tl.Lesson) || tl.Lesson.Variant != "redisson-rlock-broken" {
+		t.Fatalf("the result's timeline: %v", err)
+	}
+}
