@@ -18,6 +18,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"lockstep/catalog"
+	"lockstep/classbus"
 	"lockstep/search"
 	"lockstep/sim"
 	"lockstep/static"
@@ -135,6 +136,12 @@ type Config struct {
 	// embedded Redis of its own (or, when Backend is a real Redis, under a
 	// key prefix of its own there); 0 means DefaultSearchWorkers.
 	SearchWorkers int
+	// ClassBus carries the classes' messages and states between servers
+	// (package classbus): nil means a classbus.Memory of the server's own,
+	// classes living in the process; a classbus.Redis (flag
+	// -classroom-redis) shares them with every server on the same Redis.
+	// The caller closes it after the server's Close.
+	ClassBus classbus.Bus
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
