@@ -383,6 +383,12 @@ func testOutage(t *testing.T, env *busEnv) {
 	})
 	health := a.(*Redis)
 	eventually(t, "Err reports the lost connection", func() bool { return errors.Is(health.Err(), ErrUnavailable) })
+	if s, err := a.Subscribe(ctx, "XYZ"); !errors.Is(err, ErrUnavailable) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Subscribe during the outage: %v, want ErrUnavailable at once", err)
+	}
 	if _, err := b.State(ctx, "ABC"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("State during the outage: %v, want ErrUnavailable", err)
 	}

@@ -30,6 +30,10 @@ func StateKey(code string) string { return KeyPrefix + "{class-" + code + "}:sta
 // for as long again counts as a lost connection.
 const DefaultHealthInterval = 2 * time.Second
 
+// subscribeWait bounds how long Subscribe waits for Redis to confirm a
+// SUBSCRIBE.
+const subscribeWait = 5 * time.Second
+
 // RedisOptions configures a Redis bus. The zero value is ready to use.
 type RedisOptions struct {
 	// HealthInterval: see DefaultHealthInterval (0 means that).
@@ -68,12 +72,13 @@ type Redis struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the reader goroutine returns
 
-	mu       sync.Mutex
-	closed   bool
-	ps       *redis.PubSub // the current generation's connection; nil between generations
-	gen      uint64        // incremented each time a connection is lost
-	connErr  error         // why the connection is down; nil while it is up
-	channels map[string]*redisChannel
+	mu        sync.Mutex
+	closed    bool
+	ps        *redis.PubSub // the current generation's connection; nil between generations
+	gen       uint64        // incremented each time a connection is lost
+	connErr   error         // why the connection is down; nil while it is up
+	connected bool          // a connection answered once: Subscribe no longer waits for the first
+	channels  map[string]*redisChannel
 }
 
 // redisChannel is the bus's view of one class channel on the current
@@ -195,8 +200,10 @@ func (r *Redis) wrap(what string, err error) error {
 // Subscribe implements Bus. The first local subscriber of a class makes the
 // bus SUBSCRIBE to its channel; Subscribe returns once Redis has confirmed
 // it, so every message published after Subscribe returns is delivered.
-// While the connection is lost it waits for it to come back, until ctx
-// ends.
+// While the connection is lost (after it was made once: a new bus waits
+// for its first), or when Redis does not confirm within subscribeWait, it
+// fails with an error wrapping ErrUnavailable: the caller tries again
+// later.
 func (r *Redis) Subscribe(ctx context.Context, code string) (Subscription, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -206,6 +213,11 @@ func (r *Redis) Subscribe(ctx context.Context, code string) (Subscription, error
 	if r.closed {
 		r.mu.Unlock()
 		return nil, ErrClosed
+	}
+	if r.connErr != nil && r.connected {
+		err := r.connErr
+		r.mu.Unlock()
+		return nil, fmt.Errorf("classbus: subscribe to class %s: %w", code, err)
 	}
 	c := r.channels[name]
 	if c == nil {
@@ -229,6 +241,8 @@ func (r *Redis) Subscribe(ctx context.Context, code string) (Subscription, error
 	ready := c.ready
 	r.mu.Unlock()
 
+	wait := time.NewTimer(subscribeWait)
+	defer wait.Stop()
 	for {
 		select {
 		case <-ready:
@@ -238,6 +252,9 @@ func (r *Redis) Subscribe(ctx context.Context, code string) (Subscription, error
 		case <-r.ctx.Done():
 			s.Close()
 			return nil, ErrClosed
+		case <-wait.C:
+			s.Close()
+			return nil, fmt.Errorf("classbus: subscribe to class %s: %w: Redis did not confirm within %s", code, ErrUnavailable, subscribeWait)
 		}
 		r.mu.Lock()
 		if s.ended {
@@ -403,7 +420,7 @@ func (r *Redis) lost(err error) {
 func (r *Redis) back() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.connErr = nil
+	r.connErr, r.connected = nil, true
 	for _, c := range r.channels {
 		for s := range c.subs {
 			if s.live && s.gen < r.gen {
