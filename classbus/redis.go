@@ -54,11 +54,12 @@ type RedisOptions struct {
 // comes and UNSUBSCRIBEs when its last one leaves, and one reader goroutine
 // hands each message to the class's local subscribers.
 //
-// Outages: Publish, SetState, State and DeleteState fail with an error that
-// wraps ErrUnavailable while Redis cannot be reached, and Err reports the
-// subscription connection's health. The bus reconnects by itself (waiting
-// 100 ms, doubling up to 2 s, between attempts); once it is subscribed
-// again, every subscription that was open while the connection was lost
+// Outages: Publish, SetState, State, DeleteState and Subscribe fail with an
+// error that wraps ErrUnavailable while Redis cannot be reached, and Err
+// reports the subscription connection's health (a Redis that hangs is
+// found by PINGs, see DefaultHealthInterval). The bus reconnects by itself (waiting
+// 100 ms, doubling up to 2 s, between attempts); once a connection
+// answers again, every subscription that was open while the connection was lost
 // ends with ErrInterrupted, since messages published meanwhile were lost
 // with the connection (Redis pub/sub keeps nothing for an absent
 // subscriber). A Redis restarted without persistence has also lost the
