@@ -10,11 +10,11 @@ import (
 // openClassBus returns the class bus of flag -classroom-redis: a Redis bus
 // on the Redis at url (connected and checked as -redis is, by
 // backend.Open: a cluster node's URL gets a cluster client), or, for an
-// empty url, the bus of this process (classbus.Memory). close releases it.
+// empty url, nil: the web server's own classbus.Memory, classes living in
+// the process. close releases it.
 func openClassBus(ctx context.Context, url, caFile string) (bus classbus.Bus, close func(), err error) {
 	if url == "" {
-		m := classbus.NewMemory(nil)
-		return m, func() { m.Close() }, nil
+		return nil, func() {}, nil
 	}
 	be, err := backend.Open(ctx, backend.Config{URL: url, CAFile: caFile})
 	if err != nil {

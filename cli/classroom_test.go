@@ -114,8 +114,9 @@ func (p *wsPeer) send(msg map[string]any) int64 {
 	return p.id
 }
 
-// await reads messages until one of type typ for which match (nil: any)
-// holds, failing on an error message or after 20 s. It returns the message
+// await reads messages until one of type typ ("": any type, errors
+// included) for which match (nil: any) holds, failing on an error message
+// (when typ is not "") or after 20 s. It returns the message
 // decoded.
 func (p *wsPeer) await(typ string, match func(map[string]any) bool) map[string]any {
 	p.t.Helper()
@@ -125,10 +126,10 @@ func (p *wsPeer) await(typ string, match func(map[string]any) bool) map[string]a
 		if err := p.conn.ReadJSON(&m); err != nil {
 			p.t.Fatalf("%s: waiting for %s: %v", p.name, typ, err)
 		}
-		if m["type"] == "error" && typ != "error" {
+		if m["type"] == "error" && typ != "error" && typ != "" {
 			p.t.Fatalf("%s: waiting for %s: error %v", p.name, typ, m)
 		}
-		if m["type"] == typ && (match == nil || match(m)) {
+		if (typ == "" || m["type"] == typ) && (match == nil || match(m)) {
 			return m
 		}
 	}
@@ -192,11 +193,28 @@ func TestClassAcrossTwoServers(t *testing.T) {
 		t.Fatalf("a following student's step: %v, want class-following", e)
 	}
 
-	re = pres.send(map[string]any{"type": "class-ask"})
-	asked := pres.await("class-status", func(m map[string]any) bool {
-		q, _ := m["question"].(map[string]any)
-		return q != nil && q["open"] == true
-	})
+	// Ask at the first step from here whose next step has outcomes to
+	// predict.
+	var asked map[string]any
+	for step := 3; asked == nil; step++ {
+		if step > 3 {
+			pres.send(map[string]any{"type": "seek", "step": step})
+			for _, s := range students {
+				s.await("frame", stepIs(step))
+			}
+		}
+		re := pres.send(map[string]any{"type": "class-ask"})
+		m := pres.await("", func(m map[string]any) bool {
+			q, _ := m["question"].(map[string]any)
+			return (m["type"] == "error" && m["re"] == float64(re)) || (m["type"] == "class-status" && q != nil && q["open"] == true)
+		})
+		switch {
+		case m["type"] == "class-status":
+			asked = m
+		case m["code"] != "class-no-question" || step > 12:
+			t.Fatalf("class-ask at step %d: %v", step, m)
+		}
+	}
 	q := asked["question"].(map[string]any)
 	choices := q["choices"].([]any)
 	want := map[string]float64{}

@@ -20,6 +20,7 @@ import { saveProgress, showCourseProgress } from "./course.js";
 import { startInterview, startTimer } from "./interview.js";
 import { loadFlag, storeFlag } from "./storage.js";
 import { startSearch } from "./search.js";
+import * as classroom from "./classroom.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -33,10 +34,22 @@ function pageStorage() {
   }
 }
 
+// tabStorage is sessionStorage (this tab's: a class's presenter key), or
+// null where reading it throws.
+function tabStorage() {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
 // createState is all the player's state: its view of the run, the
-// socket, the address, predict mode and undo, each a plain object.
+// socket, the address, predict mode, undo and the class, each a plain
+// object.
 function createState(root, io) {
   return {
+    cls: classroom.newClass(root.dataset),
     view: player.newView(root.dataset),
     sock: socket.newSocket(io),
     address: newAddress(location),
@@ -59,16 +72,35 @@ function startPlayer(doc, root, storage) {
     clearTimeout: (id) => clearTimeout(id),
     random: Math.random,
     onStatus: setConn,
-    onOpen: () => send(socket.loadMessage(st.view, socket.resumeStep(st.view.step, st.view.redisFail))),
+    onOpen: () => {
+      // A student's page joins its class instead of loading: the class
+      // says what to show. A presenter's tab resumes its class after the load.
+      if (st.cls.role !== "student") send(socket.loadMessage(st.view, socket.resumeStep(st.view.step, st.view.redisFail)));
+      for (const m of classroom.openMessages(st.cls, session, st.view.lang)) send(m);
+    },
     onMessage: (m) => onMessage(m),
     onDown: () => setPlaying(false),
   });
   const v = st.view;
+  const session = tabStorage();
   const connect = () => socket.connect(st.sock);
-  const send = (msg) =>
-    socket.send(st.sock, msg, (m) => {
+  const send = (msg) => {
+    if (classroom.blocks(st.cls, msg.type)) return true; // the presenter moves the class
+    return socket.send(st.sock, msg, (m) => {
       v.lastTarget = player.nextTarget(m, v.step, v.lastTarget);
     });
+  };
+  // runClass carries out the classroom's effects (see classroom.js).
+  const runClass = (fx) => {
+    for (const e of fx) {
+      if ("send" in e) send(e.send);
+      else if ("store" in e) classroom.storeValue(session, e.store.key, e.store.value);
+      else if ("storeStudent" in e) classroom.rememberStudent(session, e.storeStudent.code, e.storeStudent.student);
+      else if ("download" in e) classroom.download(doc, URL, e.download.filename, e.download.text);
+      else if ("go" in e) location.replace(`${e.go}?lang=${encodeURIComponent(v.lang || doc.documentElement.lang)}`);
+      else if ("render" in e) classroom.render(doc, st.cls);
+    }
+  };
   const speed = () => Number(doc.querySelector("#speed")?.value) || 1;
   const address = (u, push) => setAddress(st.address, history, u, push);
 
@@ -149,6 +181,10 @@ function startPlayer(doc, root, storage) {
         setPlaying(m.playing);
         break;
       case "error": {
+        if ((m.code || "").startsWith("class-")) {
+          runClass(classroom.onMessage(st.cls, m));
+          if (st.cls.role === "presenter") break; // said in the class panel
+        }
         undoFailed(st.undo, m.re)?.focus(); // an undo that failed leaves the tools as they were: on again
         v.errors++;
         root.dataset.errors = String(v.errors);
@@ -167,6 +203,7 @@ function startPlayer(doc, root, storage) {
         break;
       }
       default:
+        if (typeof m.type === "string" && m.type.startsWith("class-")) runClass(classroom.onMessage(st.cls, m));
         break;
     }
   }
@@ -189,6 +226,7 @@ function startPlayer(doc, root, storage) {
       for (const [name, html] of Object.entries(m.chrome)) swap(`[data-chrome="${name}"]`, html);
       setPresenter(v.presenter, false);
       setPredict(st.predict.on, false);
+      classroom.render(doc, st.cls); // the header's class bar is new
     }
     for (const [name, html] of Object.entries(m.panels || {})) swap(`[data-panel="${name}"]`, html);
     if (m.chrome) undoAnswered(st.undo);
@@ -208,7 +246,7 @@ function startPlayer(doc, root, storage) {
       redisFail: v.redisFail,
       step: m.step,
     });
-    address(u, isForkEntry(u, location.pathname));
+    if (st.cls.role !== "student") address(u, isForkEntry(u, location.pathname)); // a student's stays /class/CODE
     if (v.redisFail && !player.isRefusal(v.redisFail.code)) setConn("redis", "tRedisDownConn");
     else setConn("open", "tConnected");
     player.showRedisAlert(doc, v);
@@ -257,6 +295,33 @@ function startPlayer(doc, root, storage) {
 
   const choose = (outcome) => run(predict.choose(st.predict, outcome, v.step));
 
+  // onClassClick handles a click on the classroom's buttons; it reports
+  // whether it did.
+  function onClassClick(target) {
+    if (target.closest("[data-class-start]")) {
+      if (!v.presenter) setPresenter(true, true); // a class is presented
+      send({ type: "class-start" });
+      return true;
+    }
+    const a = target.closest("[data-class-action]");
+    if (a && !a.disabled) {
+      const ask = a.closest("[data-t-end-confirm]")?.dataset.tEndConfirm || "";
+      runClass(classroom.action(st.cls, a.dataset.classAction, () => window.confirm(ask)));
+      return true;
+    }
+    const c = target.closest("[data-class-choice]");
+    if (c) {
+      runClass(classroom.answer(st.cls, c.dataset.classChoice));
+      return true;
+    }
+    const f = target.closest("[data-class-follow]");
+    if (f) {
+      runClass(classroom.follow(st.cls, f.dataset.classFollow === "true"));
+      return true;
+    }
+    return false;
+  }
+
   function onClick(e) {
     const wasIdle = st.sock.idle;
     // An idle page connects again on a click, but not for a link that
@@ -280,6 +345,7 @@ function startPlayer(doc, root, storage) {
       exploreTool(tool);
       return;
     }
+    if (onClassClick(e.target)) return;
     const choice = e.target.closest("[data-choice]");
     if (choice && !choice.disabled) {
       choose(choice.dataset.choice);
@@ -351,7 +417,9 @@ function startPlayer(doc, root, storage) {
 
   const params = new URLSearchParams(location.search);
   setPresenter(modeAtStart(params, "present", loadFlag(storage, PRESENTER_KEY)), false);
-  setPredict(modeAtStart(params, "predict", loadFlag(storage, predict.PREDICT_MODE_KEY)), false);
+  // A student answers the class's questions, not predict mode's.
+  setPredict(st.cls.role !== "student" && modeAtStart(params, "predict", loadFlag(storage, predict.PREDICT_MODE_KEY)), false);
+  classroom.render(doc, st.cls);
   if (st.predict.on && params.get("retry") === "1") predict.startRetry(st.predict, predict.predictScore(storage, v.lesson).misses);
   doc.addEventListener("click", onClick);
   doc.addEventListener("keydown", onKey);

@@ -236,6 +236,12 @@ type Header struct {
 	// failure the search finds; "" for the others.
 	FindIt    string
 	FindItURL string
+	// CT are the classroom's strings; ClassStart shows the button that
+	// starts a class (a player of the presenter's), Class the class bar of
+	// a student's page.
+	CT         ClassTexts
+	ClassStart bool
+	Class      *ClassBar
 }
 
 // Controls is the player's control bar. It is re-rendered when the language

@@ -37,8 +37,12 @@ type inbound struct {
 // writer goroutine (writePump) and the session that owns the lesson run.
 // Only the session sends on send, and only the session closes it.
 type client struct {
-	conn      *websocket.Conn
-	readLimit int64
+	conn *websocket.Conn
+	// addr is the client's address (clientAddr), host the Host its
+	// handshake was sent to (a class's join address, without
+	// Config.ClassURLs).
+	addr, host string
+	readLimit  int64
 	// limiter bounds the rate of the page's messages (Config.MessageRate);
 	// nil means no bound.
 	limiter *rate.Limiter

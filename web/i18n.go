@@ -22,6 +22,7 @@ type translator struct {
 	in     templates.Interview
 	x      templates.Explore
 	sx     templates.SearchTexts
+	cl     templates.ClassTexts
 }
 
 // translators are the translators of one catalogue, by locale.
@@ -54,6 +55,7 @@ func (ts *translators) get(l sim.Locale) *translator {
 	t.in = fillStrings[templates.Interview](t)
 	t.x = fillStrings[templates.Explore](t)
 	t.sx = fillStrings[templates.SearchTexts](t)
+	t.cl = fillStrings[templates.ClassTexts](t)
 	ts.m[l] = t
 	return t
 }

@@ -22,6 +22,14 @@ const (
 // header is the player's header of tl in t's language, by its kind; code
 // is an explore timeline's share code.
 func (s *Server) header(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
+	h := s.kindHeader(t, tl, code, step, presenter)
+	// Any player may start a class (class_session.go).
+	h.CT, h.ClassStart = t.cl, true
+	return h
+}
+
+// kindHeader is header's part that depends on tl's kind.
+func (s *Server) kindHeader(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
 	l := tl.Lesson
 	switch {
 	case tl.Kind == explore.KindDrill:

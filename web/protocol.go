@@ -94,6 +94,15 @@ type ClientMessage struct {
 	Action *explore.StepSpec `json:"action,omitempty"`
 	// Search (search) is the search to run: a shape or a search file.
 	Search *SearchRequest `json:"search,omitempty"`
+	// Class messages (docs/classroom.md): the class code (class-resume,
+	// class-join), the presenter key (class-resume), the student id the page
+	// was given (class-join), the answer (class-answer, with step) and
+	// whether to follow the class (class-follow).
+	Code    string `json:"code,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Student string `json:"student,omitempty"`
+	Choice  string `json:"choice,omitempty"`
+	Follow  *bool  `json:"follow,omitempty"`
 }
 
 // HelloMessage is the first message of every connection.
@@ -289,6 +298,9 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 	case "":
 		return m, perr(ErrCodeUnknownType, "no-type")
 	default:
+		if isClassType(m.Type) {
+			return m, checkClassMessage(&m, len(trimmed), spoken)
+		}
 		return m, perr(ErrCodeUnknownType, "unknown-type", "Type", view.Clip(m.Type, maxEcho))
 	}
 	return m, nil

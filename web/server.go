@@ -19,6 +19,7 @@ import (
 
 	"lockstep/catalog"
 	"lockstep/classbus"
+	"lockstep/classroom"
 	"lockstep/search"
 	"lockstep/sim"
 	"lockstep/static"
@@ -136,12 +137,29 @@ type Config struct {
 	// embedded Redis of its own (or, when Backend is a real Redis, under a
 	// key prefix of its own there); 0 means DefaultSearchWorkers.
 	SearchWorkers int
-	// ClassBus carries the classes' messages and states between servers
-	// (package classbus): nil means a classbus.Memory of the server's own,
-	// classes living in the process; a classbus.Redis (flag
-	// -classroom-redis) shares them with every server on the same Redis.
-	// The caller closes it after the server's Close.
+	// ClassBus carries every class message (docs/classroom.md), in one
+	// process too; nil means classbus.NewMemory(nil), closed with the
+	// server: classes live in the process. A bus shared by several servers
+	// lets a student on any of them follow a presenter on any other:
+	// classbus.Redis (flag -classroom-redis), which the caller closes after
+	// the server's Close.
 	ClassBus classbus.Bus
+	// ClassIdle ends a class after this long without a move, a question,
+	// an answer or a join (its students get the end page), and is the TTL
+	// of its state on the bus; 0 means DefaultClassIdle.
+	ClassIdle time.Duration
+	// ClassJoinRate and ClassJoinBurst bound the joins of class codes that
+	// do not exist, per client address, in joins per second and at once
+	// (a page of /class/CODE or a class-join message); an address over it
+	// is refused (error code class-joins, or 429) until it has a token
+	// again. 0 means DefaultClassJoinRate and DefaultClassJoinBurst.
+	ClassJoinRate  float64
+	ClassJoinBurst int
+	// ClassURLs are the addresses students open ("http://192.168.1.20:8080",
+	// scheme, host and port, as serve prints them), each shown with
+	// "/class/CODE" on the presenter's page; empty means the host the
+	// presenter's page was opened at.
+	ClassURLs []string
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -167,6 +185,18 @@ type Server struct {
 	searchBackend *search.Backend
 	ctx           context.Context
 	cancel        context.CancelFunc
+
+	// classBus carries the classes (Config.ClassBus); ownBus: the server
+	// made it and closes it. serverID names this server in a class's state
+	// (State.Owner). owned are the classes whose presenter is here, feeds
+	// the classes whose students are here (class_owner.go, class_feed.go).
+	classBus classbus.Bus
+	ownBus   bool
+	serverID string
+	classMu  sync.Mutex
+	owned    map[string]*ownedClass
+	feeds    map[string]*classFeed
+	joins    joinLimits
 
 	mu       sync.Mutex
 	closed   bool
@@ -202,6 +232,9 @@ func New(cfg Config) (*Server, error) {
 	defaultIfUnset(&cfg.SearchTimeout, DefaultSearchTimeout)
 	defaultIfUnset(&cfg.SearchMaxStates, DefaultSearchMaxStates)
 	defaultIfUnset(&cfg.SearchWorkers, DefaultSearchWorkers)
+	defaultIfUnset(&cfg.ClassIdle, DefaultClassIdle)
+	defaultIfUnset(&cfg.ClassJoinRate, DefaultClassJoinRate)
+	defaultIfUnset(&cfg.ClassJoinBurst, DefaultClassJoinBurst)
 	if cfg.Catalog == nil {
 		c, err := catalog.New()
 		if err != nil {
@@ -226,7 +259,20 @@ func New(cfg Config) (*Server, error) {
 
 		searchSlots:   make(chan struct{}, cfg.MaxSearches),
 		searchBackend: searchBackendOf(cfg.Backend),
+
+		classBus: cfg.ClassBus,
+		owned:    map[string]*ownedClass{},
+		feeds:    map[string]*classFeed{},
+		joins:    joinLimits{rate: rate.Limit(cfg.ClassJoinRate), burst: cfg.ClassJoinBurst},
 	}
+	if s.classBus == nil {
+		s.classBus, s.ownBus = classbus.NewMemory(nil), true
+	}
+	id, err := classroom.NewStudentID(nil) // 128 random bits name the server
+	if err != nil {
+		return nil, fmt.Errorf("web: server id: %w", err)
+	}
+	s.serverID = id
 	for i, l := range cfg.Lessons {
 		if s.byID[l.ID] != nil {
 			return nil, fmt.Errorf("web: two lessons with id %q", l.ID)
@@ -252,6 +298,7 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /explore/export.svg", s.serveExport("svg"))
 	mux.HandleFunc("GET /explore/compare", s.serveCompare)
 	mux.HandleFunc("GET /search", s.serveSearch)
+	mux.HandleFunc("GET /class/{code}", s.serveClass)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -313,6 +360,9 @@ func (s *Server) Close(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		err = fmt.Errorf("web: sessions still closing: %w", ctx.Err())
+	}
+	if s.ownBus {
+		_ = s.classBus.Close()
 	}
 	return err
 }
@@ -423,6 +473,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
+	c.addr, c.host = clientAddr(r), r.Host
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()

@@ -58,6 +58,9 @@ type session struct {
 	// search is the Search page's search in progress (search.go), nil when
 	// none runs.
 	search *runningSearch
+	// class is the session's part in a class (class_session.go), nil when
+	// none.
+	class *classLink
 }
 
 // handleFair carries out message in when the server's workGate lets it
@@ -118,6 +121,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 	defer func() {
 		sess.stopPlay()
 		sess.endSearch()
+		sess.leaveClass()
 		sess.closeRun()
 		close(c.done)
 		s.table.remove(slot)
@@ -144,6 +148,8 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			sess.send(p)
 		case out := <-sess.searchResult():
 			sess.finishSearch(out)
+		case <-sess.classWake():
+			sess.onClassWake()
 		case <-idle.C:
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
 			return
@@ -242,6 +248,16 @@ func (s *session) handle(in inbound) {
 		s.sendErr(m.ID, err)
 		return
 	}
+	if isClassType(m.Type) {
+		s.handleClass(m)
+		return
+	}
+	if s.class.isStudent() && s.class.following && playerMoves[m.Type] {
+		// The class's step is the presenter's: a student explores on their
+		// own first (class-follow false).
+		s.sendErr(m.ID, perr(ErrCodeClassFollowing, "class-following"))
+		return
+	}
 	switch m.Type {
 	case MsgLoad:
 		s.load(m)
@@ -265,9 +281,10 @@ func (s *session) handle(in inbound) {
 		s.locale = sim.Locale(m.Lang)
 		if s.runner == nil {
 			s.send(StateMessage{Type: MsgState, Re: m.ID, Speed: s.speed})
-			return
+		} else {
+			s.sendFrame(m.ID, true)
 		}
-		s.sendFrame(m.ID, true)
+		s.classLang()
 		return
 	}
 	if s.runner == nil {
@@ -535,6 +552,9 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	}
 	if chrome {
 		header := s.srv.header(t, s.tl, s.code, s.cur, false)
+		if s.class.isStudent() {
+			header.ClassStart, header.Class = false, &templates.ClassBar{Code: s.class.code}
+		}
 		msg.Chrome, err = view.RenderAll(ctx, map[string]templ.Component{
 			chromeHeader:   templates.PlayerHeader(header),
 			chromeControls: templates.ControlsBar(s.srv.playerControls(t, s.tl.Lesson, s.cur, s.speed)),
@@ -549,6 +569,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 		// The page did not get what s.page now says it shows.
 		s.page = view.Page{}
 	}
+	s.syncClass()
 }
 
 // closeRun ends the current run: its keys are deleted from Redis.

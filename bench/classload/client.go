@@ -87,6 +87,7 @@ type student struct {
 	conn   *websocket.Conn
 	wmu    sync.Mutex // one writer at a time
 	step   atomic.Int64
+	asked  atomic.Bool // a class-status with an open question came
 	closed chan struct{}
 }
 
@@ -213,9 +214,16 @@ func newPresenter(ctx context.Context, base, lesson string) (*presenter, error) 
 					p.total, _ = strconv.Atoi(t)
 				}
 			}
-			select {
-			case p.msgs <- b:
-			default: // nobody waits for it
+			for sent := false; !sent; {
+				select {
+				case p.msgs <- b:
+					sent = true
+				default: // full: the oldest goes, nobody waited for it
+					select {
+					case <-p.msgs:
+					default:
+					}
+				}
 			}
 		}
 	}()

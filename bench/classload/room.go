@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -59,7 +60,7 @@ func (r *room) join(ctx context.Context, bases []string, code string, from, to i
 		if err := s.join(ctx, bases[s.server], code); err != nil {
 			return err
 		}
-		go s.read(r.frames, nil)
+		go s.read(r.frames, onStatus)
 		return nil
 	})
 	r.mu.Lock()
@@ -151,6 +152,14 @@ func (r *room) moves(ctx context.Context, p *presenter, k int) ([]time.Duration,
 	return lat, nil
 }
 
+// onStatus notes a class-status that opens a question: the page answers
+// once its own status shows the question.
+func onStatus(s *student, b []byte) {
+	if bytes.Contains(b, []byte(`"type":"class-status"`)) {
+		s.asked.Store(bytes.Contains(b, []byte(`"open":true`)))
+	}
+}
+
 // classStatus is what the load generator reads of a class-status.
 type classStatus struct {
 	Type     string `json:"type"`
@@ -219,6 +228,11 @@ func (r *room) answer(ctx context.Context, p *presenter) (got, sent map[string]i
 	}
 	start := time.Now()
 	if err := each(live, func(s *student) error {
+		for deadline := time.Now().Add(30 * time.Second); !s.asked.Load(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("student %d: no open question within 30 s", s.n)
+			}
+		}
 		return s.write(map[string]any{"type": "class-answer", "step": q.Question.Step, "choice": q.Question.Choices[s.n%len(q.Question.Choices)].ID})
 	}); err != nil {
 		return nil, nil, 0, err
@@ -274,7 +288,7 @@ func (r *room) rejoin(ctx context.Context, bases []string, p *presenter, victims
 		if int(s.step.Load()) == want {
 			nLanded.Add(1)
 		}
-		go s.read(r.frames, nil)
+		go s.read(r.frames, onStatus)
 		return nil
 	})
 	return int(nMoved.Load()), int(nLanded.Load()), time.Since(start), err

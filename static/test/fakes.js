@@ -60,6 +60,7 @@ export function fakeStorage() {
   return {
     getItem: (k) => (m.has(k) ? m.get(k) : null),
     setItem: (k, v) => m.set(k, String(v)),
+    removeItem: (k) => m.delete(k),
     map: m,
   };
 }

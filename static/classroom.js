@@ -1,0 +1,357 @@
+// The classroom (issue 20, docs/classroom.md): the presenter's class panel
+// and the student's class bar. The state is a plain object made by
+// newClass; onMessage and the other rules are functions of it that return
+// effects ({send}, {store}, {download}, {go}, {render}), which app.js
+// carries out; the render functions at the end are the DOM edge. The
+// presenter key lives only in sessionStorage (CLASS_KEY), never in the
+// address or the page's text: the projected page shows the join address.
+
+export const CLASS_KEY = "lockstep.class"; // sessionStorage: {code, key} of the class this tab presents
+export const STUDENT_KEY = "lockstep.student"; // sessionStorage: {code: student id}
+
+// Player messages a student who follows the class does not send: the
+// presenter moves the class.
+const MOVES = new Set(["step", "back", "seek", "play", "first", "last", "load", "fork", "undo"]);
+
+// newClass is the class state of a player page from its root's dataset:
+// a student's page (/class/CODE) has data-class-role="student".
+export function newClass(dataset) {
+  const student = dataset.classRole === "student";
+  return {
+    role: student ? "student" : "",
+    code: student ? dataset.classCode || "" : "",
+    student: "",
+    following: true,
+    status: null, // the last class-status
+    answer: "", // the student's answer to the open question
+    panel: "", // the presenter's panel HTML
+    joinHidden: false,
+    note: "", // the presenter's note (an error, a hint)
+  };
+}
+
+// readJSON reads key of storage as JSON, null when absent or broken.
+function readJSON(storage, key) {
+  try {
+    const v = JSON.parse(storage?.getItem(key) || "null");
+    return v && typeof v === "object" ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+// savedClass is the {code, key} this tab presents, or null.
+export function savedClass(session) {
+  const v = readJSON(session, CLASS_KEY);
+  return v && typeof v.code === "string" && typeof v.key === "string" ? v : null;
+}
+
+// openMessages are what the page sends when its socket opens, after (for
+// a presenter) its load: a student joins, in the page's language lang; a
+// presenter resumes its class.
+export function openMessages(cs, session, lang) {
+  if (cs.role === "student") {
+    const ids = readJSON(session, STUDENT_KEY) || {};
+    const msg = { type: "class-join", code: cs.code };
+    if (lang) msg.lang = lang;
+    if (typeof ids[cs.code] === "string") msg.student = ids[cs.code];
+    return [msg];
+  }
+  const saved = savedClass(session);
+  return saved ? [{ type: "class-resume", code: saved.code, key: saved.key }] : [];
+}
+
+// blocks reports whether the page must not send player message type: a
+// student who follows the class.
+export function blocks(cs, type) {
+  return cs.role === "student" && cs.following && MOVES.has(type);
+}
+
+// onMessage handles a class message m (any type starting "class-", and
+// class errors); it returns the effects.
+export function onMessage(cs, m) {
+  switch (m.type) {
+    case "class-presenter": {
+      cs.role = "presenter";
+      cs.code = m.code;
+      cs.panel = m.panel;
+      cs.status = m.status;
+      cs.note = "";
+      const fx = [{ render: true }];
+      if (m.key) fx.unshift({ store: { key: CLASS_KEY, value: { code: m.code, key: m.key } } });
+      return fx;
+    }
+    case "class-joined":
+      cs.student = m.student;
+      return [{ storeStudent: { code: m.code, student: m.student } }];
+    case "class-status":
+      return onStatus(cs, m);
+    case "class-answered":
+      cs.answer = m.choice;
+      return [{ render: true }];
+    case "class-csv":
+      return [{ download: { filename: m.filename, text: m.csv } }];
+    case "error":
+      return onError(cs, m);
+    default:
+      return [];
+  }
+}
+
+function onStatus(cs, m) {
+  const prev = cs.status;
+  cs.status = m;
+  if (cs.role === "student") {
+    cs.following = Boolean(m.following);
+    // A new question: the page forgets the answer to the last one.
+    if (!m.question || (prev?.question && prev.question.step !== m.question.step)) cs.answer = "";
+    if (m.answer) cs.answer = m.answer;
+    if (m.ended) return [{ go: `/class/${encodeURIComponent(cs.code)}` }];
+    return [{ render: true }];
+  }
+  if (m.ended) {
+    cs.role = "";
+    cs.panel = "";
+    return [{ store: { key: CLASS_KEY, value: null } }, { render: true }];
+  }
+  return [{ render: true }];
+}
+
+function onError(cs, m) {
+  const code = m.code || "";
+  if (!code.startsWith("class-")) return [];
+  const gone = code === "class-unknown" || code === "class-ended";
+  if (cs.role === "student" && gone) return [{ go: `/class/${encodeURIComponent(cs.code)}` }];
+  if (cs.role === "" && (gone || code === "class-bad-key")) {
+    // The class this tab presented is over, or not this tab's: forget it.
+    return [{ store: { key: CLASS_KEY, value: null } }];
+  }
+  cs.note = m.message;
+  return [{ render: true }];
+}
+
+// action is the message of a presenter's panel button, or an effect.
+export function action(cs, name, confirmEnd) {
+  switch (name) {
+    case "ask":
+      return [{ send: { type: "class-ask" } }];
+    case "reveal":
+      return [{ send: { type: "class-reveal" } }];
+    case "csv":
+      return [{ send: { type: "class-csv" } }];
+    case "end":
+      return confirmEnd() ? [{ send: { type: "class-end" } }] : [];
+    case "toggle-join":
+      cs.joinHidden = !cs.joinHidden;
+      return [{ render: true }];
+    default:
+      return [];
+  }
+}
+
+// answer is a student's answer to the open question, or nothing.
+export function answer(cs, choice) {
+  const q = cs.status?.question;
+  if (cs.role !== "student" || !q || !q.open || !q.choices.some((c) => c.id === choice)) return [];
+  cs.answer = choice;
+  return [{ send: { type: "class-answer", step: q.step, choice } }, { render: true }];
+}
+
+// follow is "explore on my own" (false) or "back to class" (true).
+export function follow(cs, on) {
+  if (cs.role !== "student") return [];
+  cs.following = on;
+  return [{ send: { type: "class-follow", follow: on } }, { render: true }];
+}
+
+// fill puts vars into template's {name} places.
+export function fill(template, vars) {
+  return String(template || "").replace(/\{(\w+)\}/g, (all, k) => (k in vars ? String(vars[k]) : all));
+}
+
+// tallyRows are the bars of the presenter's distribution: every choice,
+// its count and share of the answers, and whether it is the right one.
+export function tallyRows(status) {
+  const q = status?.question;
+  if (!q) return [];
+  const counts = status.counts || {};
+  const total = status.answered || 0;
+  return q.choices.map((c) => {
+    const n = counts[c.id] || 0;
+    return { id: c.id, label: c.label, count: n, pct: total ? Math.round((100 * n) / total) : 0, right: q.revealed && q.correct === c.id };
+  });
+}
+
+// studentView is what the class bar says: the status line, the question
+// (or null) with the student's answer marked, and the verdict (or "").
+export function studentView(cs, t) {
+  const st = cs.status;
+  const view = { status: cs.following ? t.following : t.exploring, question: null, verdict: "", verdictKind: "" };
+  const q = st?.question;
+  if (!q) return view;
+  const label = (id) => q.choices.find((c) => c.id === id)?.label || id;
+  if (q.open) {
+    view.question = {
+      prompt: fill(t.question, { step: q.step }),
+      choices: q.choices.map((c) => ({ id: c.id, label: c.label, chosen: c.id === cs.answer })),
+      note: cs.answer ? fill(t.yourAnswer, { answer: label(cs.answer) }) : "",
+    };
+    return view;
+  }
+  if (q.revealed) {
+    const right = label(q.correct);
+    if (!cs.answer) view.verdict = fill(t.noAnswer, { answer: right });
+    else if (cs.answer === q.correct) view.verdict = fill(t.right, { answer: right });
+    else view.verdict = fill(t.wrong, { answer: right });
+    view.verdictKind = !cs.answer ? "none" : cs.answer === q.correct ? "right" : "wrong";
+  }
+  return view;
+}
+
+// presenterView is what the class panel says: the students line, whether
+// ask and reveal are on, the tally's rows and the note.
+export function presenterView(cs, t) {
+  const st = cs.status || {};
+  const n = st.students || 0;
+  const q = st.question;
+  return {
+    students: n === 1 ? t.studentsOne : fill(t.students, { n }),
+    canAsk: !q || !q.open,
+    canReveal: Boolean(q && q.open),
+    rows: tallyRows(st),
+    answered: q ? fill(t.answered, { n: st.answered || 0 }) : "",
+    right: q && q.revealed ? fill(t.rightAnswer, { answer: q.choices.find((c) => c.id === q.correct)?.label || q.correct }) : "",
+    note: cs.note || (q ? "" : t.askHint),
+  };
+}
+
+// ---------- the DOM edge ----------
+
+const texts = (el, names) => Object.fromEntries(names.map((n) => [n, el?.dataset["t" + n[0].toUpperCase() + n.slice(1)] || ""]));
+
+// render shows the class state on the page: the presenter's panel or the
+// student's bar.
+export function render(doc, cs) {
+  if (cs.role === "student") renderStudent(doc, cs);
+  else renderPresenter(doc, cs);
+}
+
+function renderPresenter(doc, cs) {
+  const aside = doc.querySelector("[data-class-panel]");
+  if (!aside) return;
+  if (cs.role !== "presenter") {
+    aside.hidden = true;
+    aside.replaceChildren();
+    doc.body.classList.remove("in-class");
+    return;
+  }
+  if (aside.dataset.code !== cs.code || !aside.firstElementChild) {
+    aside.innerHTML = cs.panel;
+    aside.dataset.code = cs.code;
+  }
+  aside.hidden = false;
+  doc.body.classList.add("in-class");
+  const inner = aside.firstElementChild;
+  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "hide", "show"]);
+  const v = presenterView(cs, t);
+  const q = (sel) => aside.querySelector(sel);
+  q("[data-class-students]").textContent = v.students;
+  q('[data-class-action="ask"]').disabled = !v.canAsk;
+  q('[data-class-action="reveal"]').disabled = !v.canReveal;
+  const join = q("[data-class-join]");
+  join.hidden = cs.joinHidden;
+  q('[data-class-action="toggle-join"]').textContent = cs.joinHidden ? t.show : t.hide;
+  q("[data-class-note]").textContent = [v.answered, v.right, v.note].filter(Boolean).join(" · ");
+  const list = q("[data-class-tally]");
+  list.replaceChildren(
+    ...v.rows.map((r) => {
+      const li = doc.createElement("li");
+      li.className = r.right ? "right" : "";
+      li.dataset.choice = r.id;
+      li.dataset.count = String(r.count);
+      li.style.setProperty("--pct", `${r.pct}%`);
+      const name = doc.createElement("span");
+      name.className = "tally-label";
+      name.textContent = r.label;
+      const count = doc.createElement("span");
+      count.className = "tally-count";
+      count.textContent = `${r.count} (${r.pct}%)`;
+      li.append(name, count);
+      return li;
+    }),
+  );
+}
+
+function renderStudent(doc, cs) {
+  const bar = doc.querySelector("[data-class-bar]");
+  if (!bar) return;
+  const t = texts(bar, ["following", "exploring", "question", "yourAnswer", "right", "wrong", "noAnswer"]);
+  const v = studentView(cs, t);
+  doc.getElementById("player")?.setAttribute("data-class-following", String(cs.following));
+  bar.querySelector("[data-class-status]").textContent = v.status;
+  bar.querySelector('[data-class-follow="false"]').hidden = !cs.following;
+  bar.querySelector('[data-class-follow="true"]').hidden = cs.following;
+  const qEl = bar.querySelector("[data-class-question]");
+  qEl.hidden = !v.question;
+  qEl.replaceChildren();
+  if (v.question) {
+    const p = doc.createElement("p");
+    p.className = "class-prompt";
+    p.textContent = v.question.prompt;
+    const row = doc.createElement("div");
+    row.className = "class-choices";
+    for (const c of v.question.choices) {
+      const b = doc.createElement("button");
+      b.type = "button";
+      b.dataset.classChoice = c.id;
+      b.setAttribute("aria-pressed", String(c.chosen));
+      b.textContent = c.label;
+      row.append(b);
+    }
+    qEl.append(p, row);
+    if (v.question.note) {
+      const n = doc.createElement("p");
+      n.className = "class-answer-note";
+      n.textContent = v.question.note;
+      qEl.append(n);
+    }
+  }
+  const verdict = bar.querySelector("[data-class-verdict]");
+  verdict.hidden = !v.verdict;
+  verdict.textContent = v.verdict;
+  verdict.dataset.verdict = v.verdictKind;
+}
+
+// ---------- storage (sessionStorage: this tab only) ----------
+
+// storeValue keeps value under key of session as JSON (null removes it);
+// a storage that throws keeps nothing.
+export function storeValue(session, key, value) {
+  try {
+    if (value === null) session?.removeItem(key);
+    else session?.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage disabled: the class lasts as long as the socket
+  }
+}
+
+// rememberStudent keeps the student id the server gave this tab for class
+// code, so that a reload answers as the same student.
+export function rememberStudent(session, code, student) {
+  const ids = readJSON(session, STUDENT_KEY) || {};
+  ids[code] = student;
+  storeValue(session, STUDENT_KEY, ids);
+}
+
+// download saves text as a file named filename.
+export function download(doc, url, filename, text) {
+  const href = url.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+  const a = doc.createElement("a");
+  a.href = href;
+  a.download = filename;
+  a.hidden = true;
+  doc.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => url.revokeObjectURL(href), 1000);
+}

@@ -1,0 +1,119 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as classroom from "../classroom.js";
+import { brokenStorage, fakeStorage } from "./fakes.js";
+
+const KEY = "0123456789abcdef0123456789abcdef";
+const T = {
+  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{answer}", wrong: "W:{answer}", noAnswer: "N:{answer}",
+  students: "{n} st", studentsOne: "one st", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
+};
+const question = (over) => ({
+  step: 4, open: true, revealed: false, correct: "",
+  choices: [{ id: "GRANTED", label: "granted" }, { id: "BUSY", label: "busy" }],
+  ...over,
+});
+const studentPage = () => classroom.newClass({ classRole: "student", classCode: "K7P3QX" });
+
+test("a student's page joins (with the id it was given), a presenter's tab resumes its class", () => {
+  const session = fakeStorage();
+  const s = studentPage();
+  assert.deepEqual(classroom.openMessages(s, session), [{ type: "class-join", code: "K7P3QX" }]);
+  classroom.rememberStudent(session, "K7P3QX", KEY);
+  assert.deepEqual(classroom.openMessages(s, session), [{ type: "class-join", code: "K7P3QX", student: KEY }]);
+  assert.deepEqual(classroom.openMessages(s, session, "zh-TW"), [{ type: "class-join", code: "K7P3QX", lang: "zh-TW", student: KEY }]);
+  const p = classroom.newClass({});
+  assert.deepEqual(classroom.openMessages(p, session), []);
+  classroom.storeValue(session, classroom.CLASS_KEY, { code: "K7P3QX", key: KEY });
+  assert.deepEqual(classroom.openMessages(p, session), [{ type: "class-resume", code: "K7P3QX", key: KEY }]);
+  session.map.set(classroom.CLASS_KEY, "{broken");
+  assert.deepEqual(classroom.openMessages(p, session), []);
+  assert.deepEqual(classroom.openMessages(p, brokenStorage()), []);
+  assert.doesNotThrow(() => classroom.storeValue(brokenStorage(), classroom.CLASS_KEY, { code: "x" }));
+});
+
+test("the key is stored once, from class-start's answer; an ended class forgets it", () => {
+  const p = classroom.newClass({});
+  const fx = classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", key: KEY, panel: "<div></div>", status: { students: 0 } });
+  assert.deepEqual(fx, [{ store: { key: classroom.CLASS_KEY, value: { code: "K7P3QX", key: KEY } } }, { render: true }]);
+  assert.equal(p.role, "presenter");
+  assert.deepEqual(classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: {} }), [{ render: true }]);
+  assert.deepEqual(classroom.onMessage(p, { type: "class-status", role: "presenter", ended: true }), [
+    { store: { key: classroom.CLASS_KEY, value: null } },
+    { render: true },
+  ]);
+  assert.equal(p.role, "");
+  // A resume that fails (a wrong key, a class over) forgets it too.
+  assert.deepEqual(classroom.onMessage(classroom.newClass({}), { type: "error", code: "class-bad-key", message: "no" }), [
+    { store: { key: classroom.CLASS_KEY, value: null } },
+  ]);
+});
+
+test("a student who follows sends no move; exploring on their own, they do", () => {
+  const s = studentPage();
+  for (const t of ["step", "back", "seek", "play", "load", "fork", "undo"]) assert.equal(classroom.blocks(s, t), true, t);
+  assert.equal(classroom.blocks(s, "lang"), false);
+  assert.equal(classroom.blocks(s, "class-answer"), false);
+  assert.deepEqual(classroom.follow(s, false), [{ send: { type: "class-follow", follow: false } }, { render: true }]);
+  assert.equal(classroom.blocks(s, "step"), false);
+  assert.equal(classroom.blocks(classroom.newClass({}), "step"), false);
+});
+
+test("a student answers only the open question, with one of its choices", () => {
+  const s = studentPage();
+  assert.deepEqual(classroom.answer(s, "GRANTED"), []);
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question() });
+  assert.deepEqual(classroom.answer(s, "NOPE"), []);
+  assert.deepEqual(classroom.answer(s, "BUSY"), [{ send: { type: "class-answer", step: 4, choice: "BUSY" } }, { render: true }]);
+  const v = classroom.studentView(s, T);
+  assert.deepEqual(v.question, {
+    prompt: "Q4",
+    choices: [{ id: "GRANTED", label: "granted", chosen: false }, { id: "BUSY", label: "busy", chosen: true }],
+    note: "A:busy",
+  });
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ open: false, revealed: true, correct: "GRANTED" }) });
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:granted", "wrong"]);
+  // The next question starts unanswered.
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7 }) });
+  assert.equal(s.answer, "");
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7, open: false, revealed: true, correct: "BUSY" }) });
+  assert.equal(classroom.studentView(s, T).verdict, "N:busy");
+  s.answer = "BUSY";
+  assert.equal(classroom.studentView(s, T).verdictKind, "right");
+});
+
+test("an ended class, or a wrong code, takes a student to the class's page", () => {
+  const s = studentPage();
+  assert.deepEqual(classroom.onMessage(s, { type: "class-status", role: "student", ended: true }), [{ go: "/class/K7P3QX" }]);
+  assert.deepEqual(classroom.onMessage(studentPage(), { type: "error", code: "class-unknown", message: "x" }), [{ go: "/class/K7P3QX" }]);
+  assert.deepEqual(classroom.onMessage(studentPage(), { type: "error", code: "bad-json", message: "x" }), []);
+});
+
+test("the presenter's distribution: every choice, counts, shares, the right one once revealed", () => {
+  const p = classroom.newClass({});
+  classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
+  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint" });
+  classroom.onMessage(p, { type: "class-status", role: "presenter", students: 3, question: question(), counts: { GRANTED: 2 }, answered: 3 });
+  const v = classroom.presenterView(p, T);
+  assert.equal(v.students, "3 st");
+  assert.deepEqual([v.canAsk, v.canReveal, v.answered], [false, true, "3 ans"]);
+  assert.deepEqual(v.rows, [
+    { id: "GRANTED", label: "granted", count: 2, pct: 67, right: false },
+    { id: "BUSY", label: "busy", count: 0, pct: 0, right: false },
+  ]);
+  classroom.onMessage(p, { type: "class-status", role: "presenter", question: question({ open: false, revealed: true, correct: "BUSY" }), counts: {}, answered: 0 });
+  const r = classroom.presenterView(p, T);
+  assert.deepEqual([r.canAsk, r.canReveal, r.right, r.rows[1].right, r.rows[1].pct], [true, false, "RA:busy", true, 0]);
+  assert.deepEqual(classroom.action(p, "end", () => false), []);
+  assert.deepEqual(classroom.action(p, "end", () => true), [{ send: { type: "class-end" } }]);
+  assert.deepEqual(classroom.onMessage(p, { type: "class-csv", filename: "class-K7P3QX.csv", csv: "step\n" }), [
+    { download: { filename: "class-K7P3QX.csv", text: "step\n" } },
+  ]);
+  classroom.onMessage(p, { type: "error", code: "class-no-question", message: "nothing to ask" });
+  assert.equal(classroom.presenterView(p, T).note, "nothing to ask");
+});
+
+test("fill leaves unknown places alone", () => {
+  assert.equal(classroom.fill("{n} of {total}", { n: 2 }), "2 of {total}");
+  assert.equal(classroom.fill(undefined, {}), "");
+});

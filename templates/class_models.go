@@ -1,0 +1,61 @@
+package templates
+
+// ClassTexts are the classroom's strings (catalog/classroom.*.toml), one
+// field per message id.
+type ClassTexts struct {
+	ClassStart        string // the header's button that starts a class
+	ClassJoinAt       string // "Join at"
+	ClassCodeLabel    string // "Class code"
+	ClassQRLabel      string // the QR code's accessible name
+	ClassStudents     string // "{n} students" (the page fills n)
+	ClassStudentsOne  string // "1 student"
+	ClassAsk          string
+	ClassReveal       string
+	ClassCSV          string
+	ClassEnd          string
+	ClassEndConfirm   string
+	ClassHideJoin     string
+	ClassShowJoin     string
+	ClassAnswered     string // "{n} answered"
+	ClassAskHint      string // presenter: what Ask does
+	ClassNothingToAsk string // presenter: the next step has one outcome
+	ClassRightAnswer  string // "Right answer: {answer}"
+	ClassFollowing    string // student: "Following the presenter"
+	ClassExploring    string // student: "Exploring on your own"
+	ClassExploreOwn   string
+	ClassBackToClass  string
+	ClassQuestion     string // student: "What will step {step} come to?"
+	ClassYourAnswer   string // "Your answer: {answer}"
+	ClassWaitReveal   string
+	ClassRight        string
+	ClassWrong        string // "Not this time: it came to {answer}"
+	ClassNoAnswer     string // revealed, the student did not answer
+	ClassEndedTitle   string
+	ClassEndedBody    string
+	ClassUnknownTitle string
+	ClassUnknownBody  string
+	ClassBusDown      string
+	ClassResumeFailed string
+}
+
+// ClassBar is the class bar of a student's player header.
+type ClassBar struct {
+	Code string
+}
+
+// QRView is a QR code drawn as SVG: Size modules a side (quiet zone
+// included), the dark modules as one path.
+type QRView struct {
+	Size  int
+	Path  string
+	Label string
+}
+
+// ClassPanelView is the presenter's class panel: where students join, as
+// text and as a QR code, and the room's controls.
+type ClassPanelView struct {
+	T    ClassTexts
+	Code string
+	URLs []string
+	QR   QRView
+}

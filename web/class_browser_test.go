@@ -1,0 +1,86 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lockstep/sim"
+)
+
+// TestBrowserClass: a presenter starts a class from a lesson; two students
+// join at the address the panel shows (one in zh-CN, one on a 390 px
+// phone), follow three steps, answer the question the presenter asks; the
+// presenter sees the two answers and reveals; each student sees whether
+// they were right.
+func TestBrowserClass(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	l := lessonByID(t, all, classLesson)
+	correct := string(expectedFrames(t, l)[4].Outcome)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+
+	p := newTab(t)
+	run(t, p, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
+	waitStep(t, p, 0)
+	click(t, p, "[data-class-start]")
+	join := waitValue[string](t, p, `document.querySelector('[data-class-url]')?.textContent || ''`, "the join address")
+	// The key is in this tab's sessionStorage only: not in the address, not in the page.
+	if leak := eval[bool](t, p, `(() => { const k = JSON.parse(sessionStorage.getItem('lockstep.class')).key;
+		return k.length !== 32 || location.href.includes(k) || document.documentElement.outerHTML.includes(k); })()`); leak {
+		t.Fatal("the presenter key is missing from sessionStorage, or on the projected page")
+	}
+	if !eval[bool](t, p, `document.body.classList.contains('presenter') && !!document.querySelector('[data-class-panel] svg.qr path')`) {
+		t.Fatal("starting a class: no presenter mode or no QR code")
+	}
+
+	zh, phone := newTab(t), newTab(t)
+	run(t, zh, chromedp.Navigate(join+"?lang=zh-CN"))
+	run(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(join))
+	waitJS(t, p, `document.querySelector('[data-class-students]').textContent.includes('2')`, "2 students connected")
+	for n := 1; n <= 3; n++ {
+		press(t, p, kb.ArrowRight)
+		waitStep(t, zh, n)
+		waitStep(t, phone, n)
+	}
+	if got := eval[string](t, zh, `document.documentElement.lang + '|' + document.querySelector('[data-class-status]').textContent`); got != "zh-CN|"+tr("zh-CN").cl.ClassFollowing {
+		t.Fatalf("the zh-CN student's page: %q", got)
+	}
+	// The phone: no page scroll sideways, no controls of its own, and the
+	// timeline shows more than one step's column.
+	fit := eval[[]float64](t, phone, `(() => { const sc = document.querySelector('[data-panel="timeline"] .tl-scroll').getBoundingClientRect();
+		const cols = [...document.querySelectorAll('[data-panel="timeline"] .col')].filter(c => {
+			const b = c.getBoundingClientRect(); return b.width > 0 && b.left >= sc.left - 1 && b.right <= sc.right + 1; });
+		const controls = document.querySelector('[data-chrome="controls"]').getBoundingClientRect().height;
+		const lab = document.querySelector('[data-panel="timeline"] .tl-labels').getBoundingClientRect();
+		const c0 = document.querySelector('[data-panel="timeline"] .col').getBoundingClientRect();
+		return [document.documentElement.scrollWidth, cols.length, controls, sc.width, lab.width, c0.width]; })()`)
+	if fit[0] > 390 || fit[1] < 2 || fit[2] != 0 {
+		t.Fatalf("phone layout: page %g px wide, %g whole timeline columns in view, controls %g px high (timeline %g px, labels %g, a column %g)", fit[0], fit[1], fit[2], fit[3], fit[4], fit[5])
+	}
+
+	click(t, p, `[data-class-action="ask"]`)
+	students := []struct {
+		name string
+		tab  context.Context
+	}{{"zh-CN", zh}, {"phone", phone}}
+	// Each answers a different choice, so one is right and one wrong.
+	choices := make([]string, len(students))
+	for i, s := range students {
+		waitJS(t, s.tab, `document.querySelectorAll('[data-class-choice]').length >= 2`, s.name+": the question")
+		choices[i] = eval[string](t, s.tab, fmt.Sprintf(`document.querySelectorAll('[data-class-choice]')[%d].dataset.classChoice`, i))
+		click(t, s.tab, fmt.Sprintf(`[data-class-choice="%s"]`, choices[i]))
+	}
+	waitJS(t, p, `[...document.querySelectorAll('[data-class-tally] li')].reduce((n, li) => n + Number(li.dataset.count), 0) === 2`, "2 answers in the distribution")
+	click(t, p, `[data-class-action="reveal"]`)
+	for i, s := range students {
+		want := "wrong"
+		if choices[i] == correct {
+			want = "right"
+		}
+		waitJS(t, s.tab, fmt.Sprintf(`%s && document.querySelector('[data-class-verdict]').dataset.verdict === '%s'`, fmt.Sprintf(stepReady, 4), want), s.name+": step 4, verdict "+want)
+	}
+}

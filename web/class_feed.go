@@ -1,0 +1,164 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"lockstep/classbus"
+	"lockstep/classroom"
+)
+
+// classFeed is one class as the students on this server follow it: one
+// bus subscription for all of them (after gorilla's chat hub), the newest
+// state it saw, and a one-slot wake channel per student session, so that a
+// busy session reads only the newest state and nothing queues up.
+type classFeed struct {
+	srv  *Server
+	code string
+	stop context.CancelFunc // ends the subscription (the last student left)
+
+	mu      sync.Mutex
+	latest  classroom.State
+	members map[chan struct{}]struct{}
+}
+
+// errClassGone is what joinFeed returns for a class that has ended.
+var errClassGone = errors.New("web: the class has ended")
+
+// joinFeed adds a student session of class code, woken on wake, to this
+// server's feed of the class (opening it for the first student), and
+// returns the feed. classbus.ErrNoClass means no such class, errClassGone
+// that it has ended.
+func (s *Server) joinFeed(code string, wake chan struct{}) (*classFeed, error) {
+	s.classMu.Lock()
+	defer s.classMu.Unlock()
+	f := s.feeds[code]
+	if f == nil {
+		ctx, stop := context.WithCancel(s.ctx)
+		sub, err := s.classBus.Subscribe(ctx, code)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("web: class bus: %w", err)
+		}
+		// The state after the subscription: nothing published between the
+		// two is missed.
+		st, err := s.loadClassState(ctx, code)
+		if err != nil {
+			stop()
+			_ = sub.Close()
+			return nil, err
+		}
+		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[chan struct{}]struct{}{}}
+		s.feeds[code] = f
+		go f.run(ctx, sub)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.latest.Ended {
+		return nil, errClassGone
+	}
+	f.members[wake] = struct{}{}
+	return f, nil
+}
+
+// loadClassState reads class code's state from the bus.
+func (s *Server) loadClassState(ctx context.Context, code string) (classroom.State, error) {
+	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
+	b, err := s.classBus.State(ctx, code)
+	if err != nil {
+		if errors.Is(err, classbus.ErrNoClass) {
+			return classroom.State{}, err
+		}
+		return classroom.State{}, fmt.Errorf("web: class bus: %w", err)
+	}
+	return classroom.DecodeState(b)
+}
+
+// leave removes a student session's wake channel; the last one closes the
+// feed.
+func (f *classFeed) leave(wake chan struct{}) {
+	s := f.srv
+	s.classMu.Lock()
+	defer s.classMu.Unlock()
+	f.mu.Lock()
+	delete(f.members, wake)
+	empty := len(f.members) == 0
+	f.mu.Unlock()
+	if empty && s.feeds[f.code] == f {
+		delete(s.feeds, f.code)
+		f.stop()
+	}
+}
+
+// state is the newest state the feed saw.
+func (f *classFeed) state() classroom.State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.latest
+}
+
+// update keeps st when it is newer than what the feed has, and wakes the
+// students.
+func (f *classFeed) update(st classroom.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if st.Seq <= f.latest.Seq && (!st.Ended || f.latest.Ended) {
+		return
+	}
+	f.latest = st
+	for w := range f.members {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run reads the feed's subscription until ctx ends. A subscription that
+// ends otherwise (classbus.ErrLagged, a transport error) is opened again
+// and the state reloaded from the bus: a state is whole, so nothing a
+// student needs is lost.
+func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
+	for {
+		for b := range sub.C() {
+			m, err := classroom.DecodeMessage(b)
+			if err != nil {
+				f.srv.logf("web: class %s: %v", f.code, err)
+				continue
+			}
+			if m.State != nil {
+				f.update(*m.State)
+			}
+		}
+		if ctx.Err() != nil || sub.Err() == nil {
+			return
+		}
+		f.srv.logf("web: class %s: bus subscription ended (%v); subscribing again", f.code, sub.Err())
+		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+			var err error
+			if sub, err = f.srv.classBus.Subscribe(ctx, f.code); err == nil {
+				break
+			}
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return
+			}
+		}
+		st, err := f.srv.loadClassState(ctx, f.code)
+		switch {
+		case errors.Is(err, classbus.ErrNoClass):
+			st = f.state()
+			st.Ended, st.EndReason = true, classroom.EndIdle
+			f.update(st)
+		case err != nil:
+			f.srv.logf("web: class %s: %v", f.code, err)
+		default:
+			f.update(st)
+		}
+	}
+}

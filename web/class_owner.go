@@ -1,0 +1,327 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"lockstep/classbus"
+	"lockstep/classroom"
+)
+
+// busTimeout bounds one call to the class bus.
+const busTimeout = 3 * time.Second
+
+// ownedClass is a class this server owns: its presenter started or resumed
+// it here (docs/classroom.md). It keeps the classroom.Class; the
+// presenter's session changes it (apply), and its own goroutine (run)
+// counts the answers, joins and leaves that come over the bus and ends the
+// class when idle.
+type ownedClass struct {
+	srv *Server
+	mu  sync.Mutex
+	c   *classroom.Class
+	// retired: the class was resumed on another server (a state of another
+	// owner came over the bus) or ended; this server stops counting.
+	retired bool
+	lastSet time.Time // when the state was last kept (SetState)
+	// wake wakes the presenter's session (one slot: the session reads the
+	// newest tally); done is closed when run ends.
+	wake chan struct{}
+	done chan struct{}
+}
+
+// startClass makes a class owned by this server, showing shown at step,
+// and returns it with its presenter key.
+func (s *Server) startClass(shown classroom.Shown, step int) (*ownedClass, string, error) {
+	key, err := classroom.NewKey(nil)
+	if err != nil {
+		return nil, "", err
+	}
+	for range 8 { // a code already in use is drawn again
+		code, err := classroom.NewCode(nil)
+		if err != nil {
+			return nil, "", err
+		}
+		ctx, cancel := context.WithTimeout(s.ctx, busTimeout)
+		_, err = s.classBus.State(ctx, code)
+		cancel()
+		if err == nil {
+			continue // in use
+		}
+		if !errors.Is(err, classbus.ErrNoClass) {
+			return nil, "", fmt.Errorf("web: class bus: %w", err)
+		}
+		c := classroom.New(code, classroom.KeyHash(key), s.serverID, shown, step, s.cfg.ClassIdle, time.Now())
+		oc, err := s.own(c, classroom.KindStep)
+		return oc, key, err
+	}
+	return nil, "", errors.New("web: no free class code")
+}
+
+// resumeClass makes this server the owner of class st (its presenter came
+// back here), or returns the class when it owns it already.
+func (s *Server) resumeClass(st classroom.State) (*ownedClass, error) {
+	s.classMu.Lock()
+	oc := s.owned[st.Code]
+	s.classMu.Unlock()
+	if oc != nil {
+		return oc, nil
+	}
+	return s.own(classroom.Resume(st, s.serverID, s.cfg.ClassIdle, time.Now()), classroom.KindStep)
+}
+
+// own starts owning c: it subscribes to its channel, keeps and publishes
+// its state (kind), and starts its goroutine.
+func (s *Server) own(c *classroom.Class, kind string) (*ownedClass, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, busTimeout)
+	defer cancel()
+	sub, err := s.classBus.Subscribe(s.ctx, c.Code())
+	if err != nil {
+		return nil, fmt.Errorf("web: class bus: %w", err)
+	}
+	oc := &ownedClass{srv: s, c: c, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	oc.mu.Lock()
+	err = oc.publishLocked(ctx, kind, time.Now())
+	oc.mu.Unlock()
+	if err != nil {
+		_ = sub.Close()
+		return nil, err
+	}
+	s.classMu.Lock()
+	if old := s.owned[c.Code()]; old != nil {
+		old.retire()
+	}
+	s.owned[c.Code()] = oc
+	s.classMu.Unlock()
+	go oc.run(sub)
+	return oc, nil
+}
+
+// apply changes the class with change, under the class's lock, and
+// publishes its state with the kind change returns ("" publishes nothing).
+func (oc *ownedClass) apply(change func(c *classroom.Class, now time.Time) (string, error)) error {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	if oc.retired {
+		return classroom.ErrEnded
+	}
+	now := time.Now()
+	kind, err := change(oc.c, now)
+	if err != nil || kind == "" {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(oc.srv.ctx, busTimeout)
+	defer cancel()
+	if err := oc.publishLocked(ctx, kind, now); err != nil {
+		return err
+	}
+	if kind == classroom.KindEnd {
+		oc.retireLocked()
+	}
+	return nil
+}
+
+// classEndedTTL is how long the state of an ended class is kept, so that
+// a student who comes late is told it ended rather than that there is no
+// such class.
+const classEndedTTL = 15 * time.Minute
+
+// publishLocked keeps the class's state on the bus for the idle time (an
+// ended class's for classEndedTTL) and publishes it as kind. oc.mu is
+// held, so states go out in Seq order.
+func (oc *ownedClass) publishLocked(ctx context.Context, kind string, now time.Time) error {
+	st := oc.c.State()
+	bus := oc.srv.classBus
+	ttl := oc.srv.cfg.ClassIdle
+	if st.Ended {
+		ttl = classEndedTTL
+	}
+	err := bus.SetState(ctx, st.Code, st.Encode(), ttl)
+	oc.lastSet = now
+	if err == nil {
+		err = bus.Publish(ctx, st.Code, classroom.StateMessage(kind, st).Encode())
+	}
+	if err != nil {
+		return fmt.Errorf("web: class bus: %w", err)
+	}
+	return nil
+}
+
+// view returns the class's state and tally, for the presenter.
+func (oc *ownedClass) view() (classroom.State, map[string]int, int, int, bool) {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	counts, answered := oc.c.Tally()
+	return oc.c.State(), counts, answered, oc.c.Students(), oc.retired
+}
+
+// notify wakes the presenter's session, without waiting.
+func (oc *ownedClass) notify() {
+	select {
+	case oc.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (oc *ownedClass) retire() {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	oc.retireLocked()
+}
+
+func (oc *ownedClass) retireLocked() {
+	if !oc.retired {
+		oc.retired = true
+		oc.notify()
+	}
+}
+
+// run is the class's goroutine: it counts what comes over the bus and ends
+// the class when idle. A subscription that ends other than by its close is
+// opened again (answers published meanwhile are lost; the bus dropped
+// them).
+func (oc *ownedClass) run(sub classbus.Subscription) {
+	s := oc.srv
+	defer close(oc.done)
+	defer func() {
+		_ = sub.Close()
+		s.classMu.Lock()
+		if s.owned[oc.c.Code()] == oc {
+			delete(s.owned, oc.c.Code())
+		}
+		s.classMu.Unlock()
+	}()
+	timer := time.NewTimer(oc.nextCheck())
+	defer timer.Stop()
+	for {
+		select {
+		case b, ok := <-sub.C():
+			if !ok {
+				if sub.Err() == nil || s.ctx.Err() != nil {
+					return
+				}
+				s.logf("web: class %s: bus subscription ended (%v); subscribing again", oc.c.Code(), sub.Err())
+				var err error
+				if sub, err = oc.resubscribe(); err != nil {
+					s.logf("web: class %s: %v", oc.c.Code(), err)
+					oc.retire()
+					return
+				}
+				continue
+			}
+			if oc.count(b) {
+				return
+			}
+		case <-timer.C:
+			if oc.checkIdle() {
+				return
+			}
+			timer.Reset(oc.nextCheck())
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
+
+// resubscribe subscribes to the class's channel again, trying for a while
+// (a bus that is back).
+func (oc *ownedClass) resubscribe() (classbus.Subscription, error) {
+	var err error
+	for wait := 100 * time.Millisecond; wait < time.Minute; wait *= 2 {
+		var sub classbus.Subscription
+		if sub, err = oc.srv.classBus.Subscribe(oc.srv.ctx, oc.c.Code()); err == nil {
+			return sub, nil
+		}
+		select {
+		case <-time.After(wait):
+		case <-oc.srv.ctx.Done():
+			return nil, oc.srv.ctx.Err()
+		}
+	}
+	return nil, fmt.Errorf("web: class bus: %w", err)
+}
+
+// count handles one bus message; it reports whether the class is no
+// longer this server's.
+func (oc *ownedClass) count(b []byte) bool {
+	m, err := classroom.DecodeMessage(b)
+	if err != nil {
+		oc.srv.logf("web: class %s: %v", oc.c.Code(), err)
+		return false
+	}
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	if oc.retired {
+		return true
+	}
+	now := time.Now()
+	switch m.Kind {
+	case classroom.KindAnswer:
+		if oc.c.Answer(m.Student, m.Step, m.Choice, now) == nil {
+			oc.notify()
+		}
+	case classroom.KindJoin:
+		oc.c.Join(m.Student, now)
+		oc.notify()
+	case classroom.KindLeave:
+		oc.c.Leave(m.Student)
+		oc.notify()
+	default:
+		if m.State.Owner != oc.srv.serverID {
+			// Resumed on another server: it owns the class now.
+			oc.retireLocked()
+			return true
+		}
+	}
+	return false
+}
+
+// nextCheck is how long until the class may be idle, or its kept state
+// needs its TTL refreshed (half the idle time after it was kept).
+func (oc *ownedClass) nextCheck() time.Duration {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	now := time.Now()
+	next := min(oc.c.IdleAt().Sub(now), oc.lastSet.Add(oc.srv.cfg.ClassIdle/2).Sub(now))
+	return max(next, 10*time.Millisecond)
+}
+
+// checkIdle ends an idle class, or keeps the state of an active one for
+// another idle time; it reports whether the class ended.
+func (oc *ownedClass) checkIdle() bool {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	if oc.retired {
+		return true
+	}
+	now := time.Now()
+	ctx, cancel := context.WithTimeout(oc.srv.ctx, busTimeout)
+	defer cancel()
+	if oc.c.Idle(now) {
+		// A state of a newer owner means the class went on elsewhere.
+		if b, err := oc.srv.classBus.State(ctx, oc.c.Code()); err == nil {
+			if st, err := classroom.DecodeState(b); err == nil && st.Owner != oc.srv.serverID {
+				oc.retireLocked()
+				return true
+			}
+		}
+		oc.c.End(classroom.EndIdle, now)
+		if err := oc.publishLocked(ctx, classroom.KindEnd, now); err != nil {
+			oc.srv.logf("web: class %s: end: %v", oc.c.Code(), err)
+		}
+		oc.retireLocked()
+		return true
+	}
+	// Not idle: keep the state for another idle time (it is kept for one
+	// from each SetState, and this check comes at half of it).
+	st := oc.c.State()
+	if err := oc.srv.classBus.SetState(ctx, st.Code, st.Encode(), oc.srv.cfg.ClassIdle); err != nil {
+		oc.srv.logf("web: class %s: keep state: %v", st.Code, err)
+	} else {
+		oc.lastSet = now
+	}
+	return false
+}

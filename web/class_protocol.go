@@ -1,0 +1,176 @@
+package web
+
+import (
+	"lockstep/classroom"
+	"lockstep/sim"
+	"lockstep/view"
+)
+
+// Class message types (docs/classroom.md): the page's, then the server's.
+const (
+	MsgClassStart  = "class-start"
+	MsgClassResume = "class-resume"
+	MsgClassAsk    = "class-ask"
+	MsgClassReveal = "class-reveal"
+	MsgClassEnd    = "class-end"
+	MsgClassCSV    = "class-csv"
+	MsgClassJoin   = "class-join"
+	MsgClassAnswer = "class-answer"
+	MsgClassFollow = "class-follow"
+
+	MsgClassPresenter = "class-presenter"
+	MsgClassStatus    = "class-status"
+	MsgClassJoined    = "class-joined"
+	MsgClassAnswered  = "class-answered"
+	// MsgClassCSV is also the reply's type: it carries the CSV.
+)
+
+// Error codes of class messages.
+const (
+	ErrCodeClassUnknown      = "class-unknown"       // no class with that code
+	ErrCodeClassEnded        = "class-ended"         // the class has ended
+	ErrCodeClassBadKey       = "class-bad-key"       // class-resume's key is not the class's presenter key
+	ErrCodeClassNotPresenter = "class-not-presenter" // a presenter's message from a session that is not the class's presenter
+	ErrCodeClassFollowing    = "class-following"     // a player message from a student who follows the class
+	ErrCodeClassNoQuestion   = "class-no-question"   // nothing to ask at the step, or no question open
+	ErrCodeClassBadAnswer    = "class-bad-answer"    // an answer of another step, or a choice not offered
+	ErrCodeClassJoins        = "class-joins"         // too many joins of unknown codes from the address
+	ErrCodeClassBus          = "class-bus"           // the class bus failed
+)
+
+// maxClassMessage bounds a class message in bytes: none needs more than a
+// code, a key, a student id and a choice.
+const maxClassMessage = 1024
+
+// Class roles (ClassStatusMessage.Role).
+const (
+	rolePresenter = "presenter"
+	roleStudent   = "student"
+)
+
+// ClassPresenterMessage answers class-start and class-resume.
+type ClassPresenterMessage struct {
+	Type string `json:"type"` // "class-presenter"
+	Re   int64  `json:"re,omitempty"`
+	Code string `json:"code"`
+	// Key is the presenter key, only in the reply to class-start: the page
+	// keeps it in sessionStorage.
+	Key    string             `json:"key,omitempty"`
+	Join   []string           `json:"join"`
+	Panel  string             `json:"panel"` // HTML: join address and QR code
+	Status ClassStatusMessage `json:"status"`
+}
+
+// ClassChoice is one choice of a question, with its label in the page's
+// language.
+type ClassChoice struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// ClassQuestion is the question of a class-status message.
+type ClassQuestion struct {
+	Step     int           `json:"step"`
+	Choices  []ClassChoice `json:"choices"`
+	Open     bool          `json:"open"`
+	Revealed bool          `json:"revealed"`
+	Correct  string        `json:"correct,omitempty"`
+}
+
+// ClassStatusMessage is a class as one page sees it.
+type ClassStatusMessage struct {
+	Type      string         `json:"type"` // "class-status"
+	Code      string         `json:"code"`
+	Role      string         `json:"role"`
+	Lesson    string         `json:"lesson,omitempty"`
+	Timeline  string         `json:"timeline,omitempty"`
+	Step      int            `json:"step"`
+	Total     int            `json:"total"`
+	Question  *ClassQuestion `json:"question,omitempty"`
+	Ended     bool           `json:"ended"`
+	EndReason string         `json:"end_reason,omitempty"`
+	// The presenter's only.
+	Students int               `json:"students,omitempty"`
+	Counts   map[string]int    `json:"counts,omitempty"`
+	Answered int               `json:"answered,omitempty"`
+	Scores   []classroom.Score `json:"scores,omitempty"`
+	// The student's only.
+	Following bool   `json:"following,omitempty"`
+	Answer    string `json:"answer,omitempty"`
+}
+
+// ClassJoinedMessage answers class-join.
+type ClassJoinedMessage struct {
+	Type    string `json:"type"` // "class-joined"
+	Re      int64  `json:"re,omitempty"`
+	Code    string `json:"code"`
+	Student string `json:"student"`
+}
+
+// ClassAnsweredMessage answers class-answer.
+type ClassAnsweredMessage struct {
+	Type   string `json:"type"` // "class-answered"
+	Re     int64  `json:"re,omitempty"`
+	Step   int    `json:"step"`
+	Choice string `json:"choice"`
+}
+
+// ClassCSVMessage answers class-csv.
+type ClassCSVMessage struct {
+	Type     string `json:"type"` // "class-csv"
+	Re       int64  `json:"re,omitempty"`
+	Filename string `json:"filename"`
+	CSV      string `json:"csv"`
+}
+
+// isClassType reports whether typ is a page's class message type.
+func isClassType(typ string) bool {
+	switch typ {
+	case MsgClassStart, MsgClassResume, MsgClassAsk, MsgClassReveal, MsgClassEnd, MsgClassCSV, MsgClassJoin, MsgClassAnswer, MsgClassFollow:
+		return true
+	}
+	return false
+}
+
+// checkClassMessage checks the fields of class message m, size bytes long
+// on the wire, its lang a locale of spoken (as a load's); the code comes
+// back in capitals. Whether the sender may send
+// it is the session's to check.
+func checkClassMessage(m *ClientMessage, size int, spoken func(sim.Locale) bool) error {
+	if size > maxClassMessage {
+		return perr(ErrCodeBadField, "class-too-big", "Bytes", size, "Max", maxClassMessage)
+	}
+	switch m.Type {
+	case MsgClassResume, MsgClassJoin:
+		code, err := classroom.ParseCode(m.Code)
+		if err != nil {
+			return perr(ErrCodeBadField, "class-code", "Code", view.Clip(m.Code, maxEcho), "Len", classroom.CodeLen)
+		}
+		m.Code = code
+		if m.Type == MsgClassResume && !classroom.ValidID(m.Key) {
+			return perr(ErrCodeClassBadKey, "class-bad-key")
+		}
+		if m.Type == MsgClassJoin && m.Student != "" && !classroom.ValidID(m.Student) {
+			m.Student = "" // the server makes one
+		}
+		if m.Type == MsgClassJoin && m.Lang != "" {
+			lang, err := wireLang(m.Lang, spoken)
+			if err != nil {
+				return err
+			}
+			m.Lang = lang
+		}
+	case MsgClassAnswer:
+		if m.Step == nil || *m.Step < 1 {
+			return perr(ErrCodeBadField, "class-answer-step")
+		}
+		if m.Choice == "" || len(m.Choice) > classroom.MaxChoiceLen {
+			return perr(ErrCodeBadField, "class-answer-choice", "Max", classroom.MaxChoiceLen)
+		}
+	case MsgClassFollow:
+		if m.Follow == nil {
+			return perr(ErrCodeBadField, "class-follow-needs")
+		}
+	}
+	return nil
+}

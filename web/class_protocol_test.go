@@ -1,0 +1,334 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/classroom"
+)
+
+// classMsg is a class message of the server, decoded loosely.
+type classMsg struct {
+	Type    string             `json:"type"`
+	Re      int64              `json:"re"`
+	Code    string             `json:"code"`
+	Message string             `json:"message"`
+	Key     string             `json:"key"`
+	Join    []string           `json:"join"`
+	Panel   string             `json:"panel"`
+	Status  ClassStatusMessage `json:"status"`
+	Student string             `json:"student"`
+	Step    int                `json:"step"`
+	Choice  string             `json:"choice"`
+	CSV     string             `json:"csv"`
+	Lesson  string             `json:"lesson"`
+	Lang    string             `json:"lang"`
+	Chrome  map[string]string  `json:"chrome"`
+	Frame   struct {
+		Outcome string `json:"outcome"`
+	} `json:"frame"`
+	// A class-status's own fields.
+	Role      string         `json:"role"`
+	Question  *ClassQuestion `json:"question"`
+	Ended     bool           `json:"ended"`
+	Students  int            `json:"students"`
+	Counts    map[string]int `json:"counts"`
+	Answered  int            `json:"answered"`
+	Answer    string         `json:"answer"`
+	Following bool           `json:"following"`
+}
+
+// await reads c's messages until one of type typ for which ok holds (nil:
+// any), skipping others (a presenter's count updates come at any time).
+func (c *wsClient) await(typ string, ok func(classMsg) bool) classMsg {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_ = c.conn.SetReadDeadline(deadline)
+		_, data, err := c.conn.ReadMessage()
+		if err != nil {
+			c.t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		var m classMsg
+		if err := json.Unmarshal(data, &m); err != nil {
+			c.t.Fatalf("decode %s: %v", data, err)
+		}
+		if m.Type == MsgError && typ != MsgError {
+			c.t.Fatalf("waiting for %s: error %s: %s", typ, m.Code, m.Message)
+		}
+		if m.Type == typ && (ok == nil || ok(m)) {
+			return m
+		}
+	}
+}
+
+// errorOf sends msg and returns the error that answers it.
+func (c *wsClient) errorOf(msg any) classMsg {
+	c.t.Helper()
+	c.send(msg)
+	return c.await(MsgError, nil)
+}
+
+// classLesson has something to predict at step 4 (an acquire).
+const classLesson = "nested-reentry"
+
+// presenterAt starts a class from classLesson at step; it returns the
+// presenter's connection and the class-presenter message.
+func presenterAt(t *testing.T, hs *httptest.Server, step int) (*wsClient, classMsg) {
+	t.Helper()
+	p, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(step)})
+	p.send(ClientMessage{Type: MsgClassStart, ID: 1})
+	return p, p.await(MsgClassPresenter, nil)
+}
+
+// student joins class code in lang; it returns the connection after the
+// joined message, the class's frame and status.
+func student(t *testing.T, hs *httptest.Server, code, lang string) (*wsClient, classMsg) {
+	t.Helper()
+	s := dial(t, hs, nil)
+	s.expect(MsgHello)
+	if lang != "" {
+		s.send(ClientMessage{Type: MsgLang, Lang: lang})
+		s.expect(MsgState)
+	}
+	s.send(ClientMessage{Type: MsgClassJoin, ID: 2, Code: strings.ToLower(code)})
+	j := s.await(MsgClassJoined, nil)
+	if j.Code != code || !classroom.ValidID(j.Student) {
+		t.Fatalf("joined %+v", j)
+	}
+	return s, j
+}
+
+func TestClassPresenterAndStudents(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	p, pm := presenterAt(t, hs, 1)
+	if !classroom.ValidID(pm.Key) || len(pm.Join) != 1 || !strings.HasSuffix(pm.Join[0], "/class/"+pm.Code) {
+		t.Fatalf("class-presenter %+v", pm)
+	}
+	if !strings.Contains(pm.Panel, "<svg") || strings.Contains(pm.Panel, pm.Key) {
+		t.Fatal("the panel has no QR code, or shows the key")
+	}
+	a, _ := student(t, hs, pm.Code, "")
+	if f := a.await(MsgFrame, nil); f.Step != 1 || f.Lesson != classLesson || f.Chrome == nil {
+		t.Fatalf("a student's first frame: step %d of %s", f.Step, f.Lesson)
+	}
+	if st := a.await(MsgClassStatus, nil); st.Role != roleStudent || st.Step != 1 || !st.Following {
+		t.Fatalf("student status %+v", st)
+	}
+	b, _ := student(t, hs, pm.Code, "zh-CN")
+	b.await(MsgClassStatus, nil)
+	p.await(MsgClassStatus, func(m classMsg) bool { return m.Students == 2 })
+
+	// The presenter steps twice: each student follows, frame then status.
+	for want := 2; want <= 3; want++ {
+		p.send(ClientMessage{Type: MsgStep})
+		for _, s := range []*wsClient{a, b} {
+			if f := s.await(MsgFrame, nil); f.Step != want {
+				t.Fatalf("student at %d, want %d", f.Step, want)
+			}
+			s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == want })
+		}
+	}
+	// Ask: about step 4, predict mode's choices, in each student's language.
+	p.send(ClientMessage{Type: MsgClassAsk})
+	q := p.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Open })
+	if q.Question.Step != 4 || len(q.Question.Choices) < 2 || q.Question.Correct != "" {
+		t.Fatalf("question %+v", q.Question)
+	}
+	sa := a.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
+	sb := b.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
+	if sa.Question.Correct != "" || sb.Question.Choices[0].Label == sa.Question.Choices[0].Label {
+		t.Fatalf("students' questions: en %+v, zh-CN %+v", sa.Question, sb.Question)
+	}
+	first, second := q.Question.Choices[0].ID, q.Question.Choices[1].ID
+	a.send(ClientMessage{Type: MsgClassAnswer, ID: 5, Step: intp(4), Choice: second})
+	a.await(MsgClassAnswered, nil)
+	a.send(ClientMessage{Type: MsgClassAnswer, ID: 6, Step: intp(4), Choice: first}) // the last answer counts
+	a.await(MsgClassAnswered, nil)
+	b.send(ClientMessage{Type: MsgClassAnswer, ID: 7, Step: intp(4), Choice: first})
+	b.await(MsgClassAnswered, nil)
+	tally := p.await(MsgClassStatus, func(m classMsg) bool { return m.Answered == 2 && m.Counts[first] == 2 })
+	if tally.Counts[second] != 0 {
+		t.Fatalf("tally %v", tally.Counts)
+	}
+	// Reveal: the class moves to step 4; its outcome is the right answer.
+	p.send(ClientMessage{Type: MsgClassReveal})
+	f := p.await(MsgFrame, nil)
+	r := p.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
+	if f.Step != 4 || r.Question.Correct != f.Frame.Outcome || r.Step != 4 {
+		t.Fatalf("reveal: frame %d (%s), status %+v", f.Step, f.Frame.Outcome, r.Question)
+	}
+	for _, s := range []*wsClient{a, b} {
+		st := s.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
+		if st.Question.Correct != f.Frame.Outcome || st.Answer != first || st.Step != 4 {
+			t.Fatalf("student's reveal %+v, answer %q", st.Question, st.Answer)
+		}
+	}
+	p.send(ClientMessage{Type: MsgClassCSV, ID: 9})
+	csv := p.await(MsgClassCSV, nil)
+	lines := strings.Split(strings.TrimSpace(csv.CSV), "\n")
+	right := "0"
+	if first == f.Frame.Outcome {
+		right = "2"
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "step,action,correct,answered,right") || !strings.HasPrefix(lines[1], "4,acquire ") || !strings.Contains(lines[1], ","+f.Frame.Outcome+",2,"+right+",") {
+		t.Fatalf("csv %q", csv.CSV)
+	}
+	// The end: students are told; the page is gone.
+	p.send(ClientMessage{Type: MsgClassEnd})
+	p.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
+	a.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
+	resp, err := http.Get(hs.URL + "/class/" + pm.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusGone {
+		t.Fatalf("an ended class's page: %d, want 410", resp.StatusCode)
+	}
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	if e := c.errorOf(ClientMessage{Type: MsgClassJoin, Code: pm.Code}); e.Code != ErrCodeClassEnded {
+		t.Fatalf("join of an ended class: %+v", e)
+	}
+}
+
+func TestClassStudentsCannotMoveIt(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{})
+	p, pm := presenterAt(t, hs, 2)
+	s, _ := student(t, hs, pm.Code, "")
+	s.await(MsgClassStatus, nil)
+	for _, m := range []ClientMessage{
+		{Type: MsgStep}, {Type: MsgSeek, Step: intp(5)}, {Type: MsgLoad, Lesson: "stale-owner"}, {Type: MsgPlay},
+	} {
+		if e := s.errorOf(m); e.Code != ErrCodeClassFollowing {
+			t.Fatalf("a student's %s: %+v", m.Type, e)
+		}
+	}
+	for _, typ := range []string{MsgClassAsk, MsgClassReveal, MsgClassEnd, MsgClassCSV} {
+		if e := s.errorOf(ClientMessage{Type: typ}); e.Code != ErrCodeClassNotPresenter {
+			t.Fatalf("a student's %s: %+v", typ, e)
+		}
+	}
+	if e := s.errorOf(ClientMessage{Type: MsgClassResume, Code: pm.Code, Key: strings.Repeat("0", 32)}); e.Code != ErrCodeClassBadKey {
+		t.Fatalf("resume with a wrong key: %+v", e)
+	}
+	if e := s.errorOf(ClientMessage{Type: MsgClassAnswer, Step: intp(3), Choice: "GRANTED"}); e.Code != ErrCodeClassNoQuestion {
+		t.Fatalf("an answer with no question: %+v", e)
+	}
+	p.send(ClientMessage{Type: MsgClassAsk}) // about step 3? nested-reentry's 3 has one outcome
+	if e := p.await(MsgError, nil); e.Code != ErrCodeClassNoQuestion {
+		t.Fatalf("asking about a step with one outcome: %+v", e)
+	}
+	p.send(ClientMessage{Type: MsgStep})
+	s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == 3 })
+	p.send(ClientMessage{Type: MsgClassAsk})
+	s.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
+	for _, m := range []ClientMessage{
+		{Type: MsgClassAnswer, Step: intp(5), Choice: "GRANTED"},
+		{Type: MsgClassAnswer, Step: intp(4), Choice: "NOT-A-CHOICE"},
+	} {
+		if e := s.errorOf(m); e.Code != ErrCodeClassBadAnswer {
+			t.Fatalf("answer %+v: %+v", m, e)
+		}
+	}
+	// Explore on my own: the student steps; the class stays where it is.
+	s.send(ClientMessage{Type: MsgClassFollow, Follow: boolp(false)})
+	s.await(MsgClassStatus, func(m classMsg) bool { return !m.Following })
+	s.send(ClientMessage{Type: MsgStep})
+	s.send(ClientMessage{Type: MsgStep})
+	s.await(MsgFrame, func(m classMsg) bool { return m.Step == 5 })
+	p.send(ClientMessage{Type: MsgClassCSV, ID: 3})
+	p.await(MsgClassCSV, nil)
+	if st := classState(t, srv, pm.Code); st.Step != 3 || st.Question == nil || !st.Question.Open {
+		t.Fatalf("the class after a student explored: step %d, question %+v", st.Step, st.Question)
+	}
+	// Back to class: the student is at the presenter's step again.
+	s.send(ClientMessage{Type: MsgClassFollow, Follow: boolp(true)})
+	s.await(MsgFrame, func(m classMsg) bool { return m.Step == 3 })
+}
+
+func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{ClassJoinBurst: 3, ClassJoinRate: 0.001})
+	_, pm := presenterAt(t, hs, 0)
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	for _, tc := range []struct {
+		msg  string
+		code string
+	}{
+		{`{"type":"class-join","code":"ABC"}`, ErrCodeBadField},
+		{`{"type":"class-join","code":"ABCDE0"}`, ErrCodeBadField},
+		{`{"type":"class-join","code":7}`, ErrCodeBadJSON},
+		{`{"type":"class-answer","step":1}`, ErrCodeBadField},
+		{`{"type":"class-answer","step":1.5,"choice":"GRANTED"}`, ErrCodeBadField},
+		{`{"type":"class-answer","step":1,"choice":"` + strings.Repeat("X", 40) + `"}`, ErrCodeBadField},
+		{`{"type":"class-follow"}`, ErrCodeBadField},
+		{`{"type":"class-join","code":"` + pm.Code + `","pad":"` + strings.Repeat("x", maxClassMessage) + `"}`, ErrCodeBadField},
+		{`{"type":"class-resume","code":"` + pm.Code + `","key":"short"}`, ErrCodeClassBadKey},
+		{`{"type":"class-resume","code":"` + pm.Code + `","key":"` + strings.Repeat("a", 32) + `"}`, ErrCodeClassBadKey},
+		{`{"type":"class-ask"}`, ErrCodeClassNotPresenter},
+		{`{"type":"class-answer","step":1,"choice":"GRANTED"}`, ErrCodeClassUnknown},
+		{`{"type":"class-start"}`, ErrCodeNoLesson},
+		// Unknown codes: three are answered, then the address waits.
+		{`{"type":"class-join","code":"ZZZZZZ"}`, ErrCodeClassUnknown},
+		{`{"type":"class-join","code":"ZZZZZY"}`, ErrCodeClassUnknown},
+		{`{"type":"class-join","code":"ZZZZZX"}`, ErrCodeClassUnknown},
+		{`{"type":"class-join","code":"` + pm.Code + `"}`, ErrCodeClassJoins},
+	} {
+		if e := c.errorOf(tc.msg); e.Code != tc.code || e.Message == "" {
+			t.Errorf("%.80s: %s (%s), want %s", tc.msg, e.Code, e.Message, tc.code)
+		}
+	}
+	// The page of a wrong code, in the page's language; the address is
+	// over its bound by now, so another server answers it.
+	_, hs2 := newTestHTTP(t, Config{})
+	resp, err := http.Get(hs2.URL + "/class/ZZZZZZ?lang=zh-CN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	h1 := parseDOM(t, string(body)).text(t, "title", tag("h1"))
+	if resp.StatusCode != http.StatusNotFound || h1 != tr("zh-CN").cl.ClassUnknownTitle {
+		t.Fatalf("wrong code page: %d %q", resp.StatusCode, h1)
+	}
+}
+
+func TestClassResumeWithTheKey(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	p, pm := presenterAt(t, hs, 1)
+	s, _ := student(t, hs, pm.Code, "")
+	s.await(MsgClassStatus, nil)
+	p.conn.Close() // the presenter's page reloads
+	p2, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(6)})
+	p2.send(ClientMessage{Type: MsgClassResume, Code: pm.Code, Key: pm.Key})
+	r := p2.await(MsgClassPresenter, nil)
+	if r.Key != "" || r.Status.Step != 6 {
+		t.Fatalf("resume: key %q, step %d", r.Key, r.Status.Step)
+	}
+	if f := s.await(MsgFrame, nil); f.Step != 6 {
+		t.Fatalf("the student after the presenter resumed at 6: %d", f.Step)
+	}
+}
+
+func boolp(b bool) *bool { return &b }
+
+// classState is class code's state as srv's bus keeps it.
+func classState(t *testing.T, srv *Server, code string) classroom.State {
+	t.Helper()
+	st, err := srv.loadClassState(srv.ctx, code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
