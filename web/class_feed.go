@@ -20,6 +20,10 @@ type classFeed struct {
 	code string
 	stop context.CancelFunc // ends the subscription (the last student left)
 
+	// frames are the class's frame messages its following students share
+	// (class_frames.go).
+	frames classFrames
+
 	mu      sync.Mutex
 	latest  classroom.State
 	members map[chan struct{}]struct{}

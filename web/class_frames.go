@@ -39,6 +39,7 @@ type classFrames struct {
 const classFramesKept = 64
 
 type classFrameKey struct {
+	class    string
 	lesson   string
 	locale   sim.Locale
 	from, to int
@@ -51,11 +52,11 @@ type classFrame struct {
 }
 
 // message returns the shared frame message of course lesson l's step to in
-// locale loc for a page that shows step from (-1: a page that shows
-// nothing of it yet), drawing it the first time. Concurrent callers of one
+// locale loc for a page of class's students that shows step from (-1: a
+// page that shows nothing of it yet), drawing it the first time. Concurrent callers of one
 // message wait for the first to draw it.
-func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, loc sim.Locale, from, to int) (*websocket.PreparedMessage, error) {
-	key := classFrameKey{l.ID, loc, from, to}
+func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
+	key := classFrameKey{class, l.ID, loc, from, to}
 	c.mu.Lock()
 	if c.msgs == nil || len(c.msgs) >= classFramesKept {
 		c.msgs = map[classFrameKey]*classFrame{}
@@ -66,7 +67,7 @@ func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, l
 		c.msgs[key] = f
 	}
 	c.mu.Unlock()
-	f.once.Do(func() { f.pm, f.err = srv.drawClassFrame(ctx, l, loc, from, to) })
+	f.once.Do(func() { f.pm, f.err = srv.drawClassFrame(ctx, l, loc, from, to, class) })
 	if f.err != nil {
 		c.mu.Lock()
 		if c.msgs[key] == f {
@@ -79,8 +80,8 @@ func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, l
 
 // drawClassFrame draws and encodes the frame message of course lesson l's
 // step to, as a session that showed step from (-1: nothing) would send it
-// after a seek (re 0, not playing).
-func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Locale, from, to int) (*websocket.PreparedMessage, error) {
+// after a seek (re 0, not playing) to a student of class.
+func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
 	frames, err := s.lessonFrames(ctx, l)
 	if err != nil {
 		return nil, err
@@ -112,6 +113,7 @@ func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	}
 	if from < 0 {
 		header := s.header(t, tl, "", to, false)
+		header.ClassStart, header.Class = false, &templates.ClassBar{Code: class}
 		msg.Chrome, err = view.RenderAll(ctx, map[string]templ.Component{
 			chromeHeader:   templates.PlayerHeader(header),
 			chromeControls: templates.ControlsBar(s.playerControls(t, l, to, DefaultSpeed)),
