@@ -143,7 +143,8 @@ func stepIs(n int) func(map[string]any) bool {
 // through a real redis-server (-classroom-redis); a presenter on one moves
 // the class and asks a question, two students on the other (one in zh-CN)
 // follow the steps in their languages and answer, and the presenter's
-// server counts both answers.
+// server counts both answers; then Redis goes down, the presenter is told,
+// and when Redis is back the class goes on.
 func TestClassAcrossTwoServers(t *testing.T) {
 	t.Parallel()
 	rs := redistest.Start(t)
@@ -243,6 +244,22 @@ func TestClassAcrossTwoServers(t *testing.T) {
 			return q != nil && q["revealed"] == true
 		})
 	}
+
+	// An outage: the presenter's panel says so; when Redis is back (empty:
+	// it keeps nothing on disk) the class goes on where it was.
+	rs.Stop()
+	down := pres.await("class-status", func(m map[string]any) bool { return m["bus"] != nil && m["bus"] != "" })
+	if !strings.Contains(down["bus"].(string), "Redis") {
+		t.Fatalf("the presenter's banner during the outage: %v", down["bus"])
+	}
+	rs.Restart(t)
+	pres.await("class-status", func(m map[string]any) bool { return m["bus"] == nil })
+	step := int(asked["question"].(map[string]any)["step"].(float64)) + 1
+	pres.send(map[string]any{"type": "seek", "step": step})
+	for _, s := range students {
+		s.await("frame", stepIs(step))
+	}
+
 	pres.send(map[string]any{"type": "class-end"})
 	for _, s := range students {
 		s.await("class-status", func(m map[string]any) bool { return m["ended"] == true })

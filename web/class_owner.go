@@ -196,8 +196,18 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 	}()
 	timer := time.NewTimer(oc.nextCheck())
 	defer timer.Stop()
+	health := time.NewTicker(busHealthEvery)
+	defer health.Stop()
+	down := false
 	for {
 		select {
+		case <-health.C:
+			// The presenter's panel says when the bus is down (and no
+			// longer once it is back).
+			if d := s.classBusDown(); d != down {
+				down = d
+				oc.notify()
+			}
 		case b, ok := <-sub.C():
 			if !ok {
 				if sub.Err() == nil || s.ctx.Err() != nil {
@@ -210,6 +220,10 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 					oc.retire()
 					return
 				}
+				// What was published while the subscription was down may be
+				// lost, and a Redis that restarted has lost the state: keep
+				// and publish it again, so the students' feeds catch up.
+				oc.republish()
 				continue
 			}
 			if oc.count(b) {
@@ -226,22 +240,37 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 	}
 }
 
-// resubscribe subscribes to the class's channel again, trying for a while
-// (a bus that is back).
+// republish keeps the class's state on the bus and publishes it again
+// (after the bus lost messages), and wakes the presenter's page.
+func (oc *ownedClass) republish() {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	if oc.retired {
+		return
+	}
+	ctx, cancel := context.WithTimeout(oc.srv.ctx, busTimeout)
+	defer cancel()
+	if err := oc.publishLocked(ctx, classroom.KindStep, time.Now()); err != nil {
+		oc.srv.logf("web: class %s: publish again: %v", oc.c.Code(), err)
+	}
+	oc.notify()
+}
+
+// resubscribe subscribes to the class's channel again, trying until the
+// server closes (a bus that is down fails at once, classbus.ErrUnavailable;
+// the class waits for it rather than end, every 5 s at most).
 func (oc *ownedClass) resubscribe() (classbus.Subscription, error) {
-	var err error
-	for wait := 100 * time.Millisecond; wait < time.Minute; wait *= 2 {
-		var sub classbus.Subscription
-		if sub, err = oc.srv.classBus.Subscribe(oc.srv.ctx, oc.c.Code()); err == nil {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		sub, err := oc.srv.classBus.Subscribe(oc.srv.ctx, oc.c.Code())
+		if err == nil {
 			return sub, nil
 		}
 		select {
 		case <-time.After(wait):
 		case <-oc.srv.ctx.Done():
-			return nil, oc.srv.ctx.Err()
+			return nil, fmt.Errorf("web: class bus: %w (%w)", oc.srv.ctx.Err(), err)
 		}
 	}
-	return nil, fmt.Errorf("web: class bus: %w", err)
 }
 
 // count handles one bus message; it reports whether the class is no

@@ -208,6 +208,9 @@ func (s *session) presenterStatus() ClassStatusMessage {
 	st, counts, answered, students, retired := s.class.owned.view()
 	msg := s.classStatus(st, rolePresenter)
 	msg.Counts, msg.Answered, msg.Students, msg.Scores = counts, answered, students, st.Scores
+	if s.srv.classBusDown() {
+		msg.Bus = s.srv.tr(s.locale).Msg(sim.M("ws.class-bus-down"))
+	}
 	if retired && !st.Ended {
 		// Resumed on another server, or the bus failed: this page no longer
 		// moves the class.
