@@ -17,7 +17,8 @@ test: deps vet templ-check js-test fuzz
 # fuzz runs each fuzz target briefly on top of its seed corpus in
 # testdata/fuzz: the lesson loader, the websocket message decoder, the
 # share-link decoder of explore mode, the search-file decoder, the
-# Search page's request decoder and the variant-file loader. Each run is bounded by a count of
+# Search page's request decoder, the variant-file loader and the class
+# message decoders (websocket and bus). Each run is bounded by a count of
 # executions, not by a duration. With a duration, Go 1.26's fuzz
 # coordinator puts a deadline on its context; when the deadline fires
 # before the workers' context is cancelled, it reports the deadline as the
@@ -33,6 +34,7 @@ FUZZ_SHARE ?= 50000x
 FUZZ_SEARCH ?= 5000x
 FUZZ_SEARCH_REQUEST ?= 5000x
 FUZZ_VARIANT ?= 5000x
+FUZZ_CLASS ?= 10000x
 fuzz:
 	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_LOAD))
 	$(GO) test ./web -run '^$$' -fuzz '^FuzzParseClientMessage$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_MESSAGE))
@@ -40,6 +42,7 @@ fuzz:
 	$(GO) test ./search -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_SEARCH))
 	$(GO) test ./web -run '^$$' -fuzz '^FuzzSearchRequest$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_SEARCH_REQUEST))
 	$(GO) test ./sim -run '^$$' -fuzz '^FuzzLoadVariant$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_VARIANT))
+	$(GO) test ./web -run '^$$' -fuzz '^FuzzClassMessage$$' -fuzztime=$(or $(FUZZTIME),$(FUZZ_CLASS))
 
 # bench measures step latency, lock calls, the embedded backend, 1,000
 # sessions and a Redis fault against floors and ceilings measured in the

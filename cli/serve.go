@@ -85,9 +85,17 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer closeBus()
 	logger := log.New(stderr, "", log.LstdFlags)
+	// Where students open a class: the port is -addr's until it is listened
+	// on (only ":0" differs, and then a class shows the presenter's host).
+	_, portText, _ := net.SplitHostPort(*addr)
+	port, _ := strconv.Atoi(portText)
+	var classURLs []string
+	if port > 0 {
+		classURLs = studentURLs(*addr, port, net.InterfaceAddrs)
+	}
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
-		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassBus: bus,
+		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
@@ -105,6 +113,9 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "lockstep: open %s  (Ctrl-C to stop)\n", browseURL(tcp))
 	if !tcp.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "lockstep: warning: listening on %s, which is reachable from other machines\n", tcp)
+		for _, u := range studentURLs(*addr, tcp.Port, net.InterfaceAddrs) {
+			fmt.Fprintf(stdout, "lockstep: students open %s/class/CODE  (a class's code is on its presenter's page)\n", u)
+		}
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -146,16 +146,9 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 			return
 		}
 		f.srv.logf("web: class %s: bus subscription ended (%v); subscribing again", f.code, sub.Err())
-		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-			var err error
-			if sub, err = f.srv.classBus.Subscribe(ctx, f.code); err == nil {
-				break
-			}
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return
-			}
+		var err error
+		if sub, err = f.srv.resubscribe(ctx, f.code); err != nil {
+			return
 		}
 		st, err := f.srv.loadClassState(ctx, f.code)
 		// After an outage a Redis that restarted has no state until the
@@ -178,6 +171,24 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 			f.srv.logf("web: class %s: %v", f.code, err)
 		default:
 			f.update(st)
+		}
+	}
+}
+
+// resubscribe subscribes to class code's channel again, trying with a
+// growing pause (50 ms to 5 s) until the bus answers or ctx ends (its
+// error).
+func (s *Server) resubscribe(ctx context.Context, code string) (classbus.Subscription, error) {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		sub, err := s.classBus.Subscribe(ctx, code)
+		if err == nil {
+			return sub, nil
+		}
+		s.logf("web: class %s: subscribe: %v", code, err)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 }

@@ -181,8 +181,8 @@ func (oc *ownedClass) retireLocked() {
 
 // run is the class's goroutine: it counts what comes over the bus and ends
 // the class when idle. A subscription that ends other than by its close is
-// opened again (answers published meanwhile are lost; the bus dropped
-// them).
+// opened again, for as long as the bus takes to come back (answers
+// published meanwhile are lost; the bus dropped them).
 func (oc *ownedClass) run(sub classbus.Subscription) {
 	s := oc.srv
 	defer close(oc.done)
@@ -215,10 +215,8 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 				}
 				s.logf("web: class %s: bus subscription ended (%v); subscribing again", oc.c.Code(), sub.Err())
 				var err error
-				if sub, err = oc.resubscribe(); err != nil {
-					s.logf("web: class %s: %v", oc.c.Code(), err)
-					oc.retire()
-					return
+				if sub, err = s.resubscribe(s.ctx, oc.c.Code()); err != nil {
+					return // the server is closing
 				}
 				// What was published while the subscription was down may be
 				// lost, and a Redis that restarted has lost the state: keep
@@ -254,23 +252,6 @@ func (oc *ownedClass) republish() {
 		oc.srv.logf("web: class %s: publish again: %v", oc.c.Code(), err)
 	}
 	oc.notify()
-}
-
-// resubscribe subscribes to the class's channel again, trying until the
-// server closes (a bus that is down fails at once, classbus.ErrUnavailable;
-// the class waits for it rather than end, every 5 s at most).
-func (oc *ownedClass) resubscribe() (classbus.Subscription, error) {
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		sub, err := oc.srv.classBus.Subscribe(oc.srv.ctx, oc.c.Code())
-		if err == nil {
-			return sub, nil
-		}
-		select {
-		case <-time.After(wait):
-		case <-oc.srv.ctx.Done():
-			return nil, fmt.Errorf("web: class bus: %w (%w)", oc.srv.ctx.Err(), err)
-		}
-	}
 }
 
 // count handles one bus message; it reports whether the class is no

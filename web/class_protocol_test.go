@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ type classMsg struct {
 	Answered  int            `json:"answered"`
 	Answer    string         `json:"answer"`
 	Following bool           `json:"following"`
+	EndReason string         `json:"end_reason"`
 }
 
 // await reads c's messages until one of type typ for which ok holds (nil:
@@ -257,7 +259,7 @@ func TestClassStudentsCannotMoveIt(t *testing.T) {
 
 func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
 	t.Parallel()
-	_, hs := newTestHTTP(t, Config{ClassJoinBurst: 3, ClassJoinRate: 0.001})
+	_, hs := newTestHTTP(t, Config{ClassJoinBurst: 4, ClassJoinRate: 0.001})
 	_, pm := presenterAt(t, hs, 0)
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
@@ -278,7 +280,8 @@ func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
 		{`{"type":"class-ask"}`, ErrCodeClassNotPresenter},
 		{`{"type":"class-answer","step":1,"choice":"GRANTED"}`, ErrCodeClassUnknown},
 		{`{"type":"class-start"}`, ErrCodeNoLesson},
-		// Unknown codes: three are answered, then the address waits.
+		// A wrong key (above, once well-formed) and unknown codes take the
+		// address's four tokens; then it waits, even for a live code.
 		{`{"type":"class-join","code":"ZZZZZZ"}`, ErrCodeClassUnknown},
 		{`{"type":"class-join","code":"ZZZZZY"}`, ErrCodeClassUnknown},
 		{`{"type":"class-join","code":"ZZZZZX"}`, ErrCodeClassUnknown},
@@ -331,4 +334,55 @@ func classState(t *testing.T, srv *Server, code string) classroom.State {
 		t.Fatal(err)
 	}
 	return st
+}
+
+func TestClassEndsWhenIdle(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{ClassIdle: 400 * time.Millisecond})
+	_, pm := presenterAt(t, hs, 1)
+	s, _ := student(t, hs, pm.Code, "")
+	st := s.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
+	if st.EndReason != classroom.EndIdle {
+		t.Fatalf("end %+v", st)
+	}
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	if e := c.errorOf(ClientMessage{Type: MsgClassJoin, Code: pm.Code}); e.Code != ErrCodeClassEnded {
+		t.Fatalf("joining an idle-ended class: %+v", e)
+	}
+}
+
+// TestClassFeedResubscribesAfterLag: a feed the bus drops (ErrLagged)
+// subscribes again and reloads the state; its students keep following.
+func TestClassFeedResubscribesAfterLag(t *testing.T) {
+	t.Parallel()
+	var log logRecorder
+	srv, hs := newTestHTTP(t, Config{Logf: log.Logf})
+	p, pm := presenterAt(t, hs, 1)
+	s, _ := student(t, hs, pm.Code, "")
+	s.await(MsgClassStatus, nil)
+	srv.classMu.Lock()
+	feed := srv.feeds[pm.Code]
+	srv.classMu.Unlock()
+	// Hold the feed's lock, so that its reader stops at the first message,
+	// and publish more than a subscription's buffer.
+	feed.mu.Lock()
+	same := classroom.StateMessage(classroom.KindStep, feed.latest).Encode()
+	for range 300 {
+		if err := srv.classBus.Publish(srv.ctx, pm.Code, same); err != nil {
+			feed.mu.Unlock()
+			t.Fatal(err)
+		}
+	}
+	feed.mu.Unlock()
+	p.send(ClientMessage{Type: MsgStep})
+	if f := s.await(MsgFrame, nil); f.Step != 2 {
+		t.Fatalf("after the lag the student is at %d, want 2", f.Step)
+	}
+	lagged := slices.ContainsFunc(log.Lines(), func(l string) bool {
+		return strings.Contains(l, "subscriber fell behind") && strings.Contains(l, "subscribing again")
+	})
+	if !lagged {
+		t.Fatalf("the feed was not dropped for lagging: %q", log.Lines())
+	}
 }

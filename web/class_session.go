@@ -157,9 +157,16 @@ func (s *session) startClass(m ClientMessage) {
 }
 
 func (s *session) resumeClass(m ClientMessage) {
+	// A failed resume takes a join token, as a failed join does: it would
+	// tell a guessed code from a live one.
+	if !s.srv.joinAllowed(s.c.addr) {
+		s.sendErr(m.ID, perr(ErrCodeClassJoins, "class-joins"))
+		return
+	}
 	st, err := s.srv.loadClassState(s.srv.ctx, m.Code)
 	switch {
 	case errors.Is(err, classbus.ErrNoClass):
+		s.srv.joinFailed(s.c.addr)
 		s.sendErr(m.ID, perr(ErrCodeClassUnknown, "class-unknown", "Code", m.Code))
 		return
 	case err != nil:
@@ -169,6 +176,7 @@ func (s *session) resumeClass(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeClassEnded, "class-ended"))
 		return
 	case !classroom.KeyMatches(st.KeyHash, m.Key):
+		s.srv.joinFailed(s.c.addr)
 		s.sendErr(m.ID, perr(ErrCodeClassBadKey, "class-bad-key"))
 		return
 	}

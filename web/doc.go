@@ -127,6 +127,8 @@
 //	                                 {"file":"<search file YAML>"}; checked by search.Validate, the validator of
 //	                                 search files, so a bad one is a bad-search error naming each field
 //	{"type":"search-stop"}           stop the running search; its result (what it found so far) follows
+//	{"type":"class-start"}  …        the class messages (class-start, -resume, -ask, -reveal, -end, -csv,
+//	                                 -join, -answer, -follow) and their replies: docs/classroom.md
 //
 // An id is an integer (any other id makes the message a bad-json error). A
 // step or at is any JSON number that is a whole number (7, 7.0, 1e9); a

@@ -31,17 +31,11 @@ func FuzzParseClientMessage(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	codes := map[string]bool{ErrCodeBadJSON: true, ErrCodeUnknownType: true, ErrCodeBadField: true, ErrCodeUnknownLang: true}
+	codes := map[string]bool{ErrCodeBadJSON: true, ErrCodeUnknownType: true, ErrCodeBadField: true, ErrCodeUnknownLang: true, ErrCodeClassBadKey: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := parseClientMessage(data, nil)
 		if err != nil {
-			var pe *protoError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error is %T, not a protocol error: %v", err, err)
-			}
-			if text := tr(sim.English).Msg(pe.msg); !codes[pe.code] || !strings.HasPrefix(pe.msg.ID, "ws.") || strings.Contains(text, catalog.Missing) {
-				t.Fatalf("error code %q message %v (%q)", pe.code, pe.msg, text)
-			}
+			checkRefusal(t, err, codes)
 			return
 		}
 		switch m.Type {
@@ -71,20 +65,42 @@ func FuzzParseClientMessage(f *testing.F) {
 			}
 		case MsgStep, MsgBack, MsgPause, MsgUndo, MsgSearchStop:
 		default:
-			t.Fatalf("accepted type %q", m.Type)
+			if !isClassType(m.Type) { // FuzzClassMessage checks those
+				t.Fatalf("accepted type %q", m.Type)
+			}
 		}
-		again, err := json.Marshal(m)
-		if err != nil {
-			t.Fatalf("re-encode %+v: %v", m, err)
-		}
-		m2, err := parseClientMessage(again, nil)
-		if err != nil {
-			t.Fatalf("re-encoded %s rejected: %v", again, err)
-		}
-		if !reflect.DeepEqual(m, m2) {
-			t.Fatalf("round trip changed the message:\n %+v\n %+v", m, m2)
-		}
+		checkRoundTrip(t, m)
 	})
+}
+
+// checkRefusal fails t unless err is a protocol error of one of codes
+// whose message the catalogue words.
+func checkRefusal(t *testing.T, err error, codes map[string]bool) {
+	t.Helper()
+	var pe *protoError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error is %T, not a protocol error: %v", err, err)
+	}
+	if text := tr(sim.English).Msg(pe.msg); !codes[pe.code] || !strings.HasPrefix(pe.msg.ID, "ws.") || strings.Contains(text, catalog.Missing) {
+		t.Fatalf("error code %q message %v (%q)", pe.code, pe.msg, text)
+	}
+}
+
+// checkRoundTrip fails t unless accepted message m, encoded again, decodes
+// to itself.
+func checkRoundTrip(t *testing.T, m ClientMessage) {
+	t.Helper()
+	again, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("re-encode %+v: %v", m, err)
+	}
+	m2, err := parseClientMessage(again, nil)
+	if err != nil {
+		t.Fatalf("re-encoded %s rejected: %v", again, err)
+	}
+	if !reflect.DeepEqual(m, m2) {
+		t.Fatalf("round trip changed the message:\n %+v\n %+v", m, m2)
+	}
 }
 
 // FuzzSearchRequest feeds arbitrary bytes to the Search page's request
