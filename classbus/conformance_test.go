@@ -46,6 +46,7 @@ func memoryKind() busKind {
 		var mu sync.Mutex
 		now := time.Unix(1700000000, 0)
 		m := NewMemory(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+		m.buffer = testBuffer
 		t.Cleanup(func() { m.Close() })
 		return &busEnv{
 			server: func() Bus { return m },
@@ -54,10 +55,14 @@ func memoryKind() busKind {
 	}}
 }
 
+// testBuffer is the subscriptions' buffer in the tests: small, so that
+// making a subscriber lag takes few messages.
+const testBuffer = 256
+
 // fastBus is a Redis bus whose health checks are quick, so that a hung
 // connection shows in tests within a second.
 func fastBus(t *testing.T, c redis.UniversalClient) Bus {
-	b := NewRedis(c, RedisOptions{HealthInterval: 300 * time.Millisecond})
+	b := NewRedis(c, RedisOptions{HealthInterval: 300 * time.Millisecond, Buffer: testBuffer})
 	t.Cleanup(func() { b.Close() })
 	return b
 }
@@ -268,7 +273,7 @@ func testLag(t *testing.T, env *busEnv) {
 	bus := env.server()
 	lagging := subscribe(t, bus, "ABC")
 	probe := subscribe(t, bus, "ABC")
-	const n = subscriptionBuffer + 44
+	const n = testBuffer + 44
 	for i := range n {
 		if err := bus.Publish(ctx, "ABC", []byte(strconv.Itoa(i))); err != nil {
 			t.Fatal(err)
@@ -286,8 +291,8 @@ func testLag(t *testing.T, env *busEnv) {
 		}
 		got++
 	}
-	if got != subscriptionBuffer || !errors.Is(lagging.Err(), ErrLagged) {
-		t.Fatalf("the lagging subscriber read %d, Err %v; want %d and ErrLagged", got, lagging.Err(), subscriptionBuffer)
+	if got != testBuffer || !errors.Is(lagging.Err(), ErrLagged) {
+		t.Fatalf("the lagging subscriber read %d, Err %v; want %d and ErrLagged", got, lagging.Err(), testBuffer)
 	}
 	// Subscribing again works.
 	again := subscribe(t, bus, "ABC")

@@ -39,7 +39,7 @@ type RedisOptions struct {
 	// HealthInterval: see DefaultHealthInterval (0 means that).
 	HealthInterval time.Duration
 	// Buffer is how many messages a subscriber may lag behind before the bus
-	// drops it with ErrLagged; 0 means 256, as Memory.
+	// drops it with ErrLagged; 0 means 4,096, as Memory.
 	Buffer int
 }
 
