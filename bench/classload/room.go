@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // joiners is how many students connect at once.
@@ -154,9 +156,23 @@ func (r *room) moves(ctx context.Context, p *presenter, k int) ([]time.Duration,
 
 // onStatus notes a class-status that opens a question: the page answers
 // once its own status shows the question.
+//
+// A class-bus error (the student's server could not publish the answer in
+// time) is answered as the page's student would: the answer is sent again.
 func onStatus(s *student, b []byte) {
 	if bytes.Contains(b, []byte(`"type":"class-status"`)) {
 		s.asked.Store(bytes.Contains(b, []byte(`"open":true`)))
+	}
+	if bytes.Contains(b, []byte(`"type":"error"`)) && bytes.Contains(b, []byte(`"class-bus"`)) {
+		if a, ok := s.answer.Load().([]byte); ok {
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				s.wmu.Lock()
+				defer s.wmu.Unlock()
+				s.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+				_ = s.conn.WriteMessage(websocket.TextMessage, a)
+			}()
+		}
 	}
 }
 
@@ -233,7 +249,12 @@ func (r *room) answer(ctx context.Context, p *presenter) (got, sent map[string]i
 				return fmt.Errorf("student %d: no open question within 30 s", s.n)
 			}
 		}
-		return s.write(map[string]any{"type": "class-answer", "step": q.Question.Step, "choice": q.Question.Choices[s.n%len(q.Question.Choices)].ID})
+		msg, _ := json.Marshal(map[string]any{"type": "class-answer", "step": q.Question.Step, "choice": q.Question.Choices[s.n%len(q.Question.Choices)].ID})
+		s.answer.Store(msg)
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		s.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		return s.conn.WriteMessage(websocket.TextMessage, msg)
 	}); err != nil {
 		return nil, nil, 0, err
 	}
