@@ -87,7 +87,7 @@ type student struct {
 	conn   *websocket.Conn
 	wmu    sync.Mutex // one writer at a time
 	step   atomic.Int64
-	asked  atomic.Bool // a class-status with an open question came
+	asked  atomic.Bool  // a class-status with an open question came
 	answer atomic.Value // []byte: the class-answer sent, sent again after a class-bus error
 	closed chan struct{}
 }
