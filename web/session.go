@@ -149,6 +149,10 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		case out := <-sess.searchResult():
 			sess.finishSearch(out)
 		case <-sess.classWake():
+			// A class's activity is the session's: a student who follows a
+			// lecture sends nothing for long stretches.
+			idle.Reset(s.cfg.IdleTimeout)
+			s.table.touch(slot)
 			sess.onClassWake()
 		case <-idle.C:
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
@@ -553,7 +557,9 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	if chrome {
 		header := s.srv.header(t, s.tl, s.code, s.cur, false)
 		if s.class.isStudent() {
-			header.ClassStart, header.Class = false, &templates.ClassBar{Code: s.class.code}
+			code := s.class.code
+			header.ClassStart, header.Class = false, &templates.ClassBar{Code: code}
+			header.Langs = langOptions(t, func(l sim.Locale) string { return classURL(code, l) })
 		}
 		msg.Chrome, err = view.RenderAll(ctx, map[string]templ.Component{
 			chromeHeader:   templates.PlayerHeader(header),
