@@ -47,10 +47,13 @@ fuzz:
 # bench measures step latency, lock calls, the embedded backend, 1,000
 # sessions and a Redis fault against floors and ceilings measured in the
 # same run, and prints one table (docs/performance.md). It starts its own
-# redis-server on a free loopback port.
+# redis-server on a free loopback port. Then bench/classload prints the
+# classroom rows (issue 20): Lockstep server processes and, from its own
+# process, a presenter and up to 10,000 students (ulimit -n 20000).
 bench:
 	@command -v redis-server >/dev/null 2>&1 || $(MAKE) deps
 	$(GO) run ./bench
+	$(GO) run ./bench/classload
 
 vet:
 	$(GO) vet ./...

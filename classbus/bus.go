@@ -7,9 +7,12 @@
 // the presenter's current step.
 //
 // Memory is the bus of one process, the default: classes live in the
-// process and end with it. A Redis bus (Redis pub/sub, one channel per class,
-// state in keys with TTLs, all under Lockstep's "lockstep:" namespace) lets
-// several servers behind a load balancer share their classes.
+// process and end with it. Redis (redis.go: Redis pub/sub, one channel per
+// class, state in keys with TTLs, all under Lockstep's "lockstep:"
+// namespace) lets several servers behind a load balancer share their
+// classes.
+//
+// Subscribers share the bytes a bus delivers: they must not change them.
 //
 // Messages are opaque bytes to a bus: what they say is the class protocol's
 // business (package web), not the transport's.
@@ -30,6 +33,21 @@ var ErrNoClass = errors.New("classbus: no such class")
 // subscribes again and reads the class's State to catch up: a class's state
 // is whole in every state message, so nothing a student needs is lost.
 var ErrLagged = errors.New("classbus: subscriber fell behind")
+
+// ErrInterrupted is a Subscription's Err after its bus lost its connection
+// to the class's transport and made it again (the Redis bus, redis.go):
+// messages published while the connection was down are lost. Like after
+// ErrLagged, the subscriber subscribes again and reads the class's State.
+// The bus ends such subscriptions when the connection is back, not when it
+// is lost, so that subscribing again succeeds at once.
+var ErrInterrupted = errors.New("classbus: connection to the bus was interrupted")
+
+// ErrUnavailable is wrapped by the error of a bus method that could not
+// reach the bus's transport (Redis down or unreachable), as opposed to a
+// refusal (an ACL, say) or the caller's ctx: callers tell the presenter that
+// the class is cut off, and try again later. Redis.Err reports the same
+// while the bus's subscription connection is lost. Memory never returns it.
+var ErrUnavailable = errors.New("classbus: the bus is unavailable")
 
 // ErrClosed is returned by every method of a Bus after Close, and is a
 // Subscription's Err when its bus was closed.
@@ -65,7 +83,9 @@ type Subscription interface {
 	C() <-chan []byte
 	// Err is nil while C is open. After C is closed it is nil when the
 	// subscriber closed it, ctx's error when its ctx ended, ErrLagged when it
-	// fell behind, ErrClosed when the bus closed, or the transport's error.
+	// fell behind, ErrInterrupted when the bus's connection was lost and
+	// came back, ErrClosed when the bus closed. After ErrLagged and
+	// ErrInterrupted the owner subscribes again and reloads State.
 	Err() error
 	// Close ends the subscription. It is safe to call more than once.
 	Close() error

@@ -8,14 +8,19 @@ import (
 
 // subscriptionBuffer is how many messages a subscriber may lag behind before
 // the bus drops it (ErrLagged). A class publishes a message per presenter
-// step and per answer; a student's connection drains it far faster.
-const subscriptionBuffer = 256
+// step and per answer, join and leave, and a server subscribes once per
+// class (its owner, its feed): 10,000 students who join or answer at once
+// send 10,000 messages in a burst, which the owner must count, every one
+// (the class rows of `make bench`). 4,096 slices cost 96 KiB per
+// subscription.
+const subscriptionBuffer = 4096
 
 // Memory is the Bus of one process: classes live in it and end with it.
 // Its clock is now (time.Now when nil), so tests can move time for TTLs.
 // The zero value is not ready; use NewMemory.
 type Memory struct {
-	now func() time.Time
+	now    func() time.Time
+	buffer int // subscriptionBuffer; tests make it smaller
 
 	mu     sync.Mutex
 	closed bool
@@ -34,7 +39,7 @@ func NewMemory(now func() time.Time) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	return &Memory{now: now, subs: map[string]map[*memorySub]struct{}{}, states: map[string]memoryState{}}
+	return &Memory{now: now, buffer: subscriptionBuffer, subs: map[string]map[*memorySub]struct{}{}, states: map[string]memoryState{}}
 }
 
 // Publish implements Bus: it hands msg to each subscriber of code without
@@ -68,7 +73,7 @@ func (m *Memory) Subscribe(ctx context.Context, code string) (Subscription, erro
 	if m.closed {
 		return nil, ErrClosed
 	}
-	s := &memorySub{bus: m, code: code, ch: make(chan []byte, subscriptionBuffer)}
+	s := &memorySub{bus: m, code: code, ch: make(chan []byte, m.buffer)}
 	if m.subs[code] == nil {
 		m.subs[code] = map[*memorySub]struct{}{}
 	}

@@ -41,8 +41,9 @@ func TestMemoryDropsALaggingSubscriber(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	bus := NewMemory(nil)
+	bus.buffer = testBuffer
 	s, _ := bus.Subscribe(ctx, "ABC")
-	for i := 0; i <= subscriptionBuffer; i++ {
+	for i := 0; i <= testBuffer; i++ {
 		if err := bus.Publish(ctx, "ABC", []byte("m")); err != nil {
 			t.Fatal(err)
 		}
@@ -51,8 +52,8 @@ func TestMemoryDropsALaggingSubscriber(t *testing.T) {
 	for range s.C() {
 		n++
 	}
-	if n != subscriptionBuffer || !errors.Is(s.Err(), ErrLagged) {
-		t.Fatalf("read %d messages, err %v; want %d and ErrLagged", n, s.Err(), subscriptionBuffer)
+	if n != testBuffer || !errors.Is(s.Err(), ErrLagged) {
+		t.Fatalf("read %d messages, err %v; want %d and ErrLagged", n, s.Err(), testBuffer)
 	}
 }
 

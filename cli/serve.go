@@ -22,7 +22,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...] [-allow-custom-scripts]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...] [-allow-custom-scripts]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
@@ -41,6 +41,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
 	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the scripts of learners' own locks (Explore: Your lock) on that Redis, where a script that runs long blocks it for every client; without it they run on an embedded Redis of the server's own")
+	classRedis := fs.String("classroom-redis", "", "share classes with the other Lockstep servers that use the Redis at this redis:// URL (pub/sub and keys under lockstep:{class-CODE}:, see classbus.Redis; -redis-ca applies to it too); empty: classes live in this process")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
@@ -78,6 +79,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer be.Close()
+	bus, closeBus, err := openClassBus(ctx, *classRedis, *redisCA)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: flag -classroom-redis: %v\n", err)
+		return ExitInvalid
+	}
+	defer closeBus()
 	logger := log.New(stderr, "", log.LstdFlags)
 	// Where students open a class: the port is -addr's until it is listened
 	// on (only ":0" differs, and then a class shows the presenter's host).
@@ -89,7 +96,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
-		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs,
+		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus,
 		AllowCustomScripts: *allowCustom,
 	})
 	if err != nil {

@@ -27,6 +27,7 @@ export function newClass(dataset) {
     panel: "", // the presenter's panel HTML
     joinHidden: false,
     note: "", // the presenter's note (an error, a hint)
+    bus: "", // the presenter's banner while the class bus is down (class-status "bus")
   };
 }
 
@@ -76,6 +77,7 @@ export function onMessage(cs, m) {
       cs.code = m.code;
       cs.panel = m.panel;
       cs.status = m.status;
+      cs.bus = m.status?.bus || "";
       cs.note = "";
       const fx = [{ render: true }];
       if (m.key) fx.unshift({ store: { key: CLASS_KEY, value: { code: m.code, key: m.key } } });
@@ -109,6 +111,7 @@ function onStatus(cs, m) {
     if (m.ended) return [{ go: `/class/${encodeURIComponent(cs.code)}` }];
     return [{ render: true }];
   }
+  cs.bus = m.bus || "";
   if (m.ended) {
     cs.role = "";
     cs.panel = "";
@@ -222,6 +225,7 @@ export function presenterView(cs, t) {
     answered: q ? fill(t.answered, { n: st.answered || 0 }) : "",
     right: q && q.revealed ? fill(t.rightAnswer, { answer: q.choices.find((c) => c.id === q.correct)?.label || q.correct }) : "",
     note: cs.note || (q ? "" : t.askHint),
+    bus: cs.bus || "",
   };
 }
 
@@ -262,6 +266,16 @@ function renderPresenter(doc, cs) {
   join.hidden = cs.joinHidden;
   q('[data-class-action="toggle-join"]').textContent = cs.joinHidden ? t.show : t.hide;
   q("[data-class-note]").textContent = [v.answered, v.right, v.note].filter(Boolean).join(" · ");
+  let bus = q("[data-class-bus]");
+  if (!bus) {
+    bus = doc.createElement("p");
+    bus.className = "class-bus";
+    bus.dataset.classBus = "";
+    bus.setAttribute("role", "alert");
+    q("[data-class-note]").before(bus);
+  }
+  bus.textContent = v.bus;
+  bus.hidden = !v.bus;
   const list = q("[data-class-tally]");
   list.replaceChildren(
     ...v.rows.map((r) => {

@@ -20,10 +20,18 @@ type classFeed struct {
 	code string
 	stop context.CancelFunc // ends the subscription (the last student left)
 
+	// frames are the class's frame messages its following students share
+	// (class_frames.go).
+	frames classFrames
+
 	mu      sync.Mutex
 	latest  classroom.State
 	members map[chan struct{}]struct{}
 }
+
+// ownerBackWait is how long a feed whose subscription was cut waits for
+// its class's state to be kept again before it takes the class for over.
+const ownerBackWait = 15 * time.Second
 
 // errClassGone is what joinFeed returns for a class that has ended.
 var errClassGone = errors.New("web: the class has ended")
@@ -143,6 +151,17 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 			return
 		}
 		st, err := f.srv.loadClassState(ctx, f.code)
+		// After an outage a Redis that restarted has no state until the
+		// class's owner keeps it again (ownedClass.republish): wait for it
+		// a while before taking the class for over.
+		for wait := time.Now().Add(ownerBackWait); errors.Is(err, classbus.ErrNoClass) && time.Now().Before(wait); {
+			select {
+			case <-time.After(250 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+			st, err = f.srv.loadClassState(ctx, f.code)
+		}
 		switch {
 		case errors.Is(err, classbus.ErrNoClass):
 			st = f.state()

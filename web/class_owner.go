@@ -196,8 +196,18 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 	}()
 	timer := time.NewTimer(oc.nextCheck())
 	defer timer.Stop()
+	health := time.NewTicker(busHealthEvery)
+	defer health.Stop()
+	down := false
 	for {
 		select {
+		case <-health.C:
+			// The presenter's panel says when the bus is down (and no
+			// longer once it is back).
+			if d := s.classBusDown(); d != down {
+				down = d
+				oc.notify()
+			}
 		case b, ok := <-sub.C():
 			if !ok {
 				if sub.Err() == nil || s.ctx.Err() != nil {
@@ -208,6 +218,10 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 				if sub, err = s.resubscribe(s.ctx, oc.c.Code()); err != nil {
 					return // the server is closing
 				}
+				// What was published while the subscription was down may be
+				// lost, and a Redis that restarted has lost the state: keep
+				// and publish it again, so the students' feeds catch up.
+				oc.republish()
 				continue
 			}
 			if oc.count(b) {
@@ -222,6 +236,22 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 			return
 		}
 	}
+}
+
+// republish keeps the class's state on the bus and publishes it again
+// (after the bus lost messages), and wakes the presenter's page.
+func (oc *ownedClass) republish() {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	if oc.retired {
+		return
+	}
+	ctx, cancel := context.WithTimeout(oc.srv.ctx, busTimeout)
+	defer cancel()
+	if err := oc.publishLocked(ctx, classroom.KindStep, time.Now()); err != nil {
+		oc.srv.logf("web: class %s: publish again: %v", oc.c.Code(), err)
+	}
+	oc.notify()
 }
 
 // count handles one bus message; it reports whether the class is no

@@ -90,10 +90,14 @@ type ClassStatusMessage struct {
 	Ended     bool           `json:"ended"`
 	EndReason string         `json:"end_reason,omitempty"`
 	// The presenter's only.
-	Students int               `json:"students,omitempty"`
-	Counts   map[string]int    `json:"counts,omitempty"`
-	Answered int               `json:"answered,omitempty"`
-	Scores   []classroom.Score `json:"scores,omitempty"`
+	Students int            `json:"students,omitempty"`
+	Counts   map[string]int `json:"counts,omitempty"`
+	Answered int            `json:"answered,omitempty"`
+	// Bus, presenter only: while the class bus cannot reach its Redis
+	// (classbus.Redis.Err), what the panel says about it, in the page's
+	// language; absent while the bus is fine.
+	Bus    string            `json:"bus,omitempty"`
+	Scores []classroom.Score `json:"scores,omitempty"`
 	// The student's only.
 	Following bool   `json:"following,omitempty"`
 	Answer    string `json:"answer,omitempty"`

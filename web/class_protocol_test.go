@@ -365,10 +365,10 @@ func TestClassFeedResubscribesAfterLag(t *testing.T) {
 	feed := srv.feeds[pm.Code]
 	srv.classMu.Unlock()
 	// Hold the feed's lock, so that its reader stops at the first message,
-	// and publish more than a subscription's buffer.
+	// and publish more than a subscription's buffer (4,096 in classbus).
 	feed.mu.Lock()
 	same := classroom.StateMessage(classroom.KindStep, feed.latest).Encode()
-	for range 300 {
+	for range 5000 {
 		if err := srv.classBus.Publish(srv.ctx, pm.Code, same); err != nil {
 			feed.mu.Unlock()
 			t.Fatal(err)

@@ -28,6 +28,9 @@ type classLink struct {
 	following bool
 	shownSeq  int64
 	answer    map[int]string
+	// shown: what the page shows of the class's shared frames
+	// (class_shared.go).
+	shown sharedShown
 }
 
 func (l *classLink) presenter() bool { return l != nil && l.owned != nil }
@@ -82,6 +85,15 @@ func (s *session) handleClass(m ClientMessage) {
 		}
 		s.class.following = *m.Follow
 		s.class.shownSeq = 0
+		s.class.shown.step = -1
+		if !s.class.following && s.runner == nil {
+			// Explore on my own from the class's step: a run of the
+			// student's own (it followed from the shared frames).
+			st := s.class.feed.state()
+			if tl, err := s.classTimeline(st); err == nil {
+				s.start(m.ID, tl, st.Timeline, st.Step)
+			}
+		}
 		s.followClass()
 	default: // the presenter's
 		if !s.class.presenter() {
@@ -204,6 +216,9 @@ func (s *session) presenterStatus() ClassStatusMessage {
 	st, counts, answered, students, retired := s.class.owned.view()
 	msg := s.classStatus(st, rolePresenter)
 	msg.Counts, msg.Answered, msg.Students, msg.Scores = counts, answered, students, st.Scores
+	if s.srv.classBusDown() {
+		msg.Bus = s.srv.tr(s.locale).Msg(sim.M("ws.class-bus-down"))
+	}
 	if retired && !st.Ended {
 		// Resumed on another server, or the bus failed: this page no longer
 		// moves the class.
@@ -377,7 +392,7 @@ func (s *session) joinClass(m ClientMessage) {
 	if m.Lang != "" {
 		s.locale = sim.Locale(m.Lang)
 	}
-	s.class = &classLink{code: m.Code, feed: feed, wake: wake, student: student, following: true, answer: map[int]string{}}
+	s.class = &classLink{code: m.Code, feed: feed, wake: wake, student: student, following: true, answer: map[int]string{}, shown: sharedShown{step: -1}}
 	s.publishClass(classroom.Message{Kind: classroom.KindJoin, Student: student})
 	s.send(ClassJoinedMessage{Type: MsgClassJoined, Re: m.ID, Code: m.Code, Student: student})
 	s.followClass()
@@ -405,7 +420,9 @@ func (s *session) followClass() {
 		s.leaveClass()
 		return
 	}
-	if l.following {
+	if l.following && s.followShared(st) {
+		// Shown from the class's shared frames.
+	} else if l.following {
 		if s.runner == nil || s.showsOther(st) {
 			tl, err := s.classTimeline(st)
 			if err != nil {
@@ -497,6 +514,10 @@ func (s *session) classLang() {
 	case s.class.presenter():
 		s.sendPresenter(0, "")
 	case s.class.isStudent():
+		if s.class.following && s.runner == nil {
+			s.class.shown.step = -1 // the shared frames in the new language, chrome and all
+			s.followClass()
+		}
 		s.send(s.studentStatus(s.class.feed.state()))
 	}
 }

@@ -49,7 +49,7 @@ type client struct {
 	// fair measures the connection against its fair share of a busy
 	// server (Config.FairRate, workGate); nil means always within it.
 	fair  *rate.Limiter
-	send  chan []byte
+	send  chan outgoing
 	inbox chan inbound
 	gone  chan struct{} // closed when the reader stops
 	done  chan struct{} // closed when the session ends
@@ -66,7 +66,7 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 	return &client{
 		conn:      conn,
 		readLimit: readLimit,
-		send:      make(chan []byte, sendQueue),
+		send:      make(chan outgoing, sendQueue),
 		inbox:     make(chan inbound, inboxQueue),
 		gone:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -87,6 +87,18 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 // gives up its work slot, so that a client that reads slowly holds no one
 // else up).
 func (c *client) enqueue(msg []byte, beforeWait func()) error {
+	return c.enqueueOut(outgoing{data: msg}, beforeWait)
+}
+
+// outgoing is one message for the writer: JSON text, or a message framed
+// once for many connections (a class's shared frame, class_frames.go).
+type outgoing struct {
+	data     []byte
+	prepared *websocket.PreparedMessage
+}
+
+// enqueueOut queues msg as enqueue does.
+func (c *client) enqueueOut(msg outgoing, beforeWait func()) error {
 	select {
 	case c.send <- msg:
 		return nil
@@ -233,7 +245,13 @@ func (c *client) writePump() {
 				_ = c.conn.SetReadDeadline(time.Now().Add(closeGrace))
 				return
 			}
-			if err := c.conn.WriteMessage(websocket.TextMessage, msg); err != nil {
+			var err error
+			if msg.prepared != nil {
+				err = c.conn.WritePreparedMessage(msg.prepared)
+			} else {
+				err = c.conn.WriteMessage(websocket.TextMessage, msg.data)
+			}
+			if err != nil {
 				_ = c.conn.Close()
 				return
 			}

@@ -141,7 +141,9 @@ type Config struct {
 	// ClassBus carries every class message (docs/classroom.md), in one
 	// process too; nil means classbus.NewMemory(nil), closed with the
 	// server: classes live in the process. A bus shared by several servers
-	// lets a student on any of them follow a presenter on any other.
+	// lets a student on any of them follow a presenter on any other:
+	// classbus.Redis (flag -classroom-redis), which the caller closes after
+	// the server's Close.
 	ClassBus classbus.Bus
 	// ClassIdle ends a class after this long without a move, a question,
 	// an answer or a join (its students get the end page), and is the TTL

@@ -92,7 +92,7 @@ test("an ended class, or a wrong code, takes a student to the class's page", () 
 test("the presenter's distribution: every choice, counts, shares, the right one once revealed", () => {
   const p = classroom.newClass({});
   classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
-  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint" });
+  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
   classroom.onMessage(p, { type: "class-status", role: "presenter", students: 3, question: question(), counts: { GRANTED: 2 }, answered: 3 });
   const v = classroom.presenterView(p, T);
   assert.equal(v.students, "3 st");
@@ -116,4 +116,14 @@ test("the presenter's distribution: every choice, counts, shares, the right one 
 test("fill leaves unknown places alone", () => {
   assert.equal(classroom.fill("{n} of {total}", { n: 2 }), "2 of {total}");
   assert.equal(classroom.fill(undefined, {}), "");
+});
+
+test("the presenter's banner while the class bus is down, gone once it is back", () => {
+  const p = classroom.newClass({});
+  classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1, bus: "lost Redis" } });
+  assert.equal(classroom.presenterView(p, T).bus, "lost Redis");
+  classroom.onMessage(p, { type: "class-status", role: "presenter", students: 1 });
+  assert.equal(classroom.presenterView(p, T).bus, "");
+  classroom.onMessage(p, { type: "class-status", role: "presenter", students: 1, bus: "lost Redis" });
+  assert.equal(classroom.presenterView(p, T).bus, "lost Redis");
 });

@@ -1,0 +1,331 @@
+// Command classload measures classes (issue 20): it starts Lockstep server
+// processes (bench/classserver: cli.Serve plus a memory probe), and from
+// its own process, apart from the servers, a presenter and N students that
+// speak the class protocol of docs/classroom.md over websockets. It prints
+// one table, rows in the format of `go run ./bench` (`make bench` runs
+// both):
+//
+//   - one server, 100, 1,000 and 10,000 students in one class: the
+//     presenter's move to the last student's frame, p50 and p99 over the
+//     moves (-steps, 50), and the server's memory per student (RSS and heap
+//     after two collections, over the server with the presenter alone);
+//   - three servers sharing classes through one redis-server
+//     (-classroom-redis), 3,000 students spread over them, the presenter on
+//     the first: the same p50 and p99; then 10,000 students answering one
+//     question, counted by the presenter's server; then the third server
+//     killed: its students reconnect to the next server of their list and
+//     must land on the class's current step.
+//
+// Run it from the module's root: go run ./bench/classload [-sizes
+// 100,1000,10000] [-steps 50] [-spread 3000] [-answers 10000].
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"lockstep/internal/redistest"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	sizes   []int
+	steps   int
+	spread  int
+	answers int
+	lesson  string
+	target  time.Duration
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("classload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sizes := fs.String("sizes", "100,1000,10000", "class sizes on one server, comma-separated (empty: none)")
+	var o options
+	fs.IntVar(&o.steps, "steps", 50, "presenter moves measured per class")
+	fs.IntVar(&o.spread, "spread", 3000, "students spread over three servers for the step row (0: no three-server rows)")
+	fs.IntVar(&o.answers, "answers", 10000, "students answering one question over three servers, and in the fault row (0: none)")
+	fs.StringVar(&o.lesson, "lesson", "stale-owner", "the course lesson the class shows")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	for _, f := range strings.Split(*sizes, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			fmt.Fprintf(stderr, "classload: flag -sizes: %q is not a class size\n", f)
+			return 2
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	if o.steps < 1 || (o.answers > 0 && o.answers < o.spread) {
+		fmt.Fprintln(stderr, "classload: -steps must be at least 1, and -answers at least -spread")
+		return 2
+	}
+	o.target = 250 * time.Millisecond
+	t := &table{}
+	err := measure(context.Background(), o, t, stderr)
+	t.print(stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "classload: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func measure(ctx context.Context, o options, t *table, log io.Writer) error {
+	t.header = append(t.header, "lockstep classload, "+time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		fmt.Sprintf("machine: %d CPUs, %s/%s, %s; load average before: %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), loadavg()))
+	dir, err := os.MkdirTemp("", "classload")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := buildServer(dir)
+	if err != nil {
+		return err
+	}
+	for _, n := range o.sizes {
+		if err := oneServer(ctx, bin, n, o, t, log); err != nil {
+			return fmt.Errorf("one server, %d students: %w", n, err)
+		}
+	}
+	if o.spread > 0 {
+		if err := threeServers(ctx, bin, o, t, log); err != nil {
+			return fmt.Errorf("three servers: %w", err)
+		}
+	}
+	t.header = append(t.header, "load average after: "+loadavg())
+	return nil
+}
+
+func limits(n int) []string {
+	m := strconv.Itoa(n + 200)
+	return []string{"-max-sessions", m, "-max-sessions-per-addr", m, "-idle-timeout", "2h"}
+}
+
+// oneServer: a class of n students on one server.
+func oneServer(ctx context.Context, bin string, n int, o options, t *table, log io.Writer) error {
+	srv, err := startServer(bin, limits(n)...)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	p, err := newPresenter(ctx, srv.base, o.lesson)
+	if err != nil {
+		return err
+	}
+	defer p.conn.Close()
+	before, err := srv.memory()
+	if err != nil {
+		return err
+	}
+	room := newRoom(n)
+	defer room.close()
+	start := time.Now()
+	if err := room.join(ctx, []string{srv.base}, p.code, 0, n); err != nil {
+		return err
+	}
+	joined := time.Since(start)
+	fmt.Fprintf(log, "classload: %d students joined in %s\n", n, joined.Round(time.Millisecond))
+	lat, err := room.moves(ctx, p, o.steps)
+	if err != nil {
+		return err
+	}
+	after, err := srv.memory()
+	if err != nil {
+		return err
+	}
+	p50, p99 := pct(lat, 50), pct(lat, 99)
+	sec := "C1"
+	t.add(row{sec, fmt.Sprintf("one server, %d students: presenter's move to the last student's frame (%d moves; joins took %s)", n, len(lat), joined.Round(time.Millisecond)),
+		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", yes(p99 <= o.target)})
+	heapPer := perStudent(after.heap, before.heap, n)
+	rssPer := perStudent(after.rss, before.rss, n)
+	t.add(row{sec, fmt.Sprintf("one server, %d students: memory per student over the presenter alone (after 2 GCs)", n),
+		fmt.Sprintf("heap %.1f KiB, RSS %.1f KiB", heapPer/1024, rssPer/1024),
+		fmt.Sprintf("heap %s → %s, RSS %s → %s, goroutines %d → %d", mib(before.heap), mib(after.heap), mib(before.rss), mib(after.rss), before.goroutines, after.goroutines),
+		"-", "≤ 64 KiB", yes(heapPer <= 64<<10 && rssPer <= 64<<10)})
+	return nil
+}
+
+// threeServers: three servers on one redis-server; the spread, the answers
+// and the fault.
+func threeServers(ctx context.Context, bin string, o options, t *table, log io.Writer) error {
+	rs, err := redistest.Launch("")
+	if err != nil {
+		return err
+	}
+	defer rs.Stop()
+	total := max(o.answers, o.spread)
+	var servers []*server
+	defer func() {
+		for _, s := range servers {
+			s.stop()
+		}
+	}()
+	var bases []string
+	for range 3 {
+		s, err := startServer(bin, append(limits(total), "-classroom-redis", rs.URL)...)
+		if err != nil {
+			return err
+		}
+		servers = append(servers, s)
+		bases = append(bases, s.base)
+	}
+	p, err := newPresenter(ctx, bases[0], o.lesson)
+	if err != nil {
+		return err
+	}
+	defer p.conn.Close()
+	room := newRoom(total)
+	defer room.close()
+	if err := room.join(ctx, bases, p.code, 0, o.spread); err != nil {
+		return err
+	}
+	lat, err := room.moves(ctx, p, o.steps)
+	if err != nil {
+		return err
+	}
+	p50, p99 := pct(lat, 50), pct(lat, 99)
+	t.add(row{"C2", fmt.Sprintf("three servers, one redis-server, %d students spread, presenter on the first: move to the last student's frame (%d moves)", o.spread, len(lat)),
+		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", yes(p99 <= o.target)})
+	if o.answers == 0 {
+		return nil
+	}
+	if err := room.join(ctx, bases, p.code, o.spread, o.answers); err != nil {
+		return err
+	}
+	counted, want, took, err := room.answer(ctx, p)
+	if err != nil {
+		return err
+	}
+	t.add(row{"C2", fmt.Sprintf("three servers: %d students answer one question; the presenter's server counts", o.answers),
+		fmt.Sprintf("counted %s in %s", counts(counted), took.Round(time.Millisecond)), "sent " + counts(want), "-", "exact", yes(equalCounts(counted, want))})
+	// The fault: the third server dies; its students move to the next
+	// server of their list.
+	victims := room.on(2)
+	servers[2].kill()
+	servers = servers[:2]
+	moved, landed, tookMove, err := room.rejoin(ctx, bases[:2], p, victims)
+	if err != nil {
+		return err
+	}
+	t.add(row{"C3", fmt.Sprintf("three servers, one killed (SIGKILL): its %d students reconnect to the next server of their list", len(victims)),
+		fmt.Sprintf("%d rejoined in %s, %d on the current step", moved, tookMove.Round(time.Millisecond), landed), fmt.Sprintf("step %d", p.step.Load()), "-", "all on the current step", yes(moved == len(victims) && landed == moved)})
+	lat, err = room.moves(ctx, p, 5)
+	if err != nil {
+		return fmt.Errorf("after the fault: %w", err)
+	}
+	t.add(row{"C3", fmt.Sprintf("after the fault: %d students on two servers follow %d more moves", room.live(), len(lat)),
+		fmt.Sprintf("p50 %s, max %s", ms(pct(lat, 50)), ms(slices.Max(lat))), "-", "-", "every student", "yes"})
+	return nil
+}
+
+func perStudent(after, before uint64, n int) float64 {
+	if after < before {
+		return 0
+	}
+	return float64(after-before) / float64(n)
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[max(0, min(len(s)-1, i-1))]
+}
+
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", k, m[k])
+	}
+	return b.String()
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// row is one line of the table, as in `go run ./bench`.
+type row struct {
+	section, measure, value, reference, ratio, target, met string
+}
+
+type table struct {
+	header []string
+	rows   []row
+}
+
+func (t *table) add(r row) { t.rows = append(t.rows, r) }
+
+func (t *table) print(w io.Writer) {
+	for _, h := range t.header {
+		fmt.Fprintln(w, h)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tmeasure\tvalue\treference (same run)\tratio\ttarget\tmet")
+	fmt.Fprintln(tw, "-\t-------\t-----\t--------------------\t-----\t------\t---")
+	for _, r := range t.rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.section, r.measure, r.value, r.reference, r.ratio, r.target, r.met)
+	}
+	tw.Flush()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+func yes(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}

@@ -1,0 +1,130 @@
+package web
+
+import (
+	"context"
+	"sync"
+
+	"github.com/a-h/templ"
+	"github.com/gorilla/websocket"
+
+	"lockstep/sim"
+	"lockstep/templates"
+	"lockstep/view"
+)
+
+// classFrames are the frame messages of one class's steps that its
+// following students on this server share: each is drawn from the course
+// lesson's cached run (prerender.go), encoded once and framed once
+// (gorilla's PreparedMessage, which also compresses once per kind of
+// connection that compresses), and sent as it is to every student who
+// shows the step it comes from in the same language. Without it a class of
+// 10,000 students ran 10,000 lessons and drew and encoded each step 10,000
+// times (docs/performance.md, the class rows of `make bench`).
+//
+// A message either takes a page from one step to another (a frame without
+// chrome, only what changed: from >= 0) or gives a page everything, chrome
+// included (from < 0): a student who joins, changes language, comes back
+// to the class or missed a move. What a frame without chrome leaves out
+// depends only on the step the page shows (view/delta.go: the page patched
+// step by step shows what a frame with chrome would), so one message fits
+// every student who shows that step.
+type classFrames struct {
+	mu   sync.Mutex
+	msgs map[classFrameKey]*classFrame
+}
+
+// classFramesKept bounds the messages kept per class: a class moves to one
+// step at a time, its students come from a few steps, in up to three
+// languages.
+const classFramesKept = 64
+
+type classFrameKey struct {
+	class    string
+	lesson   string
+	locale   sim.Locale
+	from, to int
+}
+
+type classFrame struct {
+	once sync.Once
+	pm   *websocket.PreparedMessage
+	err  error
+}
+
+// message returns the shared frame message of course lesson l's step to in
+// locale loc for a page of class's students that shows step from (-1: a
+// page that shows nothing of it yet), drawing it the first time. Concurrent callers of one
+// message wait for the first to draw it.
+func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
+	key := classFrameKey{class, l.ID, loc, from, to}
+	c.mu.Lock()
+	if c.msgs == nil || len(c.msgs) >= classFramesKept {
+		c.msgs = map[classFrameKey]*classFrame{}
+	}
+	f := c.msgs[key]
+	if f == nil {
+		f = &classFrame{}
+		c.msgs[key] = f
+	}
+	c.mu.Unlock()
+	f.once.Do(func() { f.pm, f.err = srv.drawClassFrame(ctx, l, loc, from, to, class) })
+	if f.err != nil {
+		c.mu.Lock()
+		if c.msgs[key] == f {
+			delete(c.msgs, key) // not kept: the next caller tries again
+		}
+		c.mu.Unlock()
+	}
+	return f.pm, f.err
+}
+
+// drawClassFrame draws and encodes the frame message of course lesson l's
+// step to, as a session that showed step from (-1: nothing) would send it
+// after a seek (re 0, not playing) to a student of class.
+func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
+	frames, err := s.lessonFrames(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	to = max(0, min(to, len(frames)-1))
+	t := s.tr(loc)
+	tl := s.lesson(ctx, l.ID)
+	var page view.Page
+	draw := func(cur int) (map[string]string, *view.TimelinePatch, error) {
+		v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames[:cur+1], Cur: cur, Info: s.cfg.Backend.Info(),
+			Explore: s.timelineView(t, tl, ""), Drawn: s.drawings(l.ID, loc, cur)})
+		return v.FramePanels(ctx, &page)
+	}
+	if from >= 0 && from < len(frames) {
+		if _, _, err := draw(from); err != nil {
+			return nil, err
+		}
+	}
+	panels, patch, err := draw(to)
+	if err != nil {
+		return nil, err
+	}
+	msg := FrameMessage{
+		Type: MsgFrame, Lesson: l.ID, Step: to, Total: len(l.Steps), Computed: len(frames) - 1,
+		Speed: DefaultSpeed, Lang: string(loc),
+		Title: l.Title.In(loc) + " · " + t.UI().AppName,
+		URL:   lessonURL(l.ID, to, loc, false),
+		Frame: frames[to], Panels: panels, TimelinePatch: patch,
+	}
+	if from < 0 {
+		header := s.header(t, tl, "", to, false)
+		header.ClassStart, header.Class = false, &templates.ClassBar{Code: class}
+		msg.Chrome, err = view.RenderAll(ctx, map[string]templ.Component{
+			chromeHeader:   templates.PlayerHeader(header),
+			chromeControls: templates.ControlsBar(s.playerControls(t, l, to, DefaultSpeed)),
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	b, err := encodeMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	return websocket.NewPreparedMessage(websocket.TextMessage, b)
+}
