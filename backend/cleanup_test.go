@@ -78,6 +78,7 @@ func (p *cutProxy) Mend(t *testing.T) { p.listen(t, p.addr) }
 // leaves its keys; the backend deletes them once Redis answers again, and
 // Backend.Close makes one last try (hardening finding 9).
 func TestRealDeleteRetried(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	l, err := lessons.ByID("stale-owner")
