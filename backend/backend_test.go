@@ -190,12 +190,7 @@ func TestRealFailedRunLeavesNoKeys(t *testing.T) {
 // falls back to EVAL, and the frames are unchanged.
 func TestRealScriptCacheFlushed(t *testing.T) {
 	t.Parallel()
-	srv := redistest.Start(t)
-	c := srv.Client(t)
-	l, err := lessons.ByID("stale-owner")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c, l := staleOnRealRedis(t)
 	want, _ := run(t, openBackend(t, ""), l, nil)
 	got, _ := run(t, openBackend(t, srv.URL), l, func(int) {
 		if err := c.ScriptFlush(context.Background()).Err(); err != nil {
@@ -257,4 +252,16 @@ func TestBackendInfo(t *testing.T) {
 	if info.Embedded || info.Addr != srv.Addr || info.Version == "" {
 		t.Errorf("real: %+v", info)
 	}
+}
+
+// staleOnRealRedis starts a redis-server for the test: the server, a client
+// of it, and the course's stale-owner lesson.
+func staleOnRealRedis(t *testing.T) (*redistest.Server, *redis.Client, *sim.Lesson) {
+	t.Helper()
+	srv := redistest.Start(t)
+	l, err := lessons.ByID("stale-owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, srv.Client(t), l
 }

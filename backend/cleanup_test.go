@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"lockstep/backend"
-	"lockstep/internal/redistest"
-	"lockstep/lessons"
 )
 
 // cutProxy forwards a loopback port to a Redis until Cut, which closes the
@@ -79,12 +77,7 @@ func (p *cutProxy) Mend(t *testing.T) { p.listen(t, p.addr) }
 // Backend.Close makes one last try (hardening finding 9).
 func TestRealDeleteRetried(t *testing.T) {
 	t.Parallel()
-	srv := redistest.Start(t)
-	c := srv.Client(t)
-	l, err := lessons.ByID("stale-owner")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c, l := staleOnRealRedis(t)
 	for _, how := range []string{"retry", "close"} {
 		t.Run(how, func(t *testing.T) {
 			proxy := newCutProxy(t, srv.Addr)
