@@ -11,11 +11,15 @@ GO ?= go
 # -parallel 4: the browser tests (package web) share one Chromium, each in a
 # tab of its own, and mostly wait on it and on the network; four at a time
 # keep a 2-core machine busy where the default (GOMAXPROCS, 2) leaves it idle.
-test: deps vet templ-check js-test fuzz
+# The fuzz targets run here on their seed corpora (testdata/fuzz and their
+# f.Add inputs), as go test runs every fuzz target; fuzzing itself, new
+# inputs for minutes, is `make fuzz` (docs/testing.md: the time budget).
+test: deps vet templ-check js-test
 	$(GO) test -race -count=1 -parallel 4 -timeout 20m ./...
 
-# fuzz runs each fuzz target briefly on top of its seed corpus in
-# testdata/fuzz: the lesson loader, the websocket message decoder, the
+# fuzz runs each fuzz target on top of its seed corpus in testdata/fuzz
+# (make test runs only the corpora; this takes some three CPU-minutes, most
+# of it building the instrumented binaries): the lesson loader, the websocket message decoder, the
 # share-link decoder of explore mode, the search-file decoder, the
 # Search page's request decoder, the variant-file loader and the class
 # message decoders (websocket and bus). Each run is bounded by a count of

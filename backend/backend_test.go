@@ -88,6 +88,7 @@ func run(t *testing.T, be *backend.Backend, l *sim.Lesson, between func(i int)) 
 // a real Redis (its keys really expire meanwhile) and still gets the frames
 // of the embedded backend, whose clock only moves on advance steps.
 func TestRealSleepLongerThanLease(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	want, _ := run(t, openBackend(t, ""), shortLease(), nil)
 	got, _ := run(t, openBackend(t, srv.URL), shortLease(), func(i int) {
@@ -107,6 +108,7 @@ func TestRealSleepLongerThanLease(t *testing.T) {
 // TestRealKeysAlwaysHaveTTLAndVanish checks namespace hygiene on a real Redis
 // shared with another tenant (checkHygiene).
 func TestRealKeysAlwaysHaveTTLAndVanish(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	checkHygiene(t, openBackend(t, srv.URL), []*redistest.Server{srv}, srv.Client(t))
 }
@@ -149,6 +151,7 @@ func scan(t *testing.T, c *redis.Client, match string) []string {
 // runner keeps its state, and Close (with the cancelled context) still
 // deletes every key.
 func TestRealFailedRunLeavesNoKeys(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	c := srv.Client(t)
 	be := openBackend(t, srv.URL)
@@ -186,12 +189,8 @@ func TestRealFailedRunLeavesNoKeys(t *testing.T) {
 // (as a restart or SCRIPT FLUSH would): EVALSHA answers NOSCRIPT, the store
 // falls back to EVAL, and the frames are unchanged.
 func TestRealScriptCacheFlushed(t *testing.T) {
-	srv := redistest.Start(t)
-	c := srv.Client(t)
-	l, err := lessons.ByID("stale-owner")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	srv, c, l := staleOnRealRedis(t)
 	want, _ := run(t, openBackend(t, ""), l, nil)
 	got, _ := run(t, openBackend(t, srv.URL), l, func(int) {
 		if err := c.ScriptFlush(context.Background()).Err(); err != nil {
@@ -206,6 +205,7 @@ func TestRealScriptCacheFlushed(t *testing.T) {
 // TestOpenUnreachable: a port nobody listens on, and a listener that accepts
 // but never answers, both fail within the dial timeout naming the address.
 func TestOpenUnreachable(t *testing.T) {
+	t.Parallel()
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -243,6 +243,7 @@ func TestOpenUnreachable(t *testing.T) {
 
 // TestBackendInfo names the backend for the player's badge.
 func TestBackendInfo(t *testing.T) {
+	t.Parallel()
 	if got := openBackend(t, "").Info().String(); got != "embedded Redis (miniredis)" {
 		t.Errorf("embedded: %q", got)
 	}
@@ -251,4 +252,16 @@ func TestBackendInfo(t *testing.T) {
 	if info.Embedded || info.Addr != srv.Addr || info.Version == "" {
 		t.Errorf("real: %+v", info)
 	}
+}
+
+// staleOnRealRedis starts a redis-server for the test: the server, a client
+// of it, and the course's stale-owner lesson.
+func staleOnRealRedis(t *testing.T) (*redistest.Server, *redis.Client, *sim.Lesson) {
+	t.Helper()
+	srv := redistest.Start(t)
+	l, err := lessons.ByID("stale-owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, srv.Client(t), l
 }

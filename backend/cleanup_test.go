@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"lockstep/backend"
-	"lockstep/internal/redistest"
-	"lockstep/lessons"
 )
 
 // cutProxy forwards a loopback port to a Redis until Cut, which closes the
@@ -78,12 +76,8 @@ func (p *cutProxy) Mend(t *testing.T) { p.listen(t, p.addr) }
 // leaves its keys; the backend deletes them once Redis answers again, and
 // Backend.Close makes one last try (hardening finding 9).
 func TestRealDeleteRetried(t *testing.T) {
-	srv := redistest.Start(t)
-	c := srv.Client(t)
-	l, err := lessons.ByID("stale-owner")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	srv, c, l := staleOnRealRedis(t)
 	for _, how := range []string{"retry", "close"} {
 		t.Run(how, func(t *testing.T) {
 			proxy := newCutProxy(t, srv.Addr)

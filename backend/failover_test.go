@@ -117,6 +117,7 @@ func sameFrames(t *testing.T, what string, want, got []sim.Frame) {
 // acquire, the primary is gone after the failover, and at the end neither
 // process nor any key is left, on the pair or on the Redis at the URL.
 func TestFailoverLessonOnBothPairs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l := failoverLesson(t)
 	emb := newStepper(t, openBackend(t, ""), l)
@@ -205,6 +206,7 @@ func TestFailoverLessonOnBothPairs(t *testing.T) {
 // watchdog renewal that links a cut-off replica again. All three give the
 // same frames, and every expectation holds.
 func TestReplicaScenariosAgree(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/replica/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
@@ -243,6 +245,7 @@ func TestReplicaScenariosAgree(t *testing.T) {
 // replica although the lesson says it never did, or one that vanished from
 // it, stops the run with an error instead of giving wrong frames.
 func TestStartedPairVerifiesReplication(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	be := openBackend(t, redistest.Start(t).URL)
 	tests := []struct {
@@ -321,6 +324,7 @@ func TestReplicaWithoutRedisServer(t *testing.T) {
 // waits for the first one's pair to end, and fails naming the bound when
 // its context ends first (hardening finding 5).
 func TestStartedPairsBounded(t *testing.T) {
+	t.Parallel()
 	redistest.Need(t, "redis-server", "make test")
 	srv := redistest.Start(t)
 	be, err := backend.Open(context.Background(), backend.Config{URL: srv.URL, MaxPairs: 1})

@@ -29,6 +29,7 @@ func manyLocks(n int) *sim.Lesson {
 // blocked writing (hardening finding 1): the whole run finishes within the
 // context's bound, and gives the frames of a real Redis.
 func TestEmbeddedManyKeys(t *testing.T) {
+	t.Parallel()
 	l := manyLocks(40)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -56,6 +57,7 @@ func TestEmbeddedManyKeys(t *testing.T) {
 // the tries of step 68 of a 100-lock run straddle a server millisecond, and
 // of 300 locks every try of step 1 (hardening finding 3).
 func TestRealManyLocks(t *testing.T) {
+	t.Parallel()
 	l := manyLocks(200)
 	frames, store := run(t, openBackend(t, redistest.Start(t).URL), l, nil)
 	if len(frames) != len(l.Steps)+1 {

@@ -17,6 +17,7 @@ import (
 // waits for data and ends at its deadline, at the other end's close (EOF
 // after the data) or at its own close.
 func TestMemPipe(t *testing.T) {
+	t.Parallel()
 	c, s := memPipe()
 	big := make([]byte, 1<<20)
 	for i := range big {

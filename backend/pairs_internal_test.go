@@ -21,6 +21,7 @@ import (
 // and checks that both redis-server processes end with it and that the
 // next pair removes the dead owner's folder (hardening finding 5).
 func TestPairEndsWithItsParent(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("LOCKSTEP_PAIR_CHILD") == "1" {
 		p, err := startPair(context.Background(), os.Getenv("LOCKSTEP_REDIS_SERVER"))
 		if err != nil {
@@ -88,6 +89,7 @@ func syscallKill(pids ...int) {
 // TestSweepKeepsLiveOwners: a folder whose owner runs (this process, or
 // another live one) stays.
 func TestSweepKeepsLiveOwners(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	for _, pid := range []int{os.Getpid(), os.Getppid()} {
 		d := filepath.Join(tmp, pairDirPrefix+strconv.Itoa(pid))

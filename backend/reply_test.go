@@ -17,6 +17,7 @@ func (e replyError) Error() string { return string(e) }
 func (replyError) RedisError()     {}
 
 func TestDecodeReply(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		v    any

@@ -14,6 +14,7 @@ import (
 // errors in the course), so its later calls go as EVALSHA instead of
 // sending the source again.
 func TestEmbeddedStoreCachesEveryScriptItRan(t *testing.T) {
+	t.Parallel()
 	be, err := Open(context.Background(), Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // for the package's cluster tests: it takes about two seconds), reached by
 // one node's URL and by a list of seeds.
 func TestCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.StartCluster(t)
 	be := openBackend(t, cl.URL)
 	if info := be.Info(); !info.Cluster || info.Version == "" || !strings.Contains(info.String(), "cluster") {
@@ -60,6 +61,7 @@ func TestCluster(t *testing.T) {
 // +info the backend opens and its header has no version; a refused command
 // fails with a PermissionError naming the command and the rule to add.
 func TestACLUser(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	be := openBackend(t, srv.AddUser(t, "ls", "pw", strings.Fields(backend.ACLRules)...))
 	if be.Info().Version == "" {
@@ -125,6 +127,7 @@ func TestACLUser(t *testing.T) {
 // -redis-ca does), with the shared-Redis hygiene, also as an ACL user in
 // the URL; without the CA the certificate is refused.
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartTLS(t)
 	open := func(t *testing.T, url string) *backend.Backend {
 		be, err := backend.Open(context.Background(), backend.Config{URL: url, CAFile: srv.CAFile})

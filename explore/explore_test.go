@@ -46,32 +46,40 @@ func TestEveryChoiceForks(t *testing.T) {
 	t.Parallel()
 	be := embedded(t)
 	for _, l := range lessontest.Course(t) {
-		frames := run(t, be, l)
-		for at := range frames {
-			for _, c := range explore.Choices(l, frames[at]) {
-				st, err := c.Spec.Step(l)
-				if err != nil {
-					t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
+		t.Run(l.ID, func(t *testing.T) {
+			t.Parallel()
+			everyChoiceForks(t, be, l)
+		})
+	}
+}
+
+// everyChoiceForks is TestEveryChoiceForks for one lesson.
+func everyChoiceForks(t *testing.T, be *backend.Backend, l *sim.Lesson) {
+	frames := run(t, be, l)
+	for at := range frames {
+		for _, c := range explore.Choices(l, frames[at]) {
+			st, err := c.Spec.Step(l)
+			if err != nil {
+				t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
+			}
+			f, err := explore.Fork(l, at, st)
+			if err != nil {
+				t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
+			}
+			got := run(t, be, f)
+			if len(got) != at+2 {
+				t.Fatalf("%s fork at %d: %d frames", l.ID, at, len(got))
+			}
+			for i := 1; i <= at; i++ {
+				if got[i].Outcome != frames[i].Outcome || !reflect.DeepEqual(got[i].Locks, frames[i].Locks) {
+					t.Fatalf("%s fork at %d (%+v): step %d changed: %s, want %s", l.ID, at, c.Spec, i, got[i].Outcome, frames[i].Outcome)
 				}
-				f, err := explore.Fork(l, at, st)
-				if err != nil {
-					t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
-				}
-				got := run(t, be, f)
-				if len(got) != at+2 {
-					t.Fatalf("%s fork at %d: %d frames", l.ID, at, len(got))
-				}
-				for i := 1; i <= at; i++ {
-					if got[i].Outcome != frames[i].Outcome || !reflect.DeepEqual(got[i].Locks, frames[i].Locks) {
-						t.Fatalf("%s fork at %d (%+v): step %d changed: %s, want %s", l.ID, at, c.Spec, i, got[i].Outcome, frames[i].Outcome)
-					}
-				}
-				if got[at+1].Say != nil {
-					t.Fatalf("a forked step has no narration of its own")
-				}
-				if explore.Narrate(f, &f.Steps[at], got[at], got[at+1]).ID == "" {
-					t.Fatalf("%s fork at %d (%+v): no narration", l.ID, at, c.Spec)
-				}
+			}
+			if got[at+1].Say != nil {
+				t.Fatalf("a forked step has no narration of its own")
+			}
+			if explore.Narrate(f, &f.Steps[at], got[at], got[at+1]).ID == "" {
+				t.Fatalf("%s fork at %d (%+v): no narration", l.ID, at, c.Spec)
 			}
 		}
 	}

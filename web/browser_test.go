@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -64,6 +66,14 @@ func (b *sharedBrowser) start() (context.Context, error) {
 			chromedp.Flag("disable-backgrounding-occluded-windows", true),
 			chromedp.Flag("force-color-profile", "srgb"),
 			chromedp.WindowSize(1280, 800),
+			// Debian's /usr/bin/chromium adds --enable-gpu-rasterization and
+			// loads its extensions: with no GPU that rasterizes through
+			// SwiftShader in the GPU process. Off, Chromium rasterizes on
+			// the CPU as headless does by default, and starts no extension:
+			// some 15-20% less of its CPU in TestBrowserLessons
+			// (docs/testing.md).
+			chromedp.Flag("disable-gpu-rasterization", true),
+			chromedp.Flag("disable-extensions", true),
 		}
 		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		tab, cancel := chromedp.NewContext(allocCtx)
@@ -108,6 +118,23 @@ func newTab(t *testing.T) context.Context {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
+	return ctx
+}
+
+// newStillTab is newTab with prefers-reduced-motion: reduce emulated, so
+// the page's CSS (static/app.css) runs no animation or transition and the
+// timeline scrolls without smoothing: a walk through every step then
+// renders each step once instead of animating it for a second (about a
+// quarter of Chromium's CPU in TestBrowserLessons, docs/testing.md). For
+// tests that check what the page shows at each step, not how it moves.
+func newStillTab(t *testing.T) context.Context {
+	t.Helper()
+	ctx := newTab(t)
+	run(t, ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
+		return err
+	}))
 	return ctx
 }
 
@@ -178,6 +205,14 @@ func waitNewDocument(t *testing.T, ctx context.Context, js, what string) {
 // stepReady is a JS expression: the player shows step %[1]d, connected.
 const stepReady = `(() => { const p = document.getElementById('player'); const n = document.querySelector('[data-panel="narration"] .narr');
 	return !!(p && p.dataset.conn === 'open' && p.dataset.step === '%[1]d' && n && n.dataset.step === '%[1]d'); })()`
+
+// openStep opens lesson id at step n in locale loc on the server ts, and
+// waits until the player shows that step, connected.
+func openStep(t *testing.T, ctx context.Context, ts *testServer, id string, n int, loc sim.Locale) {
+	t.Helper()
+	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(id, n, loc, false)))
+	waitStep(t, ctx, n)
+}
 
 // waitStep waits until the player shows step n, connected.
 func waitStep(t *testing.T, ctx context.Context, n int) {
@@ -424,7 +459,7 @@ func TestBrowserLessons(t *testing.T) {
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
 			t.Parallel()
-			clickThrough(t, newTab(t), ts, l)
+			clickThrough(t, newStillTab(t), ts, l)
 		})
 	}
 }
@@ -488,13 +523,9 @@ func clickThrough(t *testing.T, ctx context.Context, ts *testServer, l *sim.Less
 // the language and checks the narration and the URL follow.
 func TestBrowserPlayAndLanguage(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayer(t)
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 1, sim.English, false)))
-	waitStep(t, ctx, 1)
+	openStep(t, ctx, ts, l.ID, 1, sim.English)
 	if got := readPage(t, ctx).Say; got != strings.TrimSpace(frames[1].Say.In(sim.English)) {
 		t.Fatalf("English narration %q", got)
 	}
@@ -534,18 +565,14 @@ func TestBrowserPlayAndLanguage(t *testing.T) {
 // and comes back to the same lesson and step.
 func TestBrowserReconnect(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayer(t)
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 2, sim.SimplifiedChinese, false)))
-	waitStep(t, ctx, 2)
+	openStep(t, ctx, ts, l.ID, 2, sim.SimplifiedChinese)
 	click(t, ctx, "#btn-step")
 	waitStep(t, ctx, 3)
 	ts.stop()
 	waitJS(t, ctx, `document.getElementById('player').dataset.conn !== 'open'`, "the page to notice")
-	ts2 := startServer(t, Config{Lessons: all}, ts.addr)
+	ts2 := startServer(t, Config{Lessons: ts.srv.cfg.Lessons}, ts.addr)
 	_ = ts2
 	waitStep(t, ctx, 3)
 	s := readPage(t, ctx)
@@ -562,13 +589,9 @@ func TestBrowserReconnect(t *testing.T) {
 func TestBrowserRealRedis(t *testing.T) {
 	t.Parallel()
 	be, rs := realBackend(t)
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayerOn(t, Config{Backend: RedisBackend(be)})
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Backend: RedisBackend(be), Lessons: all}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
-	waitStep(t, ctx, 0)
+	openStep(t, ctx, ts, l.ID, 0, sim.English)
 	badge := eval[string](t, ctx, `document.querySelector('[data-testid="backend"]').textContent`)
 	if !strings.Contains(badge, rs.Addr) || !strings.Contains(badge, "Redis") {
 		t.Fatalf("badge %q does not name %s", badge, rs.Addr)
@@ -584,11 +607,8 @@ func TestBrowserRealRedis(t *testing.T) {
 // steps once the session is back.
 func TestBrowserIdleResume(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayerOn(t, Config{IdleTimeout: 2 * time.Second})
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Lessons: all, IdleTimeout: 2 * time.Second}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 5, sim.English, false)))
 	waitJS(t, ctx, `document.querySelector('[data-panel="narration"] .narr')?.dataset.step === '5'`, "step 5")
 	waitJS(t, ctx, `document.getElementById('player').dataset.conn === 'idle'`, "the idle close")

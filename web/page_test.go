@@ -179,7 +179,10 @@ func fullTimeline(t testing.TB, srv *Server, l *sim.Lesson, frames []sim.Frame, 
 // frame with every panel would show. That whole frame is drawn and parsed
 // once per step, not once per move: the path comes to most steps two or
 // three times, and a step's whole frame is the same each time (view.Step
-// depends only on its input).
+// depends only on its input). Each whole frame is also checked on its own
+// (checkWholePanels: escaped lesson text, the diagram's state, a timeline
+// column per step), so every panel of every step of every lesson in every
+// language is drawn once for both checks.
 func TestTimelinePatchesEveryLesson(t *testing.T) {
 	t.Parallel()
 	be, err := backend.Open(context.Background(), backend.Config{})
@@ -200,6 +203,7 @@ func TestTimelinePatchesEveryLesson(t *testing.T) {
 		path = append(path, n, 0, n/2, n/2, 1, n, n/3, 2*n/3, 0)
 		for _, loc := range sim.Locales {
 			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
+				t.Parallel()
 				type wholeFrame struct {
 					panels   map[string]string
 					timeline *html.Node // panels' timeline, parsed as the page holds it
@@ -224,6 +228,7 @@ func TestTimelinePatchesEveryLesson(t *testing.T) {
 							t.Fatal(err)
 						}
 						want.timeline = parseRegion(t, want.panels[view.PanelTimeline])
+						checkWholePanels(t, l, frames, cur, want.panels, v)
 						whole[cur] = want
 					}
 					for name, markup := range want.panels {

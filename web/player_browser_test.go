@@ -58,13 +58,9 @@ func readAlert(t *testing.T, ctx context.Context) redisAlertShown {
 func TestBrowserRedisUnavailable(t *testing.T) {
 	t.Parallel()
 	be, rs := realBackend(t)
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayerOn(t, Config{Backend: RedisBackend(be)})
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Backend: RedisBackend(be), Lessons: all}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 4, sim.English, false)))
-	waitStep(t, ctx, 4)
+	openStep(t, ctx, ts, l.ID, 4, sim.English)
 	if a := readAlert(t, ctx); a.Visible || a.Title != "" {
 		t.Fatalf("alert shown while Redis answers: %+v", a)
 	}
@@ -141,22 +137,17 @@ func fill(tmpl, step, backend string) string {
 // lesson; stepping to the end does.
 func TestBrowserCompletion(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
+	ctx, l, ts := stalePlayer(t)
 	n := len(l.Steps)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	card := fmt.Sprintf(`document.querySelector('.lesson-card[data-lesson="%s"]')`, l.ID)
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, false)))
-	waitStep(t, ctx, n)
+	openStep(t, ctx, ts, l.ID, n, sim.English)
 	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
 	waitJS(t, ctx, card+`.classList.contains('started')`, "the lesson marked started")
 	if eval[bool](t, ctx, card+`.classList.contains('done')`) {
 		t.Fatal("a deep link to the last step completed the lesson")
 	}
 	// End (a seek) does not complete it either.
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 1, sim.English, false)))
-	waitStep(t, ctx, 1)
+	openStep(t, ctx, ts, l.ID, 1, sim.English)
 	press(t, ctx, kb.End)
 	waitStep(t, ctx, n)
 	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
@@ -179,10 +170,7 @@ func TestBrowserCompletion(t *testing.T) {
 // showed.
 func TestBrowserLeavingEndsSession(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayer(t)
 	sessions := func(n int, when string) {
 		t.Helper()
 		deadline := time.Now().Add(waitTimeout)
@@ -193,8 +181,7 @@ func TestBrowserLeavingEndsSession(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 2, sim.English, false)))
-	waitStep(t, ctx, 2)
+	openStep(t, ctx, ts, l.ID, 2, sim.English)
 	click(t, ctx, "#btn-step")
 	waitStep(t, ctx, 3)
 	sessions(1, "on the player")
@@ -221,10 +208,7 @@ func TestBrowserLeavingEndsSession(t *testing.T) {
 // the page would close at once, having started a run for nothing).
 func TestBrowserIdleLinkOpensNoSession(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Lessons: all, IdleTimeout: time.Second}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayerOn(t, Config{IdleTimeout: time.Second})
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 2, sim.English, false)))
 	// Step 2 shown, connected or already closed again (a busy machine can
 	// take the second before the page is looked at).

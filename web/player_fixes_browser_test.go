@@ -149,8 +149,7 @@ func TestBrowserPredictPlayNote(t *testing.T) {
 func TestBrowserCourseCardAfterDeepLink(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, false)))
-	waitStep(t, ctx, 7)
+	openStep(t, ctx, ts, l.ID, 7, sim.English)
 	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
 	sel := fmt.Sprintf(`.lesson-card[data-lesson="%s"]`, l.ID)
 	waitJS(t, ctx, `document.querySelector('`+sel+`').classList.contains('started')`, "the card started")
@@ -171,10 +170,7 @@ func TestBrowserCourseCardAfterDeepLink(t *testing.T) {
 func TestBrowserBadgeWhenRedisDown(t *testing.T) {
 	t.Parallel()
 	be, rs := realBackend(t)
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	ts := startServer(t, Config{Backend: RedisBackend(be), Lessons: all}, "127.0.0.1:0")
+	ctx, l, ts := stalePlayerOn(t, Config{Backend: RedisBackend(be)})
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 4, sim.English, false)))
 	waitStep(t, ctx, 4) // step 5 (B acquires) calls Redis
 	const bg = `getComputedStyle(document.querySelector('[data-testid="backend"]')).backgroundColor`
@@ -201,8 +197,7 @@ func unmarshalJSON(raw string, v any) error { return json.Unmarshal([]byte(raw),
 func TestBrowserSourceIsText(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
-	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
-	waitStep(t, ctx, 0)
+	openStep(t, ctx, ts, l.ID, 0, sim.English)
 	got := eval[string](t, ctx, `(() => {
 		const s = document.querySelector('.lesson-head .source .seed');
 		if (!s) return 'no seed cited';

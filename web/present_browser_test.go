@@ -95,9 +95,16 @@ const describeColumn = `(() => {
 // the stale-owner lesson and the server.
 func stalePlayer(t *testing.T) (context.Context, *sim.Lesson, *testServer) {
 	t.Helper()
+	return stalePlayerOn(t, Config{})
+}
+
+// stalePlayerOn is stalePlayer with the server's configuration cfg, its
+// Lessons set to the test lessons.
+func stalePlayerOn(t *testing.T, cfg Config) (context.Context, *sim.Lesson, *testServer) {
+	t.Helper()
 	ctx := newTab(t)
-	all := testLessons(t)
-	return ctx, staleLesson(t, all), startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	cfg.Lessons = testLessons(t)
+	return ctx, staleLesson(t, cfg.Lessons), startServer(t, cfg, "127.0.0.1:0")
 }
 
 func readFit(t *testing.T, ctx context.Context) presentFit {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -340,41 +339,29 @@ func TestMessageFiles(t *testing.T) {
 	}
 }
 
-// TestPanelsEveryStep renders every panel of every step of every lesson in
-// every language: nothing fails, lesson text is escaped, the diagram
-// highlights the lock's state and the timeline has a column per step.
-func TestPanelsEveryStep(t *testing.T) {
-	t.Parallel()
-	srv, _ := newTestHTTP(t, Config{})
-	for _, l := range testLessons(t) {
-		frames := expectedFrames(t, l)
-		for _, loc := range sim.Locales {
-			t.Run(l.ID+"/"+string(loc), func(t *testing.T) {
-				for i := range frames {
-					v := view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames[:i+1], Cur: i, Info: srv.cfg.Backend.Info()})
-					panels, err := v.Panels(context.Background())
-					if err != nil {
-						t.Fatal(err)
-					}
-					doms := map[string]dom{}
-					for name, markup := range panels {
-						if doms[name] = parseDOM(t, markup); doms[name].has(lessonMarkup) {
-							t.Fatalf("step %d: %s panel has unescaped lesson markup", i, name)
-						}
-					}
-					if len(doms[view.PanelDiagram].all(withAttr("data-state", string(focusState(l, frames[i]))))) == 0 {
-						t.Fatalf("step %d: diagram does not highlight %s", i, focusState(l, frames[i]))
-					}
-					if got := len(doms[view.PanelTimeline].all(withAttr("data-col", ""))); got != len(l.Steps)+1 {
-						t.Fatalf("step %d: timeline has %d columns", i, got)
-					}
-					tl := v.Timeline()
-					if tl.Width != (len(l.Steps)+1)*view.TimelineColumnWidth || len(tl.Lanes) != laneCount(l)+1 {
-						t.Fatalf("step %d: timeline %d wide with %d lanes", i, tl.Width, len(tl.Lanes))
-					}
-				}
-			})
+// checkWholePanels checks a whole frame's panels (view.Panels) of lesson l
+// at step cur, drawn by v: lesson text is escaped in every panel, the
+// diagram highlights the lock's state and the timeline has a column per
+// step and a lane per actor. TestTimelinePatchesEveryLesson calls it for
+// every step of every lesson in every language, on the whole frames it
+// draws anyway.
+func checkWholePanels(t *testing.T, l *sim.Lesson, frames []sim.Frame, cur int, panels map[string]string, v *view.Step) {
+	t.Helper()
+	doms := map[string]dom{}
+	for name, markup := range panels {
+		if doms[name] = parseDOM(t, markup); doms[name].has(lessonMarkup) {
+			t.Fatalf("step %d: %s panel has unescaped lesson markup", cur, name)
 		}
+	}
+	if len(doms[view.PanelDiagram].all(withAttr("data-state", string(focusState(l, frames[cur]))))) == 0 {
+		t.Fatalf("step %d: diagram does not highlight %s", cur, focusState(l, frames[cur]))
+	}
+	if got := len(doms[view.PanelTimeline].all(withAttr("data-col", ""))); got != len(l.Steps)+1 {
+		t.Fatalf("step %d: timeline has %d columns", cur, got)
+	}
+	tl := v.Timeline()
+	if tl.Width != (len(l.Steps)+1)*view.TimelineColumnWidth || len(tl.Lanes) != laneCount(l)+1 {
+		t.Fatalf("step %d: timeline %d wide with %d lanes", cur, tl.Width, len(tl.Lanes))
 	}
 }
 
