@@ -105,6 +105,8 @@ function startPlayer(doc, root, storage) {
   };
   const speed = () => Number(doc.querySelector("#speed")?.value) || 1;
   const address = (u, push) => setAddress(st.address, history, u, push);
+  // fit keeps the narration on the projected screen (presenter mode).
+  const fit = () => player.fitPanel(doc.querySelector(".narration"), v.presenter);
 
   const showScore = () => predict.showScore(doc, st.predict, predict.predictScore(storage, v.lesson), t);
   // run carries out predict mode's effects (see predict.js), in order.
@@ -127,6 +129,7 @@ function startPlayer(doc, root, storage) {
       else if ("score" in e) showScore();
       else if ("retryParam" in e) address(withMode(location.href, "retry", false), false);
     }
+    fit(); // the predict bar took or gave back height
   };
 
   const setPresenter = (on, remember) => {
@@ -134,6 +137,7 @@ function startPlayer(doc, root, storage) {
     player.showPresenter(doc, on);
     // The layout changed: the current column may have left the view.
     player.scrollTimeline(doc, true);
+    fit();
     if (!remember) return;
     storeFlag(storage, PRESENTER_KEY, on);
     address(withMode(location.href, "present", on), false);
@@ -260,6 +264,7 @@ function startPlayer(doc, root, storage) {
     player.updateControls(doc, v, location.href);
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
+    fit();
     saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
     if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome)));
     if (m.chrome && v.pendingAction) {
@@ -452,7 +457,10 @@ function startPlayer(doc, root, storage) {
     if (e.persisted) connect();
   });
   // A resized window (a projector's) draws the timeline at another scale.
-  addEventListener("resize", () => player.scrollTimeline(doc, true));
+  addEventListener("resize", () => {
+    player.scrollTimeline(doc, true);
+    fit();
+  });
   addEventListener("popstate", () => onPopState(st.address, history, location, () => location.reload()));
   connect();
 }

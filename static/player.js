@@ -302,6 +302,23 @@ export function showPresenter(doc, on) {
   for (const b of doc.querySelectorAll('[data-action="presenter"]')) b.setAttribute("aria-pressed", String(on));
 }
 
+// fitPanel fits a panel's content to its box in presenter mode, where a
+// projected page does not scroll: while the content is taller than the box
+// it lowers the panel's --fit scale (presenter.css sizes the panel's type by
+// it) by 0.05, down to min. Off presenter mode, or when the content fits at
+// full size, the scale is cleared. It returns the scale left (1: none).
+export function fitPanel(el, on, min = 0.7) {
+  if (!el) return 1;
+  el.style.removeProperty("--fit");
+  if (!on) return 1;
+  let scale = 1;
+  while (el.scrollHeight > el.clientHeight + 1 && scale > min + 1e-9) {
+    scale = Math.round((scale - 0.05) * 100) / 100;
+    el.style.setProperty("--fit", String(scale));
+  }
+  return scale;
+}
+
 // showRedisAlert shows, in the page's language, that a step could not run
 // because Redis did not answer, with a button that asks for it again; it
 // stays until a step runs (v.redisFail null).

@@ -117,3 +117,32 @@ test("newView reads the player's data attributes", () => {
   assert.equal(w.step, 0);
   assert.equal(w.total, 0);
 });
+
+// A panel whose content grows with its --fit scale: 500 px tall at full
+// size in a 400 px box.
+function fakePanel(full, box) {
+  const props = new Map();
+  return {
+    style: {
+      setProperty: (k, val) => props.set(k, val),
+      removeProperty: (k) => props.delete(k),
+      get fit() { return props.get("--fit"); },
+    },
+    get scrollHeight() { return Math.round(full * Number(props.get("--fit") ?? 1)); },
+    clientHeight: box,
+  };
+}
+
+test("fitPanel lowers the scale until the content fits, and only in presenter mode", () => {
+  const p = fakePanel(500, 400);
+  assert.equal(player.fitPanel(p, true), 0.8);
+  assert.equal(p.style.fit, "0.8");
+  assert.equal(player.fitPanel(p, false), 1);
+  assert.equal(p.style.fit, undefined);
+  const fits = fakePanel(300, 400);
+  assert.equal(player.fitPanel(fits, true), 1);
+  assert.equal(fits.style.fit, undefined);
+  const huge = fakePanel(2000, 400);
+  assert.equal(player.fitPanel(huge, true), 0.7, "never below min");
+  assert.equal(player.fitPanel(null, true), 1);
+});
