@@ -8,10 +8,10 @@ import (
 
 // Under returns lv, a lesson run under a variant it was not written for
 // (AsVariant's copy of lesson l, or l with the learner's own lock), with
-// what no longer fits it taken out: the narration of every step from the
-// first whose outcome differs from own (the frames of l under its own
-// variant, own[0] the start) to the end, and the takeaway when any step
-// differs. A step without narration is narrated by the player from the run
+// what no longer fits it taken out when any step's outcome differs from own
+// (the frames of l under its own variant, own[0] the start): the narration,
+// the "why" question and the misconception callout of every step, and the
+// takeaway. A step without narration is narrated by the player from the run
 // (Narrate, as drills and the steps a learner adds are) and marked so. The
 // title and summary say which variant runs (messages "explore.under-title"
 // and "explore.under-summary", rendered by r in every locale). frames are
@@ -19,11 +19,15 @@ import (
 // new lesson and the first step that differs
 // (1-based, 0 when every step came out as in l).
 //
-// Every later step is retold too, not only those whose outcome differs:
-// once one outcome differs, the lesson's text describes a history that did
-// not happen (lesson 12 under hash-refresh: step 8's B acquires as in the
-// lesson, while A1 still believes it holds the lock the text says nobody
-// holds).
+// Every step is retold, not only those whose outcome differs: once one
+// outcome differs, the lesson's text describes a history that did not
+// happen. Later steps say what the differing one did not do (lesson 12
+// under hash-refresh: step 8's B acquires as in the lesson, while A1 still
+// believes it holds the lock the text says nobody holds), and earlier ones
+// foretell it in the lesson's own lock's terms (its steps 1 to 5 speak of a
+// grant token that hash-refresh has not, and of the nested acquire that
+// step 6 is not); a step's question and callout are about the lesson's
+// outcome.
 func Under(r sim.Renderer, l, lv *sim.Lesson, frames, own []sim.Frame) (*sim.Lesson, int) {
 	first := FirstDiff(frames, own)
 	out := *lv
@@ -35,8 +39,9 @@ func Under(r sim.Renderer, l, lv *sim.Lesson, frames, own []sim.Frame) (*sim.Les
 	}
 	out.Steps = slices.Clone(lv.Steps)
 	if first > 0 {
-		for i := first - 1; i < len(out.Steps); i++ {
-			out.Steps[i].Say = nil
+		for i := range out.Steps {
+			s := &out.Steps[i]
+			s.Say, s.Why, s.Because, s.Misconception = nil, nil, nil, nil
 		}
 		out.Takeaway = nil
 	}

@@ -20,7 +20,7 @@
 //	GET /explore/export.yaml|.mmd|.svg?t=CODE|lesson=ID&lang=L   the timeline as a lesson file, a Mermaid sequenceDiagram, an SVG of the lanes
 //	GET /explore/compare?t=CODE|lesson=ID&a=V&b=V&k=LOCK   the timeline under two variants, the first step whose outcomes differ marked;
 //	                               without a or b never a variant against itself; a column under another variant than the lesson's own
-//	                               opens as a lesson under that variant (explore.Under: retold from the first step that differs, marked);
+//	                               opens as a lesson under that variant (explore.Under: every step retold from the run once an outcome differs, marked);
 //	                               k (a lock's code) adds the learner's own lock to the variants
 //	GET /explore/lock?lang=L       "Your lock" (ownlock.go): the form for a variant file and its scripts (and a builder, lockform.js)
 //	POST /explore/lock             the files (multipart: variant_name, variant or variant_file, script_name_N with script_N, or

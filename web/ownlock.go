@@ -375,8 +375,8 @@ func (s *Server) takeLockTable(addr string) (release func(), ok bool) {
 }
 
 // lockUnder is course lesson l under the lock def: the timeline its row
-// opens (explore.Under: retold from the first step whose outcome differs
-// from the lesson's own run), that run's frames, the lesson's own, and the
+// opens (explore.Under: every step retold from the run once an outcome
+// differs from the lesson's own run), that run's frames, the lesson's own, and the
 // first step that differs.
 func (s *Server) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantDef) (tl explore.Timeline, frames, own []sim.Frame, first int, err error) {
 	own, err = s.lessonFrames(ctx, l)

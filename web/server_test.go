@@ -390,7 +390,7 @@ func TestStaleOwnerDrawn(t *testing.T) {
 	if has(tl.AllRects(), "zone-stale", (k-1)*view.TimelineColumnWidth) {
 		t.Fatalf("stale window drawn before step %d", k)
 	}
-	if !strings.Contains(v.Alerts().Stale[0], "Redis no longer keeps its token") {
+	if !strings.Contains(v.Alerts().Stale[0], "Redis no longer keeps its owner id") {
 		t.Fatalf("no stale-owner notice")
 	}
 	forks := lessonByID(t, all, "test-forks")
