@@ -169,7 +169,7 @@ func printReport(w io.Writer, msgs *search.Messages, loc sim.Locale, res *search
 		}
 		fmt.Fprintln(w, msgs.Say(loc, "report-broken", map[string]any{"Invariant": inv, "Steps": cx.Steps()}))
 		for i, st := range cx.Lesson.Steps {
-			fmt.Fprintf(w, "  %2d. %s → %s\n", i+1, search.DescribeStep(st), cx.Frames[i+1].Outcome)
+			fmt.Fprintf(w, "  %2d. %s → %s\n", i+1, msgs.DescribeStep(loc, st), cx.Frames[i+1].Outcome)
 		}
 		last := cx.Frames[len(cx.Frames)-1]
 		for _, v := range last.Violations {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"strings"
 
 	"lockstep/catalog"
 	"lockstep/sim"
@@ -42,4 +43,31 @@ func (m *Messages) Text(id string, data map[string]any) sim.Text {
 		t[l] = m.Say(l, id, data)
 	}
 	return t
+}
+
+// DescribeStep is DescribeStep's line in locale l: the action by its name
+// in the player (catalogue ids "Act<Action>", e.g. ActAcquire), the actor,
+// the written value or the advance's duration as the report writes them.
+func (m *Messages) DescribeStep(l sim.Locale, st sim.Step) string {
+	act := string(st.Do)
+	if s, ok := m.cat.Lookup(l, "Act"+actionID(st.Do), nil); ok {
+		act = s
+	}
+	switch st.Do {
+	case sim.ActAdvance:
+		return act + " " + st.By.String()
+	case sim.ActWrite:
+		return st.Actor + " " + act + " " + st.Value
+	}
+	return st.Actor + " " + act
+}
+
+// actionID is an action's part of a message id: "finish-release" is
+// "FinishRelease".
+func actionID(a sim.Action) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(string(a), func(r rune) bool { return r == '-' || r == '_' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }

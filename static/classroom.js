@@ -241,6 +241,9 @@ export function render(doc, cs) {
 }
 
 function renderPresenter(doc, cs) {
+  // A running class is shown by its panel; the header offers a new one
+  // only when none runs.
+  for (const b of doc.querySelectorAll("[data-class-start]")) b.hidden = cs.role === "presenter";
   const aside = doc.querySelector("[data-class-panel]");
   if (!aside) return;
   if (cs.role !== "presenter") {

@@ -1,5 +1,7 @@
 package templates
 
+import "strings"
+
 // ClassTexts are the classroom's strings (catalog/classroom.*.toml), one
 // field per message id.
 type ClassTexts struct {
@@ -58,4 +60,20 @@ type ClassPanelView struct {
 	Code string
 	URLs []string
 	QR   QRView
+}
+
+// joinHead and joinTail split a join address before its class code, so
+// that a projected address wraps before the code and never inside it.
+func joinHead(u, code string) string {
+	if code != "" && strings.HasSuffix(u, code) {
+		return strings.TrimSuffix(u, code)
+	}
+	return u
+}
+
+func joinTail(u, code string) string {
+	if code != "" && strings.HasSuffix(u, code) {
+		return code
+	}
+	return ""
 }
