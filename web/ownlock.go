@@ -400,6 +400,7 @@ func (s *Server) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantD
 func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantDef, code string) ([]templates.LockRow, string) {
 	var rows []templates.LockRow
 	note := ""
+	errorRow := map[string]string{} // an error's text -> the row that said it
 	for i, l := range s.lessons {
 		row := templates.LockRow{ID: l.ID, Label: lessonLabel(l, i), Title: l.Title.In(t.locale), Variant: l.Variant}
 		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.locale)}}
@@ -420,6 +421,13 @@ func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantD
 			row.Kind, row.Verdict = "error", t.Err(err)
 			if _, reason, ok := stepRefusal(t, err); ok {
 				row.Verdict = reason
+			}
+			// A script that fails fails the same way in most lessons: its
+			// error is said once, in the first row, and named after.
+			if first, ok := errorRow[row.Verdict]; ok {
+				row.Verdict = t.T("LockSameError", "Lesson", first)
+			} else {
+				errorRow[row.Verdict] = row.Label
 			}
 			row.PlayURL, row.CompareURL = "", ""
 		case first == 0:

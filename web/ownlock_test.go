@@ -276,3 +276,34 @@ func TestOwnLockSearch(t *testing.T) {
 		t.Fatalf("the result's timeline: %v", err)
 	}
 }
+
+// TestOwnLockScriptErrorSaidOnce: a lock whose acquire fails at run time
+// (a KEYS index the variant does not pass) fails every lesson the same
+// way; the table says the error in the first row and names that row in
+// the others.
+func TestOwnLockScriptErrorSaidOnce(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	files["script_1"] = "redis.call('hincrby', KEYS[7], ARGV[9], 1)\n" + files["script_1"]
+	resp := postLock(t, hs.URL, files)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	rows := lockRows(t, parseDOM(t, getPage(t, hs.URL, resp.Header.Get("Location"), 200)))
+	said, named := 0, 0
+	for id, r := range rows {
+		if r[0] != "error" {
+			continue
+		}
+		if strings.HasPrefix(r[1], "the same error as lesson ") {
+			named++
+		} else {
+			said++
+			t.Logf("%s: %s", id, r[1])
+		}
+	}
+	if said != 1 || named < 10 {
+		t.Errorf("the error said in %d rows and named in %d: want said once, named in the rest", said, named)
+	}
+}
