@@ -216,9 +216,13 @@ function show(doc, root, st) {
   doc.querySelector("[data-search-stop]").disabled = st.phase !== "running";
   for (const el of doc.querySelectorAll("[data-field]")) el.classList.toggle("field-error", st.fields.includes(el.dataset.field));
   doc.querySelector("[data-search-summary]").textContent = st.result ? st.result.summary : "";
-  const body = doc.querySelector("[data-search-results] tbody");
-  body.replaceChildren(
-    ...rows(st).map((r) => {
+  const table = doc.querySelector("[data-search-results]");
+  const shown = rows(st);
+  // No rows (before a search, or a refused one): no table, not an empty
+  // header under the errors.
+  table.hidden = shown.length === 0;
+  table.querySelector("tbody").replaceChildren(
+    ...shown.map((r) => {
       const tr = doc.createElement("tr");
       tr.dataset.invariant = r.invariant;
       const cell = (text) => {
