@@ -237,3 +237,17 @@ type CompareCell struct {
 	Replies    string
 	Violations string
 }
+
+// compareDocTitle is the Compare page's document title: what runs under
+// which two variants first ("Stale owner: a vs b"), so that several
+// compare tabs can be told apart.
+func compareDocTitle(p ComparePage) string {
+	head := p.X.CompareTitle
+	if p.A != "" && p.B != "" {
+		head = p.A + " vs " + p.B + " · " + head
+		if p.Title != "" {
+			head = p.Title + ": " + head
+		}
+	}
+	return head + " · " + p.UI.AppName
+}

@@ -2101,7 +2101,7 @@ func Compare(p ComparePage) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = sitePage(p.Site, p.X.CompareTitle+" · "+p.UI.AppName, "compare-page").Render(templ.WithChildren(ctx, templ_7745c5c3_Var100), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = sitePage(p.Site, compareDocTitle(p), "compare-page").Render(templ.WithChildren(ctx, templ_7745c5c3_Var100), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
