@@ -114,7 +114,10 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "lockstep: serving %d lessons on %s\n", len(course), be.Info())
 	fmt.Fprintf(stdout, "lockstep: open %s  (Ctrl-C to stop)\n", browseURL(tcp))
 	if !tcp.IP.IsLoopback() {
-		fmt.Fprintf(stderr, "lockstep: warning: listening on %s, which is reachable from other machines\n", tcp)
+		// The address as the operator typed it (0.0.0.0 listens on [::] too,
+		// which tcp would print), with the port listened on.
+		host, _, _ := net.SplitHostPort(*addr)
+		fmt.Fprintf(stderr, "lockstep: warning: listening on %s, which is reachable from other machines\n", net.JoinHostPort(host, strconv.Itoa(tcp.Port)))
 		for _, u := range studentURLs(*addr, tcp.Port, net.InterfaceAddrs) {
 			fmt.Fprintf(stdout, "lockstep: students open %s/class/CODE  (a class's code is on its presenter's page)\n", u)
 		}
