@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lockstep/backend"
+	"lockstep/internal/benchtable"
 	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
@@ -162,10 +163,10 @@ func BenchmarkSessions1000(b *testing.B) {
 // go test ./bench -run '^$' -bench SearchRows -benchtime 1x.
 func BenchmarkSearchRows(b *testing.B) {
 	for b.Loop() {
-		t := &table{header: machine()}
+		t := &benchtable.Table{Header: machine()}
 		if err := searchRows(context.Background(), t, io.Discard); err != nil {
 			b.Fatal(err)
 		}
-		t.print(os.Stdout)
+		t.Print(os.Stdout)
 	}
 }

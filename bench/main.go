@@ -21,12 +21,12 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/backend"
+	"lockstep/internal/benchtable"
 	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
@@ -75,52 +75,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: flags -pace and -idle-timeout must be positive (got %s and %s)\n", o.pace, o.idle)
 		return 2
 	}
-	t := &table{}
+	t := &benchtable.Table{}
 	if err := measure(context.Background(), o, t, stderr); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
-		t.print(stdout)
+		t.Print(stdout)
 		return 1
 	}
-	t.print(stdout)
+	t.Print(stdout)
 	return 0
 }
 
-// row is one line of the table.
-type row struct {
-	section, measure, value, reference, ratio, target, met string
-}
-
-type table struct {
-	header []string
-	rows   []row
-}
-
-func (t *table) add(r row) { t.rows = append(t.rows, r) }
-
-func (t *table) print(w io.Writer) {
-	for _, h := range t.header {
-		fmt.Fprintln(w, h)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tmeasure\tvalue\treference (same run)\tratio\ttarget\tmet")
-	fmt.Fprintln(tw, "-\t-------\t-----\t--------------------\t-----\t------\t---")
-	for _, r := range t.rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.section, r.measure, r.value, r.reference, r.ratio, r.target, r.met)
-	}
-	tw.Flush()
-}
-
 func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
-
-func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-func yes(ok bool) string {
-	if ok {
-		return "yes"
-	}
-	return "NO"
-}
 
 func machine() []string {
 	cpu := "?"
@@ -156,8 +121,8 @@ func gcSettings() string {
 	return fmt.Sprintf("garbage collector: GOGC %d, memory limit %d bytes", samples[0].Value.Uint64(), samples[1].Value.Uint64())
 }
 
-func measure(ctx context.Context, o options, t *table, log io.Writer) error {
-	t.header = append(machine(), gcSettings())
+func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer) error {
+	t.Header = append(machine(), gcSettings())
 	ls, err := course()
 	if err != nil {
 		return err
@@ -171,7 +136,7 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		return err
 	}
 	defer rs.Stop()
-	t.header = append(t.header, fmt.Sprintf("redis-server on %s (started for this run); %d lessons, %d steps per pass (the replica lesson is left out)", rs.Addr, len(ls), steps))
+	t.Header = append(t.Header, fmt.Sprintf("redis-server on %s (started for this run); %d lessons, %d steps per pass (the replica lesson is left out)", rs.Addr, len(ls), steps))
 
 	emb, err := backend.Open(ctx, backend.Config{})
 	if err != nil {
@@ -226,9 +191,9 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		}
 		fl[i] = floors{summarize(pingReal), summarize(pingMini), summarize(echo)}
 		pr, pm, ec := fl[i].real, fl[i].mini, fl[i].echo
-		t.add(row{"0", "floor: Redis PING round trip (redis-server, go-redis, 1 conn), " + md.how, "p50 " + us(pr.p50) + ", p99 " + us(pr.p99), "", "", "", ""})
-		t.add(row{"0", "floor: embedded PING round trip (miniredis via Dial), " + md.how, "p50 " + us(pm.p50) + ", p99 " + us(pm.p99), "", "", "", ""})
-		t.add(row{"0", "floor: websocket echo round trip (same listener), " + md.how, "p50 " + us(ec.p50) + ", p99 " + us(ec.p99), "", "", "", ""})
+		t.Add("0", "floor: Redis PING round trip (redis-server, go-redis, 1 conn), "+md.how, "p50 "+us(pr.p50)+", p99 "+us(pr.p99), "", "", "", "")
+		t.Add("0", "floor: embedded PING round trip (miniredis via Dial), "+md.how, "p50 "+us(pm.p50)+", p99 "+us(pm.p99), "", "", "", "")
+		t.Add("0", "floor: websocket echo round trip (same listener), "+md.how, "p50 "+us(ec.p50)+", p99 "+us(ec.p99), "", "", "", "")
 	}
 
 	// 1. Step round trips.
@@ -257,17 +222,17 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 				target += ", < 1 ms"
 				met = met && st.p99 < time.Millisecond
 			}
-			verdict := yes(met)
+			verdict := benchtable.Yes(met)
 			if md.pace > 0 {
 				// The floor is back to back; a paced floor's p99 is
 				// a handful of wake-ups on an idle machine, too noisy to
 				// hold a target to.
 				target, verdict = "report", "-"
 			}
-			t.add(row{"1", fmt.Sprintf("step round trip, %s, %s (%d steps, message %.1f KiB; a load's %.0f KiB)", c.name, md.how, st.n, float64(r.stepSize)/1024, float64(r.loadSize)/1024),
-				"p50 " + us(st.p50) + ", p99 " + us(st.p99),
-				"floor p50 " + us(floor50) + ", p99 " + us(floor99),
-				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(floor50), r99), target, verdict})
+			t.Add("1", fmt.Sprintf("step round trip, %s, %s (%d steps, message %.1f KiB; a load's %.0f KiB)", c.name, md.how, st.n, float64(r.stepSize)/1024, float64(r.loadSize)/1024),
+				"p50 "+us(st.p50)+", p99 "+us(st.p99),
+				"floor p50 "+us(floor50)+", p99 "+us(floor99),
+				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(floor50), r99), target, verdict)
 		}
 		// The step's own Redis work, with no web layer and no websocket:
 		// sim.Runner.Step over the same passes, back to back. Its p99
@@ -286,10 +251,10 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 			budget = min(budget, time.Millisecond)
 		}
 		n, fewest, most, singleP99 := w.tail()
-		t.add(row{"1", fmt.Sprintf("its Redis work alone: sim.Runner.Step, %s, no web, back to back (%d steps; the %d at or over p99 sent %d-%d script calls; steps of at most 1 call: p99 %s)", c.name, st.n, n, fewest, most, us(singleP99)),
-			"p50 " + us(st.p50) + ", p99 " + us(st.p99),
-			"budget (target's p99) " + us(budget),
-			fmt.Sprintf("p99 %.0f%% of the budget", 100*float64(st.p99)/float64(budget)), "report: what bounds row 1", "-"})
+		t.Add("1", fmt.Sprintf("its Redis work alone: sim.Runner.Step, %s, no web, back to back (%d steps; the %d at or over p99 sent %d-%d script calls; steps of at most 1 call: p99 %s)", c.name, st.n, n, fewest, most, us(singleP99)),
+			"p50 "+us(st.p50)+", p99 "+us(st.p99),
+			"budget (target's p99) "+us(budget),
+			fmt.Sprintf("p99 %.0f%% of the budget", 100*float64(st.p99)/float64(budget)), "report: what bounds row 1", "-")
 	}
 	// What the message alone costs: the same websocket round trip as a
 	// step, answered at once with a recorded step frame message, and with
@@ -310,10 +275,10 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 				return err
 			}
 			st, ec := summarize(d), fl[i].echo
-			t.add(row{"1", fmt.Sprintf(m.what, float64(len(m.msg))/1024, md.how),
-				"p50 " + us(st.p50) + ", p99 " + us(st.p99),
-				"echo p50 " + us(ec.p50) + ", p99 " + us(ec.p99),
-				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(ec.p50), float64(st.p99)/float64(ec.p99)), "report: what the message size costs", "-"})
+			t.Add("1", fmt.Sprintf(m.what, float64(len(m.msg))/1024, md.how),
+				"p50 "+us(st.p50)+", p99 "+us(st.p99),
+				"echo p50 "+us(ec.p50)+", p99 "+us(ec.p99),
+				fmt.Sprintf("p50 %.1fx, p99 %.1fx", float64(st.p50)/float64(ec.p50), float64(st.p99)/float64(ec.p99)), "report: what the message size costs", "-")
 		}
 	}
 
@@ -354,19 +319,19 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		// calls as plain EVALSHAs, what the scripts and the adapter cost.
 		stepRatio := float64(perCallCeil) / float64(perCallOurs)
 		plainRatio := float64(perCallCeil) / float64(perCallPlain)
-		t.add(row{"2", fmt.Sprintf("%s: acquire+release, Store.Exec; plain EVALSHA", v),
+		t.Add("2", fmt.Sprintf("%s: acquire+release, Store.Exec; plain EVALSHA", v),
 			fmt.Sprintf("%.0f; %.0f pairs/s", float64(o.pairs)/ours.Seconds(), float64(o.pairs)/plain.Seconds()),
 			fmt.Sprintf("EVALSHA acquire loop %.0f calls/s", float64(o.pairs*len(calls))/ceil.Seconds()),
-			fmt.Sprintf("%.2fx; %.2fx", stepRatio, plainRatio), "≥ 0.9x per call", yes(stepRatio >= 0.9)})
+			fmt.Sprintf("%.2fx; %.2fx", stepRatio, plainRatio), "≥ 0.9x per call", benchtable.Yes(stepRatio >= 0.9))
 	}
 	for _, v := range []string{"local-count", "hash-refresh", "token-count"} {
 		d, n, err := lockPairs(ctx, real, v, 3, o.pairs/2)
 		if err != nil {
 			return err
 		}
-		t.add(row{"2", fmt.Sprintf("%s: nested ×3 acquire, ×3 release", v),
+		t.Add("2", fmt.Sprintf("%s: nested ×3 acquire, ×3 release", v),
 			fmt.Sprintf("%d round trips, %.0f nests/s", n, float64(o.pairs/2)/d.Seconds()),
-			"6 calls made", fmt.Sprintf("%d/6 reach Redis", n), "local-count: reentry free", yes(v != "local-count" || n == 2)})
+			"6 calls made", fmt.Sprintf("%d/6 reach Redis", n), "local-count: reentry free", benchtable.Yes(v != "local-count" || n == 2))
 	}
 
 	// 3. Per-step cost without the web layer.
@@ -387,30 +352,30 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 		}
 		perEval := ceil / time.Duration(o.pings/4)
 		perStep, perExec := summarize(works[c.name].steps).mean, works[c.name].perExec
-		t.add(row{"3", fmt.Sprintf("%s: sim.Runner.Step, no web (Store.Exec share)", c.name),
+		t.Add("3", fmt.Sprintf("%s: sim.Runner.Step, no web (Store.Exec share)", c.name),
 			fmt.Sprintf("%s/step (Exec %s)", us(perStep), us(perExec)),
-			"one EVALSHA hash-refresh/acquire " + us(perEval),
-			fmt.Sprintf("%.1fx (Exec %.1fx)", float64(perStep)/float64(perEval), float64(perExec)/float64(perEval)), "report", "-"})
+			"one EVALSHA hash-refresh/acquire "+us(perEval),
+			fmt.Sprintf("%.1fx (Exec %.1fx)", float64(perStep)/float64(perEval), float64(perExec)/float64(perEval)), "report", "-")
 	}
 
 	// 4. Many sessions.
 	fmt.Fprintf(log, "bench: %d sessions\n", o.sessions)
 	lr, err := manySessions(o.sessions, o.idle, ls)
-	t.add(row{"4", fmt.Sprintf("%d concurrent sessions, embedded, each a whole lesson", lr.sessions),
+	t.Add("4", fmt.Sprintf("%d concurrent sessions, embedded, each a whole lesson", lr.sessions),
 		fmt.Sprintf("%d errors; step p50 %s, p99 %s (%d steps)", lr.errors, us(lr.steps.p50), us(lr.steps.p99), lr.steps.n),
-		"1 session: see row 1", "", "no errors", yes(err == nil && lr.errors == 0)})
-	t.add(row{"4", "peak during the load", fmt.Sprintf("RSS %s, %d goroutines", mib(lr.peakRSS), lr.peakGoroutines),
-		fmt.Sprintf("before (warm): RSS %s, %d goroutines", mib(lr.base.rss), lr.base.goroutines),
-		fmt.Sprintf("%.1f KiB RSS/session", float64(lr.peakRSS-min(lr.base.rss, lr.peakRSS))/1024/float64(max(1, lr.sessions))), "report", "-"})
-	t.add(row{"4", fmt.Sprintf("idle sessions reclaimed (-idle-timeout %s)", o.idle),
+		"1 session: see row 1", "", "no errors", benchtable.Yes(err == nil && lr.errors == 0))
+	t.Add("4", "peak during the load", fmt.Sprintf("RSS %s, %d goroutines", benchtable.MiB(lr.peakRSS), lr.peakGoroutines),
+		fmt.Sprintf("before (warm): RSS %s, %d goroutines", benchtable.MiB(lr.base.rss), lr.base.goroutines),
+		fmt.Sprintf("%.1f KiB RSS/session", float64(lr.peakRSS-min(lr.base.rss, lr.peakRSS))/1024/float64(max(1, lr.sessions))), "report", "-")
+	t.Add("4", fmt.Sprintf("idle sessions reclaimed (-idle-timeout %s)", o.idle),
 		fmt.Sprintf("%d/%d closed 4000 after %s", lr.reclaimed, lr.sessions-lr.errors, lr.reclaimWait.Round(10*time.Millisecond)),
-		"", "", "all", yes(lr.reclaimed == lr.sessions-lr.errors)})
+		"", "", "all", benchtable.Yes(lr.reclaimed == lr.sessions-lr.errors))
 	heapRatio := float64(lr.after.heap) / float64(max(1, lr.base.heap))
-	t.add(row{"4", "memory after reclaim (2 GCs; heap = live HeapAlloc)", fmt.Sprintf("heap %s, RSS %s, %d goroutines", mib(lr.after.heap), mib(lr.after.rss), lr.after.goroutines),
+	t.Add("4", "memory after reclaim (2 GCs; heap = live HeapAlloc)", fmt.Sprintf("heap %s, RSS %s, %d goroutines", benchtable.MiB(lr.after.heap), benchtable.MiB(lr.after.rss), lr.after.goroutines),
 		fmt.Sprintf("after an identical warm-up load: heap %s, RSS %s, %d goroutines (cold: heap %s, RSS %s)",
-			mib(lr.base.heap), mib(lr.base.rss), lr.base.goroutines, mib(lr.cold.heap), mib(lr.cold.rss)),
+			benchtable.MiB(lr.base.heap), benchtable.MiB(lr.base.rss), lr.base.goroutines, benchtable.MiB(lr.cold.heap), benchtable.MiB(lr.cold.rss)),
 		fmt.Sprintf("heap %.2fx, RSS %.2fx", heapRatio, float64(lr.after.rss)/float64(max(1, lr.base.rss))),
-		"back to baseline (heap ≤ 1.25x, goroutines =)", yes(heapRatio <= 1.25 && lr.after.goroutines <= lr.base.goroutines)})
+		"back to baseline (heap ≤ 1.25x, goroutines =)", benchtable.Yes(heapRatio <= 1.25 && lr.after.goroutines <= lr.base.goroutines))
 	if err != nil {
 		return err
 	}
@@ -421,14 +386,14 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t.add(row{"5", "redis-server killed mid-lesson: the step answers", fmt.Sprintf("error %q after %s", fr.errCode, us(fr.errAnswer)),
-		"", "", "clear error", yes(fr.errCode == "redis")})
-	t.add(row{"5", "while Redis is down", fmt.Sprintf("other session served: %s, /healthz: %s", yes(fr.otherServed), yes(fr.healthz)),
-		"", "", "keeps serving", yes(fr.otherServed && fr.healthz)})
-	t.add(row{"5", "redis-server restarted on its port: lesson resumes", fmt.Sprintf("after %s, %d failed retries", fr.resume.Round(time.Millisecond), fr.retries),
-		"", "", "resumes", "yes"})
-	t.add(row{"5", "keys of ours after the resume / after close", fmt.Sprintf("%d keys, %d without TTL / %d left", fr.keys, fr.noTTL, fr.keysAfterClose),
-		"", "", "every key has a TTL", yes(fr.noTTL == 0 && fr.keysAfterClose == 0)})
+	t.Add("5", "redis-server killed mid-lesson: the step answers", fmt.Sprintf("error %q after %s", fr.errCode, us(fr.errAnswer)),
+		"", "", "clear error", benchtable.Yes(fr.errCode == "redis"))
+	t.Add("5", "while Redis is down", fmt.Sprintf("other session served: %s, /healthz: %s", benchtable.Yes(fr.otherServed), benchtable.Yes(fr.healthz)),
+		"", "", "keeps serving", benchtable.Yes(fr.otherServed && fr.healthz))
+	t.Add("5", "redis-server restarted on its port: lesson resumes", fmt.Sprintf("after %s, %d failed retries", fr.resume.Round(time.Millisecond), fr.retries),
+		"", "", "resumes", "yes")
+	t.Add("5", "keys of ours after the resume / after close", fmt.Sprintf("%d keys, %d without TTL / %d left", fr.keys, fr.noTTL, fr.keysAfterClose),
+		"", "", "every key has a TTL", benchtable.Yes(fr.noTTL == 0 && fr.keysAfterClose == 0))
 
 	// 6. Search (bench/search.go).
 	return searchRows(ctx, t, log)

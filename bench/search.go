@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"lockstep/internal/benchtable"
 	"lockstep/search"
 	"lockstep/searches"
 )
@@ -72,7 +73,7 @@ depth: %d
 `
 
 // searchRows adds section 6 to t.
-func searchRows(ctx context.Context, t *table, log io.Writer) error {
+func searchRows(ctx context.Context, t *benchtable.Table, log io.Writer) error {
 	all, err := searches.All()
 	if err != nil {
 		return err
@@ -83,10 +84,10 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 		if err != nil {
 			return err
 		}
-		t.add(row{"6", fmt.Sprintf("search %s (%d actors, depth %d): %d states, %d transitions, %d script calls; embedded, 2 workers; reference: sim/refmodel as the store",
+		t.Add("6", fmt.Sprintf("search %s (%d actors, depth %d): %d states, %d transitions, %d script calls; embedded, 2 workers; reference: sim/refmodel as the store",
 			f.Path, len(f.Actors), f.Depth, emb.res.States, emb.res.Transitions, emb.res.ScriptCalls),
-			secs(emb.took) + ", " + emb.rates(), secs(mod.took) + ", " + mod.rates(),
-			fmt.Sprintf("%.1fx", emb.took.Seconds()/mod.took.Seconds()), "< 10 s", yes(emb.took < 10*time.Second)})
+			secs(emb.took)+", "+emb.rates(), secs(mod.took)+", "+mod.rates(),
+			fmt.Sprintf("%.1fx", emb.took.Seconds()/mod.took.Seconds()), "< 10 s", benchtable.Yes(emb.took < 10*time.Second))
 	}
 	f3, err := search.Parse("token-count-3x10", fmt.Appendf(nil, tokenCount3, 10))
 	if err != nil {
@@ -98,10 +99,10 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 		return err
 	}
 	ratio := emb.took.Seconds() / mod.took.Seconds()
-	t.add(row{"6", fmt.Sprintf("search token-count, 3 actors, depth 10, default moves: %d states, %d transitions, %d script calls; embedded, 2 workers; reference: sim/refmodel",
+	t.Add("6", fmt.Sprintf("search token-count, 3 actors, depth 10, default moves: %d states, %d transitions, %d script calls; embedded, 2 workers; reference: sim/refmodel",
 		emb.res.States, emb.res.Transitions, emb.res.ScriptCalls),
-		secs(emb.took) + " (CPU " + secs(emb.cpu) + "), " + emb.rates(), secs(mod.took) + " (CPU " + secs(mod.cpu) + "), " + mod.rates(),
-		fmt.Sprintf("%.1fx (CPU %.1fx)", ratio, emb.cpu.Seconds()/mod.cpu.Seconds()), "< 60 s, within 5x", yes(emb.took < time.Minute && ratio <= 5)})
+		secs(emb.took)+" (CPU "+secs(emb.cpu)+"), "+emb.rates(), secs(mod.took)+" (CPU "+secs(mod.cpu)+"), "+mod.rates(),
+		fmt.Sprintf("%.1fx (CPU %.1fx)", ratio, emb.cpu.Seconds()/mod.cpu.Seconds()), "< 60 s, within 5x", benchtable.Yes(emb.took < time.Minute && ratio <= 5))
 	for _, depth := range []int{4, 6, 8, 10, 12} {
 		f, err := search.Parse("token-count-2", fmt.Appendf(nil, "variant: token-count\nlease: 30s\nactors: [{id: A}, {id: B}]\nmoves: [acquire, release, write, pause, resume, crash]\ndepth: %d\n", depth))
 		if err != nil {
@@ -112,8 +113,8 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 		if err != nil {
 			return err
 		}
-		t.add(row{"6", fmt.Sprintf("scaling: token-count, 2 actors, 6 moves, depth %d (embedded, 2 workers)", depth),
-			fmt.Sprintf("%d states, %d transitions, %s", r.res.States, r.res.Transitions, secs(r.took)), "", "", "report: growth with depth", "-"})
+		t.Add("6", fmt.Sprintf("scaling: token-count, 2 actors, 6 moves, depth %d (embedded, 2 workers)", depth),
+			fmt.Sprintf("%d states, %d transitions, %s", r.res.States, r.res.Transitions, secs(r.took)), "", "", "report: growth with depth", "-")
 	}
 	f6, err := search.Parse("token-count-2x6", []byte("variant: token-count\nlease: 30s\nactors: [{id: A}, {id: B}]\nmoves: [acquire, release, write, pause, resume, crash]\ndepth: 6\n"))
 	if err != nil {
@@ -128,9 +129,9 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t.add(row{"6", fmt.Sprintf("branching: token-count, 2 actors, depth 6 (%d states), embedded: back to the saved state (Branch/Restore); reference: re-run each prefix from a new runner", snap.res.States),
+	t.Add("6", fmt.Sprintf("branching: token-count, 2 actors, depth 6 (%d states), embedded: back to the saved state (Branch/Restore); reference: re-run each prefix from a new runner", snap.res.States),
 		fmt.Sprintf("%s, %d script calls", secs(snap.took), snap.res.ScriptCalls), fmt.Sprintf("%s, %d script calls", secs(rerun.took), rerun.res.ScriptCalls),
-		fmt.Sprintf("%.2fx", snap.took.Seconds()/rerun.took.Seconds()), "report: what the snapshot saves", "-"})
+		fmt.Sprintf("%.2fx", snap.took.Seconds()/rerun.took.Seconds()), "report: what the snapshot saves", "-")
 	f8, err := search.Parse("token-count-3x8", fmt.Appendf(nil, tokenCount3, 8))
 	if err != nil {
 		return err
@@ -144,7 +145,7 @@ func searchRows(ctx context.Context, t *table, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	t.add(row{"6", fmt.Sprintf("both cores: token-count, 3 actors, depth 8 (%d states), embedded: 2 workers; reference: 1 worker", two.res.States),
-		secs(two.took), secs(one.took), fmt.Sprintf("%.2fx", two.took.Seconds()/one.took.Seconds()), "report: speed-up of the second core", "-"})
+	t.Add("6", fmt.Sprintf("both cores: token-count, 3 actors, depth 8 (%d states), embedded: 2 workers; reference: 1 worker", two.res.States),
+		secs(two.took), secs(one.took), fmt.Sprintf("%.2fx", two.took.Seconds()/one.took.Seconds()), "report: speed-up of the second core", "-")
 	return nil
 }

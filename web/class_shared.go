@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 
 	"github.com/gorilla/websocket"
 
@@ -62,13 +61,5 @@ func (s *session) sendPrepared(pm *websocket.PreparedMessage) bool {
 	if s.dropped {
 		return false
 	}
-	switch err := s.c.enqueueOut(outgoing{prepared: pm}, s.releaseSlot); {
-	case err == nil:
-		return true
-	case errors.Is(err, errSlowClient):
-		s.dropped = true
-		s.srv.logf("web: dropping a client that does not read its messages")
-		s.c.drop(err.Error())
-	}
-	return false
+	return s.queue(outgoing{prepared: pm})
 }

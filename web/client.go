@@ -73,6 +73,13 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 	}
 }
 
+// outgoing is one message for the writer: JSON text, or a message framed
+// once for many connections (a class's shared frame, class_frames.go).
+type outgoing struct {
+	data     []byte
+	prepared *websocket.PreparedMessage
+}
+
 // enqueue queues a message. When the queue is full it waits, up to
 // writeWait, for the writer to make room: a page that sends a burst of
 // messages (a held key, a presenter remote) gets their replies faster than
@@ -86,19 +93,7 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 // beforeWait, when not nil, is called once before waiting (the session
 // gives up its work slot, so that a client that reads slowly holds no one
 // else up).
-func (c *client) enqueue(msg []byte, beforeWait func()) error {
-	return c.enqueueOut(outgoing{data: msg}, beforeWait)
-}
-
-// outgoing is one message for the writer: JSON text, or a message framed
-// once for many connections (a class's shared frame, class_frames.go).
-type outgoing struct {
-	data     []byte
-	prepared *websocket.PreparedMessage
-}
-
-// enqueueOut queues msg as enqueue does.
-func (c *client) enqueueOut(msg outgoing, beforeWait func()) error {
+func (c *client) enqueue(msg outgoing, beforeWait func()) error {
 	select {
 	case c.send <- msg:
 		return nil

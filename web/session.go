@@ -192,7 +192,12 @@ func (s *session) sendEncoded(b []byte, err error) bool {
 		s.srv.logf("web: encode message: %v", err)
 		return false
 	}
-	switch err := s.c.enqueue(b, s.releaseSlot); {
+	return s.queue(outgoing{data: b})
+}
+
+// queue hands o to the writer; a client whose queue stayed full is dropped.
+func (s *session) queue(o outgoing) bool {
+	switch err := s.c.enqueue(o, s.releaseSlot); {
 	case err == nil:
 		return true
 	case errors.Is(err, errSlowClient):

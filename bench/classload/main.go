@@ -30,9 +30,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
+	"lockstep/internal/benchtable"
 	"lockstep/internal/redistest"
 )
 
@@ -77,9 +77,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.target = 250 * time.Millisecond
-	t := &table{}
+	t := &benchtable.Table{}
 	err := measure(context.Background(), o, t, stderr)
-	t.print(stdout)
+	t.Print(stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "classload: %v\n", err)
 		return 1
@@ -87,8 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func measure(ctx context.Context, o options, t *table, log io.Writer) error {
-	t.header = append(t.header, "lockstep classload, "+time.Now().UTC().Format("2006-01-02 15:04 MST"),
+func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer) error {
+	t.Header = append(t.Header, "lockstep classload, "+time.Now().UTC().Format("2006-01-02 15:04 MST"),
 		fmt.Sprintf("machine: %d CPUs, %s/%s, %s; load average before: %s", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), loadavg()))
 	dir, err := os.MkdirTemp("", "classload")
 	if err != nil {
@@ -109,7 +109,7 @@ func measure(ctx context.Context, o options, t *table, log io.Writer) error {
 			return fmt.Errorf("three servers: %w", err)
 		}
 	}
-	t.header = append(t.header, "load average after: "+loadavg())
+	t.Header = append(t.Header, "load average after: "+loadavg())
 	return nil
 }
 
@@ -119,7 +119,7 @@ func limits(n int) []string {
 }
 
 // oneServer: a class of n students on one server.
-func oneServer(ctx context.Context, bin string, n int, o options, t *table, log io.Writer) error {
+func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.Table, log io.Writer) error {
 	srv, err := startServer(bin, limits(n)...)
 	if err != nil {
 		return err
@@ -152,20 +152,20 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *table, log 
 	}
 	p50, p99 := pct(lat, 50), pct(lat, 99)
 	sec := "C1"
-	t.add(row{sec, fmt.Sprintf("one server, %d students: presenter's move to the last student's frame (%d moves; joins took %s)", n, len(lat), joined.Round(time.Millisecond)),
-		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", yes(p99 <= o.target)})
+	t.Add(sec, fmt.Sprintf("one server, %d students: presenter's move to the last student's frame (%d moves; joins took %s)", n, len(lat), joined.Round(time.Millisecond)),
+		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", benchtable.Yes(p99 <= o.target))
 	heapPer := perStudent(after.heap, before.heap, n)
 	rssPer := perStudent(after.rss, before.rss, n)
-	t.add(row{sec, fmt.Sprintf("one server, %d students: memory per student over the presenter alone (after 2 GCs)", n),
+	t.Add(sec, fmt.Sprintf("one server, %d students: memory per student over the presenter alone (after 2 GCs)", n),
 		fmt.Sprintf("heap %.1f KiB, RSS %.1f KiB", heapPer/1024, rssPer/1024),
-		fmt.Sprintf("heap %s → %s, RSS %s → %s, goroutines %d → %d", mib(before.heap), mib(after.heap), mib(before.rss), mib(after.rss), before.goroutines, after.goroutines),
-		"-", "≤ 64 KiB", yes(heapPer <= 64<<10 && rssPer <= 64<<10)})
+		fmt.Sprintf("heap %s → %s, RSS %s → %s, goroutines %d → %d", benchtable.MiB(before.heap), benchtable.MiB(after.heap), benchtable.MiB(before.rss), benchtable.MiB(after.rss), before.goroutines, after.goroutines),
+		"-", "≤ 64 KiB", benchtable.Yes(heapPer <= 64<<10 && rssPer <= 64<<10))
 	return nil
 }
 
 // threeServers: three servers on one redis-server; the spread, the answers
 // and the fault.
-func threeServers(ctx context.Context, bin string, o options, t *table, log io.Writer) error {
+func threeServers(ctx context.Context, bin string, o options, t *benchtable.Table, log io.Writer) error {
 	rs, err := redistest.Launch("")
 	if err != nil {
 		return err
@@ -202,8 +202,8 @@ func threeServers(ctx context.Context, bin string, o options, t *table, log io.W
 		return err
 	}
 	p50, p99 := pct(lat, 50), pct(lat, 99)
-	t.add(row{"C2", fmt.Sprintf("three servers, one redis-server, %d students spread, presenter on the first: move to the last student's frame (%d moves)", o.spread, len(lat)),
-		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", yes(p99 <= o.target)})
+	t.Add("C2", fmt.Sprintf("three servers, one redis-server, %d students spread, presenter on the first: move to the last student's frame (%d moves)", o.spread, len(lat)),
+		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", benchtable.Yes(p99 <= o.target))
 	if o.answers == 0 {
 		return nil
 	}
@@ -214,8 +214,8 @@ func threeServers(ctx context.Context, bin string, o options, t *table, log io.W
 	if err != nil {
 		return err
 	}
-	t.add(row{"C2", fmt.Sprintf("three servers: %d students answer one question; the presenter's server counts", o.answers),
-		fmt.Sprintf("counted %s in %s", counts(counted), took.Round(time.Millisecond)), "sent " + counts(want), "-", "exact", yes(equalCounts(counted, want))})
+	t.Add("C2", fmt.Sprintf("three servers: %d students answer one question; the presenter's server counts", o.answers),
+		fmt.Sprintf("counted %s in %s", counts(counted), took.Round(time.Millisecond)), "sent "+counts(want), "-", "exact", benchtable.Yes(equalCounts(counted, want)))
 	// The fault: the third server dies; its students move to the next
 	// server of their list.
 	victims := room.on(2)
@@ -225,14 +225,14 @@ func threeServers(ctx context.Context, bin string, o options, t *table, log io.W
 	if err != nil {
 		return err
 	}
-	t.add(row{"C3", fmt.Sprintf("three servers, one killed (SIGKILL): its %d students reconnect to the next server of their list", len(victims)),
-		fmt.Sprintf("%d rejoined in %s, %d on the current step", moved, tookMove.Round(time.Millisecond), landed), fmt.Sprintf("step %d", p.step.Load()), "-", "all on the current step", yes(moved == len(victims) && landed == moved)})
+	t.Add("C3", fmt.Sprintf("three servers, one killed (SIGKILL): its %d students reconnect to the next server of their list", len(victims)),
+		fmt.Sprintf("%d rejoined in %s, %d on the current step", moved, tookMove.Round(time.Millisecond), landed), fmt.Sprintf("step %d", p.step.Load()), "-", "all on the current step", benchtable.Yes(moved == len(victims) && landed == moved))
 	lat, err = room.moves(ctx, p, 5)
 	if err != nil {
 		return fmt.Errorf("after the fault: %w", err)
 	}
-	t.add(row{"C3", fmt.Sprintf("after the fault: %d students on two servers follow %d more moves", room.live(), len(lat)),
-		fmt.Sprintf("p50 %s, max %s", ms(pct(lat, 50)), ms(slices.Max(lat))), "-", "-", "every student", "yes"})
+	t.Add("C3", fmt.Sprintf("after the fault: %d students on two servers follow %d more moves", room.live(), len(lat)),
+		fmt.Sprintf("p50 %s, max %s", ms(pct(lat, 50)), ms(slices.Max(lat))), "-", "-", "every student", "yes")
 	return nil
 }
 
@@ -293,39 +293,4 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// row is one line of the table, as in `go run ./bench`.
-type row struct {
-	section, measure, value, reference, ratio, target, met string
-}
-
-type table struct {
-	header []string
-	rows   []row
-}
-
-func (t *table) add(r row) { t.rows = append(t.rows, r) }
-
-func (t *table) print(w io.Writer) {
-	for _, h := range t.header {
-		fmt.Fprintln(w, h)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tmeasure\tvalue\treference (same run)\tratio\ttarget\tmet")
-	fmt.Fprintln(tw, "-\t-------\t-----\t--------------------\t-----\t------\t---")
-	for _, r := range t.rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.section, r.measure, r.value, r.reference, r.ratio, r.target, r.met)
-	}
-	tw.Flush()
-}
-
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
-
-func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-func yes(ok bool) string {
-	if ok {
-		return "yes"
-	}
-	return "NO"
-}
