@@ -22,7 +22,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...] [-allow-custom-scripts]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...] [-allow-custom-scripts]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
@@ -42,6 +42,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
 	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the scripts of learners' own locks (Explore: Your lock) on that Redis, where a script that runs long blocks it for every client; without it they run on an embedded Redis of the server's own")
 	classRedis := fs.String("classroom-redis", "", "share classes with the other Lockstep servers that use the Redis at this redis:// URL (pub/sub and keys under lockstep:{class-CODE}:, see classbus.Redis; -redis-ca applies to it too); empty: classes live in this process")
+	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
@@ -59,6 +60,11 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if h = strings.TrimSpace(h); h != "" {
 			hosts = append(hosts, h)
 		}
+	}
+	peers, err := parsePeers(*classPeers, *classRedis)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: flag -classroom-peers: %v\n", err)
+		return ExitInvalid
 	}
 	if *idle <= 0 {
 		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
@@ -96,7 +102,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
-		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus,
+		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus, ClassPeers: peers,
 		AllowCustomScripts: *allowCustom,
 	})
 	if err != nil {
@@ -147,6 +153,27 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "lockstep: stopped")
 	return code
+}
+
+// parsePeers is -classroom-peers: its comma-separated base URLs, each
+// checked by web.ParsePeer; peers without a -classroom-redis (classRedis
+// empty) share no class and are refused.
+func parsePeers(list, classRedis string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(list, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		o, err := web.ParsePeer(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	if len(out) > 0 && classRedis == "" {
+		return nil, errors.New("needs -classroom-redis: servers share classes only through one Redis")
+	}
+	return out, nil
 }
 
 // Request timeouts of the server (hardening finding 7: 300 uploads

@@ -207,3 +207,29 @@ func TestServeHostFlags(t *testing.T) {
 		t.Errorf("-max-sessions-per-addr 0: exit %d, %q", code, stderr.String())
 	}
 }
+
+// TestServeClassroomPeers: -classroom-peers without -classroom-redis, or
+// with a URL that is not an absolute http(s) base URL, is refused by the
+// flag's name; good peers parse to their origins.
+func TestServeClassroomPeers(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"-classroom-peers", "http://10.0.0.2:8080"},
+		{"-classroom-redis", "redis://127.0.0.1:1", "-classroom-peers", "10.0.0.2:8080"},
+		{"-classroom-redis", "redis://127.0.0.1:1", "-classroom-peers", "ftp://10.0.0.2"},
+		{"-classroom-redis", "redis://127.0.0.1:1", "-classroom-peers", "http://10.0.0.2/lockstep"},
+		{"-classroom-redis", "redis://127.0.0.1:1", "-classroom-peers", "http:///x"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := Serve(context.Background(), args, &stdout, &stderr); code != ExitInvalid || !strings.Contains(stderr.String(), "flag -classroom-peers") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+	got, err := parsePeers(" http://10.0.0.2:8080/, HTTPS://B.example.org ,", "redis://x")
+	if err != nil || strings.Join(got, " ") != "http://10.0.0.2:8080 https://b.example.org" {
+		t.Errorf("parsePeers = %q, %v", got, err)
+	}
+	if got, err := parsePeers("", ""); err != nil || got != nil {
+		t.Errorf("no peers: %q, %v", got, err)
+	}
+}

@@ -22,6 +22,7 @@ import { startInterview, startTimer } from "./interview.js";
 import { loadFlag, storeFlag } from "./storage.js";
 import { startSearch } from "./search.js";
 import * as classroom from "./classroom.js";
+import * as peers from "./peers.js";
 import { startLockBuilder } from "./lockform.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
@@ -67,9 +68,21 @@ function startPlayer(doc, root, storage) {
     st.view.playing = Boolean(playing);
     player.showPlaying(doc, root, st.view.playing);
   };
+  // A student's page walks the class's servers when its own is lost: own
+  // first, then data-class-peers (peers.js); current is the one that last
+  // answered, trying the one the socket opened last.
+  const servers = peers.serverList(location.origin, root.dataset.classPeers);
+  let current = 0;
+  let trying = 0;
   const st = createState(root, {
     WebSocket,
-    url: socket.socketURL(location),
+    url:
+      servers.length > 1
+        ? (sock) => {
+            trying = peers.pickServer(servers.length, current, sock.failures);
+            return trying === 0 ? socket.socketURL(location) : peers.wsURL(servers[trying]);
+          }
+        : socket.socketURL(location),
     setTimeout: (f, ms) => setTimeout(f, ms),
     clearTimeout: (id) => clearTimeout(id),
     random: Math.random,
@@ -99,7 +112,7 @@ function startPlayer(doc, root, storage) {
       else if ("store" in e) classroom.storeValue(session, e.store.key, e.store.value);
       else if ("storeStudent" in e) classroom.rememberStudent(session, e.storeStudent.code, e.storeStudent.student);
       else if ("download" in e) classroom.download(doc, URL, e.download.filename, e.download.text);
-      else if ("go" in e) location.replace(`${e.go}?lang=${encodeURIComponent(v.lang || doc.documentElement.lang)}`);
+      else if ("go" in e) location.replace(`${trying ? servers[trying] : ""}${e.go}?lang=${encodeURIComponent(v.lang || doc.documentElement.lang)}`);
       else if ("render" in e) classroom.render(doc, st.cls);
     }
   };
@@ -228,6 +241,7 @@ function startPlayer(doc, root, storage) {
       root.dataset.timeline = v.timeline;
     } else if (m.lesson !== v.lesson) return;
     socket.answered(st.sock);
+    current = trying;
     const prevStep = v.step;
     v.redisFail = player.failAfterFrame(v.redisFail, m);
     if (!v.redisFail) delete root.dataset.error;

@@ -15,8 +15,12 @@ const OPEN = 1; // WebSocket.OPEN
 // newSocket returns a closed socket. io: {WebSocket, url, setTimeout,
 // clearTimeout, random, onStatus(state, textKey), onOpen(), onMessage(m),
 // onDown()}; onDown is called when the socket closes (play has stopped).
+// url is the websocket address, or a function of the socket that returns
+// the address of each connection (a student's page walks the class's
+// servers, peers.js); failures counts the connections that closed since
+// the server last answered (uncapped, unlike retries, which the backoff uses).
 export function newSocket(io) {
-  return { io, ws: null, retries: 0, retryTimer: 0, idle: false };
+  return { io, ws: null, retries: 0, failures: 0, retryTimer: 0, idle: false };
 }
 
 // socketURL is the websocket address of the page's origin.
@@ -73,7 +77,7 @@ export function connect(s) {
   if (s.ws) return;
   s.idle = false;
   s.io.onStatus("connecting", s.retries ? "tReconnecting" : "tConnecting");
-  const ws = new s.io.WebSocket(s.io.url);
+  const ws = new s.io.WebSocket(typeof s.io.url === "function" ? s.io.url(s) : s.io.url);
   s.ws = ws;
   ws.onopen = () => s.io.onOpen();
   ws.onmessage = (ev) => {
@@ -93,6 +97,7 @@ function closed(s, ws, code) {
   if (!c.reconnect) return;
   const delay = backoffDelay(s.retries, s.io.random());
   s.retries = Math.min(s.retries + 1, 8);
+  s.failures++;
   s.retryTimer = s.io.setTimeout(() => connect(s), delay);
 }
 
@@ -110,6 +115,7 @@ export function disconnect(s) {
 // the backoff from the beginning.
 export function answered(s) {
   s.retries = 0;
+  s.failures = 0;
 }
 
 // send sends msg as JSON when the socket is open, calling before(msg) just

@@ -43,6 +43,10 @@ type ClassTexts struct {
 // ClassBar is the class bar of a student's player header.
 type ClassBar struct {
 	Code string
+	// Peers are the base URLs of the other servers of the class
+	// (web.Config.ClassPeers), which the page tries after its own when its
+	// websocket is lost (static/peers.js): data-class-peers, space-separated.
+	Peers []string
 }
 
 // QRView is a QR code drawn as SVG: Size modules a side (quiet zone

@@ -97,7 +97,8 @@
 // on a real Redis; BenchmarkPlayerPageClass and BenchmarkClassSteps show
 // what it saves). The page's
 // script (static/app.js and its modules) only swaps the fragments in. A Content Security
-// Policy keeps every request on the page's own origin.
+// Policy keeps every request on the page's own origin, but for the
+// websockets of Config.ClassPeers.
 //
 // # Websocket protocol
 //
@@ -272,7 +273,8 @@
 // reaches it only if it reads again; one that reads nothing at all sees its
 // connection reset instead (the writer's 10 s deadline ends first).
 // The websocket handshake must come from the page's own origin (gorilla's
-// default Origin check). Close codes:
+// same-origin rule) or from one of Config.ClassPeers (originAllowed).
+// Close codes:
 //
 //	1001  the server is shutting down (the page reconnects)
 //	1008  the connection sent Config.MessageBurst messages in a row over its rate limit

@@ -161,6 +161,15 @@ type Config struct {
 	// "/class/CODE" on the presenter's page; empty means the host the
 	// presenter's page was opened at.
 	ClassURLs []string
+	// ClassPeers are the public base URLs ("https://lockstep-b.example.org",
+	// absolute http or https, no path) of the other Lockstep servers that
+	// share this server's classes through one ClassBus (serve
+	// -classroom-peers, meaningful only with -classroom-redis). A student's
+	// page is given them after its own address (data-class-peers), and on
+	// losing its websocket walks them in order (static/peers.js); and the
+	// websocket accepts a handshake whose Origin is one of them, besides
+	// its own Host (originAllowed). Empty: only same-origin pages connect.
+	ClassPeers []string
 	// AllowCustomScripts lets the scripts of a learner's own lock (a
 	// user's variant file, the Explore page's "Your lock") run on the
 	// server's Redis when it is a real one (serve -allow-custom-scripts);
@@ -183,6 +192,7 @@ type Server struct {
 	frames      frameCache
 	upgrader    websocket.Upgrader
 	hosts       hostRule
+	csp         string // contentSecurityPolicy of Config.ClassPeers
 	gate        *workGate
 	// searchSlots holds a token per running search (Config.MaxSearches);
 	// searchBackend runs them: the server's Redis when it is a real one,
@@ -265,8 +275,8 @@ func New(cfg Config) (*Server, error) {
 		lessons:     cfg.Lessons,
 		byID:        map[string]*sim.Lesson{},
 		index:       map[string]int{},
-		// CheckOrigin is left nil: gorilla then refuses a handshake whose
-		// Origin is not the Host it was sent to.
+		// CheckOrigin (set below) refuses a handshake whose Origin is
+		// neither the Host it was sent to nor one of Config.ClassPeers.
 		// Panels are kilobytes of HTML that compress well: permessage-deflate
 		// is negotiated when the browser offers it, and used for peers that
 		// are not on loopback (compressWrites).
@@ -285,6 +295,12 @@ func New(cfg Config) (*Server, error) {
 		feeds:    map[string]*classFeed{},
 		joins:    joinLimits{rate: rate.Limit(cfg.ClassJoinRate), burst: cfg.ClassJoinBurst},
 	}
+	origins, err := peerOrigins(cfg.ClassPeers)
+	if err != nil {
+		return nil, err
+	}
+	s.upgrader.CheckOrigin = func(r *http.Request) bool { return originAllowed(r, origins) }
+	s.csp = contentSecurityPolicy(s.peerList())
 	if s.classBus == nil {
 		s.classBus, s.ownBus = classbus.NewMemory(nil), true
 	}
@@ -339,15 +355,22 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-// contentSecurityPolicy keeps every request of the page on its own origin:
-// no CDN, no inline script.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; " +
-	"img-src 'self'; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// contentSecurityPolicy keeps every request of the page on its own origin
+// (no CDN, no inline script), but for the websockets of the class's other
+// servers, peers (their ws:// or wss:// origins, Config.ClassPeers).
+func contentSecurityPolicy(peers []string) string {
+	connect := "'self'"
+	for _, p := range peers {
+		connect += " " + strings.Replace(p, "http", "ws", 1)
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; " +
+		"img-src 'self'; font-src 'self'; connect-src " + connect + "; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("Content-Security-Policy", s.csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")

@@ -1,0 +1,74 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// ParsePeer checks that raw is the public base URL of a Lockstep server
+// (Config.ClassPeers): absolute, http or https, a host, no path beyond
+// "/", no query, fragment or user info. It returns the URL as
+// "scheme://host[:port]", lowercase, or an error that says what is wrong.
+func ParsePeer(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("web: peer %q: %w", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("web: peer %q: not an absolute http:// or https:// URL", raw)
+	case u.Host == "" || u.Hostname() == "":
+		return "", fmt.Errorf("web: peer %q: no host", raw)
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return "", fmt.Errorf("web: peer %q: a base URL has no user, query or fragment", raw)
+	case u.Path != "" && u.Path != "/":
+		return "", fmt.Errorf("web: peer %q: a base URL has no path (the server serves at /)", raw)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+// peerOrigins are the origins of peers (ParsePeer each), as a set.
+func peerOrigins(peers []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, p := range peers {
+		o, err := ParsePeer(p)
+		if err != nil {
+			return nil, err
+		}
+		out[o] = true
+	}
+	return out, nil
+}
+
+// peerList is Config.ClassPeers as the student page gets them (ParsePeer
+// each; New has checked them).
+func (s *Server) peerList() []string {
+	out := make([]string, 0, len(s.cfg.ClassPeers))
+	for _, p := range s.cfg.ClassPeers {
+		if o, err := ParsePeer(p); err == nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// originAllowed is the websocket's origin check: a request without
+// Origin (not a browser), one whose Origin's host is the Host it was sent
+// to (gorilla's same-origin rule), or one from a page of a peer (origins,
+// from Config.ClassPeers: a student page served by another server of the
+// class, reconnecting here). Any other origin is refused (403).
+func originAllowed(r *http.Request, origins map[string]bool) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return origins[strings.ToLower(u.Scheme+"://"+u.Host)]
+}
