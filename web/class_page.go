@@ -72,7 +72,7 @@ func (s *Server) serveClass(w http.ResponseWriter, r *http.Request) {
 	l := tl.Lesson
 	step := min(st.Step, len(l.Steps))
 	h := s.header(t, tl, st.Timeline, step, false)
-	h.ClassStart, h.Class = false, &templates.ClassBar{Code: code, Peers: s.peerList()}
+	h.ClassStart, h.Class = false, &templates.ClassBar{Code: code, Peers: s.peers}
 	h.Langs = langOptions(t, func(l sim.Locale) string { return classURL(code, l) })
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: st.Timeline, Step: step, Total: len(l.Steps),

@@ -28,29 +28,18 @@ func ParsePeer(raw string) (string, error) {
 	return strings.ToLower(u.Scheme + "://" + u.Host), nil
 }
 
-// peerOrigins are the origins of peers (ParsePeer each), as a set.
-func peerOrigins(peers []string) (map[string]bool, error) {
-	out := map[string]bool{}
+// parsePeers is Config.ClassPeers checked (ParsePeer each): in order, as
+// the student page gets them, and as a set of origins for originAllowed.
+func parsePeers(peers []string) ([]string, map[string]bool, error) {
+	list, set := make([]string, 0, len(peers)), map[string]bool{}
 	for _, p := range peers {
 		o, err := ParsePeer(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[o] = true
+		list, set[o] = append(list, o), true
 	}
-	return out, nil
-}
-
-// peerList is Config.ClassPeers as the student page gets them (ParsePeer
-// each; New has checked them).
-func (s *Server) peerList() []string {
-	out := make([]string, 0, len(s.cfg.ClassPeers))
-	for _, p := range s.cfg.ClassPeers {
-		if o, err := ParsePeer(p); err == nil {
-			out = append(out, o)
-		}
-	}
-	return out
+	return list, set, nil
 }
 
 // originAllowed is the websocket's origin check: a request without

@@ -192,7 +192,8 @@ type Server struct {
 	frames      frameCache
 	upgrader    websocket.Upgrader
 	hosts       hostRule
-	csp         string // contentSecurityPolicy of Config.ClassPeers
+	peers       []string // Config.ClassPeers as parsePeers returns them
+	csp         string   // contentSecurityPolicy of peers
 	gate        *workGate
 	// searchSlots holds a token per running search (Config.MaxSearches);
 	// searchBackend runs them: the server's Redis when it is a real one,
@@ -295,12 +296,13 @@ func New(cfg Config) (*Server, error) {
 		feeds:    map[string]*classFeed{},
 		joins:    joinLimits{rate: rate.Limit(cfg.ClassJoinRate), burst: cfg.ClassJoinBurst},
 	}
-	origins, err := peerOrigins(cfg.ClassPeers)
+	peers, origins, err := parsePeers(cfg.ClassPeers)
 	if err != nil {
 		return nil, err
 	}
+	s.peers = peers
 	s.upgrader.CheckOrigin = func(r *http.Request) bool { return originAllowed(r, origins) }
-	s.csp = contentSecurityPolicy(s.peerList())
+	s.csp = contentSecurityPolicy(peers)
 	if s.classBus == nil {
 		s.classBus, s.ownBus = classbus.NewMemory(nil), true
 	}
