@@ -27,10 +27,12 @@ type ownedClass struct {
 	// owner came over the bus) or ended; this server stops counting.
 	retired bool
 	lastSet time.Time // when the state was last kept (SetState)
-	// wake wakes the presenter's session (one slot: the session reads the
-	// newest tally); done is closed when run ends.
-	wake chan struct{}
-	done chan struct{}
+	// presenters are the wake channels of the class's presenter sessions
+	// on this server (each one slot: a session reads the newest tally),
+	// every one woken on each change, so that two tabs of one presenter
+	// both follow the class; done is closed when run ends.
+	presenters map[chan struct{}]struct{}
+	done       chan struct{}
 }
 
 // startClass makes a class owned by this server, showing shown at step,
@@ -82,7 +84,7 @@ func (s *Server) own(c *classroom.Class, kind string) (*ownedClass, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: class bus: %w", err)
 	}
-	oc := &ownedClass{srv: s, c: c, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	oc := &ownedClass{srv: s, c: c, presenters: map[chan struct{}]struct{}{}, done: make(chan struct{})}
 	oc.mu.Lock()
 	err = oc.publishLocked(ctx, kind, time.Now())
 	oc.mu.Unlock()
@@ -101,8 +103,10 @@ func (s *Server) own(c *classroom.Class, kind string) (*ownedClass, error) {
 }
 
 // apply changes the class with change, under the class's lock, and
-// publishes its state with the kind change returns ("" publishes nothing).
-func (oc *ownedClass) apply(change func(c *classroom.Class, now time.Time) (string, error)) error {
+// publishes its state with the kind change returns ("" publishes nothing);
+// a published change wakes the class's presenter sessions but by (the
+// session that made it, which sends its own status; nil: all).
+func (oc *ownedClass) apply(by chan struct{}, change func(c *classroom.Class, now time.Time) (string, error)) error {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
 	if oc.retired {
@@ -120,6 +124,12 @@ func (oc *ownedClass) apply(change func(c *classroom.Class, now time.Time) (stri
 	}
 	if kind == classroom.KindEnd {
 		oc.retireLocked()
+		return nil
+	}
+	for w := range oc.presenters {
+		if w != by {
+			wake(w)
+		}
 	}
 	return nil
 }
@@ -158,10 +168,38 @@ func (oc *ownedClass) view() (classroom.State, map[string]int, int, int, bool) {
 	return oc.c.State(), counts, answered, oc.c.Students(), oc.retired
 }
 
-// notify wakes the presenter's session, without waiting.
+// attach adds a presenter session's wake channel (one slot) to the class;
+// detach removes it.
+func (oc *ownedClass) attach(w chan struct{}) {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	oc.presenters[w] = struct{}{}
+}
+
+func (oc *ownedClass) detach(w chan struct{}) {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	delete(oc.presenters, w)
+}
+
+// notify wakes every presenter session of the class, without waiting.
 func (oc *ownedClass) notify() {
+	oc.mu.Lock()
+	defer oc.mu.Unlock()
+	oc.notifyLocked()
+}
+
+// notifyLocked is notify with oc.mu held.
+func (oc *ownedClass) notifyLocked() {
+	for w := range oc.presenters {
+		wake(w)
+	}
+}
+
+// wake fills the one-slot channel w, unless it is full already.
+func wake(w chan struct{}) {
 	select {
-	case oc.wake <- struct{}{}:
+	case w <- struct{}{}:
 	default:
 	}
 }
@@ -175,7 +213,7 @@ func (oc *ownedClass) retire() {
 func (oc *ownedClass) retireLocked() {
 	if !oc.retired {
 		oc.retired = true
-		oc.notify()
+		oc.notifyLocked()
 	}
 }
 
@@ -239,7 +277,7 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 }
 
 // republish keeps the class's state on the bus and publishes it again
-// (after the bus lost messages), and wakes the presenter's page.
+// (after the bus lost messages), and wakes the presenters' pages.
 func (oc *ownedClass) republish() {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
@@ -251,7 +289,7 @@ func (oc *ownedClass) republish() {
 	if err := oc.publishLocked(ctx, classroom.KindStep, time.Now()); err != nil {
 		oc.srv.logf("web: class %s: publish again: %v", oc.c.Code(), err)
 	}
-	oc.notify()
+	oc.notifyLocked()
 }
 
 // count handles one bus message; it reports whether the class is no
@@ -271,14 +309,14 @@ func (oc *ownedClass) count(b []byte) bool {
 	switch m.Kind {
 	case classroom.KindAnswer:
 		if oc.c.Answer(m.Student, m.Step, m.Choice, now) == nil {
-			oc.notify()
+			oc.notifyLocked()
 		}
 	case classroom.KindJoin:
 		oc.c.Join(m.Student, now)
-		oc.notify()
+		oc.notifyLocked()
 	case classroom.KindLeave:
 		oc.c.Leave(m.Student)
-		oc.notify()
+		oc.notifyLocked()
 	default:
 		if m.State.Owner != oc.srv.serverID {
 			// Resumed on another server: it owns the class now.

@@ -19,11 +19,13 @@ import (
 type classLink struct {
 	code  string
 	owned *ownedClass
-	// A student's: the server's feed of the class, the session's wake
-	// channel, the student id, whether the session follows the class, the
-	// Seq of the state it last showed, and its answer (step → choice).
+	// wake: the session's one-slot wake channel, a member of the owned
+	// class's presenters or of the feed's members.
+	wake chan struct{}
+	// A student's: the server's feed of the class, the student id, whether
+	// the session follows the class, the Seq of the state it last showed,
+	// and its answer (step → choice).
 	feed      *classFeed
-	wake      chan struct{}
 	student   string
 	following bool
 	shownSeq  int64
@@ -36,17 +38,14 @@ type classLink struct {
 func (l *classLink) presenter() bool { return l != nil && l.owned != nil }
 func (l *classLink) isStudent() bool { return l != nil && l.feed != nil }
 
-// classWake is the channel that wakes the session for its class: the
-// owned class's (a presenter's), the feed's (a student's), nil without a
-// class.
+// classWake is the channel that wakes the session for its class (woken
+// by the owned class for a presenter, by the feed for a student), nil
+// without a class.
 func (s *session) classWake() <-chan struct{} {
-	switch {
-	case s.class.presenter():
-		return s.class.owned.wake
-	case s.class.isStudent():
-		return s.class.wake
+	if s.class == nil {
+		return nil
 	}
-	return nil
+	return s.class.wake
 }
 
 // onClassWake is the session's answer to its class's wake channel.
@@ -55,7 +54,7 @@ func (s *session) onClassWake() {
 	case s.class.presenter():
 		s.sendPresenterStatus()
 		if _, _, _, _, retired := s.class.owned.view(); retired {
-			s.class = nil
+			s.leaveClass()
 		}
 	case s.class.isStudent():
 		s.followClass()
@@ -152,7 +151,7 @@ func (s *session) startClass(m ClientMessage) {
 		s.busErr(m.ID, err)
 		return
 	}
-	s.class = &classLink{code: oc.c.Code(), owned: oc}
+	s.presentClass(oc)
 	s.sendPresenter(m.ID, key)
 }
 
@@ -186,11 +185,19 @@ func (s *session) resumeClass(m ClientMessage) {
 		s.busErr(m.ID, err)
 		return
 	}
-	s.class = &classLink{code: st.Code, owned: oc}
+	s.presentClass(oc)
 	if s.runner != nil {
 		s.syncClass() // the class shows what the presenter's page shows
 	}
 	s.sendPresenter(m.ID, "")
+}
+
+// presentClass makes the session a presenter of oc, woken with its other
+// presenter sessions (a second tab of the presenter's) on each change.
+func (s *session) presentClass(oc *ownedClass) {
+	w := make(chan struct{}, 1)
+	oc.attach(w)
+	s.class = &classLink{code: oc.c.Code(), owned: oc, wake: w}
 }
 
 // sendPresenter sends the class-presenter message: key only to the page
@@ -259,7 +266,7 @@ func (s *session) syncClass() {
 	}
 	shown, step, frames := s.shown(), s.cur, s.runner.Frames()
 	published := false
-	err := s.class.owned.apply(func(c *classroom.Class, now time.Time) (string, error) {
+	err := s.class.owned.apply(s.class.wake, func(c *classroom.Class, now time.Time) (string, error) {
 		st := c.State()
 		if q := st.Question; q != nil && q.Open && shown == st.Shown && step == q.Step && step < len(frames) {
 			if err := c.Reveal(string(frames[step].Outcome), now); err != nil {
@@ -312,7 +319,7 @@ func (s *session) askClass(m ClientMessage) {
 	}
 	s.stopPlay()
 	s.syncClass() // the class is at this step before the question
-	err := s.class.owned.apply(func(c *classroom.Class, now time.Time) (string, error) {
+	err := s.class.owned.apply(s.class.wake, func(c *classroom.Class, now time.Time) (string, error) {
 		return classroom.KindAsk, c.Ask(n, action, choices, now)
 	})
 	if err != nil {
@@ -335,7 +342,7 @@ func (s *session) revealClass(m ClientMessage) {
 }
 
 func (s *session) endClass(m ClientMessage) {
-	err := s.class.owned.apply(func(c *classroom.Class, now time.Time) (string, error) {
+	err := s.class.owned.apply(s.class.wake, func(c *classroom.Class, now time.Time) (string, error) {
 		if !c.End(classroom.EndPresenter, now) {
 			return "", classroom.ErrEnded
 		}
@@ -346,7 +353,7 @@ func (s *session) endClass(m ClientMessage) {
 		return
 	}
 	s.sendPresenterStatus()
-	s.class = nil
+	s.leaveClass()
 }
 
 func (s *session) classCSV(m ClientMessage) {
@@ -500,9 +507,12 @@ func (s *session) leaveClass() {
 	if l == nil {
 		return
 	}
-	if l.isStudent() {
+	switch {
+	case l.isStudent():
 		l.feed.leave(l.wake)
 		s.publishClass(classroom.Message{Kind: classroom.KindLeave, Student: l.student})
+	case l.presenter():
+		l.owned.detach(l.wake)
 	}
 	s.class = nil
 }
