@@ -1,7 +1,8 @@
 // Where a student's page reconnects (issue 20, docs/classroom.md: servers
 // of a class): its own server, then the class's other servers
 // (data-class-peers, web.Config.ClassPeers) in order. Pure functions; the
-// socket (socket.js) asks serverURL for each connection it opens.
+// socket (socket.js) asks the page's url function (app.js) for each
+// connection it opens, and that function asks pickServer.
 
 // OWN_TRIES is how many attempts go to the server the page was on before
 // the walk moves on: a blip, or a restart, comes back there.
