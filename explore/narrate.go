@@ -30,7 +30,7 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 		key = "finish-nothing"
 	case st.Do == sim.ActFinishRelease:
 		key = "finish-" + string(cur.Outcome)
-	case st.Do == sim.ActCrash, st.Do == sim.ActExit, st.Do == sim.ActClockJump, st.Do == sim.ActFailover:
+	case st.Do == sim.ActCrash, st.Do == sim.ActExit, st.Do == sim.ActClockJump, st.Do == sim.ActFailover, st.Do == sim.ActLongScript:
 		key = string(st.Do)
 	case st.Do == sim.ActFork:
 		key = "fork-" + st.Context
@@ -51,7 +51,7 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 var narrated = map[string]bool{
 	"local-REENTERED": true, "local-STILL_HELD": true, "no-context": true, "timed-out": true, "timed-out-acquire": true, "nested-no-token": true,
 	"pending": true, "finish-nothing": true, "finish-RELEASED": true, "finish-NOT_OWNER": true,
-	"crash": true, "exit": true, "clock-jump": true, "failover": true,
+	"crash": true, "exit": true, "clock-jump": true, "failover": true, "long-script": true,
 	"fork-inherit": true, "fork-lost": true, "generic": true,
 }
 

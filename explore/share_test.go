@@ -135,6 +135,7 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 	kinds := []sim.Action{
 		sim.ActAcquire, sim.ActAcquire, sim.ActRelease, sim.ActRelease, sim.ActWrite, sim.ActPause, sim.ActResume,
 		sim.ActCrash, sim.ActFork, sim.ActAdvance, sim.ActExit, sim.ActFinishRelease, sim.ActClockJump, sim.ActFailover,
+		sim.ActLongScript,
 	}
 	if nSteps < 0 {
 		nSteps = rapid.IntRange(1, 20).Draw(t, "steps")
@@ -180,6 +181,8 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 			st.ReplyLost = rapid.Bool().Draw(t, "reply_lost")
 		case sim.ActWrite:
 			st.Value = trickyString(t, "value")
+		case sim.ActLongScript:
+			st.By = time.Duration(rapid.Int64Range(1, 3_600_000).Draw(t, "script_ms")) * time.Millisecond
 		case sim.ActPause:
 			status[st.Actor] = paused
 		case sim.ActCrash, sim.ActExit:

@@ -24,8 +24,11 @@ import (
 // reply the client never got ends in a cross). Renewals that a watchdog makes
 // during an advance come from the actor whose watchdog runs; renewals alike
 // in a row are drawn once, marked ×k. Pause, resume, crash, exit, a call-less
-// outcome, advance, clock-jump and failover are notes; so is a lock key that
-// an advance or a clock-jump expired (or a failover lost), and every
+// outcome, advance, clock-jump and failover are notes; a long script is an
+// arrow from its actor to Redis, and the renewals it held up come from the
+// actors whose watchdogs made them. A lock key that an advance, a
+// clock-jump or a long script expired (or a failover lost) is a note, and so
+// is every
 // violation when it is first reported (a violation that persists is not
 // repeated at every later step). Lines for step i start with "i.".
 //
@@ -260,6 +263,11 @@ func (d *seqDiagram) step(prev, f Frame) {
 	case ActClockJump:
 		d.note(d.span(), n+d.t("clock-jump", "By", d.seconds(st.ByMS)))
 		d.calls(n, prev, f, st)
+	case ActLongScript:
+		// The script itself is only modelled (no call is sent for it); the
+		// calls of the step are the renewals it held up.
+		d.arrow(actor, "->>", d.redis, n+d.t("long-script", "By", d.seconds(st.ByMS)))
+		d.calls(n, prev, f, st)
 	case ActFailover:
 		d.note(d.redis, n+d.t("failover"))
 	default:
@@ -268,9 +276,9 @@ func (d *seqDiagram) step(prev, f Frame) {
 		}
 		d.calls(n, prev, f, st)
 	}
-	// Lock keys that are gone: expired in an advance or clock-jump, lost
-	// with the primary at a failover.
-	if st.Do == ActAdvance || st.Do == ActClockJump || st.Do == ActFailover {
+	// Lock keys that are gone: expired in an advance, a clock-jump or a
+	// long script, lost with the primary at a failover.
+	if st.Do == ActAdvance || st.Do == ActClockJump || st.Do == ActLongScript || st.Do == ActFailover {
 		for _, k := range f.Keys {
 			if !strings.HasPrefix(k.Name, lockKeyPrefix) || k.Exists() {
 				continue
@@ -311,7 +319,7 @@ func (d *seqDiagram) calls(n string, prev, f Frame, st StepInfo) {
 		c := f.Calls[i]
 		from := d.ids[st.Actor]
 		prefix, times := n, ""
-		if st.Do == ActAdvance || st.Do == ActClockJump {
+		if st.Do == ActAdvance || st.Do == ActClockJump || st.Do == ActLongScript {
 			from = d.renewer(prev, c)
 			prefix = n + d.t("watchdog")
 			// Renewals alike in a row are one pair of arrows, "×k".

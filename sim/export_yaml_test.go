@@ -95,7 +95,7 @@ func genExportLesson(t *rapid.T) *sim.Lesson {
 		})
 	}
 	kinds := []sim.Action{sim.ActAcquire, sim.ActAcquire, sim.ActRelease, sim.ActWrite, sim.ActPause, sim.ActResume,
-		sim.ActAdvance, sim.ActFork, sim.ActCrash, sim.ActExit, sim.ActClockJump, sim.ActFinishRelease, sim.ActFailover}
+		sim.ActAdvance, sim.ActFork, sim.ActCrash, sim.ActExit, sim.ActClockJump, sim.ActFinishRelease, sim.ActFailover, sim.ActLongScript}
 	failedOver := false
 	forks := 0
 	nSteps := rapid.IntRange(1, 15).Draw(t, "steps")
@@ -137,6 +137,8 @@ func genExportLesson(t *rapid.T) *sim.Lesson {
 				status[st.Actor] = "crashed"
 			case sim.ActExit:
 				status[st.Actor] = "exited"
+			case sim.ActLongScript:
+				st.By = time.Duration(rapid.Int64Range(1, 200_000).Draw(t, "script_ms")) * time.Millisecond
 			case sim.ActFork:
 				forks++
 				st.Child = fmt.Sprintf("F%d", forks)

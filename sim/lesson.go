@@ -80,10 +80,18 @@ const (
 	// is promoted and serves every later step, and whatever it never
 	// received (the writes of unreplicated steps) is gone.
 	ActFailover Action = "failover"
+	// ActLongScript: the actor's client runs a Lua script that keeps Redis
+	// busy for By. Simulated time moves on by By as in an advance, but Redis
+	// serves no other call while the script runs: a watchdog renewal due
+	// inside it waits, and once the script has run BusyReplyThreshold it is
+	// answered with the BUSY error (outcome SCRIPT_BUSY) and its watchdog
+	// stops; one still waiting when the script ends is served then. Keys
+	// whose lease ran out meanwhile are gone when the script ends.
+	ActLongScript Action = "long-script"
 )
 
 // Actions lists every action in the order the spec gives them.
-var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover}
+var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover, ActLongScript}
 
 // Step is one step of a lesson's timeline.
 type Step struct {
@@ -120,7 +128,7 @@ type Step struct {
 	Child        string // fork: the new actor's id
 	// Context is the fork's context mode: "inherit" or "lost".
 	Context string
-	By      time.Duration // advance: how far the clock moves (> 0)
+	By      time.Duration // advance, clock-jump: how far the clock moves; long-script: how long the script runs (> 0)
 	Say     Text
 	// Why (acquire, release, finish-release, write; an addition) is a
 	// question about the reason for the step's outcome that predict mode
@@ -174,6 +182,10 @@ const (
 	Gone     Outcome = "GONE"
 	Rejected Outcome = "REJECTED"
 	OK       Outcome = "OK"
+	// ScriptBusy is the outcome of a watchdog renewal that Redis answered
+	// with the BUSY error because another client's script was still
+	// running (a long-script step); no step asserts it. An addition.
+	ScriptBusy Outcome = "SCRIPT_BUSY"
 )
 
 // OutcomesFor returns the outcomes the spec allows for action a.

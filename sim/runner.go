@@ -194,7 +194,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	addLock(l.Lock)
 	for _, st := range l.Steps {
 		total += st.By
-		if st.Do != ActAdvance && st.Do != ActClockJump && st.Do != ActFailover {
+		if st.Do != ActAdvance && st.Do != ActClockJump && st.Do != ActFailover && st.Do != ActLongScript {
 			addLock(st.Lock)
 		}
 		if st.Do == ActWrite {

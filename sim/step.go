@@ -27,11 +27,15 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActAdvance:
 		byExpiry = true
 		res.outcome = OK
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), true, st.ReplyLost)
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockAdvance, st.ReplyLost)
 	case ActClockJump:
 		byExpiry = true
 		res.outcome = OK
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), false, false)
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockJump, false)
+	case ActLongScript:
+		byExpiry = true
+		res.outcome = OK
+		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockBlocked, false)
 	case ActAcquire:
 		res, err = r.acquire(ctx, st)
 	case ActRelease:
@@ -212,16 +216,49 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 	return nil
 }
 
-// advance moves the Redis server's clock by ms. With clientClock (an advance
-// step) simulated time moves too, and watchdog renewals due inside the
-// interval run at their own times; without it (a clock-jump) only the
-// server's clock moves. With repliesLost (an advance with reply_lost) every
-// renewal runs but reads as TIMED_OUT and stops its watchdog. It returns the
-// renewal calls made.
-func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost bool) ([]CallRecord, error) {
+// clockMode is how a step moves the clocks (Runner.advance).
+type clockMode int
+
+const (
+	// clockAdvance: simulated time and the server's clock move together,
+	// and watchdog renewals due inside the interval run at their own times
+	// (an advance step).
+	clockAdvance clockMode = iota
+	// clockJump: only the server's clock moves (a clock-jump step).
+	clockJump
+	// clockBlocked: both clocks move while another client's script keeps
+	// Redis busy for the whole interval (a long-script step): see
+	// Runner.advance.
+	clockBlocked
+)
+
+// advance moves the Redis server's clock by ms. In clockAdvance and
+// clockBlocked mode simulated time moves too; in clockJump mode only the
+// server's clock does and no watchdog fires. In clockAdvance mode the
+// watchdog renewals due inside the interval run at their own times; with
+// repliesLost (an advance with reply_lost) each one runs but reads as
+// TIMED_OUT and stops its watchdog.
+//
+// In clockBlocked mode a script runs in Redis from now to now+ms, and Redis
+// serves nothing else meanwhile: a renewal due strictly inside that window
+// sends no command Redis runs. It waits in Redis's input buffer until the
+// script has run BusyReplyThreshold; if the script is still running then,
+// Redis reads it and answers with the BUSY error (outcome ScriptBusy, reply
+// ScriptBusyReply) and its watchdog stops, as on any renewal error;
+// otherwise it is served when the script ends, on the keys as they are
+// then. A renewal due when the script starts runs first, one due when it
+// ends after it. The keys' leases run down over the whole window: a key
+// whose lease ran out during the script is gone when it ends (Redis does
+// not expire keys while a script runs, and no other client can read them).
+//
+// It returns the renewal calls made, in order.
+func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesLost bool) ([]CallRecord, error) {
 	var calls []CallRecord
-	cur, end := r.now, r.now+ms
-	if clientClock {
+	start, cur, end := r.now, r.now, r.now+ms
+	clientClock := mode != clockJump
+	if mode == clockAdvance {
+		// (A long script makes at most two calls per hold: one due as it
+		// starts, one inside it or at its end.)
 		if err := r.checkRenewals(cur, end); err != nil {
 			return nil, err
 		}
@@ -232,11 +269,22 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost
 			break
 		}
 		at := max(g.renewAt, cur)
+		op := lockOp{key: lockKeyPrefix + lock, lock: lock, owner: g.token, leaseMS: g.leaseMS}
+		if mode == clockBlocked && at > start && at < end {
+			if busyAt := max(at, start+BusyReplyThreshold.Milliseconds()); busyAt < end {
+				// Redis reads the renewal while the script still runs and
+				// answers BUSY without running it; the watchdog gets an
+				// error and gives up on the hold, telling nobody.
+				calls = append(calls, record(r.v.(renewer).renew(op), ErrorReply(ScriptBusyReply), ScriptBusy))
+				g.renewAt = 0
+				continue
+			}
+			at = end // the script ends first: the renewal is served then
+		}
 		if err := r.passTime(ctx, at-cur); err != nil {
 			return nil, err
 		}
 		cur, r.now = at, at
-		op := lockOp{key: lockKeyPrefix + lock, lock: lock, owner: g.token, leaseMS: g.leaseMS}
 		call := r.v.(renewer).renew(op)
 		replies, err := r.exec(ctx, call)
 		if err != nil {

@@ -311,15 +311,17 @@ var stepFields = map[Action][]string{
 	ActExit:          {"actor"},
 	ActClockJump:     {"by"},
 	ActFailover:      {},
+	ActLongScript:    {"actor", "by"},
 }
 
 // requiredFields are the fields an action cannot do without ("actor" for
 // every action that takes one).
 var requiredFields = map[Action][]string{
-	ActWrite:     {"value"},
-	ActFork:      {"child", "context"},
-	ActAdvance:   {"by"},
-	ActClockJump: {"by"},
+	ActWrite:      {"value"},
+	ActFork:       {"child", "context"},
+	ActAdvance:    {"by"},
+	ActClockJump:  {"by"},
+	ActLongScript: {"by"},
 }
 
 func (v *validator) step(i int) {

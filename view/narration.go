@@ -142,6 +142,8 @@ func (v *Step) headline(st *sim.StepInfo) (string, string) {
 		return t.T("HeadClockJump", "By", Seconds(t, st.ByMS)), ""
 	case sim.ActFailover:
 		return t.T("HeadFailover"), ""
+	case sim.ActLongScript:
+		return t.T("HeadLongScript", "Actor", a, "By", Seconds(t, st.ByMS)), ""
 	case sim.ActWrite:
 		return t.T("HeadWrite", "Actor", a, "Lock", st.Lock, "Value", st.Value), ""
 	case sim.ActPause:
@@ -186,7 +188,7 @@ func outcomeKind(o sim.Outcome) string {
 		return "good"
 	case sim.Busy, sim.NotOwner, sim.NoContext, sim.Rejected, sim.Pending:
 		return "warn"
-	case sim.Lost, sim.TimedOut, sim.Gone:
+	case sim.Lost, sim.TimedOut, sim.Gone, sim.ScriptBusy:
 		return "bad"
 	}
 	return "neutral"

@@ -111,6 +111,10 @@ func shortReply(r sim.Reply) string {
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case sim.ReplyError:
+		// Redis error replies start with their code: BUSY, NOSCRIPT, ERR.
+		if code, _, _ := strings.Cut(r.Str, " "); code != "" && strings.ToUpper(code) == code {
+			return code
+		}
 		return "ERR"
 	}
 	return "?"
@@ -253,9 +257,13 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 	return append(lanes, redis)
 }
 
-// clockLabel labels a step that moves a clock: "+31 s", or "clock jump
-// +25 s" when only Redis's clock moves.
+// clockLabel labels a step that moves a clock: "+31 s", "clock jump
+// +25 s" when only Redis's clock moves, or "⏳ +25 s" while a long script
+// keeps Redis busy (its actor's chip names the script).
 func clockLabel(t Texts, do sim.Action, ms int64) string {
+	if do == sim.ActLongScript {
+		return "⏳ +" + Seconds(t, ms)
+	}
 	if do == sim.ActClockJump {
 		return ActionName(t, do) + " +" + Seconds(t, ms)
 	}

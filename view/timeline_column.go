@@ -194,6 +194,13 @@ func (d *columnDraw) hold(a laneActor, av, pav sim.ActorView, pok bool, k int, l
 // failover) on the Redis lane.
 func (d *columnDraw) stepMarks(title string) {
 	st := d.f.Step
+	if ly, ok := d.lay.laneY[st.Actor]; ok && st.Do == sim.ActLongScript {
+		// The script's chip on its actor's lane; the calls of the step are
+		// the renewals it held up, drawn on their holders' lanes.
+		d.scriptChip(ly, title)
+		d.renewals(st)
+		return
+	}
 	if ly, ok := d.lay.laneY[st.Actor]; ok {
 		d.stepChip(st, ly, title)
 		return
@@ -203,6 +210,16 @@ func (d *columnDraw) stepMarks(title string) {
 		return
 	}
 	d.text(templates.TLText{X: d.mid, Y: d.lay.redisY + 18, Text: Clip("⚠ "+ActionName(d.v.t, st.Do), 15), Class: "advance", Anchor: "middle"})
+}
+
+// scriptChip is a long script's chip on its actor's lane (at ly), with a bar
+// down to Redis: the script holds Redis for the whole step.
+func (d *columnDraw) scriptChip(ly int, title string) {
+	t, x, mid := d.v.t, d.x, d.mid
+	d.rect(templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-" + string(sim.ActLongScript), Title: title})
+	d.text(templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: Clip(ActionName(t, sim.ActLongScript), 14), Class: "chip-action", Anchor: "middle"})
+	d.text(templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: Clip("⏳ EVAL", 14), Class: "chip-outcome oc-warn", Anchor: "middle"})
+	d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, d.lay.redisY+4), Class: "call-line"})
 }
 
 // stepChip is the step's chip on its actor's lane (at ly), its call down to
@@ -293,7 +310,7 @@ func (d *columnDraw) leaseGauge(k int, lock string) {
 	}
 	if !key.Exists() {
 		d.text(templates.TLText{X: mid, Y: gy + tlGaugeH - 4, Text: "—", Class: "lease-none", Anchor: "middle"})
-		if i > 0 && pkey.Exists() && lv.Transition != nil && f.Step != nil && (f.Step.Do == sim.ActAdvance || f.Step.Do == sim.ActClockJump) {
+		if i > 0 && pkey.Exists() && lv.Transition != nil && f.Step != nil && (f.Step.Do == sim.ActAdvance || f.Step.Do == sim.ActClockJump || f.Step.Do == sim.ActLongScript) {
 			d.text(templates.TLText{X: mid, Y: rowY + 10, Text: "✕ " + t.T("LeaseExpired"), Class: "lease-expired", Anchor: "middle"})
 		}
 		return

@@ -317,7 +317,7 @@ func TestMessageFiles(t *testing.T) {
 	}
 	// Every outcome, action and invariant has a message.
 	for _, o := range []sim.Outcome{sim.Acquired, sim.Reentered, sim.Busy, sim.Lost, sim.NoContext, sim.Released, sim.StillHeld,
-		sim.NotOwner, sim.TimedOut, sim.Pending, sim.Accepted, sim.Renewed, sim.Gone, sim.Rejected, sim.OK} {
+		sim.NotOwner, sim.TimedOut, sim.Pending, sim.Accepted, sim.Renewed, sim.Gone, sim.Rejected, sim.OK, sim.ScriptBusy} {
 		if ids["en"]["Outcome"+string(o)] == "" {
 			t.Errorf("no gloss for outcome %s", o)
 		}

@@ -34,6 +34,7 @@ var stepKinds = []sim.Action{
 	sim.ActFinishRelease,
 	sim.ActExit,
 	sim.ActClockJump,
+	sim.ActLongScript,
 }
 
 // twoStepKinds is stepKinds for a variant whose release takes two steps
@@ -177,6 +178,8 @@ func genLesson(t *rapid.T) *sim.Lesson {
 			}
 		case sim.ActWrite:
 			st.Value = rapid.SampledFrom([]string{"paid", "shipped", "v3"}).Draw(t, "value")
+		case sim.ActLongScript:
+			st.By = durationMS(t, leaseMS, "script_ms")
 		case sim.ActPause:
 			status[st.Actor] = paused
 		case sim.ActCrash:
@@ -275,6 +278,9 @@ func lessonYAML(l *sim.Lesson) string {
 		}
 		if s.Do == sim.ActFork {
 			fmt.Fprintf(&b, "    child: %s\n    context: %s\n", s.Child, s.Context)
+		}
+		if s.Do == sim.ActLongScript {
+			fmt.Fprintf(&b, "    by: %dms\n", s.By.Milliseconds())
 		}
 		if s.Expect != "" {
 			fmt.Fprintf(&b, "    expect: %s\n", s.Expect)
