@@ -197,7 +197,7 @@ func TestLessonLabels(t *testing.T) {
 func TestWhyQuestionsAndMisconceptions(t *testing.T) {
 	t.Parallel()
 	all := testLessons(t)
-	for _, id := range []string{"stale-owner", "nested-after-takeover-busy", "nested-shortens-lease", "retried-unlock", "shared-context-concurrent", "renewal-timeout-silent", "lost-context-self-block", "idempotent-unlock", "nested-after-expiry-lost", "wait-not-enough"} {
+	for _, id := range []string{"stale-owner", "nested-after-takeover-busy", "nested-shortens-lease", "retried-unlock", "shared-context-concurrent", "renewal-timeout-silent", "lost-context-self-block", "idempotent-unlock", "nested-after-expiry-lost", "wait-not-enough", "long-script-blocks"} {
 		l := lessonByID(t, all, id)
 		var steps []*view.PredictStep
 		if err := json.Unmarshal([]byte(view.PredictSteps(l)), &steps); err != nil {
