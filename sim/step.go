@@ -248,8 +248,9 @@ const (
 // otherwise it is served when the script ends, on the keys as they are
 // then. A renewal due when the script starts runs first, one due when it
 // ends after it. The keys' leases run down over the whole window: a key
-// whose lease ran out during the script is gone when it ends (Redis does
-// not expire keys while a script runs, and no other client can read them).
+// whose lease ran out during the script is gone when it ends (inside a
+// script Redis holds time still for key expiry, and no other client can
+// read a key meanwhile).
 //
 // It returns the renewal calls made, in order.
 func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesLost bool) ([]CallRecord, error) {
