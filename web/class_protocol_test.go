@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,15 +50,7 @@ func (c *wsClient) await(typ string, ok func(classMsg) bool) classMsg {
 	c.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		_ = c.conn.SetReadDeadline(deadline)
-		_, data, err := c.conn.ReadMessage()
-		if err != nil {
-			c.t.Fatalf("waiting for %s: %v", typ, err)
-		}
-		var m classMsg
-		if err := json.Unmarshal(data, &m); err != nil {
-			c.t.Fatalf("decode %s: %v", data, err)
-		}
+		m := readAs[classMsg](c, deadline, "waiting for "+typ)
 		if m.Type == MsgError && typ != MsgError {
 			c.t.Fatalf("waiting for %s: error %s: %s", typ, m.Code, m.Message)
 		}
@@ -86,6 +77,15 @@ func presenterAt(t *testing.T, hs *httptest.Server, step int) (*wsClient, classM
 	p, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(step)})
 	p.send(ClientMessage{Type: MsgClassStart, ID: 1})
 	return p, p.await(MsgClassPresenter, nil)
+}
+
+// joinError asks a new session to join class code and returns the error
+// that answers it.
+func joinError(t *testing.T, hs *httptest.Server, code string) classMsg {
+	t.Helper()
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	return c.errorOf(ClientMessage{Type: MsgClassJoin, Code: code})
 }
 
 // student joins class code in lang; it returns the connection after the
@@ -194,9 +194,7 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if resp.StatusCode != http.StatusGone {
 		t.Fatalf("an ended class's page: %d, want 410", resp.StatusCode)
 	}
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	if e := c.errorOf(ClientMessage{Type: MsgClassJoin, Code: pm.Code}); e.Code != ErrCodeClassEnded {
+	if e := joinError(t, hs, pm.Code); e.Code != ErrCodeClassEnded {
 		t.Fatalf("join of an ended class: %+v", e)
 	}
 }
@@ -345,9 +343,7 @@ func TestClassEndsWhenIdle(t *testing.T) {
 	if st.EndReason != classroom.EndIdle {
 		t.Fatalf("end %+v", st)
 	}
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	if e := c.errorOf(ClientMessage{Type: MsgClassJoin, Code: pm.Code}); e.Code != ErrCodeClassEnded {
+	if e := joinError(t, hs, pm.Code); e.Code != ErrCodeClassEnded {
 		t.Fatalf("joining an idle-ended class: %+v", e)
 	}
 }
