@@ -9,17 +9,14 @@ import (
 	"lockstep/sim"
 )
 
-// FuzzLoad feeds arbitrary bytes to the lesson loader. Whatever the input,
-// Load must not panic, and it must either return a lesson that Validate
-// accepts or a LoadErrors whose every entry has a real position, a message
-// and a message code for the catalogue.
-func FuzzLoad(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("..", "lessons", "*.yaml"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	if len(files) == 0 {
-		f.Fatal("no lessons found under ../lessons")
+// addFileSeeds adds the contents of every file that pattern (a
+// filepath.Glob pattern) matches to f's seed corpus; no file, or one that
+// cannot be read, fails the fuzz test.
+func addFileSeeds(f *testing.F, pattern string) {
+	f.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seed files match %s: %v", pattern, err)
 	}
 	for _, name := range files {
 		src, err := os.ReadFile(name)
@@ -28,6 +25,14 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(src)
 	}
+}
+
+// FuzzLoad feeds arbitrary bytes to the lesson loader. Whatever the input,
+// Load must not panic, and it must either return a lesson that Validate
+// accepts or a LoadErrors whose every entry has a real position, a message
+// and a message code for the catalogue.
+func FuzzLoad(f *testing.F) {
+	addFileSeeds(f, filepath.Join("..", "lessons", "*.yaml"))
 	f.Add([]byte(specExample))
 
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -14,17 +13,7 @@ import (
 // must return a variant that ValidateVariant accepts or LoadErrors whose
 // every entry has a position, a message and a message code.
 func FuzzLoadVariant(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("variants", "*.variant.yaml"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no variant files under variants: %v", err)
-	}
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
+	addFileSeeds(f, filepath.Join("variants", "*.variant.yaml"))
 	f.Add([]byte(inlineVariant))
 	noFiles := func(string) ([]byte, error) { return nil, errors.New("no files here") }
 	f.Fuzz(func(t *testing.T, src []byte) {
