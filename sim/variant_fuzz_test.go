@@ -18,23 +18,6 @@ func FuzzLoadVariant(f *testing.F) {
 	noFiles := func(string) ([]byte, error) { return nil, errors.New("no files here") }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		d, err := sim.LoadVariant("fuzz.variant.yaml", src, noFiles)
-		if err == nil {
-			if d == nil {
-				t.Fatal("LoadVariant returned neither a variant nor an error")
-			}
-			if verr := sim.ValidateVariant(d); verr != nil {
-				t.Fatalf("LoadVariant accepted a variant that ValidateVariant rejects:\n%v", verr)
-			}
-			return
-		}
-		var es sim.LoadErrors
-		if !errors.As(err, &es) || len(es) == 0 {
-			t.Fatalf("want LoadErrors, got %T %v", err, err)
-		}
-		for _, e := range es {
-			if e.Pos.Line < 1 || e.Pos.Col < 1 || e.Msg == "" || e.Problem.ID == "" {
-				t.Fatalf("problem without a position, message or code: %#v", e)
-			}
-		}
+		checkLoadResult(t, "LoadVariant", d, err, sim.ValidateVariant)
 	})
 }
