@@ -170,22 +170,9 @@ func TestProtocolForkUndoShare(t *testing.T) {
 func TestExplorePages(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path string, wantStatus int) string {
+	get := func(path string, want int) string {
 		t.Helper()
-		resp, err := noRedirect.Get(hs.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != wantStatus {
-			t.Fatalf("GET %s: %d, want %d\n%s", path, resp.StatusCode, wantStatus, b)
-		}
-		if wantStatus == http.StatusSeeOther {
-			return resp.Header.Get("Location")
-		}
-		return string(b)
+		return getPage(t, hs.URL, path, want)
 	}
 	if page := parseDOM(t, get("/explore?lang=zh-CN", 200)); page.text(t, "sandbox heading", withAttr("id", "sandbox-title")) != "新建沙盒" ||
 		page.text(t, "import heading", withAttr("id", "import-title")) != "导入课程文件" {
@@ -275,7 +262,7 @@ func TestExplorePages(t *testing.T) {
 		mw.Close()
 		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/explore/import?lang=en", &buf)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
-		resp, err := noRedirect.Do(req)
+		resp, err := noRedirect().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
