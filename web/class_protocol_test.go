@@ -106,6 +106,15 @@ func student(t *testing.T, hs *httptest.Server, code, lang string) (*wsClient, c
 	return s, j
 }
 
+// seatedStudent is a student of class code in lang (student) who has
+// also had the class's status: it returns the connection.
+func seatedStudent(t *testing.T, hs *httptest.Server, code, lang string) *wsClient {
+	t.Helper()
+	s, _ := student(t, hs, code, lang)
+	s.await(MsgClassStatus, nil)
+	return s
+}
+
 func TestClassPresenterAndStudents(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
@@ -123,8 +132,7 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if st := a.await(MsgClassStatus, nil); st.Role != roleStudent || st.Step != 1 || !st.Following {
 		t.Fatalf("student status %+v", st)
 	}
-	b, _ := student(t, hs, pm.Code, "zh-CN")
-	b.await(MsgClassStatus, nil)
+	b := seatedStudent(t, hs, pm.Code, "zh-CN")
 	p.await(MsgClassStatus, func(m classMsg) bool { return m.Students == 2 })
 
 	// The presenter steps twice: each student follows, frame then status.
@@ -203,8 +211,7 @@ func TestClassStudentsCannotMoveIt(t *testing.T) {
 	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	p, pm := presenterAt(t, hs, 2)
-	s, _ := student(t, hs, pm.Code, "")
-	s.await(MsgClassStatus, nil)
+	s := seatedStudent(t, hs, pm.Code, "")
 	for _, m := range []ClientMessage{
 		{Type: MsgStep}, {Type: MsgSeek, Step: intp(5)}, {Type: MsgLoad, Lesson: "stale-owner"}, {Type: MsgPlay},
 	} {
@@ -308,8 +315,7 @@ func TestClassResumeWithTheKey(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	p, pm := presenterAt(t, hs, 1)
-	s, _ := student(t, hs, pm.Code, "")
-	s.await(MsgClassStatus, nil)
+	s := seatedStudent(t, hs, pm.Code, "")
 	p.conn.Close() // the presenter's page reloads
 	p2, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(6)})
 	p2.send(ClientMessage{Type: MsgClassResume, Code: pm.Code, Key: pm.Key})
@@ -355,8 +361,7 @@ func TestClassFeedResubscribesAfterLag(t *testing.T) {
 	var log logRecorder
 	srv, hs := newTestHTTP(t, Config{Logf: log.Logf})
 	p, pm := presenterAt(t, hs, 1)
-	s, _ := student(t, hs, pm.Code, "")
-	s.await(MsgClassStatus, nil)
+	s := seatedStudent(t, hs, pm.Code, "")
 	srv.classMu.Lock()
 	feed := srv.feeds[pm.Code]
 	srv.classMu.Unlock()
