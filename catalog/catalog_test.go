@@ -6,16 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/catalog"
+	"lockstep/internal/catalogtest"
 	"lockstep/sim"
 )
 
 func TestRenderArgs(t *testing.T) {
 	t.Parallel()
-	c, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogtest.New(t)
 	if got, want := c.Locales(), []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("locales %v, want %v", got, want)
 	}
@@ -54,11 +51,8 @@ func TestRenderArgs(t *testing.T) {
 // explore in a locale, with their places.
 func TestErrors(t *testing.T) {
 	t.Parallel()
-	c, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = sim.Load("x.yaml", []byte("variant: nope\nlease: 30s\nsteps: [{do: advance, by: 1s}]\n"))
+	c := catalogtest.New(t)
+	_, err := sim.Load("x.yaml", []byte("variant: nope\nlease: 30s\nsteps: [{do: advance, by: 1s}]\n"))
 	if got, want := c.Error(sim.SimplifiedChinese, err), "x.yaml:1:10: 未知的锁变体“nope”（可选："; !strings.HasPrefix(got, want) {
 		t.Errorf("loader error in zh-CN: %q, want it to start with %q", got, want)
 	}

@@ -45,14 +45,10 @@ func NewMemory(now func() time.Time) *Memory {
 // Publish implements Bus: it hands msg to each subscriber of code without
 // waiting, and drops a subscriber whose buffer is full (ErrLagged).
 func (m *Memory) Publish(ctx context.Context, code string, msg []byte) error {
-	if err := ctx.Err(); err != nil {
+	if err := m.lockOpen(ctx); err != nil {
 		return err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return ErrClosed
-	}
 	for s := range m.subs[code] {
 		select {
 		case s.ch <- msg:
@@ -65,15 +61,12 @@ func (m *Memory) Publish(ctx context.Context, code string, msg []byte) error {
 
 // Subscribe implements Bus.
 func (m *Memory) Subscribe(ctx context.Context, code string) (Subscription, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.lockOpen(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return nil, ErrClosed
-	}
-	s := &memorySub{bus: m, code: code, ch: make(chan []byte, m.buffer)}
+	s := &memorySub{code: code}
+	s.subscription = subscription{mu: &m.mu, ch: make(chan []byte, m.buffer), leave: func() { m.dropLocked(s, nil) }}
 	if m.subs[code] == nil {
 		m.subs[code] = map[*memorySub]struct{}{}
 	}
@@ -90,31 +83,23 @@ func (m *Memory) Subscribe(ctx context.Context, code string) (Subscription, erro
 
 // SetState implements Bus.
 func (m *Memory) SetState(ctx context.Context, code string, state []byte, ttl time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	if ttl < time.Millisecond {
 		ttl = time.Millisecond
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return ErrClosed
+	if err := m.lockOpen(ctx); err != nil {
+		return err
 	}
+	defer m.mu.Unlock()
 	m.states[code] = memoryState{data: state, expires: m.now().Add(ttl)}
 	return nil
 }
 
 // State implements Bus.
 func (m *Memory) State(ctx context.Context, code string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
+	if err := m.lockOpen(ctx); err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return nil, ErrClosed
-	}
 	st, ok := m.states[code]
 	if !ok || !m.now().Before(st.expires) {
 		delete(m.states, code)
@@ -125,15 +110,26 @@ func (m *Memory) State(ctx context.Context, code string) ([]byte, error) {
 
 // DeleteState implements Bus.
 func (m *Memory) DeleteState(ctx context.Context, code string) error {
+	if err := m.lockOpen(ctx); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	delete(m.states, code)
+	return nil
+}
+
+// lockOpen takes m.mu for a call with ctx, unless ctx is done (its error)
+// or the bus is closed (ErrClosed). On nil the caller holds m.mu and must
+// unlock it; on an error m.mu is not held.
+func (m *Memory) lockOpen(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
+		m.mu.Unlock()
 		return ErrClosed
 	}
-	delete(m.states, code)
 	return nil
 }
 
@@ -173,25 +169,9 @@ func (m *Memory) dropLocked(s *memorySub, err error) {
 	close(s.ch)
 }
 
+// memorySub is a subscription to one class of a Memory bus.
 type memorySub struct {
-	bus  *Memory
+	subscription
 	code string
-	ch   chan []byte
 	stop func() bool
-	err  error // guarded by bus.mu; set before ch is closed
-}
-
-func (s *memorySub) C() <-chan []byte { return s.ch }
-
-func (s *memorySub) Err() error {
-	s.bus.mu.Lock()
-	defer s.bus.mu.Unlock()
-	return s.err
-}
-
-func (s *memorySub) Close() error {
-	s.bus.mu.Lock()
-	defer s.bus.mu.Unlock()
-	s.bus.dropLocked(s, nil)
-	return nil
 }

@@ -225,7 +225,8 @@ func (r *Redis) Subscribe(ctx context.Context, code string) (Subscription, error
 		c = &redisChannel{subs: map[*redisSub]struct{}{}, ready: make(chan struct{})}
 		r.channels[name] = c
 	}
-	s := &redisSub{bus: r, channel: name, ch: make(chan []byte, r.buffer)}
+	s := &redisSub{channel: name}
+	s.subscription = subscription{mu: &r.mu, ch: make(chan []byte, r.buffer), leave: func() { r.dropLocked(s, nil) }}
 	c.subs[s] = struct{}{}
 	if !c.want {
 		c.want = true
@@ -523,29 +524,13 @@ func isClosed(ch chan struct{}) bool {
 	}
 }
 
+// redisSub is a subscription to one class of a Redis bus.
 type redisSub struct {
-	bus     *Redis
+	subscription
 	channel string
-	ch      chan []byte
-	// Guarded by bus.mu.
+	// Guarded by the bus's mu.
 	live  bool   // Subscribe returned it
 	gen   uint64 // the bus's generation when it went live
 	ended bool
-	err   error
 	stop  func() bool
-}
-
-func (s *redisSub) C() <-chan []byte { return s.ch }
-
-func (s *redisSub) Err() error {
-	s.bus.mu.Lock()
-	defer s.bus.mu.Unlock()
-	return s.err
-}
-
-func (s *redisSub) Close() error {
-	s.bus.mu.Lock()
-	defer s.bus.mu.Unlock()
-	s.bus.dropLocked(s, nil)
-	return nil
 }

@@ -37,7 +37,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	redisCA := fs.redisCA()
 	asJSON := fs.json("print frames as JSON lines (one object per lesson) instead of text")
 	lang := fs.lang("narration language: en, zh-CN or zh-TW")
-	allowCustom := fs.Bool("allow-custom-scripts", false, allowCustomUsage)
+	allowCustom := fs.allowCustomScripts()
 	files, cat, loc, code, ok := parseFiles(fs.FlagSet, args, lang, stderr)
 	if !ok {
 		return code
@@ -102,9 +102,6 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return code
 }
-
-// allowCustomUsage is the help of flag -allow-custom-scripts.
-const allowCustomUsage = "with --redis: send the scripts of variant files (yours, not Lockstep's) to that Redis; a script that runs long blocks it for every client (the embedded Redis always runs them)"
 
 // runLesson runs l on a new store of be. info is what the run ran on: the
 // backend, or for a lesson with a replica the pair the store set up (never a

@@ -7,7 +7,8 @@ import (
 )
 
 // flags is the flag set of one command, with the flags that several commands
-// share (--redis, --redis-ca, --lang, --json) defined one way. Each command
+// share (--redis, --redis-ca, --allow-custom-scripts, --lang, --json)
+// defined one way. Each command
 // gives its own help text where the flag means something of its own there.
 type flags struct {
 	*flag.FlagSet
@@ -52,6 +53,12 @@ func (f flags) redis(help string) *string { return f.String("redis", "", help) }
 // redisCA defines --redis-ca, the CA file for a rediss:// URL.
 func (f flags) redisCA() *string {
 	return f.String("redis-ca", "", "PEM file of the CA that signed a rediss:// server's certificate")
+}
+
+// allowCustomScripts defines --allow-custom-scripts of the commands that run
+// variant files (run, search), off by default.
+func (f flags) allowCustomScripts() *bool {
+	return f.Bool("allow-custom-scripts", false, "with --redis: send the scripts of variant files (yours, not Lockstep's) to that Redis; a script that runs long blocks it for every client (the embedded Redis always runs them)")
 }
 
 // lang defines --lang, a locale of the catalogue (checked by language), "en"

@@ -28,7 +28,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	outDir := fs.String("out", "", "write each breaking timeline as a lesson file DIR/<file stem>.<invariant>.yaml")
 	asJSON := fs.json("print one JSON object per file instead of text")
 	lang := fs.lang("language of the report: en, zh-CN or zh-TW")
-	allowCustom := fs.Bool("allow-custom-scripts", false, allowCustomUsage)
+	allowCustom := fs.allowCustomScripts()
 	files, cat, loc, code, ok := parseFiles(fs.FlagSet, args, lang, stderr)
 	if !ok {
 		return code

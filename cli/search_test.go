@@ -152,14 +152,23 @@ func TestSearchJSON(t *testing.T) {
 	}
 }
 
-// TestSearchFileErrorsInLang: a search file's problem that has a message
-// code is printed in the --lang language, placed FILE:LINE:COL.
-func TestSearchFileErrorsInLang(t *testing.T) {
-	bad := writeFile(t, "lock.yaml", "variant: token-count\nlease: 30s\nactors: [{id: A}]\nlock: \"a\\tb\"\n")
+// searchInvalidZhCN writes body to a file called name, searches it with
+// --lang zh-CN and returns the file's path and what was printed on stderr;
+// the test fails unless the exit code is ExitInvalid.
+func searchInvalidZhCN(t *testing.T, name, body string) (string, string) {
+	t.Helper()
+	bad := writeFile(t, name, body)
 	code, _, errOut := searchCLI(t, "--lang", "zh-CN", bad)
 	if code != ExitInvalid {
 		t.Fatalf("exit %d, want 2\n%s", code, errOut)
 	}
+	return bad, errOut
+}
+
+// TestSearchFileErrorsInLang: a search file's problem that has a message
+// code is printed in the --lang language, placed FILE:LINE:COL.
+func TestSearchFileErrorsInLang(t *testing.T) {
+	bad, errOut := searchInvalidZhCN(t, "lock.yaml", "variant: token-count\nlease: 30s\nactors: [{id: A}]\nlock: \"a\\tb\"\n")
 	if !strings.HasPrefix(errOut, bad+":4:7: ") || strings.Contains(errOut, "a lock name") {
 		t.Errorf("stderr %q: want the lock-name rule in zh-CN at %s:4:7", errOut, bad)
 	}
@@ -168,11 +177,7 @@ func TestSearchFileErrorsInLang(t *testing.T) {
 // TestSearchLibraryErrorsInLang: the YAML parser's own words (English)
 // come quoted inside a sentence in the --lang language.
 func TestSearchLibraryErrorsInLang(t *testing.T) {
-	bad := writeFile(t, "broken.yaml", "variant: token-count\nlease: [30s\n")
-	code, _, errOut := searchCLI(t, "--lang", "zh-CN", bad)
-	if code != ExitInvalid {
-		t.Fatalf("exit %d, want 2\n%s", code, errOut)
-	}
+	bad, errOut := searchInvalidZhCN(t, "broken.yaml", "variant: token-count\nlease: [30s\n")
 	if !strings.HasPrefix(errOut, bad+":") || !strings.Contains(errOut, "这不是有效的 YAML。YAML 解析器（goccy/go-yaml）的原话：“") || !strings.HasSuffix(strings.TrimSpace(errOut), "”") {
 		t.Errorf("stderr %q: want a zh-CN sentence quoting the parser", errOut)
 	}
@@ -181,11 +186,7 @@ func TestSearchLibraryErrorsInLang(t *testing.T) {
 // TestSearchShapeErrorsInLang: the shape rules of search/validate.go come
 // as codes, so --lang zh-CN prints them in Chinese, each at its place.
 func TestSearchShapeErrorsInLang(t *testing.T) {
-	bad := writeFile(t, "shape.yaml", "variant: token-count\nlease: 30s\nactors: [{id: A}]\ndepth: 17\nmoves: [acquire, steal]\n")
-	code, _, errOut := searchCLI(t, "--lang", "zh-CN", bad)
-	if code != ExitInvalid {
-		t.Fatalf("exit %d, want 2\n%s", code, errOut)
-	}
+	bad, errOut := searchInvalidZhCN(t, "shape.yaml", "variant: token-count\nlease: 30s\nactors: [{id: A}]\ndepth: 17\nmoves: [acquire, steal]\n")
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	want := []string{bad + ":4:8: depth：需要 1 到 16 步，实际是 17", bad + ":5:18: moves：未知的动作“steal”"}
 	if len(lines) != len(want) {

@@ -47,13 +47,20 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
 	}
-	if *maxSessions <= 0 {
-		fmt.Fprintln(stderr, "lockstep: flag -max-sessions: must be at least 1")
-		return ExitInvalid
-	}
-	if *perAddr <= 0 {
-		fmt.Fprintln(stderr, "lockstep: flag -max-sessions-per-addr: must be at least 1")
-		return ExitInvalid
+	// The limits that must be positive, each refused with its flag's name.
+	for _, c := range []struct {
+		flag, rule string
+		bad        bool
+	}{
+		{"max-sessions", "must be at least 1", *maxSessions <= 0},
+		{"max-sessions-per-addr", "must be at least 1", *perAddr <= 0},
+		{"idle-timeout", "must be positive", *idle <= 0},
+		{"max-pairs", "must be at least 1", *maxPairs <= 0},
+	} {
+		if c.bad {
+			fmt.Fprintf(stderr, "lockstep: flag -%s: %s\n", c.flag, c.rule)
+			return ExitInvalid
+		}
 	}
 	var hosts []string
 	for _, h := range strings.Split(*allowedHosts, ",") {
@@ -66,17 +73,9 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lockstep: flag -classroom-peers: %v\n", err)
 		return ExitInvalid
 	}
-	if *idle <= 0 {
-		fmt.Fprintln(stderr, "lockstep: flag -idle-timeout: must be positive")
-		return ExitInvalid
-	}
 	course, err := lessons.All()
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
-		return ExitInvalid
-	}
-	if *maxPairs <= 0 {
-		fmt.Fprintln(stderr, "lockstep: flag -max-pairs: must be at least 1")
 		return ExitInvalid
 	}
 	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, MaxPairs: *maxPairs, AllowCustomScripts: *allowCustom})

@@ -10,20 +10,11 @@ import (
 	"testing"
 
 	"lockstep/backend"
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 	"lockstep/search"
 	"lockstep/sim"
 )
-
-func open(t *testing.T, cfg backend.Config) *backend.Backend {
-	t.Helper()
-	be, err := backend.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
-	return be
-}
 
 // run runs l on a fresh store of be: its frames, failures and run error.
 func run(t *testing.T, be *backend.Backend, l *sim.Lesson) ([]sim.Frame, []sim.Failure, error) {
@@ -56,7 +47,7 @@ func TestRedissonLesson(t *testing.T) {
 	}
 	var got [][]byte
 	for _, cfg := range []backend.Config{{}, {URL: redistest.Start(t).URL, AllowCustomScripts: true}} {
-		frames, failures, err := run(t, open(t, cfg), l)
+		frames, failures, err := run(t, lessontest.Open(t, cfg), l)
 		if err != nil {
 			t.Fatalf("%s: %v", cfg.URL, err)
 		}
@@ -81,7 +72,7 @@ func TestCustomScriptsNeedPermission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = run(t, open(t, backend.Config{URL: redistest.Start(t).URL}), l)
+	_, _, err = run(t, lessontest.Open(t, backend.Config{URL: redistest.Start(t).URL}), l)
 	var ce *backend.CustomScriptError
 	if !errors.As(err, &ce) || ce.Script != "redisson-rlock/acquire" {
 		t.Fatalf("want a CustomScriptError for redisson-rlock/acquire, got %v", err)
@@ -165,7 +156,7 @@ release:
 func TestUnmappedReply(t *testing.T) {
 	l := lessonOn(t, setNX, "  - {actor: A, do: acquire}\n  - {actor: B, do: acquire}\n")
 	for _, cfg := range []backend.Config{{}, {URL: redistest.Start(t).URL, AllowCustomScripts: true}} {
-		_, _, err := run(t, open(t, cfg), l)
+		_, _, err := run(t, lessontest.Open(t, cfg), l)
 		var ue *sim.UnmappedReplyError
 		var se *sim.StepRunError
 		if !errors.As(err, &ue) || !errors.As(err, &se) {
@@ -205,7 +196,7 @@ release:
 	forever := lessonOn(t, endless, "  - {actor: A, do: acquire}\n")
 	fine := lessonOn(t, setNX, "  - {actor: A, do: acquire, expect: ACQUIRED}\n  - {actor: A, do: release, expect: RELEASED}\n")
 	for _, cfg := range []backend.Config{{}, {URL: redistest.Start(t).URL, AllowCustomScripts: true}} {
-		be := open(t, cfg)
+		be := lessontest.Open(t, cfg)
 		_, _, err := run(t, be, forever)
 		var stopped *sim.ScriptStoppedError
 		if !errors.As(err, &stopped) || stopped.Script != "v/acquire" {

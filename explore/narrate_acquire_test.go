@@ -25,9 +25,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames, err := sim.RunFrames(context.Background(), l, func() (sim.Store, func(context.Context) error, error) {
-		return refmodel.New(), func(context.Context) error { return nil }, nil
-	})
+	frames, err := sim.RunFrames(context.Background(), l, refmodel.Open)
 	if err != nil {
 		t.Fatal(err)
 	}

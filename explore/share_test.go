@@ -61,6 +61,16 @@ func genText(t *rapid.T, label string) sim.Text {
 
 func maybe(t *rapid.T, label string) bool { return rapid.IntRange(0, 2).Draw(t, label) == 0 }
 
+// sometimes draws an optional field: gen's value under label when maybe
+// draws yes under "has_"+label, else the zero value (the field left out).
+func sometimes[T any](t *rapid.T, label string, gen func(*rapid.T, string) T) T {
+	if maybe(t, "has_"+label) {
+		return gen(t, label)
+	}
+	var zero T
+	return zero
+}
+
 // genLesson draws a lesson that sim.Validate accepts, with every field a
 // Runner reads, and an origin for it. nSteps < 0 draws 1-20 steps.
 func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
@@ -76,18 +86,10 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 		Seed:    rapid.OneOf(rapid.Just(uint64(0)), rapid.Uint64(), rapid.Just(uint64(1<<64-1))).Draw(t, "seed"),
 		Replica: rapid.Bool().Draw(t, "replica"),
 	}
-	if maybe(t, "has_summary") {
-		l.Summary = genText(t, "summary")
-	}
-	if maybe(t, "has_takeaway") {
-		l.Takeaway = genText(t, "takeaway")
-	}
-	if maybe(t, "has_source") {
-		l.Source = trickyString(t, "source")
-	}
-	if maybe(t, "has_group") {
-		l.Group = rapid.SampledFrom(sim.Groups).Draw(t, "group")
-	}
+	l.Summary = sometimes(t, "summary", genText)
+	l.Takeaway = sometimes(t, "takeaway", genText)
+	l.Source = sometimes(t, "source", trickyString)
+	l.Group = sometimes(t, "group", rapid.SampledFrom(sim.Groups).Draw)
 
 	const (
 		unborn = iota
@@ -100,15 +102,9 @@ func genLesson(t *rapid.T, nSteps int) (*sim.Lesson, Origin) {
 	ids := rapid.SliceOfNDistinct(rapid.StringMatching(`[A-Za-z][A-Za-z0-9_-]{0,5}`), 1, 4, func(s string) string { return s }).Draw(t, "actor_ids")
 	for i, id := range ids {
 		a := sim.ActorSpec{ID: id, Pos: sim.Pos{Line: 10 + i, Col: 7}}
-		if maybe(t, "has_name") {
-			a.Name = genText(t, "name")
-		}
-		if maybe(t, "has_instance") {
-			a.Instance = trickyString(t, "instance")
-		}
-		if maybe(t, "has_request_id") {
-			a.RequestID = trickyString(t, "request_id")
-		}
+		a.Name = sometimes(t, "name", genText)
+		a.Instance = sometimes(t, "instance", trickyString)
+		a.RequestID = sometimes(t, "request_id", trickyString)
 		l.Actors = append(l.Actors, a)
 		status[id] = running
 		order = append(order, id)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/catalog"
+	"lockstep/internal/catalogtest"
 	"lockstep/sim"
 )
 
@@ -12,10 +12,7 @@ import (
 // added, in every language, and a fork that added none says so.
 func TestForkSummaryCountsSteps(t *testing.T) {
 	t.Parallel()
-	c, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogtest.New(t)
 	base := &sim.Lesson{ID: "stale-owner", Title: sim.Text{sim.English: "Stale owner", sim.SimplifiedChinese: "过期持有者", sim.TraditionalChinese: "過期持有者"}}
 	for _, c2 := range []struct {
 		at, steps int

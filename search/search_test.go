@@ -48,19 +48,22 @@ func sameLines(t *testing.T, what string, got, want []string) {
 	}
 }
 
+// oneInstance starts a search file of two requests (A and B) of one
+// instance, svc-1, under instance-owner, with the moves that make and end
+// holds; a test adds its depth (and invariants).
+const oneInstance = `
+variant: instance-owner
+lease: 30s
+actors: [{id: A, instance: svc-1}, {id: B, instance: svc-1}]
+moves: [acquire, release, pause, resume]
+`
+
 // Two requests of one instance: the owner id is the instance, so the
 // second acquire is taken for a reentry. Shortest by hand: one acquire
 // makes one holder, so two are needed, and A acquire (ACQUIRED), B acquire
 // (REENTERED under the shared id svc-1) already breaks it: 2 steps.
 func TestInstanceOwnerOverlapIn2Steps(t *testing.T) {
-	f := parse(t, "io.yaml", `
-variant: instance-owner
-lease: 30s
-actors: [{id: A, instance: svc-1}, {id: B, instance: svc-1}]
-moves: [acquire, release, pause, resume]
-depth: 4
-invariants: [overlapping-holders]
-`)
+	f := parse(t, "io.yaml", oneInstance+"depth: 4\ninvariants: [overlapping-holders]\n")
 	var progress []Progress
 	res := run(t, f, Config{Progress: func(p Progress) { progress = append(progress, p) }})
 	if len(progress) != 2 || progress[1].Depth != 2 || progress[1].States != res.States || progress[1].Broken != 1 {
@@ -214,13 +217,7 @@ func TestRerunPrefixesAgrees(t *testing.T) {
 // cancelled once depth 2 is done, so depth 3 is never finished, and the
 // 2-step overlap of two requests of one instance is still reported.
 func TestRunStoppedKeepsWhatItFound(t *testing.T) {
-	f := parse(t, "io.yaml", `
-variant: instance-owner
-lease: 30s
-actors: [{id: A, instance: svc-1}, {id: B, instance: svc-1}]
-moves: [acquire, release, pause, resume]
-depth: 6
-`)
+	f := parse(t, "io.yaml", oneInstance+"depth: 6\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var seen []int

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lockstep/catalog"
+	"lockstep/internal/catalogtest"
 	"lockstep/sim"
 )
 
@@ -25,10 +26,7 @@ func TestValidateShapeInCode(t *testing.T) {
 	if len(errs) != len(want) {
 		t.Fatalf("problems %v, want %d", errs, len(want))
 	}
-	cat, err := catalog.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := catalogtest.New(t)
 	for i, e := range errs {
 		if e.Path != want[i] || e.Pos != (sim.Pos{}) || e.Problem.ID == "" {
 			t.Errorf("problem %d: %+v, want path %s, no position, a code", i+1, e, want[i])

@@ -8,21 +8,10 @@ import (
 	"lockstep/sim"
 )
 
-// replicaHeader starts a lesson with a replica: two actors, A and B, and the
-// steps key, so that the first step line a case adds is line 8.
-const replicaHeader = `variant: token-count
-lease: 30s
-replica: true
-actors:
-  - id: A
-  - id: B
-steps:
-`
-
-// withReplicaSteps returns replicaHeader followed by lines, the first of
-// which is line 8.
+// withReplicaSteps returns header with "replica: true" after its lease,
+// followed by lines, the first of which is line 8.
 func withReplicaSteps(lines ...string) string {
-	return replicaHeader + strings.Join(lines, "\n") + "\n"
+	return strings.Replace(withSteps(lines...), "\nlease: 30s\n", "\nlease: 30s\nreplica: true\n", 1)
 }
 
 // TestLoadFailover reads the lesson field replica, the step field

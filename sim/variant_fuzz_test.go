@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -14,38 +13,11 @@ import (
 // must return a variant that ValidateVariant accepts or LoadErrors whose
 // every entry has a position, a message and a message code.
 func FuzzLoadVariant(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("variants", "*.variant.yaml"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no variant files under variants: %v", err)
-	}
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
-	}
+	addFileSeeds(f, filepath.Join("variants", "*.variant.yaml"))
 	f.Add([]byte(inlineVariant))
 	noFiles := func(string) ([]byte, error) { return nil, errors.New("no files here") }
 	f.Fuzz(func(t *testing.T, src []byte) {
 		d, err := sim.LoadVariant("fuzz.variant.yaml", src, noFiles)
-		if err == nil {
-			if d == nil {
-				t.Fatal("LoadVariant returned neither a variant nor an error")
-			}
-			if verr := sim.ValidateVariant(d); verr != nil {
-				t.Fatalf("LoadVariant accepted a variant that ValidateVariant rejects:\n%v", verr)
-			}
-			return
-		}
-		var es sim.LoadErrors
-		if !errors.As(err, &es) || len(es) == 0 {
-			t.Fatalf("want LoadErrors, got %T %v", err, err)
-		}
-		for _, e := range es {
-			if e.Pos.Line < 1 || e.Pos.Col < 1 || e.Msg == "" || e.Problem.ID == "" {
-				t.Fatalf("problem without a position, message or code: %#v", e)
-			}
-		}
+		checkLoadResult(t, "LoadVariant", d, err, sim.ValidateVariant)
 	})
 }

@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/a-h/templ"
 
@@ -92,23 +93,19 @@ func (v *Step) Panels(ctx context.Context) (map[string]string, error) {
 // delta.go) nor the explore tools (they depend on the run and the language
 // only, which only a frame with chrome changes).
 func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string, error) {
-	out := make(map[string]string, len(stepPanels)+2)
-	for _, name := range stepPanels {
-		html, err := v.keptPanel(name, func() (string, error) { return v.drawStepPanel(ctx, name) })
-		if err != nil {
-			return nil, fmt.Errorf("view: render %s: %w", name, err)
-		}
-		out[name] = html
+	names := stepPanels
+	if whole {
+		names = append(slices.Clone(stepPanels), PanelTimeline, PanelTools)
 	}
-	if !whole {
-		return out, nil
-	}
-	more := map[string]func() templ.Component{
-		PanelTimeline: func() templ.Component { return templates.TimelinePanel(v.Timeline()) },
-		PanelTools:    func() templ.Component { return templates.ExploreToolsPanel(v.ExploreTools()) },
-	}
-	for name, c := range more {
-		html, err := v.keptPanel(name, func() (string, error) { return Render(ctx, c()) })
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		html, err := v.keptPanel(name, func() (string, error) {
+			c, err := v.panel(name)
+			if err != nil {
+				return "", err
+			}
+			return Render(ctx, c)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("view: render %s: %w", name, err)
 		}
@@ -117,23 +114,28 @@ func (v *Step) renderPanels(ctx context.Context, whole bool) (map[string]string,
 	return out, nil
 }
 
-// drawStepPanel draws one of the stepPanels.
-func (v *Step) drawStepPanel(ctx context.Context, name string) (string, error) {
+// panel returns the templ component of the panel called name, drawn from
+// its view model; an unknown name is an error.
+func (v *Step) panel(name string) (templ.Component, error) {
 	switch name {
 	case PanelAlerts:
-		return Render(ctx, templates.AlertsPanel(v.Alerts()))
+		return templates.AlertsPanel(v.Alerts()), nil
 	case PanelNarration:
-		return Render(ctx, templates.NarrationPanel(v.Narration()))
+		return templates.NarrationPanel(v.Narration()), nil
 	case PanelDiagram:
-		return Render(ctx, templates.DiagramPanel(v.Diagram()))
+		return templates.DiagramPanel(v.Diagram()), nil
 	case PanelRedis:
-		return Render(ctx, templates.RedisPanel(v.Redis()))
+		return templates.RedisPanel(v.Redis()), nil
 	case PanelCommand:
-		return Render(ctx, templates.CommandPanel(v.Command()))
+		return templates.CommandPanel(v.Command()), nil
 	case PanelExplore:
-		return Render(ctx, templates.ExplorePanel(v.ExplorePanel()))
+		return templates.ExplorePanel(v.ExplorePanel()), nil
+	case PanelTimeline:
+		return templates.TimelinePanel(v.Timeline()), nil
+	case PanelTools:
+		return templates.ExploreToolsPanel(v.ExploreTools()), nil
 	}
-	return "", fmt.Errorf("view: %q is not a step panel", name)
+	return nil, fmt.Errorf("view: %q is not a panel", name)
 }
 
 // stepPanels are the panels a step can change (all but the timeline and the

@@ -121,6 +121,16 @@ func newTab(t *testing.T) context.Context {
 	return ctx
 }
 
+// courseTab opens a tab (newTab) and serves cfg with testLessons as its
+// lessons (startServer, on any loopback port): it returns the tab, the
+// lessons served and the server.
+func courseTab(t *testing.T, cfg Config) (context.Context, []*sim.Lesson, *testServer) {
+	t.Helper()
+	ctx := newTab(t)
+	cfg.Lessons = testLessons(t)
+	return ctx, cfg.Lessons, startServer(t, cfg, "127.0.0.1:0")
+}
+
 // newStillTab is newTab with prefers-reduced-motion: reduce emulated, so
 // the page's CSS (static/app.css) runs no animation or transition and the
 // timeline scrolls without smoothing: a walk through every step then
@@ -325,15 +335,11 @@ func checkShown(t *testing.T, l *sim.Lesson, f sim.Frame, s shown) {
 // every locale and a narrow layout there, for people to look at.
 func TestBrowserScreenshots(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	l := staleLesson(t, all)
-	frames := expectedFrames(t, l)
-	step := staleStep(frames)
+	ctx, l, ts := stalePlayerOn(t, Config{})
+	step := staleStep(expectedFrames(t, l))
 	if step < 0 {
 		t.Fatalf("lesson %s has no stale owner", l.ID)
 	}
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	shoot := func(lang string, width int64, present bool) []byte {
 		u := ts.url + lessonURL(l.ID, step, sim.Locale(lang), present)
 		run(t, ctx, chromedp.EmulateViewport(width, 800), chromedp.Navigate(u))

@@ -1,9 +1,13 @@
 package web
 
+// The benchmarks of a class at once on one server: its pages
+// (BenchmarkPlayerPageClass) and its steps (BenchmarkClassSteps).
+
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -61,28 +65,17 @@ func BenchmarkClassSteps(b *testing.B) {
 			steps := 0
 			b.ResetTimer()
 			for range b.N {
-				next := make(chan *sim.Lesson, class)
-				for i := range class {
-					next <- course[i%len(course)]
-				}
-				close(next)
-				var wg sync.WaitGroup
-				for range together {
-					wg.Go(func() {
-						for l := range next {
-							d, err := classSession(url, l)
-							if err != nil {
-								b.Error(err)
-								return
-							}
-							mu.Lock()
-							rtts = append(rtts, d...)
-							steps += len(d)
-							mu.Unlock()
-						}
-					})
-				}
-				wg.Wait()
+				asClass(class, together, func(i int) {
+					d, err := classSession(url, course[i%len(course)])
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					mu.Lock()
+					rtts = append(rtts, d...)
+					steps += len(d)
+					mu.Unlock()
+				})
 			}
 			b.StopTimer()
 			slices.Sort(rtts)
@@ -91,6 +84,61 @@ func BenchmarkClassSteps(b *testing.B) {
 			b.ReportMetric(float64(srv.frames.drawnBytes())/1024, "cache-KiB")
 		})
 	}
+}
+
+// BenchmarkPlayerPageClass is a class opening the teacher's deep link: one
+// op is 1,000 GETs of /lessons/stale-owner?step=6 on one server, 50 at a
+// time (the pages a class's browsers ask for before their websockets
+// connect), each page with its step's panels drawn from the lesson's
+// frames. "cached" keeps the frames of the lesson's first run (the
+// server's frameCache), "uncached" runs the lesson for every page. ns/op is
+// the 1,000 pages; page-µs is one page's share.
+func BenchmarkPlayerPageClass(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		off  bool
+	}{{"cached", false}, {"uncached", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			be := lessontest.Open(b, backend.Config{})
+			srv, err := New(Config{Backend: RedisBackend(be), Lessons: testLessons(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Close(context.Background())
+			srv.frames.off = c.off
+			const class, together = 1000, 50
+			get := func() {
+				if w := serveGet(srv, "/lessons/stale-owner?step=6&lang=zh-CN"); w.Code != http.StatusOK {
+					b.Errorf("status %d", w.Code)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				asClass(class, together, func(int) { get() })
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*class), "page-µs")
+		})
+	}
+}
+
+// asClass is a class arriving at once: it calls learner for each of n
+// learners (0 to n-1), together of them at a time, and returns when all
+// are done.
+func asClass(n, together int, learner func(i int)) {
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range together {
+		wg.Go(func() {
+			for i := range next {
+				learner(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // classSession is one learner of BenchmarkClassSteps: it loads l and steps

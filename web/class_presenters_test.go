@@ -17,10 +17,8 @@ func TestClassTwoPresenterTabs(t *testing.T) {
 		t.Fatalf("the second tab's class-presenter: code %q, key %q", r.Code, r.Key)
 	}
 	presenters := []*wsClient{p1, p2}
-	a, _ := student(t, hs, pm.Code, "")
-	a.await(MsgClassStatus, nil)
-	b, _ := student(t, hs, pm.Code, "zh-TW")
-	b.await(MsgClassStatus, nil)
+	a := seatedStudent(t, hs, pm.Code, "")
+	b := seatedStudent(t, hs, pm.Code, "zh-TW")
 	for i, p := range presenters {
 		if st := p.await(MsgClassStatus, func(m classMsg) bool { return m.Students == 2 }); st.Role != rolePresenter {
 			t.Fatalf("presenter %d's status %+v", i+1, st)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,15 +50,7 @@ func (c *wsClient) await(typ string, ok func(classMsg) bool) classMsg {
 	c.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		_ = c.conn.SetReadDeadline(deadline)
-		_, data, err := c.conn.ReadMessage()
-		if err != nil {
-			c.t.Fatalf("waiting for %s: %v", typ, err)
-		}
-		var m classMsg
-		if err := json.Unmarshal(data, &m); err != nil {
-			c.t.Fatalf("decode %s: %v", data, err)
-		}
+		m := readAs[classMsg](c, deadline, "waiting for "+typ)
 		if m.Type == MsgError && typ != MsgError {
 			c.t.Fatalf("waiting for %s: error %s: %s", typ, m.Code, m.Message)
 		}
@@ -88,6 +79,15 @@ func presenterAt(t *testing.T, hs *httptest.Server, step int) (*wsClient, classM
 	return p, p.await(MsgClassPresenter, nil)
 }
 
+// joinError asks a new session to join class code and returns the error
+// that answers it.
+func joinError(t *testing.T, hs *httptest.Server, code string) classMsg {
+	t.Helper()
+	c := dial(t, hs, nil)
+	c.expect(MsgHello)
+	return c.errorOf(ClientMessage{Type: MsgClassJoin, Code: code})
+}
+
 // student joins class code in lang; it returns the connection after the
 // joined message, the class's frame and status.
 func student(t *testing.T, hs *httptest.Server, code, lang string) (*wsClient, classMsg) {
@@ -104,6 +104,15 @@ func student(t *testing.T, hs *httptest.Server, code, lang string) (*wsClient, c
 		t.Fatalf("joined %+v", j)
 	}
 	return s, j
+}
+
+// seatedStudent is a student of class code in lang (student) who has
+// also had the class's status: it returns the connection.
+func seatedStudent(t *testing.T, hs *httptest.Server, code, lang string) *wsClient {
+	t.Helper()
+	s, _ := student(t, hs, code, lang)
+	s.await(MsgClassStatus, nil)
+	return s
 }
 
 func TestClassPresenterAndStudents(t *testing.T) {
@@ -123,8 +132,7 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if st := a.await(MsgClassStatus, nil); st.Role != roleStudent || st.Step != 1 || !st.Following {
 		t.Fatalf("student status %+v", st)
 	}
-	b, _ := student(t, hs, pm.Code, "zh-CN")
-	b.await(MsgClassStatus, nil)
+	b := seatedStudent(t, hs, pm.Code, "zh-CN")
 	p.await(MsgClassStatus, func(m classMsg) bool { return m.Students == 2 })
 
 	// The presenter steps twice: each student follows, frame then status.
@@ -194,9 +202,7 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if resp.StatusCode != http.StatusGone {
 		t.Fatalf("an ended class's page: %d, want 410", resp.StatusCode)
 	}
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	if e := c.errorOf(ClientMessage{Type: MsgClassJoin, Code: pm.Code}); e.Code != ErrCodeClassEnded {
+	if e := joinError(t, hs, pm.Code); e.Code != ErrCodeClassEnded {
 		t.Fatalf("join of an ended class: %+v", e)
 	}
 }
@@ -205,8 +211,7 @@ func TestClassStudentsCannotMoveIt(t *testing.T) {
 	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	p, pm := presenterAt(t, hs, 2)
-	s, _ := student(t, hs, pm.Code, "")
-	s.await(MsgClassStatus, nil)
+	s := seatedStudent(t, hs, pm.Code, "")
 	for _, m := range []ClientMessage{
 		{Type: MsgStep}, {Type: MsgSeek, Step: intp(5)}, {Type: MsgLoad, Lesson: "stale-owner"}, {Type: MsgPlay},
 	} {
@@ -310,8 +315,7 @@ func TestClassResumeWithTheKey(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	p, pm := presenterAt(t, hs, 1)
-	s, _ := student(t, hs, pm.Code, "")
-	s.await(MsgClassStatus, nil)
+	s := seatedStudent(t, hs, pm.Code, "")
 	p.conn.Close() // the presenter's page reloads
 	p2, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(6)})
 	p2.send(ClientMessage{Type: MsgClassResume, Code: pm.Code, Key: pm.Key})
@@ -345,9 +349,7 @@ func TestClassEndsWhenIdle(t *testing.T) {
 	if st.EndReason != classroom.EndIdle {
 		t.Fatalf("end %+v", st)
 	}
-	c := dial(t, hs, nil)
-	c.expect(MsgHello)
-	if e := c.errorOf(ClientMessage{Type: MsgClassJoin, Code: pm.Code}); e.Code != ErrCodeClassEnded {
+	if e := joinError(t, hs, pm.Code); e.Code != ErrCodeClassEnded {
 		t.Fatalf("joining an idle-ended class: %+v", e)
 	}
 }
@@ -359,8 +361,7 @@ func TestClassFeedResubscribesAfterLag(t *testing.T) {
 	var log logRecorder
 	srv, hs := newTestHTTP(t, Config{Logf: log.Logf})
 	p, pm := presenterAt(t, hs, 1)
-	s, _ := student(t, hs, pm.Code, "")
-	s.await(MsgClassStatus, nil)
+	s := seatedStudent(t, hs, pm.Code, "")
 	srv.classMu.Lock()
 	feed := srv.feeds[pm.Code]
 	srv.classMu.Unlock()

@@ -184,10 +184,8 @@ func forkStaleOwner(t *testing.T, ctx context.Context, ts *testServer, all []*si
 // resumes right after its lease expired), then lets A acquire again: LOST.
 func TestBrowserExploreFork(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
+	ctx, all, ts := courseTab(t, Config{})
 	l := lessonByID(t, all, "stale-owner")
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	s := forkStaleOwner(t, ctx, ts, all)
 	// The header names the lesson and the step the fork leaves it at (the
 	// wording is explore.ForkTitle's: "What if: “…” after step 4").
@@ -283,9 +281,7 @@ func TestBrowserExploreFork(t *testing.T) {
 // steps in a fresh sandbox.
 func TestBrowserExploreUndo(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, all, ts := courseTab(t, Config{})
 	s := forkStaleOwner(t, ctx, ts, all)
 	click(t, ctx, `[data-explore="undo"]`)
 	waitExplore(t, ctx, 4, 4)
@@ -352,9 +348,7 @@ func TestBrowserExploreUndo(t *testing.T) {
 // shows the explore page with the bad-link box.
 func TestBrowserExploreShareLink(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, all, ts := courseTab(t, Config{})
 	forkStaleOwner(t, ctx, ts, all)
 	clickFork(t, ctx, "A", sim.ActAcquire)
 	waitExplore(t, ctx, 6, 6)
@@ -422,9 +416,7 @@ func TestBrowserExploreShareLink(t *testing.T) {
 // listed at their lines and the text is kept), then uploads a good file.
 func TestBrowserExploreImport(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, all, ts := courseTab(t, Config{})
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=en"))
 	waitJS(t, ctx, `!!document.querySelector('[data-testid="import-text"]')`, "the import form")
 	bad := "title: x\nvariant: token-count\nlease: 30s\nactors:\n  - id: A\nsteps:\n  - actor: A\n    do: jump\n"
@@ -534,9 +526,7 @@ func TestBrowserExploreCustomAdvance(t *testing.T) {
 // from the player's compare form, then a fork's timeline.
 func TestBrowserExploreCompare(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	ctx, all, ts := courseTab(t, Config{})
 	l := lessonByID(t, all, "nested-after-expiry-silent")
 	if l.Variant != "hash-refresh" {
 		t.Fatalf("nested-after-expiry-silent is %s, the test expects hash-refresh", l.Variant)
@@ -627,10 +617,8 @@ func checkCompare(t *testing.T, ctx context.Context, name, value string) {
 // the page's body.
 func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
+	ctx, all, ts := courseTab(t, Config{})
 	l := lessonByID(t, all, "stale-owner")
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+"/lessons/stale-owner?lang=en"))
 	waitExplore(t, ctx, 0, len(l.Steps))
 	_ = eval[bool](t, ctx, `(window.sameDocument = true, window.entries = history.length, document.querySelector('a.skip').click(), true)`)
@@ -682,8 +670,7 @@ func TestBrowserBackOverSkipLinkAndFocus(t *testing.T) {
 // with two acquires, so nothing before the idle close races its timer.
 func TestBrowserUndoWhileIdle(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	ts := startServer(t, Config{Lessons: testLessons(t), IdleTimeout: 5 * time.Second}, "127.0.0.1:0")
+	ctx, _, ts := courseTab(t, Config{IdleTimeout: 5 * time.Second})
 	l, err := explore.Sandbox(tr(sim.English).cat, explore.SandboxConfig{Variant: "token-count", LeaseMS: 30000, Actors: 2, Lock: "lock"})
 	if err != nil {
 		t.Fatal(err)

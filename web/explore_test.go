@@ -14,6 +14,8 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/view"
+
+	"golang.org/x/net/html"
 )
 
 // frameTimeline reads a frame message's share code.
@@ -170,22 +172,9 @@ func TestProtocolForkUndoShare(t *testing.T) {
 func TestExplorePages(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(path string, wantStatus int) string {
+	get := func(path string, want int) string {
 		t.Helper()
-		resp, err := noRedirect.Get(hs.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != wantStatus {
-			t.Fatalf("GET %s: %d, want %d\n%s", path, resp.StatusCode, wantStatus, b)
-		}
-		if wantStatus == http.StatusSeeOther {
-			return resp.Header.Get("Location")
-		}
-		return string(b)
+		return getPage(t, hs.URL, path, want)
 	}
 	if page := parseDOM(t, get("/explore?lang=zh-CN", 200)); page.text(t, "sandbox heading", withAttr("id", "sandbox-title")) != "新建沙盒" ||
 		page.text(t, "import heading", withAttr("id", "import-title")) != "导入课程文件" {
@@ -275,7 +264,7 @@ func TestExplorePages(t *testing.T) {
 		mw.Close()
 		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/explore/import?lang=en", &buf)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
-		resp, err := noRedirect.Do(req)
+		resp, err := noRedirect().Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,5 +414,52 @@ func TestProtocolUndoForkOfUnknownLesson(t *testing.T) {
 	c2.send(map[string]any{"type": "undo", "id": 3})
 	if e := c2.expect(MsgError); e.Re != 3 || e.Code != ErrCodeBadStep || !strings.Contains(e.Message, "nothing to undo: this fork's 4 steps are lesson stale-owner's") || strings.Contains(e.Message, "/lessons/") {
 		t.Fatalf("undo past the fork of an unknown lesson: %+v", e)
+	}
+}
+
+// TestCompareAndSandboxErrorsInPageLanguage: a compare request that names
+// no timeline or an unknown lesson is answered in the page's language, and
+// a refused sandbox says once that it could not start.
+func TestCompareAndSandboxErrorsInPageLanguage(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	page := func(path string) dom {
+		t.Helper()
+		resp, body := get(t, hs.URL+path, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("GET %s: %d, want 400", path, resp.StatusCode)
+		}
+		return parseDOM(t, body)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/explore/compare?x=1&lang=zh-CN", "请用 t= 指定时间线，或用 lesson= 指定课程"},
+		{"/explore/compare?lesson=nope&lang=zh-TW", "課程裡沒有課程「nope」"},
+		{"/explore/compare?lesson=nope", `no lesson "nope" in the course`},
+	} {
+		msg := textOf(page(tc.path).one(t, "compare-error", withAttr("data-testid", "compare-error")))
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, "web:") {
+			t.Errorf("%s: %q, want %q and no package prefix", tc.path, msg, tc.want)
+		}
+	}
+	d := page("/explore/new?variant=nope&lease_ms=1000&actors=1")
+	msg := textOf(d.one(t, "sandbox-error", withAttr("data-testid", "sandbox-error")))
+	if !strings.Contains(msg, "unknown variant") || strings.Count(strings.ToLower(msg), "sandbox") != 1 {
+		t.Errorf("sandbox error %q: want the broken rule, and the sandbox named once", msg)
+	}
+}
+
+// TestSandboxLockFieldTakesAnyLockName: the sandbox form's lock input has no
+// pattern of the old lock-name rule (any text without control characters
+// is a lock name), and its help says so.
+func TestSandboxLockFieldTakesAnyLockName(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	_, body := get(t, hs.URL+"/explore", nil)
+	in := parseDOM(t, body).one(t, "lock input", func(n *html.Node) bool { v, _ := attr(n, "name"); return n.Data == "input" && v == "lock" })
+	if p, ok := attr(in, "pattern"); ok {
+		t.Errorf("lock input pattern=%q", p)
+	}
+	if title, _ := attr(in, "title"); !strings.Contains(title, "control characters") {
+		t.Errorf("lock input title=%q", title)
 	}
 }

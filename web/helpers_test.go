@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -135,6 +136,36 @@ func (ts *testServer) stop() {
 	_ = ts.hs.Shutdown(ctx)
 	_ = ts.srv.Close(ctx)
 	<-ts.done
+}
+
+// noRedirect returns an HTTP client that does not follow redirects: a
+// 3xx response is what it returns.
+func noRedirect() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// getPage GETs path from base (a server's URL) and returns the body; for a
+// want of 303 See Other it does not follow the redirect and returns the
+// Location instead. A status other than want fails the test.
+func getPage(t *testing.T, base, path string, want int) string {
+	t.Helper()
+	client := http.DefaultClient
+	if want == http.StatusSeeOther {
+		client = noRedirect()
+	}
+	resp, err := client.Get(base + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: %d, want %d\n%.400s", path, resp.StatusCode, want, b)
+	}
+	if want == http.StatusSeeOther {
+		return resp.Header.Get("Location")
+	}
+	return string(b)
 }
 
 func repoRoot(tb testing.TB) string {

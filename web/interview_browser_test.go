@@ -66,11 +66,9 @@ func wrongChoice(t *testing.T, l *sim.Lesson, frames []sim.Frame, n int) sim.Out
 // missed step only.
 func TestBrowserPredictWrongThenRight(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	all := testLessons(t)
+	ctx, all, ts := courseTab(t, Config{})
 	l := lessonByID(t, all, "missed-release")
 	frames := expectedFrames(t, l)
-	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)+"&predict=1"))
 	waitStep(t, ctx, 0)
 	if eval[string](t, ctx, `document.getElementById('btn-predict').getAttribute('aria-pressed')`) != "true" {

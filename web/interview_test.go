@@ -163,7 +163,7 @@ func TestInterviewPagesWithoutTheirLessons(t *testing.T) {
 func TestDrillRoutes(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	noFollow := noRedirect()
 	status := func(path string) (int, string) {
 		t.Helper()
 		resp, err := noFollow.Get(hs.URL + path)

@@ -42,7 +42,7 @@ func postLock(t *testing.T, base string, fields map[string]string) *http.Respons
 		_ = mw.WriteField(k, v)
 	}
 	mw.Close()
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := noRedirect()
 	resp, err := c.Post(base+"/explore/lock?lang=en", mw.FormDataContentType(), &body)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestOwnLockCourseTable(t *testing.T) {
 			open = href
 		}
 	}
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := noRedirect()
 	r2, err := c.Get(hs.URL + open)
 	if err != nil || r2.StatusCode != http.StatusSeeOther {
 		t.Fatalf("open %q: %v %v", open, r2, err)

@@ -102,9 +102,8 @@ func stalePlayer(t *testing.T) (context.Context, *sim.Lesson, *testServer) {
 // Lessons set to the test lessons.
 func stalePlayerOn(t *testing.T, cfg Config) (context.Context, *sim.Lesson, *testServer) {
 	t.Helper()
-	ctx := newTab(t)
-	cfg.Lessons = testLessons(t)
-	return ctx, staleLesson(t, cfg.Lessons), startServer(t, cfg, "127.0.0.1:0")
+	ctx, all, ts := courseTab(t, cfg)
+	return ctx, staleLesson(t, all), ts
 }
 
 func readFit(t *testing.T, ctx context.Context) presentFit {

@@ -137,12 +137,20 @@ func (c *wsClient) send(v any) {
 // read returns the next server message.
 func (c *wsClient) read() serverMsg {
 	c.t.Helper()
-	_ = c.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+	return readAs[serverMsg](c, time.Now().Add(60*time.Second), "read")
+}
+
+// readAs reads c's next message, waiting up to deadline, and decodes it
+// into a T (serverMsg, or a test's own view of some messages). what names
+// the wait in the failure of a read ("read", "waiting for frame").
+func readAs[T any](c *wsClient, deadline time.Time, what string) T {
+	c.t.Helper()
+	_ = c.conn.SetReadDeadline(deadline)
 	_, data, err := c.conn.ReadMessage()
 	if err != nil {
-		c.t.Fatalf("read: %v", err)
+		c.t.Fatalf("%s: %v", what, err)
 	}
-	var m serverMsg
+	var m T
 	if err := json.Unmarshal(data, &m); err != nil {
 		c.t.Fatalf("decode %s: %v", data, err)
 	}

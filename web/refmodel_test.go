@@ -20,7 +20,7 @@ import (
 type refmodelBackend struct{}
 
 func (refmodelBackend) OpenStore() (sim.Store, func(context.Context) error, error) {
-	return refmodel.New(), func(context.Context) error { return nil }, nil
+	return refmodel.Open()
 }
 
 func (refmodelBackend) Info() backend.Info { return backend.Info{Version: "refmodel"} }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -34,15 +33,7 @@ type searchReply struct {
 func (c *wsClient) readSearch() searchReply {
 	c.t.Helper()
 	for {
-		_ = c.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
-		_, data, err := c.conn.ReadMessage()
-		if err != nil {
-			c.t.Fatalf("read: %v", err)
-		}
-		var m searchReply
-		if err := json.Unmarshal(data, &m); err != nil {
-			c.t.Fatalf("decode %s: %v", data, err)
-		}
+		m := readAs[searchReply](c, time.Now().Add(60*time.Second), "read")
 		if m.Type != MsgHello {
 			return m
 		}

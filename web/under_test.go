@@ -1,8 +1,6 @@
 package web
 
 import (
-	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,22 +10,6 @@ import (
 	"lockstep/templates"
 	"lockstep/view"
 )
-
-// getPage fetches path from hs and returns its body, failing on another
-// status than want.
-func getPage(t *testing.T, base, path string, want int) string {
-	t.Helper()
-	resp, err := http.Get(base + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		t.Fatalf("GET %s: %d, want %d\n%.400s", path, resp.StatusCode, want, b)
-	}
-	return string(b)
-}
 
 // TestCompareColumnRetold checks issue 19 item 6 as a new user meets it:
 // Compare's hash-refresh column of lesson 12 opens a timeline whose title

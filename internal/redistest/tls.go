@@ -52,35 +52,21 @@ func StartTLS(tb testing.TB, extra ...string) *Server {
 // certificate for 127.0.0.1 and localhost that it signs (server.pem,
 // server-key.pem), all ECDSA P-256, valid for a day.
 func makeCerts(dir string) (caFile, certFile, keyFile string, pool *x509.CertPool, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return "", "", "", nil, err
-	}
 	now := time.Now()
-	ca := &x509.Certificate{
+	ca, caDER, caKey, err := newCert(&x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "lockstep test CA"},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	}, nil, nil)
 	if err != nil {
 		return "", "", "", nil, err
 	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return "", "", "", nil, err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return "", "", "", nil, err
-	}
-	leaf := &x509.Certificate{
+	_, leafDER, key, err := newCert(&x509.Certificate{
 		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
-	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
+	}, ca, caKey)
 	if err != nil {
 		return "", "", "", nil, err
 	}
@@ -98,6 +84,28 @@ func makeCerts(dir string) (caFile, certFile, keyFile string, pool *x509.CertPoo
 		}
 	}
 	pool = x509.NewCertPool()
-	pool.AddCert(caCert)
+	pool.AddCert(ca)
 	return caFile, certFile, keyFile, pool, nil
+}
+
+// newCert makes an ECDSA P-256 key and the certificate of tmpl for it,
+// signed by parent with parentKey, or self-signed when parent is nil. It
+// returns the certificate, parsed and as DER, and the key.
+func newCert(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, []byte, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cert, der, key, nil
 }

@@ -61,6 +61,12 @@ type value struct {
 // New returns an empty Store.
 func New() *Store { return &Store{keys: map[string]*value{}} }
 
+// Open is a sim.StoreOpener of the model: an empty Store for each run, and a
+// close that has nothing to release (it always returns nil).
+func Open() (sim.Store, func(context.Context) error, error) {
+	return New(), func(context.Context) error { return nil }, nil
+}
+
 var _ sim.Store = (*Store)(nil)
 
 // Exec implements sim.Store. It ignores b.Prior (the model's clock is the

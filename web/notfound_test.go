@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"lockstep/sim"
@@ -54,6 +55,39 @@ func TestUnknownPathNotFoundPage(t *testing.T) {
 	for _, p := range []string{"/", "/interview", "/healthz"} {
 		if resp, _ := get(t, hs.URL+p, nil); resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: status %d", p, resp.StatusCode)
+		}
+	}
+}
+
+// TestLessonNotFoundPage: an unknown lesson is a localized HTML page that
+// links back to the course.
+func TestLessonNotFoundPage(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	for _, lang := range sim.Locales {
+		resp, body := get(t, hs.URL+"/lessons/nope?lang="+string(lang), nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+			t.Fatalf("content type %q", ct)
+		}
+		ui := tr(lang).UI()
+		page := parseDOM(t, body)
+		main := dom{page.one(t, "main", tag("main"))}
+		back := main.one(t, "link back", byTestID("back-to-course"))
+		href, _ := attr(back, "href")
+		paras := main.all(tag("p"))
+		for what, ok := range map[string]bool{
+			"lang":          pageLang(t, body) == string(lang),
+			"title":         main.text(t, "heading", tag("h1")) == ui.NotFoundTitle,
+			"explanation":   len(paras) > 0 && textOf(paras[0]) == ui.NotFoundBody,
+			"link back":     href == "/?lang="+string(lang) && textOf(back) == ui.BackToCourse,
+			"the lesson id": main.text(t, "lesson id", tag("code")) == "nope",
+		} {
+			if !ok {
+				t.Errorf("%s: 404 page lacks its %s", lang, what)
+			}
 		}
 	}
 }
