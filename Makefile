@@ -14,8 +14,13 @@ GO ?= go
 # The fuzz targets run here on their seed corpora (testdata/fuzz and their
 # f.Add inputs), as go test runs every fuzz target; fuzzing itself, new
 # inputs for minutes, is `make fuzz` (docs/testing.md: the time budget).
-test: deps vet templ-check js-test
-	$(GO) test -race -count=1 -parallel 4 -timeout 20m ./...
+# -vet=all: go test runs every check of `go vet` (not only its short default
+# list) on every package, those without tests too, on the packages it
+# builds for the race detector anyway; a separate `go vet ./...` compiled
+# everything a second time, without -race: 115 CPU-s of a cold run
+# (docs/testing.md). `make vet` stays for a vet alone.
+test: deps templ-check js-test
+	$(GO) test -race -vet=all -count=1 -parallel 4 -timeout 20m ./...
 
 # fuzz runs each fuzz target on top of its seed corpus in testdata/fuzz
 # (make test runs only the corpora; this takes some three CPU-minutes, most
