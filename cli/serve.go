@@ -22,7 +22,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...] [-allow-custom-scripts]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
@@ -40,6 +40,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
+	classIdle := fs.Duration("class-idle", web.DefaultClassIdle, "end a class after this long without a move, a question, an answer or a join (its students get the end page); 1m to 24h")
 	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the scripts of learners' own locks (Explore: Your lock) on that Redis, where a script that runs long blocks it for every client; without it they run on an embedded Redis of the server's own")
 	classRedis := fs.String("classroom-redis", "", "share classes with the other Lockstep servers that use the Redis at this redis:// URL (pub/sub and keys under lockstep:{class-CODE}:, see classbus.Redis; -redis-ca applies to it too); empty: classes live in this process")
 	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
@@ -56,6 +57,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		{"max-sessions-per-addr", "must be at least 1", *perAddr <= 0},
 		{"idle-timeout", "must be positive", *idle <= 0},
 		{"max-pairs", "must be at least 1", *maxPairs <= 0},
+		{"class-idle", "must be 1m to 24h", *classIdle < time.Minute || *classIdle > 24*time.Hour},
 	} {
 		if c.bad {
 			fmt.Fprintf(stderr, "lockstep: flag -%s: %s\n", c.flag, c.rule)
@@ -102,7 +104,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus, ClassPeers: peers,
-		AllowCustomScripts: *allowCustom,
+		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

@@ -158,6 +158,9 @@ func TestServeBadArguments(t *testing.T) {
 		{"serve-me"},
 		{"-max-sessions", "0"},
 		{"-idle-timeout", "-1s"},
+		{"-class-idle", "30s"},
+		{"-class-idle", "25h"},
+		{"-class-idle", "soon"},
 		{"-redis", "redis://127.0.0.1:1"},
 		{"-redis", "not a url"},
 		{"-addr", "256.0.0.1:99999"},
@@ -184,7 +187,7 @@ func TestServeBadArguments(t *testing.T) {
 // (421) and answers one listed in -allowed-hosts; a bad
 // -max-sessions-per-addr is refused by name.
 func TestServeHostFlags(t *testing.T) {
-	u, _, _, stop := startServe(t, "-allowed-hosts", "lockstep.example.org, class.example")
+	u, _, _, stop := startServe(t, "-allowed-hosts", "lockstep.example.org, class.example", "-class-idle", "90m")
 	defer stop()
 	for host, want := range map[string]int{"evil.example": http.StatusMisdirectedRequest, "lockstep.example.org": http.StatusOK, "class.example:8443": http.StatusOK} {
 		req, err := http.NewRequest(http.MethodGet, u+"healthz", nil)
