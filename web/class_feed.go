@@ -23,6 +23,8 @@ type classFeed struct {
 	// frames are the class's frame messages its following students share
 	// (class_frames.go).
 	frames classFrames
+	// statuses are the class-status messages they share (class_shared.go).
+	statuses classStatuses
 
 	mu      sync.Mutex
 	latest  classroom.State

@@ -423,7 +423,7 @@ func (s *session) followClass() {
 	l := s.class
 	st := l.feed.state()
 	if st.Ended {
-		s.send(s.studentStatus(st))
+		s.sendStudentStatus(st)
 		s.leaveClass()
 		return
 	}
@@ -444,7 +444,7 @@ func (s *session) followClass() {
 	}
 	if st.Seq != l.shownSeq {
 		l.shownSeq = st.Seq
-		s.send(s.studentStatus(st))
+		s.sendStudentStatus(st)
 	}
 }
 
@@ -528,6 +528,6 @@ func (s *session) classLang() {
 			s.class.shown.step = -1 // the shared frames in the new language, chrome and all
 			s.followClass()
 		}
-		s.send(s.studentStatus(s.class.feed.state()))
+		s.sendStudentStatus(s.class.feed.state())
 	}
 }

@@ -1,11 +1,12 @@
 package web
 
 import (
-	"context"
+	"sync"
 
 	"github.com/gorilla/websocket"
 
 	"lockstep/classroom"
+	"lockstep/sim"
 )
 
 // sharedShown is what a following student's page shows from its class's
@@ -42,9 +43,7 @@ func (s *session) followShared(st classroom.State) bool {
 	if from == st.Step && from >= 0 {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(s.srv.ctx, runTimeout)
-	defer cancel()
-	pm, err := l.feed.frames.message(ctx, s.srv, lesson, s.locale, from, st.Step, l.code)
+	pm, err := l.feed.frames.message(s.srv, lesson, s.locale, from, st.Step, l.code)
 	if err != nil {
 		s.srv.logf("web: class %s: shared frame: %v", l.code, err)
 		return false
@@ -62,4 +61,61 @@ func (s *session) sendPrepared(pm *websocket.PreparedMessage) bool {
 		return false
 	}
 	return s.queue(outgoing{prepared: pm})
+}
+
+// classStatuses are the class-status messages a feed's students share:
+// every following student of one language who has not answered the
+// question gets the same one after a move, so it is encoded and framed
+// once (and, for students whose connection compresses, compressed once)
+// rather than once per student.
+type classStatuses struct {
+	mu   sync.Mutex
+	msgs map[classStatusKey]*websocket.PreparedMessage
+}
+
+// classStatusesKept bounds the messages kept per feed: a few states (the
+// newest, one that ended), three languages, following or not, a few
+// answers.
+const classStatusesKept = 64
+
+// classStatusKey is everything a student's class-status depends on
+// (session.studentStatus): the state (Seq, and the ended copy a feed makes
+// of its newest state when the class is gone), the language, whether the
+// student follows and its answer.
+type classStatusKey struct {
+	seq       int64
+	ended     bool
+	reason    string
+	locale    sim.Locale
+	following bool
+	answer    string
+}
+
+// sendStudentStatus queues the student's class-status of state st (the
+// feed's) from the feed's shared messages.
+func (s *session) sendStudentStatus(st classroom.State) bool {
+	msg := s.studentStatus(st)
+	key := classStatusKey{st.Seq, st.Ended, st.EndReason, s.locale, msg.Following, msg.Answer}
+	c := &s.class.feed.statuses
+	c.mu.Lock()
+	pm := c.msgs[key]
+	c.mu.Unlock()
+	if pm == nil {
+		b, err := encodeMessage(msg)
+		if err != nil {
+			s.srv.logf("web: encode message: %v", err)
+			return false
+		}
+		if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, b); err != nil {
+			s.srv.logf("web: class %s: status: %v", s.class.code, err)
+			return false
+		}
+		c.mu.Lock()
+		if c.msgs == nil || len(c.msgs) >= classStatusesKept {
+			c.msgs = map[classStatusKey]*websocket.PreparedMessage{}
+		}
+		c.msgs[key] = pm
+		c.mu.Unlock()
+	}
+	return s.sendPrepared(pm)
 }
