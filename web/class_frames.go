@@ -29,7 +29,9 @@ import (
 // step by step shows what a frame with chrome would), so one message fits
 // every student who shows that step.
 type classFrames struct {
-	mu   sync.Mutex
+	// mu: read-locked by the students of a move, who find their message
+	// drawn; locked to add one.
+	mu   sync.RWMutex
 	msgs map[classFrameKey]*classFrame
 }
 
@@ -59,16 +61,20 @@ type classFrame struct {
 // or timer of their own.
 func (c *classFrames) message(srv *Server, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
 	key := classFrameKey{class, l.ID, loc, from, to}
-	c.mu.Lock()
-	if c.msgs == nil || len(c.msgs) >= classFramesKept {
-		c.msgs = map[classFrameKey]*classFrame{}
-	}
+	c.mu.RLock()
 	f := c.msgs[key]
+	c.mu.RUnlock()
 	if f == nil {
-		f = &classFrame{}
-		c.msgs[key] = f
+		c.mu.Lock()
+		if c.msgs == nil || len(c.msgs) >= classFramesKept {
+			c.msgs = map[classFrameKey]*classFrame{}
+		}
+		if f = c.msgs[key]; f == nil {
+			f = &classFrame{}
+			c.msgs[key] = f
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	f.once.Do(func() {
 		ctx, cancel := context.WithTimeout(srv.ctx, runTimeout)
 		defer cancel()

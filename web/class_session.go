@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/explore"
@@ -427,9 +429,15 @@ func (s *session) followClass() {
 		s.leaveClass()
 		return
 	}
-	if l.following && s.followShared(st) {
-		// Shown from the class's shared frames.
-	} else if l.following {
+	var status *websocket.PreparedMessage
+	if st.Seq != l.shownSeq {
+		l.shownSeq = st.Seq
+		status = s.studentStatusMessage(st)
+	}
+	if l.following && s.followShared(st, status) {
+		return // the shared frame and the status, sent together
+	}
+	if l.following {
 		if s.runner == nil || s.showsOther(st) {
 			tl, err := s.classTimeline(st)
 			if err != nil {
@@ -442,9 +450,8 @@ func (s *session) followClass() {
 			s.moveTo(0, st.Step)
 		}
 	}
-	if st.Seq != l.shownSeq {
-		l.shownSeq = st.Seq
-		s.sendStudentStatus(st)
+	if status != nil {
+		s.sendPrepared(status)
 	}
 }
 

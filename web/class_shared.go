@@ -21,11 +21,14 @@ type sharedShown struct {
 }
 
 // followShared shows class state st to a following student from the
-// class's shared frames, and reports whether it could: a class that shows
-// a course lesson can, and the session then runs no lesson of its own; a
-// drill or an explore timeline cannot (the caller runs it in the session,
-// as a player would).
-func (s *session) followShared(st classroom.State) bool {
+// class's shared frames, then status (nil: none), and reports whether it
+// could: a class that shows a course lesson can, and the session then runs
+// no lesson of its own; a drill or an explore timeline cannot (the caller
+// runs it in the session, as a player would, and sends status).
+//
+// The frame and the status go in one queued message, so that the writer
+// sends them in one write (batchConn) and wakes once.
+func (s *session) followShared(st classroom.State, status *websocket.PreparedMessage) bool {
 	l := s.class
 	lesson := s.srv.byID[st.Lesson]
 	if st.Timeline != "" || lesson == nil {
@@ -41,6 +44,9 @@ func (s *session) followShared(st classroom.State) bool {
 		from = l.shown.step
 	}
 	if from == st.Step && from >= 0 {
+		if status != nil {
+			s.sendPrepared(status)
+		}
 		return true
 	}
 	pm, err := l.feed.frames.message(s.srv, lesson, s.locale, from, st.Step, l.code)
@@ -49,7 +55,7 @@ func (s *session) followShared(st classroom.State) bool {
 		return false
 	}
 	l.shown = sharedShown{lesson: st.Lesson, locale: string(s.locale), step: -1}
-	if s.sendPrepared(pm) {
+	if !s.dropped && s.queue(outgoing{prepared: pm, then: status}) {
 		l.shown.step = st.Step
 	}
 	return true
@@ -69,7 +75,7 @@ func (s *session) sendPrepared(pm *websocket.PreparedMessage) bool {
 // once (and, for students whose connection compresses, compressed once)
 // rather than once per student.
 type classStatuses struct {
-	mu   sync.Mutex
+	mu   sync.RWMutex // as classFrames.mu
 	msgs map[classStatusKey]*websocket.PreparedMessage
 }
 
@@ -94,21 +100,29 @@ type classStatusKey struct {
 // sendStudentStatus queues the student's class-status of state st (the
 // feed's) from the feed's shared messages.
 func (s *session) sendStudentStatus(st classroom.State) bool {
+	pm := s.studentStatusMessage(st)
+	return pm != nil && s.sendPrepared(pm)
+}
+
+// studentStatusMessage is the student's class-status of state st (the
+// feed's), from the feed's shared messages; nil when it cannot be encoded
+// (logged).
+func (s *session) studentStatusMessage(st classroom.State) *websocket.PreparedMessage {
 	msg := s.studentStatus(st)
 	key := classStatusKey{st.Seq, st.Ended, st.EndReason, s.locale, msg.Following, msg.Answer}
 	c := &s.class.feed.statuses
-	c.mu.Lock()
+	c.mu.RLock()
 	pm := c.msgs[key]
-	c.mu.Unlock()
+	c.mu.RUnlock()
 	if pm == nil {
 		b, err := encodeMessage(msg)
 		if err != nil {
 			s.srv.logf("web: encode message: %v", err)
-			return false
+			return nil
 		}
 		if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, b); err != nil {
 			s.srv.logf("web: class %s: status: %v", s.class.code, err)
-			return false
+			return nil
 		}
 		c.mu.Lock()
 		if c.msgs == nil || len(c.msgs) >= classStatusesKept {
@@ -117,5 +131,5 @@ func (s *session) sendStudentStatus(st classroom.State) bool {
 		c.msgs[key] = pm
 		c.mu.Unlock()
 	}
-	return s.sendPrepared(pm)
+	return pm
 }

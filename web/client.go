@@ -82,6 +82,9 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 type outgoing struct {
 	data     []byte
 	prepared *websocket.PreparedMessage
+	// then, when not nil, is written right after, in the same write of
+	// the connection (a class-status after its class's frame).
+	then *websocket.PreparedMessage
 }
 
 // enqueue queues a message. When the queue is full it waits, up to
@@ -255,7 +258,7 @@ func (c *client) writePump() {
 // connection (batchConn), the messages queued after it; on a closed queue
 // it sends the close frame. It reports whether the writer goes on.
 func (c *client) writeQueued(msg outgoing, ok bool) bool {
-	held := ok && c.batch != nil && len(c.send) > 0
+	held := ok && c.batch != nil && (len(c.send) > 0 || msg.then != nil)
 	if held {
 		c.batch.hold()
 	}
@@ -276,6 +279,9 @@ func (c *client) writeQueued(msg outgoing, ok bool) bool {
 			err = c.conn.WritePreparedMessage(msg.prepared)
 		} else {
 			err = c.conn.WriteMessage(websocket.TextMessage, msg.data)
+		}
+		if err == nil && msg.then != nil {
+			err = c.conn.WritePreparedMessage(msg.then)
 		}
 		if err != nil {
 			_ = c.conn.Close()
