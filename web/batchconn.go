@@ -29,6 +29,8 @@ type batchConn struct {
 	// of a network connection's deadline is a timer's.
 	deadline    time.Time
 	deadlineSet bool
+	// applied is the write deadline last set on Conn.
+	applied time.Time
 	// bufs are the buffers of batches being written (Server.batchBufs),
 	// shared by every connection: one kept per connection would hold a
 	// message's worth of memory for each of 10,000 students.
@@ -69,6 +71,28 @@ func (c *batchConn) SetWriteDeadline(t time.Time) error {
 		return nil
 	}
 	c.mu.Unlock()
+	return c.apply(t)
+}
+
+// deadlineSlack is how much earlier than asked a write deadline may end:
+// a deadline up to deadlineSlack later than the one the connection has is
+// not set (gorilla sets one before every message, the writer writeWait
+// from now; each set of a network connection's deadline moves a timer).
+const deadlineSlack = time.Second
+
+// apply sets write deadline t on Conn, unless it is up to deadlineSlack
+// later than the one Conn has.
+func (c *batchConn) apply(t time.Time) error {
+	c.mu.Lock()
+	d := t.Sub(c.applied)
+	skip := !t.IsZero() && !c.applied.IsZero() && d >= 0 && d < deadlineSlack
+	if !skip {
+		c.applied = t
+	}
+	c.mu.Unlock()
+	if skip {
+		return nil
+	}
 	return c.Conn.SetWriteDeadline(t)
 }
 
@@ -94,7 +118,7 @@ func (c *batchConn) flush() error {
 	var err error
 	if len(*b) > 0 {
 		if set {
-			err = c.Conn.SetWriteDeadline(deadline)
+			err = c.apply(deadline)
 		}
 		if err == nil {
 			_, err = c.Conn.Write(*b)

@@ -267,7 +267,8 @@
 // Config.IdleGrace (2 minutes) or more, with close code 4000, and takes
 // its place; else it is refused (busy, 1013). The server pings every
 // 54 s and drops a connection that answers nothing for 60 s; every write has
-// a 10 s deadline. The writer sends the messages it finds queued together in
+// a 10 s deadline (9 to 10 s: one within a second of the last is not set
+// again, batchconn.go). The writer sends the messages it finds queued together in
 // one write of the connection (batchconn.go: a class move's frame and
 // class-status are one TCP send). Outgoing messages wait in a queue of 16; when it is full
 // the session waits for room (and reads no more of the page's messages
