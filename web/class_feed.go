@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"lockstep/classbus"
@@ -23,10 +24,15 @@ type classFeed struct {
 	// frames are the class's frame messages its following students share
 	// (class_frames.go).
 	frames classFrames
+	// statuses are the class-status messages they share (class_shared.go).
+	statuses classStatuses
 
 	mu      sync.Mutex
 	latest  classroom.State
 	members map[chan struct{}]struct{}
+	// shown is latest, for state: 10,000 students read it after a move
+	// while update may still be waking the rest under mu.
+	shown atomic.Pointer[classroom.State]
 }
 
 // ownerBackWait is how long a feed whose subscription was cut waits for
@@ -60,6 +66,7 @@ func (s *Server) joinFeed(code string, wake chan struct{}) (*classFeed, error) {
 			return nil, err
 		}
 		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[chan struct{}]struct{}{}}
+		f.shown.Store(&st)
 		s.feeds[code] = f
 		go f.run(ctx, sub)
 	}
@@ -104,9 +111,7 @@ func (f *classFeed) leave(wake chan struct{}) {
 
 // state is the newest state the feed saw.
 func (f *classFeed) state() classroom.State {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.latest
+	return *f.shown.Load()
 }
 
 // update keeps st when it is newer than what the feed has, and wakes the
@@ -118,6 +123,7 @@ func (f *classFeed) update(st classroom.State) {
 		return
 	}
 	f.latest = st
+	f.shown.Store(&st)
 	for w := range f.members {
 		select {
 		case w <- struct{}{}:

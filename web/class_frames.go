@@ -29,7 +29,9 @@ import (
 // step by step shows what a frame with chrome would), so one message fits
 // every student who shows that step.
 type classFrames struct {
-	mu   sync.Mutex
+	// mu: read-locked by the students of a move, who find their message
+	// drawn; locked to add one.
+	mu   sync.RWMutex
 	msgs map[classFrameKey]*classFrame
 }
 
@@ -53,21 +55,31 @@ type classFrame struct {
 
 // message returns the shared frame message of course lesson l's step to in
 // locale loc for a page of class's students that shows step from (-1: a
-// page that shows nothing of it yet), drawing it the first time. Concurrent callers of one
-// message wait for the first to draw it.
-func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
+// page that shows nothing of it yet), drawing it the first time (within
+// runTimeout). Concurrent callers of one message wait for the first to
+// draw it; the others, 10,000 on a move of a large class, make no context
+// or timer of their own.
+func (c *classFrames) message(srv *Server, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
 	key := classFrameKey{class, l.ID, loc, from, to}
-	c.mu.Lock()
-	if c.msgs == nil || len(c.msgs) >= classFramesKept {
-		c.msgs = map[classFrameKey]*classFrame{}
-	}
+	c.mu.RLock()
 	f := c.msgs[key]
+	c.mu.RUnlock()
 	if f == nil {
-		f = &classFrame{}
-		c.msgs[key] = f
+		c.mu.Lock()
+		if c.msgs == nil || len(c.msgs) >= classFramesKept {
+			c.msgs = map[classFrameKey]*classFrame{}
+		}
+		if f = c.msgs[key]; f == nil {
+			f = &classFrame{}
+			c.msgs[key] = f
+		}
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
-	f.once.Do(func() { f.pm, f.err = srv.drawClassFrame(ctx, l, loc, from, to, class) })
+	f.once.Do(func() {
+		ctx, cancel := context.WithTimeout(srv.ctx, runTimeout)
+		defer cancel()
+		f.pm, f.err = srv.drawClassFrame(ctx, l, loc, from, to, class)
+	})
 	if f.err != nil {
 		c.mu.Lock()
 		if c.msgs[key] == f {
@@ -78,10 +90,35 @@ func (c *classFrames) message(ctx context.Context, srv *Server, l *sim.Lesson, l
 	return f.pm, f.err
 }
 
+// followerFrame is the frame message a following student gets: a
+// FrameMessage whose frame holds only its outcome, the one field of the raw
+// frame a page reads (predict mode's verdict, static/predict.js); the rest
+// (keys, calls, actors: 1.3 to 2.3 KiB a step) the panels draw already.
+type followerFrame struct {
+	FrameMessage
+	// Frame shadows FrameMessage.Frame (encoding/json takes the shallower
+	// field).
+	Frame followerOutcome `json:"frame"`
+}
+
+// followerOutcome is a followerFrame's frame: sim.Frame's outcome only.
+type followerOutcome struct {
+	Outcome sim.Outcome `json:"outcome,omitempty"`
+}
+
 // drawClassFrame draws and encodes the frame message of course lesson l's
 // step to, as a session that showed step from (-1: nothing) would send it
 // after a seek (re 0, not playing) to a student of class.
 func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Locale, from, to int, class string) (*websocket.PreparedMessage, error) {
+	b, err := s.classFrameJSON(ctx, l, loc, from, to, class)
+	if err != nil {
+		return nil, err
+	}
+	return websocket.NewPreparedMessage(websocket.TextMessage, b)
+}
+
+// classFrameJSON is the encoded message drawClassFrame frames.
+func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Locale, from, to int, class string) ([]byte, error) {
 	frames, err := s.lessonFrames(ctx, l)
 	if err != nil {
 		return nil, err
@@ -104,13 +141,18 @@ func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	if err != nil {
 		return nil, err
 	}
-	msg := FrameMessage{
+	if from >= 0 {
+		// Hidden while following (app.css): a student who explores on
+		// their own gets it again in their run's frame with chrome.
+		delete(panels, view.PanelExplore)
+	}
+	msg := followerFrame{FrameMessage: FrameMessage{
 		Type: MsgFrame, Lesson: l.ID, Step: to, Total: len(l.Steps), Computed: len(frames) - 1,
 		Speed: DefaultSpeed, Lang: string(loc),
-		Title: l.Title.In(loc) + " · " + t.UI().AppName,
-		URL:   lessonURL(l.ID, to, loc, false),
-		Frame: frames[to], Panels: panels, TimelinePatch: patch,
-	}
+		Title:  l.Title.In(loc) + " · " + t.UI().AppName,
+		URL:    lessonURL(l.ID, to, loc, false),
+		Panels: panels, TimelinePatch: patch,
+	}, Frame: followerOutcome{Outcome: frames[to].Outcome}}
 	if from < 0 {
 		header := s.header(t, tl, "", to, false)
 		header.ClassStart, header.Class = false, &templates.ClassBar{Code: class}
@@ -122,9 +164,5 @@ func (s *Server) drawClassFrame(ctx context.Context, l *sim.Lesson, loc sim.Loca
 			return nil, err
 		}
 	}
-	b, err := encodeMessage(msg)
-	if err != nil {
-		return nil, err
-	}
-	return websocket.NewPreparedMessage(websocket.TextMessage, b)
+	return encodeMessage(msg)
 }

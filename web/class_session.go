@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/explore"
@@ -423,13 +425,19 @@ func (s *session) followClass() {
 	l := s.class
 	st := l.feed.state()
 	if st.Ended {
-		s.send(s.studentStatus(st))
+		s.sendStudentStatus(st)
 		s.leaveClass()
 		return
 	}
-	if l.following && s.followShared(st) {
-		// Shown from the class's shared frames.
-	} else if l.following {
+	var status *websocket.PreparedMessage
+	if st.Seq != l.shownSeq {
+		l.shownSeq = st.Seq
+		status = s.studentStatusMessage(st)
+	}
+	if l.following && s.followShared(st, status) {
+		return // the shared frame and the status, sent together
+	}
+	if l.following {
 		if s.runner == nil || s.showsOther(st) {
 			tl, err := s.classTimeline(st)
 			if err != nil {
@@ -442,9 +450,8 @@ func (s *session) followClass() {
 			s.moveTo(0, st.Step)
 		}
 	}
-	if st.Seq != l.shownSeq {
-		l.shownSeq = st.Seq
-		s.send(s.studentStatus(st))
+	if status != nil {
+		s.sendPrepared(status)
 	}
 }
 
@@ -528,6 +535,6 @@ func (s *session) classLang() {
 			s.class.shown.step = -1 // the shared frames in the new language, chrome and all
 			s.followClass()
 		}
-		s.send(s.studentStatus(s.class.feed.state()))
+		s.sendStudentStatus(s.class.feed.state())
 	}
 }

@@ -38,6 +38,10 @@ type inbound struct {
 // Only the session sends on send, and only the session closes it.
 type client struct {
 	conn *websocket.Conn
+	// batch is conn's network connection, through which the writer sends
+	// the messages queued together in one write (batchconn.go); nil: one
+	// write each.
+	batch *batchConn
 	// addr is the client's address (clientAddr), host the Host its
 	// handshake was sent to (a class's join address, without
 	// Config.ClassURLs).
@@ -78,6 +82,9 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 type outgoing struct {
 	data     []byte
 	prepared *websocket.PreparedMessage
+	// then, when not nil, is written right after, in the same write of
+	// the connection (a class-status after its class's frame).
+	then *websocket.PreparedMessage
 }
 
 // enqueue queues a message. When the queue is full it waits, up to
@@ -233,21 +240,7 @@ func (c *client) writePump() {
 	for {
 		select {
 		case msg, ok := <-c.send:
-			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
-			if !ok {
-				_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(c.closeCode, c.closeReason))
-				// The reader waits for the page's close frame, then closes.
-				_ = c.conn.SetReadDeadline(time.Now().Add(closeGrace))
-				return
-			}
-			var err error
-			if msg.prepared != nil {
-				err = c.conn.WritePreparedMessage(msg.prepared)
-			} else {
-				err = c.conn.WriteMessage(websocket.TextMessage, msg.data)
-			}
-			if err != nil {
-				_ = c.conn.Close()
+			if !c.writeQueued(msg, ok) {
 				return
 			}
 		case <-ticker.C:
@@ -258,4 +251,55 @@ func (c *client) writePump() {
 			}
 		}
 	}
+}
+
+// writeQueued writes msg, the first message taken from the queue (ok
+// false: the queue was closed), and with it, in one write of the network
+// connection (batchConn), the messages queued after it; on a closed queue
+// it sends the close frame. It reports whether the writer goes on.
+func (c *client) writeQueued(msg outgoing, ok bool) bool {
+	held := ok && c.batch != nil && (len(c.send) > 0 || msg.then != nil)
+	if held {
+		c.batch.hold()
+	}
+	for n := 0; ; n++ {
+		_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+		if !ok {
+			if held && c.batch.flush() != nil {
+				_ = c.conn.Close()
+				return false
+			}
+			_ = c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(c.closeCode, c.closeReason))
+			// The reader waits for the page's close frame, then closes.
+			_ = c.conn.SetReadDeadline(time.Now().Add(closeGrace))
+			return false
+		}
+		var err error
+		if msg.prepared != nil {
+			err = c.conn.WritePreparedMessage(msg.prepared)
+		} else {
+			err = c.conn.WriteMessage(websocket.TextMessage, msg.data)
+		}
+		if err == nil && msg.then != nil {
+			err = c.conn.WritePreparedMessage(msg.then)
+		}
+		if err != nil {
+			_ = c.conn.Close()
+			return false
+		}
+		if !held || n+1 >= sendQueue {
+			break
+		}
+		select {
+		case msg, ok = <-c.send:
+			continue
+		default:
+		}
+		break
+	}
+	if held && c.batch.flush() != nil {
+		_ = c.conn.Close()
+		return false
+	}
+	return true
 }

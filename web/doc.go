@@ -200,7 +200,9 @@
 // patched step by step shows exactly the timeline a frame with chrome
 // would. In an
 // explore timeline the frame also has "timeline", the share code, and
-// "url" is its /explore link. A state message
+// "url" is its /explore link. A student following a class (docs/classroom.md)
+// gets less: its "frame" holds only "outcome", and a move's frame leaves
+// out the explore panel, which the page hides while following. A state message
 // answers play and pause and ends play. An error message answers a message
 // that could not be carried out; the session stays usable. Its message is
 // for the page to show: in the session's language (the load's lang, or the
@@ -265,7 +267,10 @@
 // Config.IdleGrace (2 minutes) or more, with close code 4000, and takes
 // its place; else it is refused (busy, 1013). The server pings every
 // 54 s and drops a connection that answers nothing for 60 s; every write has
-// a 10 s deadline. Outgoing messages wait in a queue of 16; when it is full
+// a 10 s deadline (9 to 10 s: one within a second of the last is not set
+// again, batchconn.go). The writer sends the messages it finds queued together in
+// one write of the connection (batchconn.go: a class move's frame and
+// class-status are one TCP send). Outgoing messages wait in a queue of 16; when it is full
 // the session waits for room (and reads no more of the page's messages
 // meanwhile), so a burst of messages from a page that reads its replies is
 // slowed, not dropped. A client that lets the queue stay full for 10 s is

@@ -191,10 +191,12 @@ type Server struct {
 	table       *sessionTable
 	frames      frameCache
 	upgrader    websocket.Upgrader
-	hosts       hostRule
-	peers       []string // Config.ClassPeers as parsePeers returns them
-	csp         string   // contentSecurityPolicy of peers
-	gate        *workGate
+	// batchBufs are the writers' batch buffers (batchconn.go).
+	batchBufs sync.Pool
+	hosts     hostRule
+	peers     []string // Config.ClassPeers as parsePeers returns them
+	csp       string   // contentSecurityPolicy of peers
+	gate      *workGate
 	// searchSlots holds a token per running search (Config.MaxSearches);
 	// searchBackend runs them: the server's Redis when it is a real one,
 	// else an embedded one per worker.
@@ -281,9 +283,10 @@ func New(cfg Config) (*Server, error) {
 		// Panels are kilobytes of HTML that compress well: permessage-deflate
 		// is negotiated when the browser offers it, and used for peers that
 		// are not on loopback (compressWrites).
-		upgrader: websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
-		hosts:    newHostRule(cfg.Addr, cfg.AllowedHosts),
-		gate:     newWorkGate(cfg.MaxBusy),
+		upgrader:  websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
+		batchBufs: sync.Pool{New: newBatchBuf},
+		hosts:     newHostRule(cfg.Addr, cfg.AllowedHosts),
+		gate:      newWorkGate(cfg.MaxBusy),
 
 		lockTables: make(chan struct{}, cfg.MaxSearches),
 		lockAddrs:  map[string]bool{},
@@ -518,7 +521,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "web: server shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	conn, err := s.upgrader.Upgrade(w, r, nil)
+	bc := &batchConn{bufs: &s.batchBufs}
+	conn, err := s.upgrader.Upgrade(batchHijacker{w, bc}, r, nil)
 	if err != nil {
 		// Upgrade has answered (403 for a foreign Origin, 400 otherwise).
 		s.logf("web: websocket upgrade: %v", err)
@@ -526,6 +530,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
+	c.batch = bc
 	c.addr, c.host = clientAddr(r), r.Host
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)

@@ -126,8 +126,12 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		close(c.done)
 		s.table.remove(slot)
 	}()
+	// The idle timer is set again only when it fires early (active moved
+	// on since): a class move wakes 10,000 sessions, and a timer set anew
+	// on each wake cost each its turn at the runtime's timer lock.
 	idle := time.NewTimer(s.cfg.IdleTimeout)
 	defer idle.Stop()
+	active := time.Now()
 	info := s.cfg.Backend.Info()
 	if !sess.send(HelloMessage{Type: MsgHello, Protocol: ProtocolVersion, Backend: info, BackendTxt: info.String(), MaxMessage: s.cfg.ReadLimit}) {
 		return
@@ -139,7 +143,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		}
 		select {
 		case in := <-c.inbox:
-			idle.Reset(s.cfg.IdleTimeout)
+			active = time.Now()
 			s.table.touch(slot)
 			sess.handleFair(in)
 		case <-tick:
@@ -151,10 +155,14 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		case <-sess.classWake():
 			// A class's activity is the session's: a student who follows a
 			// lecture sends nothing for long stretches.
-			idle.Reset(s.cfg.IdleTimeout)
+			active = time.Now()
 			s.table.touch(slot)
 			sess.onClassWake()
 		case <-idle.C:
+			if rest := s.cfg.IdleTimeout - time.Since(active); rest > 0 {
+				idle.Reset(rest)
+				continue
+			}
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
 			return
 		case <-slot.evicted:

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,7 +23,7 @@ type sessionTable struct {
 	max     int
 	perAddr int
 	grace   time.Duration
-	now     func() time.Time // time.Now; a test's clock
+	now     atomic.Pointer[func() time.Time] // time.Now; a test's clock
 	open    map[*sessionSlot]struct{}
 	byAddr  map[string]int
 }
@@ -30,7 +31,10 @@ type sessionTable struct {
 // sessionSlot is one session's place in the table.
 type sessionSlot struct {
 	addr string
-	last time.Time // the session's last message (under the table's lock)
+	// last is the time of the session's last message (UnixNano): touched
+	// without the table's lock, which a class move's 10,000 students
+	// would queue for.
+	last atomic.Int64
 	// evicted is closed when a new connection takes the slot; the session
 	// then closes with code 4000.
 	evicted chan struct{}
@@ -47,16 +51,19 @@ const (
 )
 
 func newSessionTable(max, perAddr int, grace time.Duration) *sessionTable {
-	return &sessionTable{max: max, perAddr: perAddr, grace: grace, now: time.Now,
+	t := &sessionTable{max: max, perAddr: perAddr, grace: grace,
 		open: map[*sessionSlot]struct{}{}, byAddr: map[string]int{}}
+	t.setClock(time.Now)
+	return t
 }
 
 // setClock makes the table read time from now (tests).
 func (t *sessionTable) setClock(now func() time.Time) {
-	t.mu.Lock()
-	t.now = now
-	t.mu.Unlock()
+	t.now.Store(&now)
 }
+
+// clock is the table's time now.
+func (t *sessionTable) clock() time.Time { return (*t.now.Load())() }
 
 // add opens a slot for a session from addr. When the server is full it
 // evicts the slot idle longest, if idle for the grace at least, and
@@ -67,21 +74,22 @@ func (t *sessionTable) add(addr string) (*sessionSlot, refusal) {
 	if t.byAddr[addr] >= t.perAddr {
 		return nil, refusedAddr
 	}
-	now := t.now()
+	now := t.clock()
 	if len(t.open) >= t.max {
 		var idlest *sessionSlot
 		for s := range t.open {
-			if idlest == nil || s.last.Before(idlest.last) {
+			if idlest == nil || s.last.Load() < idlest.last.Load() {
 				idlest = s
 			}
 		}
-		if idlest == nil || now.Sub(idlest.last) < t.grace {
+		if idlest == nil || now.Sub(time.Unix(0, idlest.last.Load())) < t.grace {
 			return nil, refusedFull
 		}
 		t.removeLocked(idlest)
 		close(idlest.evicted)
 	}
-	s := &sessionSlot{addr: addr, last: now, evicted: make(chan struct{})}
+	s := &sessionSlot{addr: addr, evicted: make(chan struct{})}
+	s.last.Store(now.UnixNano())
 	t.open[s] = struct{}{}
 	t.byAddr[addr]++
 	return s, admitted
@@ -89,9 +97,7 @@ func (t *sessionTable) add(addr string) (*sessionSlot, refusal) {
 
 // touch records that s's session got a message.
 func (t *sessionTable) touch(s *sessionSlot) {
-	t.mu.Lock()
-	s.last = t.now()
-	t.mu.Unlock()
+	s.last.Store(t.clock().UnixNano())
 }
 
 // remove frees s's slot (once; an evicted slot is already free).

@@ -142,10 +142,20 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 	}
 	joined := time.Since(start)
 	fmt.Fprintf(log, "classload: %d students joined in %s\n", n, joined.Round(time.Millisecond))
+	cpu0, err := srv.cpu()
+	if err != nil {
+		return err
+	}
+	self0 := selfCPU()
 	lat, err := room.moves(ctx, p, o.steps)
 	if err != nil {
 		return err
 	}
+	cpu1, err := srv.cpu()
+	if err != nil {
+		return err
+	}
+	self1 := selfCPU()
 	after, err := srv.memory()
 	if err != nil {
 		return err
@@ -154,6 +164,12 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 	sec := "C1"
 	t.Add(sec, fmt.Sprintf("one server, %d students: presenter's move to the last student's frame (%d moves; joins took %s)", n, len(lat), joined.Round(time.Millisecond)),
 		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", benchtable.Yes(p99 <= o.target))
+	// CPU time, unlike the time to the last frame, hardly depends on what
+	// else the machine runs: the figure to compare changes by.
+	perMove := func(d time.Duration) time.Duration { return d / time.Duration(len(lat)) }
+	t.Add(sec, fmt.Sprintf("one server, %d students: CPU time per move (user and system; the server's includes its part of the loopback's TCP receive)", n),
+		fmt.Sprintf("server %s (%.1f µs per student)", ms(perMove(cpu1-cpu0)), float64(perMove(cpu1-cpu0))/float64(time.Microsecond)/float64(n)),
+		fmt.Sprintf("load generator %s", ms(perMove(self1-self0))), "-", "-", "-")
 	heapPer := perStudent(after.heap, before.heap, n)
 	rssPer := perStudent(after.rss, before.rss, n)
 	t.Add(sec, fmt.Sprintf("one server, %d students: memory per student over the presenter alone (after 2 GCs)", n),

@@ -1,0 +1,149 @@
+package web
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// batchConn is a websocket's network connection whose writer can send
+// several queued messages in one system call: between hold and flush its
+// writes are kept in a buffer, and flush writes them at once.
+//
+// A class move queues two messages per student (the shared frame and the
+// class-status, class_shared.go): written one by one they were two TCP
+// sends, each with its whole path through the kernel (on loopback, the
+// receive too), which was most of a move's time for 10,000 students
+// (docs/performance.md, Classes). A page reads the same bytes either way.
+//
+// Writes outside hold and flush (the handshake's answer, a control frame
+// gorilla's WriteControl sends from another goroutine) go straight
+// through; one that comes while the writer holds goes out with its batch,
+// whole, as websocket frames may.
+type batchConn struct {
+	net.Conn
+	// deadline is the write deadline set while holding (deadlineSet), set
+	// on Conn at flush: gorilla sets it before each message, and each set
+	// of a network connection's deadline is a timer's.
+	deadline    time.Time
+	deadlineSet bool
+	// applied is the write deadline last set on Conn.
+	applied time.Time
+	// bufs are the buffers of batches being written (Server.batchBufs),
+	// shared by every connection: one kept per connection would hold a
+	// message's worth of memory for each of 10,000 students.
+	bufs    *sync.Pool
+	mu      sync.Mutex
+	holding bool
+	buf     *[]byte
+}
+
+// newBatchBuf is a new buffer of Server.batchBufs.
+func newBatchBuf() any {
+	b := make([]byte, 0, 32<<10)
+	return &b
+}
+
+// batchBufKept is the largest buffer put back in the pool.
+const batchBufKept = 256 << 10
+
+// Write keeps p while the writer holds, else writes it.
+func (c *batchConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	if c.holding {
+		*c.buf = append(*c.buf, p...)
+		c.mu.Unlock()
+		return len(p), nil
+	}
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// SetWriteDeadline sets the connection's write deadline; while the writer
+// holds, at flush.
+func (c *batchConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	if c.holding {
+		c.deadline, c.deadlineSet = t, true
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	return c.apply(t)
+}
+
+// deadlineSlack is how much earlier than asked a write deadline may end:
+// a deadline up to deadlineSlack later than the one the connection has is
+// not set (gorilla sets one before every message, the writer writeWait
+// from now; each set of a network connection's deadline moves a timer).
+const deadlineSlack = time.Second
+
+// apply sets write deadline t on Conn, unless it is up to deadlineSlack
+// later than the one Conn has.
+func (c *batchConn) apply(t time.Time) error {
+	c.mu.Lock()
+	d := t.Sub(c.applied)
+	skip := !t.IsZero() && !c.applied.IsZero() && d >= 0 && d < deadlineSlack
+	if !skip {
+		c.applied = t
+	}
+	c.mu.Unlock()
+	if skip {
+		return nil
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// hold makes the writes that follow wait for flush.
+func (c *batchConn) hold() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holding = true
+	c.buf = c.bufs.Get().(*[]byte)
+	*c.buf = (*c.buf)[:0]
+}
+
+// flush writes what was kept since hold, in one write, under the deadline
+// last set, and stops holding.
+func (c *batchConn) flush() error {
+	c.mu.Lock()
+	b, deadline, set := c.buf, c.deadline, c.deadlineSet
+	c.holding, c.buf, c.deadline, c.deadlineSet = false, nil, time.Time{}, false
+	c.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	var err error
+	if len(*b) > 0 {
+		if set {
+			err = c.apply(deadline)
+		}
+		if err == nil {
+			_, err = c.Conn.Write(*b)
+		}
+	}
+	if cap(*b) <= batchBufKept {
+		c.bufs.Put(b)
+	}
+	return err
+}
+
+// batchHijacker is the http.ResponseWriter of a websocket handshake whose
+// Hijack hands gorilla's Upgrader the connection as a batchConn (conn).
+type batchHijacker struct {
+	http.ResponseWriter
+	conn *batchConn
+}
+
+// Hijack takes the connection over, as http.Hijacker, wrapped in a
+// batchConn.
+func (h batchHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn.Conn = nc
+	return h.conn, rw, nil
+}

@@ -1,0 +1,98 @@
+package web
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"lockstep/view"
+)
+
+// rawAwait reads c's messages until one of type typ, and returns it with
+// its fields undecoded.
+func (c *wsClient) rawAwait(typ string) map[string]json.RawMessage {
+	c.t.Helper()
+	_ = c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		_, data, err := c.conn.ReadMessage()
+		if err != nil {
+			c.t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			c.t.Fatalf("decode %s: %v", data, err)
+		}
+		var got string
+		_ = json.Unmarshal(m["type"], &got)
+		if got == typ {
+			return m
+		}
+	}
+}
+
+// keysOf is the sorted keys of the JSON object raw.
+func keysOf(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// TestClassFollowerFrame: a following student's frames carry what its page
+// reads: the join's frame every panel (chrome too), a move's no explore
+// panel (hidden while following); the raw frame only its outcome, the
+// presenter's.
+func TestClassFollowerFrame(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	p, pm := presenterAt(t, hs, 1)
+	s, _ := student(t, hs, pm.Code, "")
+	first := s.rawAwait(MsgFrame)
+	if _, ok := first["chrome"]; !ok {
+		t.Fatal("the join's frame has no chrome")
+	}
+	if panels := keysOf(t, first["panels"]); !slices.Contains(panels, view.PanelExplore) {
+		t.Fatalf("the join's frame: panels %v, no %s", panels, view.PanelExplore)
+	}
+	s.await(MsgClassStatus, nil)
+	for want := 2; want <= 4; want++ {
+		p.send(ClientMessage{Type: MsgStep})
+		var pf struct {
+			Outcome string `json:"outcome"`
+		}
+		raw := p.rawAwait(MsgFrame)
+		if err := json.Unmarshal(raw["frame"], &pf); err != nil {
+			t.Fatal(err)
+		}
+		if len(keysOf(t, raw["frame"])) < 2 {
+			t.Fatalf("the presenter's frame %s: not the whole sim.Frame", raw["frame"])
+		}
+		f := s.rawAwait(MsgFrame)
+		var step int
+		_ = json.Unmarshal(f["step"], &step)
+		if step != want {
+			t.Fatalf("student at %d, want %d", step, want)
+		}
+		if panels := keysOf(t, f["panels"]); slices.Contains(panels, view.PanelExplore) {
+			t.Fatalf("step %d: a move's frame carries the explore panel (%v)", want, panels)
+		}
+		var sf struct {
+			Outcome string `json:"outcome"`
+		}
+		if err := json.Unmarshal(f["frame"], &sf); err != nil {
+			t.Fatal(err)
+		}
+		if keys := keysOf(t, f["frame"]); len(keys) > 1 || (len(keys) == 1 && keys[0] != "outcome") || sf.Outcome != pf.Outcome {
+			t.Fatalf("step %d: the student's frame %s, the presenter's outcome %q", want, f["frame"], pf.Outcome)
+		}
+		s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == want })
+	}
+}
