@@ -60,6 +60,9 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActFailover:
 		res.outcome = OK
 		err = r.failover(ctx)
+	case ActRestart:
+		res.outcome = OK
+		err = r.restart(ctx, st.Node)
 	default:
 		err = fmt.Errorf("unknown action %q", st.Do)
 	}
@@ -83,9 +86,10 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 		t := transition(prev[i].State, prev[i].Count, now.State, now.Count, byExpiry)
 		switch {
 		case t == nil:
-		case st.Do == ActFailover:
-			// A hold lost with the primary is neither released nor expired:
-			// seed 001's diagram has no arrow for it.
+		case st.Do == ActFailover || st.Do == ActRestart:
+			// A hold lost with the primary, or with a restarted node's
+			// majority, is neither released nor expired: seed 001's diagram
+			// has no arrow for it.
 			t.ID = OffDiagram
 		case slices.ContainsFunc(res.events, func(v Violation) bool { return v.Name == InvWrongOwnerRelease && v.Lock == r.locks[i] }):
 			// Not the holder's release: another owner's hold was changed.
@@ -140,10 +144,30 @@ func (r *Runner) failover(ctx context.Context) error {
 // exec runs calls through the store from the current simulated state and
 // installs the snapshot it reads back.
 func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
+	if r.onNodes() {
+		return nil, fmt.Errorf("a run with nodes sends its calls to a node (execOn)")
+	}
 	b := &Batch{Prior: r.keys, Read: r.reads, Replica: r.replication(len(calls) > 0)}
 	for _, c := range calls {
 		b.Calls = append(b.Calls, *c)
 	}
+	res, err := r.runBatch(ctx, b, calls)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.install(res.Keys); err != nil {
+		return nil, err
+	}
+	if b.Replica == Replicated {
+		r.replicated = true
+	}
+	return res.Replies, nil
+}
+
+// runBatch sends b, whose calls are calls, and checks the store's answer:
+// one reply per call and one key per read, and no error reply a variant does
+// not read as an outcome.
+func (r *Runner) runBatch(ctx context.Context, b *Batch, calls []*Call) (*BatchResult, error) {
 	res, err := r.store.Exec(ctx, b)
 	if err != nil {
 		return nil, err
@@ -159,24 +183,26 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 			return nil, &ScriptError{Script: calls[i].Script.Name, Reply: rep.Str}
 		}
 	}
-	if err := r.install(res.Keys); err != nil {
-		return nil, err
-	}
-	if b.Replica == Replicated {
-		r.replicated = true
-	}
-	return res.Replies, nil
+	return res, nil
 }
 
 // install takes a snapshot as the run's state, refusing keys without a TTL:
 // Lockstep must never leave a key behind on someone's Redis.
 func (r *Runner) install(keys []KeyState) error {
+	if err := checkTTLs(keys); err != nil {
+		return err
+	}
+	r.keys = keys
+	return nil
+}
+
+// checkTTLs refuses keys without a TTL.
+func checkTTLs(keys []KeyState) error {
 	for _, k := range keys {
 		if k.Exists() && k.PTTL < 0 {
 			return fmt.Errorf("key %s has no TTL (PTTL %d); every Lockstep key must expire", k.Name, k.PTTL)
 		}
 	}
-	r.keys = keys
 	return nil
 }
 
@@ -208,6 +234,12 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 	r.keys = decay(r.keys, d)
 	if r.replicaKeys != nil {
 		r.replicaKeys = decay(r.replicaKeys, d)
+	}
+	for i, keys := range r.nodeKeys {
+		r.nodeKeys[i] = decay(keys, d)
+	}
+	if r.onNodes() {
+		r.keys = quorumKeys(r.nodeKeys)
 	}
 	return nil
 }
@@ -264,6 +296,12 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost
 	}
 	if err := r.passTime(ctx, end-cur); err != nil {
 		return nil, err
+	}
+	if r.onNodes() {
+		if clientClock {
+			r.now = end
+		}
+		return calls, r.verifyNodes(ctx)
 	}
 	want := r.keys
 	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: r.replication(false)})
@@ -349,37 +387,19 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	// lostReply: Redis runs the call, the client sees a timeout and learns
 	// nothing, so its beliefs stay as they were.
 	lostReply := st.ReplyLost && call != nil
-	var reply Reply
+	var reply, fence Reply
 	var calls []CallRecord
-	fenceCall := r.fenceCall(op, g, call)
-	var fence Reply
-	if call != nil {
-		batch := []*Call{call}
-		if fenceCall != nil {
-			batch = append(batch, fenceCall)
-		}
-		replies, err := r.exec(ctx, batch...)
-		if err != nil {
+	var out Outcome
+	if r.onNodes() && call != nil {
+		var err error
+		if out, calls, err = r.quorumAcquire(ctx, st, op, g, call); err != nil {
 			return stepResult{}, err
 		}
-		reply = replies[0]
-		if fenceCall != nil {
-			fence = replies[1]
+	} else {
+		var err error
+		if out, reply, fence, calls, err = r.singleAcquire(ctx, st, op, g, call); err != nil {
+			return stepResult{}, err
 		}
-	}
-	out, err := r.v.acquireOutcome(op, g, reply, r.lockKey(st.Lock))
-	if err != nil {
-		return stepResult{}, err
-	}
-	if call != nil {
-		calls = append(calls, record(call, reply, out))
-	}
-	if fenceCall != nil {
-		fo := Outcome("NONE")
-		if fence.Kind == ReplyInt && fence.Int > 0 {
-			fo = "FENCED"
-		}
-		calls = append(calls, record(fenceCall, fence, fo))
 	}
 	switch out {
 	case Acquired:
@@ -421,6 +441,43 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		out = TimedOut
 	}
 	return stepResult{outcome: out, calls: calls}, nil
+}
+
+// singleAcquire runs an acquire's call (and the fencing call that goes with
+// it) on the run's one server, or its primary. It returns the outcome, the
+// acquire's reply and the fencing call's (zero when not made) and the call
+// records.
+func (r *Runner) singleAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (out Outcome, reply, fence Reply, calls []CallRecord, err error) {
+	fenceCall := r.fenceCall(op, g, call)
+	if call != nil {
+		batch := []*Call{call}
+		if fenceCall != nil {
+			batch = append(batch, fenceCall)
+		}
+		replies, err := r.exec(ctx, batch...)
+		if err != nil {
+			return "", Reply{}, Reply{}, nil, err
+		}
+		reply = replies[0]
+		if fenceCall != nil {
+			fence = replies[1]
+		}
+	}
+	out, err = r.v.acquireOutcome(op, g, reply, r.lockKey(st.Lock))
+	if err != nil {
+		return "", Reply{}, Reply{}, nil, err
+	}
+	if call != nil {
+		calls = append(calls, record(call, reply, out))
+	}
+	if fenceCall != nil {
+		fo := Outcome("NONE")
+		if fence.Kind == ReplyInt && fence.Int > 0 {
+			fo = "FENCED"
+		}
+		calls = append(calls, record(fenceCall, fence, fo))
+	}
+	return out, reply, fence, calls, nil
 }
 
 // fenceCall returns the resource/fence call that issues a fencing token for
@@ -472,20 +529,31 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 	var reply Reply
 	var res stepResult
 	holdBefore, keyBefore := r.current[st.Lock], r.lockKey(st.Lock)
-	if call != nil {
+	var out Outcome
+	switch {
+	case r.onNodes() && call != nil:
+		var err error
+		if out, res.calls, err = r.quorumRelease(ctx, st, op, g, call); err != nil {
+			return stepResult{}, err
+		}
+	case call != nil:
 		replies, err := r.exec(ctx, call)
 		if err != nil {
 			return stepResult{}, err
 		}
 		reply = replies[0]
-	}
-	out, err := r.v.releaseOutcome(op, g, reply, r.lockKey(st.Lock))
-	if err != nil {
-		return stepResult{}, err
+		fallthrough
+	default:
+		var err error
+		if out, err = r.v.releaseOutcome(op, g, reply, r.lockKey(st.Lock)); err != nil {
+			return stepResult{}, err
+		}
+		if call != nil {
+			res.calls = append(res.calls, r.recordRelease(call, reply, out))
+		}
 	}
 	res.outcome = out
 	if call != nil {
-		res.calls = append(res.calls, r.recordRelease(call, reply, out))
 		res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore, keyBefore)
 	}
 	switch {
@@ -696,6 +764,7 @@ type runnerState struct {
 	replicaCurrent map[string]*redisHold
 	replicaWritten map[string]int
 	failedOver     bool
+	nodeKeys       [][]KeyState // the nodes' keys (runs with nodes)
 }
 
 func (r *Runner) save() runnerState {
@@ -703,7 +772,7 @@ func (r *Runner) save() runnerState {
 	s := runnerState{src: src, now: r.now, keys: r.keys, reads: r.reads, latchIDs: r.latchIDs, nActors: len(r.actors),
 		holdSeq: maps.Clone(r.holdSeq), current: maps.Clone(r.current), written: maps.Clone(r.written),
 		replicaKeys: r.replicaKeys, replicaCurrent: maps.Clone(r.replicaCurrent), replicaWritten: maps.Clone(r.replicaWritten),
-		failedOver: r.failedOver}
+		failedOver: r.failedOver, nodeKeys: cloneNodes(r.nodeKeys)}
 	for _, a := range r.actors {
 		c := *a
 		c.pending, c.lostUnlock = maps.Clone(a.pending), maps.Clone(a.lostUnlock)
@@ -722,7 +791,7 @@ func (r *Runner) restore(s runnerState) {
 	r.now, r.keys, r.reads, r.latchIDs = s.now, s.keys, s.reads, s.latchIDs
 	r.holdSeq, r.current, r.written = s.holdSeq, s.current, s.written
 	r.replicaKeys, r.replicaCurrent, r.replicaWritten = s.replicaKeys, s.replicaCurrent, s.replicaWritten
-	r.failedOver = s.failedOver
+	r.failedOver, r.nodeKeys = s.failedOver, s.nodeKeys
 	for _, a := range r.actors[s.nActors:] {
 		delete(r.byID, a.id)
 	}
