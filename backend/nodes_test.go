@@ -6,10 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
+	"lockstep/sim"
+	"lockstep/sim/refmodel"
 )
 
 // TestRedlockLessonOnBothNodeSets runs lesson 20b on three embedded nodes
@@ -121,5 +124,55 @@ func TestNodesWithoutRedisServer(t *testing.T) {
 	r, _ := newRunner(t, be, l)
 	if _, err := r.Step(context.Background()); err == nil || !strings.Contains(err.Error(), "needs a redis-server") {
 		t.Errorf("a missing RedisServer: want an error, got %v", err)
+	}
+}
+
+// TestNodesEveryVariantOnEveryStore runs one timeline on three nodes under
+// every variant a lesson with nodes may run, on three embedded nodes, on
+// three started redis-server nodes and on the reference model: the frames
+// are identical. The timeline wins nodes 1 and 2, re-enters, lets 11 s
+// pass (a watchdog renews on every node), restarts node 2 and lets another
+// actor win a majority.
+func TestNodesEveryVariantOnEveryStore(t *testing.T) {
+	t.Parallel()
+	redistest.Need(t, "redis-server", "make test")
+	emb := openBackend(t, "")
+	real := openBackend(t, redistest.Start(t).URL)
+	for _, v := range sim.Variants() {
+		info, _ := sim.Variant(v)
+		if info.TwoStepRelease {
+			continue
+		}
+		l := &sim.Lesson{
+			ID: "every-" + v, Variant: v, Lease: 30 * time.Second, Lock: "order:42", Nodes: 3,
+			Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+			Steps: []sim.Step{
+				{Actor: "A", Do: sim.ActAcquire, Lock: "order:42", Unreachable: []int{3}},
+				{Actor: "A", Do: sim.ActAcquire, Lock: "order:42", Unreachable: []int{3}},
+				{Do: sim.ActAdvance, By: 11 * time.Second},
+				{Do: sim.ActRestart, Node: 2},
+				{Actor: "B", Do: sim.ActAcquire, Lock: "order:42"},
+				{Actor: "A", Do: sim.ActRelease, Lock: "order:42"},
+				{Actor: "A", Do: sim.ActRelease, Lock: "order:42"},
+				{Actor: "B", Do: sim.ActRelease, Lock: "order:42"},
+			},
+		}
+		want := newStepper(t, emb, l).finish()
+		s := newStepper(t, real, l)
+		sameFrames(t, v+": embedded vs started nodes", want, s.finish())
+		// Each run's three processes take one of the backend's MaxPairs
+		// places until its store is closed.
+		if err := s.store.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r, err := sim.NewRunner(l, refmodel.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := r.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFrames(t, v+": embedded vs the reference model", want, model)
 	}
 }

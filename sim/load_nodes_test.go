@@ -113,9 +113,9 @@ func TestLoadNodesErrors(t *testing.T) {
 			want: []string{`t.yaml:3:8: nodes: want 3 to 7 independent Redis servers, got 2`},
 		},
 		{
-			name: "nodes with another variant",
-			src:  doc("variant: token-count", "lease: 30s", "nodes: 3", "steps: [{do: advance, by: 1s}]"),
-			want: []string{`t.yaml:3:8: nodes: a lesson on several nodes runs Redlock's calls, the local-count variant's, not token-count`},
+			name: "nodes with a two-step release",
+			src:  doc("variant: get-then-del", "lease: 30s", "nodes: 3", "steps: [{do: advance, by: 1s}]"),
+			want: []string{`t.yaml:3:8: nodes: the get-then-del variant's release is a GET, then a DEL in a later step, which a majority of nodes cannot share`},
 		},
 		{
 			name: "nodes and a replica",

@@ -13,15 +13,18 @@ import (
 // scripts are the variant's own, sent to each node in turn; the majority
 // counting is the client's, here:
 //
-//   - an acquire that reaches the Redis calls sends the variant's acquire to
-//     every node the step does not name unreachable, and holds the lock when
-//     at least Quorum(N) nodes answered ACQUIRED; otherwise it is BUSY and
+//   - an acquire that reaches Redis sends the variant's acquire to every
+//     node the step does not name unreachable, and holds the lock when at
+//     least Quorum(N) nodes granted it (ACQUIRED, or REENTERED for a nested
+//     acquire); otherwise it is BUSY (LOST when a majority said LOST) and
 //     releases the nodes that did grant it, so that its failed attempt
 //     leaves nothing behind. The calls of one step take no simulated time,
 //     so the validity time (the lease minus the time the acquire took minus
 //     the clock drift) is the lease;
 //   - a release sends the variant's release to every reachable node, and is
-//     RELEASED when at least Quorum(N) of them released;
+//     RELEASED (or STILL_HELD) when at least Quorum(N) of them released;
+//   - a watchdog's renewal goes to every node, and renews when a majority
+//     did;
 //   - a restart step empties one node, as a Redis without persistence
 //     comes back after a crash; the clients are not told.
 //
@@ -109,12 +112,15 @@ func (r *Runner) restart(ctx context.Context, n int) error {
 }
 
 // quorumAcquire sends an acquire's call to every reachable node and counts
-// the grants. It returns ACQUIRED when a majority granted, BUSY otherwise
-// (after releasing the nodes that granted), and one call record per call,
-// each with its node and its own outcome.
+// the grants (ACQUIRED or REENTERED). With a majority of grants it returns
+// ACQUIRED when a majority created the hold, REENTERED otherwise (a nested
+// acquire); without, LOST when a majority answered LOST and BUSY otherwise,
+// after releasing the hold on the nodes that granted it. It returns one call
+// record per call, each with its node and its own outcome.
 func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
 	var calls []CallRecord
 	var granted []int
+	count := map[Outcome]int{}
 	for n := 1; n <= r.lesson.Nodes; n++ {
 		if !reachable(st, n) {
 			continue
@@ -130,40 +136,50 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		rec := record(call, replies[0], out)
 		rec.Node = n
 		calls = append(calls, rec)
-		if out == Acquired {
+		count[out]++
+		if out == Acquired || out == Reentered {
 			granted = append(granted, n)
 		}
 	}
-	if len(granted) >= Quorum(r.lesson.Nodes) {
+	q := Quorum(r.lesson.Nodes)
+	switch {
+	case count[Acquired] >= q:
 		return Acquired, calls, nil
+	case len(granted) >= q:
+		return Reentered, calls, nil
 	}
 	// No majority: the client undoes its attempt on the nodes that said yes.
+	out := Busy
+	if count[Lost] >= q {
+		out = Lost
+	}
 	undo := r.v.release(op, &grant{token: op.owner, count: 1, leaseMS: op.leaseMS})
 	if undo == nil {
-		return Busy, calls, nil
+		return out, calls, nil
 	}
 	for _, n := range granted {
 		replies, err := r.execOn(ctx, n, undo)
 		if err != nil {
 			return "", nil, err
 		}
-		out, err := r.v.releaseOutcome(op, nil, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+		uo, err := r.v.releaseOutcome(op, nil, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
 		if err != nil {
 			return "", nil, err
 		}
-		rec := record(undo, replies[0], out)
+		rec := r.recordRelease(undo, replies[0], uo)
 		rec.Node = n
 		calls = append(calls, rec)
 	}
-	return Busy, calls, nil
+	return out, calls, nil
 }
 
-// quorumRelease sends a release's call to every reachable node. It returns
-// RELEASED when a majority released the caller's hold, NOT_OWNER otherwise,
-// and one call record per call.
+// quorumRelease sends a release's call to every reachable node. When a
+// majority released the caller's hold or one of its counts (RELEASED or
+// STILL_HELD) it returns the more frequent of the two, RELEASED on a tie;
+// otherwise NOT_OWNER. It returns one call record per call.
 func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
 	var calls []CallRecord
-	released := 0
+	count := map[Outcome]int{}
 	for n := 1; n <= r.lesson.Nodes; n++ {
 		if !reachable(st, n) {
 			continue
@@ -179,14 +195,44 @@ func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *gran
 		rec := r.recordRelease(call, replies[0], out)
 		rec.Node = n
 		calls = append(calls, rec)
-		if out == Released {
-			released++
+		count[out]++
+	}
+	switch {
+	case count[Released]+count[StillHeld] < Quorum(r.lesson.Nodes):
+		return NotOwner, calls, nil
+	case count[StillHeld] > count[Released]:
+		return StillHeld, calls, nil
+	}
+	return Released, calls, nil
+}
+
+// quorumRenew sends a watchdog's renewal to every node (a renewal knows no
+// partition: it is sent at its own time, not at a step's). It returns
+// RENEWED when a majority renewed, GONE otherwise, and one call record per
+// node.
+func (r *Runner) quorumRenew(ctx context.Context, call *Call) (Outcome, []CallRecord, error) {
+	var calls []CallRecord
+	renewed := 0
+	for n := 1; n <= r.lesson.Nodes; n++ {
+		replies, err := r.execOn(ctx, n, call)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := r.renewOutcome(replies[0])
+		if err != nil {
+			return "", nil, err
+		}
+		rec := record(call, replies[0], out)
+		rec.Node = n
+		calls = append(calls, rec)
+		if out == Renewed {
+			renewed++
 		}
 	}
-	if released >= Quorum(r.lesson.Nodes) {
-		return Released, calls, nil
+	if renewed >= Quorum(r.lesson.Nodes) {
+		return Renewed, calls, nil
 	}
-	return NotOwner, calls, nil
+	return Gone, calls, nil
 }
 
 // quorumKeys is what a majority of the nodes holds: per key (the nodes'

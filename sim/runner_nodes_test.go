@@ -111,3 +111,53 @@ func TestRunNodesNoMajority(t *testing.T) {
 		t.Errorf("second attempt: %s, majority %v", f.Outcome, key(t, f, "lock:lock", false))
 	}
 }
+
+// TestRunNodesEveryVariant runs one timeline on three nodes under every
+// variant a lesson with nodes may run, on the reference model: an outermost
+// acquire on nodes 1 and 2, a nested acquire, 11 s (a watchdog renews on
+// every node), a restart of node 2, another
+// actor's majority, and the releases. Whatever the variant, B wins a
+// majority while A believes it holds, and every call names its node.
+func TestRunNodesEveryVariant(t *testing.T) {
+	for _, v := range sim.Variants() {
+		info, _ := sim.Variant(v)
+		if info.TwoStepRelease {
+			continue
+		}
+		t.Run(v, func(t *testing.T) {
+			l := &sim.Lesson{
+				ID: "every-" + v, Variant: v, Lease: 30 * time.Second, Lock: "lock", Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+				Steps: []sim.Step{
+					{Actor: "A", Do: sim.ActAcquire, Lock: "lock", Unreachable: []int{3}, Expect: sim.Acquired},
+					{Actor: "A", Do: sim.ActAcquire, Lock: "lock", Unreachable: []int{3}},
+					{Do: sim.ActAdvance, By: 11 * time.Second},
+					{Do: sim.ActRestart, Node: 2},
+					{Actor: "B", Do: sim.ActAcquire, Lock: "lock", Expect: sim.Acquired, ExpectViolations: []string{sim.InvOverlappingHolders}},
+					{Actor: "A", Do: sim.ActRelease, Lock: "lock"},
+					{Actor: "A", Do: sim.ActRelease, Lock: "lock"},
+					{Actor: "B", Do: sim.ActRelease, Lock: "lock"}, // setnx-del: A's bare DELs took B's keys
+				},
+			}
+			frames, r := runFrames(t, l, refmodel.New())
+			for _, f := range r.Failures() {
+				t.Error(f)
+			}
+			if info.Watchdog {
+				// The renewal at 10 s goes to every node: nodes 1 and 2 hold
+				// A's lock, a majority.
+				want := []sim.Outcome{sim.Renewed, sim.Renewed, sim.Gone}
+				if got := frames[3].Calls; len(got) != 3 || got[0].Outcome != want[0] || got[1].Outcome != want[1] || got[2].Outcome != want[2] {
+					t.Errorf("renewal calls %+v, want one per node: %v", got, want)
+				}
+			}
+			for _, f := range frames[1:] {
+				for _, c := range f.Calls {
+					if c.Node < 1 || c.Node > 3 {
+						t.Errorf("step %d: call %s on node %d", f.Index, c.Script, c.Node)
+					}
+				}
+			}
+		})
+	}
+}

@@ -270,17 +270,20 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost
 		cur, r.now = at, at
 		op := lockOp{key: lockKeyPrefix + lock, lock: lock, owner: g.token, leaseMS: g.leaseMS}
 		call := r.v.(renewer).renew(op)
-		replies, err := r.exec(ctx, call)
+		var out Outcome
+		var recs []CallRecord
+		var err error
+		if r.onNodes() {
+			out, recs, err = r.quorumRenew(ctx, call)
+		} else {
+			var replies []Reply
+			if replies, err = r.exec(ctx, call); err == nil {
+				out, err = r.renewOutcome(replies[0])
+				recs = []CallRecord{record(call, replies[0], out)}
+			}
+		}
 		if err != nil {
 			return nil, err
-		}
-		out := Renewed
-		if ro, ok := r.v.(renewReader); ok {
-			if out, err = ro.renewOutcome(replies[0]); err != nil {
-				return nil, err
-			}
-		} else if !replies[0].IsInt(1) {
-			out = Gone
 		}
 		g.renewAt = at + r.renewPeriod(g.leaseMS)
 		if repliesLost {
@@ -288,11 +291,14 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost
 			// watchdog gives up on the hold (Redisson logs "Can't update
 			// lock expiration" and drops the renewal), telling nobody.
 			out = TimedOut
+			for i := range recs {
+				recs[i].Outcome = TimedOut
+			}
 		}
 		if out != Renewed {
 			g.renewAt = 0 // the hold is not ours any more, or we cannot tell: the watchdog stops
 		}
-		calls = append(calls, record(call, replies[0], out))
+		calls = append(calls, recs...)
 	}
 	if err := r.passTime(ctx, end-cur); err != nil {
 		return nil, err
@@ -317,6 +323,18 @@ func (r *Runner) advance(ctx context.Context, ms int64, clientClock, repliesLost
 		r.now = end
 	}
 	return calls, r.install(res.Keys)
+}
+
+// renewOutcome reads a renewal's reply: through the variant's reply map,
+// or 1 as RENEWED and anything else as GONE.
+func (r *Runner) renewOutcome(reply Reply) (Outcome, error) {
+	if ro, ok := r.v.(renewReader); ok {
+		return ro.renewOutcome(reply)
+	}
+	if reply.IsInt(1) {
+		return Renewed, nil
+	}
+	return Gone, nil
 }
 
 // nextRenewal finds the earliest watchdog renewal due at or before end: the
@@ -704,12 +722,15 @@ func (r *Runner) readLatches(refs []KeyRef) {
 		if r.replicaKeys != nil {
 			r.replicaKeys = append(slices.Clip(r.replicaKeys), Absent(k.Name))
 		}
+		for i := range r.nodeKeys {
+			r.nodeKeys[i] = append(slices.Clip(r.nodeKeys[i]), Absent(k.Name))
+		}
 		r.latchIDs = append(slices.Clip(r.latchIDs), r.lastUnlockID)
 	}
 }
 
 // dropLatches stops reading the latch keys that have expired (on the
-// replica too) and whose call no actor will retry: nothing can bring them
+// replica and on every node too) and whose call no actor will retry: nothing can bring them
 // back, and a run of many unlock calls would otherwise read every latch
 // it ever made.
 func (r *Runner) dropLatches() {
@@ -727,10 +748,15 @@ func (r *Runner) dropLatches() {
 	if r.replicaKeys != nil {
 		replica = slices.Clone(r.replicaKeys[:r.fixedReads])
 	}
+	nodes := make([][]KeyState, len(r.nodeKeys))
+	for n, keys := range r.nodeKeys {
+		nodes[n] = slices.Clone(keys[:r.fixedReads])
+	}
 	var ids []string
 	for i := r.fixedReads; i < len(r.reads); i++ {
 		j := i - r.fixedReads
-		gone := !r.keys[i].Exists() && (r.replicaKeys == nil || !r.replicaKeys[i].Exists())
+		gone := !r.keys[i].Exists() && (r.replicaKeys == nil || !r.replicaKeys[i].Exists()) &&
+			!slices.ContainsFunc(r.nodeKeys, func(keys []KeyState) bool { return keys[i].Exists() })
 		if gone && !retry[r.latchIDs[j]] {
 			continue
 		}
@@ -738,10 +764,16 @@ func (r *Runner) dropLatches() {
 		if replica != nil {
 			replica = append(replica, r.replicaKeys[i])
 		}
+		for n := range nodes {
+			nodes[n] = append(nodes[n], r.nodeKeys[n][i])
+		}
 	}
 	r.reads, r.keys, r.latchIDs = reads, keys, ids
 	if replica != nil {
 		r.replicaKeys = replica
+	}
+	if r.nodeKeys != nil {
+		r.nodeKeys = nodes
 	}
 }
 

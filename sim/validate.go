@@ -571,14 +571,10 @@ func (v *validator) replica() {
 	}
 }
 
-// nodesVariant is the variant a lesson with nodes runs: its per-node calls
-// are Redlock's, SET NX PX to acquire and a compare-and-delete to release
-// (local-count's scripts), and its reentry stays in the client.
-const nodesVariant = "local-count"
-
 // nodes checks a lesson with nodes (`nodes: N`, Redlock's independent
 // primaries) and the steps that need one: nodes from MinNodes to MaxNodes,
-// with the local-count variant, without a replica, fencing or writes (the
+// with a variant whose calls stand alone on each node (not a two-step
+// release, whose DEL follows a GET of one server), without a replica, fencing or writes (the
 // resource and the fencing counter would need a server of their own);
 // restart and unreachable only in such a lesson, each naming nodes from 1
 // to N, and an unreachable list naming a node once.
@@ -586,11 +582,12 @@ func (v *validator) nodes() {
 	l := v.l
 	has := l.Nodes != 0 || v.at.has("nodes")
 	if has && v.checked("nodes") {
+		info, known := LessonVariant(l)
 		switch {
 		case l.Nodes < MinNodes || l.Nodes > MaxNodes:
 			v.add("nodes", Pos{}, M("lesson.nodes-range", "Got", l.Nodes, "Min", MinNodes, "Max", MaxNodes), "nodes: want %d to %d independent Redis servers, got %d", MinNodes, MaxNodes, l.Nodes)
-		case l.Variant != nodesVariant || l.VariantDef != nil:
-			v.add("nodes", Pos{}, M("lesson.nodes-variant", "Variant", l.Variant, "Want", nodesVariant), "nodes: a lesson on several nodes runs Redlock's calls, the %s variant's, not %s", nodesVariant, l.Variant)
+		case known && info.TwoStepRelease:
+			v.add("nodes", Pos{}, M("lesson.nodes-variant", "Variant", l.Variant), "nodes: the %s variant's release is a GET, then a DEL in a later step, which a majority of nodes cannot share", l.Variant)
 		case l.Replica:
 			v.add("nodes", Pos{}, M("lesson.nodes-replica"), "nodes: Redlock's nodes are independent primaries; a lesson has either nodes or replica: true")
 		case l.Fencing:
