@@ -389,9 +389,10 @@ type CallView struct {
 	Outcome    string
 	OutcomeKnd string
 	Lines      []SourceLine
-	// Node names the node the call went to in a lesson with nodes ("node
-	// 2"); "" otherwise.
-	Node string
+	// Node is the node the call went to in a lesson with nodes (1-based),
+	// NodeLabel its name ("node 2"); 0 and "" otherwise.
+	Node      int
+	NodeLabel string
 }
 
 // ArgView is one KEYS or ARGV entry with the script's own description.

@@ -34,7 +34,7 @@ func (v *Step) Command() templates.CommandView {
 		cv := templates.CallView{Index: i + 1, Script: call.Script, Reply: call.Reply.String(), AsBoolean: call.AsBoolean,
 			Outcome: string(call.Outcome), OutcomeKnd: outcomeKind(call.Outcome)}
 		if call.Node > 0 {
-			cv.Node = t.T("NodeLabel", "Node", call.Node)
+			cv.Node, cv.NodeLabel = call.Node, t.T("NodeLabel", "Node", call.Node)
 		}
 		cv.SourceID = sourceID(call.Script, seen[call.Script])
 		seen[call.Script]++
