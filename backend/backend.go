@@ -43,8 +43,9 @@ type Config struct {
 	// doubles up to a minute. 0 means DefaultDeleteRetry (1 s).
 	DeleteRetry time.Duration
 	// MaxPairs bounds the primary+replica pairs of redis-server processes
-	// that runs of lessons with a replica start at once; a run's first
-	// step waits for a free place until its context ends. 0 means
+	// that runs of lessons with a replica start at once; the nodes of a
+	// run of a lesson with nodes (Redlock's) take one place too. A run's
+	// first step waits for a free place until its context ends. 0 means
 	// DefaultMaxPairs (4).
 	MaxPairs int
 	// RedisServer is the redis-server program that a run of a lesson with a
