@@ -43,8 +43,9 @@ type Config struct {
 	// doubles up to a minute. 0 means DefaultDeleteRetry (1 s).
 	DeleteRetry time.Duration
 	// MaxPairs bounds the primary+replica pairs of redis-server processes
-	// that runs of lessons with a replica start at once; a run's first
-	// step waits for a free place until its context ends. 0 means
+	// that runs of lessons with a replica start at once; the nodes of a
+	// run of a lesson with nodes (Redlock's) take one place too. A run's
+	// first step waits for a free place until its context ends. 0 means
 	// DefaultMaxPairs (4).
 	MaxPairs int
 	// RedisServer is the redis-server program that a run of a lesson with a
@@ -79,6 +80,10 @@ type Info struct {
 	// NotOn is the host:port of the Redis given by URL that a run with a
 	// replica does not use, since a single server cannot fail over.
 	NotOn string `json:"not_on,omitempty"`
+	// Nodes is set on the Store of a run with nodes (Redlock's independent
+	// primaries): how many it runs on, N miniredis (Embedded) or N
+	// redis-server processes it started (Addr is node 1's).
+	Nodes int `json:"nodes,omitempty"`
 }
 
 // Pair is how a run with a replica gets its primary and replica.
@@ -96,16 +101,24 @@ const (
 // String is "embedded Redis (miniredis)", "Redis 7.0.15 at 127.0.0.1:6379"
 // (with " (cluster, TLS)" after it on a cluster over TLS; without the
 // version when the server refused INFO),
+// for a run with nodes "3 embedded Redis nodes (miniredis, independent
+// primaries)" or "3 private redis-server nodes (Redis 7.0.15, independent
+// primaries, node 1 127.0.0.1:41001)",
 // or for a run with a replica "embedded Redis pair (miniredis primary +
 // replica)" or "private primary+replica redis-server pair (Redis 7.0.15,
 // primary 127.0.0.1:41001, replica 127.0.0.1:41002)", then, when a URL was
 // given, which Redis it does not run on and why.
 // Message returns i for the catalogue where it has words of its own (an
-// embedded Redis, an embedded pair, not on a given Redis: backend.embedded,
-// backend.embedded-pair, backend.embedded-pair-not-on), and false where
+// embedded Redis, an embedded pair, embedded nodes, not on a given Redis:
+// backend.embedded, backend.embedded-pair, backend.embedded-pair-not-on,
+// backend.embedded-nodes, backend.embedded-nodes-not-on), and false where
 // String's text is all addresses, versions and names.
 func (i Info) Message() (sim.Msg, bool) {
 	switch {
+	case i.Nodes > 0 && i.Embedded && i.NotOn != "":
+		return sim.M("backend.embedded-nodes-not-on", "Nodes", i.Nodes, "NotOn", i.NotOn), true
+	case i.Nodes > 0 && i.Embedded:
+		return sim.M("backend.embedded-nodes", "Nodes", i.Nodes), true
 	case i.Pair == PairEmbedded && i.NotOn != "":
 		return sim.M("backend.embedded-pair-not-on", "NotOn", i.NotOn), true
 	case i.Pair == PairEmbedded:
@@ -119,6 +132,18 @@ func (i Info) Message() (sim.Msg, bool) {
 func (i Info) String() string {
 	var s string
 	switch {
+	case i.Nodes > 0 && i.Embedded:
+		s = fmt.Sprintf("%d embedded Redis nodes (miniredis, independent primaries)", i.Nodes)
+		if i.NotOn != "" {
+			s += ", not the Redis at " + i.NotOn + ": a single Redis is not several nodes, and no redis-server is on PATH to start them"
+		}
+		return s
+	case i.Nodes > 0:
+		s = fmt.Sprintf("%d private redis-server nodes (Redis %s, independent primaries, node 1 %s)", i.Nodes, i.Version, i.Addr)
+		if i.NotOn != "" {
+			s += ", not the Redis at " + i.NotOn + ": a single Redis is not several nodes"
+		}
+		return s
 	case i.Pair == PairEmbedded:
 		s = "embedded Redis pair (miniredis primary + replica)"
 		if i.NotOn != "" {

@@ -82,6 +82,9 @@ type Store struct {
 	pmu    sync.Mutex
 	pair   pair
 	closed bool
+	// nodes are the servers of a run with nodes (nodes.go), set up at its
+	// first batch under pmu; nil in every other run.
+	nodes *nodeSet
 }
 
 // Info describes what the store runs on: the backend's Info, until the first
@@ -161,6 +164,8 @@ var ErrClockStraddle = errors.New("backend: step never ran within one server mil
 // backend a second miniredis; given a URL, two redis-server processes the
 // store starts (or an embedded pair when redis-server is not on PATH), never
 // the server at the URL. See replica.go for what each kind of batch does.
+// A batch whose Nodes is not 0 belongs to a run with independent nodes and
+// goes to its node (nodes.go).
 func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	if s.be.cfg.URL != "" && !s.be.cfg.AllowCustomScripts {
 		for _, c := range b.Calls {
@@ -177,6 +182,9 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 	}
 	for _, c := range b.Calls {
 		s.note(c.Keys...)
+	}
+	if b.Nodes > 0 {
+		return s.execNode(ctx, b)
 	}
 	var p pair
 	if b.Replica != sim.NoReplica {
@@ -242,7 +250,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 	var restore *redis.Cmd
 	var t0, t1 *redis.TimeCmd
 	prior, known := b.Prior, map[string]sim.KeyState(nil)
-	if s.restore && b.Replica == sim.NoReplica {
+	if s.restore && b.Replica == sim.NoReplica && b.Nodes == 0 {
 		prior, known = touchedOnly(b)
 	}
 	calls := make([]*redis.Cmd, len(b.Calls))
@@ -477,6 +485,9 @@ func (s *Store) Close(ctx context.Context) error {
 	}
 	if s.pair != nil {
 		s.pair.close()
+	}
+	if s.nodes != nil {
+		s.nodes.close()
 	}
 	if s.closeFn != nil {
 		s.closeFn()

@@ -136,7 +136,7 @@ func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer)
 		return err
 	}
 	defer rs.Stop()
-	t.Header = append(t.Header, fmt.Sprintf("redis-server on %s (started for this run); %d lessons, %d steps per pass (the replica lesson is left out)", rs.Addr, len(ls), steps))
+	t.Header = append(t.Header, fmt.Sprintf("redis-server on %s (started for this run); %d lessons, %d steps per pass (the lessons on servers of their own, a replica pair or nodes, are left out)", rs.Addr, len(ls), steps))
 
 	emb, err := backend.Open(ctx, backend.Config{})
 	if err != nil {

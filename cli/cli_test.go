@@ -218,7 +218,7 @@ steps:
   - {actor: Z, do: acquire}
   - {actor: A, do: jump}
 `)
-	actions := "acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover, long-script"
+	actions := "acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover, long-script, restart"
 	for _, c := range []struct {
 		lang string
 		want []string

@@ -36,7 +36,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; keep it on loopback unless you mean to share the player")
 	redisURL := fs.redis("run the lessons on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
 	redisCA := fs.redisCA()
-	maxPairs := fs.Int("max-pairs", backend.DefaultMaxPairs, "most primary+replica redis-server pairs (two processes each) that failover lessons run at once on a -redis URL")
+	maxPairs := fs.Int("max-pairs", backend.DefaultMaxPairs, "most primary+replica redis-server pairs (two processes each) that failover lessons run at once on a -redis URL; the nodes of a Redlock lesson take one place")
 	maxSessions := fs.Int("max-sessions", web.DefaultMaxSessions, "most player sessions (websocket connections) open at once")
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")

@@ -21,10 +21,12 @@ type Choice struct {
 // and lost), a release whose reply is lost while it holds, and finish-release
 // while a two-step release waits (get-then-del), and, while a replica has
 // not yet been promoted, acquire, release and write answered before the
-// replica has them (unreplicated); resume for a paused actor; nothing for a
-// crashed or exited one. Then the clock: advance by half the lease,
-// just past the lease and by 1 s; a clock jump just past the lease; and
-// failover while the replica has not been promoted. Every choice passes
+// replica has them (unreplicated); on a timeline with nodes, instead of the
+// write, an acquire each node does not answer (unreachable); resume for a
+// paused actor; nothing for a crashed or exited one. Then the clock:
+// advance by half the lease, just past the lease and by 1 s; a clock jump
+// just past the lease; failover while the replica has not been promoted;
+// and a restart of each node. Every choice passes
 // Fork at f.Index.
 func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 	at := min(max(f.Index, 0), len(l.Steps))
@@ -74,6 +76,14 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 				spec.Do = sim.ActFinishRelease
 				add(a.ID, spec)
 			}
+			if l.Nodes > 0 {
+				// Redlock's nodes: an acquire one node does not answer, and
+				// no resource to write to.
+				for n := 1; n <= l.Nodes; n++ {
+					add(a.ID, StepSpec{Actor: a.ID, Lock: lockField(l, lock), Do: sim.ActAcquire, Unreachable: []int{n}})
+				}
+				continue
+			}
 			spec.Do = sim.ActWrite
 			spec.Value = fmt.Sprintf("%s@%d", a.ID, at+1)
 			add(a.ID, spec)
@@ -111,6 +121,9 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 	}
 	if replicating {
 		out = append(out, Choice{Spec: StepSpec{Do: sim.ActFailover}})
+	}
+	for n := 1; n <= l.Nodes; n++ {
+		out = append(out, Choice{Spec: StepSpec{Do: sim.ActRestart, Node: n}})
 	}
 	return out
 }

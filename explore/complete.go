@@ -71,7 +71,7 @@ func ForExport(r sim.Renderer, l *sim.Lesson, frames []sim.Frame, o Origin, base
 	}
 	if out.Group == "" {
 		out.Group = sim.Groups[0]
-		if l.Replica {
+		if l.Replica || l.Nodes > 0 {
 			out.Group = "replication"
 		}
 	}
@@ -125,6 +125,9 @@ func takeaway(frames []sim.Frame) sim.Msg {
 func shortHash(l *sim.Lesson) string {
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s|%s|%d|%t|%s|%d|%t", l.ID, l.Variant, l.Lease, l.Fencing, l.Lock, l.Seed, l.Replica)
+	if l.Nodes > 0 {
+		fmt.Fprintf(h, "|nodes:%d", l.Nodes) // only when set, so the ids of older timelines stay
+	}
 	for _, a := range l.Actors {
 		fmt.Fprintf(h, "|a:%s:%s:%s", a.ID, a.Instance, a.RequestID)
 	}
@@ -132,6 +135,9 @@ func shortHash(l *sim.Lesson) string {
 		fmt.Fprintf(h, "|s:%s:%s:%s:%d:%t:%t:%s:%s:%s:%d", s.Actor, s.Do, s.Lock, s.Lease, s.ReplyLost, s.Unreplicated, s.Value, s.Child, s.Context, s.By)
 		if s.Nested {
 			h.Write([]byte(":nested")) // kept apart so the ids of older timelines stay
+		}
+		if s.Node > 0 || len(s.Unreachable) > 0 {
+			fmt.Fprintf(h, ":node%d:unreachable%v", s.Node, s.Unreachable)
 		}
 	}
 	return fmt.Sprintf("%06x", h.Sum32()&0xffffff)

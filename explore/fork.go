@@ -37,6 +37,11 @@ type StepSpec struct {
 	// before its failover): the primary answers before the replica has the
 	// write.
 	Unreplicated bool `json:"unreplicated,omitempty"`
+	// Node (restart; a timeline with nodes) is the node that restarts.
+	Node int `json:"node,omitempty"`
+	// Unreachable (acquire, release; a timeline with nodes) lists the nodes
+	// the call does not reach.
+	Unreachable []int `json:"unreachable,omitempty"`
 }
 
 // Step turns the spec into a step of l: the lesson's lock where it names
@@ -46,8 +51,8 @@ type StepSpec struct {
 // *StepError, wrapping ErrBadStep.
 func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
 	st := sim.Step{Actor: s.Actor, Do: s.Do, Lock: s.Lock, ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated,
-		Value: s.Value, Child: s.Child, Context: s.Context}
-	global := s.Do == sim.ActAdvance || s.Do == sim.ActClockJump || s.Do == sim.ActFailover
+		Node: s.Node, Unreachable: slices.Clone(s.Unreachable), Value: s.Value, Child: s.Child, Context: s.Context}
+	global := s.Do == sim.ActAdvance || s.Do == sim.ActClockJump || s.Do == sim.ActFailover || s.Do == sim.ActRestart
 	if global {
 		st.Lock = ""
 	} else if st.Lock == "" {

@@ -80,7 +80,7 @@ func matches(l *sim.Lesson, o Origin, base *sim.Lesson) bool {
 		return false
 	}
 	if l.Variant != base.Variant || l.Lease != base.Lease || l.Fencing != base.Fencing || l.Lock != base.Lock ||
-		l.Seed != base.Seed || l.Replica != base.Replica {
+		l.Seed != base.Seed || l.Replica != base.Replica || l.Nodes != base.Nodes {
 		return false
 	}
 	for i := range o.At {

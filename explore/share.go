@@ -65,23 +65,25 @@ const (
 
 // wireLesson is the JSON of a share code: short keys, empty fields left out.
 type wireLesson struct {
-	ID       string      `json:"id,omitempty"`
-	Title    wireText    `json:"ti,omitempty"`
-	Summary  wireText    `json:"su,omitempty"`
-	Takeaway wireText    `json:"tk,omitempty"`
-	Note     wireText    `json:"nt,omitempty"`
-	Source   string      `json:"so,omitempty"`
-	Group    string      `json:"g,omitempty"`
-	Variant  string      `json:"v,omitempty"`
-	LeaseMS  int64       `json:"l,omitempty"`
-	Fencing  bool        `json:"f,omitempty"`
-	Lock     string      `json:"k,omitempty"`
-	Seed     uint64      `json:"s,omitempty"`
-	Replica  bool        `json:"r,omitempty"`
-	Actors   []wireActor `json:"a,omitempty"`
-	Steps    []wireStep  `json:"t,omitempty"`
-	Origin   string      `json:"o,omitempty"`
-	At       int         `json:"at,omitempty"`
+	ID       string   `json:"id,omitempty"`
+	Title    wireText `json:"ti,omitempty"`
+	Summary  wireText `json:"su,omitempty"`
+	Takeaway wireText `json:"tk,omitempty"`
+	Note     wireText `json:"nt,omitempty"`
+	Source   string   `json:"so,omitempty"`
+	Group    string   `json:"g,omitempty"`
+	Variant  string   `json:"v,omitempty"`
+	LeaseMS  int64    `json:"l,omitempty"`
+	Fencing  bool     `json:"f,omitempty"`
+	Lock     string   `json:"k,omitempty"`
+	Seed     uint64   `json:"s,omitempty"`
+	Replica  bool     `json:"r,omitempty"`
+	// Nodes is the lesson's nodes (an addition: codes without it still open).
+	Nodes  int         `json:"n,omitempty"`
+	Actors []wireActor `json:"a,omitempty"`
+	Steps  []wireStep  `json:"t,omitempty"`
+	Origin string      `json:"o,omitempty"`
+	At     int         `json:"at,omitempty"`
 	// Search is Origin.Search (an addition: codes without it still open).
 	Search string `json:"se,omitempty"`
 	// Under is Origin.Under (an addition: codes without it still open).
@@ -109,16 +111,20 @@ type wireStep struct {
 	Actor string `json:"a,omitempty"`
 	Do    string `json:"d,omitempty"`
 	// Lock is nil when the step works on the lesson's lock.
-	Lock         *string  `json:"k,omitempty"`
-	LeaseMS      int64    `json:"l,omitempty"`
-	ReplyLost    bool     `json:"rl,omitempty"`
-	Nested       bool     `json:"ns,omitempty"`
-	Unreplicated bool     `json:"u,omitempty"`
-	Value        string   `json:"w,omitempty"`
-	Child        string   `json:"c,omitempty"`
-	Context      string   `json:"x,omitempty"`
-	ByMS         int64    `json:"b,omitempty"`
-	Say          wireText `json:"y,omitempty"`
+	Lock         *string `json:"k,omitempty"`
+	LeaseMS      int64   `json:"l,omitempty"`
+	ReplyLost    bool    `json:"rl,omitempty"`
+	Nested       bool    `json:"ns,omitempty"`
+	Unreplicated bool    `json:"u,omitempty"`
+	// Node and Unreachable are a restart's node and the nodes a call does
+	// not reach (additions, in a lesson with nodes).
+	Node        int      `json:"nd,omitempty"`
+	Unreachable []int    `json:"ur,omitempty"`
+	Value       string   `json:"w,omitempty"`
+	Child       string   `json:"c,omitempty"`
+	Context     string   `json:"x,omitempty"`
+	ByMS        int64    `json:"b,omitempty"`
+	Say         wireText `json:"y,omitempty"`
 	// Why, Because and Misconception are the step's teaching fields
 	// (lesson fields why, because, misconception; additions).
 	Why           wireText   `json:"wy,omitempty"`
@@ -168,7 +174,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 		ID: l.ID, Title: toWire(l.Title), Summary: toWire(l.Summary), Takeaway: toWire(l.Takeaway),
 		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
-		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica,
+		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica, Nodes: l.Nodes,
 		Origin: o.Lesson, At: o.At, Search: o.Search, Under: o.Under,
 	}
 	if d := l.VariantDef; d != nil && !d.Builtin {
@@ -183,7 +189,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	for _, s := range l.Steps {
 		ws := wireStep{
 			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost, Nested: s.Nested,
-			Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child, Context: s.Context,
+			Unreplicated: s.Unreplicated, Node: s.Node, Unreachable: s.Unreachable, Value: s.Value, Child: s.Child, Context: s.Context,
 			ByMS: s.By.Milliseconds(), Say: toWire(s.Say), Expect: string(s.Expect),
 			Violations: s.ExpectViolations, Why: toWire(s.Why), Misconception: toWire(s.Misconception),
 		}
@@ -438,7 +444,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
 		Note:   fromWire(w.Note),
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
-		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica,
+		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica, Nodes: w.Nodes,
 	}
 	if w.OwnLock != nil {
 		def, errs := wireVariant(w.OwnLock)
@@ -454,8 +460,8 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		path := fmt.Sprintf("steps[%d]", i+1)
 		st := sim.Step{
 			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(path+".lease", s.LeaseMS, MaxLeaseMS),
-			ReplyLost: s.ReplyLost, Nested: s.Nested, Unreplicated: s.Unreplicated, Value: s.Value, Child: s.Child,
-			Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
+			ReplyLost: s.ReplyLost, Nested: s.Nested, Unreplicated: s.Unreplicated, Node: s.Node, Unreachable: s.Unreachable,
+			Value: s.Value, Child: s.Child, Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
 			Why: fromWire(s.Why), Misconception: fromWire(s.Misconception),
 		}

@@ -24,6 +24,12 @@
 // installs the replica's state: what it never received is gone, while the
 // actors still believe what they believed.
 //
+// A lesson with `nodes: N` runs on N independent primaries, Redlock's
+// (nodes.go): every acquire and release goes to each node as a batch of its
+// own (Batch.Node), the client counts a majority, a `restart` step empties
+// one node (Batch.Restart), and the frame shows each node's keys beside
+// what a majority of them holds.
+//
 // A variant is data: a variant file (docs/variant-format.md) names the
 // scripts of an acquire, a release and optionally a renewal or a two-step
 // release, their KEYS and ARGV, and how each reply reads as an outcome.

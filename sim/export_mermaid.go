@@ -270,6 +270,8 @@ func (d *seqDiagram) step(prev, f Frame) {
 		d.calls(n, prev, f, st)
 	case ActFailover:
 		d.note(d.redis, n+d.t("failover"))
+	case ActRestart:
+		d.note(d.redis, n+d.t("restart", "Node", st.Node))
 	default:
 		if len(f.Calls) == 0 {
 			d.note(actor, n+d.t("no-call", "Do", string(st.Do), "Outcome", string(f.Outcome)))
@@ -343,12 +345,17 @@ func (d *seqDiagram) calls(n string, prev, f Frame, st StepInfo) {
 		if st.Unreplicated {
 			req += " (" + d.t("unreplicated") + ")"
 		}
+		if c.Node > 0 {
+			// A lesson with nodes: each call goes to one of them.
+			req += " (" + d.t("node", "Node", c.Node) + ")"
+		}
 		d.arrow(from, "->>", to, req+times)
 		reply := c.Reply.String() + " ⇒ " + string(c.Outcome) + times
 		if c.AsBoolean != "" {
 			reply += " (" + d.t("as-boolean", "Value", c.AsBoolean) + ")"
 		}
-		main := i == 0 && (st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActFinishRelease)
+		// The step's one call (a call of one node out of several is not).
+		main := i == 0 && c.Node == 0 && (st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActFinishRelease)
 		if main && slices.Contains([]Outcome{Acquired, Reentered, StillHeld, Released}, c.Outcome) {
 			// The caller's hold count, as the lock's diagram shows it.
 			for _, lv := range f.Locks {

@@ -23,10 +23,11 @@ const exportHeader = "# Lesson exported by Lockstep (sim.MarshalLesson).\n"
 // It writes, in the order of the spec's example: id, title, summary,
 // takeaway, source, group, variant, lease, fencing (when true), lock (when not
 // "lock"), seed (only when it differs from the one Load derives from the id),
-// replica (when true), actors (id, name, instance, request_id) and steps. A
-// step has actor and do first, then the fields its action takes that differ
-// from their defaults (lock when not the lesson's, lease, reply_lost,
-// unreplicated, value, child, context, by), expect, expect_violation, and say
+// replica (when true), nodes (when not 0), actors (id, name, instance,
+// request_id) and steps. A step has actor and do first, then the fields its
+// action takes that differ from their defaults (lock when not the lesson's,
+// lease, reply_lost, unreplicated, unreachable, node, value, child, context,
+// by), expect, expect_violation, and say
 // last. Fields an action does not take are left out: Load gives every step
 // the lesson's lock, so a Lock on, say, an advance step is not written.
 // Durations are written as Go durations (30s, 1500ms, 2m). A text is a plain
@@ -89,6 +90,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.Replica {
 		add("replica", true)
 	}
+	if l.Nodes > 0 {
+		add("nodes", l.Nodes)
+	}
 	if len(l.Actors) > 0 {
 		actors := make([]yaml.MapSlice, len(l.Actors))
 		for i, a := range l.Actors {
@@ -146,6 +150,12 @@ func yamlStep(l *Lesson, s Step, enc func(field string, t Text) any) yaml.MapSli
 	}
 	if takes("unreplicated") && s.Unreplicated {
 		add("unreplicated", true)
+	}
+	if takes("unreachable") && len(s.Unreachable) > 0 {
+		add("unreachable", s.Unreachable)
+	}
+	if takes("node") {
+		add("node", s.Node) // required by restart
 	}
 	// value, child, context and by are required by the actions that take
 	// them, so they are written even when empty.

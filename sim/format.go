@@ -43,6 +43,11 @@ func (p Printer) Frame(f Frame) string {
 		fmt.Fprintf(&b, "== step %d · t=%dms · %s => %s\n", f.Index, f.TimeMS, FormatStep(*f.Step), f.Outcome)
 	}
 	for _, c := range f.Calls {
+		if c.Node > 0 {
+			fmt.Fprintf(&b, "   call  node %d %s KEYS%v ARGV%v -> %s => %s", c.Node, c.Script, c.Keys, c.Args, c.Reply, c.Outcome)
+			b.WriteString("\n")
+			continue
+		}
 		fmt.Fprintf(&b, "   call  %s KEYS%v ARGV%v -> %s => %s", c.Script, c.Keys, c.Args, c.Reply, c.Outcome)
 		if c.AsBoolean != "" {
 			fmt.Fprintf(&b, " (as Boolean: %s)", c.AsBoolean)
@@ -54,6 +59,11 @@ func (p Printer) Frame(f Frame) string {
 	}
 	for _, k := range f.Replica {
 		fmt.Fprintf(&b, "   replica %s\n", formatKey(k))
+	}
+	for i, keys := range f.Nodes {
+		for _, k := range keys {
+			fmt.Fprintf(&b, "   node %d %s\n", i+1, formatKey(k))
+		}
 	}
 	for _, a := range f.Actors {
 		fmt.Fprintf(&b, "   actor %s\n", formatActor(a))
@@ -128,6 +138,12 @@ func FormatStep(s StepInfo) string {
 	}
 	if s.Unreplicated {
 		parts = append(parts, "unreplicated")
+	}
+	if s.Node > 0 {
+		parts = append(parts, "node="+strconv.Itoa(s.Node))
+	}
+	if len(s.Unreachable) > 0 {
+		parts = append(parts, "unreachable="+fmt.Sprint(s.Unreachable))
 	}
 	return strings.Join(parts, " ")
 }

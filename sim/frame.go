@@ -20,10 +20,16 @@ type Frame struct {
 	// Replica is what the replica holds, in the order of Keys, in a lesson
 	// with a replica (`replica: true`) up to its failover; nil otherwise.
 	// From the failover step on the promoted replica's keys are Keys.
-	Replica    []KeyState  `json:"replica,omitempty"`
-	Actors     []ActorView `json:"actors"`
-	Locks      []LockView  `json:"locks"`
-	Violations []Violation `json:"violations"`
+	Replica []KeyState `json:"replica,omitempty"`
+	// Nodes is what each node holds (Nodes[0] is node 1), in the order of
+	// Keys, in a lesson with nodes (`nodes: N`); nil otherwise. Keys is
+	// then what a majority of the nodes holds: per key, the state a
+	// majority agrees on (contents), with the PTTL until fewer than a
+	// majority keep it, or absent when no majority agrees on one.
+	Nodes      [][]KeyState `json:"nodes,omitempty"`
+	Actors     []ActorView  `json:"actors"`
+	Locks      []LockView   `json:"locks"`
+	Violations []Violation  `json:"violations"`
 	// Check is the step's expect / expect_violation, nil when it has none.
 	Check *Check `json:"check,omitempty"`
 	Say   Text   `json:"say,omitempty"`
@@ -47,7 +53,11 @@ type StepInfo struct {
 	Nested bool `json:"nested,omitempty"`
 	// Unreplicated marks a step whose writes never reached the replica.
 	Unreplicated bool `json:"unreplicated,omitempty"`
-	Line         int  `json:"line,omitempty"` // line of the step in the lesson file
+	// Node is the node a restart step restarts; Unreachable the nodes an
+	// acquire's or a release's calls never reach (lessons with nodes).
+	Node        int   `json:"node,omitempty"`
+	Unreachable []int `json:"unreachable,omitempty"`
+	Line        int   `json:"line,omitempty"` // line of the step in the lesson file
 }
 
 // CallRecord is one Redis call a step made.
@@ -61,6 +71,9 @@ type CallRecord struct {
 	// or "false"), for variants where that reading loses information
 	// (hash-nil, seed 004); "" otherwise.
 	AsBoolean string `json:"as_boolean,omitempty"`
+	// Node is the node the call went to in a lesson with nodes (1 to
+	// Lesson.Nodes); 0 otherwise.
+	Node int `json:"node,omitempty"`
 }
 
 // Actor statuses.

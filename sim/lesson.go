@@ -38,8 +38,14 @@ type Lesson struct {
 	// replication (lesson field `replica: true`, an addition to the spec):
 	// steps may be Unreplicated, and a failover step promotes the replica.
 	Replica bool
-	Actors  []ActorSpec
-	Steps   []Step
+	// Nodes gives the run that many independent Redis primaries (lesson
+	// field `nodes`, an addition to the spec; 0 for the usual single
+	// server): every lock call goes to each node in turn, and the client
+	// holds the lock when a majority (Nodes/2+1) granted it, as Redlock
+	// does. A restart step empties one node. MinNodes to MaxNodes.
+	Nodes  int
+	Actors []ActorSpec
+	Steps  []Step
 }
 
 // ActorSpec declares an actor of the lesson.
@@ -88,10 +94,14 @@ const (
 	// stops; one still waiting when the script ends is served then. Keys
 	// whose lease ran out meanwhile are gone when the script ends.
 	ActLongScript Action = "long-script"
+	// ActRestart restarts node Step.Node of a lesson with nodes: it comes
+	// back empty, as a Redis without persistence does, and the clients
+	// are not told.
+	ActRestart Action = "restart"
 )
 
 // Actions lists every action in the order the spec gives them.
-var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover, ActLongScript}
+var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover, ActLongScript, ActRestart}
 
 // Step is one step of a lesson's timeline.
 type Step struct {
@@ -124,8 +134,15 @@ type Step struct {
 	// replica, as when the primary answers before replication catches up.
 	// An addition to the spec.
 	Unreplicated bool
-	Value        string // write: the value written
-	Child        string // fork: the new actor's id
+	// Node (restart; lessons with nodes) is the node that restarts, 1 to
+	// Lesson.Nodes. An addition to the spec.
+	Node int
+	// Unreachable (acquire, release; lessons with nodes) lists the nodes the
+	// step's calls never reach (a network partition): the client sends to
+	// the others only. An addition to the spec.
+	Unreachable []int
+	Value       string // write: the value written
+	Child       string // fork: the new actor's id
 	// Context is the fork's context mode: "inherit" or "lost".
 	Context string
 	By      time.Duration // advance, clock-jump: how far the clock moves; long-script: how long the script runs (> 0)

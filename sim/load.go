@@ -281,6 +281,8 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 				d.errorf(kv.value, kv.path, M("lesson.seed", "Got", s), "seed: want a whole number from 0 to 2^64-1, got %q", s)
 			}
 			l.Seed = n
+		case "nodes":
+			l.Nodes = d.wholeNumber(kv)
 		case "actors":
 			for i, item := range d.sequence(kv) {
 				l.Actors = append(l.Actors, d.actor(item, fmt.Sprintf("actors[%d]", i+1)))
@@ -613,12 +615,36 @@ func (d *decoder) step(n ast.Node, path string) Step {
 		case "actor":
 			s.Actor = d.str(kv)
 			s.ActorPos = posOf(kv.value)
+		case "node":
+			s.Node = d.wholeNumber(kv)
+		case "unreachable":
+			for i, n := range d.sequence(kv) {
+				p := fmt.Sprintf("%s[%d]", kv.path, i+1)
+				d.at.at[p] = posOf(n)
+				s.Unreachable = append(s.Unreachable, d.wholeNumber(keyValue{key: kv.key, path: p, keyNode: n, value: n}))
+			}
 		default:
 			return false
 		}
 		return true
 	})
 	return s
+}
+
+// wholeNumber reads a field written as a whole number (nodes, node, an
+// entry of unreachable); the validator checks its range. A value that is
+// not one is reported here, and reads as 0.
+func (d *decoder) wholeNumber(kv keyValue) int {
+	s, ok := d.scalarStr(kv)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1000 {
+		d.errorf(kv.value, kv.path, M("lesson.whole-number", "Field", kv.key, "Got", s), "%s: want a whole number, got %q", kv.key, s)
+		return 0
+	}
+	return n
 }
 
 // violations reads expect_violation: a name or a list of names (the

@@ -71,6 +71,10 @@ type Runner struct {
 	replicaCurrent map[string]*redisHold
 	replicaWritten map[string]int
 	failedOver     bool
+	// nodeKeys is what each node of a run with nodes (Lesson.Nodes) holds,
+	// on simulated time, nodeKeys[0] being node 1's; keys is then what a
+	// majority of them holds (quorumKeys). nil in every other run.
+	nodeKeys [][]KeyState
 	// lag is true while an unreplicated step runs; replicated records that
 	// the step being applied sent a Replicated batch.
 	lag, replicated bool
@@ -194,7 +198,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	addLock(l.Lock)
 	for _, st := range l.Steps {
 		total += st.By
-		if st.Do != ActAdvance && st.Do != ActClockJump && st.Do != ActFailover && st.Do != ActLongScript {
+		if st.Do != ActAdvance && st.Do != ActClockJump && st.Do != ActFailover && st.Do != ActLongScript && st.Do != ActRestart {
 			addLock(st.Lock)
 		}
 		if st.Do == ActWrite {
@@ -223,6 +227,9 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	if l.Replica {
 		r.replicaKeys = slices.Clone(r.keys)
 		r.replicaCurrent, r.replicaWritten = map[string]*redisHold{}, map[string]int{}
+	}
+	for range l.Nodes {
+		r.nodeKeys = append(r.nodeKeys, slices.Clone(r.keys))
 	}
 	forked := map[string]bool{}
 	for _, st := range l.Steps {

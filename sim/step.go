@@ -64,6 +64,9 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActFailover:
 		res.outcome = OK
 		err = r.failover(ctx)
+	case ActRestart:
+		res.outcome = OK
+		err = r.restart(ctx, st.Node)
 	default:
 		err = fmt.Errorf("unknown action %q", st.Do)
 	}
@@ -87,9 +90,10 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 		t := transition(prev[i].State, prev[i].Count, now.State, now.Count, byExpiry)
 		switch {
 		case t == nil:
-		case st.Do == ActFailover:
-			// A hold lost with the primary is neither released nor expired:
-			// seed 001's diagram has no arrow for it.
+		case st.Do == ActFailover || st.Do == ActRestart:
+			// A hold lost with the primary, or with a restarted node's
+			// majority, is neither released nor expired: seed 001's diagram
+			// has no arrow for it.
 			t.ID = OffDiagram
 		case slices.ContainsFunc(res.events, func(v Violation) bool { return v.Name == InvWrongOwnerRelease && v.Lock == r.locks[i] }):
 			// Not the holder's release: another owner's hold was changed.
@@ -144,10 +148,30 @@ func (r *Runner) failover(ctx context.Context) error {
 // exec runs calls through the store from the current simulated state and
 // installs the snapshot it reads back.
 func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
+	if r.onNodes() {
+		return nil, fmt.Errorf("a run with nodes sends its calls to a node (execOn)")
+	}
 	b := &Batch{Prior: r.keys, Read: r.reads, Replica: r.replication(len(calls) > 0)}
 	for _, c := range calls {
 		b.Calls = append(b.Calls, *c)
 	}
+	res, err := r.runBatch(ctx, b, calls)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.install(res.Keys); err != nil {
+		return nil, err
+	}
+	if b.Replica == Replicated {
+		r.replicated = true
+	}
+	return res.Replies, nil
+}
+
+// runBatch sends b, whose calls are calls, and checks the store's answer:
+// one reply per call and one key per read, and no error reply a variant does
+// not read as an outcome.
+func (r *Runner) runBatch(ctx context.Context, b *Batch, calls []*Call) (*BatchResult, error) {
 	res, err := r.store.Exec(ctx, b)
 	if err != nil {
 		return nil, err
@@ -163,24 +187,26 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 			return nil, &ScriptError{Script: calls[i].Script.Name, Reply: rep.Str}
 		}
 	}
-	if err := r.install(res.Keys); err != nil {
-		return nil, err
-	}
-	if b.Replica == Replicated {
-		r.replicated = true
-	}
-	return res.Replies, nil
+	return res, nil
 }
 
 // install takes a snapshot as the run's state, refusing keys without a TTL:
 // Lockstep must never leave a key behind on someone's Redis.
 func (r *Runner) install(keys []KeyState) error {
+	if err := checkTTLs(keys); err != nil {
+		return err
+	}
+	r.keys = keys
+	return nil
+}
+
+// checkTTLs refuses keys without a TTL.
+func checkTTLs(keys []KeyState) error {
 	for _, k := range keys {
 		if k.Exists() && k.PTTL < 0 {
 			return fmt.Errorf("key %s has no TTL (PTTL %d); every Lockstep key must expire", k.Name, k.PTTL)
 		}
 	}
-	r.keys = keys
 	return nil
 }
 
@@ -212,6 +238,12 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 	r.keys = decay(r.keys, d)
 	if r.replicaKeys != nil {
 		r.replicaKeys = decay(r.replicaKeys, d)
+	}
+	for i, keys := range r.nodeKeys {
+		r.nodeKeys[i] = decay(keys, d)
+	}
+	if r.onNodes() {
+		r.keys = quorumKeys(r.nodeKeys)
 	}
 	return nil
 }
@@ -287,17 +319,20 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 		}
 		cur, r.now = at, at
 		call := r.v.(renewer).renew(op)
-		replies, err := r.exec(ctx, call)
+		var out Outcome
+		var recs []CallRecord
+		var err error
+		if r.onNodes() {
+			out, recs, err = r.quorumRenew(ctx, call)
+		} else {
+			var replies []Reply
+			if replies, err = r.exec(ctx, call); err == nil {
+				out, err = r.renewOutcome(replies[0])
+				recs = []CallRecord{record(call, replies[0], out)}
+			}
+		}
 		if err != nil {
 			return nil, err
-		}
-		out := Renewed
-		if ro, ok := r.v.(renewReader); ok {
-			if out, err = ro.renewOutcome(replies[0]); err != nil {
-				return nil, err
-			}
-		} else if !replies[0].IsInt(1) {
-			out = Gone
 		}
 		g.renewAt = at + r.renewPeriod(g.leaseMS)
 		if repliesLost {
@@ -305,14 +340,23 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 			// watchdog gives up on the hold (Redisson logs "Can't update
 			// lock expiration" and drops the renewal), telling nobody.
 			out = TimedOut
+			for i := range recs {
+				recs[i].Outcome = TimedOut
+			}
 		}
 		if out != Renewed {
 			g.renewAt = 0 // the hold is not ours any more, or we cannot tell: the watchdog stops
 		}
-		calls = append(calls, record(call, replies[0], out))
+		calls = append(calls, recs...)
 	}
 	if err := r.passTime(ctx, end-cur); err != nil {
 		return nil, err
+	}
+	if r.onNodes() {
+		if clientClock {
+			r.now = end
+		}
+		return calls, r.verifyNodes(ctx)
 	}
 	want := r.keys
 	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: r.replication(false)})
@@ -328,6 +372,18 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 		r.now = end
 	}
 	return calls, r.install(res.Keys)
+}
+
+// renewOutcome reads a renewal's reply: through the variant's reply map,
+// or 1 as RENEWED and anything else as GONE.
+func (r *Runner) renewOutcome(reply Reply) (Outcome, error) {
+	if ro, ok := r.v.(renewReader); ok {
+		return ro.renewOutcome(reply)
+	}
+	if reply.IsInt(1) {
+		return Renewed, nil
+	}
+	return Gone, nil
 }
 
 // nextRenewal finds the earliest watchdog renewal due at or before end: the
@@ -398,37 +454,19 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	// lostReply: Redis runs the call, the client sees a timeout and learns
 	// nothing, so its beliefs stay as they were.
 	lostReply := st.ReplyLost && call != nil
-	var reply Reply
+	var reply, fence Reply
 	var calls []CallRecord
-	fenceCall := r.fenceCall(op, g, call)
-	var fence Reply
-	if call != nil {
-		batch := []*Call{call}
-		if fenceCall != nil {
-			batch = append(batch, fenceCall)
-		}
-		replies, err := r.exec(ctx, batch...)
-		if err != nil {
+	var out Outcome
+	if r.onNodes() && call != nil {
+		var err error
+		if out, calls, err = r.quorumAcquire(ctx, st, op, g, call); err != nil {
 			return stepResult{}, err
 		}
-		reply = replies[0]
-		if fenceCall != nil {
-			fence = replies[1]
+	} else {
+		var err error
+		if out, reply, fence, calls, err = r.singleAcquire(ctx, st, op, g, call); err != nil {
+			return stepResult{}, err
 		}
-	}
-	out, err := r.v.acquireOutcome(op, g, reply, r.lockKey(st.Lock))
-	if err != nil {
-		return stepResult{}, err
-	}
-	if call != nil {
-		calls = append(calls, record(call, reply, out))
-	}
-	if fenceCall != nil {
-		fo := Outcome("NONE")
-		if fence.Kind == ReplyInt && fence.Int > 0 {
-			fo = "FENCED"
-		}
-		calls = append(calls, record(fenceCall, fence, fo))
 	}
 	switch out {
 	case Acquired:
@@ -470,6 +508,43 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		out = TimedOut
 	}
 	return stepResult{outcome: out, calls: calls}, nil
+}
+
+// singleAcquire runs an acquire's call (and the fencing call that goes with
+// it) on the run's one server, or its primary. It returns the outcome, the
+// acquire's reply and the fencing call's (zero when not made) and the call
+// records.
+func (r *Runner) singleAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (out Outcome, reply, fence Reply, calls []CallRecord, err error) {
+	fenceCall := r.fenceCall(op, g, call)
+	if call != nil {
+		batch := []*Call{call}
+		if fenceCall != nil {
+			batch = append(batch, fenceCall)
+		}
+		replies, err := r.exec(ctx, batch...)
+		if err != nil {
+			return "", Reply{}, Reply{}, nil, err
+		}
+		reply = replies[0]
+		if fenceCall != nil {
+			fence = replies[1]
+		}
+	}
+	out, err = r.v.acquireOutcome(op, g, reply, r.lockKey(st.Lock))
+	if err != nil {
+		return "", Reply{}, Reply{}, nil, err
+	}
+	if call != nil {
+		calls = append(calls, record(call, reply, out))
+	}
+	if fenceCall != nil {
+		fo := Outcome("NONE")
+		if fence.Kind == ReplyInt && fence.Int > 0 {
+			fo = "FENCED"
+		}
+		calls = append(calls, record(fenceCall, fence, fo))
+	}
+	return out, reply, fence, calls, nil
 }
 
 // fenceCall returns the resource/fence call that issues a fencing token for
@@ -521,20 +596,31 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 	var reply Reply
 	var res stepResult
 	holdBefore, keyBefore := r.current[st.Lock], r.lockKey(st.Lock)
-	if call != nil {
+	var out Outcome
+	switch {
+	case r.onNodes() && call != nil:
+		var err error
+		if out, res.calls, err = r.quorumRelease(ctx, st, op, g, call); err != nil {
+			return stepResult{}, err
+		}
+	case call != nil:
 		replies, err := r.exec(ctx, call)
 		if err != nil {
 			return stepResult{}, err
 		}
 		reply = replies[0]
-	}
-	out, err := r.v.releaseOutcome(op, g, reply, r.lockKey(st.Lock))
-	if err != nil {
-		return stepResult{}, err
+		fallthrough
+	default:
+		var err error
+		if out, err = r.v.releaseOutcome(op, g, reply, r.lockKey(st.Lock)); err != nil {
+			return stepResult{}, err
+		}
+		if call != nil {
+			res.calls = append(res.calls, r.recordRelease(call, reply, out))
+		}
 	}
 	res.outcome = out
 	if call != nil {
-		res.calls = append(res.calls, r.recordRelease(call, reply, out))
 		res.events = r.checkOwnerRelease(a, st.Lock, out, holdBefore, keyBefore)
 	}
 	switch {
@@ -685,12 +771,15 @@ func (r *Runner) readLatches(refs []KeyRef) {
 		if r.replicaKeys != nil {
 			r.replicaKeys = append(slices.Clip(r.replicaKeys), Absent(k.Name))
 		}
+		for i := range r.nodeKeys {
+			r.nodeKeys[i] = append(slices.Clip(r.nodeKeys[i]), Absent(k.Name))
+		}
 		r.latchIDs = append(slices.Clip(r.latchIDs), r.lastUnlockID)
 	}
 }
 
 // dropLatches stops reading the latch keys that have expired (on the
-// replica too) and whose call no actor will retry: nothing can bring them
+// replica and on every node too) and whose call no actor will retry: nothing can bring them
 // back, and a run of many unlock calls would otherwise read every latch
 // it ever made.
 func (r *Runner) dropLatches() {
@@ -708,10 +797,15 @@ func (r *Runner) dropLatches() {
 	if r.replicaKeys != nil {
 		replica = slices.Clone(r.replicaKeys[:r.fixedReads])
 	}
+	nodes := make([][]KeyState, len(r.nodeKeys))
+	for n, keys := range r.nodeKeys {
+		nodes[n] = slices.Clone(keys[:r.fixedReads])
+	}
 	var ids []string
 	for i := r.fixedReads; i < len(r.reads); i++ {
 		j := i - r.fixedReads
-		gone := !r.keys[i].Exists() && (r.replicaKeys == nil || !r.replicaKeys[i].Exists())
+		gone := !r.keys[i].Exists() && (r.replicaKeys == nil || !r.replicaKeys[i].Exists()) &&
+			!slices.ContainsFunc(r.nodeKeys, func(keys []KeyState) bool { return keys[i].Exists() })
 		if gone && !retry[r.latchIDs[j]] {
 			continue
 		}
@@ -719,10 +813,16 @@ func (r *Runner) dropLatches() {
 		if replica != nil {
 			replica = append(replica, r.replicaKeys[i])
 		}
+		for n := range nodes {
+			nodes[n] = append(nodes[n], r.nodeKeys[n][i])
+		}
 	}
 	r.reads, r.keys, r.latchIDs = reads, keys, ids
 	if replica != nil {
 		r.replicaKeys = replica
+	}
+	if r.nodeKeys != nil {
+		r.nodeKeys = nodes
 	}
 }
 
@@ -745,6 +845,7 @@ type runnerState struct {
 	replicaCurrent map[string]*redisHold
 	replicaWritten map[string]int
 	failedOver     bool
+	nodeKeys       [][]KeyState // the nodes' keys (runs with nodes)
 }
 
 func (r *Runner) save() runnerState {
@@ -752,7 +853,7 @@ func (r *Runner) save() runnerState {
 	s := runnerState{src: src, now: r.now, keys: r.keys, reads: r.reads, latchIDs: r.latchIDs, nActors: len(r.actors),
 		holdSeq: maps.Clone(r.holdSeq), current: maps.Clone(r.current), written: maps.Clone(r.written),
 		replicaKeys: r.replicaKeys, replicaCurrent: maps.Clone(r.replicaCurrent), replicaWritten: maps.Clone(r.replicaWritten),
-		failedOver: r.failedOver}
+		failedOver: r.failedOver, nodeKeys: cloneNodes(r.nodeKeys)}
 	for _, a := range r.actors {
 		c := *a
 		c.pending, c.lostUnlock = maps.Clone(a.pending), maps.Clone(a.lostUnlock)
@@ -771,7 +872,7 @@ func (r *Runner) restore(s runnerState) {
 	r.now, r.keys, r.reads, r.latchIDs = s.now, s.keys, s.reads, s.latchIDs
 	r.holdSeq, r.current, r.written = s.holdSeq, s.current, s.written
 	r.replicaKeys, r.replicaCurrent, r.replicaWritten = s.replicaKeys, s.replicaCurrent, s.replicaWritten
-	r.failedOver = s.failedOver
+	r.failedOver, r.nodeKeys = s.failedOver, s.nodeKeys
 	for _, a := range r.actors[s.nActors:] {
 		delete(r.byID, a.id)
 	}

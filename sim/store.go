@@ -23,7 +23,7 @@ type Store interface {
 	// batch could not run (connection lost, context done).
 	Exec(ctx context.Context, b *Batch) (*BatchResult, error)
 	// Advance tells the store that simulated time moved on by d (> 0), on
-	// every server of the run (the replica's clock too).
+	// every server of the run (the replica's clock and every node's too).
 	Advance(ctx context.Context, d time.Duration) error
 }
 
@@ -37,6 +37,17 @@ type Batch struct {
 	// other run. Every batch of a run with a replica says so, from the
 	// first on, so a store learns from the first batch what the run needs.
 	Replica Replication
+	// Nodes is the number of independent primaries of a run with nodes
+	// (lesson field `nodes`, Redlock's servers; no replication between
+	// them), 0 in every other run; Node is the one this batch goes to, 1
+	// to Nodes. Every batch of such a run names both, from the first on,
+	// so a store learns from the first batch what the run needs.
+	Nodes, Node int
+	// Restart (with Node): the node restarts before the batch and comes back
+	// empty, as a Redis without persistence does (step `restart`). Calls is
+	// empty, Prior holds every key absent; the result's Keys are read from
+	// the restarted node.
+	Restart bool
 }
 
 // Replication says what a Batch does to the replica of a run that has one.

@@ -138,6 +138,7 @@ func (o Options) validate(l *Lesson, at srcPos) LoadErrors {
 	}
 	v.lifecycles()
 	v.replica()
+	v.nodes()
 	return v.errs
 }
 
@@ -298,8 +299,8 @@ func (v *validator) actor(i int) {
 // may carry (do, say, expect, expect_violation, misconception). why and
 // because go with the actions predict mode asks about.
 var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "why", "because"},
-	ActRelease: {"actor", "lock", "reply_lost", "unreplicated", "why", "because"},
+	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "unreachable", "why", "because"},
+	ActRelease: {"actor", "lock", "reply_lost", "unreplicated", "unreachable", "why", "because"},
 	ActWrite:   {"actor", "value", "lock", "unreplicated", "why", "because"},
 	ActPause:   {"actor"},
 	ActResume:  {"actor"},
@@ -312,6 +313,7 @@ var stepFields = map[Action][]string{
 	ActClockJump:     {"by"},
 	ActFailover:      {},
 	ActLongScript:    {"actor", "by"},
+	ActRestart:       {"node"},
 }
 
 // requiredFields are the fields an action cannot do without ("actor" for
@@ -322,6 +324,7 @@ var requiredFields = map[Action][]string{
 	ActAdvance:    {"by"},
 	ActClockJump:  {"by"},
 	ActLongScript: {"by"},
+	ActRestart:    {"node"},
 }
 
 func (v *validator) step(i int) {
@@ -355,8 +358,9 @@ func (v *validator) step(i int) {
 		"by": v.present(f("by"), s.By != 0), "reply_lost": v.present(f("reply_lost"), s.ReplyLost),
 		"unreplicated": v.present(f("unreplicated"), s.Unreplicated), "nested": v.present(f("nested"), s.Nested),
 		"why": v.present(f("why"), s.Why != nil), "because": v.present(f("because"), s.Because != nil),
+		"node": v.present(f("node"), s.Node != 0), "unreachable": v.present(f("unreachable"), s.Unreachable != nil),
 	}
-	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "why", "because"} {
+	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "node", "unreachable", "why", "because"} {
 		if given[name] && !slices.Contains(allowed, name) {
 			p := v.at.pos(f(name) + ":key")
 			v.add(f(name), p, M("lesson.field-not-applicable", "Field", name, "Action", string(s.Do)), "field %q does not apply to %s", name, s.Do)
@@ -469,7 +473,7 @@ func (v *validator) lifecycles() {
 			}
 			continue
 		}
-		if s.Do == ActAdvance || s.Do == ActClockJump || s.Do == ActFailover {
+		if s.Do == ActAdvance || s.Do == ActClockJump || s.Do == ActFailover || s.Do == ActRestart {
 			continue
 		}
 		p := s.ActorPos
@@ -565,6 +569,66 @@ func (v *validator) replica() {
 			v.add(path, p, M("lesson.unreplicated-no-replica", "Step", n), "step %d: unreplicated needs a replica that misses the write; add replica: true to the lesson", n)
 		case failover > 0:
 			v.add(path, p, M("lesson.unreplicated-after-failover", "Step", n, "Failover", failover), "step %d: unreplicated after the failover at step %d: the promoted replica has no replica of its own", n, failover)
+		}
+	}
+}
+
+// nodes checks a lesson with nodes (`nodes: N`, Redlock's independent
+// primaries) and the steps that need one: nodes from MinNodes to MaxNodes,
+// with a variant whose calls stand alone on each node (not a two-step
+// release, whose DEL follows a GET of one server), without a replica, fencing or writes (the
+// resource and the fencing counter would need a server of their own);
+// restart and unreachable only in such a lesson, each naming nodes from 1
+// to N, and an unreachable list naming a node once.
+func (v *validator) nodes() {
+	l := v.l
+	has := l.Nodes != 0 || v.at.has("nodes")
+	if has && v.checked("nodes") {
+		info, known := LessonVariant(l)
+		switch {
+		case l.Nodes < MinNodes || l.Nodes > MaxNodes:
+			v.add("nodes", Pos{}, M("lesson.nodes-range", "Got", l.Nodes, "Min", MinNodes, "Max", MaxNodes), "nodes: want %d to %d independent Redis servers, got %d", MinNodes, MaxNodes, l.Nodes)
+		case known && info.TwoStepRelease:
+			v.add("nodes", Pos{}, M("lesson.nodes-variant", "Variant", l.Variant), "nodes: the %s variant's release is a GET, then a DEL in a later step, which a majority of nodes cannot share", l.Variant)
+		case l.Replica:
+			v.add("nodes", Pos{}, M("lesson.nodes-replica"), "nodes: Redlock's nodes are independent primaries; a lesson has either nodes or replica: true")
+		case l.Fencing:
+			v.add("nodes", Pos{}, M("lesson.nodes-fencing"), "nodes: a fencing counter on several nodes would need a server of its own; leave fencing out")
+		}
+	}
+	inRange := func(path string, p Pos, n, step int) {
+		if has && (n < 1 || n > l.Nodes) && v.checked(path) {
+			v.add(path, p, M("lesson.node-range", "Step", step, "Got", n, "Nodes", l.Nodes), "step %d: node %d: the lesson has nodes 1 to %d", step, n, l.Nodes)
+		}
+	}
+	for i, s := range l.Steps {
+		n := i + 1
+		path := fmt.Sprintf("steps[%d]", n)
+		switch {
+		case s.Do == ActRestart && !has:
+			v.add(path+".do", s.Pos, M("lesson.restart-no-nodes", "Step", n), "step %d: restart needs nodes to restart; add nodes: 3 to the lesson", n)
+		case s.Do == ActRestart && v.present(path+".node", s.Node != 0):
+			inRange(path+".node", Pos{}, s.Node, n)
+		case s.Do == ActWrite && has:
+			v.add(path+".do", s.Pos, M("lesson.nodes-write", "Step", n), "step %d: a lesson on several nodes has no resource to write to", n)
+		}
+		if len(s.Unreachable) == 0 || !slices.Contains(stepFields[s.Do], "unreachable") {
+			continue // a field that does not apply is reported by step
+		}
+		if !has {
+			p := v.at.pos(path + ".unreachable")
+			if p == (Pos{}) {
+				p = s.Pos
+			}
+			v.add(path+".unreachable", p, M("lesson.unreachable-no-nodes", "Step", n), "step %d: unreachable names nodes; add nodes: 3 to the lesson", n)
+			continue
+		}
+		for j, node := range s.Unreachable {
+			p := fmt.Sprintf("%s.unreachable[%d]", path, j+1)
+			inRange(p, Pos{}, node, n)
+			if slices.Contains(s.Unreachable[:j], node) {
+				v.add(p, Pos{}, M("lesson.unreachable-twice", "Step", n, "Node", node), "step %d: unreachable names node %d twice", n, node)
+			}
 		}
 	}
 }

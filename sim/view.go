@@ -21,6 +21,9 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 	if r.replicaKeys != nil {
 		f.Replica = slices.Clone(r.replicaKeys)
 	}
+	for _, keys := range r.nodeKeys {
+		f.Nodes = append(f.Nodes, slices.Clone(keys))
+	}
 	for i, lock := range r.locks {
 		lv := r.lockView(lock)
 		if trans != nil {
@@ -40,7 +43,7 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 	}
 	if st != nil {
 		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line,
-			ReplyLost: st.ReplyLost, Nested: st.Nested, Unreplicated: st.Unreplicated}
+			ReplyLost: st.ReplyLost, Nested: st.Nested, Unreplicated: st.Unreplicated, Node: st.Node, Unreachable: slices.Clone(st.Unreachable)}
 		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite || st.Do == ActFinishRelease {
 			f.Step.Lock = st.Lock
 		}

@@ -325,6 +325,17 @@ type RedisView struct {
 	Replica      []KeyView
 	PrimaryTitle string
 	ReplicaTitle string
+	// Nodes holds each node's keys in a lesson with nodes (Redlock's
+	// independent primaries), node 1 first; PrimaryTitle then heads Keys,
+	// what a majority of the nodes holds.
+	Nodes []NodeKeysView
+}
+
+// NodeKeysView is one node's keys in the Redis panel.
+type NodeKeysView struct {
+	Node  int    // 1-based
+	Title string // "Node 2"
+	Keys  []KeyView
 }
 
 // KeyView is one key in the Redis panel.
@@ -378,6 +389,10 @@ type CallView struct {
 	Outcome    string
 	OutcomeKnd string
 	Lines      []SourceLine
+	// Node is the node the call went to in a lesson with nodes (1-based),
+	// NodeLabel its name ("node 2"); 0 and "" otherwise.
+	Node      int
+	NodeLabel string
 }
 
 // ArgView is one KEYS or ARGV entry with the script's own description.

@@ -33,6 +33,9 @@ func (v *Step) Command() templates.CommandView {
 	for i, call := range f.Calls {
 		cv := templates.CallView{Index: i + 1, Script: call.Script, Reply: call.Reply.String(), AsBoolean: call.AsBoolean,
 			Outcome: string(call.Outcome), OutcomeKnd: outcomeKind(call.Outcome)}
+		if call.Node > 0 {
+			cv.Node, cv.NodeLabel = call.Node, t.T("NodeLabel", "Node", call.Node)
+		}
 		cv.SourceID = sourceID(call.Script, seen[call.Script])
 		seen[call.Script]++
 		var docs map[string]string

@@ -96,6 +96,8 @@ func specButton(t Texts, sp explore.StepSpec) templates.ChoiceButton {
 		label = t.T("ChoiceAdvance", "By", Seconds(t, sp.ByMS))
 	case sp.Do == sim.ActClockJump:
 		label = t.T("ChoiceClockJump", "By", Seconds(t, sp.ByMS))
+	case sp.Do == sim.ActRestart:
+		label = t.T("ChoiceRestart", "Node", sp.Node)
 	}
 	if sp.Lock != "" {
 		label += " · " + sp.Lock
@@ -105,6 +107,11 @@ func specButton(t Texts, sp explore.StepSpec) templates.ChoiceButton {
 	if sp.ReplyLost {
 		kind += " reply-lost"
 		title = t.T("ChoiceHelpReplyLost")
+	}
+	for _, n := range sp.Unreachable {
+		label += " · " + t.T("ChoiceUnreachable", "Node", n)
+		kind += " unreachable"
+		title = t.T("ChoiceHelpUnreachable")
 	}
 	if sp.Unreplicated {
 		label += " · " + t.T("ChoiceUnreplicated")

@@ -41,6 +41,13 @@ func (v *Step) Narration() templates.NarrationView {
 	}
 	n.StepLabel = t.T("StepOfTotal", "Step", v.cur, "Total", v.total())
 	n.Headline, n.Detail = v.headline(f.Step)
+	if len(f.Step.Unreachable) > 0 {
+		nodes := make([]string, len(f.Step.Unreachable))
+		for i, node := range f.Step.Unreachable {
+			nodes[i] = strconv.Itoa(node)
+		}
+		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreachable", "Nodes", strings.Join(nodes, ", ")), " · ")
+	}
 	if f.Step.Unreplicated {
 		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreplicated"), " · ")
 	}
@@ -144,6 +151,8 @@ func (v *Step) headline(st *sim.StepInfo) (string, string) {
 		return t.T("HeadFailover"), ""
 	case sim.ActLongScript:
 		return t.T("HeadLongScript", "Actor", a, "By", Seconds(t, st.ByMS)), ""
+	case sim.ActRestart:
+		return t.T("HeadRestart", "Node", st.Node), ""
 	case sim.ActWrite:
 		return t.T("HeadWrite", "Actor", a, "Lock", st.Lock, "Value", st.Value), ""
 	case sim.ActPause:

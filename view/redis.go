@@ -70,6 +70,10 @@ func (v *Step) Redis() templates.RedisView {
 	rv := templates.RedisView{UI: ui, Time: t.T("TimeAt", "Time", Seconds(t, f.TimeMS))}
 	switch {
 	case v.prefix == "":
+	case v.lesson.Nodes > 0:
+		// The run has nodes of its own (backend.Store), never the Redis
+		// given by URL.
+		rv.Prefix = t.T("RedisPrefixNodes", "Nodes", v.lesson.Nodes, "Addr", v.info.Addr, "Prefix", v.prefix)
 	case v.lesson.Replica:
 		// The run fails over, so it has a primary + replica pair of its own
 		// (backend.Store.Info names it after the first batch; the lesson
@@ -91,6 +95,17 @@ func (v *Step) Redis() templates.RedisView {
 			prevReplica = prev.Replica
 		}
 		rv.Replica = v.keyViews(f, f.Replica, prevReplica, prev != nil && prev.Replica != nil)
+	}
+	if f.Nodes != nil {
+		rv.PrimaryTitle = t.T("QuorumHeading", "Quorum", sim.Quorum(len(f.Nodes)), "Nodes", len(f.Nodes))
+		for i, keys := range f.Nodes {
+			var prevNode []sim.KeyState
+			if prev != nil && i < len(prev.Nodes) {
+				prevNode = prev.Nodes[i]
+			}
+			rv.Nodes = append(rv.Nodes, templates.NodeKeysView{Node: i + 1, Title: t.T("NodeHeading", "Node", i+1),
+				Keys: v.keyViews(f, keys, prevNode, prevNode != nil)})
+		}
 	}
 	return rv
 }

@@ -244,6 +244,9 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 	}
 	redis := templates.TLLane{Y: lay.redisY, H: lay.redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
 	switch {
+	case v.lesson.Nodes > 0:
+		// A lesson with nodes runs on nodes of its own.
+		redis.Sub = t.T("BackendNodes", "Nodes", v.lesson.Nodes)
 	case v.lesson.Replica:
 		// A failover lesson runs on a primary and replica of its own
 		// (backend.Store.Info names them once the first step has run).

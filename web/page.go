@@ -86,9 +86,15 @@ func (s *Server) playerControls(t *translator, l *sim.Lesson, step int, speed fl
 }
 
 // lessonBadge says which Redis a lesson runs on: a lesson with a replica
-// runs on a primary + replica pair of its own (backend.Store), never on the
-// single Redis the server was given.
+// runs on a primary + replica pair of its own (backend.Store), a lesson with
+// nodes on nodes of its own, never on the single Redis the server was given.
 func (s *Server) lessonBadge(t *translator, l *sim.Lesson) templates.BackendBadge {
+	if l.Nodes > 0 {
+		if s.cfg.Backend.Info().Embedded {
+			return templates.BackendBadge{Embedded: true, Pair: true, Label: t.T("BackendEmbeddedNodes", "Nodes", l.Nodes)}
+		}
+		return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnNodes", "Nodes", l.Nodes, "Addr", s.cfg.Backend.Info().Addr)}
+	}
 	if !l.Replica {
 		return s.badge(t)
 	}

@@ -45,6 +45,10 @@ type Store struct {
 	// alone by Unreplicated ones, and keys itself from the Failover on.
 	replica    map[string]*value
 	failedOver bool
+	// nodes are the keyspaces of the independent nodes of a run with nodes
+	// (sim.Batch.Nodes), nodes[0] being node 1's; a batch for a node works
+	// on its keyspace, and a Restart batch empties it first.
+	nodes []map[string]*value
 }
 
 // value is one key's contents and time to live.
@@ -82,6 +86,10 @@ var _ sim.Store = (*Store)(nil)
 // works on (the primary's is dropped, whatever the replica never got with
 // it). The replica starts empty, as a run's keys all start absent.
 //
+// In a run with nodes each node has a keyspace of its own, empty at first;
+// a batch works on its node's (b.Node), and a Restart batch empties it
+// first, as a Redis without persistence comes back from a crash.
+//
 // Exec returns an error, and runs nothing, when ctx is done or a call names a
 // script the model does not know; it returns an error after running the calls
 // when a key read has another type than b.Read says (Redis answers WRONGTYPE
@@ -100,6 +108,20 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if b.Node > 0 {
+		if b.Node > b.Nodes {
+			return nil, fmt.Errorf("refmodel: node %d of %d", b.Node, b.Nodes)
+		}
+		for len(s.nodes) < b.Nodes {
+			s.nodes = append(s.nodes, map[string]*value{})
+		}
+		if b.Restart {
+			s.nodes[b.Node-1] = map[string]*value{}
+		}
+		base := s.keys
+		s.keys = s.nodes[b.Node-1]
+		defer func() { s.keys = base }()
+	}
 	if b.Replica == sim.Failover && !s.failedOver {
 		s.keys, s.replica, s.failedOver = s.replica, nil, true
 		if s.keys == nil {
@@ -134,7 +156,7 @@ func (s *Store) Advance(ctx context.Context, d time.Duration) error {
 	by := d.Milliseconds()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, keys := range []map[string]*value{s.keys, s.replica} {
+	for _, keys := range append([]map[string]*value{s.keys, s.replica}, s.nodes...) {
 		for name, v := range keys {
 			if !v.expires {
 				continue

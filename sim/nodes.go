@@ -1,0 +1,294 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// A lesson with nodes (Lesson.Nodes, lesson field `nodes: N`) runs on N
+// independent Redis primaries with no replication between them: Redlock's
+// servers (Redis documentation, "Distributed locks with Redis"). The
+// scripts are the variant's own, sent to each node in turn; the majority
+// counting is the client's, here:
+//
+//   - an acquire that reaches Redis sends the variant's acquire to every
+//     node the step does not name unreachable, and holds the lock when at
+//     least Quorum(N) nodes granted it (ACQUIRED, or REENTERED for a nested
+//     acquire); otherwise it is BUSY (LOST when a majority said LOST) and
+//     releases the nodes that did grant it, so that its failed attempt
+//     leaves nothing behind. The calls of one step take no simulated time,
+//     so the validity time (the lease minus the time the acquire took minus
+//     the clock drift) is the lease;
+//   - a release sends the variant's release to every reachable node, and is
+//     RELEASED (or STILL_HELD) when at least Quorum(N) of them released;
+//   - a watchdog's renewal goes to every node, and renews when a majority
+//     did;
+//   - a restart step empties one node, as a Redis without persistence
+//     comes back after a crash; the clients are not told.
+//
+// The runner keeps each node's keys (nodeKeys) on simulated time, and
+// r.keys, which the diagram and the invariants read, is what a majority of
+// the nodes holds (quorumKeys).
+
+// MinNodes and MaxNodes bound a lesson's `nodes`.
+const (
+	MinNodes = 3
+	MaxNodes = 7
+)
+
+// Quorum is how many of n nodes a Redlock client needs: a majority, n/2+1.
+func Quorum(n int) int { return n/2 + 1 }
+
+// onNodes reports whether the run has nodes.
+func (r *Runner) onNodes() bool { return r.lesson.Nodes > 0 }
+
+// reachable reports whether step st's calls reach node n.
+func reachable(st *Step, n int) bool { return !slices.Contains(st.Unreachable, n) }
+
+// execOn runs calls on node n (1-based) from that node's simulated state,
+// installs what it reads back as the node's keys, and makes r.keys the
+// majority's view again.
+func (r *Runner) execOn(ctx context.Context, n int, calls ...*Call) ([]Reply, error) {
+	b := &Batch{Prior: r.nodeKeys[n-1], Read: r.reads, Nodes: r.lesson.Nodes, Node: n}
+	for _, c := range calls {
+		b.Calls = append(b.Calls, *c)
+	}
+	res, err := r.runBatch(ctx, b, calls)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", n, err)
+	}
+	if err := checkTTLs(res.Keys); err != nil {
+		return nil, fmt.Errorf("node %d: %w", n, err)
+	}
+	r.nodeKeys[n-1] = res.Keys
+	r.keys = quorumKeys(r.nodeKeys)
+	return res.Replies, nil
+}
+
+// verifyNodes reads every node back after simulated time moved, and checks
+// that each holds what the simulation says (as advance does on one server).
+func (r *Runner) verifyNodes(ctx context.Context) error {
+	for n := 1; n <= r.lesson.Nodes; n++ {
+		want := r.nodeKeys[n-1]
+		res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Nodes: r.lesson.Nodes, Node: n})
+		if err != nil {
+			return fmt.Errorf("node %d: %w", n, err)
+		}
+		for i := range want {
+			if i >= len(res.Keys) || !sameKey(res.Keys[i], want[i]) {
+				return fmt.Errorf("node %d disagrees with the simulated clock: want %s, got %v", n, formatKey(want[i]), res.Keys)
+			}
+		}
+		r.nodeKeys[n-1] = res.Keys
+	}
+	r.keys = quorumKeys(r.nodeKeys)
+	return nil
+}
+
+// restart empties node n: the store replaces its server by a fresh one, and
+// reads it back, which must hold nothing.
+func (r *Runner) restart(ctx context.Context, n int) error {
+	empty := make([]KeyState, len(r.reads))
+	for i, k := range r.reads {
+		empty[i] = Absent(k.Name)
+	}
+	res, err := r.store.Exec(ctx, &Batch{Prior: empty, Read: r.reads, Nodes: r.lesson.Nodes, Node: n, Restart: true})
+	if err != nil {
+		return fmt.Errorf("restart node %d: %w", n, err)
+	}
+	if len(res.Keys) != len(empty) {
+		return fmt.Errorf("store answered %d keys for %d at the restart of node %d", len(res.Keys), len(empty), n)
+	}
+	for _, k := range res.Keys {
+		if k.Exists() {
+			return fmt.Errorf("node %d still holds %s after its restart", n, formatKey(k))
+		}
+	}
+	r.nodeKeys[n-1] = res.Keys
+	r.keys = quorumKeys(r.nodeKeys)
+	return nil
+}
+
+// quorumAcquire sends an acquire's call to every reachable node and counts
+// the grants (ACQUIRED or REENTERED). With a majority of grants it returns
+// ACQUIRED when a majority created the hold, REENTERED otherwise (a nested
+// acquire); without, LOST when a majority answered LOST and BUSY otherwise,
+// after releasing the hold on the nodes that granted it. It returns one call
+// record per call, each with its node and its own outcome.
+func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
+	var calls []CallRecord
+	var granted []int
+	count := map[Outcome]int{}
+	for n := 1; n <= r.lesson.Nodes; n++ {
+		if !reachable(st, n) {
+			continue
+		}
+		replies, err := r.execOn(ctx, n, call)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := r.v.acquireOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+		if err != nil {
+			return "", nil, err
+		}
+		rec := record(call, replies[0], out)
+		rec.Node = n
+		calls = append(calls, rec)
+		count[out]++
+		if out == Acquired || out == Reentered {
+			granted = append(granted, n)
+		}
+	}
+	q := Quorum(r.lesson.Nodes)
+	switch {
+	case count[Acquired] >= q:
+		return Acquired, calls, nil
+	case len(granted) >= q:
+		return Reentered, calls, nil
+	}
+	// No majority: the client undoes its attempt on the nodes that said yes.
+	out := Busy
+	if count[Lost] >= q {
+		out = Lost
+	}
+	undo := r.v.release(op, &grant{token: op.owner, count: 1, leaseMS: op.leaseMS})
+	if undo == nil {
+		return out, calls, nil
+	}
+	for _, n := range granted {
+		replies, err := r.execOn(ctx, n, undo)
+		if err != nil {
+			return "", nil, err
+		}
+		uo, err := r.v.releaseOutcome(op, nil, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+		if err != nil {
+			return "", nil, err
+		}
+		rec := r.recordRelease(undo, replies[0], uo)
+		rec.Node = n
+		calls = append(calls, rec)
+	}
+	return out, calls, nil
+}
+
+// quorumRelease sends a release's call to every reachable node. When a
+// majority released the caller's hold or one of its counts (RELEASED or
+// STILL_HELD) it returns the more frequent of the two, RELEASED on a tie;
+// otherwise NOT_OWNER. It returns one call record per call.
+func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
+	var calls []CallRecord
+	count := map[Outcome]int{}
+	for n := 1; n <= r.lesson.Nodes; n++ {
+		if !reachable(st, n) {
+			continue
+		}
+		replies, err := r.execOn(ctx, n, call)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := r.v.releaseOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+		if err != nil {
+			return "", nil, err
+		}
+		rec := r.recordRelease(call, replies[0], out)
+		rec.Node = n
+		calls = append(calls, rec)
+		count[out]++
+	}
+	switch {
+	case count[Released]+count[StillHeld] < Quorum(r.lesson.Nodes):
+		return NotOwner, calls, nil
+	case count[StillHeld] > count[Released]:
+		return StillHeld, calls, nil
+	}
+	return Released, calls, nil
+}
+
+// quorumRenew sends a watchdog's renewal to every node (a renewal knows no
+// partition: it is sent at its own time, not at a step's). It returns
+// RENEWED when a majority renewed, GONE otherwise, and one call record per
+// node.
+func (r *Runner) quorumRenew(ctx context.Context, call *Call) (Outcome, []CallRecord, error) {
+	var calls []CallRecord
+	renewed := 0
+	for n := 1; n <= r.lesson.Nodes; n++ {
+		replies, err := r.execOn(ctx, n, call)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := r.renewOutcome(replies[0])
+		if err != nil {
+			return "", nil, err
+		}
+		rec := record(call, replies[0], out)
+		rec.Node = n
+		calls = append(calls, rec)
+		if out == Renewed {
+			renewed++
+		}
+	}
+	if renewed >= Quorum(r.lesson.Nodes) {
+		return Renewed, calls, nil
+	}
+	return Gone, calls, nil
+}
+
+// quorumKeys is what a majority of the nodes holds: per key (the nodes'
+// keys are in one order), the contents at least Quorum nodes agree on, with
+// the PTTL until fewer than a majority keep them (the Quorum-th longest of
+// their PTTLs), or the key absent when no majority agrees on contents.
+func quorumKeys(nodes [][]KeyState) []KeyState {
+	if len(nodes) == 0 {
+		return nil
+	}
+	q := Quorum(len(nodes))
+	out := make([]KeyState, len(nodes[0]))
+	for i := range nodes[0] {
+		out[i] = Absent(nodes[0][i].Name)
+		for _, cand := range nodes {
+			k := cand[i]
+			if !k.Exists() {
+				continue
+			}
+			var pttls []int64
+			for _, other := range nodes {
+				if sameContents(other[i], k) {
+					pttls = append(pttls, other[i].PTTL)
+				}
+			}
+			if len(pttls) < q {
+				continue
+			}
+			sort.Slice(pttls, func(a, b int) bool { return pttls[a] > pttls[b] })
+			out[i] = k
+			out[i].PTTL = pttls[q-1]
+			break
+		}
+	}
+	return out
+}
+
+// sameContents reports whether two states of a key have the same type and
+// contents, whatever their TTLs.
+func sameContents(a, b KeyState) bool {
+	if a.Type != b.Type || a.Value != b.Value || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		if a.Fields[i] != b.Fields[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneNodes copies the nodes' key lists (each list is replaced, never
+// changed in place, so a shallow copy per node suffices).
+func cloneNodes(nodes [][]KeyState) [][]KeyState {
+	if nodes == nil {
+		return nil
+	}
+	return slices.Clone(nodes)
+}

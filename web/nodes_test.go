@@ -1,0 +1,66 @@
+package web
+
+import (
+	"strings"
+	"testing"
+
+	"lockstep/sim"
+)
+
+// TestRedlockLessonShowsEveryNode: on a server given a Redis URL, the
+// Redlock lesson says it runs on nodes of its own, not on that Redis; its
+// Redis panel shows each node's keys with their PTTLs beside what a
+// majority holds, and each call of a step names its node.
+func TestRedlockLessonShowsEveryNode(t *testing.T) {
+	t.Parallel()
+	be, rs := realBackend(t)
+	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	if l.Nodes != 3 {
+		t.Fatalf("lesson redlock-restart has %d nodes", l.Nodes)
+	}
+	wantBadge := map[sim.Locale]string{
+		sim.English:            "3 Redis nodes of its own (not the Redis at " + rs.Addr + ": a single Redis is not several nodes)",
+		sim.SimplifiedChinese:  "自建的 3 个 Redis 节点（不是 " + rs.Addr + " 上的 Redis：单个 Redis 当不了多个节点）",
+		sim.TraditionalChinese: "自建的 3 個 Redis 節點（不是 " + rs.Addr + " 上的 Redis：單一 Redis 當不了多個節點）",
+	}
+	for loc, badge := range wantBadge {
+		_, body := get(t, hs.URL+lessonURL(l.ID, 0, loc, false), nil)
+		if got := backendLabel(t, body); got != badge {
+			t.Errorf("%s: player page badge says %q, not %q", loc, got, badge)
+		}
+	}
+
+	// Step 4: B's acquire. Node 1 keeps A's key with 25 s left, nodes 2
+	// and 3 have B's new one with 30 s; the majority's view is B's.
+	_, body := get(t, hs.URL+lessonURL(l.ID, 4, sim.English, false), nil)
+	d := parseDOM(t, body)
+	sections := d.all(and(tag("section"), withClass("node-keys")))
+	if len(sections) != 3 {
+		t.Fatalf("%d node sections, want 3", len(sections))
+	}
+	wantPTTL := []string{"25000", "30000", "30000"}
+	for i, sec := range sections {
+		if n, _ := attr(sec, "data-node"); n != string(rune('1'+i)) {
+			t.Errorf("section %d: data-node %q", i+1, n)
+		}
+		sd := dom{root: sec}
+		key := sd.one(t, "node key", and(tag("li"), withAttr("data-key", "lock:order:42")))
+		if !strings.Contains(textOf(key), wantPTTL[i]) {
+			t.Errorf("node %d's key %q, want a PTTL of %s ms", i+1, textOf(key), wantPTTL[i])
+		}
+	}
+	calls := d.all(and(tag("article"), withClass("call")))
+	if len(calls) != 3 {
+		t.Fatalf("%d calls at step 4, want one per node", len(calls))
+	}
+	wantOut := []string{"BUSY", "ACQUIRED", "ACQUIRED"}
+	for i, c := range calls {
+		n, _ := attr(c, "data-node")
+		cd := dom{root: c}
+		out := cd.text(t, "call outcome", withAttr("data-testid", "call-outcome"))
+		if n != string(rune('1'+i)) || out != wantOut[i] {
+			t.Errorf("call %d: node %q outcome %q, want node %d %s", i+1, n, out, i+1, wantOut[i])
+		}
+	}
+}
