@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -207,4 +208,26 @@ func TestBrowserPresenterPredictFits(t *testing.T) {
 	waitStep(t, ctx, 8)
 	waitJS(t, ctx, `!!document.querySelector('#predict .predict-verdict')`, "the verdict")
 	checkFit(t, "1024x768 predict, answered", readFit(t, ctx))
+}
+
+// TestBrowserOneDiagramShown: the player draws the state diagram twice
+// (templates/diagram.templ: one for the screen, one with projector-sized
+// labels), and shows exactly one of them: the screen's in normal mode, the
+// projector's in presenter mode. A stylesheet rule that outranked the
+// hiding one once showed both, one under the other, on every lesson.
+func TestBrowserOneDiagramShown(t *testing.T) {
+	t.Parallel()
+	ctx, l, ts := stalePlayer(t)
+	const shown = `[...document.querySelectorAll('[data-testid="diagram"] svg')].filter(s => getComputedStyle(s).display !== 'none' && s.getBoundingClientRect().height > 0).map(s => s.getAttribute('class'))`
+	for _, c := range []struct {
+		presenter bool
+		want      string
+	}{{false, "dg-screen"}, {true, "dg-projector"}} {
+		run(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.url+lessonURL(l.ID, 3, sim.English, c.presenter)))
+		waitStep(t, ctx, 3)
+		got := eval[[]string](t, ctx, shown)
+		if len(got) != 1 || !slices.Contains(strings.Fields(got[0]), c.want) {
+			t.Errorf("presenter %v: shown diagram drawings %q, want one %s", c.presenter, got, c.want)
+		}
+	}
 }
