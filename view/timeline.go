@@ -143,9 +143,9 @@ type tlLayout struct {
 	locks  []string
 	laneY  map[string]int
 	// stacked are the actors whose lane has room for two chips, one above
-	// the other: an actor that runs a long script under a watchdog variant
-	// gets its script's chip and, below it, the chip of its own renewals
-	// the script held up.
+	// the other: an actor that may hold the lock when it runs a long script
+	// under a watchdog variant gets its script's chip and, below it, the
+	// chip of its own renewals the script held up.
 	stacked map[string]bool
 	actorH  int // the height of a lane of one chip row; see laneH
 	redisY  int
@@ -167,9 +167,18 @@ func (v *Step) tlLayout() tlLayout {
 		lay.actorNm[a.ID] = a.Name
 	}
 	if vi, ok := sim.LessonVariant(l); ok && vi.Watchdog {
+		// Only an actor that may hold the lock by then has renewals to
+		// stack: one that acquired before, or a forked one (it may inherit
+		// its parent's holds).
+		mayHold := map[string]bool{}
 		for _, st := range l.Steps {
-			if st.Do == sim.ActLongScript {
-				lay.stacked[st.Actor] = true
+			switch st.Do {
+			case sim.ActAcquire:
+				mayHold[st.Actor] = true
+			case sim.ActFork:
+				mayHold[st.Child] = true
+			case sim.ActLongScript:
+				lay.stacked[st.Actor] = lay.stacked[st.Actor] || mayHold[st.Actor]
 			}
 		}
 	}

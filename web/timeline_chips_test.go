@@ -108,6 +108,14 @@ func TestTimelineStackedChips(t *testing.T) {
 				}
 			}
 		}
+		if l.ID == "long-script-blocks" {
+			// R runs the script holding nothing: no lane needs a second row.
+			for _, ln := range tv.Lanes {
+				if ln.Kind == "actor" && ln.H != tv.Lanes[0].H {
+					t.Errorf("long-script-blocks: lane %s is %d px high, lane %s %d px", ln.ID, ln.H, tv.Lanes[0].ID, tv.Lanes[0].H)
+				}
+			}
+		}
 		if l.ID != "holder-script" {
 			continue
 		}
