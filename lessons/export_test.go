@@ -251,3 +251,31 @@ steps:
 		t.Errorf("the lock name is not in the diagram, escaped:\n%s", text)
 	}
 }
+
+// hanSpaceHan is a space between two Chinese characters, which Chinese
+// text does not write ("25 秒 内" for "25 秒内").
+var hanSpaceHan = regexp.MustCompile(`\p{Han} +\p{Han}`)
+
+// TestSequenceDiagramChineseSpacing: in both Chinese locales, no message
+// or note of any course lesson's diagram has a space between two Chinese
+// characters (a template's placeholder followed by " 内" would give one).
+func TestSequenceDiagramChineseSpacing(t *testing.T) {
+	cat := catalogtest.New(t)
+	embedded := open(t, "")
+	for _, l := range lessontest.Course(t) {
+		frames := runOn(t, embedded, l)
+		for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
+			for i, line := range strings.Split(sim.SequenceDiagram(l, frames, loc, cat), "\n") {
+				var text string
+				if m := mermaidMessage.FindStringSubmatch(line); m != nil {
+					text = m[4]
+				} else if m := mermaidNote.FindStringSubmatch(line); m != nil {
+					text = m[3]
+				}
+				if bad := hanSpaceHan.FindString(text); bad != "" {
+					t.Errorf("%s %s line %d: %q in %q", l.ID, loc, i+1, bad, text)
+				}
+			}
+		}
+	}
+}

@@ -10,7 +10,9 @@ import "time"
 const BusyReplyThreshold = 5 * time.Second
 
 // ScriptBusyReply is the text of the error Redis answers a command with
-// while a script that has run longer than BusyReplyThreshold is still
-// running (the error code BUSY, then Redis's own message). A watchdog
+// while a script sent with EVAL that has run longer than BusyReplyThreshold
+// is still running (the error code BUSY, then Redis's own message: Redis 7's
+// shared.slowevalerr; a function run with FCALL gets the FUNCTION KILL
+// variant instead, which a long-script step does not model). A watchdog
 // renewal due during a long-script step reads it (outcome ScriptBusy).
-const ScriptBusyReply = "BUSY Redis is busy running a script. You can only call SCRIPT KILL, FUNCTION KILL or SHUTDOWN NOSAVE."
+const ScriptBusyReply = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."

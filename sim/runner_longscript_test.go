@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -168,7 +169,7 @@ func TestLongScriptValidation(t *testing.T) {
 		{"by zero", withSteps("  - {actor: A, do: long-script, by: 0s}"),
 			[]string{`t.yaml:7:37: by: duration must be greater than zero, got 0s`}},
 		{"by below a millisecond", withSteps("  - {actor: A, do: long-script, by: 1500us}"),
-			[]string{`t.yaml:7:37: by: Redis leases count whole milliseconds, got 1500us`}},
+			[]string{`t.yaml:7:37: by: the clock moves in whole milliseconds, got 1500us`}},
 		{"a field it does not take", withSteps("  - actor: A", "    do: long-script", "    by: 10s", "    reply_lost: true"),
 			[]string{`t.yaml:10:5: field "reply_lost" does not apply to long-script`}},
 		{"a lock", withSteps("  - {actor: A, do: long-script, by: 10s, lock: other}"),
@@ -186,5 +187,29 @@ func TestLongScriptValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sameLines(t, loadErrors(t, "t.yaml", tc.src), tc.want)
 		})
+	}
+}
+
+// TestFractionalDurationMessages: a fraction of a millisecond in a step's
+// by (advance, clock-jump, long-script: how far a clock moves) is refused
+// with the clock's message, lesson.by-ms; in a lease, with the lease's,
+// lesson.duration-ms.
+func TestFractionalDurationMessages(t *testing.T) {
+	tests := []struct{ step, path, want string }{
+		{"  - {do: advance, by: 1500us}", "steps[2].by", "lesson.by-ms"},
+		{"  - {do: clock-jump, by: 1500us}", "steps[2].by", "lesson.by-ms"},
+		{"  - {actor: A, do: long-script, by: 1500us}", "steps[2].by", "lesson.by-ms"},
+		{"  - {actor: B, do: acquire, lease: 1500us}", "steps[2].lease", "lesson.duration-ms"},
+	}
+	for _, tc := range tests {
+		_, err := sim.Load("t.yaml", []byte(longScriptHead+tc.step+"\n"))
+		var errs sim.LoadErrors
+		if !errors.As(err, &errs) || len(errs) != 1 {
+			t.Errorf("%s: %v, want one LoadError", tc.step, err)
+			continue
+		}
+		if e := errs[0]; e.Path != tc.path || e.Problem.ID != tc.want || e.Problem.Args["Got"] != "1500us" {
+			t.Errorf("%s: %s %s %v, want %s %s with Got 1500us", tc.step, e.Path, e.Problem.ID, e.Problem.Args, tc.path, tc.want)
+		}
 	}
 }

@@ -196,7 +196,10 @@ func (v *validator) missing(path string, p Pos, what, field string) {
 }
 
 // duration checks a duration field named key at path: above zero, in whole
-// milliseconds (what Redis counts).
+// milliseconds (what Redis counts). A lease's fraction is refused as one
+// Redis cannot count (lesson.duration-ms); a step's by (advance, clock-jump,
+// long-script: how far a clock moves) as a move the clock does not make
+// (lesson.by-ms).
 func (v *validator) duration(path, key string, d time.Duration) {
 	if !v.checked(path) {
 		return
@@ -208,6 +211,8 @@ func (v *validator) duration(path, key string, d time.Duration) {
 	switch {
 	case d <= 0:
 		v.add(path, Pos{}, M("lesson.duration-positive", "Field", key, "Got", got), "%s: duration must be greater than zero, got %s", key, got)
+	case d%time.Millisecond != 0 && key == "by":
+		v.add(path, Pos{}, M("lesson.by-ms", "Field", key, "Got", got), "%s: the clock moves in whole milliseconds, got %s", key, got)
 	case d%time.Millisecond != 0:
 		v.add(path, Pos{}, M("lesson.duration-ms", "Field", key, "Got", got), "%s: Redis leases count whole milliseconds, got %s", key, got)
 	}

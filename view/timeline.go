@@ -22,6 +22,7 @@ const (
 	tlHeaderH           = 42
 	tlChipTop           = 6
 	tlChipH             = 32
+	tlChipGap           = 4  // between two chips stacked on one lane
 	tlLockRow           = 30 // per lock in an actor lane: belief bar and truth line
 	tlZoneRow           = 14 // room at the bottom of an actor lane for zone labels
 	tlBeliefH           = 14
@@ -138,10 +139,15 @@ func Clip(s string, n int) string {
 // tlLayout is the geometry of a run's timeline: where each lane sits. It
 // depends on the lesson only, never on the step shown.
 type tlLayout struct {
-	actors  []laneActor
-	locks   []string
-	laneY   map[string]int
-	actorH  int
+	actors []laneActor
+	locks  []string
+	laneY  map[string]int
+	// stacked are the actors whose lane has room for two chips, one above
+	// the other: an actor that may hold the lock when it runs a long script
+	// under a watchdog variant gets its script's chip and, below it, the
+	// chip of its own renewals the script held up.
+	stacked map[string]bool
+	actorH  int // the height of a lane of one chip row; see laneH
 	redisY  int
 	redisH  int
 	height  int
@@ -153,24 +159,59 @@ type tlLayout struct {
 
 func (v *Step) tlLayout() tlLayout {
 	l := v.lesson
-	lay := tlLayout{actors: laneActors(l), laneY: map[string]int{}, scale: maxLease(l), total: v.total(), actorNm: map[string]sim.Text{}}
+	lay := tlLayout{actors: laneActors(l), laneY: map[string]int{}, stacked: map[string]bool{}, scale: maxLease(l), total: v.total(), actorNm: map[string]sim.Text{}}
 	for _, lk := range v.frames[0].Locks {
 		lay.locks = append(lay.locks, lk.Name)
 	}
 	for _, a := range l.Actors {
 		lay.actorNm[a.ID] = a.Name
 	}
+	if vi, ok := sim.LessonVariant(l); ok && vi.Watchdog {
+		// Only an actor that may hold the lock by then has renewals to
+		// stack: one that acquired before, or a forked one (it may inherit
+		// its parent's holds).
+		mayHold := map[string]bool{}
+		for _, st := range l.Steps {
+			switch st.Do {
+			case sim.ActAcquire:
+				mayHold[st.Actor] = true
+			case sim.ActFork:
+				mayHold[st.Child] = true
+			case sim.ActLongScript:
+				lay.stacked[st.Actor] = lay.stacked[st.Actor] || mayHold[st.Actor]
+			}
+		}
+	}
 	lay.actorH = tlChipTop + tlChipH + 6 + len(lay.locks)*tlLockRow + tlZoneRow
 	y := tlHeaderH
 	for _, a := range lay.actors {
 		lay.laneY[a.id] = y
-		y += lay.actorH
+		y += lay.laneH(a.id)
 	}
 	lay.redisY = y
 	lay.redisH = tlReplyH + len(lay.locks)*tlGaugeRw + 4
 	lay.height = lay.redisY + lay.redisH
 	lay.width = (lay.total + 1) * TimelineColumnWidth
 	return lay
+}
+
+// chipsH is the height of actor id's chip rows: one chip, or two stacked.
+func (lay tlLayout) chipsH(id string) int {
+	if lay.stacked[id] {
+		return 2*tlChipH + tlChipGap
+	}
+	return tlChipH
+}
+
+// laneH is the height of actor id's lane.
+func (lay tlLayout) laneH(id string) int { return lay.actorH + lay.chipsH(id) - tlChipH }
+
+// chipY is the top of chip row row (0 or 1) of the lane at ly.
+func chipY(ly, row int) int { return ly + tlChipTop + row*(tlChipH+tlChipGap) }
+
+// beliefY is the top of the belief bar of lock row k in actor id's lane.
+func (lay tlLayout) beliefY(id string, k int) int {
+	return lay.laneY[id] + tlChipTop + lay.chipsH(id) + 6 + k*tlLockRow
 }
 
 // Timeline is the whole timeline panel at the current step.
@@ -216,7 +257,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 	var lanes []templates.TLLane
 	for _, a := range lay.actors {
 		y := lay.laneY[a.id]
-		lane := templates.TLLane{Y: y, H: lay.actorH, Kind: "actor", ID: a.id, Name: a.id}
+		lane := templates.TLLane{Y: y, H: lay.laneH(a.id), Kind: "actor", ID: a.id, Name: a.id}
 		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.Locale())); n != "" && n != a.id {
 			lane.Name = Clip(a.id+" · "+n, tlNameUnits)
 		}
@@ -231,7 +272,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 			lane.Sub = Clip(t.T("ProcessOf", "Instance", av.Instance), tlSubUnits)
 		}
 		for k, lock := range lay.locks {
-			by := y + tlChipTop + tlChipH + 6 + k*tlLockRow
+			by := lay.beliefY(a.id, k)
 			believes := ui.Believes
 			if len(lay.locks) > 1 {
 				believes = Clip(ui.Believes+" · "+lock, 22)
@@ -260,12 +301,17 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 	return append(lanes, redis)
 }
 
+// scriptMark marks a long script on the timeline, a clock face: U+25F7,
+// which DejaVu Sans draws (the fonts `make deps` installs have no
+// hourglass, U+231B or U+23F3).
+const scriptMark = "◷"
+
 // clockLabel labels a step that moves a clock: "+31 s", "clock jump
-// +25 s" when only Redis's clock moves, or "⏳ +25 s" while a long script
-// keeps Redis busy (its actor's chip names the script).
+// +25 s" when only Redis's clock moves, or "◷ +25 s" (scriptMark) while a
+// long script keeps Redis busy (its actor's chip names the script).
 func clockLabel(t Texts, do sim.Action, ms int64) string {
 	if do == sim.ActLongScript {
-		return "⏳ +" + Seconds(t, ms)
+		return scriptMark + " +" + Seconds(t, ms)
 	}
 	if do == sim.ActClockJump {
 		return ActionName(t, do) + " +" + Seconds(t, ms)

@@ -128,9 +128,10 @@ func (d *columnDraw) statusZone(a laneActor, av, pav sim.ActorView, pok bool) {
 		title = ui.Crashed
 	}
 	ly := d.lay.laneY[a.id]
-	d.zone(templates.TLRect{X: d.x, Y: ly, W: TimelineColumnWidth, H: d.lay.actorH, Class: "zone-" + z.class, Title: title})
+	lh := d.lay.laneH(a.id)
+	d.zone(templates.TLRect{X: d.x, Y: ly, W: TimelineColumnWidth, H: lh, Class: "zone-" + z.class, Title: title})
 	if !pok || pav.Status != av.Status {
-		d.text(templates.TLText{X: d.x + 6, Y: ly + d.lay.actorH - 4, Text: z.mark + title, Class: "zone-label " + z.class})
+		d.text(templates.TLText{X: d.x + 6, Y: ly + lh - 4, Text: z.mark + title, Class: "zone-label " + z.class})
 	}
 }
 
@@ -140,8 +141,8 @@ func (d *columnDraw) hold(a laneActor, av, pav sim.ActorView, pok bool, k int, l
 	t := d.v.t
 	ui := t.UI()
 	x, mid := d.x, d.mid
-	ly := d.lay.laneY[a.id]
-	by := ly + tlChipTop + tlChipH + 6 + k*tlLockRow
+	ly, lh := d.lay.laneY[a.id], d.lay.laneH(a.id)
+	by := d.lay.beliefY(a.id, k)
 	ty := by + tlBeliefH + 3
 	h, has := holdOf(av, lock)
 	if !has {
@@ -179,13 +180,13 @@ func (d *columnDraw) hold(a laneActor, av, pav sim.ActorView, pok bool, k int, l
 	if !stale || av.Status == sim.StatusCrashed {
 		return
 	}
-	d.zone(templates.TLRect{X: x, Y: ly, W: TimelineColumnWidth, H: d.lay.actorH, Class: "zone-stale", Title: ui.StaleOwner})
+	d.zone(templates.TLRect{X: x, Y: ly, W: TimelineColumnWidth, H: lh, Class: "zone-stale", Title: ui.StaleOwner})
 	ph, phok := sim.HoldView{}, false
 	if pok {
 		ph, phok = holdOf(pav, lock)
 	}
 	if !phok || ph.Count == 0 || ph.InRedis || pav.Status == sim.StatusCrashed {
-		d.text(templates.TLText{X: x + TimelineColumnWidth - 6, Y: ly + d.lay.actorH - 4, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
+		d.text(templates.TLText{X: x + TimelineColumnWidth - 6, Y: ly + lh - 4, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
 	}
 }
 
@@ -196,9 +197,10 @@ func (d *columnDraw) stepMarks(title string) {
 	st := d.f.Step
 	if ly, ok := d.lay.laneY[st.Actor]; ok && st.Do == sim.ActLongScript {
 		// The script's chip on its actor's lane; the calls of the step are
-		// the renewals it held up, drawn on their holders' lanes.
-		d.scriptChip(ly, title)
-		d.renewals(st)
+		// the renewals it held up, drawn on their holders' lanes (the
+		// actor's own below its script's chip, its lane being stacked).
+		own := d.renewals(st)
+		d.scriptChip(ly, title, !own)
 		return
 	}
 	if ly, ok := d.lay.laneY[st.Actor]; ok {
@@ -213,13 +215,17 @@ func (d *columnDraw) stepMarks(title string) {
 }
 
 // scriptChip is a long script's chip on its actor's lane (at ly), with a bar
-// down to Redis: the script holds Redis for the whole step.
-func (d *columnDraw) scriptChip(ly int, title string) {
+// down to Redis (line) unless the actor's own renewal chip, stacked below
+// it, draws that bar: the script holds Redis for the whole step.
+func (d *columnDraw) scriptChip(ly int, title string, line bool) {
 	t, x, mid := d.v.t, d.x, d.mid
-	d.rect(templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-" + string(sim.ActLongScript), Title: title})
-	d.text(templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: Clip(ActionName(t, sim.ActLongScript), 14), Class: "chip-action", Anchor: "middle"})
-	d.text(templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: Clip("⏳ EVAL", 14), Class: "chip-outcome oc-warn", Anchor: "middle"})
-	d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, d.lay.redisY+4), Class: "call-line"})
+	cy := chipY(ly, 0)
+	d.rect(templates.TLRect{X: x + 6, Y: cy, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-" + string(sim.ActLongScript), Title: title})
+	d.text(templates.TLText{X: mid, Y: cy + 13, Text: Clip(ActionName(t, sim.ActLongScript), 14), Class: "chip-action", Anchor: "middle"})
+	d.text(templates.TLText{X: mid, Y: cy + 27, Text: Clip(scriptMark+" EVAL", 14), Class: "chip-outcome oc-warn", Anchor: "middle"})
+	if line {
+		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, cy+tlChipH, d.lay.redisY+4), Class: "call-line"})
+	}
 }
 
 // stepChip is the step's chip on its actor's lane (at ly), its call down to
@@ -257,8 +263,10 @@ func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 
 // renewals draws a clock step: the calls during it are watchdog renewals,
 // each on the lane of the actor whose token it renews, and the step's
-// label on the Redis lane.
-func (d *columnDraw) renewals(st *sim.StepInfo) {
+// label on the Redis lane. On a stacked lane, the lane of a long script's
+// own actor, the renewals' chip goes in the second row, below the
+// script's; renewals reports whether it drew one there.
+func (d *columnDraw) renewals(st *sim.StepInfo) (own bool) {
 	t, f, x, mid, redisY := d.v.t, d.f, d.x, d.mid, d.lay.redisY
 	byActor := map[string][]sim.CallRecord{}
 	owners := d.v.tokenOwners(f)
@@ -282,14 +290,19 @@ func (d *columnDraw) renewals(st *sim.StepInfo) {
 		if len(calls) == 0 {
 			continue
 		}
-		ly := d.lay.laneY[a.id]
+		row := 0
+		if st.Do == sim.ActLongScript && a.id == st.Actor && d.lay.stacked[a.id] {
+			row, own = 1, true
+		}
+		cy := chipY(d.lay.laneY[a.id], row)
 		lastOut := calls[len(calls)-1].Outcome
-		d.rect(templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-renew", Title: t.T("Watchdog")})
-		d.text(templates.TLText{X: mid, Y: ly + tlChipTop + 13, Text: Clip("↻ "+t.T("Watchdog")+" ×"+strconv.Itoa(len(calls)), 15), Class: "chip-action", Anchor: "middle"})
-		d.text(templates.TLText{X: mid, Y: ly + tlChipTop + 27, Text: Clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
-		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
+		d.rect(templates.TLRect{X: x + 6, Y: cy, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip act-renew", Title: t.T("Watchdog")})
+		d.text(templates.TLText{X: mid, Y: cy + 13, Text: Clip("↻ "+t.T("Watchdog")+" ×"+strconv.Itoa(len(calls)), 15), Class: "chip-action", Anchor: "middle"})
+		d.text(templates.TLText{X: mid, Y: cy + 27, Text: Clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
+		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, cy+tlChipH, redisY+4), Class: "call-line"})
 	}
 	d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(clockLabel(t, st.Do, st.ByMS), 15), Class: "advance", Anchor: "middle"})
+	return own
 }
 
 // leaseGauge draws lock's lease as Redis keeps it, row k of the Redis lane.
