@@ -436,3 +436,43 @@ func TestStepSpecProblems(t *testing.T) {
 		t.Errorf("lesson file with lock on long-script: %v", err)
 	}
 }
+
+// TestForkDropsTheNote: a lesson's note describes its own timeline (16c's
+// says the script takes 25 s), so a fork that leaves that timeline carries
+// none, on the fork itself and on the fork decoded from its share code
+// against the lesson (Restore); a timeline that is the lesson's steps keeps
+// it.
+func TestForkDropsTheNote(t *testing.T) {
+	t.Parallel()
+	l := lesson(t, "long-script-blocks")
+	if len(l.Note) == 0 || l.Steps[2].Do != sim.ActLongScript {
+		t.Fatalf("16c has no note or no long script at step 3")
+	}
+	st, err := explore.StepSpec{Actor: "R", Do: sim.ActLongScript, ByMS: 1000}.Step(l, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := explore.Fork(l, 2, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := explore.Origin{Lesson: l.ID, At: 2}
+	restored := explore.Restore(explore.Strip(f, o, l), o, l)
+	if len(f.Note) != 0 || len(restored.Note) != 0 {
+		t.Errorf("a fork with a 1 s script keeps the note %v (restored: %v)", f.Note, restored.Note)
+	}
+	// Undo back to the fork point leaves the lesson's timeline too.
+	if back := explore.Restore(explore.Undo(f), o, l); len(back.Note) != 0 {
+		t.Errorf("the fork point's timeline has the note %v", back.Note)
+	}
+	// The lesson's own last step again: the lesson's timeline, its note.
+	last := len(l.Steps) - 1
+	same, err := explore.Fork(l, last, l.Steps[last])
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := explore.Origin{Lesson: l.ID, At: last}
+	if !reflect.DeepEqual(same.Note, l.Note) || !reflect.DeepEqual(explore.Restore(explore.Strip(same, whole, l), whole, l).Note, l.Note) {
+		t.Errorf("the lesson's own steps lost the note")
+	}
+}

@@ -112,7 +112,9 @@ const MaxChildID = 32
 // with sim.Validate; an action the timeline cannot take there (a step for a
 // paused actor, say) is an error wrapping ErrBadStep with the validator's
 // words. The first fork of a lesson gets the id "<id>-fork" and keeps the
-// lesson's seed, so its grant tokens are the lesson's.
+// lesson's seed, so its grant tokens are the lesson's. The lesson's note,
+// which describes the lesson's own timeline, is dropped unless the fork's
+// steps are the lesson's (the same step again at its end).
 func Fork(l *sim.Lesson, at int, st sim.Step) (*sim.Lesson, error) {
 	if at < 0 || at > len(l.Steps) {
 		return nil, badStep(sim.M("explore.step.at", "At", at, "Steps", len(l.Steps)), "step %d is outside 0..%d", at, len(l.Steps))
@@ -128,6 +130,9 @@ func Fork(l *sim.Lesson, at int, st sim.Step) (*sim.Lesson, error) {
 	}
 	steps := append(slices.Clone(l.Steps[:at]), st)
 	out := withSteps(l, steps)
+	if !sameSteps(out.Steps, l.Steps) {
+		out.Note = nil // it describes l's timeline, which this one leaves at step at+1
+	}
 	if !strings.HasSuffix(out.ID, "-fork") && out.ID != SandboxID {
 		out.ID = trimID(out.ID, 64-len("-fork")) + "-fork"
 	}
