@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -82,3 +83,29 @@ func TestErrors(t *testing.T) {
 		t.Errorf("an error without a code: %q, want %q", got, want)
 	}
 }
+
+// codedWrapper is Coded without a message of its own and wraps its cause,
+// as a web protocol error does.
+type codedWrapper struct{ cause error }
+
+func (e codedWrapper) Error() string    { return "wrapper: " + e.cause.Error() }
+func (e codedWrapper) Message() sim.Msg { return sim.Msg{} }
+func (e codedWrapper) Unwrap() error    { return e.cause }
+
+// TestErrorThroughCodedWrapper: a wrapper that is Coded without a message
+// does not hide its cause's message, and Error gives the cause's words in
+// the reader's language, not the Go error string.
+func TestErrorThroughCodedWrapper(t *testing.T) {
+	t.Parallel()
+	c := catalogtest.New(t)
+	child := sim.M("explore.step.child", "Max", 32)
+	err := codedWrapper{cause: fmt.Errorf("inner: %w", coded{child})}
+	if got, want := c.Error(sim.TraditionalChinese, err), c.Render(sim.TraditionalChinese, child); got != want {
+		t.Errorf("zh-TW: %q, want %q", got, want)
+	}
+}
+
+type coded struct{ m sim.Msg }
+
+func (e coded) Error() string    { return "coded" }
+func (e coded) Message() sim.Msg { return e.m }

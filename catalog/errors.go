@@ -19,9 +19,8 @@ func (c *Catalog) Error(l sim.Locale, err error) string {
 		return ""
 	}
 	var parts []string
-	var coded sim.Coded
-	if errors.As(err, &coded) && coded.Message().ID != "" {
-		parts = append(parts, c.Render(l, coded.Message()))
+	if m, ok := firstMessage(err); ok {
+		parts = append(parts, c.Render(l, m))
 	}
 	var les sim.LoadErrors
 	if errors.As(err, &les) && len(les) > 0 {
@@ -35,6 +34,30 @@ func (c *Catalog) Error(l sim.Locale, err error) string {
 		return err.Error()
 	}
 	return strings.Join(parts, c.T(l, "error.sep"))
+}
+
+// firstMessage is the message of the first error in err's chain (depth
+// first, as errors.As walks it) that is sim.Coded with a message: a wrapper
+// that is Coded without one (a web protocol error wrapping its cause) does
+// not hide its cause's.
+func firstMessage(err error) (sim.Msg, bool) {
+	if err == nil {
+		return sim.Msg{}, false
+	}
+	if coded, ok := err.(sim.Coded); ok && coded.Message().ID != "" {
+		return coded.Message(), true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return firstMessage(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if m, ok := firstMessage(e); ok {
+				return m, true
+			}
+		}
+	}
+	return sim.Msg{}, false
 }
 
 // Problem returns one lesson problem in locale l: "FILE:LINE:COL: message"

@@ -122,7 +122,7 @@ func TestMadeUpLocale(t *testing.T) {
 	}
 	in("sandbox title", sb.Title.In(jbo))
 	in("worker name", sb.Actors[0].Name.In(jbo))
-	st, err := explore.StepSpec{Actor: "A", Do: sim.ActCrash}.Step(sb)
+	st, err := explore.StepSpec{Actor: "A", Do: sim.ActCrash}.Step(sb, len(sb.Steps))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ const shutdownTimeout = 10 * time.Second
 const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
+       lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
        lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -234,5 +235,27 @@ func TestServeClassroomPeers(t *testing.T) {
 	}
 	if got, err := parsePeers("", ""); err != nil || got != nil {
 		t.Errorf("no peers: %q, %v", got, err)
+	}
+}
+
+// TestServeUsageListsCommands: the usage that an unknown command and -h
+// print has a line for every command main dispatches (run, lessons,
+// search, doctor).
+func TestServeUsageListsCommands(t *testing.T) {
+	for _, args := range [][]string{{"no-such-command"}, {"-h"}} {
+		var stdout, stderr bytes.Buffer
+		Serve(context.Background(), args, &stdout, &stderr)
+		commands := map[string]bool{}
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "usage:"))
+			if len(f) >= 2 && f[0] == "lockstep" && !strings.HasPrefix(f[1], "-") {
+				commands[f[1]] = true
+			}
+		}
+		for _, c := range []string{"run", "lessons", "search", "doctor"} {
+			if !commands[c] {
+				t.Errorf("%v: usage has no line for lockstep %s (lines for %v):\n%s", args, c, slices.Sorted(maps.Keys(commands)), stderr.String())
+			}
+		}
 	}
 }

@@ -58,7 +58,7 @@ func everyChoiceForks(t *testing.T, be *backend.Backend, l *sim.Lesson) {
 	frames := run(t, be, l)
 	for at := range frames {
 		for _, c := range explore.Choices(l, frames[at]) {
-			st, err := c.Spec.Step(l)
+			st, err := c.Spec.Step(l, len(l.Steps))
 			if err != nil {
 				t.Fatalf("%s step %d: %+v: %v", l.ID, at, c.Spec, err)
 			}
@@ -111,7 +111,7 @@ func TestForkRefusesImpossibleSteps(t *testing.T) {
 		{Do: sim.ActFork, Actor: "A", Child: "B", Context: "inherit"}, // B runs already (issue 17)
 	} {
 		// StepSpec.Step checks explore's bounds, Fork the lesson rules.
-		st, err := spec.Step(l)
+		st, err := spec.Step(l, len(l.Steps))
 		if err == nil {
 			_, err = explore.Fork(l, 2, st)
 		}
@@ -172,7 +172,7 @@ func TestSandbox(t *testing.T) {
 	for _, spec := range []explore.StepSpec{
 		{Actor: "A", Do: sim.ActAcquire}, {Actor: "B", Do: sim.ActAcquire}, {Do: sim.ActAdvance, ByMS: 11000}, {Actor: "B", Do: sim.ActAcquire},
 	} {
-		st, err := spec.Step(l)
+		st, err := spec.Step(l, len(l.Steps))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -307,7 +307,7 @@ func TestForExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, spec := range []explore.StepSpec{{Actor: "A", Do: sim.ActAcquire}, {Actor: "A", Do: sim.ActFork, Child: "A-1", Context: "inherit"}, {Actor: "A-1", Do: sim.ActAcquire}, {Do: sim.ActAdvance, ByMS: 6000}} {
-		st, err := spec.Step(sb)
+		st, err := spec.Step(sb, len(sb.Steps))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -397,5 +397,82 @@ func TestCutLinksSayCutShort(t *testing.T) {
 		if !errors.As(err, &le) || le.Problem != explore.LinkCutShort {
 			t.Fatalf("cut at %d of %d: problem %+v, want LinkCutShort", n, len(code), le)
 		}
+	}
+}
+
+// TestStepSpecProblems: what StepSpec.Step refuses names the step (the
+// fork point's next) and the field, with a message code: a duration out of
+// explore's bounds, and a field that sim.Validate's table says the action
+// does not take (which a lesson file would be refused for too).
+func TestStepSpecProblems(t *testing.T) {
+	t.Parallel()
+	l := lesson(t, "stale-owner")
+	for _, c := range []struct {
+		spec       explore.StepSpec
+		path, code string
+	}{
+		{explore.StepSpec{Actor: "A", Do: sim.ActLongScript, ByMS: -5}, "steps[3].by_ms", "explore.step.by"},
+		{explore.StepSpec{Actor: "A", Do: sim.ActLongScript, ByMS: explore.MaxAdvanceMS + 1}, "steps[3].by_ms", "explore.step.by"},
+		{explore.StepSpec{Do: sim.ActAdvance, ByMS: -5}, "steps[3].by_ms", "explore.step.by"},
+		{explore.StepSpec{Actor: "A", Do: sim.ActAcquire, LeaseMS: explore.MaxLeaseMS + 1}, "steps[3].lease_ms", "explore.step.lease"},
+		{explore.StepSpec{Actor: "A", Do: sim.ActLongScript, ByMS: 1000, Lock: "x"}, "steps[3].lock", "lesson.field-not-applicable"},
+		{explore.StepSpec{Do: sim.ActAdvance, ByMS: 1000, Lock: "x"}, "steps[3].lock", "lesson.field-not-applicable"},
+		{explore.StepSpec{Actor: "A", Do: sim.ActPause, LeaseMS: 5}, "steps[3].lease_ms", "lesson.field-not-applicable"},
+	} {
+		_, err := c.spec.Step(l, 2)
+		var se *explore.StepError
+		if !errors.Is(err, explore.ErrBadStep) || !errors.As(err, &se) {
+			t.Errorf("%+v: %v", c.spec, err)
+			continue
+		}
+		if len(se.Problems) != 1 || se.Problems[0].Path != c.path || se.Problems[0].Problem.ID != c.code {
+			t.Errorf("%+v: problems %+v, want one %s at %s", c.spec, se.Problems, c.code, c.path)
+		}
+	}
+	// The same field in a lesson file is refused by the same table.
+	_, err := sim.Load("x.yaml", []byte("variant: token-count\nlease: 30s\nlock: lock\nactors: [{id: A, name: A}]\nsteps: [{actor: A, do: long-script, by: 1s, lock: x}]\n"))
+	var les sim.LoadErrors
+	if !errors.As(err, &les) || len(les) == 0 || les[0].Problem.ID != "lesson.field-not-applicable" {
+		t.Errorf("lesson file with lock on long-script: %v", err)
+	}
+}
+
+// TestForkDropsTheNote: a lesson's note describes its own timeline (16c's
+// says the script takes 25 s), so a fork that leaves that timeline carries
+// none, on the fork itself and on the fork decoded from its share code
+// against the lesson (Restore); a timeline that is the lesson's steps keeps
+// it.
+func TestForkDropsTheNote(t *testing.T) {
+	t.Parallel()
+	l := lesson(t, "long-script-blocks")
+	if len(l.Note) == 0 || l.Steps[2].Do != sim.ActLongScript {
+		t.Fatalf("16c has no note or no long script at step 3")
+	}
+	st, err := explore.StepSpec{Actor: "R", Do: sim.ActLongScript, ByMS: 1000}.Step(l, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := explore.Fork(l, 2, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := explore.Origin{Lesson: l.ID, At: 2}
+	restored := explore.Restore(explore.Strip(f, o, l), o, l)
+	if len(f.Note) != 0 || len(restored.Note) != 0 {
+		t.Errorf("a fork with a 1 s script keeps the note %v (restored: %v)", f.Note, restored.Note)
+	}
+	// Undo back to the fork point leaves the lesson's timeline too.
+	if back := explore.Restore(explore.Undo(f), o, l); len(back.Note) != 0 {
+		t.Errorf("the fork point's timeline has the note %v", back.Note)
+	}
+	// The lesson's own last step again: the lesson's timeline, its note.
+	last := len(l.Steps) - 1
+	same, err := explore.Fork(l, last, l.Steps[last])
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := explore.Origin{Lesson: l.ID, At: last}
+	if !reflect.DeepEqual(same.Note, l.Note) || !reflect.DeepEqual(explore.Restore(explore.Strip(same, whole, l), whole, l).Note, l.Note) {
+		t.Errorf("the lesson's own steps lost the note")
 	}
 }

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -44,29 +45,58 @@ type StepSpec struct {
 	Unreachable []int `json:"unreachable,omitempty"`
 }
 
-// Step turns the spec into a step of l: the lesson's lock where it names
-// none, its durations in time.Duration. It checks only explore mode's own
-// bounds (durations, a write's value, a child id's length); the rules of the
-// lesson format are sim.Validate's, which Fork applies. Errors are
-// *StepError, wrapping ErrBadStep.
-func (s StepSpec) Step(l *sim.Lesson) (sim.Step, error) {
+// Step turns the spec into a step of l that follows its first at steps
+// (the fork point; it names the step, at+1, in messages): the lesson's lock
+// where it names none, its durations in time.Duration. It refuses a field
+// the action does not take (sim.StepFields, the table of sim.Validate) and
+// checks explore mode's own bounds (durations, a write's value, a child
+// id's length); the other rules of the lesson format are sim.Validate's,
+// which Fork applies. Errors are *StepError, wrapping ErrBadStep, whose
+// Problems name the step and the field ("steps[3].by_ms").
+func (s StepSpec) Step(l *sim.Lesson, at int) (sim.Step, error) {
 	st := sim.Step{Actor: s.Actor, Do: s.Do, Lock: s.Lock, ReplyLost: s.ReplyLost, Unreplicated: s.Unreplicated,
 		Node: s.Node, Unreachable: slices.Clone(s.Unreachable), Value: s.Value, Child: s.Child, Context: s.Context}
+	var b bounds
+	path := fmt.Sprintf("steps[%d].", at+1)
+	takes, known := sim.StepFields(s.Do)
+	if known {
+		// Each field of the spec, by its name in the fork message and in
+		// the lesson format.
+		for _, f := range []struct {
+			wire, name string
+			given      bool
+		}{
+			{"actor", "actor", s.Actor != ""}, {"lock", "lock", s.Lock != ""}, {"lease_ms", "lease", s.LeaseMS != 0},
+			{"by_ms", "by", s.ByMS != 0}, {"value", "value", s.Value != ""}, {"child", "child", s.Child != ""},
+			{"context", "context", s.Context != ""}, {"reply_lost", "reply_lost", s.ReplyLost},
+			{"unreplicated", "unreplicated", s.Unreplicated}, {"node", "node", s.Node != 0},
+			{"unreachable", "unreachable", s.Unreachable != nil},
+		} {
+			if f.given && !slices.Contains(takes, f.name) {
+				b.add(path+f.wire, sim.M("lesson.field-not-applicable", "Field", f.wire, "Action", string(s.Do)), "field %q does not apply to %s", f.wire, s.Do)
+			}
+		}
+	}
 	global := s.Do == sim.ActAdvance || s.Do == sim.ActClockJump || s.Do == sim.ActFailover || s.Do == sim.ActRestart
 	if global {
 		st.Lock = ""
 	} else if st.Lock == "" {
 		st.Lock = l.Lock
 	}
-	switch {
-	case s.ByMS < 0 || s.ByMS > MaxAdvanceMS:
-		return sim.Step{}, badStep(sim.M("explore.step.by", "Max", MaxAdvanceMS), "by_ms must be between 1 and %d", MaxAdvanceMS)
-	case s.LeaseMS < 0 || s.LeaseMS > MaxLeaseMS:
-		return sim.Step{}, badStep(sim.M("explore.step.lease", "Max", MaxLeaseMS), "lease_ms must be between 0 (the lesson's) and %d", MaxLeaseMS)
-	case s.Do == sim.ActWrite && (s.Value == "" || len(s.Value) > MaxValueBytes):
-		return sim.Step{}, badStep(sim.M("explore.step.value", "Max", MaxValueBytes), "write needs a value of 1 to %d bytes", MaxValueBytes)
-	case len(s.Child) > MaxChildID:
-		return sim.Step{}, badStep(sim.M("explore.step.child", "Max", MaxChildID), "a child id is at most %d bytes", MaxChildID)
+	if s.ByMS < 0 || s.ByMS > MaxAdvanceMS {
+		b.add(path+"by_ms", sim.M("explore.step.by", "Field", "by_ms", "Max", MaxAdvanceMS, "Got", s.ByMS), "by_ms must be between 1 and %d, got %d", MaxAdvanceMS, s.ByMS)
+	}
+	if s.LeaseMS < 0 || s.LeaseMS > MaxLeaseMS {
+		b.add(path+"lease_ms", sim.M("explore.step.lease", "Field", "lease_ms", "Max", MaxLeaseMS, "Got", s.LeaseMS), "lease_ms must be between 0 (the lesson's) and %d, got %d", MaxLeaseMS, s.LeaseMS)
+	}
+	if s.Do == sim.ActWrite && (s.Value == "" || len(s.Value) > MaxValueBytes) {
+		b.add(path+"value", sim.M("explore.step.value", "Max", MaxValueBytes), "write needs a value of 1 to %d bytes", MaxValueBytes)
+	}
+	if len(s.Child) > MaxChildID {
+		b.add(path+"child", sim.M("explore.step.child", "Max", MaxChildID), "a child id is at most %d bytes", MaxChildID)
+	}
+	if len(b.errs) > 0 {
+		return sim.Step{}, &StepError{Problems: b.errs}
 	}
 	st.By = time.Duration(s.ByMS) * time.Millisecond
 	st.Lease = time.Duration(s.LeaseMS) * time.Millisecond
@@ -82,7 +112,9 @@ const MaxChildID = 32
 // with sim.Validate; an action the timeline cannot take there (a step for a
 // paused actor, say) is an error wrapping ErrBadStep with the validator's
 // words. The first fork of a lesson gets the id "<id>-fork" and keeps the
-// lesson's seed, so its grant tokens are the lesson's.
+// lesson's seed, so its grant tokens are the lesson's. The lesson's note,
+// which describes the lesson's own timeline, is dropped unless the fork's
+// steps are the lesson's (the same step again at its end).
 func Fork(l *sim.Lesson, at int, st sim.Step) (*sim.Lesson, error) {
 	if at < 0 || at > len(l.Steps) {
 		return nil, badStep(sim.M("explore.step.at", "At", at, "Steps", len(l.Steps)), "step %d is outside 0..%d", at, len(l.Steps))
@@ -98,6 +130,9 @@ func Fork(l *sim.Lesson, at int, st sim.Step) (*sim.Lesson, error) {
 	}
 	steps := append(slices.Clone(l.Steps[:at]), st)
 	out := withSteps(l, steps)
+	if !sameSteps(out.Steps, l.Steps) {
+		out.Note = nil // it describes l's timeline, which this one leaves at step at+1
+	}
 	if !strings.HasSuffix(out.ID, "-fork") && out.ID != SandboxID {
 		out.ID = trimID(out.ID, 64-len("-fork")) + "-fork"
 	}

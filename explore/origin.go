@@ -33,7 +33,9 @@ func Strip(l *sim.Lesson, o Origin, base *sim.Lesson) *sim.Lesson {
 // Strip left out, from base (the course lesson o names), when the first
 // o.At steps of l are base's steps and the header is base's. Otherwise it
 // returns l as it is: a link made from another version of the lesson still
-// runs exactly as it was made, only without base's narration.
+// runs exactly as it was made, only without base's narration. base's note,
+// which describes base's timeline, goes back only to a timeline whose steps
+// are all base's.
 func Restore(l *sim.Lesson, o Origin, base *sim.Lesson) *sim.Lesson {
 	if base == nil || !matches(l, o, base) {
 		return l
@@ -48,8 +50,8 @@ func Restore(l *sim.Lesson, o Origin, base *sim.Lesson) *sim.Lesson {
 	if len(out.Takeaway) == 0 {
 		out.Takeaway = base.Takeaway
 	}
-	if len(out.Note) == 0 {
-		out.Note = base.Note
+	if len(out.Note) == 0 && sameSteps(l.Steps, base.Steps) {
+		out.Note = base.Note // it describes base's timeline, so only that one
 	}
 	if out.Source == "" {
 		out.Source = base.Source
@@ -85,6 +87,21 @@ func matches(l *sim.Lesson, o Origin, base *sim.Lesson) bool {
 	}
 	for i := range o.At {
 		if !sameStep(l.Steps[i], base.Steps[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSteps reports whether a and b are the same timeline's steps
+// (sameStep each): a lesson's note, which describes its own timeline,
+// belongs to a timeline only then.
+func sameSteps(a, b []sim.Step) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameStep(a[i], b[i]) {
 			return false
 		}
 	}

@@ -430,8 +430,8 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 	// The same bounds as explore mode's menu and forms: a link cannot carry
 	// what the player would refuse to build.
 	dur := func(path string, ms, limit int64) time.Duration {
-		if ms > limit {
-			b.add(path, sim.M("explore.link.duration-max", "MS", ms, "Max", limit), "%d ms is over the %d ms that explore mode allows", ms, limit)
+		if e, over := overLimit(path, sim.Pos{}, ms, limit); over {
+			b.errs = append(b.errs, e)
 			return 0
 		}
 		if ms < math.MinInt64/int64(time.Millisecond) {
@@ -476,6 +476,45 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 	return l, Origin{Lesson: w.Origin, At: w.At, Search: w.Search, Under: w.Under}, b.errs
 }
 
+// overLimit is explore mode's one bound on a duration of a timeline (a
+// lease, an advance, a clock jump, a long script), in ms: the problem of ms
+// at path and position p when it is over limit (MaxLeaseMS, MaxAdvanceMS).
+// Decode applies it to a link's numbers, Encode (and so an imported file)
+// to a lesson's durations, so that a file explore mode takes opens as a link.
+func overLimit(path string, p sim.Pos, ms, limit int64) (sim.LoadError, bool) {
+	if ms <= limit {
+		return sim.LoadError{}, false
+	}
+	return sim.LoadError{Path: path, Pos: p, Msg: fmt.Sprintf("%d ms is over the %d ms that explore mode allows", ms, limit),
+		Problem: sim.M("explore.link.duration-max", "MS", ms, "Max", limit)}, true
+}
+
+// durations returns the durations of l over explore mode's bounds
+// (overLimit), placed at the step that holds each when l was read from a
+// file (the lesson's own lease at the file's start).
+func durations(l *sim.Lesson) sim.LoadErrors {
+	var errs sim.LoadErrors
+	at := func(p sim.Pos) sim.Pos {
+		if l.File != "" && p == (sim.Pos{}) {
+			return sim.Pos{Line: 1, Col: 1}
+		}
+		return p
+	}
+	add := func(path string, p sim.Pos, d time.Duration, limit int64) {
+		if e, over := overLimit(path, p, d.Milliseconds(), limit); over {
+			e.File = l.File
+			errs = append(errs, e)
+		}
+	}
+	add("lease", at(sim.Pos{}), l.Lease, MaxLeaseMS)
+	for i, s := range l.Steps {
+		path := fmt.Sprintf("steps[%d]", i+1)
+		add(path+".lease", at(s.Pos), s.Lease, MaxLeaseMS)
+		add(path+".by", at(s.Pos), s.By, MaxAdvanceMS)
+	}
+	return errs
+}
+
 // check returns every reason l and o cannot be shared: explore's bounds on
 // sizes and text, the origin, and the rules of the lesson format
 // (sim.Validate with opts' locales), each with its field path.
@@ -515,6 +554,9 @@ func check(l *sim.Lesson, o Origin, opts sim.Options) sim.LoadErrors {
 	if o.Lesson != "" && !sim.ValidLessonID(o.Lesson) {
 		b.add("origin", sim.M("explore.link.origin-id", "ID", o.Lesson), "the forked lesson's id %q: want lowercase letters, digits and '-'", o.Lesson)
 	}
+
+	// The durations, within explore mode's bounds.
+	b.errs = append(b.errs, durations(l)...)
 
 	// The texts and names, for their size.
 	for _, f := range []struct {

@@ -17,7 +17,7 @@ func pauseOf(t *testing.T, l *sim.Lesson) sim.Step { return stepOf(t, l, sim.Act
 // stepOf is a step of l's first actor.
 func stepOf(t *testing.T, l *sim.Lesson, do sim.Action) sim.Step {
 	t.Helper()
-	st, err := explore.StepSpec{Actor: l.Actors[0].ID, Do: do}.Step(l)
+	st, err := explore.StepSpec{Actor: l.Actors[0].ID, Do: do}.Step(l, len(l.Steps))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -321,6 +321,15 @@ var stepFields = map[Action][]string{
 	ActRestart:       {"node"},
 }
 
+// StepFields returns the fields of the lesson format ("lock", "lease",
+// "by", ...) that a step of action do takes, beyond "do" and "say": the
+// table by which Validate refuses any other field. known is false for an
+// action the format does not have.
+func StepFields(do Action) (fields []string, known bool) {
+	f, known := stepFields[do]
+	return slices.Clone(f), known
+}
+
 // requiredFields are the fields an action cannot do without ("actor" for
 // every action that takes one).
 var requiredFields = map[Action][]string{

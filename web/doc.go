@@ -213,7 +213,9 @@
 // bad-link (load's timeline is not a code this server can open; the message
 // says why: cut short, damaged, a newer format, a step the rules refuse),
 // bad-step (fork's action cannot happen there, e.g. a step for a paused
-// actor; undo with nothing to undo),
+// actor, a field the action does not take (sim.StepFields, as in a lesson
+// file) or a duration past explore's bounds, each named by step and field in
+// the session's language; undo with nothing to undo),
 // step-too-large (the step would do more work than a bound of package sim
 // allows, e.g. more than sim.MaxRenewalsPerStep watchdog renewals; the
 // message, in the session's language, names the limit and what to do;

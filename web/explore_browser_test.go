@@ -142,7 +142,7 @@ func forkedStaleOwner(t *testing.T, all []*sim.Lesson, acquire bool) *sim.Lesson
 	}
 	at := 4
 	for _, sp := range specs {
-		st, err := sp.Step(l)
+		st, err := sp.Step(l, len(l.Steps))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -676,7 +676,7 @@ func TestBrowserUndoWhileIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for at, actor := range []string{"A", "B"} {
-		st, err := explore.StepSpec{Actor: actor, Do: sim.ActAcquire}.Step(l)
+		st, err := explore.StepSpec{Actor: actor, Do: sim.ActAcquire}.Step(l, len(l.Steps))
 		if err != nil {
 			t.Fatal(err)
 		}

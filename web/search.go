@@ -464,15 +464,15 @@ func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutc
 }
 
 // searchTimeline is a counterexample's steps in one line: "A acquire → B
-// acquire → advance 31s", each action in t's language.
+// acquire → advance 31 s", each action and duration in t's language (an
+// advance as the What-if menu names it).
 func searchTimeline(t *translator, cx *search.Counterexample) string {
 	parts := make([]string, len(cx.Lesson.Steps))
 	for i, st := range cx.Lesson.Steps {
-		act := view.ActionName(t, st.Do)
 		if st.Do == sim.ActAdvance {
-			parts[i] = act + " " + st.By.String()
+			parts[i] = t.T("ChoiceAdvance", "By", view.Seconds(t, st.By.Milliseconds()))
 		} else {
-			parts[i] = st.Actor + " " + act
+			parts[i] = st.Actor + " " + view.ActionName(t, st.Do)
 		}
 	}
 	return strings.Join(parts, " → ")

@@ -426,7 +426,7 @@ func (s *session) fork(m ClientMessage) {
 		}
 		return
 	}
-	st, err := m.Action.Step(s.tl.Lesson)
+	st, err := m.Action.Step(s.tl.Lesson, at)
 	if err == nil {
 		var tl explore.Timeline
 		if tl, err = s.tl.Fork(at, st); err == nil {
