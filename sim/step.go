@@ -243,7 +243,7 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 		r.nodeKeys[i] = decay(keys, d)
 	}
 	if r.onNodes() {
-		r.keys = quorumKeys(r.nodeKeys)
+		r.keys = r.quorumKeys()
 	}
 	return nil
 }
