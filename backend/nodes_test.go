@@ -182,8 +182,10 @@ func TestNodesEveryVariantOnEveryStore(t *testing.T) {
 // timelines of the nodes fixes: a variant that counts in Redis whose nodes
 // count differently yet agree on the owner (the release is STILL_HELD, B
 // is BUSY); a release that reaches one node, leaving A's token on a
-// majority nobody believes in (leaked-hold at the end); and a lesson whose
-// only step reaches no node, which still runs on its nodes. The frames are
+// majority nobody believes in (leaked-hold at the end); a failed acquire
+// that unlocks every node it reaches (with setnx-del's bare DEL, deleting
+// A's keys); and a lesson whose only step reaches no node, which still runs
+// on its nodes. The frames are
 // identical.
 func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 	t.Parallel()
@@ -224,6 +226,22 @@ func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 					{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{2, 3}, Expect: sim.NotOwner},
 					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvLeakedHold}},
 				},
+			},
+		},
+		{
+			name: "undo on every node",
+			l: &sim.Lesson{
+				ID: "undo-del", Variant: "setnx-del", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+				Steps: []sim.Step{
+					{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{3}, Expect: sim.Acquired},
+					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvWrongOwnerRelease}},
+				},
+			},
+			check: func(t *testing.T, frames []sim.Frame) {
+				if n := len(frames[2].Calls); n != 6 {
+					t.Errorf("B's attempt made %d calls, want an acquire and a release on each of 3 nodes", n)
+				}
 			},
 		},
 		{

@@ -121,11 +121,14 @@ func (r *Runner) restart(ctx context.Context, n int) error {
 // ACQUIRED when a majority created the hold, REENTERED otherwise (a nested
 // acquire); without, LOST when a majority answered LOST and BUSY otherwise,
 // after sending the release to every reachable node, granted or not (on a
-// node that did not grant, the release finds another owner and changes
-// nothing). It returns one call
-// record per call, each with its node and its own outcome.
-func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
-	var calls []CallRecord
+// node that did not grant, a compare-and-delete finds another owner and
+// changes nothing). It returns one call record per call, each with its
+// node and its own outcome.
+//
+// A variant whose release deletes without comparing (setnx-del's DEL)
+// deletes, on a node that refused, the hold another execution context
+// took there: events reports that wrong-owner-release.
+func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (out Outcome, calls []CallRecord, events []Violation, err error) {
 	var granted []int
 	count := map[Outcome]int{}
 	for n := 1; n <= r.lesson.Nodes; n++ {
@@ -134,11 +137,11 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		}
 		replies, err := r.execOn(ctx, n, call)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		out, err := r.v.acquireOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		rec := record(call, replies[0], out)
 		rec.Node = n
@@ -151,37 +154,46 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 	q := Quorum(r.lesson.Nodes)
 	switch {
 	case count[Acquired] >= q:
-		return Acquired, calls, nil
+		return Acquired, calls, nil, nil
 	case len(granted) >= q:
-		return Reentered, calls, nil
+		return Reentered, calls, nil, nil
 	}
 	// No majority: the client undoes its attempt on every node it reaches,
 	// as Redlock says, not only those that said yes.
-	out := Busy
+	out = Busy
 	if count[Lost] >= q {
 		out = Lost
 	}
 	undo := r.v.release(op, &grant{token: op.owner, count: 1, leaseMS: op.leaseMS})
 	if undo == nil {
-		return out, calls, nil
+		return out, calls, nil, nil
 	}
+	a, li := r.byID[st.Actor], r.lockRead[op.lock]
 	for n := 1; n <= r.lesson.Nodes; n++ {
 		if !reachable(st, n) {
 			continue
 		}
+		before := r.nodeKeys[n-1][li]
 		replies, err := r.execOn(ctx, n, undo)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		uo, err := r.v.releaseOutcome(op, nil, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		rec := r.recordRelease(undo, replies[0], uo)
 		rec.Node = n
 		calls = append(calls, rec)
+		h := r.current[op.lock]
+		if len(events) == 0 && (uo == Released || uo == StillHeld) && h != nil && h.context != a.context &&
+			r.v.holds(before)[h.owner] > 0 && !sameKey(before, r.nodeKeys[n-1][li]) {
+			taker := r.actorsInContext(h.context)
+			events = append(events, violation(InvWrongOwnerRelease, op.lock, append([]string{a.id}, taker...),
+				explainWrongOwnerRelease(a.id, taker, op.lock, uo)))
+		}
 	}
-	return out, calls, nil
+	return out, calls, events, nil
 }
 
 // quorumRelease sends a release's call to every reachable node. When a

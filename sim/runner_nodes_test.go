@@ -117,6 +117,33 @@ func TestRunNodesNoMajority(t *testing.T) {
 	}
 }
 
+// TestRunNodesUndoWithoutCompare: setnx-del's release is a bare DEL, so
+// B's failed attempt, which unlocks every node it reaches, deletes A's keys
+// on the nodes that refused B: wrong-owner-release.
+func TestRunNodesUndoWithoutCompare(t *testing.T) {
+	l := &sim.Lesson{
+		ID: "undo-del", Variant: "setnx-del", Lease: 30 * time.Second, Lock: "lock", Nodes: 3,
+		Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+		Steps: []sim.Step{
+			{Actor: "A", Do: sim.ActAcquire, Lock: "lock", Unreachable: []int{3}, Expect: sim.Acquired},
+			{Actor: "B", Do: sim.ActAcquire, Lock: "lock", Expect: sim.Busy, ExpectViolations: []string{sim.InvWrongOwnerRelease}},
+		},
+	}
+	frames, r := runFrames(t, l, refmodel.New())
+	for _, f := range r.Failures() {
+		t.Error(f)
+	}
+	b := frames[2]
+	for n, keys := range b.Nodes {
+		if keys[0].Exists() {
+			t.Errorf("node %d keeps %v after B's DELs", n+1, keys[0])
+		}
+	}
+	if hasViolation(frames[1], sim.InvWrongOwnerRelease) {
+		t.Error("wrong-owner-release on A's acquire")
+	}
+}
+
 // TestRunNodesMajorityByOwner runs a variant that counts in Redis on three
 // nodes whose counts differ: a nested acquire misses node 1, and the
 // release misses node 3, so node 2 keeps A at 1 and node 3 at 2. A's owner
