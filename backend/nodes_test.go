@@ -176,3 +176,110 @@ func TestNodesEveryVariantOnEveryStore(t *testing.T) {
 		sameFrames(t, v+": embedded vs the reference model", want, model)
 	}
 }
+
+// TestNodesMajorityByOwnerOnEveryStore runs, on three embedded nodes, on
+// three started redis-server nodes and on the reference model, the
+// timelines of the nodes fixes: a variant that counts in Redis whose nodes
+// count differently yet agree on the owner (the release is STILL_HELD, B
+// is BUSY); a release that reaches one node, leaving A's token on a
+// majority nobody believes in (leaked-hold at the end); a failed acquire
+// that unlocks every node it reaches (with setnx-del's bare DEL, deleting
+// A's keys); and a lesson whose only step reaches no node, which still runs
+// on its nodes. The frames are
+// identical.
+func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
+	t.Parallel()
+	redistest.Need(t, "redis-server", "make test")
+	emb := openBackend(t, "")
+	real := openBackend(t, redistest.Start(t).URL)
+	lock := "order:42"
+	tests := []struct {
+		name  string
+		l     *sim.Lesson
+		check func(t *testing.T, frames []sim.Frame)
+	}{
+		{
+			name: "by owner",
+			l: &sim.Lesson{
+				ID: "by-owner", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+				Steps: []sim.Step{
+					{Actor: "A", Do: sim.ActAcquire, Lock: lock},
+					{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{1}, Expect: sim.Reentered},
+					{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{3}, Expect: sim.StillHeld},
+					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy},
+				},
+			},
+			check: func(t *testing.T, frames []sim.Frame) {
+				if a := frames[3].Actors[0]; len(a.Holds) != 1 || !a.Holds[0].InRedis || frames[3].Locks[0].Owner != a.Holds[0].Token {
+					t.Errorf("after the release: A %+v, lock %+v: want A's hold in Redis", a, frames[3].Locks[0])
+				}
+			},
+		},
+		{
+			name: "leak by nobody",
+			l: &sim.Lesson{
+				ID: "leak-nobody", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+				Steps: []sim.Step{
+					{Actor: "A", Do: sim.ActAcquire, Lock: lock},
+					{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{2, 3}, Expect: sim.NotOwner},
+					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvLeakedHold}},
+				},
+			},
+		},
+		{
+			name: "undo on every node",
+			l: &sim.Lesson{
+				ID: "undo-del", Variant: "setnx-del", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+				Steps: []sim.Step{
+					{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{3}, Expect: sim.Acquired},
+					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvWrongOwnerRelease}},
+				},
+			},
+			check: func(t *testing.T, frames []sim.Frame) {
+				if n := len(frames[2].Calls); n != 6 {
+					t.Errorf("B's attempt made %d calls, want an acquire and a release on each of 3 nodes", n)
+				}
+			},
+		},
+		{
+			name: "no step reaches a node",
+			l: &sim.Lesson{
+				ID: "no-call", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}},
+				Steps:  []sim.Step{{Actor: "A", Do: sim.ActAcquire, Lock: lock, Nested: true, Expect: sim.NotOwner}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newStepper(t, emb, tt.l)
+			want := e.finish()
+			s := newStepper(t, real, tt.l)
+			sameFrames(t, "embedded vs started nodes", want, s.finish())
+			if info := e.store.Info(); info.Nodes != 3 || !info.Embedded {
+				t.Errorf("embedded store info %+v, want three embedded nodes", info)
+			}
+			if info, addrs := s.store.Info(), s.store.NodeAddrs(); info.Nodes != 3 || info.Embedded || len(addrs) != 3 {
+				t.Errorf("store info %+v, nodes %v: want three started nodes", info, addrs)
+			}
+			if err := s.store.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			r, err := sim.NewRunner(tt.l, refmodel.New())
+			if err != nil {
+				t.Fatal(err)
+			}
+			model, err := r.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameFrames(t, "embedded vs the reference model", want, model)
+			if tt.check != nil {
+				tt.check(t, want)
+			}
+		})
+	}
+}

@@ -23,9 +23,12 @@ type Frame struct {
 	Replica []KeyState `json:"replica,omitempty"`
 	// Nodes is what each node holds (Nodes[0] is node 1), in the order of
 	// Keys, in a lesson with nodes (`nodes: N`); nil otherwise. Keys is
-	// then what a majority of the nodes holds: per key, the state a
-	// majority agrees on (contents), with the PTTL until fewer than a
-	// majority keep it, or absent when no majority agrees on one.
+	// then what a majority of the nodes holds: a lock's key holds each
+	// owner id that has a count on a majority, at the count and PTTL a
+	// majority keeps (the nodes agree by owner, not by the whole key), and
+	// is absent when no owner id is on a majority; any other key is the
+	// state a majority agrees on (contents), with the PTTL until fewer
+	// than a majority keep it, or absent when no majority agrees on one.
 	Nodes      [][]KeyState `json:"nodes,omitempty"`
 	Actors     []ActorView  `json:"actors"`
 	Locks      []LockView   `json:"locks"`

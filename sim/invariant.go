@@ -75,8 +75,39 @@ func (r *Runner) stateViolations(atEnd bool) []Violation {
 			}
 			out = append(out, violation(InvLeakedHold, lock, []string{a.id}, explainLeak(a.id, a.gone(), renewing, g.token, lock, holds[g.token])))
 		}
+		if atEnd && r.onNodes() {
+			out = append(out, r.unclaimedLeak(lock, holds)...)
+		}
 	}
 	return out
+}
+
+// unclaimedLeak is leaked-hold at the end of a run with nodes for the hold
+// no actor believes in any more: a release that reached too few nodes
+// (NOT_OWNER) unwinds the caller's local count, yet the nodes it missed
+// keep the owner id, and when they are a majority the lock stays held by
+// nobody. holds is what a majority holds of lock (quorumLock); the leak
+// names the actors of the execution context of the lock's latest hold,
+// when that hold's owner id is the one left.
+func (r *Runner) unclaimedLeak(lock string, holds map[string]int64) []Violation {
+	h := r.current[lock]
+	if h == nil || holds[h.owner] <= 0 {
+		return nil
+	}
+	for _, a := range r.actors {
+		if g := a.grants[lock]; g != nil && g.token == h.owner {
+			return nil // reported above, or still believed during the run
+		}
+	}
+	who := r.actorsInContext(h.context)
+	if len(who) == 0 {
+		return nil
+	}
+	gone := true
+	for _, id := range who {
+		gone = gone && r.byID[id].gone()
+	}
+	return []Violation{violation(InvLeakedHold, lock, who, explainLeak(who[0], gone, false, h.owner, lock, holds[h.owner]))}
 }
 
 // concurrentBelievers returns, in the order given, the actors of ids (all

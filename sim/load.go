@@ -639,8 +639,11 @@ func (d *decoder) wholeNumber(kv keyValue) int {
 	if !ok {
 		return 0
 	}
+	// Written as a number, as a boolean field must be written as one: a
+	// quoted "3" is a string.
+	_, isInt := unwrap(kv.value).(*ast.IntegerNode)
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 1000 {
+	if !isInt || err != nil || n < 0 || n > 1000 {
 		d.errorf(kv.value, kv.path, M("lesson.whole-number", "Field", kv.key, "Got", s), "%s: want a whole number, got %q", kv.key, s)
 		return 0
 	}

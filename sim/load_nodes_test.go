@@ -132,6 +132,37 @@ func TestLoadNodesErrors(t *testing.T) {
 			src:  withNodesSteps("  - {actor: A, do: acquire}", "  - {actor: A, do: write, value: x}"),
 			want: []string{`t.yaml:10:6: step 2: a lesson on several nodes has no resource to write to`},
 		},
+		{
+			name: "a long script on nodes",
+			src:  withNodesSteps("  - {actor: A, do: acquire}", "  - {actor: B, do: long-script, by: 5s}"),
+			want: []string{`t.yaml:10:6: step 2: a long script busies one server; a lesson on several nodes has no node for it`},
+		},
+		{
+			name: "every node unreachable",
+			src:  withNodesSteps("  - {actor: A, do: acquire, unreachable: [1, 2, 3]}", "  - {actor: A, do: release, unreachable: [3, 1, 2]}", "  - {actor: A, do: release, unreachable: [3, 1]}"),
+			want: []string{
+				`t.yaml:9:42: step 1: unreachable names every node: no node answers, and there is nothing to teach; leave at least one node reachable`,
+				`t.yaml:10:42: step 2: unreachable names every node: no node answers, and there is nothing to teach; leave at least one node reachable`,
+			},
+		},
+		{
+			name: "a failover on nodes",
+			src:  withNodesSteps("  - {actor: A, do: acquire}", "  - {do: failover}"),
+			want: []string{`t.yaml:10:6: step 2: a lesson with nodes has no replica to fail over to; restart a node with do: restart and node: N instead`},
+		},
+		{
+			name: "node written as a string",
+			src:  withNodesSteps("  - do: restart", `    node: "2"`, `  - {actor: A, do: acquire, unreachable: ["1"]}`),
+			want: []string{
+				`t.yaml:10:11: node: want a whole number, got "2"`,
+				`t.yaml:11:43: unreachable: want a whole number, got "1"`,
+			},
+		},
+		{
+			name: "nodes written as a string",
+			src:  doc("variant: local-count", "lease: 30s", `nodes: "3"`, "steps: [{do: advance, by: 1s}]"),
+			want: []string{`t.yaml:3:8: nodes: want a whole number, got "3"`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 )
 
 // A lesson with nodes (Lesson.Nodes, lesson field `nodes: N`) runs on N
@@ -17,12 +18,16 @@ import (
 //     node the step does not name unreachable, and holds the lock when at
 //     least Quorum(N) nodes granted it (ACQUIRED, or REENTERED for a nested
 //     acquire); otherwise it is BUSY (LOST when a majority said LOST) and
-//     releases the nodes that did grant it, so that its failed attempt
-//     leaves nothing behind. The calls of one step take no simulated time,
+//     sends the variant's release to every reachable node, those that
+//     refused it too (Redlock: a failed client tries to unlock all the
+//     instances, even those it believes it did not lock), so that its
+//     failed attempt leaves nothing behind. The calls of one step take no simulated time,
 //     so the validity time (the lease minus the time the acquire took minus
 //     the clock drift) is the lease;
-//   - a release sends the variant's release to every reachable node, and is
-//     RELEASED (or STILL_HELD) when at least Quorum(N) of them released;
+//   - a release sends the variant's release to every reachable node, and
+//     when at least Quorum(N) of them released a hold or a count of it, is
+//     STILL_HELD while a majority still holds the owner id, RELEASED
+//     otherwise (NOT_OWNER without such a majority);
 //   - a watchdog's renewal goes to every node, and renews when a majority
 //     did;
 //   - a restart step empties one node, as a Redis without persistence
@@ -30,7 +35,7 @@ import (
 //
 // The runner keeps each node's keys (nodeKeys) on simulated time, and
 // r.keys, which the diagram and the invariants read, is what a majority of
-// the nodes holds (quorumKeys).
+// the nodes holds (quorumKeys), agreeing on a lock by owner id (quorumLock).
 
 // MinNodes and MaxNodes bound a lesson's `nodes`.
 const (
@@ -63,7 +68,7 @@ func (r *Runner) execOn(ctx context.Context, n int, calls ...*Call) ([]Reply, er
 		return nil, fmt.Errorf("node %d: %w", n, err)
 	}
 	r.nodeKeys[n-1] = res.Keys
-	r.keys = quorumKeys(r.nodeKeys)
+	r.keys = r.quorumKeys()
 	return res.Replies, nil
 }
 
@@ -83,7 +88,7 @@ func (r *Runner) verifyNodes(ctx context.Context) error {
 		}
 		r.nodeKeys[n-1] = res.Keys
 	}
-	r.keys = quorumKeys(r.nodeKeys)
+	r.keys = r.quorumKeys()
 	return nil
 }
 
@@ -107,7 +112,7 @@ func (r *Runner) restart(ctx context.Context, n int) error {
 		}
 	}
 	r.nodeKeys[n-1] = res.Keys
-	r.keys = quorumKeys(r.nodeKeys)
+	r.keys = r.quorumKeys()
 	return nil
 }
 
@@ -115,10 +120,15 @@ func (r *Runner) restart(ctx context.Context, n int) error {
 // the grants (ACQUIRED or REENTERED). With a majority of grants it returns
 // ACQUIRED when a majority created the hold, REENTERED otherwise (a nested
 // acquire); without, LOST when a majority answered LOST and BUSY otherwise,
-// after releasing the hold on the nodes that granted it. It returns one call
-// record per call, each with its node and its own outcome.
-func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
-	var calls []CallRecord
+// after sending the release to every reachable node, granted or not (on a
+// node that did not grant, a compare-and-delete finds another owner and
+// changes nothing). It returns one call record per call, each with its
+// node and its own outcome.
+//
+// A variant whose release deletes without comparing (setnx-del's DEL)
+// deletes, on a node that refused, the hold another execution context
+// took there: events reports that wrong-owner-release.
+func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (out Outcome, calls []CallRecord, events []Violation, err error) {
 	var granted []int
 	count := map[Outcome]int{}
 	for n := 1; n <= r.lesson.Nodes; n++ {
@@ -127,11 +137,11 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		}
 		replies, err := r.execOn(ctx, n, call)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		out, err := r.v.acquireOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		rec := record(call, replies[0], out)
 		rec.Node = n
@@ -144,39 +154,54 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 	q := Quorum(r.lesson.Nodes)
 	switch {
 	case count[Acquired] >= q:
-		return Acquired, calls, nil
+		return Acquired, calls, nil, nil
 	case len(granted) >= q:
-		return Reentered, calls, nil
+		return Reentered, calls, nil, nil
 	}
-	// No majority: the client undoes its attempt on the nodes that said yes.
-	out := Busy
+	// No majority: the client undoes its attempt on every node it reaches,
+	// as Redlock says, not only those that said yes.
+	out = Busy
 	if count[Lost] >= q {
 		out = Lost
 	}
 	undo := r.v.release(op, &grant{token: op.owner, count: 1, leaseMS: op.leaseMS})
 	if undo == nil {
-		return out, calls, nil
+		return out, calls, nil, nil
 	}
-	for _, n := range granted {
+	a, li := r.byID[st.Actor], r.lockRead[op.lock]
+	for n := 1; n <= r.lesson.Nodes; n++ {
+		if !reachable(st, n) {
+			continue
+		}
+		before := r.nodeKeys[n-1][li]
 		replies, err := r.execOn(ctx, n, undo)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		uo, err := r.v.releaseOutcome(op, nil, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		rec := r.recordRelease(undo, replies[0], uo)
 		rec.Node = n
 		calls = append(calls, rec)
+		h := r.current[op.lock]
+		if len(events) == 0 && (uo == Released || uo == StillHeld) && h != nil && h.context != a.context &&
+			r.v.holds(before)[h.owner] > 0 && !sameKey(before, r.nodeKeys[n-1][li]) {
+			taker := r.actorsInContext(h.context)
+			events = append(events, violation(InvWrongOwnerRelease, op.lock, append([]string{a.id}, taker...),
+				explainWrongOwnerRelease(a.id, taker, op.lock, uo)))
+		}
 	}
-	return out, calls, nil
+	return out, calls, events, nil
 }
 
 // quorumRelease sends a release's call to every reachable node. When a
 // majority released the caller's hold or one of its counts (RELEASED or
-// STILL_HELD) it returns the more frequent of the two, RELEASED on a tie;
-// otherwise NOT_OWNER. It returns one call record per call.
+// STILL_HELD on at least Quorum nodes), it returns STILL_HELD while a
+// majority of the nodes still holds the caller's owner id afterwards (the
+// majority's view, quorumKeys) and RELEASED once none does; otherwise
+// NOT_OWNER. It returns one call record per call.
 func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *grant, call *Call) (Outcome, []CallRecord, error) {
 	var calls []CallRecord
 	count := map[Outcome]int{}
@@ -200,7 +225,10 @@ func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *gran
 	switch {
 	case count[Released]+count[StillHeld] < Quorum(r.lesson.Nodes):
 		return NotOwner, calls, nil
-	case count[StillHeld] > count[Released]:
+	case r.v.holds(r.lockKey(op.lock))[op.owner] > 0:
+		// A majority still holds the caller's owner id (say a hold it
+		// deleted on one node and lowered on another, while a third node
+		// kept a higher count): the lock is still held.
 		return StillHeld, calls, nil
 	}
 	return Released, calls, nil
@@ -235,8 +263,105 @@ func (r *Runner) quorumRenew(ctx context.Context, call *Call) (Outcome, []CallRe
 	return Gone, calls, nil
 }
 
-// quorumKeys is what a majority of the nodes holds: per key (the nodes'
-// keys are in one order), the contents at least Quorum nodes agree on, with
+// quorumKeys is what a majority of the nodes holds: each lock's key as
+// quorumLock gives it, every other key (fencing, latches) as quorumKeys
+// does.
+func (r *Runner) quorumKeys() []KeyState {
+	out := quorumKeys(r.nodeKeys)
+	for _, i := range r.lockRead {
+		if i < len(out) {
+			out[i] = r.quorumLock(i)
+		}
+	}
+	return out
+}
+
+// quorumLock is what a majority of the nodes holds of the lock key at index
+// i, agreeing by owner, not by the whole key: an owner id the variant reads
+// as holding (holds, a count above 0) on at least Quorum nodes holds the
+// lock, with the count at least Quorum of them keep (the Quorum-th highest
+// of their counts) and the PTTL until fewer than a majority keep it (the
+// Quorum-th longest of their PTTLs). Nodes that count in Redis differently
+// (a nested acquire that missed a node, a release that reached only some)
+// still agree on who holds. The key is absent when no owner id is on a
+// majority. A key that keeps one owner per key is one such node's key
+// (one holding the majority's count); a hash with a field per owner keeps
+// the fields of the owners a majority holds, with their majority counts,
+// and the key's PTTL is the shortest of theirs.
+func (r *Runner) quorumLock(i int) KeyState {
+	q := Quorum(len(r.nodeKeys))
+	name := r.nodeKeys[0][i].Name
+	type held struct {
+		count, pttl int64
+		node        int
+	}
+	per := map[string][]held{}
+	for n, keys := range r.nodeKeys {
+		k := keys[i]
+		if !k.Exists() {
+			continue
+		}
+		for o, c := range r.v.holds(k) {
+			if c > 0 {
+				per[o] = append(per[o], held{c, k.PTTL, n})
+			}
+		}
+	}
+	var owners []string
+	for o, hs := range per {
+		if len(hs) >= q {
+			owners = append(owners, o)
+		}
+	}
+	if len(owners) == 0 {
+		return Absent(name)
+	}
+	sort.Strings(owners)
+	counts := map[string]int64{}
+	var rep KeyState // a node's key holding the first owner's count
+	found := false
+	pttl := int64(-1)
+	for _, o := range owners {
+		hs := per[o]
+		sort.Slice(hs, func(a, b int) bool { return hs[a].count > hs[b].count })
+		c := hs[q-1].count
+		counts[o] = c
+		if !found {
+			for _, h := range hs {
+				if h.count == c {
+					rep, found = r.nodeKeys[h.node][i], true
+					break
+				}
+			}
+		}
+		sort.Slice(hs, func(a, b int) bool { return hs[a].pttl > hs[b].pttl })
+		if p := hs[q-1].pttl; pttl < 0 || p < pttl {
+			pttl = p
+		}
+	}
+	out := rep
+	out.PTTL = pttl
+	if d, ok := r.v.(*defVariant); ok && d.d.Lock.Layout == LayoutFieldPerOwner {
+		// Keep the representative's other fields; the owners' fields are
+		// the majority's.
+		var fields []Field
+		for _, f := range rep.Fields {
+			if _, isOwner := hashCounts(KeyState{Fields: []Field{f}})[f.Name]; isOwner {
+				continue
+			}
+			fields = append(fields, f)
+		}
+		for _, o := range owners {
+			fields = append(fields, Field{Name: o, Value: strconv.FormatInt(counts[o], 10)})
+		}
+		sort.Slice(fields, func(a, b int) bool { return fields[a].Name < fields[b].Name })
+		out.Fields = fields
+	}
+	return out
+}
+
+// quorumKeys is what a majority of the nodes holds of keys that are not a
+// lock's: per key (the nodes' keys are in one order), the contents at least Quorum nodes agree on, with
 // the PTTL until fewer than a majority keep them (the Quorum-th longest of
 // their PTTLs), or the key absent when no majority agrees on contents.
 func quorumKeys(nodes [][]KeyState) []KeyState {

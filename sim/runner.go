@@ -335,6 +335,16 @@ func (r *Runner) Step(ctx context.Context) (Frame, error) {
 	idx := len(r.frames) // 1-based number of the step to run
 	st := &r.lesson.Steps[idx-1]
 	saved := r.save()
+	if idx == 1 && r.onNodes() {
+		// A store sets a run's nodes up at the run's first batch: send one
+		// to every node before the first step, so that the run is on its
+		// nodes whatever its steps (a nested acquire without a token, a
+		// pause, makes no call).
+		if err := r.verifyNodes(ctx); err != nil {
+			r.restore(saved)
+			return Frame{}, &StepRunError{Step: idx, Do: st.Do, Err: err}
+		}
+	}
 	f, err := r.apply(ctx, st)
 	if err != nil {
 		r.restore(saved)

@@ -98,7 +98,12 @@ func TestRunNodesNoMajority(t *testing.T) {
 	if b.Outcome != sim.Busy {
 		t.Errorf("B's acquire: %s, want BUSY", b.Outcome)
 	}
-	sameCalls(t, b, []nodeCall{{2, "local-count/acquire", sim.Busy}, {3, "local-count/acquire", sim.Acquired}, {3, "local-count/release", sim.Released}})
+	// The failed attempt unlocks every node it reaches (Redlock: even those
+	// it believes it did not lock): node 2's release finds A's token.
+	sameCalls(t, b, []nodeCall{{2, "local-count/acquire", sim.Busy}, {3, "local-count/acquire", sim.Acquired}, {2, "local-count/release", sim.NotOwner}, {3, "local-count/release", sim.Released}})
+	if !b.Nodes[1][0].Exists() {
+		t.Errorf("B's undo deleted A's key on node 2")
+	}
 	if b.Nodes[2][0].Exists() {
 		t.Errorf("node 3 keeps B's failed attempt: %v", b.Nodes[2][0])
 	}
@@ -109,6 +114,114 @@ func TestRunNodesNoMajority(t *testing.T) {
 	// and the majority's PTTL is A's, the longest two nodes agree on.
 	if f := frames[4]; f.Outcome != sim.Busy || key(t, f, "lock:lock", false).PTTL != 20000 {
 		t.Errorf("second attempt: %s, majority %v", f.Outcome, key(t, f, "lock:lock", false))
+	}
+}
+
+// TestRunNodesUndoWithoutCompare: setnx-del's release is a bare DEL, so
+// B's failed attempt, which unlocks every node it reaches, deletes A's keys
+// on the nodes that refused B: wrong-owner-release.
+func TestRunNodesUndoWithoutCompare(t *testing.T) {
+	l := &sim.Lesson{
+		ID: "undo-del", Variant: "setnx-del", Lease: 30 * time.Second, Lock: "lock", Nodes: 3,
+		Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+		Steps: []sim.Step{
+			{Actor: "A", Do: sim.ActAcquire, Lock: "lock", Unreachable: []int{3}, Expect: sim.Acquired},
+			{Actor: "B", Do: sim.ActAcquire, Lock: "lock", Expect: sim.Busy, ExpectViolations: []string{sim.InvWrongOwnerRelease}},
+		},
+	}
+	frames, r := runFrames(t, l, refmodel.New())
+	for _, f := range r.Failures() {
+		t.Error(f)
+	}
+	b := frames[2]
+	for n, keys := range b.Nodes {
+		if keys[0].Exists() {
+			t.Errorf("node %d keeps %v after B's DELs", n+1, keys[0])
+		}
+	}
+	if hasViolation(frames[1], sim.InvWrongOwnerRelease) {
+		t.Error("wrong-owner-release on A's acquire")
+	}
+}
+
+// TestRunNodesMajorityByOwner runs a variant that counts in Redis on three
+// nodes whose counts differ: a nested acquire misses node 1, and the
+// release misses node 3, so node 2 keeps A at 1 and node 3 at 2. A's owner
+// id is on a majority: the majority's view holds A (count 1, the count two
+// nodes keep), the release is STILL_HELD, A's belief rests on Redis, the
+// diagram has a transition, and B is BUSY.
+func TestRunNodesMajorityByOwner(t *testing.T) {
+	l := &sim.Lesson{
+		ID: "by-owner", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: "lock", Nodes: 3,
+		Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+		Steps: []sim.Step{
+			{Actor: "A", Do: sim.ActAcquire, Lock: "lock"},
+			{Actor: "A", Do: sim.ActAcquire, Lock: "lock", Unreachable: []int{1}},
+			{Actor: "A", Do: sim.ActRelease, Lock: "lock", Unreachable: []int{3}},
+			{Actor: "B", Do: sim.ActAcquire, Lock: "lock"},
+		},
+	}
+	frames, r := runFrames(t, l, refmodel.New())
+	if len(r.Failures()) > 0 {
+		t.Fatalf("failures: %v", r.Failures())
+	}
+	if f := frames[2]; f.Outcome != sim.Reentered {
+		t.Fatalf("nested acquire: %s, want REENTERED", f.Outcome)
+	}
+	rel := frames[3]
+	if rel.Outcome != sim.StillHeld {
+		t.Errorf("release: %s, want STILL_HELD (a majority keeps A's hold)", rel.Outcome)
+	}
+	k := key(t, rel, "lock:lock", false)
+	a := rel.Actors[0]
+	if len(a.Holds) != 1 || a.Holds[0].Count != 1 || !a.Holds[0].InRedis {
+		t.Fatalf("after the release A: %+v, want count 1 in Redis", a)
+	}
+	if k.Type != sim.TypeHash || len(k.Fields) != 1 || k.Fields[0].Name != a.Holds[0].Token || k.Fields[0].Value != "1" {
+		t.Errorf("after the release the majority holds %+v, want A's owner id at 1", k)
+	}
+	if lv := rel.Locks[0]; lv.Owner != a.Holds[0].Token || lv.Count != 1 || lv.Transition == nil || lv.Transition.ID == sim.OffDiagram {
+		t.Errorf("after the release the lock view is %+v (transition %+v), want A's at 1 on the diagram", lv, lv.Transition)
+	}
+	if f := frames[4]; f.Outcome != sim.Busy {
+		t.Errorf("B's acquire: %s, want BUSY", f.Outcome)
+	}
+}
+
+// TestRunNodesLeakByNobody checks leaked-hold for a hold a majority keeps
+// that nobody believes in: A's release reaches only node 1 (NOT_OWNER, and
+// A lets go), nodes 2 and 3 keep A's token, B is BUSY, and at the end the
+// leak names A.
+func TestRunNodesLeakByNobody(t *testing.T) {
+	for _, v := range []string{"local-count", "hash-refresh"} {
+		t.Run(v, func(t *testing.T) {
+			l := &sim.Lesson{
+				ID: "leak-nobody", Variant: v, Lease: 30 * time.Second, Lock: "lock", Nodes: 3,
+				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
+				Steps: []sim.Step{
+					{Actor: "A", Do: sim.ActAcquire, Lock: "lock"},
+					{Actor: "A", Do: sim.ActRelease, Lock: "lock", Unreachable: []int{2, 3}, Expect: sim.NotOwner},
+					{Actor: "B", Do: sim.ActAcquire, Lock: "lock", Expect: sim.Busy},
+				},
+			}
+			frames, r := runFrames(t, l, refmodel.New())
+			for _, f := range r.Failures() {
+				t.Error(f)
+			}
+			end := frames[len(frames)-1]
+			var leak *sim.Violation
+			for i, v := range end.Violations {
+				if v.Name == sim.InvLeakedHold {
+					leak = &end.Violations[i]
+				}
+			}
+			if leak == nil || len(leak.Actors) != 1 || leak.Actors[0] != "A" {
+				t.Fatalf("at the end: violations %+v, want leaked-hold naming A", end.Violations)
+			}
+			if hasViolation(frames[2], sim.InvLeakedHold) {
+				t.Error("leaked-hold before the lesson's end")
+			}
+		})
 	}
 }
 

@@ -243,7 +243,7 @@ func (r *Runner) passTime(ctx context.Context, d int64) error {
 		r.nodeKeys[i] = decay(keys, d)
 	}
 	if r.onNodes() {
-		r.keys = quorumKeys(r.nodeKeys)
+		r.keys = r.quorumKeys()
 	}
 	return nil
 }
@@ -456,10 +456,11 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	lostReply := st.ReplyLost && call != nil
 	var reply, fence Reply
 	var calls []CallRecord
+	var events []Violation // a failed acquire's undo on nodes (quorumAcquire)
 	var out Outcome
 	if r.onNodes() && call != nil {
 		var err error
-		if out, calls, err = r.quorumAcquire(ctx, st, op, g, call); err != nil {
+		if out, calls, events, err = r.quorumAcquire(ctx, st, op, g, call); err != nil {
 			return stepResult{}, err
 		}
 	} else {
@@ -507,7 +508,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 	if lostReply {
 		out = TimedOut
 	}
-	return stepResult{outcome: out, calls: calls}, nil
+	return stepResult{outcome: out, calls: calls, events: events}, nil
 }
 
 // singleAcquire runs an acquire's call (and the fencing call that goes with

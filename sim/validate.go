@@ -561,6 +561,8 @@ func (v *validator) replica() {
 		n := i + 1
 		if s.Do == ActFailover {
 			switch {
+			case !l.Replica && (l.Nodes != 0 || v.at.has("nodes")):
+				v.add(fmt.Sprintf("steps[%d].do", n), s.Pos, M("lesson.failover-nodes", "Step", n), "step %d: a lesson with nodes has no replica to fail over to; restart a node with do: restart and node: N instead", n)
 			case !l.Replica:
 				v.add(fmt.Sprintf("steps[%d].do", n), s.Pos, M("lesson.failover-no-replica", "Step", n), "step %d: failover needs a replica to promote; add replica: true to the lesson", n)
 			case failover > 0:
@@ -625,6 +627,10 @@ func (v *validator) nodes() {
 			inRange(path+".node", Pos{}, s.Node, n)
 		case s.Do == ActWrite && has:
 			v.add(path+".do", s.Pos, M("lesson.nodes-write", "Step", n), "step %d: a lesson on several nodes has no resource to write to", n)
+		case s.Do == ActLongScript && has:
+			// The long script's renew call busies one server; the model
+			// has no node for it (it would block every node as one).
+			v.add(path+".do", s.Pos, M("lesson.nodes-long-script", "Step", n), "step %d: a long script busies one server; a lesson on several nodes has no node for it", n)
 		}
 		if len(s.Unreachable) == 0 || !slices.Contains(stepFields[s.Do], "unreachable") {
 			continue // a field that does not apply is reported by step
@@ -644,5 +650,22 @@ func (v *validator) nodes() {
 				v.add(p, Pos{}, M("lesson.unreachable-twice", "Step", n, "Node", node), "step %d: unreachable names node %d twice", n, node)
 			}
 		}
+		if l.Nodes >= MinNodes && l.Nodes <= MaxNodes && allNodes(s.Unreachable, l.Nodes) {
+			p := v.at.pos(path + ".unreachable")
+			if p == (Pos{}) {
+				p = s.Pos
+			}
+			v.add(path+".unreachable", p, M("lesson.unreachable-all", "Step", n), "step %d: unreachable names every node: no node answers, and there is nothing to teach; leave at least one node reachable", n)
+		}
 	}
+}
+
+// allNodes reports whether list names every node from 1 to n.
+func allNodes(list []int, n int) bool {
+	for node := 1; node <= n; node++ {
+		if !slices.Contains(list, node) {
+			return false
+		}
+	}
+	return true
 }
