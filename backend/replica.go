@@ -364,11 +364,11 @@ func (p *startedPair) verify(ctx context.Context, s *Store, b *sim.Batch) error 
 		d := byName(p.delivered, ref.Name)
 		want := byName(b.Prior, ref.Name)
 		switch {
-		case a.Exists() && !sameContents(a, d):
+		case a.Exists() && !a.SameContents(d):
 			return fmt.Errorf("backend: failover: the replica holds %s, but the last step it received left %s: replication delivered something the lesson says it never did", describeKey(a), describeKey(d))
 		case !a.Exists() && d.Exists() && nowMS-p.deliveredMS < d.PTTL:
 			return fmt.Errorf("backend: failover: the replica lacks %s, which it received %d ms ago with a TTL of %d ms", describeKey(d), nowMS-p.deliveredMS, d.PTTL)
-		case want.Exists() && !sameContents(want, d):
+		case want.Exists() && !want.SameContents(d):
 			return fmt.Errorf("backend: failover: the lesson says the replica holds %s, but the last step it received left %s", describeKey(want), describeKey(d))
 		}
 	}
@@ -443,20 +443,6 @@ func readTyped(ctx context.Context, c *redis.Client, s *Store, refs []sim.KeyRef
 		return nil, 0, fmt.Errorf("TIME: %w", now.Err())
 	}
 	return out, now.Val().UnixMilli(), nil
-}
-
-// sameContents reports whether two states of a key have the same type and
-// contents, whatever their TTLs.
-func sameContents(a, b sim.KeyState) bool {
-	if a.Type != b.Type || a.Value != b.Value || len(a.Fields) != len(b.Fields) {
-		return false
-	}
-	for i := range a.Fields {
-		if a.Fields[i] != b.Fields[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // describeKey renders a key's type and contents for messages.

@@ -379,7 +379,7 @@ func quorumKeys(nodes [][]KeyState) []KeyState {
 			}
 			var pttls []int64
 			for _, other := range nodes {
-				if sameContents(other[i], k) {
+				if other[i].SameContents(k) {
 					pttls = append(pttls, other[i].PTTL)
 				}
 			}
@@ -393,20 +393,6 @@ func quorumKeys(nodes [][]KeyState) []KeyState {
 		}
 	}
 	return out
-}
-
-// sameContents reports whether two states of a key have the same type and
-// contents, whatever their TTLs.
-func sameContents(a, b KeyState) bool {
-	if a.Type != b.Type || a.Value != b.Value || len(a.Fields) != len(b.Fields) {
-		return false
-	}
-	for i := range a.Fields {
-		if a.Fields[i] != b.Fields[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // cloneNodes copies the nodes' key lists (each list is replaced, never

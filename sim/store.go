@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -142,6 +143,13 @@ type Field struct {
 
 // Exists reports whether the key exists.
 func (k KeyState) Exists() bool { return k.Type != TypeNone }
+
+// SameContents reports whether k and o have the same type and contents
+// (value, or fields in order), whatever their names and TTLs: how a
+// replica or another node is compared with a key it should hold.
+func (k KeyState) SameContents(o KeyState) bool {
+	return k.Type == o.Type && k.Value == o.Value && slices.Equal(k.Fields, o.Fields)
+}
 
 // Field returns the value of hash field name and whether it is there.
 func (k KeyState) Field(name string) (string, bool) {
