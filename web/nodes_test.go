@@ -64,3 +64,32 @@ func TestRedlockLessonShowsEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// TestRedlockWordsSayMajority: after node 2's restart node 1 still keeps
+// A's token, so the stale-owner banner and the timeline's caption speak of
+// a majority of the nodes, not of one Redis that no longer keeps it.
+func TestRedlockWordsSayMajority(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
+		_, body := get(t, hs.URL+lessonURL(l.ID, 3, loc, false), nil)
+		d := parseDOM(t, body)
+		node1 := dom{root: d.one(t, "node 1's keys", and(tag("section"), withAttr("data-node", "1")))}
+		token := node1.text(t, "node 1's token", and(tag("code"), withClass("val")))
+		stale := dom{root: d.one(t, "stale banner", withAttr("data-testid", "stale"))}
+		items := stale.all(tag("li"))
+		want := tr(loc).T("StaleNoticeNodes", "Actor", "A", "Lock", "order:42", "Count", 1, "Token", token, "Kept", 1, "Nodes", 3)
+		if len(items) != 1 || textOf(items[0]) != want {
+			var got []string
+			for _, it := range items {
+				got = append(got, textOf(it))
+			}
+			t.Errorf("%s: stale banner says %q, want %q", loc, got, want)
+		}
+		legend := d.one(t, "timeline legend", and(tag("ul"), withClass("legend")))
+		if got, _ := attr(legend, "aria-label"); got != tr(loc).T("TimelineHelpNodes") {
+			t.Errorf("%s: timeline caption %q, want the nodes one", loc, got)
+		}
+	}
+}
