@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"lockstep/sim"
 )
 
@@ -90,6 +92,54 @@ func TestRedlockWordsSayMajority(t *testing.T) {
 		legend := d.one(t, "timeline legend", and(tag("ul"), withClass("legend")))
 		if got, _ := attr(legend, "aria-label"); got != tr(loc).T("TimelineHelpNodes") {
 			t.Errorf("%s: timeline caption %q, want the nodes one", loc, got)
+		}
+	}
+}
+
+// TestRedlockTimelineNamesNodes: on the Redlock lesson's timeline the
+// restart names its node, and each reply of a step's calls follows its
+// node's number, with the full replies, node by node, in its title.
+func TestRedlockTimelineNamesNodes(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
+		_, body := get(t, hs.URL+lessonURL(l.ID, 4, loc, false), nil)
+		d := parseDOM(t, body)
+		tl := dom{root: d.one(t, "timeline", withAttr("id", "panel-timeline"))}
+		ownText := func(n *html.Node) string {
+			if n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
+				return strings.TrimSpace(n.FirstChild.Data)
+			}
+			return ""
+		}
+		// colText is the one text of class class that column col draws
+		// (its texts lie in a layer of their own, g[data-c]).
+		colText := func(col, class string) *html.Node {
+			var found []*html.Node
+			for _, g := range tl.all(and(tag("g"), withAttr("data-c", col))) {
+				found = append(found, dom{root: g}.all(and(tag("text"), withClass(class)))...)
+			}
+			if len(found) != 1 {
+				t.Fatalf("%s: column %s draws %d texts of class %s, want 1", loc, col, len(found), class)
+			}
+			return found[0]
+		}
+		mark := colText("3", "advance")
+		if got, want := ownText(mark), "⚠ "+tr(loc).T("TLRestartNode", "Node", 2); got != want {
+			t.Errorf("%s: restart marked %q, want %q", loc, got, want)
+		}
+		reply := colText("4", "reply")
+		if got := ownText(reply); got != "1:nil 2:OK 3:OK" {
+			t.Errorf("%s: step 4's replies drawn %q, want 1:nil 2:OK 3:OK", loc, got)
+		}
+		var want []string
+		for i, r := range []string{"(nil)", `"OK"`, `"OK"`} {
+			want = append(want, tr(loc).T("TLNodeReply", "Node", i+1, "Reply", r))
+		}
+		title := dom{root: reply}.text(t, "replies' title", tag("title"))
+		if title != strings.Join(want, "; ") {
+			t.Errorf("%s: step 4's replies titled %q, want %q", loc, title, strings.Join(want, "; "))
 		}
 	}
 }
