@@ -1,12 +1,16 @@
 package web
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"golang.org/x/net/html"
 
+	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/sim/refmodel"
+	"lockstep/view"
 )
 
 // TestRedlockLessonShowsEveryNode: on a server given a Redis URL, the
@@ -141,5 +145,25 @@ func TestRedlockTimelineNamesNodes(t *testing.T) {
 		if title != strings.Join(want, "; ") {
 			t.Errorf("%s: step 4's replies titled %q, want %q", loc, title, strings.Join(want, "; "))
 		}
+	}
+}
+
+// TestRedlockCompareNamesNodes: a comparison's cell lists each call's reply
+// after its node.
+func TestRedlockCompareNamesNodes(t *testing.T) {
+	t.Parallel()
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	frames, err := sim.RunFrames(context.Background(), l, refmodel.Open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := explore.Side{Variant: l.Variant, Lesson: l, Frames: frames}
+	rows := view.CompareRows(tr(sim.English), l, &explore.Comparison{A: side, B: side})
+	var want []string
+	for i, r := range []string{"(nil)", `"OK"`, `"OK"`} {
+		want = append(want, "local-count/acquire → "+tr(sim.English).T("TLNodeReply", "Node", i+1, "Reply", r))
+	}
+	if got := rows[3].A.Replies; got != strings.Join(want, "; ") {
+		t.Errorf("step 4's replies %q, want %q", got, strings.Join(want, "; "))
 	}
 }
