@@ -235,6 +235,7 @@ func TestBrowserPresenterFitsNodes(t *testing.T) {
 			if h := tl.Bottom - tl.Top; h < minTimelineH {
 				t.Errorf("%s: the timeline's drawing is %.0f x %.0f px, want at least %d px tall", at, tl.Right-tl.Left, h, minTimelineH)
 			}
+			t.Logf("%s: timeline drawing %.0f x %.0f px", at, tl.Right-tl.Left, tl.Bottom-tl.Top)
 			if i == 4 {
 				if n := eval[int](t, ctx, `document.querySelectorAll('#panel-redis .node-keys').length`); n != l.Nodes {
 					t.Errorf("%s: %d node sections shown, want %d", at, n, l.Nodes)
