@@ -10,8 +10,15 @@ import (
 // the frames before (prev) and after (cur) it. Acquire, release, write,
 // advance, pause and resume are explained as drills explain them
 // (drill.Explain); the other actions and outcomes have messages of their
-// own, and any other falls back to "narration.generic".
+// own, and any other falls back to "narration.generic". In a lesson on
+// independent nodes a restart, an acquire and a release are narrated per
+// node (narrateNodes).
 func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
+	if cur.Nodes != nil {
+		if m, ok := narrateNodes(st, cur); ok {
+			return m
+		}
+	}
 	key := ""
 	switch {
 	case len(cur.Calls) == 0 && (cur.Outcome == sim.Reentered || cur.Outcome == sim.StillHeld):

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"strings"
 
 	"lockstep/sim"
@@ -60,9 +61,30 @@ func (v *Step) Alerts() templates.AlertsView {
 		}
 		for _, h := range av.Holds {
 			if h.Count > 0 && !h.InRedis {
+				if f.Nodes != nil {
+					// Some node may still keep the token: what Redis no
+					// longer says is a majority's.
+					a.Stale = append(a.Stale, t.T("StaleNoticeNodes", "Actor", av.ID, "Lock", h.Lock, "Count", h.Count, "Token", h.Token,
+						"Kept", nodesKeeping(f.Nodes, h.Token), "Nodes", len(f.Nodes)))
+					continue
+				}
 				a.Stale = append(a.Stale, t.T("StaleNotice", "Actor", av.ID, "Lock", h.Lock, "Count", h.Count, "Token", h.Token))
 			}
 		}
 	}
 	return a
+}
+
+// nodesKeeping is how many of the nodes (a frame's Nodes) keep token in a
+// key of theirs: as a string's value or a hash's field name or value.
+func nodesKeeping(nodes [][]sim.KeyState, token string) int {
+	n := 0
+	for _, keys := range nodes {
+		if slices.ContainsFunc(keys, func(k sim.KeyState) bool {
+			return k.Value == token || slices.ContainsFunc(k.Fields, func(f sim.Field) bool { return f.Name == token || f.Value == token })
+		}) {
+			n++
+		}
+	}
+	return n
 }

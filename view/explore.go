@@ -130,7 +130,7 @@ func CompareRows(t Texts, l *sim.Lesson, c *explore.Comparison) []templates.Comp
 	for i, st := range l.Steps {
 		n := i + 1
 		rows = append(rows, templates.CompareRow{
-			Step: n, Action: v.stepLine(&st), A: cell(c.A.Frames, n), B: cell(c.B.Frames, n),
+			Step: n, Action: v.stepLine(&st), A: cell(t, c.A.Frames, n), B: cell(t, c.B.Frames, n),
 			Differs: c.Diffs[n], First: n == c.FirstDiff,
 		})
 	}
@@ -138,7 +138,7 @@ func CompareRows(t Texts, l *sim.Lesson, c *explore.Comparison) []templates.Comp
 }
 
 // cell is step n of a compared run.
-func cell(frames []sim.Frame, n int) templates.CompareCell {
+func cell(t Texts, frames []sim.Frame, n int) templates.CompareCell {
 	if n >= len(frames) {
 		return templates.CompareCell{}
 	}
@@ -146,7 +146,11 @@ func cell(frames []sim.Frame, n int) templates.CompareCell {
 	c := templates.CompareCell{Outcome: string(f.Outcome), Kind: outcomeKind(f.Outcome)}
 	var replies, vios []string
 	for _, call := range f.Calls {
-		replies = append(replies, call.Script+" → "+call.Reply.String())
+		reply := call.Reply.String()
+		if call.Node > 0 {
+			reply = t.T("TLNodeReply", "Node", call.Node, "Reply", reply)
+		}
+		replies = append(replies, call.Script+" → "+reply)
 	}
 	for _, v := range f.Violations {
 		vios = append(vios, v.Name)

@@ -229,6 +229,10 @@ func (v *Step) Timeline() templates.TimelineView {
 func (v *Step) timelineFrame(lay tlLayout) templates.TimelineView {
 	t := v.t
 	ui := t.UI()
+	if v.lesson.Nodes > 0 {
+		// The green line is a majority's, not one Redis's.
+		ui.TimelineHelp = t.T("TimelineHelpNodes")
+	}
 	tv := templates.TimelineView{
 		UI: ui, LabelWidth: tlLabelW, ColW: TimelineColumnWidth, HeaderH: tlHeaderH,
 		Width: lay.width, Height: lay.height, CurrentX: v.cur * TimelineColumnWidth,

@@ -211,7 +211,11 @@ func (d *columnDraw) stepMarks(title string) {
 		d.renewals(st)
 		return
 	}
-	d.text(templates.TLText{X: d.mid, Y: d.lay.redisY + 18, Text: Clip("⚠ "+ActionName(d.v.t, st.Do), 15), Class: "advance", Anchor: "middle"})
+	action := ActionName(d.v.t, st.Do)
+	if st.Do == sim.ActRestart && st.Node > 0 {
+		action = d.v.t.T("TLRestartNode", "Node", st.Node)
+	}
+	d.text(templates.TLText{X: d.mid, Y: d.lay.redisY + 18, Text: Clip("⚠ "+action, 16), Class: "advance", Anchor: "middle"})
 }
 
 // scriptChip is a long script's chip on its actor's lane (at ly), with a bar
@@ -245,11 +249,22 @@ func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 	}
 	if len(f.Calls) > 0 {
 		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
-		var replies []string
+		var replies, titles []string
 		for _, c := range f.Calls {
+			if c.Node > 0 {
+				// Each reply after its node: "1:nil 2:OK 3:OK" (a
+				// string's quotes left to the title, for room).
+				replies = append(replies, strconv.Itoa(c.Node)+":"+strings.Trim(shortReply(c.Reply), `"`))
+				titles = append(titles, t.T("TLNodeReply", "Node", c.Node, "Reply", c.Reply.String()))
+				continue
+			}
 			replies = append(replies, shortReply(c.Reply))
 		}
-		d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: f.Calls[0].Reply.String()})
+		title := f.Calls[0].Reply.String()
+		if len(titles) > 0 {
+			title = strings.Join(titles, "; ")
+		}
+		d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: title})
 	}
 	if st.Do != sim.ActFork {
 		return

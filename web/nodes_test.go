@@ -1,10 +1,16 @@
 package web
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
+	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/sim/refmodel"
+	"lockstep/view"
 )
 
 // TestRedlockLessonShowsEveryNode: on a server given a Redis URL, the
@@ -62,5 +68,102 @@ func TestRedlockLessonShowsEveryNode(t *testing.T) {
 		if n != string(rune('1'+i)) || out != wantOut[i] {
 			t.Errorf("call %d: node %q outcome %q, want node %d %s", i+1, n, out, i+1, wantOut[i])
 		}
+	}
+}
+
+// TestRedlockWordsSayMajority: after node 2's restart node 1 still keeps
+// A's token, so the stale-owner banner and the timeline's caption speak of
+// a majority of the nodes, not of one Redis that no longer keeps it.
+func TestRedlockWordsSayMajority(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
+		_, body := get(t, hs.URL+lessonURL(l.ID, 3, loc, false), nil)
+		d := parseDOM(t, body)
+		node1 := dom{root: d.one(t, "node 1's keys", and(tag("section"), withAttr("data-node", "1")))}
+		token := node1.text(t, "node 1's token", and(tag("code"), withClass("val")))
+		stale := dom{root: d.one(t, "stale banner", withAttr("data-testid", "stale"))}
+		items := stale.all(tag("li"))
+		want := tr(loc).T("StaleNoticeNodes", "Actor", "A", "Lock", "order:42", "Count", 1, "Token", token, "Kept", 1, "Nodes", 3)
+		if len(items) != 1 || textOf(items[0]) != want {
+			var got []string
+			for _, it := range items {
+				got = append(got, textOf(it))
+			}
+			t.Errorf("%s: stale banner says %q, want %q", loc, got, want)
+		}
+		legend := d.one(t, "timeline legend", and(tag("ul"), withClass("legend")))
+		if got, _ := attr(legend, "aria-label"); got != tr(loc).T("TimelineHelpNodes") {
+			t.Errorf("%s: timeline caption %q, want the nodes one", loc, got)
+		}
+	}
+}
+
+// TestRedlockTimelineNamesNodes: on the Redlock lesson's timeline the
+// restart names its node, and each reply of a step's calls follows its
+// node's number, with the full replies, node by node, in its title.
+func TestRedlockTimelineNamesNodes(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
+		_, body := get(t, hs.URL+lessonURL(l.ID, 4, loc, false), nil)
+		d := parseDOM(t, body)
+		tl := dom{root: d.one(t, "timeline", withAttr("id", "panel-timeline"))}
+		ownText := func(n *html.Node) string {
+			if n.FirstChild != nil && n.FirstChild.Type == html.TextNode {
+				return strings.TrimSpace(n.FirstChild.Data)
+			}
+			return ""
+		}
+		// colText is the one text of class class that column col draws
+		// (its texts lie in a layer of their own, g[data-c]).
+		colText := func(col, class string) *html.Node {
+			var found []*html.Node
+			for _, g := range tl.all(and(tag("g"), withAttr("data-c", col))) {
+				found = append(found, dom{root: g}.all(and(tag("text"), withClass(class)))...)
+			}
+			if len(found) != 1 {
+				t.Fatalf("%s: column %s draws %d texts of class %s, want 1", loc, col, len(found), class)
+			}
+			return found[0]
+		}
+		mark := colText("3", "advance")
+		if got, want := ownText(mark), "⚠ "+tr(loc).T("TLRestartNode", "Node", 2); got != want {
+			t.Errorf("%s: restart marked %q, want %q", loc, got, want)
+		}
+		reply := colText("4", "reply")
+		if got := ownText(reply); got != "1:nil 2:OK 3:OK" {
+			t.Errorf("%s: step 4's replies drawn %q, want 1:nil 2:OK 3:OK", loc, got)
+		}
+		var want []string
+		for i, r := range []string{"(nil)", `"OK"`, `"OK"`} {
+			want = append(want, tr(loc).T("TLNodeReply", "Node", i+1, "Reply", r))
+		}
+		title := dom{root: reply}.text(t, "replies' title", tag("title"))
+		if title != strings.Join(want, "; ") {
+			t.Errorf("%s: step 4's replies titled %q, want %q", loc, title, strings.Join(want, "; "))
+		}
+	}
+}
+
+// TestRedlockCompareNamesNodes: a comparison's cell lists each call's reply
+// after its node.
+func TestRedlockCompareNamesNodes(t *testing.T) {
+	t.Parallel()
+	l := lessonByID(t, testLessons(t), "redlock-restart")
+	frames, err := sim.RunFrames(context.Background(), l, refmodel.Open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := explore.Side{Variant: l.Variant, Lesson: l, Frames: frames}
+	rows := view.CompareRows(tr(sim.English), l, &explore.Comparison{A: side, B: side})
+	var want []string
+	for i, r := range []string{"(nil)", `"OK"`, `"OK"`} {
+		want = append(want, "local-count/acquire → "+tr(sim.English).T("TLNodeReply", "Node", i+1, "Reply", r))
+	}
+	if got := rows[3].A.Replies; got != strings.Join(want, "; ") {
+		t.Errorf("step 4's replies %q, want %q", got, strings.Join(want, "; "))
 	}
 }

@@ -30,6 +30,7 @@ type presentFit struct {
 	NamePx       []float64          `json:"namePx"`  // of each state name
 	LabelOverlap []string           `json:"labelOverlap"`
 	LabelOutside []string           `json:"labelOutside"`
+	Timeline     box                `json:"timeline"` // the timeline's drawing (its lanes' body) as shown
 }
 
 type box struct{ Left, Top, Right, Bottom float64 }
@@ -64,7 +65,9 @@ const measurePresent = `(() => {
 			if (ba.left < bb.right && bb.left < ba.right && ba.top < bb.bottom && bb.top < ba.bottom) overlap.push(a.textContent + ' / ' + b.textContent);
 		});
 	});
+	const tl = document.querySelector('[data-panel="timeline"] .tl-body');
 	return {
+		timeline: tl ? r(tl) : {},
 		presenter: document.body.classList.contains('presenter'),
 		scrollH: document.documentElement.scrollHeight, scrollW: document.documentElement.scrollWidth,
 		viewH: innerHeight, viewW: innerWidth,
@@ -187,7 +190,56 @@ func TestBrowserPresenterFitsScreen(t *testing.T) {
 			f := readFit(t, ctx)
 			checkFit(t, fmt.Sprintf("%s step %d", where, i), f)
 			if i == len(l.Steps) {
-				t.Logf("%s: smallest diagram label %.1f px, state name %.1f px; timeline %.0f px tall", where, slices.Min(f.LabelPx), slices.Min(f.NamePx), f.Panels["timeline"].Bottom-f.Panels["timeline"].Top)
+				t.Logf("%s: smallest diagram label %.1f px, state name %.1f px; timeline %.0f px tall, its drawing %.0f x %.0f", where, slices.Min(f.LabelPx), slices.Min(f.NamePx), f.Panels["timeline"].Bottom-f.Panels["timeline"].Top, f.Timeline.Right-f.Timeline.Left, f.Timeline.Bottom-f.Timeline.Top)
+			}
+		}
+	}
+}
+
+// minTimelineH is the least height, in px, of the presenter timeline's
+// drawing (its lanes' body as shown; its width follows from its columns):
+// squeezed below it, as it once was to 35 px on the nodes lesson, the
+// timeline is not readable.
+const minTimelineH = 72
+
+// TestBrowserPresenterFitsNodes walks the Redlock lesson on independent
+// nodes, whose Redis panel shows a section per node and whose command card a
+// call per node, in presenter mode at 1024 x 768 (in each language) and
+// 1280 x 800: at every step nothing is cut or off the screen, and the
+// timeline's drawing keeps at least minTimelineH.
+func TestBrowserPresenterFitsNodes(t *testing.T) {
+	t.Parallel()
+	ctx, all, ts := courseTab(t, Config{})
+	l := lessonByID(t, all, "redlock-restart")
+	type size struct {
+		w, h int64
+		lang sim.Locale
+	}
+	sizes := []size{
+		{1024, 768, sim.English}, {1024, 768, sim.SimplifiedChinese}, {1024, 768, sim.TraditionalChinese},
+		{1280, 800, sim.English},
+	}
+	for _, s := range sizes {
+		where := fmt.Sprintf("%s %dx%d %s", l.ID, s.w, s.h, s.lang)
+		run(t, ctx, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 1, s.lang, true)))
+		waitStep(t, ctx, 1)
+		for i := 1; i <= len(l.Steps); i++ {
+			if i > 1 {
+				press(t, ctx, kb.ArrowRight)
+				waitStep(t, ctx, i)
+			}
+			f := readFit(t, ctx)
+			at := fmt.Sprintf("%s step %d", where, i)
+			checkFit(t, at, f)
+			tl := f.Timeline
+			if h := tl.Bottom - tl.Top; h < minTimelineH {
+				t.Errorf("%s: the timeline's drawing is %.0f x %.0f px, want at least %d px tall", at, tl.Right-tl.Left, h, minTimelineH)
+			}
+			t.Logf("%s: timeline drawing %.0f x %.0f px", at, tl.Right-tl.Left, tl.Bottom-tl.Top)
+			if i == 4 {
+				if n := eval[int](t, ctx, `document.querySelectorAll('#panel-redis .node-keys').length`); n != l.Nodes {
+					t.Errorf("%s: %d node sections shown, want %d", at, n, l.Nodes)
+				}
 			}
 		}
 	}
