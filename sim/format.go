@@ -66,7 +66,7 @@ func (p Printer) Frame(f Frame) string {
 		}
 	}
 	for _, a := range f.Actors {
-		fmt.Fprintf(&b, "   actor %s\n", formatActor(a))
+		fmt.Fprintf(&b, "   actor %s\n", formatActor(a, len(f.Nodes) > 0))
 	}
 	for _, lv := range f.Locks {
 		fmt.Fprintf(&b, "   lock  %s %s count=%d", lv.Name, lv.State, lv.Count)
@@ -162,7 +162,9 @@ func formatKey(k KeyState) string {
 	return fmt.Sprintf("%s %s %q pttl=%dms", k.Name, k.Type, k.Value, k.PTTL)
 }
 
-func formatActor(a ActorView) string {
+// formatActor is one actor's line; onNodes: the frame is of a lesson with
+// nodes, where a hold is in Redis when a majority of the nodes keeps it.
+func formatActor(a ActorView, onNodes bool) string {
 	s := fmt.Sprintf("%s %s ctx=%s inst=%s", a.ID, a.Status, a.Context, a.Instance)
 	if a.RequestID != "" {
 		s += " req=" + a.RequestID
@@ -181,7 +183,10 @@ func formatActor(a ActorView) string {
 		if h.Pending {
 			s += " (DEL pending)"
 		}
-		if !h.InRedis {
+		switch {
+		case !h.InRedis && onNodes:
+			s += " (not on a majority of the nodes)"
+		case !h.InRedis:
 			s += " (not in Redis)"
 		}
 	}
