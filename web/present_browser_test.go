@@ -204,8 +204,8 @@ const minTimelineH = 72
 
 // TestBrowserPresenterFitsNodes walks the Redlock lesson on independent
 // nodes, whose Redis panel shows a section per node and whose command card a
-// call per node, in presenter mode at 1024 x 768 (in each language) and
-// 1280 x 800: at every step nothing is cut or off the screen, and the
+// call per node, in presenter mode at 1024 x 768 in English and zh-TW: at
+// every step nothing is cut or off the screen, and the
 // timeline's drawing keeps at least minTimelineH.
 func TestBrowserPresenterFitsNodes(t *testing.T) {
 	t.Parallel()
@@ -215,10 +215,11 @@ func TestBrowserPresenterFitsNodes(t *testing.T) {
 		w, h int64
 		lang sim.Locale
 	}
-	sizes := []size{
-		{1024, 768, sim.English}, {1024, 768, sim.SimplifiedChinese}, {1024, 768, sim.TraditionalChinese},
-		{1280, 800, sim.English},
-	}
+	// The smallest projector size is the one that binds, in English and in
+	// the wider CJK text (zh-TW's lines are the longest); 1280x800 and
+	// zh-CN gave no finding of their own and cost half a minute of the
+	// test budget (docs/testing.md).
+	sizes := []size{{1024, 768, sim.English}, {1024, 768, sim.TraditionalChinese}}
 	for _, s := range sizes {
 		where := fmt.Sprintf("%s %dx%d %s", l.ID, s.w, s.h, s.lang)
 		run(t, ctx, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 1, s.lang, true)))
