@@ -174,16 +174,10 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 			continue
 		}
 		before := r.nodeKeys[n-1][li]
-		replies, err := r.execOn(ctx, n, undo)
+		uo, rec, err := r.releaseOn(ctx, n, op, nil, undo)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		uo, err := r.v.releaseOutcome(op, nil, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
-		if err != nil {
-			return "", nil, nil, err
-		}
-		rec := r.recordRelease(undo, replies[0], uo)
-		rec.Node = n
 		calls = append(calls, rec)
 		h := r.current[op.lock]
 		if len(events) == 0 && (uo == Released || uo == StillHeld) && h != nil && h.context != a.context &&
@@ -209,16 +203,10 @@ func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *gran
 		if !reachable(st, n) {
 			continue
 		}
-		replies, err := r.execOn(ctx, n, call)
+		out, rec, err := r.releaseOn(ctx, n, op, g, call)
 		if err != nil {
 			return "", nil, err
 		}
-		out, err := r.v.releaseOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
-		if err != nil {
-			return "", nil, err
-		}
-		rec := r.recordRelease(call, replies[0], out)
-		rec.Node = n
 		calls = append(calls, rec)
 		count[out]++
 	}
@@ -232,6 +220,23 @@ func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *gran
 		return StillHeld, calls, nil
 	}
 	return Released, calls, nil
+}
+
+// releaseOn sends a release's call to node n and reads the node's outcome
+// (g: the caller's grant; nil for an acquire's undo), recorded with its
+// node.
+func (r *Runner) releaseOn(ctx context.Context, n int, op lockOp, g *grant, call *Call) (Outcome, CallRecord, error) {
+	replies, err := r.execOn(ctx, n, call)
+	if err != nil {
+		return "", CallRecord{}, err
+	}
+	out, err := r.v.releaseOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+	if err != nil {
+		return "", CallRecord{}, err
+	}
+	rec := r.recordRelease(call, replies[0], out)
+	rec.Node = n
+	return out, rec, nil
 }
 
 // quorumRenew sends a watchdog's renewal to every node (a renewal knows no
