@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -264,4 +265,24 @@ func staleOnRealRedis(t *testing.T) (*redistest.Server, *redis.Client, *sim.Less
 		t.Fatal(err)
 	}
 	return srv, srv.Client(t), l
+}
+
+// checkOwnServersOnly: a run of l, which needs servers of its own (a
+// replica or nodes), wrote nothing to the Redis at srv, and a backend
+// whose RedisServer does not exist refuses to run l rather than falling
+// back without a word.
+func checkOwnServersOnly(t *testing.T, srv *redistest.Server, l *sim.Lesson) {
+	t.Helper()
+	if keys := scan(t, srv.Client(t), "*"); len(keys) > 0 {
+		t.Errorf("the run wrote to the Redis at the URL: %v", keys)
+	}
+	be, err := backend.Open(context.Background(), backend.Config{URL: srv.URL, RedisServer: filepath.Join(t.TempDir(), "redis-server")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	r, _ := newRunner(t, be, l)
+	if _, err := r.Step(context.Background()); err == nil || !strings.Contains(err.Error(), "needs a redis-server") {
+		t.Errorf("a missing RedisServer: want an error, got %v", err)
+	}
 }

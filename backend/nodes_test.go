@@ -2,13 +2,11 @@ package backend_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"lockstep/backend"
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
@@ -112,19 +110,7 @@ func TestNodesWithoutRedisServer(t *testing.T) {
 	if m, ok := info.Message(); !ok || m.ID != "backend.embedded-nodes-not-on" {
 		t.Errorf("store info message %v %v, want backend.embedded-nodes-not-on", m, ok)
 	}
-	if keys := scan(t, srv.Client(t), "*"); len(keys) > 0 {
-		t.Errorf("the run wrote to the Redis at the URL: %v", keys)
-	}
-
-	be, err := backend.Open(context.Background(), backend.Config{URL: srv.URL, RedisServer: filepath.Join(t.TempDir(), "redis-server")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	r, _ := newRunner(t, be, l)
-	if _, err := r.Step(context.Background()); err == nil || !strings.Contains(err.Error(), "needs a redis-server") {
-		t.Errorf("a missing RedisServer: want an error, got %v", err)
-	}
+	checkOwnServersOnly(t, srv, l)
 }
 
 // TestNodesEveryVariantOnEveryStore runs one timeline on three nodes under
