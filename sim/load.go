@@ -503,6 +503,16 @@ func (d *decoder) duration(kv keyValue) time.Duration {
 	return v
 }
 
+// eachItem calls f with each item of kv's sequence as a field of its own,
+// at path kv.path[N] (N from 1), its position recorded for errors.
+func (d *decoder) eachItem(kv keyValue, f func(item keyValue)) {
+	for i, n := range d.sequence(kv) {
+		p := fmt.Sprintf("%s[%d]", kv.path, i+1)
+		d.at.at[p] = posOf(n)
+		f(keyValue{key: kv.key, path: p, keyNode: n, value: n})
+	}
+}
+
 func (d *decoder) sequence(kv keyValue) []ast.Node {
 	switch t := unwrap(kv.value).(type) {
 	case *ast.SequenceNode:
@@ -607,22 +617,14 @@ func (d *decoder) step(n ast.Node, path string) Step {
 		case "expect_violation":
 			s.ExpectViolations = d.violations(kv)
 		case "because":
-			for i, n := range d.sequence(kv) {
-				p := fmt.Sprintf("%s[%d]", kv.path, i+1)
-				d.at.at[p] = posOf(n)
-				s.Because = append(s.Because, d.text(keyValue{key: kv.key, path: p, keyNode: n, value: n}))
-			}
+			d.eachItem(kv, func(item keyValue) { s.Because = append(s.Because, d.text(item)) })
 		case "actor":
 			s.Actor = d.str(kv)
 			s.ActorPos = posOf(kv.value)
 		case "node":
 			s.Node = d.wholeNumber(kv)
 		case "unreachable":
-			for i, n := range d.sequence(kv) {
-				p := fmt.Sprintf("%s[%d]", kv.path, i+1)
-				d.at.at[p] = posOf(n)
-				s.Unreachable = append(s.Unreachable, d.wholeNumber(keyValue{key: kv.key, path: p, keyNode: n, value: n}))
-			}
+			d.eachItem(kv, func(item keyValue) { s.Unreachable = append(s.Unreachable, d.wholeNumber(item)) })
 		default:
 			return false
 		}
