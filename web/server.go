@@ -325,25 +325,30 @@ func New(cfg Config) (*Server, error) {
 	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.serveCourse)
-	mux.HandleFunc("GET /lessons/{id}", s.servePlayer)
-	mux.HandleFunc("GET /diagram.mmd", s.serveMermaid)
-	mux.HandleFunc("GET /interview", s.serveInterview)
-	mux.HandleFunc("GET /interview/60s", s.serveSixty)
-	mux.HandleFunc("GET /drills", s.serveDrills)
-	mux.HandleFunc("GET /explore", s.serveExplore)
-	mux.HandleFunc("GET /explore/new", s.serveExploreNew)
-	mux.HandleFunc("POST /explore/import", s.serveImport)
-	mux.HandleFunc("GET /explore/export.yaml", s.serveExport("yaml"))
-	mux.HandleFunc("GET /explore/export.mmd", s.serveExport("mmd"))
-	mux.HandleFunc("GET /explore/export.svg", s.serveExport("svg"))
-	mux.HandleFunc("GET /explore/compare", s.serveCompare)
-	mux.HandleFunc("GET /explore/lock", s.serveLock)
-	mux.HandleFunc("POST /explore/lock", s.serveLockCheck)
-	mux.HandleFunc("GET /explore/lock/open", s.serveLockOpen)
-	mux.HandleFunc("GET /search", s.serveSearch)
-	mux.HandleFunc("GET /class/{code}", s.serveClass)
-	mux.HandleFunc("GET /ws", s.serveWS)
+	// The pages and the websocket, by method and path (net/http patterns).
+	for pattern, handler := range map[string]http.HandlerFunc{
+		"GET /{$}":                 s.serveCourse,
+		"GET /lessons/{id}":        s.servePlayer,
+		"GET /diagram.mmd":         s.serveMermaid,
+		"GET /interview":           s.serveInterview,
+		"GET /interview/60s":       s.serveSixty,
+		"GET /drills":              s.serveDrills,
+		"GET /explore":             s.serveExplore,
+		"GET /explore/new":         s.serveExploreNew,
+		"POST /explore/import":     s.serveImport,
+		"GET /explore/export.yaml": s.serveExport("yaml"),
+		"GET /explore/export.mmd":  s.serveExport("mmd"),
+		"GET /explore/export.svg":  s.serveExport("svg"),
+		"GET /explore/compare":     s.serveCompare,
+		"GET /explore/lock":        s.serveLock,
+		"POST /explore/lock":       s.serveLockCheck,
+		"GET /explore/lock/open":   s.serveLockOpen,
+		"GET /search":              s.serveSearch,
+		"GET /class/{code}":        s.serveClass,
+		"GET /ws":                  s.serveWS,
+	} {
+		mux.HandleFunc(pattern, handler)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
