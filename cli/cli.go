@@ -35,36 +35,25 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", stderr, usageLine("usage: lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang en|zh-CN|zh-TW]"))
 	redisURL := fs.redis("run on the real Redis at this redis:// URL instead of the embedded one (rediss:// for TLS; a Cluster node's URL finds the cluster)")
 	redisCA := fs.redisCA()
-	asJSON := fs.json("print frames as JSON lines (one object per lesson) instead of text")
-	lang := fs.lang("narration language: en, zh-CN or zh-TW")
-	allowCustom := fs.allowCustomScripts()
-	files, cat, loc, code, ok := parseFiles(fs.FlagSet, args, lang, stderr)
+	a, code, ok := fs.parseFiles(args, stderr,
+		"print frames as JSON lines (one object per lesson) instead of text",
+		"narration language: en, zh-CN or zh-TW")
 	if !ok {
 		return code
 	}
-	var loaded []*sim.Lesson
-	invalid := false
-	rules := sim.Options{Locales: cat.Locales()}
-	for _, f := range files {
-		l, err := rules.LoadFile(f)
-		if err != nil && *asJSON {
-			if jerr := json.NewEncoder(stdout).Encode(loadErrorJSON(cat, loc, f, err)); jerr != nil {
-				fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
-			}
-			invalid = true
-			continue
-		}
-		if err != nil {
+	rules := sim.Options{Locales: a.cat.Locales()}
+	cat, loc := a.cat, a.loc
+	loaded, ok := loadFiles(a.files, rules.LoadFile, func(f string, err error) {
+		if !a.asJSON {
 			printLoadError(stderr, cat, loc, err)
-			invalid = true
-			continue
+		} else if jerr := json.NewEncoder(stdout).Encode(loadErrorJSON(cat, loc, f, err)); jerr != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
 		}
-		loaded = append(loaded, l)
-	}
-	if invalid {
+	})
+	if !ok {
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, AllowCustomScripts: *allowCustom})
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, AllowCustomScripts: a.allowCustom})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
@@ -77,7 +66,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lockstep: %s\n", runError(cat, loc, l.File, err))
 			return ExitInvalid
 		}
-		if *asJSON {
+		if a.asJSON {
 			renderDetails(frames, cat, loc)
 			out := struct {
 				Lesson  string      `json:"lesson"`
@@ -149,28 +138,61 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
-// parseFiles parses args into fs (flags anywhere among the files, lang
-// bound to the --lang flag's value once parsed) and checks that the
-// language is one of the catalogue's and that at least one file is named.
-// It returns the files, the catalogue and the locale, or the exit code
-// and false.
-func parseFiles(fs *flag.FlagSet, args []string, lang *string, stderr io.Writer) ([]string, *catalog.Catalog, sim.Locale, int, bool) {
-	files, err := parseInterspersed(fs, args)
+// fileArgs is what a command over files (run, search) has once its flags
+// are parsed: the files named, the catalogue and the --lang locale, and the
+// flags the two share.
+type fileArgs struct {
+	files       []string
+	cat         *catalog.Catalog
+	loc         sim.Locale
+	asJSON      bool // --json
+	allowCustom bool // --allow-custom-scripts
+}
+
+// parseFiles defines the flags run and search share (--json, --lang, with
+// the command's help texts jsonHelp and langHelp, and
+// --allow-custom-scripts), parses args (flags anywhere among the files) and
+// checks that the language is one of the catalogue's and that at least one
+// file is named. It returns the parsed arguments, or the exit code and
+// false.
+func (f flags) parseFiles(args []string, stderr io.Writer, jsonHelp, langHelp string) (fileArgs, int, bool) {
+	asJSON := f.json(jsonHelp)
+	lang := f.lang(langHelp)
+	allowCustom := f.allowCustomScripts()
+	files, err := parseInterspersed(f.FlagSet, args)
 	if errors.Is(err, flag.ErrHelp) {
-		return nil, nil, "", ExitOK, false
+		return fileArgs{}, ExitOK, false
 	}
 	if err != nil {
-		return nil, nil, "", ExitInvalid, false
+		return fileArgs{}, ExitInvalid, false
 	}
 	cat, loc, ok := language(*lang, stderr)
 	if !ok {
-		return nil, nil, "", ExitInvalid, false
+		return fileArgs{}, ExitInvalid, false
 	}
 	if len(files) == 0 {
-		fs.Usage()
-		return nil, nil, "", ExitInvalid, false
+		f.Usage()
+		return fileArgs{}, ExitInvalid, false
 	}
-	return files, cat, loc, 0, true
+	return fileArgs{files: files, cat: cat, loc: loc, asJSON: *asJSON, allowCustom: *allowCustom}, 0, true
+}
+
+// loadFiles loads each of files with load, in order, and hands each error to
+// report with its file. ok is false when a file did not load: the command
+// then exits ExitInvalid, having reported every file's error, not only the
+// first.
+func loadFiles[T any](files []string, load func(string) (T, error), report func(file string, err error)) (loaded []T, ok bool) {
+	ok = true
+	for _, f := range files {
+		v, err := load(f)
+		if err != nil {
+			report(f, err)
+			ok = false
+			continue
+		}
+		loaded = append(loaded, v)
+	}
+	return loaded, ok
 }
 
 // parseInterspersed parses flags that may stand anywhere among the files.

@@ -26,31 +26,23 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("search", stderr, usageLine("usage: lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang en|zh-CN|zh-TW]"))
 	redisURL := fs.redis("run every transition on the real Redis at this redis:// URL instead of the embedded one")
 	outDir := fs.String("out", "", "write each breaking timeline as a lesson file DIR/<file stem>.<invariant>.yaml")
-	asJSON := fs.json("print one JSON object per file instead of text")
-	lang := fs.lang("language of the report: en, zh-CN or zh-TW")
-	allowCustom := fs.allowCustomScripts()
-	files, cat, loc, code, ok := parseFiles(fs.FlagSet, args, lang, stderr)
+	a, code, ok := fs.parseFiles(args, stderr,
+		"print one JSON object per file instead of text",
+		"language of the report: en, zh-CN or zh-TW")
 	if !ok {
 		return code
 	}
-	var loaded []*search.File
-	invalid := false
-	for _, f := range files {
-		sf, err := search.Load(f)
-		if err != nil {
-			// FILE:LINE:COL: message, in --lang where the problem has a
-			// code (the rest are English until search codes them).
-			var es search.Errors
-			if errors.As(err, &es) {
-				err = sim.LoadErrors(es)
-			}
-			printLoadError(stderr, cat, loc, err)
-			invalid = true
-			continue
+	cat, loc := a.cat, a.loc
+	loaded, ok := loadFiles(a.files, search.Load, func(_ string, err error) {
+		// FILE:LINE:COL: message, in --lang where the problem has a
+		// code (the rest are English until search codes them).
+		var es search.Errors
+		if errors.As(err, &es) {
+			err = sim.LoadErrors(es)
 		}
-		loaded = append(loaded, sf)
-	}
-	if invalid {
+		printLoadError(stderr, cat, loc, err)
+	})
+	if !ok {
 		return ExitInvalid
 	}
 	msgs, err := search.NewMessages()
@@ -60,7 +52,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := search.Config{Backend: search.Embedded()}
 	if *redisURL != "" {
-		be, err := backend.Open(ctx, backend.Config{URL: *redisURL, AllowCustomScripts: *allowCustom})
+		be, err := backend.Open(ctx, backend.Config{URL: *redisURL, AllowCustomScripts: a.allowCustom})
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)
 			return ExitInvalid
@@ -87,7 +79,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if len(res.Found) > 0 {
 			code = ExitFailed
 		}
-		if *asJSON {
+		if a.asJSON {
 			if err := json.NewEncoder(stdout).Encode(jsonReport(res)); err != nil {
 				fmt.Fprintf(stderr, "lockstep: %v\n", err)
 				return ExitInvalid
@@ -113,7 +105,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "lockstep: flag --out: %v\n", err)
 				return ExitInvalid
 			}
-			if !*asJSON {
+			if !a.asJSON {
 				fmt.Fprintln(stdout, msgs.Say(loc, "report-wrote", map[string]any{"Path": p}))
 			}
 		}
