@@ -11,6 +11,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/goccy/go-yaml"
+
+	"lockstep/internal/lessontest"
 )
 
 // glossary is catalog/glossary.yaml: every term in en / zh-CN / zh-TW with
@@ -73,12 +75,8 @@ func catalogueTexts(t *testing.T) []chineseText {
 // lessonTexts returns every zh-CN and zh-TW text of the lessons.
 func lessonTexts(t *testing.T) []chineseText {
 	t.Helper()
-	names, err := filepath.Glob("../lessons/*.yaml")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("no lessons (%v)", err)
-	}
 	var out []chineseText
-	for _, n := range names {
+	for _, n := range lessontest.Files(t) {
 		src, err := os.ReadFile(n)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"lockstep/internal/lessontest"
 	"lockstep/internal/redistest"
 )
 
@@ -35,17 +36,8 @@ func writeFile(t *testing.T, name, body string) string {
 	return p
 }
 
-func lessonFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob("../lessons/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no lessons: %v", err)
-	}
-	return files
-}
-
 func TestRunLessonsEmbeddedAndReal(t *testing.T) {
-	files := lessonFiles(t)
+	files := lessontest.Files(t)
 	code, emb, stderr := runCLI(t, files...)
 	if code != ExitOK {
 		t.Fatalf("embedded: exit %d\n%s", code, stderr)
@@ -74,7 +66,7 @@ func TestRunLessonsEmbeddedAndReal(t *testing.T) {
 
 func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
 	t.Parallel()
-	files := lessonFiles(t)
+	files := lessontest.Files(t)
 	code, out, stderr := runCLI(t, files[0], "--json", "--lang", "zh-CN")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -105,7 +97,7 @@ func TestRunFlagsAnywhereJSONAndLang(t *testing.T) {
 // fills its text in the --lang language (sim/frame.go's Violation.Detail).
 func TestRunJSONViolationText(t *testing.T) {
 	var stale string
-	for _, f := range lessonFiles(t) {
+	for _, f := range lessontest.Files(t) {
 		if strings.HasSuffix(f, "03a-stale-owner.yaml") {
 			stale = f
 		}
@@ -248,7 +240,7 @@ steps:
 }
 
 func TestRunUnreachableRedis(t *testing.T) {
-	files := lessonFiles(t)
+	files := lessontest.Files(t)
 	code, _, stderr := runCLI(t, "--redis", "redis://127.0.0.1:1", files[0])
 	if code != ExitInvalid || !strings.Contains(stderr, "127.0.0.1:1") {
 		t.Fatalf("exit %d: %s", code, stderr)

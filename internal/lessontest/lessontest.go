@@ -5,6 +5,7 @@ package lessontest
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -131,4 +132,16 @@ func Course(tb testing.TB) []*sim.Lesson {
 		tb.Fatal(err)
 	}
 	return all
+}
+
+// Files returns the course's lesson files, ../lessons/*.yaml: the paths as
+// a test of a package at the module's top level (cli, catalog) names them.
+// No file, or a bad pattern, fails the test.
+func Files(tb testing.TB) []string {
+	tb.Helper()
+	files, err := filepath.Glob("../lessons/*.yaml")
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no lessons: %v", err)
+	}
+	return files
 }
