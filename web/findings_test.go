@@ -78,11 +78,7 @@ func TestReplicaLessonNamesItsPair(t *testing.T) {
 		sim.SimplifiedChinese:  "自建的主节点 + 副本（不是 " + rs.Addr + " 上的 Redis：单台 Redis 无法故障转移）",
 		sim.TraditionalChinese: "自建的主節點 + 副本（不是 " + rs.Addr + " 上的 Redis：單台 Redis 無法主從切換）",
 	}
-	for loc, badge := range wantBadge {
-		_, body := get(t, hs.URL+lessonURL(l.ID, 0, loc, false), nil)
-		if got := backendLabel(t, body); got != badge {
-			t.Errorf("%s: player page badge says %q, not %q", loc, got, badge)
-		}
+	for loc, body := range checkBadges(t, hs.URL, l.ID, wantBadge) {
 		if strings.Contains(textOf(parseDOM(t, body).root), single) {
 			t.Errorf("%s: player page says the lesson runs on %s", loc, single)
 		}
@@ -126,6 +122,22 @@ func backendLabel(t *testing.T, markup string) string {
 		text = strings.TrimSpace(strings.TrimPrefix(text, textOf(sr)))
 	}
 	return text
+}
+
+// checkBadges checks that the player page of lesson id's step 0 on the
+// server at base, in each locale of want, has the backend badge want gives
+// for it; it returns the pages, by locale.
+func checkBadges(t *testing.T, base, id string, want map[sim.Locale]string) map[sim.Locale]string {
+	t.Helper()
+	pages := map[sim.Locale]string{}
+	for loc, badge := range want {
+		_, body := get(t, base+lessonURL(id, 0, loc, false), nil)
+		if got := backendLabel(t, body); got != badge {
+			t.Errorf("%s: player page badge says %q, not %q", loc, got, badge)
+		}
+		pages[loc] = body
+	}
+	return pages
 }
 
 // redisPrefix is the Redis panel's line on where the run's keys live.

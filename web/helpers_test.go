@@ -168,6 +168,22 @@ func getPage(t *testing.T, base, path string, want int) string {
 	return string(b)
 }
 
+// getDOM GETs url (whatever its status) and parses the body.
+func getDOM(t *testing.T, url string) dom {
+	t.Helper()
+	_, body := get(t, url, nil)
+	return parseDOM(t, body)
+}
+
+// playerDOM GETs the player page of lesson id's step in locale loc (the
+// student's view) from the server at base and parses it.
+func playerDOM(t *testing.T, base, id string, step int, loc sim.Locale) dom {
+	t.Helper()
+	return getDOM(t, base+lessonURL(id, step, loc, false))
+}
+
+// repoRoot is the module's root: the parent of the package's folder, where
+// go test runs the test.
 func repoRoot(tb testing.TB) string {
 	tb.Helper()
 	wd, err := os.Getwd()

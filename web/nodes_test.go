@@ -30,17 +30,11 @@ func TestRedlockLessonShowsEveryNode(t *testing.T) {
 		sim.SimplifiedChinese:  "自建的 3 个 Redis 节点（不是 " + rs.Addr + " 上的 Redis：单个 Redis 当不了多个节点）",
 		sim.TraditionalChinese: "自建的 3 個 Redis 節點（不是 " + rs.Addr + " 上的 Redis：單一 Redis 當不了多個節點）",
 	}
-	for loc, badge := range wantBadge {
-		_, body := get(t, hs.URL+lessonURL(l.ID, 0, loc, false), nil)
-		if got := backendLabel(t, body); got != badge {
-			t.Errorf("%s: player page badge says %q, not %q", loc, got, badge)
-		}
-	}
+	checkBadges(t, hs.URL, l.ID, wantBadge)
 
 	// Step 4: B's acquire. Node 1 keeps A's key with 25 s left, nodes 2
 	// and 3 have B's new one with 30 s; the majority's view is B's.
-	_, body := get(t, hs.URL+lessonURL(l.ID, 4, sim.English, false), nil)
-	d := parseDOM(t, body)
+	d := playerDOM(t, hs.URL, l.ID, 4, sim.English)
 	sections := d.all(and(tag("section"), withClass("node-keys")))
 	if len(sections) != 3 {
 		t.Fatalf("%d node sections, want 3", len(sections))
@@ -77,10 +71,8 @@ func TestRedlockLessonShowsEveryNode(t *testing.T) {
 func TestRedlockWordsSayMajority(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	l := lessonByID(t, testLessons(t), "redlock-restart")
 	for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
-		_, body := get(t, hs.URL+lessonURL(l.ID, 3, loc, false), nil)
-		d := parseDOM(t, body)
+		d := playerDOM(t, hs.URL, "redlock-restart", 3, loc)
 		node1 := dom{root: d.one(t, "node 1's keys", and(tag("section"), withAttr("data-node", "1")))}
 		token := node1.text(t, "node 1's token", and(tag("code"), withClass("val")))
 		stale := dom{root: d.one(t, "stale banner", withAttr("data-testid", "stale"))}
@@ -106,10 +98,8 @@ func TestRedlockWordsSayMajority(t *testing.T) {
 func TestRedlockTimelineNamesNodes(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	l := lessonByID(t, testLessons(t), "redlock-restart")
 	for _, loc := range []sim.Locale{sim.English, sim.SimplifiedChinese, sim.TraditionalChinese} {
-		_, body := get(t, hs.URL+lessonURL(l.ID, 4, loc, false), nil)
-		d := parseDOM(t, body)
+		d := playerDOM(t, hs.URL, "redlock-restart", 4, loc)
 		tl := dom{root: d.one(t, "timeline", withAttr("id", "panel-timeline"))}
 		ownText := func(n *html.Node) string {
 			if n.FirstChild != nil && n.FirstChild.Type == html.TextNode {

@@ -82,8 +82,7 @@ func TestSearchPageBadParams(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
 	for _, loc := range sim.Locales {
-		_, body := get(t, hs.URL+"/search?variant=hash-nil&actors=x&depth=99&lease_ms=-5&fencing=yes&expiry=2&moves=acquire,steal&invariants=nope&lang="+string(loc), nil)
-		d := parseDOM(t, body)
+		d := getDOM(t, hs.URL+"/search?variant=hash-nil&actors=x&depth=99&lease_ms=-5&fencing=yes&expiry=2&moves=acquire,steal&invariants=nope&lang="+string(loc))
 		var got []string
 		for _, li := range d.all(and(tag("li"), withAttr("data-param", ""))) {
 			v, _ := attr(li, "data-param")
