@@ -237,7 +237,8 @@ func TestMarshalLessonRoundTrip(t *testing.T) {
 }
 
 func TestMarshalLessonFormat(t *testing.T) {
-	src := `id: demo
+	// head is the lesson's fields that the export writes as they are given.
+	const head = `id: demo
 title: {en: "Stale owner", zh-CN: "过期持有者", zh-TW: "過期持有者"}
 variant: token-count
 lease: 1500ms
@@ -245,7 +246,8 @@ fencing: true
 lock: order:42
 seed: 7
 actors:
-  - {id: A, name: "yes", instance: "null"}
+`
+	src := head + `  - {id: A, name: "yes", instance: "null"}
   - id: B
 steps:
   - {actor: A, do: acquire, lease: 2m, expect: ACQUIRED}
@@ -261,16 +263,7 @@ steps:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `# Lesson exported by Lockstep (sim.MarshalLesson).
-id: demo
-title: {en: "Stale owner", zh-CN: "过期持有者", zh-TW: "過期持有者"}
-variant: token-count
-lease: 1500ms
-fencing: true
-lock: order:42
-seed: 7
-actors:
-  - id: A
+	want := "# Lesson exported by Lockstep (sim.MarshalLesson).\n" + head + `  - id: A
     name: "yes"
     instance: "null"
   - id: B
