@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/html"
+
 	"lockstep/explore"
 	"lockstep/sim"
+	"lockstep/templates"
 	"lockstep/view"
-
-	"golang.org/x/net/html"
 )
 
 // frameTimeline reads a frame message's share code.
@@ -464,4 +465,147 @@ func TestSandboxLockFieldTakesAnyLockName(t *testing.T) {
 	if title, _ := attr(in, "title"); !strings.Contains(title, "control characters") {
 		t.Errorf("lock input title=%q", title)
 	}
+}
+
+// TestCompareColumnRetold checks issue 19 item 6 as a new user meets it:
+// Compare's hash-refresh column of lesson 12 opens a timeline whose title
+// says which variant runs, whose crumb says what it is, and whose steps
+// are all narrated from the run and marked so, since step 6 differs
+// (steps 1-5 without the lesson's grant token, which hash-refresh has not;
+// step 6 ACQUIRED, not "the script answers LOST"; step 8 under the
+// overlapping-holders banner, not "nobody else believes they hold it").
+func TestCompareColumnRetold(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{})
+	page := parseDOM(t, getPage(t, hs.URL, "/explore/compare?lesson=nested-after-expiry-lost&a=token-count&b=hash-refresh&lang=en", 200))
+	var bURL string
+	for _, a := range page.all(tag("a")) {
+		if textOf(a) == "hash-refresh" {
+			bURL, _ = attr(a, "href")
+		}
+	}
+	u, err := url.Parse(bURL)
+	if err != nil || u.Query().Get("t") == "" {
+		t.Fatalf("the hash-refresh column links to %q", bURL)
+	}
+	tl, err := srv.decodeTimeline(u.Query().Get("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Kind != explore.KindUnder || tl.Lesson.Variant != "hash-refresh" {
+		t.Fatalf("the column opens a %s under %s", tl.Kind, tl.Lesson.Variant)
+	}
+	en := tr(sim.English)
+	h := srv.header(en, tl, u.Query().Get("t"), 0, false)
+	if !strings.Contains(h.Title, "hash-refresh") || h.Crumb != en.Explore().UnderCrumb {
+		t.Fatalf("title %q, crumb %q: want the variant named and the compare crumb", h.Title, h.Crumb)
+	}
+	frames, err := srv.runFrames(t.Context(), tl.Lesson)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(i int) (view.Step, sim.Frame) {
+		return *view.New(view.Input{Texts: en, Lesson: tl.Lesson, Frames: frames, Cur: i}), frames[i]
+	}
+	for i := 1; i <= 5; i++ {
+		if n := func() templates.NarrationView { v, _ := step(i); return v.Narration() }(); !n.Generated || strings.Contains(n.Say, "grant token") || n.Misconception != "" {
+			t.Errorf("step %d: %q (generated %v, callout %q): want the run's narration, no grant token", i, n.Say, n.Generated, n.Misconception)
+		}
+	}
+	v6, f6 := step(6)
+	if n := v6.Narration(); f6.Outcome != sim.Acquired || !n.Generated || strings.Contains(n.Say, "LOST") {
+		t.Errorf("step 6: %s under %q (generated %v)", f6.Outcome, n.Say, n.Generated)
+	}
+	v7, _ := step(7)
+	if n := v7.Narration(); !n.Generated || strings.Contains(n.Say, "NOT_OWNER") {
+		t.Errorf("step 7: %q (generated %v)", n.Say, n.Generated)
+	}
+	v8, f8 := step(8)
+	n8 := v8.Narration()
+	overlap := false
+	for _, a := range v8.Alerts().Violations {
+		overlap = overlap || a.Name == "overlapping-holders"
+	}
+	if !overlap || !n8.Generated || strings.Contains(n8.Say, "nobody else") {
+		t.Errorf("step 8 (%s, overlap %v): %q (generated %v)", f8.Outcome, overlap, n8.Say, n8.Generated)
+	}
+	if last, _ := step(len(frames) - 1); last.Narration().Takeaway != "" {
+		t.Error("the lesson's takeaway is shown under a run that left the lesson")
+	}
+	// The token-count column is the lesson as written: its own page.
+	for _, a := range page.all(tag("a")) {
+		if textOf(a) == "token-count" {
+			if href, _ := attr(a, "href"); !strings.HasPrefix(href, "/lessons/nested-after-expiry-lost?") {
+				t.Errorf("the lesson's own variant's column links to %q", href)
+			}
+		}
+	}
+}
+
+// TestCompareDefaultsNeverSelf checks that Compare opened without a or b
+// runs two different variants.
+func TestCompareDefaultsNeverSelf(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ own, a, b string }{
+		{"token-count", "", ""}, {"hash-refresh", "", ""}, {"token-count", "", "token-count"},
+		{"hash-refresh", "", "hash-refresh"}, {"token-count", "token-count", ""}, {"setnx-del", "", ""},
+	} {
+		a, b := compareDefaults(c.own, c.a, c.b)
+		if a == b || (c.a != "" && a != c.a) || (c.b != "" && b != c.b) {
+			t.Errorf("compareDefaults(%q, %q, %q) = %q, %q", c.own, c.a, c.b, a, b)
+		}
+	}
+}
+
+// TestImportOverExploreLimits: a lesson file the loader takes but whose
+// durations explore mode does not (a long script or an advance of a year)
+// is refused by the import itself, 422 with the error at the step's
+// FILE:LINE:COL in the page's language, not redirected to a player link
+// that then answers 400.
+func TestImportOverExploreLimits(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	head := "title: far\nvariant: token-count\nlease: 30s\nactors:\n  - id: R\n    name: R\nsteps:\n  - actor: R\n    do: acquire\n"
+	for _, step := range []string{"  - {actor: R, do: long-script, by: 8760h}\n", "  - {do: advance, by: 8760h}\n"} {
+		src := head + step
+		if _, err := sim.Load("far.yaml", []byte(src)); err != nil {
+			t.Fatalf("the loader refuses the file itself: %v", err)
+		}
+		for _, lang := range sim.Locales {
+			var buf bytes.Buffer
+			mw := multipart.NewWriter(&buf)
+			fw, _ := mw.CreateFormFile("file", "far.yaml")
+			_, _ = fw.Write([]byte(src))
+			_ = mw.Close()
+			req, _ := http.NewRequest(http.MethodPost, hs.URL+"/explore/import?lang="+string(lang), &buf)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			resp, err := noRedirect().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnprocessableEntity {
+				t.Fatalf("%s %q: status %d (Location %q), want 422", lang, step, resp.StatusCode, resp.Header.Get("Location"))
+			}
+			want := tr(lang).cat.Render(lang, sim.M("explore.link.duration-max", "MS", int64(365*24*3600*1000), "Max", int64(explore.MaxAdvanceMS)))
+			li := importErrorItem(t, string(b), "far.yaml:10:")
+			if li == "" || !strings.Contains(li, want) {
+				t.Errorf("%s %q: no error at far.yaml:10 saying %q:\n%s", lang, step, want, importErrors(t, string(b)))
+			}
+		}
+	}
+}
+
+// importErrorItem is the text of the import error at where
+// ("pasted.yaml:8:"), or "".
+func importErrorItem(t *testing.T, body, where string) string {
+	t.Helper()
+	list := dom{parseDOM(t, body).one(t, "import errors", byTestID("import-errors"))}
+	for _, li := range list.all(tag("li")) {
+		if c := (dom{li}).all(tag("code")); len(c) > 0 && strings.HasPrefix(textOf(c[0]), where) && li.Parent.Data == "ul" {
+			return textOf(li)
+		}
+	}
+	return ""
 }
