@@ -131,6 +131,17 @@ func courseTab(t *testing.T, cfg Config) (context.Context, []*sim.Lesson, *testS
 	return ctx, cfg.Lessons, startServer(t, cfg, "127.0.0.1:0")
 }
 
+// tabAt opens a tab (newTab), serves cfg (startServer, on any loopback
+// port) and navigates the tab to path on it: it returns the tab and the
+// server.
+func tabAt(t *testing.T, cfg Config, path string) (context.Context, *testServer) {
+	t.Helper()
+	ctx := newTab(t)
+	ts := startServer(t, cfg, "127.0.0.1:0")
+	run(t, ctx, chromedp.Navigate(ts.url+path))
+	return ctx, ts
+}
+
 // newStillTab is newTab with prefers-reduced-motion: reduce emulated, so
 // the page's CSS (static/app.css) runs no animation or transition and the
 // timeline scrolls without smoothing: a walk through every step then
@@ -595,9 +606,7 @@ func TestBrowserReconnect(t *testing.T) {
 func TestBrowserRealRedis(t *testing.T) {
 	t.Parallel()
 	be, rs := realBackend(t)
-	ctx, l, ts := stalePlayerOn(t, Config{Backend: RedisBackend(be)})
-	frames := expectedFrames(t, l)
-	openStep(t, ctx, ts, l.ID, 0, sim.English)
+	ctx, l, _, frames := staleOnRedis(t, be, 0)
 	badge := eval[string](t, ctx, `document.querySelector('[data-testid="backend"]').textContent`)
 	if !strings.Contains(badge, rs.Addr) || !strings.Contains(badge, "Redis") {
 		t.Fatalf("badge %q does not name %s", badge, rs.Addr)

@@ -489,9 +489,7 @@ func TestBrowserExploreImport(t *testing.T) {
 // typed into the fork menu's form.
 func TestBrowserExploreCustomAdvance(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	ts := startServer(t, Config{}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+"/explore/new?variant=token-count&lease_ms=30000&actors=2&lock=lock&lang=en"))
+	ctx, _ := tabAt(t, Config{}, "/explore/new?variant=token-count&lease_ms=30000&actors=2&lock=lock&lang=en")
 	waitExplore(t, ctx, 0, 0)
 	clickFork(t, ctx, "A", sim.ActAcquire)
 	waitExplore(t, ctx, 1, 1)

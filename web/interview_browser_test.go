@@ -206,9 +206,7 @@ func TestBrowserDrillPredict(t *testing.T) {
 // every language.
 func TestBrowserInterviewPages(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	ts := startServer(t, Config{}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+"/interview?lang=en"))
+	ctx, ts := tabAt(t, Config{}, "/interview?lang=en")
 	waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3`, "three questions")
 	if !eval[bool](t, ctx, `document.getElementById('q2-model').hidden`) {
 		t.Fatal("the model answer is open before the learner answers")

@@ -15,8 +15,7 @@ import (
 // lock's link in a fresh browser context: the same table and files.
 func TestBrowserOwnLock(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	ts := startServer(t, Config{Lessons: testLessons(t)}, "127.0.0.1:0")
+	ctx, _, ts := courseTab(t, Config{})
 	files := redissonFiles(t)
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=en"))
 	waitJS(t, ctx, `!!document.querySelector('[data-testid="lock-form"]')`, "the Your lock form")

@@ -58,9 +58,7 @@ func readAlert(t *testing.T, ctx context.Context) redisAlertShown {
 func TestBrowserRedisUnavailable(t *testing.T) {
 	t.Parallel()
 	be, rs := realBackend(t)
-	ctx, l, ts := stalePlayerOn(t, Config{Backend: RedisBackend(be)})
-	frames := expectedFrames(t, l)
-	openStep(t, ctx, ts, l.ID, 4, sim.English)
+	ctx, l, ts, frames := staleOnRedis(t, be, 4)
 	if a := readAlert(t, ctx); a.Visible || a.Title != "" {
 		t.Fatalf("alert shown while Redis answers: %+v", a)
 	}
@@ -234,8 +232,7 @@ func TestBrowserIdleLinkOpensNoSession(t *testing.T) {
 // page.
 func TestBrowserPhoneWidth(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	ts := startServer(t, Config{Lessons: testLessons(t)}, "127.0.0.1:0")
+	ctx, _, ts := courseTab(t, Config{})
 	for _, lang := range []string{"en", "zh-CN", "zh-TW"} {
 		for _, path := range []string{"/", "/lessons/clock-jump", "/explore"} {
 			run(t, ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(ts.url+path+"?lang="+lang))

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"lockstep/backend"
 	"lockstep/sim"
 )
 
@@ -108,6 +109,16 @@ func stalePlayerOn(t *testing.T, cfg Config) (context.Context, *sim.Lesson, *tes
 	t.Helper()
 	ctx, all, ts := courseTab(t, cfg)
 	return ctx, staleLesson(t, all), ts
+}
+
+// staleOnRedis serves the course on the real Redis be (stalePlayerOn) and
+// opens the stale-owner lesson's step n in English, waiting for it: it
+// returns the tab, the lesson, the server and the lesson's expected frames.
+func staleOnRedis(t *testing.T, be *backend.Backend, n int) (context.Context, *sim.Lesson, *testServer, []sim.Frame) {
+	t.Helper()
+	ctx, l, ts := stalePlayerOn(t, Config{Backend: RedisBackend(be)})
+	openStep(t, ctx, ts, l.ID, n, sim.English)
+	return ctx, l, ts, expectedFrames(t, l)
 }
 
 func readFit(t *testing.T, ctx context.Context) presentFit {

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"lockstep/sim"
@@ -17,9 +16,7 @@ import (
 func TestBrowserStepTooLarge(t *testing.T) {
 	t.Parallel()
 	le, code := renewalFloodCode(t)
-	ctx := newTab(t)
-	ts := startServer(t, Config{}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=zh-CN&step=1&t="+url.QueryEscape(code)))
+	ctx, _ := tabAt(t, Config{}, "/explore?lang=zh-CN&step=1&t="+url.QueryEscape(code))
 	waitStep(t, ctx, 1)
 	press(t, ctx, kb.ArrowRight)
 	zh := tr(sim.SimplifiedChinese)

@@ -18,9 +18,7 @@ import (
 // and shares).
 func TestBrowserSearch(t *testing.T) {
 	t.Parallel()
-	ctx := newTab(t)
-	ts := startServer(t, Config{}, "127.0.0.1:0")
-	run(t, ctx, chromedp.Navigate(ts.url+"/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en"))
+	ctx, _ := tabAt(t, Config{}, "/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en")
 	waitJS(t, ctx, `(() => { const s = document.getElementById('search'); return s && s.dataset.conn === 'open'; })()`, "the search page's socket")
 	if got := eval[string](t, ctx, `document.querySelector('select[name=variant]').value + ' ' + document.querySelector('input[name=depth]').value`); got != "instance-owner 3" {
 		t.Fatalf("form from the address: %q", got)
