@@ -97,6 +97,22 @@ func refused(addr string) bool {
 	return true
 }
 
+// onModel runs l to its end on the reference model (refmodel) and returns
+// its frames and the expectations that did not hold; an error fails the
+// test.
+func onModel(t *testing.T, l *sim.Lesson) ([]sim.Frame, []sim.Failure) {
+	t.Helper()
+	r, err := sim.NewRunner(l, refmodel.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := r.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frames, r.Failures()
+}
+
 func sameFrames(t *testing.T, what string, want, got []sim.Frame) {
 	t.Helper()
 	if a, b := sim.FormatFrames(want, sim.English), sim.FormatFrames(got, sim.English); a != b {
@@ -219,15 +235,8 @@ func TestReplicaScenariosAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := sim.NewRunner(l, refmodel.New())
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := r.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range r.Failures() {
+			want, failures := onModel(t, l)
+			for _, f := range failures {
 				t.Error(f)
 			}
 			sameFrames(t, "reference model vs embedded pair", want, newStepper(t, emb, l).finish())

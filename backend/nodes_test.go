@@ -10,7 +10,6 @@ import (
 	"lockstep/internal/redistest"
 	"lockstep/lessons"
 	"lockstep/sim"
-	"lockstep/sim/refmodel"
 )
 
 // TestRedlockLessonOnBothNodeSets runs lesson 20b on three embedded nodes
@@ -151,14 +150,7 @@ func TestNodesEveryVariantOnEveryStore(t *testing.T) {
 		if err := s.store.Close(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		r, err := sim.NewRunner(l, refmodel.New())
-		if err != nil {
-			t.Fatal(err)
-		}
-		model, err := r.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		model, _ := onModel(t, l)
 		sameFrames(t, v+": embedded vs the reference model", want, model)
 	}
 }
@@ -254,14 +246,7 @@ func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 			if err := s.store.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			r, err := sim.NewRunner(tt.l, refmodel.New())
-			if err != nil {
-				t.Fatal(err)
-			}
-			model, err := r.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			model, _ := onModel(t, tt.l)
 			sameFrames(t, "embedded vs the reference model", want, model)
 			if tt.check != nil {
 				tt.check(t, want)
