@@ -30,10 +30,7 @@ func TestLoadFailover(t *testing.T) {
 		"    say: {en: The primary dies., zh-CN: 主节点宕机。, zh-TW: 主節點當機。}",
 		"  - {actor: B, do: acquire, expect: ACQUIRED}",
 	)
-	l, err := sim.Load("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
+	l := mustLoad(t, "t.yaml", src)
 	if err := sim.Validate(l); err != nil {
 		t.Fatalf("Validate of a loaded lesson: %v", err)
 	}
@@ -68,11 +65,7 @@ func TestLoadFailover(t *testing.T) {
 // TestLoadFailoverErrors pins each problem with the new fields and action,
 // with the line and column of the offending token.
 func TestLoadFailoverErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+	checkLoadErrors(t, []loadErrorCase{
 		{
 			name: "failover without a replica",
 			src:  withSteps("  - actor: A", "    do: acquire", "  - do: failover"),
@@ -148,12 +141,7 @@ func TestLoadFailoverErrors(t *testing.T) {
 				`t.yaml:10:5: step 4: failover needs a replica to promote; add replica: true to the lesson`,
 			},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sameLines(t, loadErrors(t, "t.yaml", tt.src), tt.want)
-		})
-	}
+	})
 }
 
 // replicaLesson is a lesson with a replica built in code that Validate

@@ -36,10 +36,7 @@ func TestLoadNodes(t *testing.T) {
 		"  - {actor: B, do: acquire, expect: ACQUIRED}",
 		"  - {actor: A, do: release, unreachable: [1, 3]}",
 	)
-	l, err := sim.Load("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("Load: %v", err)
-	}
+	l := mustLoad(t, "t.yaml", src)
 	if l.Nodes != 3 {
 		t.Errorf("Nodes = %d, want 3", l.Nodes)
 	}
@@ -63,11 +60,7 @@ func TestLoadNodes(t *testing.T) {
 // TestLoadNodesErrors pins each problem with the new fields and action, with
 // the line and column of the offending token.
 func TestLoadNodesErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+	checkLoadErrors(t, []loadErrorCase{
 		{
 			name: "restart without nodes",
 			src:  withSteps("  - do: restart", "    node: 1"),
@@ -163,12 +156,7 @@ func TestLoadNodesErrors(t *testing.T) {
 			src:  doc("variant: local-count", "lease: 30s", `nodes: "3"`, "steps: [{do: advance, by: 1s}]"),
 			want: []string{`t.yaml:3:8: nodes: want a whole number, got "3"`},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sameLines(t, loadErrors(t, "t.yaml", tt.src), tt.want)
-		})
-	}
+	})
 }
 
 // nodesLesson is a lesson on three nodes built in code that Validate

@@ -32,6 +32,16 @@ func doc(lines ...string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// mustLoad loads src as the named file; an error fails the test.
+func mustLoad(t *testing.T, file, src string) *sim.Lesson {
+	t.Helper()
+	l, err := sim.Load(file, []byte(src))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return l
+}
+
 // loadErrors loads src as the named file, requires it to fail, and returns
 // the error's lines.
 func loadErrors(t *testing.T, file, src string) []string {
@@ -49,10 +59,30 @@ func loadErrors(t *testing.T, file, src string) []string {
 	return strings.Split(err.Error(), "\n")
 }
 
+// sameLines fails the test unless got, the problems read, is want.
 func sameLines(t *testing.T, got, want []string) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("errors:\n  got  %s\n  want %s", strings.Join(got, "\n       "), strings.Join(want, "\n       "))
+	}
+}
+
+// loadErrorCase is a lesson file src, read as t.yaml, and the problems
+// Load must report for it (want, FILE:LINE:COL: message lines).
+type loadErrorCase struct {
+	name string
+	src  string
+	want []string
+}
+
+// checkLoadErrors runs each case as a subtest: loading its src reports
+// exactly its want (sameLines).
+func checkLoadErrors(t *testing.T, cases []loadErrorCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			sameLines(t, loadErrors(t, "t.yaml", tt.src), tt.want)
+		})
 	}
 }
 
@@ -521,11 +551,7 @@ func TestLoadReportsEveryProblem(t *testing.T) {
 // loader cannot make sense of does not make later steps of its actor fail,
 // and a fork that cannot run still creates its child.
 func TestLoadNoCascade(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+	checkLoadErrors(t, []loadErrorCase{
 		{
 			name: "misspelt pause",
 			src: withSteps("  - actor: A", "    do: paus", // 8
@@ -548,12 +574,7 @@ func TestLoadNoCascade(t *testing.T) {
 			src:  withSteps("  - actor: A", "    do: acquire", "    expect: [ACQUIRED]"),
 			want: []string{`t.yaml:9:13: expect: want a single value, got a list`},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sameLines(t, loadErrors(t, "t.yaml", tt.src), tt.want)
-		})
-	}
+	})
 }
 
 // TestLoadSpecExample loads the example of the lesson format and checks every
@@ -722,11 +743,7 @@ func TestLoadTooLarge(t *testing.T) {
 // bound, half a megabyte of '[' would keep Load busy for hours.
 func TestLoadDeepNesting(t *testing.T) {
 	const tooDeep = "lists and mappings nest more than 32 deep here; a lesson needs a few levels"
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+	checkLoadErrors(t, []loadErrorCase{
 		{
 			name: "flow lists",
 			src:  "steps: " + strings.Repeat("[", 1<<14), // the 33rd '[' is at column 8+32
@@ -747,12 +764,7 @@ func TestLoadDeepNesting(t *testing.T) {
 			src:  doc("variant: token-count", "lease: 30s", "steps: "+strings.Repeat("[", 32)+strings.Repeat("]", 32)),
 			want: []string{"t.yaml:3:9: step: want a mapping (key: value lines), got a list"},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sameLines(t, loadErrors(t, "t.yaml", tt.src), tt.want)
-		})
-	}
+	})
 }
 
 // validLesson is a lesson built in code that Validate accepts.

@@ -79,11 +79,7 @@ steps:
 // model, failing t on a load or run error and on every failed expectation.
 func runChecked(t *testing.T, file, src string) []sim.Frame {
 	t.Helper()
-	l, err := sim.Load(file, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, r := runFrames(t, l, refmodel.New())
+	frames, r := runFrames(t, mustLoad(t, file, src), refmodel.New())
 	for _, f := range r.Failures() {
 		t.Error(f)
 	}
