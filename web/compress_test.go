@@ -2,7 +2,6 @@ package web
 
 import (
 	"bufio"
-	"lockstep/view"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"lockstep/view"
 )
 
 func TestCompressWritesByPeer(t *testing.T) {
