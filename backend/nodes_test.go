@@ -171,6 +171,12 @@ func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 	emb := openBackend(t, "")
 	real := openBackend(t, redistest.Start(t).URL)
 	lock := "order:42"
+	// onThreeNodes is lesson id of variant on three nodes, the lock lock
+	// with a 30 s lease.
+	onThreeNodes := func(id, variant string, actors []sim.ActorSpec, steps []sim.Step) *sim.Lesson {
+		return &sim.Lesson{ID: id, Variant: variant, Lease: 30 * time.Second, Lock: lock, Nodes: 3, Actors: actors, Steps: steps}
+	}
+	ab := []sim.ActorSpec{{ID: "A"}, {ID: "B"}}
 	tests := []struct {
 		name  string
 		l     *sim.Lesson
@@ -178,16 +184,12 @@ func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 	}{
 		{
 			name: "by owner",
-			l: &sim.Lesson{
-				ID: "by-owner", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
-				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
-				Steps: []sim.Step{
-					{Actor: "A", Do: sim.ActAcquire, Lock: lock},
-					{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{1}, Expect: sim.Reentered},
-					{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{3}, Expect: sim.StillHeld},
-					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy},
-				},
-			},
+			l: onThreeNodes("by-owner", "hash-refresh", ab, []sim.Step{
+				{Actor: "A", Do: sim.ActAcquire, Lock: lock},
+				{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{1}, Expect: sim.Reentered},
+				{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{3}, Expect: sim.StillHeld},
+				{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy},
+			}),
 			check: func(t *testing.T, frames []sim.Frame) {
 				if a := frames[3].Actors[0]; len(a.Holds) != 1 || !a.Holds[0].InRedis || frames[3].Locks[0].Owner != a.Holds[0].Token {
 					t.Errorf("after the release: A %+v, lock %+v: want A's hold in Redis", a, frames[3].Locks[0])
@@ -196,26 +198,18 @@ func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 		},
 		{
 			name: "leak by nobody",
-			l: &sim.Lesson{
-				ID: "leak-nobody", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
-				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
-				Steps: []sim.Step{
-					{Actor: "A", Do: sim.ActAcquire, Lock: lock},
-					{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{2, 3}, Expect: sim.NotOwner},
-					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvLeakedHold}},
-				},
-			},
+			l: onThreeNodes("leak-nobody", "hash-refresh", ab, []sim.Step{
+				{Actor: "A", Do: sim.ActAcquire, Lock: lock},
+				{Actor: "A", Do: sim.ActRelease, Lock: lock, Unreachable: []int{2, 3}, Expect: sim.NotOwner},
+				{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvLeakedHold}},
+			}),
 		},
 		{
 			name: "undo on every node",
-			l: &sim.Lesson{
-				ID: "undo-del", Variant: "setnx-del", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
-				Actors: []sim.ActorSpec{{ID: "A"}, {ID: "B"}},
-				Steps: []sim.Step{
-					{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{3}, Expect: sim.Acquired},
-					{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvWrongOwnerRelease}},
-				},
-			},
+			l: onThreeNodes("undo-del", "setnx-del", ab, []sim.Step{
+				{Actor: "A", Do: sim.ActAcquire, Lock: lock, Unreachable: []int{3}, Expect: sim.Acquired},
+				{Actor: "B", Do: sim.ActAcquire, Lock: lock, Expect: sim.Busy, ExpectViolations: []string{sim.InvWrongOwnerRelease}},
+			}),
 			check: func(t *testing.T, frames []sim.Frame) {
 				if n := len(frames[2].Calls); n != 6 {
 					t.Errorf("B's attempt made %d calls, want an acquire and a release on each of 3 nodes", n)
@@ -224,11 +218,7 @@ func TestNodesMajorityByOwnerOnEveryStore(t *testing.T) {
 		},
 		{
 			name: "no step reaches a node",
-			l: &sim.Lesson{
-				ID: "no-call", Variant: "hash-refresh", Lease: 30 * time.Second, Lock: lock, Nodes: 3,
-				Actors: []sim.ActorSpec{{ID: "A"}},
-				Steps:  []sim.Step{{Actor: "A", Do: sim.ActAcquire, Lock: lock, Nested: true, Expect: sim.NotOwner}},
-			},
+			l:    onThreeNodes("no-call", "hash-refresh", []sim.ActorSpec{{ID: "A"}}, []sim.Step{{Actor: "A", Do: sim.ActAcquire, Lock: lock, Nested: true, Expect: sim.NotOwner}}),
 		},
 	}
 	for _, tt := range tests {
