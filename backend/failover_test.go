@@ -59,6 +59,21 @@ func (s *stepper) finish() []sim.Frame {
 	return s.r.Frames()
 }
 
+// finishOnOwnServers steps s, a run on servers of its own that a Redis at a
+// URL (tenant, a client of it) was given for, to its end; checks its
+// frames are want (what names the two runs), that it wrote nothing to the
+// Redis at the URL, and closes its store.
+func (s *stepper) finishOnOwnServers(what string, want []sim.Frame, tenant *redis.Client) {
+	s.t.Helper()
+	sameFrames(s.t, what, want, s.finish())
+	if keys := scan(s.t, tenant, "*"); len(keys) > 0 {
+		s.t.Errorf("the run wrote to the Redis at the URL: %v", keys)
+	}
+	if err := s.store.Close(context.Background()); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
 func client(t *testing.T, addr string) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, MaxRetries: 0})
 	t.Cleanup(func() { c.Close() })
@@ -200,14 +215,7 @@ func TestFailoverLessonOnBothPairs(t *testing.T) {
 		t.Errorf("after the failover the replica's role is %s, want master", role)
 	}
 
-	got := s.finish()
-	sameFrames(t, "embedded pair vs started pair", want, got)
-	if keys := scan(t, tenant, "*"); len(keys) > 0 {
-		t.Errorf("the run wrote to the Redis at the URL: %v", keys)
-	}
-	if err := s.store.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s.finishOnOwnServers("embedded pair vs started pair", want, tenant)
 	if !refused(info.Addr) || !refused(info.ReplicaAddr) {
 		t.Errorf("a redis-server of the pair still listens after Close (%s, %s)", info.Addr, info.ReplicaAddr)
 	}

@@ -71,14 +71,7 @@ func TestRedlockLessonOnBothNodeSets(t *testing.T) {
 		t.Error("after the restart node 1 lost A's key")
 	}
 
-	got := s.finish()
-	sameFrames(t, "embedded nodes vs started nodes", want, got)
-	if keys := scan(t, tenant, "*"); len(keys) > 0 {
-		t.Errorf("the run wrote to the Redis at the URL: %v", keys)
-	}
-	if err := s.store.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s.finishOnOwnServers("embedded nodes vs started nodes", want, tenant)
 	for _, a := range after {
 		if !refused(a) {
 			t.Errorf("the node at %s still listens after Close", a)
