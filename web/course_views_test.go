@@ -11,13 +11,32 @@ import (
 	"lockstep/view"
 )
 
-// courseView returns the view of step cur of course lesson id in locale loc.
-func courseView(t *testing.T, id string, cur int, loc sim.Locale) *view.Step {
-	t.Helper()
-	l := lessonByID(t, testLessons(t), id)
-	frames := expectedFrames(t, l)
+// courseViews draws the steps of course lessons for one test: it loads the
+// course once and runs each lesson it is asked for once, where loading and
+// running again for every step drawn made these tests some of the package's
+// slowest (docs/testing.md).
+type courseViews struct {
+	t      *testing.T
+	all    []*sim.Lesson
+	frames map[string][]sim.Frame
+}
+
+// newCourseViews returns an empty courseViews for t.
+func newCourseViews(t *testing.T) *courseViews {
+	return &courseViews{t: t, all: testLessons(t), frames: map[string][]sim.Frame{}}
+}
+
+// at returns the view of step cur of course lesson id in locale loc.
+func (c *courseViews) at(id string, cur int, loc sim.Locale) *view.Step {
+	c.t.Helper()
+	l := lessonByID(c.t, c.all, id)
+	frames, ok := c.frames[id]
+	if !ok {
+		frames = expectedFrames(c.t, l)
+		c.frames[id] = frames
+	}
 	if cur >= len(frames) {
-		t.Fatalf("%s has %d frames, not %d", id, len(frames), cur+1)
+		c.t.Fatalf("%s has %d frames, not %d", id, len(frames), cur+1)
 	}
 	return view.New(view.Input{Texts: tr(loc), Lesson: l, Frames: frames[:cur+1], Cur: cur})
 }
@@ -27,12 +46,13 @@ func courseView(t *testing.T, id string, cur int, loc sim.Locale) *view.Step {
 // language, and no step's narration speaks of the tool.
 func TestLessonNoteApart(t *testing.T) {
 	t.Parallel()
+	cv := newCourseViews(t)
 	for _, loc := range sim.Locales {
-		n := courseView(t, "failover", 0, loc).Narration()
+		n := cv.at("failover", 0, loc).Narration()
 		if n.Note == "" || !strings.Contains(n.Note, "redis-server") {
 			t.Errorf("%s: step 0 shows no note of how the lesson runs: %q", loc, n.Note)
 		}
-		if n1 := courseView(t, "failover", 1, loc).Narration(); n1.Note != "" || strings.Contains(n1.Say, "Lockstep") || strings.Contains(n1.Say, "redis-server") {
+		if n1 := cv.at("failover", 1, loc).Narration(); n1.Note != "" || strings.Contains(n1.Say, "Lockstep") || strings.Contains(n1.Say, "redis-server") {
 			t.Errorf("%s: step 1 note %q, say %q: the tool belongs in the note", loc, n1.Note, n1.Say)
 		}
 	}
@@ -43,12 +63,13 @@ func TestLessonNoteApart(t *testing.T) {
 // as seed 001's release edge (lessons 04 and 05 step 8, 10 step 6, 09 step 6).
 func TestWrongOwnerDrawnApart(t *testing.T) {
 	t.Parallel()
+	cv := newCourseViews(t)
 	for _, tc := range []struct {
 		id   string
 		step int
 	}{{"setnx-del", 8}, {"get-then-del", 8}, {"owner-reused", 6}, {"instance-owner", 6}} {
 		for _, loc := range sim.Locales {
-			v := courseView(t, tc.id, tc.step, loc)
+			v := cv.at(tc.id, tc.step, loc)
 			d := v.Diagram()
 			var wrong int
 			for _, e := range d.Edges {
@@ -68,7 +89,7 @@ func TestWrongOwnerDrawnApart(t *testing.T) {
 		}
 	}
 	// The holder's own release still takes the diagram's edge.
-	d := courseView(t, "nested-reentry", 10, sim.English).Diagram()
+	d := cv.at("nested-reentry", 10, sim.English).Diagram()
 	for _, e := range d.Edges {
 		if e.Wrong || (e.Taken && e.ID != "release-or-expire") {
 			t.Errorf("nested-reentry step 10: edge %+v", e)
@@ -81,8 +102,9 @@ func TestWrongOwnerDrawnApart(t *testing.T) {
 // no count and no owner check; local-count keeps its count in the client.
 func TestCaptionsFitKeyType(t *testing.T) {
 	t.Parallel()
+	cv := newCourseViews(t)
 	gloss := func(id string, step int) string {
-		n := courseView(t, id, step, sim.English).Narration()
+		n := cv.at(id, step, sim.English).Narration()
 		if n.OutcomeGloss == "" {
 			t.Fatalf("%s step %d: no caption", id, step)
 		}
@@ -118,7 +140,7 @@ func TestCaptionsFitKeyType(t *testing.T) {
 	// Every kind's captions exist in every language.
 	for _, loc := range sim.Locales {
 		for _, id := range []string{"setnx-del", "get-then-del", "local-count-expiry"} {
-			n := courseView(t, id, 1, loc).Narration()
+			n := cv.at(id, 1, loc).Narration()
 			if n.OutcomeGloss == "" || strings.Contains(n.OutcomeGloss, "⟦") {
 				t.Errorf("%s %s: caption %q", id, loc, n.OutcomeGloss)
 			}
@@ -159,8 +181,9 @@ steps:
 // 2 on thread-7 appears only at step 4 of owner-reused.
 func TestOwnerLabelKnowsThePast(t *testing.T) {
 	t.Parallel()
+	cv := newCourseViews(t)
 	who := func(step int) string {
-		for _, k := range courseView(t, "owner-reused", step, sim.English).Redis().Keys {
+		for _, k := range cv.at("owner-reused", step, sim.English).Redis().Keys {
 			for _, f := range k.Fields {
 				if f.Name == "thread-7" {
 					return f.Who
@@ -196,6 +219,7 @@ func TestLessonLabels(t *testing.T) {
 // a step's misconception callout at that step only.
 func TestWhyQuestionsAndMisconceptions(t *testing.T) {
 	t.Parallel()
+	cv := newCourseViews(t)
 	all := testLessons(t)
 	for _, id := range []string{"stale-owner", "nested-after-takeover-busy", "nested-shortens-lease", "retried-unlock", "shared-context-concurrent", "renewal-timeout-silent", "lost-context-self-block", "idempotent-unlock", "nested-after-expiry-lost", "wait-not-enough", "long-script-blocks"} {
 		l := lessonByID(t, all, id)
@@ -222,11 +246,11 @@ func TestWhyQuestionsAndMisconceptions(t *testing.T) {
 			}
 			callout++
 			for _, loc := range sim.Locales {
-				if got := courseView(t, id, i+1, loc).Narration().Misconception; got == "" || got != strings.TrimSpace(st.Misconception.In(loc)) {
+				if got := cv.at(id, i+1, loc).Narration().Misconception; got == "" || got != strings.TrimSpace(st.Misconception.In(loc)) {
 					t.Errorf("%s step %d %s: callout %q", id, i+1, loc, got)
 				}
 				if i > 0 && l.Steps[i-1].Misconception == nil {
-					if got := courseView(t, id, i, loc).Narration().Misconception; got != "" {
+					if got := cv.at(id, i, loc).Narration().Misconception; got != "" {
 						t.Errorf("%s step %d %s: the callout of step %d shows a step early", id, i, loc, i+1)
 					}
 				}
