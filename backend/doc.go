@@ -32,6 +32,10 @@
 // Both talk through go-redis (github.com/redis/go-redis/v9) over RESP2 and run
 // the very same Lua files with redis.NewScript: EVALSHA, and EVAL when the
 // server answers NOSCRIPT. Lockstep never sends FLUSHDB, KEYS or CONFIG SET.
+// One exception to go-redis: the search's store (package search) reaches its
+// miniredis through Direct (direct.go), which hands each command to
+// miniredis's dispatcher in process and reads the reply into go-redis's
+// types, so DecodeReply reads both alike.
 //
 // A lesson with a replica (`replica: true`) needs a primary and a replica
 // that can fail over, which one server given by URL cannot do. Every batch of

@@ -32,15 +32,17 @@ func (c *counting) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, er
 	return c.Store.Exec(ctx, b)
 }
 
-// miniStore runs the scripts on a miniredis of its own, through go-redis
-// over an in-memory connection (EVALSHA, EVAL on NOSCRIPT), as the embedded
-// backend does. Before a batch whose Prior differs from what the server
+// miniStore runs the scripts on a miniredis of its own (EVALSHA, EVAL on
+// NOSCRIPT, as the embedded backend does), handing each call to miniredis's
+// dispatcher in process (backend.Direct) rather than through go-redis over
+// an in-memory connection: the replies are go-redis's all the same, read by
+// backend.DecodeReply. Before a batch whose Prior differs from what the server
 // holds it re-establishes Prior through miniredis's Go API, and it reads
 // the keys back the same way: neither is a Redis command the search needs
 // to measure, and a Lua restore script per transition would double its cost.
 type miniStore struct {
 	m       *miniredis.Miniredis
-	client  *redis.Client
+	direct  *backend.Direct
 	scripts map[*sim.Script]*redis.Script
 	// held is what the server holds, as last read or loaded; nil when not
 	// known (after its clock moved).
@@ -48,14 +50,11 @@ type miniStore struct {
 }
 
 func newMiniStore() *miniStore {
-	m, client := backend.NewMiniredis()
-	return &miniStore{m: m, client: client, scripts: map[*sim.Script]*redis.Script{}}
+	m, direct := backend.NewMiniredisDirect()
+	return &miniStore{m: m, direct: direct, scripts: map[*sim.Script]*redis.Script{}}
 }
 
-func (s *miniStore) close() {
-	s.client.Close()
-	s.m.Close()
-}
+func (s *miniStore) close() { s.m.Close() }
 
 // Exec implements sim.Store.
 func (s *miniStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
@@ -74,11 +73,7 @@ func (s *miniStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 			sc = redis.NewScript(c.Script.Source)
 			s.scripts[c.Script] = sc
 		}
-		args := make([]any, len(c.Args))
-		for j, a := range c.Args {
-			args[j] = a
-		}
-		v, err := sc.Run(ctx, s.client, c.Keys, args...).Result()
+		v, err := s.direct.RunScript(ctx, sc.Hash(), c.Script.Source, c.Keys, c.Args)
 		r, derr := backend.DecodeReply(v, err)
 		if derr != nil {
 			s.held = nil
