@@ -14,8 +14,9 @@ import (
 
 // classFeed is one class as the students on this server follow it: one
 // bus subscription for all of them (after gorilla's chat hub), the newest
-// state it saw, and a one-slot wake channel per student session, so that a
-// busy session reads only the newest state and nothing queues up.
+// state it saw, and its students (classFollower), each woken through a
+// one-slot wake channel of its connection's writer, so that a busy student
+// reads only the newest state and nothing queues up.
 type classFeed struct {
 	srv  *Server
 	code string
@@ -29,7 +30,7 @@ type classFeed struct {
 
 	mu      sync.Mutex
 	latest  classroom.State
-	members map[chan struct{}]struct{}
+	members map[*classFollower]struct{}
 	// shown is latest, for state: 10,000 students read it after a move
 	// while update may still be waking the rest under mu.
 	shown atomic.Pointer[classroom.State]
@@ -42,11 +43,11 @@ const ownerBackWait = 15 * time.Second
 // errClassGone is what joinFeed returns for a class that has ended.
 var errClassGone = errors.New("web: the class has ended")
 
-// joinFeed adds a student session of class code, woken on wake, to this
-// server's feed of the class (opening it for the first student), and
+// joinFeed adds a student of class code, follow, to this server's feed of
+// the class (opening it for the first student), sets follow.feed, and
 // returns the feed. classbus.ErrNoClass means no such class, errClassGone
 // that it has ended.
-func (s *Server) joinFeed(code string, wake chan struct{}) (*classFeed, error) {
+func (s *Server) joinFeed(code string, follow *classFollower) (*classFeed, error) {
 	s.classMu.Lock()
 	defer s.classMu.Unlock()
 	f := s.feeds[code]
@@ -65,7 +66,7 @@ func (s *Server) joinFeed(code string, wake chan struct{}) (*classFeed, error) {
 			_ = sub.Close()
 			return nil, err
 		}
-		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[chan struct{}]struct{}{}}
+		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[*classFollower]struct{}{}}
 		f.shown.Store(&st)
 		s.feeds[code] = f
 		go f.run(ctx, sub)
@@ -75,7 +76,8 @@ func (s *Server) joinFeed(code string, wake chan struct{}) (*classFeed, error) {
 	if f.latest.Ended {
 		return nil, errClassGone
 	}
-	f.members[wake] = struct{}{}
+	follow.feed = f
+	f.members[follow] = struct{}{}
 	return f, nil
 }
 
@@ -93,14 +95,13 @@ func (s *Server) loadClassState(ctx context.Context, code string) (classroom.Sta
 	return classroom.DecodeState(b)
 }
 
-// leave removes a student session's wake channel; the last one closes the
-// feed.
-func (f *classFeed) leave(wake chan struct{}) {
+// leave removes a student; the last one closes the feed.
+func (f *classFeed) leave(follow *classFollower) {
 	s := f.srv
 	s.classMu.Lock()
 	defer s.classMu.Unlock()
 	f.mu.Lock()
-	delete(f.members, wake)
+	delete(f.members, follow)
 	empty := len(f.members) == 0
 	f.mu.Unlock()
 	if empty && s.feeds[f.code] == f {
@@ -124,11 +125,8 @@ func (f *classFeed) update(st classroom.State) {
 	}
 	f.latest = st
 	f.shown.Store(&st)
-	for w := range f.members {
-		select {
-		case w <- struct{}{}:
-		default:
-		}
+	for m := range f.members {
+		poke(m.wake)
 	}
 }
 

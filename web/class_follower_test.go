@@ -96,3 +96,27 @@ func TestClassFollowerFrame(t *testing.T) {
 		s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == want })
 	}
 }
+
+// TestClassFollowerIdle: a student who follows a lecture sends nothing;
+// the moves its connection's writer shows it (classFollower) are its
+// session's activity, so it is not closed as idle while the class moves.
+func TestClassFollowerIdle(t *testing.T) {
+	t.Parallel()
+	const idle = time.Second
+	_, hs := newTestHTTP(t, Config{IdleTimeout: idle})
+	p, pm := presenterAt(t, hs, 1)
+	s, _ := student(t, hs, pm.Code, "")
+	s.rawAwait(MsgFrame)
+	// Three idle timeouts of moves, each well within one.
+	for want := 2; want <= 8; want++ {
+		time.Sleep(idle * 2 / 5)
+		p.send(ClientMessage{Type: MsgStep})
+		p.rawAwait(MsgFrame)
+		f := s.rawAwait(MsgFrame)
+		var step int
+		_ = json.Unmarshal(f["step"], &step)
+		if step != want {
+			t.Fatalf("student at %d, want %d", step, want)
+		}
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gorilla/websocket"
-
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/explore"
@@ -22,19 +20,18 @@ type classLink struct {
 	code  string
 	owned *ownedClass
 	// wake: the session's one-slot wake channel, a member of the owned
-	// class's presenters or of the feed's members.
+	// class's presenters, or for a student woken by its follower when the
+	// writer does not serve the feed's state.
 	wake chan struct{}
-	// A student's: the server's feed of the class, the student id, whether
-	// the session follows the class, the Seq of the state it last showed,
-	// and its answer (step → choice).
+	// A student's: the server's feed of the class, its membership of it
+	// (served by the connection's writer while the session lets it), the
+	// student id, whether the session follows the class, and its answer
+	// (step → choice).
 	feed      *classFeed
+	follow    *classFollower
 	student   string
 	following bool
-	shownSeq  int64
 	answer    map[int]string
-	// shown: what the page shows of the class's shared frames
-	// (class_shared.go).
-	shown sharedShown
 }
 
 func (l *classLink) presenter() bool { return l != nil && l.owned != nil }
@@ -85,8 +82,8 @@ func (s *session) handleClass(m ClientMessage) {
 			return
 		}
 		s.class.following = *m.Follow
-		s.class.shownSeq = 0
-		s.class.shown.step = -1
+		s.class.follow.leave()
+		s.class.follow.reset()
 		if !s.class.following && s.runner == nil {
 			// Explore on my own from the class's step: a run of the
 			// student's own (it followed from the shared frames).
@@ -240,12 +237,17 @@ func (s *session) sendPresenterStatus() { s.send(s.presenterStatus()) }
 
 // classStatus is st as a page in the session's language sees it.
 func (s *session) classStatus(st classroom.State, role string) ClassStatusMessage {
+	return s.srv.classStatus(st, role, s.locale)
+}
+
+// classStatus is st as a page in language loc sees it.
+func (s *Server) classStatus(st classroom.State, role string, loc sim.Locale) ClassStatusMessage {
 	msg := ClassStatusMessage{
 		Type: MsgClassStatus, Code: st.Code, Role: role, Lesson: st.Lesson, Timeline: st.Timeline,
 		Step: st.Step, Total: st.Total, Ended: st.Ended, EndReason: st.EndReason,
 	}
 	if q := st.Question; q != nil {
-		t := s.srv.tr(s.locale)
+		t := s.tr(loc)
 		cq := &ClassQuestion{Step: q.Step, Open: q.Open, Revealed: q.Revealed, Correct: q.Correct}
 		for _, c := range q.Choices {
 			label := t.Maybe("Outcome" + c)
@@ -376,7 +378,10 @@ func (s *session) joinClass(m ClientMessage) {
 		return
 	}
 	wake := make(chan struct{}, 1)
-	feed, err := s.srv.joinFeed(m.Code, wake)
+	slot := s.slot
+	follow := &classFollower{srv: s.srv, code: m.Code, wake: s.c.classWake, session: wake, shown: sharedShown{step: -1},
+		touch: func() { s.srv.table.touch(slot) }}
+	feed, err := s.srv.joinFeed(m.Code, follow)
 	switch {
 	case errors.Is(err, classbus.ErrNoClass):
 		s.srv.joinFailed(s.c.addr)
@@ -392,7 +397,7 @@ func (s *session) joinClass(m ClientMessage) {
 	student := m.Student
 	if student == "" {
 		if student, err = classroom.NewStudentID(nil); err != nil {
-			feed.leave(wake)
+			feed.leave(follow)
 			s.busErr(m.ID, err)
 			return
 		}
@@ -401,7 +406,8 @@ func (s *session) joinClass(m ClientMessage) {
 	if m.Lang != "" {
 		s.locale = sim.Locale(m.Lang)
 	}
-	s.class = &classLink{code: m.Code, feed: feed, wake: wake, student: student, following: true, answer: map[int]string{}, shown: sharedShown{step: -1}}
+	s.class = &classLink{code: m.Code, feed: feed, follow: follow, wake: wake, student: student, following: true, answer: map[int]string{}}
+	s.c.follower.Store(follow)
 	s.publishClass(classroom.Message{Kind: classroom.KindJoin, Student: student})
 	s.send(ClassJoinedMessage{Type: MsgClassJoined, Re: m.ID, Code: m.Code, Student: student})
 	s.followClass()
@@ -418,25 +424,29 @@ func (s *session) publishClass(msg classroom.Message) bool {
 	return true
 }
 
-// followClass shows the feed's newest state: while following, the run
-// goes to the class's timeline and step; the page gets the class's status
-// when it changed.
+// followClass shows the feed's newest state: while following a class that
+// shows a course lesson, the connection's writer shows it from the class's
+// shared frames (classFollower); else the run goes to the class's timeline
+// and step, and the page gets the class's status when it changed.
 func (s *session) followClass() {
 	l := s.class
 	st := l.feed.state()
 	if st.Ended {
+		l.follow.leave()
 		s.sendStudentStatus(st)
 		s.leaveClass()
 		return
 	}
-	var status *websocket.PreparedMessage
-	if st.Seq != l.shownSeq {
-		l.shownSeq = st.Seq
-		status = s.studentStatusMessage(st)
+	if l.following && st.Timeline == "" && s.srv.byID[st.Lesson] != nil {
+		if s.runner != nil {
+			s.stopPlay()
+			s.closeRun()
+		}
+		// After what the session queued (the writer sends that first).
+		l.follow.serve(s.locale, l.answer)
+		return
 	}
-	if l.following && s.followShared(st, status) {
-		return // the shared frame and the status, sent together
-	}
+	l.follow.leave()
 	if l.following {
 		if s.runner == nil || s.showsOther(st) {
 			tl, err := s.classTimeline(st)
@@ -450,18 +460,9 @@ func (s *session) followClass() {
 			s.moveTo(0, st.Step)
 		}
 	}
-	if status != nil {
-		s.sendPrepared(status)
+	if l.follow.statusDue(st.Seq) {
+		s.sendStudentStatus(st)
 	}
-}
-
-func (s *session) studentStatus(st classroom.State) ClassStatusMessage {
-	msg := s.classStatus(st, roleStudent)
-	msg.Following = s.class.following
-	if msg.Question != nil {
-		msg.Answer = s.class.answer[msg.Question.Step]
-	}
-	return msg
 }
 
 // showsOther reports whether the session's run shows something else than
@@ -503,6 +504,7 @@ func (s *session) answerClass(m ClientMessage) {
 		return
 	}
 	s.class.answer = map[int]string{q.Step: m.Choice}
+	s.class.follow.setAnswer(s.class.answer)
 	s.send(ClassAnsweredMessage{Type: MsgClassAnswered, Re: m.ID, Step: q.Step, Choice: m.Choice})
 }
 
@@ -516,7 +518,9 @@ func (s *session) leaveClass() {
 	}
 	switch {
 	case l.isStudent():
-		l.feed.leave(l.wake)
+		l.follow.leave()
+		s.c.follower.CompareAndSwap(l.follow, nil)
+		l.feed.leave(l.follow)
 		s.publishClass(classroom.Message{Kind: classroom.KindLeave, Student: l.student})
 	case l.presenter():
 		l.owned.detach(l.wake)
@@ -532,8 +536,11 @@ func (s *session) classLang() {
 		s.sendPresenter(0, "")
 	case s.class.isStudent():
 		if s.class.following && s.runner == nil {
-			s.class.shown.step = -1 // the shared frames in the new language, chrome and all
+			// The shared frames in the new language, chrome and all, then
+			// the status (by the writer, or by followClass).
+			s.class.follow.reset()
 			s.followClass()
+			return
 		}
 		s.sendStudentStatus(s.class.feed.state())
 	}

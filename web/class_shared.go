@@ -20,47 +20,6 @@ type sharedShown struct {
 	step   int
 }
 
-// followShared shows class state st to a following student from the
-// class's shared frames, then status (nil: none), and reports whether it
-// could: a class that shows a course lesson can, and the session then runs
-// no lesson of its own; a drill or an explore timeline cannot (the caller
-// runs it in the session, as a player would, and sends status).
-//
-// The frame and the status go in one queued message, so that the writer
-// sends them in one write (batchConn) and wakes once.
-func (s *session) followShared(st classroom.State, status *websocket.PreparedMessage) bool {
-	l := s.class
-	lesson := s.srv.byID[st.Lesson]
-	if st.Timeline != "" || lesson == nil {
-		return false
-	}
-	if s.runner != nil {
-		s.stopPlay()
-		s.closeRun()
-		l.shown.step = -1
-	}
-	from := -1
-	if l.shown.lesson == st.Lesson && l.shown.locale == string(s.locale) {
-		from = l.shown.step
-	}
-	if from == st.Step && from >= 0 {
-		if status != nil {
-			s.sendPrepared(status)
-		}
-		return true
-	}
-	pm, err := l.feed.frames.message(s.srv, lesson, s.locale, from, st.Step, l.code)
-	if err != nil {
-		s.srv.logf("web: class %s: shared frame: %v", l.code, err)
-		return false
-	}
-	l.shown = sharedShown{lesson: st.Lesson, locale: string(s.locale), step: -1}
-	if !s.dropped && s.queue(outgoing{prepared: pm, then: status}) {
-		l.shown.step = st.Step
-	}
-	return true
-}
-
 // sendPrepared queues a prepared message as sendEncoded queues one.
 func (s *session) sendPrepared(pm *websocket.PreparedMessage) bool {
 	if s.dropped {
@@ -100,36 +59,43 @@ type classStatusKey struct {
 // sendStudentStatus queues the student's class-status of state st (the
 // feed's) from the feed's shared messages.
 func (s *session) sendStudentStatus(st classroom.State) bool {
-	pm := s.studentStatusMessage(st)
+	pm := s.class.feed.studentStatus(st, s.locale, s.class.following, s.class.answer)
 	return pm != nil && s.sendPrepared(pm)
 }
 
-// studentStatusMessage is the student's class-status of state st (the
-// feed's), from the feed's shared messages; nil when it cannot be encoded
-// (logged).
-func (s *session) studentStatusMessage(st classroom.State) *websocket.PreparedMessage {
-	msg := s.studentStatus(st)
-	key := classStatusKey{st.Seq, st.Ended, st.EndReason, s.locale, msg.Following, msg.Answer}
-	c := &s.class.feed.statuses
+// studentStatus is the class-status of state st (the feed's) for a student
+// of language locale who follows the class or not and answered answer
+// (step → choice), from the feed's shared messages; nil when it cannot be
+// encoded (logged). The session and the writer (classFollower) call it.
+func (f *classFeed) studentStatus(st classroom.State, locale sim.Locale, following bool, answer map[int]string) *websocket.PreparedMessage {
+	var choice string
+	if q := st.Question; q != nil {
+		choice = answer[q.Step]
+	}
+	key := classStatusKey{st.Seq, st.Ended, st.EndReason, locale, following, choice}
+	c := &f.statuses
 	c.mu.RLock()
 	pm := c.msgs[key]
 	c.mu.RUnlock()
-	if pm == nil {
-		b, err := encodeMessage(msg)
-		if err != nil {
-			s.srv.logf("web: encode message: %v", err)
-			return nil
-		}
-		if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, b); err != nil {
-			s.srv.logf("web: class %s: status: %v", s.class.code, err)
-			return nil
-		}
-		c.mu.Lock()
-		if c.msgs == nil || len(c.msgs) >= classStatusesKept {
-			c.msgs = map[classStatusKey]*websocket.PreparedMessage{}
-		}
-		c.msgs[key] = pm
-		c.mu.Unlock()
+	if pm != nil {
+		return pm
 	}
+	msg := f.srv.classStatus(st, roleStudent, locale)
+	msg.Following, msg.Answer = following, choice
+	b, err := encodeMessage(msg)
+	if err != nil {
+		f.srv.logf("web: encode message: %v", err)
+		return nil
+	}
+	if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, b); err != nil {
+		f.srv.logf("web: class %s: status: %v", f.code, err)
+		return nil
+	}
+	c.mu.Lock()
+	if c.msgs == nil || len(c.msgs) >= classStatusesKept {
+		c.msgs = map[classStatusKey]*websocket.PreparedMessage{}
+	}
+	c.msgs[key] = pm
+	c.mu.Unlock()
 	return pm
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -35,7 +36,9 @@ type inbound struct {
 
 // client is one websocket connection: one reader goroutine (readPump), one
 // writer goroutine (writePump) and the session that owns the lesson run.
-// Only the session sends on send, and only the session closes it.
+// Only the session sends on send, and only the session closes it. The
+// writer also shows a following student its class's moves itself
+// (follower, class_follow.go).
 type client struct {
 	conn *websocket.Conn
 	// batch is conn's network connection, through which the writer sends
@@ -60,6 +63,13 @@ type client struct {
 	// stop is closed when the server shuts down (enqueue stops waiting);
 	// nil, never.
 	stop <-chan struct{}
+	// classWake wakes the writer to show follower the newest state of its
+	// class's feed; follower is the session's student membership, nil when
+	// none, and followed the time (UnixNano) the writer last sent it
+	// something, the session's activity (its idle timeout).
+	classWake chan struct{}
+	follower  atomic.Pointer[classFollower]
+	followed  atomic.Int64
 
 	closeOnce   sync.Once
 	closeCode   int
@@ -74,6 +84,7 @@ func newClient(conn *websocket.Conn, readLimit int64) *client {
 		inbox:     make(chan inbound, inboxQueue),
 		gone:      make(chan struct{}),
 		done:      make(chan struct{}),
+		classWake: make(chan struct{}, 1),
 	}
 }
 
@@ -243,6 +254,10 @@ func (c *client) writePump() {
 			if !c.writeQueued(msg, ok) {
 				return
 			}
+		case <-c.classWake:
+			if !c.follow() {
+				return
+			}
 		case <-ticker.C:
 			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
@@ -251,6 +266,40 @@ func (c *client) writePump() {
 			}
 		}
 	}
+}
+
+// follow shows the follower the newest state of its class's feed
+// (classFollower.next), after what the session queued before: that may be
+// what the page must have first (class-joined, the frame with chrome a
+// shared frame without it builds on). It reports whether the writer goes
+// on.
+func (c *client) follow() bool {
+	for {
+		select {
+		case msg, ok := <-c.send:
+			if !c.writeQueued(msg, ok) {
+				return false
+			}
+			continue
+		default:
+		}
+		break
+	}
+	f := c.follower.Load()
+	if f == nil {
+		return true
+	}
+	frame, status := f.next()
+	msg := outgoing{prepared: frame, then: status}
+	switch {
+	case frame == nil && status == nil:
+		return true
+	case frame == nil:
+		msg = outgoing{prepared: status}
+	}
+	c.followed.Store(time.Now().UnixNano())
+	f.touch()
+	return c.writeQueued(msg, true)
 }
 
 // writeQueued writes msg, the first message taken from the queue (ok

@@ -32,6 +32,7 @@ const (
 type session struct {
 	srv     *Server
 	c       *client
+	slot    *sessionSlot // its place in the server's session table
 	locale  sim.Locale
 	tl      explore.Timeline // what the run runs; Lesson nil before a load
 	store   sim.Store
@@ -117,7 +118,7 @@ func (s *session) releaseSlot() {
 // run is the session's goroutine.
 func (s *Server) runSession(c *client, slot *sessionSlot) {
 	defer s.sessions.Done()
-	sess := &session{srv: s, c: c, locale: sim.English, speed: DefaultSpeed}
+	sess := &session{srv: s, c: c, slot: slot, locale: sim.English, speed: DefaultSpeed}
 	defer func() {
 		sess.stopPlay()
 		sess.endSearch()
@@ -159,6 +160,10 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			s.table.touch(slot)
 			sess.onClassWake()
 		case <-idle.C:
+			if f := c.followed.Load(); f > active.UnixNano() {
+				// The writer showed the student its class's moves.
+				active = time.Unix(0, f)
+			}
 			if rest := s.cfg.IdleTimeout - time.Since(active); rest > 0 {
 				idle.Reset(rest)
 				continue

@@ -16,9 +16,10 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// dialer is every connection's: small buffers, since a student reads only a
-// frame message's first bytes and discards the rest.
-var dialer = websocket.Dialer{HandshakeTimeout: 30 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 512}
+// dialer is every connection's: small buffers of its own, since a student
+// reads a move's bytes from the socket through a shared one (pooledConn),
+// decodes only a frame message's first bytes and reads the rest through.
+var dialer = websocket.Dialer{HandshakeTimeout: 30 * time.Second, ReadBufferSize: 4096, WriteBufferSize: 512, NetDialContext: dialPooled}
 
 // dial opens the websocket of the server at base (http://HOST:PORT).
 func dial(ctx context.Context, base string) (*websocket.Conn, error) {
@@ -63,20 +64,58 @@ func peekType(b []byte) (typ string, step int, ok bool) {
 	return typ, n, err == nil
 }
 
+// peekFrame is peekType for a student's reader, which allocates nothing:
+// the step of a frame message (ok false for any other message).
+func peekFrame(b []byte) (step int, ok bool) {
+	if !bytes.Equal(fieldBytes(b, `"type":"`, '"'), []byte("frame")) {
+		return 0, false
+	}
+	s := fieldBytes(b, `"step":`, ',')
+	if len(s) == 0 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' || step > 1<<30 {
+			return 0, false
+		}
+		step = 10*step + int(c-'0')
+	}
+	return step, true
+}
+
+// readRest appends what is left of r to b, growing b only when it is full.
+func readRest(b []byte, r io.Reader) []byte {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			return b
+		}
+	}
+}
+
 func field(b []byte, key string, end byte) string {
+	return string(fieldBytes(b, key, end))
+}
+
+// fieldBytes is field's value, a part of b.
+func fieldBytes(b []byte, key string, end byte) []byte {
 	i := bytes.Index(b, []byte(key))
 	if i < 0 {
-		return ""
+		return nil
 	}
 	rest := b[i+len(key):]
 	j := bytes.IndexByte(rest, end)
 	if j < 0 {
 		j = bytes.IndexByte(rest, '}')
 		if j < 0 {
-			return ""
+			return nil
 		}
 	}
-	return string(rest[:j])
+	return rest[:j]
 }
 
 // student is one simulated student's connection.
@@ -87,6 +126,7 @@ type student struct {
 	conn   *websocket.Conn
 	wmu    sync.Mutex // one writer at a time
 	step   atomic.Int64
+	msg    []byte       // the last message other than a frame, read into again
 	asked  atomic.Bool  // a class-status with an open question came
 	answer atomic.Value // []byte: the class-answer sent, sent again after a class-bus error
 	closed chan struct{}
@@ -166,16 +206,15 @@ func (s *student) read(frames chan<- arrival, other func(s *student, b []byte)) 
 		}
 		n, _ := io.ReadFull(r, buf)
 		at := time.Now()
-		typ, step, ok := peekType(buf[:n])
-		if typ == "frame" && ok {
+		if step, ok := peekFrame(buf[:n]); ok {
 			s.step.Store(int64(step))
 			_, _ = io.Copy(io.Discard, r)
 			frames <- arrival{s.n, step, at}
 			continue
 		}
 		if other != nil {
-			rest, _ := io.ReadAll(r)
-			other(s, append(buf[:n:n], rest...))
+			s.msg = readRest(append(s.msg[:0], buf[:n]...), r)
+			other(s, s.msg)
 		} else {
 			_, _ = io.Copy(io.Discard, r)
 		}

@@ -1,0 +1,148 @@
+package web
+
+import (
+	"sync"
+
+	"github.com/gorilla/websocket"
+
+	"lockstep/sim"
+)
+
+// classFollower is one student's membership of a class feed
+// (class_feed.go), served by the student's connection writer (client.go)
+// rather than by its session: on a move the feed wakes the writer, which
+// reads the feed's newest state and writes the class's shared frame and
+// status to the page itself, in one write (batchConn). A move of 10,000
+// students then wakes 10,000 writers, not 10,000 sessions that each wake
+// their writer (docs/performance.md, the Classes section).
+//
+// The writer serves it only while direct: the student follows the class and
+// the class shows a course lesson, whose frames the class's students share
+// (class_frames.go). Otherwise (exploring on its own, a class that shows a
+// drill or an explore timeline, a class that ended) the writer passes each
+// wake on to the session, which runs the lesson itself as it did before
+// the writer served any, and turns direct on again when it can.
+type classFollower struct {
+	srv  *Server
+	feed *classFeed
+	code string
+	// wake is the writer's one-slot wake channel (client.classWake): the
+	// feed wakes it on each new state, so a busy writer reads only the
+	// newest one.
+	wake chan struct{}
+	// session is the session's one-slot wake channel (classLink.wake),
+	// woken by the writer for the states it does not serve.
+	session chan struct{}
+	// touch records the class's activity as the session's (its slot in
+	// the server's session table): a student who follows a lecture sends
+	// nothing for long stretches.
+	touch func()
+
+	// mu guards what follows, between the session and the writer; neither
+	// holds it while it waits on the other.
+	mu     sync.Mutex
+	direct bool
+	// locale and answer (step → choice) are the session's, copied when it
+	// turns direct on.
+	locale sim.Locale
+	answer map[int]string
+	// shown is what the page shows of the class's shared frames, shownSeq
+	// the Seq of the last state whose class-status the page got.
+	shown    sharedShown
+	shownSeq int64
+}
+
+// poke wakes a one-slot wake channel, without waiting.
+func poke(w chan struct{}) {
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}
+
+// serve turns direct on with the session's language and answer, and wakes
+// the writer to show the feed's newest state.
+func (f *classFollower) serve(locale sim.Locale, answer map[int]string) {
+	f.mu.Lock()
+	f.direct, f.locale, f.answer = true, locale, answer
+	f.mu.Unlock()
+	poke(f.wake)
+}
+
+// leave turns direct off: the session shows the class from now on, and
+// the next shared frame the writer sends carries the chrome.
+func (f *classFollower) leave() {
+	f.mu.Lock()
+	f.direct = false
+	f.shown.step = -1
+	f.mu.Unlock()
+}
+
+// reset makes the next frame one with chrome and the next state's
+// class-status be sent, whatever the page showed (a language change, the
+// student following again).
+func (f *classFollower) reset() {
+	f.mu.Lock()
+	f.shown.step, f.shownSeq = -1, 0
+	f.mu.Unlock()
+}
+
+// statusDue reports whether the page has not had the class-status of the
+// state of Seq seq, and counts it as had.
+func (f *classFollower) statusDue(seq int64) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if seq == f.shownSeq {
+		return false
+	}
+	f.shownSeq = seq
+	return true
+}
+
+// setAnswer records the student's answer for the class-statuses the writer
+// sends.
+func (f *classFollower) setAnswer(answer map[int]string) {
+	f.mu.Lock()
+	f.answer = answer
+	f.mu.Unlock()
+}
+
+// next is what the writer sends for the feed's newest state: the shared
+// frame (nil when the page shows that step already) and the class-status
+// (nil when the page has it), frame first. Both nil: nothing, or the
+// session has the state (direct is off; it is woken).
+func (f *classFollower) next() (frame, status *websocket.PreparedMessage) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.direct {
+		poke(f.session)
+		return nil, nil
+	}
+	st := f.feed.state()
+	lesson := f.srv.byID[st.Lesson]
+	if st.Ended || st.Timeline != "" || lesson == nil {
+		f.direct, f.shown.step = false, -1
+		poke(f.session)
+		return nil, nil
+	}
+	from := -1
+	if f.shown.lesson == st.Lesson && f.shown.locale == string(f.locale) {
+		from = f.shown.step
+	}
+	if from != st.Step || from < 0 {
+		var err error
+		if frame, err = f.feed.frames.message(f.srv, lesson, f.locale, from, st.Step, f.code); err != nil {
+			f.srv.logf("web: class %s: shared frame: %v", f.code, err)
+			// The session runs the lesson itself, as a player would.
+			f.direct, f.shown.step = false, -1
+			poke(f.session)
+			return nil, nil
+		}
+		f.shown = sharedShown{lesson: st.Lesson, locale: string(f.locale), step: st.Step}
+	}
+	if st.Seq != f.shownSeq {
+		f.shownSeq = st.Seq
+		status = f.feed.studentStatus(st, f.locale, true, f.answer)
+	}
+	return frame, status
+}
