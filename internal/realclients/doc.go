@@ -1,0 +1,15 @@
+// Package realclients drives real lock client libraries against any Redis
+// address, for tests: node-redlock (npm redlock) and node-redisson (npm
+// node-redisson, which speaks Redisson's lock protocol) in Node, redis-py's
+// Lock (Debian's python3-redis) in /usr/bin/python3, and redsync
+// (github.com/go-redsync/redsync/v4) in process. Each worker takes a Plan
+// (a key, a lease, a client name and a list of steps) and reports Events
+// (acquired, busy, released, not_owner, ... with the library's own error
+// text and timings). The Node and Python workers are programs in node/ and
+// python/ that read the plan as JSON in their first argument and write one
+// JSON event per line; Start runs them and parses their output.
+//
+// Ensure installs or locates what the workers need (npm ci in node/ from
+// its lockfile, Debian's python3-redis) and skips the test when something
+// is missing, or fails it under CI=true.
+package realclients
