@@ -1,7 +1,8 @@
 # Lockstep's build and test entry points. `make test` is the README's test
 # command and what CI (.ci/run) runs: on a fresh Debian machine it installs
 # what the tests need (redis-server, redis-cli for the Cluster tests,
-# chromium, a CJK font and nodejs), then vets and runs every test with the
+# chromium, a CJK font, nodejs, python3-redis, and the real-client tests' npm
+# packages from their lockfile), then vets and runs every test with the
 # race detector, and the page script's unit tests under node --test.
 
 GO ?= go
@@ -75,19 +76,28 @@ js-test:
 	@command -v $(NODE) >/dev/null 2>&1 || $(MAKE) deps
 	$(NODE) --test static/test/*.test.js
 
-# deps installs missing system packages with apt-get (root on Debian, or sudo).
+# deps installs missing system packages with apt-get (root on Debian, or sudo):
+# among them python3-redis, the redis-py that the real-client tests run with
+# /usr/bin/python3 (the python3 first on PATH may be another build that does
+# not see Debian's modules); then the real-client tests' npm packages,
+# pinned by their lockfile, when node_modules is absent (npm writes
+# .package-lock.json there last, so a cut-off install is redone).
+REALCLIENTS_NODE := internal/realclients/node
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	command -v redis-cli >/dev/null 2>&1 || missing="$$missing redis-tools"; \
 	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	/usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || missing="$$missing python3-redis"; \
 	fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy" || missing="$$missing fonts-wqy-microhei"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+	@[ -f $(REALCLIENTS_NODE)/node_modules/.package-lock.json ] || (cd $(REALCLIENTS_NODE) && npm ci --no-audit --no-fund)
 
 run:
 	$(GO) run .
