@@ -83,7 +83,7 @@ const (
 	Awaiting    = "awaiting"     // an await step waits for Continue
 	Continued   = "continued"    // Continue released it
 	Unsupported = "unsupported"  // the library has no such action
-	ClientError = "client_error" // node-redlock reported a Redis error on the side
+	ClientError = "client_error" // a Node worker's connection failed (ioredis reconnects) or node-redlock saw a Redis error (Step -1)
 	Error       = "error"        // anything else: Error holds the library's text
 	Done        = "done"         // the worker ran every step and exits
 )

@@ -21,6 +21,10 @@ const owner = lock.getClientName(lock.clientId);
 // The watchdog's renewals are the library's own calls; wrapping the
 // client's script command reports each one without changing it.
 const redis = redisson.redis;
+// A lost connection (ioredis reconnects by itself) is reported, not fatal.
+for (const c of [redis, redisson.commandExecutor.subscribeRedis]) {
+  c.on('error', (e) => emit({ outcome: 'client_error', error: e.message, error_type: errorType(e) }));
+}
 const renew = redis.rRenewExpiration.bind(redis);
 redis.rRenewExpiration = async (...args) => {
   const t0 = performance.now();

@@ -7,6 +7,8 @@ import { readPlan, emitter, run, errorType, redisOptions } from './runner.mjs';
 const plan = readPlan(process.argv);
 const emit = emitter('redlock', plan);
 const client = new Redis(redisOptions(plan));
+// A lost connection (ioredis reconnects by itself) is reported, not fatal.
+client.on('error', (e) => emit({ outcome: 'client_error', error: e.message, error_type: errorType(e) }));
 // retryCount 0: one attempt per acquire unless the step gives wait_ms.
 const redlock = new Redlock([client], { retryCount: 0, retryDelay: 100, retryJitter: 0 });
 redlock.on('clientError', (e) => emit({ outcome: 'client_error', error: e.message, error_type: errorType(e) }));
