@@ -157,9 +157,13 @@ func Names() []string {
 // Handler serves the embedded files by name (the request's path, its
 // prefix stripped: "app.js" or "/app.js"). A request whose v is the file's current
 // hash may be cached for good (immutable); any other is served with
-// no-cache, revalidated by its ETag (the hash). A name that is not an
-// embedded file, a directory included, is a 404.
+// no-cache, revalidated by its ETag (the hash). A file of MinEncodeSize
+// bytes or more is served compressed when the request's Accept-Encoding
+// allows (gzip), from bodies compressed once at the first call, never
+// per request (encode.go). A name that is not an embedded file, a
+// directory included, is a 404.
 func Handler() http.Handler {
+	encodingsOf("") // compress now, at the server's start, not on a request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/")
 		f, ok := files[name]
@@ -174,7 +178,8 @@ func Handler() http.Handler {
 			h.Set("Cache-Control", "no-cache")
 		}
 		h.Set("Content-Type", f.contentType)
-		h.Set("ETag", `"`+f.hash+`"`)
-		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.body))
+		body, etag := setEncoding(h, r, name, f)
+		h.Set("ETag", etag)
+		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
 	})
 }

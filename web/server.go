@@ -185,6 +185,7 @@ type Server struct {
 	cfg         Config
 	translators *translators // of cfg.Catalog
 	mux         *http.ServeMux
+	routes      http.Handler // mux, its answers compressed (compressPages)
 	lessons     []*sim.Lesson
 	byID        map[string]*sim.Lesson
 	index       map[string]int
@@ -356,6 +357,9 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
 	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
+	if s.routes, err = compressPages(mux); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -388,7 +392,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseHost(w, r)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	s.routes.ServeHTTP(w, r)
 }
 
 // Sessions returns the number of open websocket sessions.
