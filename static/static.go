@@ -2,17 +2,20 @@
 // into the binary, and serves them (Handler) under URLs with a content
 // hash (URL), so browsers may cache them for good.
 //
-// The script is a set of ES modules (app.js imports the others) with no
-// build step. A module's relative imports ("./socket.js") would resolve to
-// URLs without a hash, so the served body of each module pins them: every
-// `from "./x.js"` becomes `from "./x.js?v=HASH"`, where HASH is the hash of
-// x.js as served (its own imports pinned in turn). A module's hash thus
-// covers everything it imports, and a page that loads app.js by its hashed
-// URL loads every module by one: a change to any of them changes the URLs
-// of it and of the modules that import it, and no others. Each import must
-// name an embedded module and the imports must form no cycle; the package
-// fails to load otherwise. The *.test.js files under test/ are node --test
-// unit tests of the modules (see the Makefile's js-test), not embedded.
+// The script is a set of ES modules with no build step: every page loads
+// main.js, which imports (dynamically) the modules of what the page has,
+// and those import the others. A module's relative imports ("./socket.js",
+// import("./search.js")) would resolve to URLs without a hash, so the
+// served body of each module pins them: the specifier "./x.js" of every
+// such import becomes "./x.js?v=HASH", where HASH is the hash
+// of x.js as served (its own imports pinned in turn). A module's hash thus
+// covers everything it imports, and a page that loads main.js by its
+// hashed URL loads every module by one: a change to any of them changes
+// the URLs of it and of the modules that import it, and no others. Each
+// import must name an embedded module and the imports must form no cycle;
+// the package fails to load otherwise. The *.test.js files under test/ are
+// node --test unit tests of the modules (see the Makefile's js-test), not
+// embedded.
 package static
 
 import (
@@ -62,9 +65,11 @@ var files = func() map[string]file {
 
 // moduleImport matches a static relative import or re-export of a module
 // in this directory at the start of a line (`import { a } from "./a.js"`,
-// `import "./a.js"`, `export { a } from "./a.js"`); group 1 is the
-// specifier. Other imports are left alone, and a module only uses these.
-var moduleImport = regexp.MustCompile(`(?m)^(?:import|export)\b[^;"'` + "`" + `]*?"(\./[A-Za-z0-9_.-]+\.js)"`)
+// `import "./a.js"`, `export { a } from "./a.js"`), or a dynamic import of
+// one anywhere (`import("./a.js")`, how main.js loads a page's modules);
+// group 1 is the specifier. Other imports are left alone, and a module
+// only uses these.
+var moduleImport = regexp.MustCompile(`(?m)(?:^(?:import|export)\b[^;"'` + "`" + `]*?|\bimport\(\s*)"(\./[A-Za-z0-9_.-]+\.js)"`)
 
 // pin reads every file of fsys's top directory and returns them as served:
 // each module with its imports pinned to the hashes of what it imports.

@@ -434,7 +434,7 @@ func (s *Server) Close(ctx context.Context) error {
 func assets() templates.Assets {
 	return templates.Assets{
 		CSS:  static.URL("/static/", "app.css"),
-		JS:   static.URL("/static/", "app.js"),
+		JS:   static.URL("/static/", "main.js"), // it loads the page's modules
 		Icon: static.URL("/static/", "icon.svg"),
 
 		Presenter: static.URL("/static/", "presenter.css"),
