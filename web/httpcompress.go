@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
-	"github.com/klauspost/compress/zstd"
 
 	"lockstep/static"
 )
@@ -18,23 +17,26 @@ var compressedTypes = []string{"text/html", "image/svg+xml", "application/json",
 
 // compressPages wraps next, the server's routes, so that an answer of one
 // of compressedTypes, of at least static.MinEncodeSize bytes, is
-// compressed with zstd or gzip as the request's Accept-Encoding allows
-// (zstd preferred), with Vary: Accept-Encoding (gzhttp). A page is
-// rendered per request, so it is compressed per request: gzip at its
-// default level or zstd at its "better" level cost some 0.1 ms for a player's
-// 38 KB, which comes to about 9.5 KB (bench: "serve a lesson page"). Two routes are passed through as
-// they are: /static/, whose files are compressed once, at start (package
+// compressed with gzip or zstd as the request's Accept-Encoding allows,
+// with Vary: Accept-Encoding (gzhttp). A page is rendered per request, so
+// it is compressed per request. gzip is preferred where both are offered:
+// on a player page (38 KB, about 8 KB compressed) gzip's default level
+// comes out some 2% smaller than zstd's default and costs about as much
+// CPU, and zstd's better level, as small as gzip, costs twice as much;
+// zstd's fastest is 8% larger (bench section 7). Chromium offers zstd
+// (and brotli) only over https. Two routes are passed through as they
+// are: /static/, whose files are compressed once, at start (package
 // static), and /ws, whose messages are compressed per message by
-// permessage-deflate (compressWrites). Loopback peers are compressed too:
-// unlike a websocket step, a page is not on the step's round trip, and a
-// test or a bench on loopback measures what a phone gets.
+// permessage-deflate (compressWrites), so a step's round trip is not
+// touched. Loopback peers are compressed too: a page is not on a step's
+// round trip, and a test or a bench on loopback measures what a phone
+// gets.
 func compressPages(next http.Handler) (http.Handler, error) {
 	wrap, err := gzhttp.NewWrapper(
 		gzhttp.MinSize(static.MinEncodeSize),
 		gzhttp.ContentTypes(compressedTypes),
-		// zstd's fastest level leaves a player page 8% larger than gzip's
-		// default; this one makes it no larger (TestCompressedAnswers logs both).
-		gzhttp.ZstdCompressionLevel(int(zstd.SpeedBetterCompression)),
+		gzhttp.ZstdCompressionLevel(2), // zstd.SpeedDefault
+		gzhttp.PreferZstd(false),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("web: compression: %w", err)
