@@ -402,5 +402,5 @@ func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer)
 	}
 	// 7. Bytes on the wire (bench/wire.go).
 	fmt.Fprintln(log, "bench: bytes on the wire")
-	return wireRows(t, se, ls, 300)
+	return wireRows(t, se, emb, ls, 300)
 }

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"lockstep/backend"
 	"lockstep/internal/benchtable"
 	"lockstep/sim"
+	"lockstep/web"
 )
 
 // Section 7 measures what a lesson costs on the wire before its first
@@ -110,8 +112,8 @@ func serveCPU(s *server, path, accept string, n int) time.Duration {
 	return (processCPU() - cpu0) / time.Duration(n)
 }
 
-// wireRows adds section 7 for server s, whose course is ls.
-func wireRows(t *benchtable.Table, s *server, ls []*sim.Lesson, pages int) error {
+// wireRows adds section 7 for server s, whose course is ls on backend be.
+func wireRows(t *benchtable.Table, s *server, be *backend.Backend, ls []*sim.Lesson, pages int) error {
 	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer c.CloseIdleConnections()
 	first, second := "/lessons/"+ls[0].ID+"?lang=en", "/lessons/"+ls[1].ID+"?lang=en"
@@ -146,5 +148,31 @@ func wireRows(t *benchtable.Table, s *server, ls []*sim.Lesson, pages int) error
 			fmt.Sprintf("%s; %s", us(g), us(z)), "not compressed "+us(base),
 			fmt.Sprintf("%.2fx; %.2fx", float64(g)/float64(base), float64(z)/float64(base)), "report", "-")
 	}
+	// The step round trip does not pass through the compression wrapper
+	// (/ws is routed around it); against a server without the wrapper
+	// (Config.PlainPages), passes alternated so that drift hits both.
+	unwrapped, err := startServer(be, ls, 10, time.Hour, func(c *web.Config) { c.PlainPages = true })
+	if err != nil {
+		return err
+	}
+	defer unwrapped.close()
+	var on, off []time.Duration
+	for range 2 {
+		for _, p := range []struct {
+			s   *server
+			out *[]time.Duration
+		}{{s, &on}, {unwrapped, &off}} {
+			r, err := stepRoundTrips(p.s, ls, 1, 0)
+			if err != nil {
+				return err
+			}
+			*p.out = append(*p.out, r.times...)
+		}
+	}
+	a, b := summarize(on), summarize(off)
+	ratio := float64(a.p50) / float64(b.p50)
+	t.Add("7", fmt.Sprintf("step round trip, embedded, loopback, back to back, this build (%d steps)", a.n),
+		"p50 "+us(a.p50)+", p99 "+us(a.p99), "PlainPages (no compression wrapper) p50 "+us(b.p50)+", p99 "+us(b.p99),
+		fmt.Sprintf("p50 %.2fx, p99 %.2fx", ratio, float64(a.p99)/float64(b.p99)), "p50 ≤ 1.1x", benchtable.Yes(ratio <= 1.1))
 	return nil
 }

@@ -31,7 +31,11 @@ var compressedTypes = []string{"text/html", "image/svg+xml", "application/json",
 // touched. Loopback peers are compressed too: a page is not on a step's
 // round trip, and a test or a bench on loopback measures what a phone
 // gets.
-func compressPages(next http.Handler) (http.Handler, error) {
+// With plain (Config.PlainPages), next is returned as it is.
+func compressPages(next http.Handler, plain bool) (http.Handler, error) {
+	if plain {
+		return next, nil
+	}
 	wrap, err := gzhttp.NewWrapper(
 		gzhttp.MinSize(static.MinEncodeSize),
 		gzhttp.ContentTypes(compressedTypes),

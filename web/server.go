@@ -175,6 +175,12 @@ type Config struct {
 	// server's Redis when it is a real one (serve -allow-custom-scripts);
 	// by default they run only on an embedded Redis of the server's own.
 	AllowCustomScripts bool
+	// PlainPages serves pages and other answers as they are, where by
+	// default an answer of 1 KiB or more is compressed (gzip or zstd, as
+	// the request's Accept-Encoding allows: httpcompress.go); the static
+	// files stay compressed once, at start. For a reverse proxy that
+	// compresses itself, and the bench's one-run baseline.
+	PlainPages bool
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -357,7 +363,7 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
 	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
-	if s.routes, err = compressPages(mux); err != nil {
+	if s.routes, err = compressPages(mux, cfg.PlainPages); err != nil {
 		return nil, err
 	}
 	return s, nil
