@@ -3,7 +3,8 @@
 // websocket against the floor of a Redis PING plus a websocket echo, lock
 // calls against a plain EVALSHA loop, the embedded backend's cost per step
 // against one miniredis EVALSHA, 1,000 concurrent sessions, and a
-// redis-server killed mid-lesson. Every figure is a ratio to a reference
+// redis-server killed mid-lesson, searches, and the bytes and CPU of a
+// lesson's first load. Every figure is a ratio to a reference
 // measured in the same run, so machine noise cancels.
 //
 // It starts its own redis-server on a free loopback port (package
@@ -396,5 +397,10 @@ func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer)
 		"", "", "every key has a TTL", benchtable.Yes(fr.noTTL == 0 && fr.keysAfterClose == 0))
 
 	// 6. Search (bench/search.go).
-	return searchRows(ctx, t, log)
+	if err := searchRows(ctx, t, log); err != nil {
+		return err
+	}
+	// 7. Bytes on the wire (bench/wire.go).
+	fmt.Fprintln(log, "bench: bytes on the wire")
+	return wireRows(t, se, emb, ls, 300)
 }

@@ -81,9 +81,9 @@ type server struct {
 	canned atomic.Pointer[[]byte]
 }
 
-func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle time.Duration) (*server, error) {
+func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle time.Duration, opts ...func(*web.Config)) (*server, error) {
 	s := &server{}
-	srv, err := web.New(web.Config{
+	cfg := web.Config{
 		Backend: web.RedisBackend(be), Lessons: ls, MaxSessions: maxSessions, IdleTimeout: idle,
 		// The benchmark clients step as fast as the server answers, far
 		// above what a person sends; the rate limit is not what is measured.
@@ -91,7 +91,11 @@ func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle ti
 		// Every client is on loopback, and each steps back to back: neither
 		// the per-address bound nor the fair share is what is measured.
 		MaxSessionsPerAddr: maxSessions, FairRate: 1e9, FairBurst: 1 << 30,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := web.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("bench: web server: %w", err)
 	}

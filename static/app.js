@@ -1,41 +1,28 @@
-// Lockstep's page script, the entry module: it makes the player's state in
+// The player page's module (main.js loads it where the page has a player):
+// it makes the player's state in
 // one place (createState) and wires the page's events to the modules. The
 // server renders every panel (templ, package templates) and sends it over
 // the websocket; the modules connect (socket.js), swap the fragments in and
 // turn buttons and keys into protocol messages (player.js; protocol in the
 // doc of package web), keep the address (history.js), run predict mode
 // (predict.js) and explore's fork menu and undo (explore.js), and keep the
-// learner's progress (course.js) and answers (interview.js), and run the
-// Search page (search.js), and write a variant file from the "Your lock"
-// builder (lockform.js). Only this
-// module touches the page when it is imported; the others export
-// functions, given what they work on, so node --test loads them without a
-// browser (static/test).
+// learner's progress (course.js), and run a class (classroom.js, loaded
+// only where a class is: noclass.js stands in until then). The modules
+// export functions, given what they work on, so node --test loads them
+// without a browser (static/test); none touches the page when it is
+// imported.
 
 import * as socket from "./socket.js";
 import { frameAddress, isForkEntry, modeAtStart, newAddress, onPopState, setAddress, withMode } from "./history.js";
 import * as predict from "./predict.js";
 import { copyLink, customAction, forkMessage, menuStep, newUndo, undoAnswered, undoFailed, undoMessage, undoSent } from "./explore.js";
 import * as player from "./player.js";
-import { saveProgress, showCourseProgress } from "./course.js";
-import { startInterview, startTimer } from "./interview.js";
+import { saveProgress } from "./course.js";
 import { loadFlag, storeFlag } from "./storage.js";
-import { startSearch } from "./search.js";
-import * as classroom from "./classroom.js";
+import * as noClass from "./noclass.js";
 import * as peers from "./peers.js";
-import { startLockBuilder } from "./lockform.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
-
-// pageStorage is localStorage, or null where reading it throws (storage
-// disabled); the helpers of text.js treat null as empty.
-function pageStorage() {
-  try {
-    return window.localStorage;
-  } catch {
-    return null;
-  }
-}
 
 // tabStorage is sessionStorage (this tab's: a class's presenter key), or
 // null where reading it throws.
@@ -48,9 +35,9 @@ function tabStorage() {
 }
 
 // createState is all the player's state: its view of the run, the
-// socket, the address, predict mode, undo and the class, each a plain
-// object.
-function createState(root, io) {
+// socket, the address, predict mode, undo and the class (of classroom, the
+// module or its stand-in), each a plain object.
+function createState(root, io, classroom) {
   return {
     cls: classroom.newClass(root.dataset),
     view: player.newView(root.dataset),
@@ -61,7 +48,10 @@ function createState(root, io) {
   };
 }
 
-function startPlayer(doc, root, storage) {
+// startPlayer starts the player on root; classroomAtStart is
+// classroom.js, or noclass.js until a class starts (withClassroom).
+function startPlayer(doc, root, storage, classroomAtStart) {
+  let classroom = classroomAtStart;
   const t = (key) => player.text(doc, key);
   const setConn = (state, key) => player.setConn(doc, root, state, key);
   const setPlaying = (playing) => {
@@ -95,7 +85,7 @@ function startPlayer(doc, root, storage) {
     },
     onMessage: (m) => onMessage(m),
     onDown: () => setPlaying(false),
-  });
+  }, classroom);
   const v = st.view;
   const session = tabStorage();
   const connect = () => socket.connect(st.sock);
@@ -104,6 +94,25 @@ function startPlayer(doc, root, storage) {
     return socket.send(st.sock, msg, (m) => {
       v.lastTarget = player.nextTarget(m, v.step, v.lastTarget);
     });
+  };
+  // withClassroom runs f once the classroom's module is loaded: at once
+  // where it is, else after loading it (a presenter starts a class).
+  const withClassroom = (f) => {
+    if (classroom !== noClass) return f();
+    import("./classroom.js").then(
+      (m) => {
+        if (classroom === noClass) {
+          classroom = m;
+          st.cls = m.newClass(root.dataset);
+        }
+        f();
+      },
+      (err) => {
+        const c = doc.querySelector("#conn");
+        if (c) c.textContent = String(err?.message || err);
+      },
+    );
+    return true;
   };
   // runClass carries out the classroom's effects (see classroom.js).
   const runClass = (fx) => {
@@ -325,7 +334,7 @@ function startPlayer(doc, root, storage) {
   function onClassClick(target) {
     if (target.closest("[data-class-start]")) {
       if (!v.presenter) setPresenter(true, true); // a class is presented
-      send({ type: "class-start" });
+      withClassroom(() => send({ type: "class-start" }));
       return true;
     }
     const a = target.closest("[data-class-action]");
@@ -479,19 +488,11 @@ function startPlayer(doc, root, storage) {
   connect();
 }
 
-const storage = pageStorage();
-const byID = (id) => document.getElementById(id);
-if (byID("player")) startPlayer(document, byID("player"), storage);
-if (byID("course")) showCourseProgress(document, byID("course"), storage, location.href);
-if (byID("interview")) startInterview(document, byID("interview"), storage);
-if (byID("sixty")) startTimer(byID("sixty"), () => Date.now(), window);
-if (document.querySelector("[data-lock-builder]")) startLockBuilder(document);
-if (byID("search")) {
-  startSearch(document, byID("search"), {
-    WebSocket,
-    url: socket.socketURL(location),
-    setTimeout: (f, ms) => setTimeout(f, ms),
-    clearTimeout: (id) => clearTimeout(id),
-    random: Math.random,
-  });
+// start starts the player on root, the page's #player, with storage
+// (localStorage or null): with the classroom's module loaded first where
+// the page needs it from the start (a student's page, a tab that presents
+// a class), with its stand-in otherwise.
+export async function start(doc, root, storage) {
+  const classroom = noClass.classAtStart(root.dataset, tabStorage()) ? await import("./classroom.js") : noClass;
+  startPlayer(doc, root, storage, classroom);
 }

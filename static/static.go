@@ -2,17 +2,20 @@
 // into the binary, and serves them (Handler) under URLs with a content
 // hash (URL), so browsers may cache them for good.
 //
-// The script is a set of ES modules (app.js imports the others) with no
-// build step. A module's relative imports ("./socket.js") would resolve to
-// URLs without a hash, so the served body of each module pins them: every
-// `from "./x.js"` becomes `from "./x.js?v=HASH"`, where HASH is the hash of
-// x.js as served (its own imports pinned in turn). A module's hash thus
-// covers everything it imports, and a page that loads app.js by its hashed
-// URL loads every module by one: a change to any of them changes the URLs
-// of it and of the modules that import it, and no others. Each import must
-// name an embedded module and the imports must form no cycle; the package
-// fails to load otherwise. The *.test.js files under test/ are node --test
-// unit tests of the modules (see the Makefile's js-test), not embedded.
+// The script is a set of ES modules with no build step: every page loads
+// main.js, which imports (dynamically) the modules of what the page has,
+// and those import the others. A module's relative imports ("./socket.js",
+// import("./search.js")) would resolve to URLs without a hash, so the
+// served body of each module pins them: the specifier "./x.js" of every
+// such import becomes "./x.js?v=HASH", where HASH is the hash
+// of x.js as served (its own imports pinned in turn). A module's hash thus
+// covers everything it imports, and a page that loads main.js by its
+// hashed URL loads every module by one: a change to any of them changes
+// the URLs of it and of the modules that import it, and no others. Each
+// import must name an embedded module and the imports must form no cycle;
+// the package fails to load otherwise. The *.test.js files under test/ are
+// node --test unit tests of the modules (see the Makefile's js-test), not
+// embedded.
 package static
 
 import (
@@ -62,9 +65,11 @@ var files = func() map[string]file {
 
 // moduleImport matches a static relative import or re-export of a module
 // in this directory at the start of a line (`import { a } from "./a.js"`,
-// `import "./a.js"`, `export { a } from "./a.js"`); group 1 is the
-// specifier. Other imports are left alone, and a module only uses these.
-var moduleImport = regexp.MustCompile(`(?m)^(?:import|export)\b[^;"'` + "`" + `]*?"(\./[A-Za-z0-9_.-]+\.js)"`)
+// `import "./a.js"`, `export { a } from "./a.js"`), or a dynamic import of
+// one anywhere (`import("./a.js")`, how main.js loads a page's modules);
+// group 1 is the specifier. Other imports are left alone, and a module
+// only uses these.
+var moduleImport = regexp.MustCompile(`(?m)(?:^(?:import|export)\b[^;"'` + "`" + `]*?|\bimport\(\s*)"(\./[A-Za-z0-9_.-]+\.js)"`)
 
 // pin reads every file of fsys's top directory and returns them as served:
 // each module with its imports pinned to the hashes of what it imports.
@@ -157,9 +162,13 @@ func Names() []string {
 // Handler serves the embedded files by name (the request's path, its
 // prefix stripped: "app.js" or "/app.js"). A request whose v is the file's current
 // hash may be cached for good (immutable); any other is served with
-// no-cache, revalidated by its ETag (the hash). A name that is not an
-// embedded file, a directory included, is a 404.
+// no-cache, revalidated by its ETag (the hash). A file of MinEncodeSize
+// bytes or more is served compressed when the request's Accept-Encoding
+// allows (gzip), from bodies compressed once at the first call, never
+// per request (encode.go). A name that is not an embedded file, a
+// directory included, is a 404.
 func Handler() http.Handler {
+	encodingsOf("") // compress now, at the server's start, not on a request
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/")
 		f, ok := files[name]
@@ -174,7 +183,8 @@ func Handler() http.Handler {
 			h.Set("Cache-Control", "no-cache")
 		}
 		h.Set("Content-Type", f.contentType)
-		h.Set("ETag", `"`+f.hash+`"`)
-		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.body))
+		body, etag := setEncoding(h, r, name, f)
+		h.Set("ETag", etag)
+		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
 	})
 }

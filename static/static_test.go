@@ -11,7 +11,7 @@ import (
 )
 
 // pinnedImport is an import as served: pinned to the imported file's hash.
-var pinnedImport = regexp.MustCompile(`(?m)^(?:import|export)\b[^;"'` + "`" + `]*?"\./([A-Za-z0-9_.-]+\.js)\?v=([0-9a-f]{12})"`)
+var pinnedImport = regexp.MustCompile(`(?m)(?:^(?:import|export)\b[^;"'` + "`" + `]*?|\bimport\(\s*)"\./([A-Za-z0-9_.-]+\.js)\?v=([0-9a-f]{12})"`)
 
 func serve(t *testing.T, target string, header http.Header) *http.Response {
 	t.Helper()
@@ -24,7 +24,8 @@ func serve(t *testing.T, target string, header http.Header) *http.Response {
 	return rec.Result()
 }
 
-// TestModulesPinned loads the module graph from app.js as a browser does,
+// TestModulesPinned loads the module graph from main.js as a browser does
+// (its static and dynamic imports),
 // by the URLs the served bodies name, and checks that every module is
 // reached, served as JavaScript and cacheable for good, and that each
 // import names the hash of what it imports.
@@ -51,22 +52,22 @@ func TestModulesPinned(t *testing.T) {
 		if cc := resp.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") {
 			t.Errorf("%s: Cache-Control %q", name, cc)
 		}
-		if n := strings.Count(string(body), `from "./`); n != len(pinnedImport.FindAll(body, -1)) {
+		if n := strings.Count(string(body), `from "./`) + strings.Count(string(body), `import("./`); n != len(pinnedImport.FindAll(body, -1)) {
 			t.Errorf("%s: %d relative imports, %d of them pinned", name, n, len(pinnedImport.FindAll(body, -1)))
 		}
 		for _, m := range pinnedImport.FindAllSubmatch(body, -1) {
 			load(string(m[1]), string(m[2]))
 		}
 	}
-	entry := URL("", "app.js")
-	load("app.js", entry[strings.Index(entry, "=")+1:])
+	entry := URL("", "main.js")
+	load("main.js", entry[strings.Index(entry, "=")+1:])
 	for _, name := range Names() {
 		if strings.HasSuffix(name, ".js") && !seen[name] {
 			t.Errorf("%s is embedded but no module imports it", name)
 		}
 	}
 	if len(seen) < 6 {
-		t.Errorf("app.js reaches %d modules", len(seen))
+		t.Errorf("main.js reaches %d modules", len(seen))
 	}
 }
 
@@ -105,7 +106,7 @@ func TestHandlerCaching(t *testing.T) {
 func threeModules(c string) fstest.MapFS {
 	return fstest.MapFS{
 		"a.js": {Data: []byte("import { b } from \"./b.js\";\nimport \"./c.js\";\nexport { c } from \"./c.js\";\n" +
-			"// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\n")},
+			"// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\nif (go) import(\"./b.js\").then(run);\n")},
 		"b.js": {Data: []byte("import { c } from \"./c.js\";\nexport const b = c;\n")},
 		"c.js": {Data: []byte(c)},
 	}
@@ -119,7 +120,7 @@ func TestPin(t *testing.T) {
 	}
 	ha, hb, hc := files["a.js"].hash, files["b.js"].hash, files["c.js"].hash
 	want := "import { b } from \"./b.js?v=" + hb + "\";\nimport \"./c.js?v=" + hc + "\";\nexport { c } from \"./c.js?v=" + hc +
-		"\";\n// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\n"
+		"\";\n// import x from \"./nope.js\" is a comment\nconst s = 'from \"./b.js\"';\nif (go) import(\"./b.js?v=" + hb + "\").then(run);\n"
 	if got := string(files["a.js"].body); got != want {
 		t.Errorf("a.js served as\n%s\nwant\n%s", got, want)
 	}
@@ -143,6 +144,7 @@ func TestPinErrors(t *testing.T) {
 		want string // the error's start; a cycle is named at either of its files
 	}{
 		{fstest.MapFS{"a.js": {Data: []byte("import { x } from \"./gone.js\";\n")}}, "static: a.js imports ./gone.js, which is not embedded"},
+		{fstest.MapFS{"a.js": {Data: []byte("if (x) import(\"./gone.js\");\n")}}, "static: a.js imports ./gone.js, which is not embedded"},
 		{fstest.MapFS{
 			"a.js": {Data: []byte("import { b } from \"./b.js\";\n")},
 			"b.js": {Data: []byte("import { a } from \"./a.js\";\n")},

@@ -35,8 +35,8 @@
 //	                               the Search page (search.go, search_page.go): the form filled with the variant's
 //	                               course search file (searches/), then with the parameters (a lesson's "find it
 //	                               yourself" link; from names the lesson); the search runs over the websocket
-//	GET /static/{file}?v=HASH      app.css, presenter.css, icon.svg, app.js and the ES modules it imports (package static:
-//	                               embedded, each import pinned to its file's hash, cached for good)
+//	GET /static/{file}?v=HASH      app.css, presenter.css, icon.svg, main.js and the ES modules it imports (package static:
+//	                               embedded, each import pinned to its file's hash, cached for good, gzipped once at start)
 //	GET /ws                        the websocket below
 //	GET /healthz                   "ok"
 //
@@ -96,7 +96,9 @@
 // only while its frames equal the cached run's, and never its Redis panel
 // on a real Redis; BenchmarkPlayerPageClass and BenchmarkClassSteps show
 // what it saves). The page's
-// script (static/app.js and its modules) only swaps the fragments in. A Content Security
+// script (static/main.js, which loads static/app.js and its modules on a
+// player page) only swaps the fragments in. Answers of 1 KiB or more are
+// compressed (httpcompress.go). A Content Security
 // Policy keeps every request on the page's own origin, but for the
 // websockets of Config.ClassPeers.
 //

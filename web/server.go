@@ -175,6 +175,12 @@ type Config struct {
 	// server's Redis when it is a real one (serve -allow-custom-scripts);
 	// by default they run only on an embedded Redis of the server's own.
 	AllowCustomScripts bool
+	// PlainPages serves pages and other answers as they are, where by
+	// default an answer of 1 KiB or more is compressed (gzip or zstd, as
+	// the request's Accept-Encoding allows: httpcompress.go); the static
+	// files stay compressed once, at start. For a reverse proxy that
+	// compresses itself, and the bench's one-run baseline.
+	PlainPages bool
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -185,6 +191,7 @@ type Server struct {
 	cfg         Config
 	translators *translators // of cfg.Catalog
 	mux         *http.ServeMux
+	routes      http.Handler // mux, its answers compressed (compressPages)
 	lessons     []*sim.Lesson
 	byID        map[string]*sim.Lesson
 	index       map[string]int
@@ -356,6 +363,9 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
 	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
+	if s.routes, err = compressPages(mux, cfg.PlainPages); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -388,7 +398,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseHost(w, r)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	s.routes.ServeHTTP(w, r)
 }
 
 // Sessions returns the number of open websocket sessions.
@@ -430,7 +440,7 @@ func (s *Server) Close(ctx context.Context) error {
 func assets() templates.Assets {
 	return templates.Assets{
 		CSS:  static.URL("/static/", "app.css"),
-		JS:   static.URL("/static/", "app.js"),
+		JS:   static.URL("/static/", "main.js"), // it loads the page's modules
 		Icon: static.URL("/static/", "icon.svg"),
 
 		Presenter: static.URL("/static/", "presenter.css"),

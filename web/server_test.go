@@ -201,7 +201,7 @@ func TestMermaidDownload(t *testing.T) {
 func TestStaticFiles(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	for _, name := range []string{"app.css", "presenter.css", "app.js", "icon.svg"} {
+	for _, name := range []string{"app.css", "presenter.css", "main.js", "app.js", "icon.svg"} {
 		u := static.URL("/static/", name)
 		resp, body := get(t, hs.URL+u, nil)
 		if resp.StatusCode != 200 || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
@@ -231,10 +231,13 @@ func TestPageWeight(t *testing.T) {
 			}
 		}
 	}
-	if len(paths) != 4 { // app.css, presenter.css, app.js, icon.svg
+	if len(paths) != 4 { // app.css, presenter.css, main.js, icon.svg
 		t.Fatalf("page loads %d static files, want 4", len(paths))
 	}
-	// The script is ES modules: app.js and what it imports, each once.
+	// The script is ES modules: main.js, which loads app.js on a player
+	// page, and what they import, each once (the classroom's, loaded by
+	// import() only where a class is, not).
+	paths = append(paths, static.URL("/static/", "app.js"))
 	imports := regexp.MustCompile(`(?m)^(?:import|export)\b[^;"']*?"\./([^"]+)"`)
 	seen := map[string]bool{}
 	for len(paths) > 0 {
