@@ -59,7 +59,7 @@ func TestErrors(t *testing.T) {
 	}
 	l := &sim.Lesson{Variant: "token-count", Lease: time.Second, Lock: "lock", Actors: []sim.ActorSpec{{ID: "A"}},
 		Steps: []sim.Step{{Actor: "A", Do: sim.ActCrash, Lock: "lock"}, {Actor: "A", Do: sim.ActAcquire, Lock: "lock"}}}
-	if got, want := c.Error(sim.TraditionalChinese, sim.Validate(l)), "第 2 步：參與者 A 已經當機，不能再執行任何步驟"; got != want {
+	if got, want := c.Error(sim.TraditionalChinese, sim.Validate(l)), "第 2 步：參與者 A 已經例外結束，不能再執行任何步驟"; got != want {
 		t.Errorf("validator error in zh-TW: %q, want %q", got, want)
 	}
 	// A library's own words (gopher-lua's, the YAML parser's) come quoted

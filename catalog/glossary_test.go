@@ -19,9 +19,13 @@ import (
 // the variants each Chinese form replaces.
 type glossary struct {
 	Terms []struct {
-		En   string       `yaml:"en"`
-		ZhCN glossaryForm `yaml:"zh-CN"`
-		ZhTW glossaryForm `yaml:"zh-TW"`
+		En string `yaml:"en"`
+		// EnForbidden lists English wordings that name the concept
+		// misleadingly ("hold #" for a grant number reads as the hold
+		// count); no English text may use them.
+		EnForbidden []string     `yaml:"en-forbidden"`
+		ZhCN        glossaryForm `yaml:"zh-CN"`
+		ZhTW        glossaryForm `yaml:"zh-TW"`
 	} `yaml:"terms"`
 }
 
@@ -68,6 +72,40 @@ func catalogueTexts(t *testing.T) []chineseText {
 			}
 			walkStrings(m, n, func(where, s string) { out = append(out, chineseText{loc, where, s}) })
 		}
+	}
+	return out
+}
+
+// englishTexts returns every string of the English message files and every
+// English text of the lessons (a plain string or an en: entry).
+func englishTexts(t *testing.T) []chineseText {
+	t.Helper()
+	var out []chineseText
+	names, err := filepath.Glob("*.en.toml")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no English message files (%v)", err)
+	}
+	for _, n := range names {
+		var m map[string]any
+		if _, err := toml.DecodeFile(n, &m); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		walkStrings(m, n, func(where, s string) { out = append(out, chineseText{"en", where, s}) })
+	}
+	for _, n := range lessontest.Files(t) {
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := yaml.Unmarshal(src, &doc); err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		walkStrings(doc, filepath.Base(n), func(where, s string) {
+			if !strings.HasSuffix(where, ".zh-CN") && !strings.HasSuffix(where, ".zh-TW") {
+				out = append(out, chineseText{"en", where, s})
+			}
+		})
 	}
 	return out
 }
@@ -132,7 +170,9 @@ func findForbidden(form glossaryForm, text string) []string {
 				break
 			}
 			start, end := i+j, i+j+len(w)
-			if !isASCIIWord(w) || (!wordByte(text, start-1) && !wordByte(text, end)) {
+			// A boundary counts only at an edge where w itself ends in a
+			// word character: "hold #" matches "hold #3" too.
+			if !isASCIIWord(w) || ((!wordByte(w, 0) || !wordByte(text, start-1)) && (!wordByte(w, len(w)-1) || !wordByte(text, end))) {
 				hits = append(hits, w)
 				break
 			}
@@ -170,7 +210,14 @@ func TestGlossary(t *testing.T) {
 	if len(texts) < 100 {
 		t.Fatalf("only %d Chinese texts found: the walk misses files", len(texts))
 	}
+	english := englishTexts(t)
 	for _, term := range g.Terms {
+		en := glossaryForm{Term: term.En, Forbidden: term.EnForbidden}
+		for _, tx := range english {
+			for _, w := range findForbidden(en, tx.text) {
+				t.Errorf("%s (en): %q names %s misleadingly: %s", tx.where, w, term.En, tx.text)
+			}
+		}
 		for _, loc := range []string{"zh-CN", "zh-TW"} {
 			form := term.ZhCN
 			if loc == "zh-TW" {
@@ -196,6 +243,7 @@ func TestGlossary(t *testing.T) {
 func TestGlossaryFindsForbidden(t *testing.T) {
 	user := glossaryForm{Term: "使用者", Forbidden: []string{"用戶"}, Allow: []string{"用戶端"}}
 	id := glossaryForm{Term: "ID", Forbidden: []string{"id"}}
+	hold := glossaryForm{Term: "grant #N", Forbidden: []string{"hold #"}}
 	for _, c := range []struct {
 		form glossaryForm
 		text string
@@ -208,6 +256,9 @@ func TestGlossaryFindsForbidden(t *testing.T) {
 		{id, "請求 ID 是 {{.ID}}，欄位 owner_id", 0},
 		{id, "<執行緒 id>", 1},
 		{id, "idle 與 valid", 0},
+		{hold, "took a write from hold #3", 1},
+		{hold, "from hold #{{.Hold}}", 1},
+		{hold, "from grant #3", 0},
 	} {
 		if got := len(findForbidden(c.form, c.text)); got != c.want {
 			t.Errorf("findForbidden(%v, %q) = %d hits, want %d", c.form.Forbidden, c.text, got, c.want)

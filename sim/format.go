@@ -173,7 +173,7 @@ func formatActor(a ActorView, onNodes bool) string {
 		s += fmt.Sprintf(" forked-from=%s(%s)", a.Parent, a.ForkMode)
 	}
 	for _, h := range a.Holds {
-		s += fmt.Sprintf(" | %s token=%s count=%d hold#%d", h.Lock, h.Token, h.Count, h.Hold)
+		s += fmt.Sprintf(" | %s token=%s count=%d grant#%d", h.Lock, h.Token, h.Count, h.Hold)
 		if h.Fence > 0 {
 			s += fmt.Sprintf(" fence=%d", h.Fence)
 		}

@@ -116,8 +116,10 @@ type HoldView struct {
 	RenewAtMS int64 `json:"renew_at_ms,omitempty"`
 	// Pending is true between the two round trips of a get-then-del release.
 	Pending bool `json:"pending,omitempty"`
-	// Hold numbers the outermost acquires of the lock in order (1, 2, ...);
-	// fencing and the stale-write invariant compare these.
+	// Hold is the grant number: the outermost acquires of the lock numbered
+	// in order (1, 2, ...), shown to learners as "grant #N" (第 N 次获锁 /
+	// 第 N 次取鎖), never as a hold count; fencing and the stale-write
+	// invariant compare these.
 	Hold int `json:"hold"`
 	// InRedis is true while Redis still keeps a count for Token. Count > 0
 	// with InRedis false is a stale owner: it believes what Redis no longer says.

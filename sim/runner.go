@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,15 @@ const (
 	resourceKeyPrefix = "resource:"
 	fenceKeyPrefix    = "fence:"
 )
+
+// IsFencingKey reports whether name (a logical key name, as frames show it)
+// is a lock's fencing-token counter or the protected resource, which keeps
+// the highest token it accepted. Lockstep gives both a cleanup TTL; the view
+// says that a production counter and highest token must never expire or go
+// back (a counter that restarts at 1 issues old tokens again, lesson 20).
+func IsFencingKey(name string) bool {
+	return strings.HasPrefix(name, fenceKeyPrefix) || strings.HasPrefix(name, resourceKeyPrefix)
+}
 
 // keepBase is the TTL Lockstep gives the keys a lock does not lease (the
 // protected resource, the fencing counter) on top of the lesson's total

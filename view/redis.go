@@ -194,6 +194,8 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 			} else if compare {
 				kv.BarFrom = 0
 			}
+		} else if sim.IsFencingKey(k.Name) {
+			kv.PTTLNote = t.T("FencingTTL")
 		} else {
 			kv.PTTLNote = ui.Housekeeping
 		}

@@ -7,6 +7,11 @@
 -- ARGV[1]  the owner id the acquire used
 -- ARGV[2]  "string": the lock is a String = owner; "field": a Hash field owner = count
 -- ARGV[3]  TTL of the counter key in milliseconds
+-- The counter's TTL is Lockstep's cleanup only, so a run leaves nothing behind
+-- on someone's Redis. A production fencing counter must never expire and never
+-- go back (a durable, monotonic store: a consensus store's revision, a database
+-- sequence): a counter that restarts at 1 issues tokens the resource has seen
+-- already, the backwards-token failure of lesson 20.
 local took
 if ARGV[2] == 'string' then
   took = redis.call('GET', KEYS[1]) == ARGV[1]

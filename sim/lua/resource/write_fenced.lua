@@ -6,6 +6,9 @@
 -- ARGV[2]  writer (actor id, for the learner's eyes)
 -- ARGV[3]  the writer's fencing token (0 if it has none)
 -- ARGV[4]  TTL of the resource key in milliseconds
+-- The TTL is Lockstep's cleanup only. A production resource must keep its
+-- highest token for good: if it forgot it, a stale owner's lower token would
+-- pass again.
 local highest = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
 local token = tonumber(ARGV[3])
 

@@ -6,6 +6,11 @@
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  "1" for an outermost acquire (may take a free lock), "0" for nested
 -- ARGV[4]  only with fencing: TTL of the counter key in milliseconds
+-- The counter's TTL is Lockstep's cleanup only, so a run leaves nothing behind
+-- on someone's Redis. A production fencing counter must never expire and never
+-- go back (a durable, monotonic store: a consensus store's revision, a database
+-- sequence): a counter that restarts at 1 issues tokens the resource has seen
+-- already, the backwards-token failure of lesson 20.
 local lock, token, lease = KEYS[1], ARGV[1], ARGV[2]
 local outermost = ARGV[3] == '1'
 
