@@ -297,9 +297,16 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	}
 	owner := ownerOf(st)
 	prevOwner := ownerOf(m.state)
+	if c != nil && isRelease(c.cmd) && notOwnerReply(c.value) {
+		// The release changed nothing; a state read since may already
+		// show later commands (another client's release), so it is not
+		// this command's to apply.
+		a.notOwner(m, key, lane, c, o.e.Seq, t)
+		return
+	}
 	// A hold ended: released by this command, or its lease ran out.
 	if m.state.Present() && (!st.Present() || owner != prevOwner) {
-		released := c != nil && isRelease(c.cmd) && (m.expiresAt.IsZero() || c.Sent.Before(m.expiresAt))
+		released := c != nil && isRelease(c.cmd) && !notOwnerReply(c.value) && (m.expiresAt.IsZero() || c.Sent.Before(m.expiresAt))
 		if released {
 			if m.holder != "" && lane != m.holder {
 				a.addFinding(Finding{Code: FindingReleaseByOther, Key: key, Lane: lane, Other: m.holder, At: t,
@@ -340,11 +347,6 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 		}
 	}
 	if c != nil && isRelease(c.cmd) {
-		_, believed := m.believers[lane]
-		if believed && notOwnerReply(c.value) && !(st.Present() && m.holder == lane) && !c.ReplyLost {
-			a.addFinding(Finding{Code: FindingReleaseNotOwner, Key: key, Lane: lane, At: t, Events: []uint64{o.e.Seq},
-				Message: sim.M("proxy.finding.release-not-owner", "Key", key, "Lane", a.p.laneLabel(lane), "Reply", c.Reply)})
-		}
 		if !(st.Present() && m.holder == lane) {
 			delete(m.believers, lane)
 		}
@@ -361,6 +363,23 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	m.state = st
 	stCopy := st
 	a.p.trace.add(Event{Kind: EventLock, At: st.Read, Lane: lane, Lock: &stCopy})
+}
+
+// notOwner handles a release answered "not owner" (nil, 0, -1): a finding
+// when the client had acquired and sent no release since; it no longer
+// believes it holds the lock. Called with a.mu held.
+func (a *analyzer) notOwner(m *lockModel, key, lane string, c *CommandEvent, seq uint64, t time.Time) {
+	if _, believed := m.believers[lane]; believed && !c.ReplyLost && m.holder != lane {
+		a.addFinding(Finding{Code: FindingReleaseNotOwner, Key: key, Lane: lane, At: t, Events: []uint64{seq},
+			Message: sim.M("proxy.finding.release-not-owner", "Key", key, "Lane", a.p.laneLabel(lane), "Reply", c.Reply)})
+	}
+	delete(m.believers, lane)
+	if m.stale != nil && m.stale.lane == lane {
+		m.stale = nil
+	}
+	st := m.state
+	st.Read, st.Cause = time.Now(), seq
+	a.p.trace.add(Event{Kind: EventLock, At: st.Read, Lane: lane, Lock: &st})
 }
 
 // addFinding keeps f (the oldest go beyond maxFindings), traces it and
