@@ -6,6 +6,7 @@
 //	lockstep lessons [--lang L]
 //	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
 //	lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
+//	lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] [-locks GLOBS] [-scenario FILE] [-save DIR]
 package main
 
 import (
@@ -36,6 +37,8 @@ func main() {
 		code = cli.Search(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "lessons":
 		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "proxy":
+		code = cli.Proxy(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "doctor":
 		code = cli.Doctor(ctx, args[1:], os.Stdout, os.Stderr)
 	default:
