@@ -165,7 +165,7 @@ func TestSubscriberDropsAndResyncs(t *testing.T) {
 	if e := <-sub.C; e.Kind != proxy.EventResync {
 		t.Errorf("after drops: %v, want resync", e.Kind)
 	}
-	if sub.Dropped == 0 {
+	if sub.Dropped() == 0 {
 		t.Error("nothing dropped")
 	}
 }

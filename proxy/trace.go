@@ -119,8 +119,14 @@ type Subscription struct {
 	c       chan Event
 	r       *ring
 	lagging bool
-	// Dropped counts the events this subscriber missed.
-	Dropped uint64
+	dropped uint64
+}
+
+// Dropped counts the events this subscriber missed.
+func (s *Subscription) Dropped() uint64 {
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	return s.dropped
 }
 
 // offer sends e without blocking; called with r.mu held.
@@ -130,7 +136,7 @@ func (s *Subscription) offer(e Event) {
 		case s.c <- Event{Kind: EventResync, At: e.At}:
 			s.lagging = false
 		default:
-			s.Dropped++
+			s.dropped++
 			return
 		}
 	}
@@ -138,7 +144,7 @@ func (s *Subscription) offer(e Event) {
 	case s.c <- e:
 	default:
 		s.lagging = true
-		s.Dropped++
+		s.dropped++
 	}
 }
 
