@@ -47,6 +47,7 @@ type session struct {
 	up    net.Conn
 	upR   *bufio.Reader
 	queue chan *pending
+	out   chan []byte // commands for the upstream, in order
 
 	wmu sync.Mutex // client writes
 
@@ -67,7 +68,7 @@ type session struct {
 
 func (p *Proxy) runSession(id int64, dc redcon.DetachedConn, first redcon.Command) {
 	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, dc: dc,
-		queue: make(chan *pending, maxPipeline), done: make(chan struct{})}
+		queue: make(chan *pending, maxPipeline), out: make(chan []byte, maxPipeline), done: make(chan struct{})}
 	s.info = ClientInfo{Lane: s.lane, Addr: dc.RemoteAddr(), Protocol: 2, Connected: time.Now()}
 	p.miniMu.Lock() // not while the embedded upstream restarts
 	up, upR, err := p.dialUpstream(p.ctx)
@@ -86,7 +87,39 @@ func (p *Proxy) runSession(id int64, dc redcon.DetachedConn, first redcon.Comman
 	info := s.info
 	p.trace.add(Event{Kind: EventConnect, At: info.Connected, Lane: s.lane, Client: &info})
 	go s.replyLoop()
+	go s.writeLoop()
 	s.readLoop(first)
+}
+
+// writeLoop writes the client's commands upstream, as many as have
+// arrived in one write: a pipeline goes out as the client sent it, not one
+// system call per command.
+func (s *session) writeLoop() {
+	var buf []byte
+	for {
+		select {
+		case b := <-s.out:
+			buf = append(buf[:0], b...)
+		case <-s.done:
+			return
+		}
+	more:
+		for len(buf) < 64<<10 {
+			select {
+			case b := <-s.out:
+				buf = append(buf, b...)
+			default:
+				break more
+			}
+		}
+		if _, err := s.up.Write(buf); err != nil {
+			s.close(err)
+			return
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil
+		}
+	}
 }
 
 // readLoop forwards the client's commands upstream in order.
@@ -131,8 +164,9 @@ func (s *session) readLoop(cmd redcon.Command) {
 				return
 			}
 		}
-		if _, err := s.up.Write(raw); err != nil {
-			s.close(err)
+		select {
+		case s.out <- append([]byte(nil), raw...):
+		case <-s.done:
 			return
 		}
 		var err error
@@ -198,7 +232,12 @@ var (
 func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, lost bool) {
 	c := pend.cmd
 	ev := &CommandEvent{Name: c.name, Args: c.traceArgs(len(pend.locks) > 0), Locks: pend.locks, Sent: pend.sent,
-		Replied: replied, ReplyLost: lost, value: v, cmd: c}
+		Replied: replied, ReplyLost: lost}
+	if len(pend.locks) > 0 || c.script != nil || scriptCommands[c.name] {
+		// Kept for the analyzer and SaveLesson; other commands keep only
+		// what the trace shows.
+		ev.value, ev.cmd = v, c
+	}
 	if c.script != nil {
 		ev.Script = c.script.SHA
 	} else if c.sha != "" {
