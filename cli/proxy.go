@@ -20,6 +20,7 @@ const proxyUsage = `usage: lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] 
 // proxyFlags are the flags of the proxy that `lockstep proxy` and the
 // server's -proxy share.
 type proxyFlags struct {
+	prefix     string
 	locks      *string
 	traceSize  *int
 	maxClients *int
@@ -28,6 +29,7 @@ type proxyFlags struct {
 
 func (f flags) proxyFlags(prefix string) proxyFlags {
 	return proxyFlags{
+		prefix:     prefix,
 		locks:      f.String(prefix+"locks", "", "comma-separated globs of the lock keys (lock:*,order:*); empty: keys written by SET NX or by scripts that set a TTL on a KEYS element are taken for locks"),
 		traceSize:  f.Int(prefix+"trace-size", proxy.DefaultTraceSize, fmt.Sprintf("events the proxy's trace keeps (about 1 KiB each; at most %d)", proxy.MaxTraceSize)),
 		maxClients: f.Int(prefix+"max-clients", proxy.DefaultMaxClients, fmt.Sprintf("client connections the proxy holds at once (one upstream connection each; at most %d)", proxy.MaxMaxClients)),
@@ -35,9 +37,22 @@ func (f flags) proxyFlags(prefix string) proxyFlags {
 	}
 }
 
-func (pf proxyFlags) config(listen, redisURL, redisCA string) proxy.Config {
+// config is the proxy's configuration from the flags; a limit below 1 is
+// refused by its flag's name (Config's zero would mean the default).
+func (pf proxyFlags) config(listen, redisURL, redisCA string) (proxy.Config, error) {
+	for _, l := range []struct {
+		flag string
+		v    int
+	}{{"-" + pf.prefix + "trace-size", *pf.traceSize}, {"-" + pf.prefix + "max-clients", *pf.maxClients}} {
+		if l.v < 1 {
+			return proxy.Config{}, fmt.Errorf("flag %s: must be at least 1, not %d", l.flag, l.v)
+		}
+	}
+	if *pf.slowScript <= 0 {
+		return proxy.Config{}, fmt.Errorf("flag -%sslow-script: must be positive", pf.prefix)
+	}
 	return proxy.Config{Listen: listen, RedisURL: redisURL, RedisCA: redisCA, Locks: *pf.locks,
-		TraceSize: *pf.traceSize, MaxClients: *pf.maxClients, SlowScript: *pf.slowScript}
+		TraceSize: *pf.traceSize, MaxClients: *pf.maxClients, SlowScript: *pf.slowScript}, nil
 }
 
 // Proxy runs `lockstep proxy`: the lock-aware Redis proxy in front of the
@@ -70,7 +85,13 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return ExitInvalid
 		}
 	}
-	p, err := proxy.Start(ctx, pf.config(*listen, *redisURL, *redisCA))
+	cfg, err := pf.config(*listen, *redisURL, *redisCA)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep proxy: %v\n", err)
+		return ExitInvalid
+	}
+	// The proxy outlives ctx (Ctrl-C) until the trace is saved.
+	p, err := proxy.Start(context.WithoutCancel(ctx), cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid

@@ -98,7 +98,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer closeBus()
 	if *proxyAddr != "" {
-		p, err := proxy.Start(ctx, proxyFlags.config(*proxyAddr, *redisURL, *redisCA))
+		cfg, err := proxyFlags.config(*proxyAddr, *redisURL, *redisCA)
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
+			return ExitInvalid
+		}
+		p, err := proxy.Start(ctx, cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: flag -proxy: %v\n", err)
 			return ExitInvalid

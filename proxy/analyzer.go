@@ -132,10 +132,13 @@ func (a *analyzer) fault(ctx context.Context, e Event, keys []string) {
 	case a.in <- obs{e: e, keys: keys, until: done}:
 	case <-ctx.Done():
 		return
+	case <-a.p.ctx.Done(): // closed: nothing more is read
+		return
 	}
 	select {
 	case <-done:
 	case <-ctx.Done():
+	case <-a.p.ctx.Done():
 	}
 }
 

@@ -50,9 +50,11 @@ type Proxy struct {
 
 	an *analyzer
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start listens on cfg.Listen and forwards to the upstream: the embedded
@@ -112,14 +114,21 @@ func (p *Proxy) Upstream() string {
 
 // Close stops listening, closes every client connection and the upstream.
 func (p *Proxy) Close() error {
-	p.cancel()
-	err := p.srv.Close()
-	for _, s := range p.openSessions() {
-		s.close(nil)
-	}
-	p.wg.Wait()
-	p.closeUpstream()
-	return err
+	p.closeOnce.Do(func() {
+		p.cancel()
+		_ = p.srv.Close()
+		// redcon's Close does nothing before Serve has begun; the listener
+		// is ours, and closing it ends Serve either way.
+		if err := p.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			p.closeErr = err
+		}
+		for _, s := range p.openSessions() {
+			s.close(nil)
+		}
+		p.wg.Wait()
+		p.closeUpstream()
+	})
+	return p.closeErr
 }
 
 func (p *Proxy) openUpstream(ctx context.Context) error {
