@@ -244,6 +244,14 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 				// its token after a busy attempt): nothing changes.
 				continue
 			}
+			if c.before.Present() && c.before.Holder != "" && c.before.Holder != lane && !st.Present() && !notOwnerReply(cmd.value) {
+				// Another connection released the hold with its owner id
+				// (a pooled connection of the same process, or a token
+				// passed on). The lesson format gives each actor its own
+				// owner id, so the replay has the holder release it.
+				missing("command %d: %s released the hold %s took, with its owner id; the lesson format gives each actor its own owner id, so the replay has the holder's actor release it", e.Seq, labels[lane], labels[c.before.Holder])
+				lane = c.before.Holder
+			}
 			id := actorOf(lane)
 			lastBusy = ""
 			out := "NOT_OWNER"
@@ -256,7 +264,7 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 			case st.Present() && st.Holder == lane:
 				out, need = "STILL_HELD", 1
 			}
-			v.release(c, out)
+			v.release(c, out, lane)
 			if holds[lane] > 0 && !cmd.ReplyLost {
 				holds[lane]--
 			}

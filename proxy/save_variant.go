@@ -98,10 +98,11 @@ func (v *variantBuilder) acquire(c call, out string) int64 {
 	return lease
 }
 
-// release adds a release call with its outcome.
-func (v *variantBuilder) release(c call, out string) {
+// release adds a release call with its outcome, on behalf of lane (whose
+// owner id it sent).
+func (v *variantBuilder) release(c call, out, lane string) {
 	cmd := c.e.Command.cmd
-	owner := v.laneOwner[c.e.Lane]
+	owner := v.laneOwner[lane]
 	if cmd.script == nil {
 		if cmd.sha != "" {
 			v.once("sha:"+cmd.sha, "the release script %s was run by EVALSHA but its body was never seen (loaded before the proxy started?); run it once with EVAL or SCRIPT LOAD through the proxy", cmd.sha)
