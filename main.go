@@ -1,7 +1,7 @@
 // Command lockstep is an interactive teaching simulator for reentrant
 // distributed locks on Redis.
 //
-//	lockstep [-addr 127.0.0.1:8080] [-redis URL]   serve the web player
+//	lockstep [-addr 127.0.0.1:8080] [-redis URL] [-proxy ADDR]   serve the web player (and the Redis proxy)
 //	lockstep run FILE... [--redis URL] [--json] [--lang L]
 //	lockstep lessons [--lang L]
 //	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
