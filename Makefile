@@ -59,11 +59,15 @@ fuzz:
 # same run, and prints one table (docs/performance.md). It starts its own
 # redis-server on a free loopback port. Then bench/classload prints the
 # classroom rows (issue 20): Lockstep server processes and, from its own
-# process, a presenter and up to 10,000 students (ulimit -n 20000).
+# process, a presenter and up to 10,000 students (ulimit -n 20000). Then
+# bench/proxyload prints the lock-aware proxy's rows (issue 32):
+# redis-benchmark and a lock/unlock loop through it against Redis directly,
+# its memory per traced event and per connection.
 bench:
 	@command -v redis-server >/dev/null 2>&1 || $(MAKE) deps
 	$(GO) run ./bench
 	$(GO) run ./bench/classload
+	$(GO) run ./bench/proxyload
 
 vet:
 	$(GO) vet ./...

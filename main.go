@@ -1,11 +1,12 @@
 // Command lockstep is an interactive teaching simulator for reentrant
 // distributed locks on Redis.
 //
-//	lockstep [-addr 127.0.0.1:8080] [-redis URL]   serve the web player
+//	lockstep [-addr 127.0.0.1:8080] [-redis URL] [-proxy ADDR]   serve the web player (and the Redis proxy)
 //	lockstep run FILE... [--redis URL] [--json] [--lang L]
 //	lockstep lessons [--lang L]
 //	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
 //	lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
+//	lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] [-locks GLOBS] [-scenario FILE] [-save DIR]
 package main
 
 import (
@@ -36,6 +37,8 @@ func main() {
 		code = cli.Search(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "lessons":
 		code = cli.Lessons(args[1:], os.Stdout, os.Stderr)
+	case len(args) > 0 && args[0] == "proxy":
+		code = cli.Proxy(ctx, args[1:], os.Stdout, os.Stderr)
 	case len(args) > 0 && args[0] == "doctor":
 		code = cli.Doctor(ctx, args[1:], os.Stdout, os.Stderr)
 	default:

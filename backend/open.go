@@ -181,3 +181,20 @@ func clusterOptions(opt *redis.Options, seeds []string) *redis.ClusterOptions {
 		MaxRedirects: 3, MinRetryBackoff: 8 * time.Millisecond, MaxRetryBackoff: 64 * time.Millisecond,
 	}
 }
+
+// DialOptions returns the go-redis options that cfg.URL (with cfg.CAFile)
+// gives: address, credentials, database, TLS (at least TLS 1.2) and dial
+// timeout, for a program that opens its own connections to the same Redis
+// (package proxy's per-client upstream connections). It fails on a URL
+// Open would fail on, and on a URL with cluster seeds (?addr=), which
+// names a cluster.
+func DialOptions(cfg Config) (*redis.Options, error) {
+	opt, seeds, err := parseURL(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(seeds) > 0 {
+		return nil, fmt.Errorf("backend: redis URL %q names cluster seeds (addr=); a single node is needed here", cfg.URL)
+	}
+	return opt, nil
+}

@@ -14,6 +14,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/lessons"
+	"lockstep/proxy"
 	"lockstep/web"
 )
 
@@ -22,11 +23,12 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS]]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
-       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]`
+       lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
+       lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] [-locks GLOBS] [-scenario FILE] [-save DIR] [-json] [-lang L]`
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
 // [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]`. It prints the URL, serves until ctx is done
@@ -45,6 +47,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the scripts of learners' own locks (Explore: Your lock) on that Redis, where a script that runs long blocks it for every client; without it they run on an embedded Redis of the server's own")
 	classRedis := fs.String("classroom-redis", "", "share classes with the other Lockstep servers that use the Redis at this redis:// URL (pub/sub and keys under lockstep:{class-CODE}:, see classbus.Redis; -redis-ca applies to it too); empty: classes live in this process")
 	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
+	proxyAddr := fs.String("proxy", "", "also run the lock-aware Redis proxy (`lockstep proxy`) on this address, in front of the same Redis as the lessons (-redis, or an embedded one of its own); keep it on loopback")
+	proxyFlags := fs.proxyFlags("proxy-")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
@@ -93,6 +97,20 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer closeBus()
+	if *proxyAddr != "" {
+		cfg, err := proxyFlags.config(*proxyAddr, *redisURL, *redisCA)
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
+			return ExitInvalid
+		}
+		p, err := proxy.Start(ctx, cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: flag -proxy: %v\n", err)
+			return ExitInvalid
+		}
+		defer p.Close()
+		fmt.Fprintf(stdout, "lockstep: Redis proxy on %s in front of %s: point your application at it\n", p.Addr(), p.Upstream())
+	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	// Where students open a class: the port is -addr's until it is listened
 	// on (only ":0" differs, and then a class shows the presenter's host).

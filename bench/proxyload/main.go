@@ -1,0 +1,242 @@
+// Command proxyload measures the lock-aware proxy (package proxy) against
+// Redis directly, in one run, and prints one table (`make bench`, or
+// `go run ./bench/proxyload`): redis-benchmark -t set,get -P 16 through the
+// proxy and directly (throughput ratio, p50 added), a lock/unlock loop (SET
+// NX PX and an EVALSHA release on a lock key, so every command is traced
+// and its lock state read) through the proxy and directly, the proxy's
+// memory per traced event and per client connection. A subscriber drains
+// the trace all along, as the live page would.
+//
+// It starts its own redis-server on a free loopback port (package
+// internal/redistest) and needs redis-benchmark (Debian's redis-tools).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/internal/benchtable"
+	"lockstep/internal/redistest"
+	"lockstep/proxy"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("proxyload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	requests := fs.Int("requests", 100000, "requests of each redis-benchmark run")
+	loops := fs.Int("loops", 5000, "lock/unlock pairs of the EVALSHA loop")
+	conns := fs.Int("conns", 200, "client connections of the memory row")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *requests < 1 || *loops < 1 || *conns < 1 || *conns > proxy.MaxMaxClients {
+		fmt.Fprintln(stderr, "proxyload: -requests, -loops and -conns must be at least 1 (-conns at most the proxy's -max-clients bound)")
+		return 2
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "proxyload: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	t := &benchtable.Table{}
+	if err := measure(context.Background(), *requests, *loops, *conns, t, stderr); err != nil {
+		fmt.Fprintf(stderr, "proxyload: %v\n", err)
+		return 1
+	}
+	t.Print(stdout)
+	return 0
+}
+
+func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Table, log io.Writer) error {
+	rs, err := redistest.Launch("")
+	if err != nil {
+		return err
+	}
+	defer rs.Stop()
+	p, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", MaxClients: conns + 60, TraceSize: 20000})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	sub := p.Subscribe(256) // the live page
+	go func() {
+		for range sub.C {
+		}
+	}()
+	defer sub.Close()
+	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; a subscriber drains the trace", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
+
+	// 1. redis-benchmark, direct and through the proxy.
+	fmt.Fprintln(log, "proxyload: redis-benchmark")
+	direct, err := benchmark(rs.Addr, requests)
+	if err != nil {
+		return err
+	}
+	via, err := benchmark(p.Addr(), requests)
+	if err != nil {
+		return err
+	}
+	for _, test := range []string{"SET", "GET"} {
+		d, v := direct[test], via[test]
+		ratio := v.rps / d.rps
+		t.Add("P1", fmt.Sprintf("redis-benchmark -t %s -P 16 -n %d (50 clients), through the proxy", strings.ToLower(test), requests),
+			fmt.Sprintf("%.0f req/s, p50 %.3f ms", v.rps, v.p50), fmt.Sprintf("direct %.0f req/s, p50 %.3f ms", d.rps, d.p50),
+			fmt.Sprintf("%.2fx throughput, p50 +%.0f µs", ratio, (v.p50-d.p50)*1000), "≥ 0.5x, p50 added ≤ 100 µs",
+			benchtable.Yes(ratio >= 0.5 && (v.p50-d.p50)*1000 <= 100))
+	}
+
+	// 2. The lock/unlock loop.
+	fmt.Fprintln(log, "proxyload: lock/unlock loop")
+	dl, err := lockLoop(ctx, rs.Addr, loops)
+	if err != nil {
+		return err
+	}
+	vl, err := lockLoop(ctx, p.Addr(), loops)
+	if err != nil {
+		return err
+	}
+	ratio := float64(dl.total) / float64(vl.total)
+	added := vl.p50 - dl.p50
+	t.Add("P2", fmt.Sprintf("lock/unlock loop, %d pairs (SET NX PX + EVALSHA release on lock:bench), through the proxy", loops),
+		fmt.Sprintf("%.0f pairs/s, p50 %s", float64(loops)/vl.total.Seconds(), us(vl.p50)),
+		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(loops)/dl.total.Seconds(), us(dl.p50)),
+		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
+		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
+
+	// 3. Memory per traced event: a proxy of its own whose ring (10,000
+	// events) the loop fills, against the same proxy empty.
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const ring = 10000
+	p2, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", TraceSize: ring})
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	empty := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if _, err := lockLoop(ctx, p2.Addr(), ring/2); err != nil {
+		return err
+	}
+	time.Sleep(200 * time.Millisecond) // the lock reader catches up
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	full := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	events := len(p2.Snapshot().Events)
+	t.Add("P3", fmt.Sprintf("heap per traced event (a ring of %d filled by the lock loop: commands and lock states; the ring's own slots included)", events),
+		fmt.Sprintf("%d B", full/int64(events)), fmt.Sprintf("empty proxy %s", benchtable.MiB(uint64(max(empty, 0)))), "", "report", "-")
+	p2.Close()
+
+	// 4. Memory per client connection: raw connections that each sent a PING.
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var open []net.Conn
+	for range conns {
+		c, err := net.Dial("tcp", p.Addr())
+		if err != nil {
+			return err
+		}
+		open = append(open, c)
+		if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
+			return err
+		}
+		if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
+			return err
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	t.Add("P4", fmt.Sprintf("heap per client connection (%d connections, each with its upstream connection, both sides' buffers)", conns),
+		fmt.Sprintf("%.1f KiB", float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(conns)/1024), "", "", "report", "-")
+	for _, c := range open {
+		c.Close()
+	}
+	return nil
+}
+
+type bench struct{ rps, p50 float64 } // req/s, ms
+
+// benchmark runs redis-benchmark -t set,get -P 16 against addr.
+func benchmark(addr string, n int) (map[string]bench, error) {
+	host, port, _ := net.SplitHostPort(addr)
+	out, err := exec.Command("redis-benchmark", "-h", host, "-p", port, "-t", "set,get", "-P", "16", "-n", strconv.Itoa(n), "--csv").Output()
+	if err != nil {
+		return nil, fmt.Errorf("redis-benchmark (Debian's redis-tools; make deps installs it): %w", err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(out))).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("redis-benchmark output: %w", err)
+	}
+	res := map[string]bench{}
+	for _, r := range rows[1:] {
+		if len(r) < 5 {
+			continue
+		}
+		rps, _ := strconv.ParseFloat(r[1], 64)
+		p50, _ := strconv.ParseFloat(r[4], 64)
+		res[r[0]] = bench{rps, p50}
+	}
+	if _, ok := res["SET"]; !ok {
+		return nil, fmt.Errorf("redis-benchmark printed no SET row: %q", out)
+	}
+	return res, nil
+}
+
+type loopResult struct {
+	total time.Duration
+	p50   time.Duration
+}
+
+const releaseLua = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`
+
+// lockLoop acquires and releases lock:bench n times over one connection.
+func lockLoop(ctx context.Context, addr string, n int) (loopResult, error) {
+	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1, DisableIdentity: true})
+	defer c.Close()
+	sha, err := c.ScriptLoad(ctx, releaseLua).Result()
+	if err != nil {
+		return loopResult{}, err
+	}
+	times := make([]time.Duration, n)
+	start := time.Now()
+	for i := range n {
+		t0 := time.Now()
+		token := strconv.Itoa(i)
+		if err := c.SetNX(ctx, "lock:bench", token, 10*time.Second).Err(); err != nil {
+			return loopResult{}, err
+		}
+		if err := c.EvalSha(ctx, sha, []string{"lock:bench"}, token).Err(); err != nil {
+			return loopResult{}, err
+		}
+		times[i] = time.Since(t0)
+	}
+	total := time.Since(start)
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	return loopResult{total: total, p50: times[n/2]}, nil
+}
+
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }

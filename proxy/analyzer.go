@@ -1,0 +1,449 @@
+package proxy
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"lockstep/sim"
+)
+
+// LockState is a lock key as the proxy read it after a command (or a
+// fault) that touched it: contents and PTTL. The proxy reads it with its
+// own connection right after the reply, so another client's command may
+// fall in between (the page shows Read).
+type LockState struct {
+	Key  string `json:"key"`
+	Type string `json:"type"` // "none" (absent), "string", "hash", or another Redis type
+	// Value is a String lock's value (the owner's token); Fields a Hash
+	// lock's fields (owner id -> hold count), at most maxLockFields.
+	Value  string            `json:"value,omitempty"`
+	Fields map[string]string `json:"fields,omitempty"`
+	PTTL   int64             `json:"pttl"` // ms; -1 no TTL, -2 absent
+	Read   time.Time         `json:"read"`
+	// Holder is the lane whose command made the current hold (""
+	// absent or unknown); Owner the owner id the key holds.
+	Holder string `json:"holder,omitempty"`
+	Owner  string `json:"owner,omitempty"`
+	// Cause is the Seq of the command or fault event after which it was read.
+	Cause uint64 `json:"cause,omitempty"`
+}
+
+// Present reports whether the key exists.
+func (s LockState) Present() bool { return s.Type != "none" && s.Type != "" }
+
+const maxLockFields = 16
+
+// Finding codes. The proxy sees commands, not what a process believes, so
+// every finding says "may" and why (the catalogue's texts).
+const (
+	FindingLeaseExpired     = "lease-expired"     // a lease ran out while its holder had not released: the stale-owner window
+	FindingOverlap          = "overlap"           // a second client acquired after such an expiry: the first may still be working
+	FindingReleaseByOther   = "release-by-other"  // a connection that did not acquire deleted the lock
+	FindingRenewalRecreated = "renewal-recreated" // a command under the expired holder's owner id re-created the lock
+	FindingReleaseNotOwner  = "release-not-owner" // a release by a client that acquired was answered "not owner"
+	FindingSlowScript       = "slow-script"       // a script's round trip took longer than -slow-script
+)
+
+// Finding is one thing the trace shows that may be a lock failure. Events
+// are the Seqs of the commands (and faults) that show it; Message is its
+// catalogue code ("proxy.finding.<code>") with parameters, rendered per
+// locale by package catalog.
+type Finding struct {
+	Code    string    `json:"code"`
+	Key     string    `json:"key,omitempty"`
+	Lane    string    `json:"lane,omitempty"`  // the client the finding is about
+	Other   string    `json:"other,omitempty"` // the other client (the earlier holder)
+	At      time.Time `json:"at"`
+	Events  []uint64  `json:"events,omitempty"`
+	Message sim.Msg   `json:"message"`
+}
+
+// lockModel is what the analyzer keeps per lock key.
+type lockModel struct {
+	state     LockState
+	holder    string // lane of the current hold
+	holderSeq uint64 // its acquire
+	expiresAt time.Time
+	// believers are lanes that acquired and have sent no release since:
+	// as far as the proxy can tell, they may believe they hold the lock.
+	believers map[string]uint64
+	stale     *staleHold
+}
+
+// staleHold is a holder whose lease ran out before it released.
+type staleHold struct {
+	lane, owner string
+	expiredAt   time.Time
+	seq         uint64 // the lease-expired finding's event
+}
+
+// obs is one job of the analyzer.
+type obs struct {
+	s     *session // nil for a fault or a sweep
+	e     Event    // the command or fault event
+	keys  []string
+	slow  bool
+	until chan struct{} // closed when done (faults wait for it)
+}
+
+// analyzer reads lock keys after the commands that touch them and derives
+// findings, in one goroutine, so the application's traffic never waits
+// for it.
+type analyzer struct {
+	p      *Proxy
+	in     chan obs
+	behind atomic.Bool
+
+	mu       sync.Mutex
+	locks    map[string]*lockModel
+	findings []Finding
+}
+
+func newAnalyzer(p *Proxy) *analyzer {
+	return &analyzer{p: p, in: make(chan obs, observeQueue), locks: map[string]*lockModel{}}
+}
+
+// command hands a recorded command to the analyzer without blocking.
+func (a *analyzer) command(s *session, e Event) {
+	c := e.Command
+	slow := c.cmd.script != nil || scriptCommands[c.Name]
+	slow = slow && c.Replied.Sub(c.Sent) > a.p.cfg.SlowScript
+	if len(c.Locks) == 0 && !slow {
+		return
+	}
+	select {
+	case a.in <- obs{s: s, e: e, keys: c.Locks, slow: slow}:
+		a.behind.Store(false)
+	default:
+		if !a.behind.Swap(true) {
+			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultObserverBehind}})
+		}
+	}
+}
+
+// fault hands a fault's keys to the analyzer and waits until they are read.
+func (a *analyzer) fault(ctx context.Context, e Event, keys []string) {
+	done := make(chan struct{})
+	select {
+	case a.in <- obs{e: e, keys: keys, until: done}:
+	case <-ctx.Done():
+		return
+	case <-a.p.ctx.Done(): // closed: nothing more is read
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-a.p.ctx.Done():
+	}
+}
+
+func (a *analyzer) run(ctx context.Context) {
+	sweep := time.NewTicker(25 * time.Millisecond)
+	defer sweep.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case o := <-a.in:
+			a.handle(ctx, o)
+			if o.until != nil {
+				close(o.until)
+			}
+		case now := <-sweep.C:
+			a.sweep(ctx, now)
+		}
+	}
+}
+
+// sweep reads the lock keys whose lease should have run out by now, so an
+// expiry shows when it happens, not at the next command.
+func (a *analyzer) sweep(ctx context.Context, now time.Time) {
+	a.mu.Lock()
+	var due []string
+	for k, m := range a.locks {
+		if m.state.Present() && !m.expiresAt.IsZero() && now.After(m.expiresAt.Add(2*a.p.cfg.ClockTick)) {
+			due = append(due, k)
+		}
+	}
+	a.mu.Unlock()
+	sort.Strings(due)
+	for _, k := range due {
+		st, err := a.read(ctx, k)
+		if err != nil {
+			return
+		}
+		a.update(k, st, obs{}, now)
+	}
+}
+
+func (a *analyzer) handle(ctx context.Context, o obs) {
+	if o.slow {
+		c := o.e.Command
+		ms := c.Replied.Sub(c.Sent).Milliseconds()
+		a.addFinding(Finding{Code: FindingSlowScript, Lane: o.e.Lane, At: c.Sent, Events: []uint64{o.e.Seq},
+			Message: sim.M("proxy.finding.slow-script", "Lane", a.p.laneLabel(o.e.Lane), "Took", sim.Millis(ms),
+				"Limit", sim.Millis(a.p.cfg.SlowScript.Milliseconds()))})
+	}
+	for _, k := range o.keys {
+		st, err := a.read(ctx, k)
+		if err != nil {
+			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Fault: &FaultEvent{Kind: FaultObserverBehind, Key: k}, Error: err.Error()})
+			continue
+		}
+		a.update(k, st, o, st.Read)
+	}
+}
+
+// read reads key's type, PTTL and contents.
+func (a *analyzer) read(ctx context.Context, key string) (LockState, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rc := a.p.observer
+	pipe := rc.Pipeline()
+	typ := pipe.Type(ctx, key)
+	pttl := pipe.PTTL(ctx, key)
+	get := pipe.Get(ctx, key)
+	_, _ = pipe.Exec(ctx)
+	st := LockState{Key: key, Type: typ.Val(), Read: time.Now(), PTTL: -2}
+	if typ.Err() != nil {
+		return st, typ.Err()
+	}
+	if d := pttl.Val(); d >= 0 {
+		st.PTTL = d.Milliseconds()
+	} else if d == -1 {
+		st.PTTL = -1
+	}
+	switch st.Type {
+	case "string":
+		st.Value = get.Val()
+	case "hash":
+		fields, err := rc.HGetAll(ctx, key).Result()
+		if err != nil {
+			return st, err
+		}
+		st.Fields = map[string]string{}
+		names := make([]string, 0, len(fields))
+		for f := range fields {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		for _, f := range names[:min(len(names), maxLockFields)] {
+			st.Fields[f] = fields[f]
+		}
+	}
+	return st, nil
+}
+
+// ownerOf is the owner id a lock's contents hold: a String's value, the
+// `owner` field of an owner-and-count Hash, or the fields of a
+// field-per-owner Hash.
+func ownerOf(st LockState) string {
+	switch st.Type {
+	case "string":
+		return st.Value
+	case "hash":
+		if o, ok := st.Fields["owner"]; ok {
+			return o
+		}
+		names := make([]string, 0, len(st.Fields))
+		for f := range st.Fields {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		out := ""
+		for i, n := range names {
+			if i > 0 {
+				out += ","
+			}
+			out += n
+		}
+		return out
+	}
+	return ""
+}
+
+// isRelease reports whether c is a release: DEL, UNLINK, HDEL, GETDEL or a
+// script that deletes.
+func isRelease(c command) bool {
+	switch c.name {
+	case "DEL", "UNLINK", "HDEL", "GETDEL":
+		return true
+	}
+	return c.script != nil && c.script.Release
+}
+
+// notOwnerReply reports whether v reads as "not owner": nil, false, or an
+// integer at or below 0 (redsync's 0 and -1, Redisson's nil).
+func notOwnerReply(v Value) bool {
+	return v.Null || (v.Kind == ':' && v.Int <= 0) || (v.Kind == '#' && v.Int == 0)
+}
+
+// update applies the lock state read after o at time t.
+func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.locks[key]
+	if m == nil {
+		m = &lockModel{state: LockState{Key: key, Type: "none", PTTL: -2}, believers: map[string]uint64{}}
+		a.locks[key] = m
+	}
+	var c *CommandEvent
+	lane := o.e.Lane
+	if o.e.Kind == EventCommand {
+		c = o.e.Command
+		t = c.Sent
+	}
+	owner := ownerOf(st)
+	prevOwner := ownerOf(m.state)
+	if c != nil && isRelease(c.cmd) && notOwnerReply(c.value) {
+		// The release changed nothing; a state read since may already
+		// show later commands (another client's release), so it is not
+		// this command's to apply.
+		a.notOwner(m, key, lane, c, o.e.Seq, t)
+		return
+	}
+	// A hold ended: released by this command, or its lease ran out.
+	if m.state.Present() && (!st.Present() || owner != prevOwner) {
+		released := c != nil && isRelease(c.cmd) && !notOwnerReply(c.value) && (m.expiresAt.IsZero() || c.Sent.Before(m.expiresAt))
+		if released {
+			if m.holder != "" && lane != m.holder {
+				a.addFinding(Finding{Code: FindingReleaseByOther, Key: key, Lane: lane, Other: m.holder, At: t,
+					Events:  []uint64{m.holderSeq, o.e.Seq},
+					Message: sim.M("proxy.finding.release-by-other", "Key", key, "Lane", a.p.laneLabel(lane), "Other", a.p.laneLabel(m.holder))})
+			}
+		} else if m.holder != "" {
+			at := m.expiresAt
+			if at.IsZero() || at.After(t) {
+				at = t // a fault (expire, restart) ended it early
+			}
+			if _, believes := m.believers[m.holder]; believes {
+				f := a.addFinding(Finding{Code: FindingLeaseExpired, Key: key, Lane: m.holder, At: at,
+					Events:  []uint64{m.holderSeq, o.e.Seq},
+					Message: sim.M("proxy.finding.lease-expired", "Key", key, "Lane", a.p.laneLabel(m.holder))})
+				m.stale = &staleHold{lane: m.holder, owner: prevOwner, expiredAt: at, seq: f}
+			}
+		}
+		m.holder, m.holderSeq, m.expiresAt = "", 0, time.Time{}
+	}
+	// A new hold.
+	if st.Present() && (!m.state.Present() || owner != prevOwner) && lane != "" {
+		m.holder, m.holderSeq = lane, o.e.Seq
+		if c != nil {
+			m.believers[lane] = o.e.Seq
+		}
+		if m.stale != nil {
+			switch {
+			case owner == m.stale.owner:
+				a.addFinding(Finding{Code: FindingRenewalRecreated, Key: key, Lane: lane, Other: m.stale.lane, At: t,
+					Events:  []uint64{m.stale.seq, o.e.Seq},
+					Message: sim.M("proxy.finding.renewal-recreated", "Key", key, "Lane", a.p.laneLabel(lane))})
+			case m.stale.lane != lane:
+				a.addFinding(Finding{Code: FindingOverlap, Key: key, Lane: lane, Other: m.stale.lane, At: t,
+					Events:  []uint64{m.stale.seq, o.e.Seq},
+					Message: sim.M("proxy.finding.overlap", "Key", key, "Lane", a.p.laneLabel(lane), "Other", a.p.laneLabel(m.stale.lane))})
+			}
+		}
+	}
+	if c != nil && isRelease(c.cmd) {
+		if !(st.Present() && m.holder == lane) {
+			delete(m.believers, lane)
+		}
+		if m.stale != nil && m.stale.lane == lane {
+			m.stale = nil
+		}
+	}
+	if st.Present() && st.PTTL >= 0 {
+		m.expiresAt = st.Read.Add(time.Duration(st.PTTL) * time.Millisecond)
+	} else if !st.Present() || st.PTTL == -1 {
+		m.expiresAt = time.Time{}
+	}
+	st.Holder, st.Owner, st.Cause = m.holder, owner, o.e.Seq
+	m.state = st
+	stCopy := st
+	a.p.trace.add(Event{Kind: EventLock, At: st.Read, Lane: lane, Lock: &stCopy})
+}
+
+// notOwner handles a release answered "not owner" (nil, 0, -1): a finding
+// when the client had acquired and sent no release since; it no longer
+// believes it holds the lock. Called with a.mu held.
+func (a *analyzer) notOwner(m *lockModel, key, lane string, c *CommandEvent, seq uint64, t time.Time) {
+	if _, believed := m.believers[lane]; believed && !c.ReplyLost && m.holder != lane {
+		a.addFinding(Finding{Code: FindingReleaseNotOwner, Key: key, Lane: lane, At: t, Events: []uint64{seq},
+			Message: sim.M("proxy.finding.release-not-owner", "Key", key, "Lane", a.p.laneLabel(lane), "Reply", c.Reply)})
+	}
+	delete(m.believers, lane)
+	if m.stale != nil && m.stale.lane == lane {
+		m.stale = nil
+	}
+	st := m.state
+	st.Read, st.Cause = time.Now(), seq
+	a.p.trace.add(Event{Kind: EventLock, At: st.Read, Lane: lane, Lock: &st})
+}
+
+// addFinding keeps f (the oldest go beyond maxFindings), traces it and
+// returns its event's Seq; called with a.mu held.
+func (a *analyzer) addFinding(f Finding) uint64 {
+	if len(a.findings) >= maxFindings {
+		a.findings = a.findings[1:]
+	}
+	a.findings = append(a.findings, f)
+	fc := f
+	return a.p.trace.add(Event{Kind: EventFinding, At: f.At, Lane: f.Lane, Finding: &fc}).Seq
+}
+
+// snapshot returns the lock states and findings.
+func (a *analyzer) snapshot() ([]LockState, []Finding) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	keys := make([]string, 0, len(a.locks))
+	for k := range a.locks {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	locks := make([]LockState, 0, len(keys))
+	for _, k := range keys {
+		locks = append(locks, a.locks[k].state)
+	}
+	return locks, append([]Finding(nil), a.findings...)
+}
+
+// presentKeys are the lock keys last read as present.
+func (a *analyzer) presentKeys() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for k, m := range a.locks {
+		if m.state.Present() {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// laneLabel names a lane for people: its client name, else its lane id
+// and address.
+func (p *Proxy) laneLabel(lane string) string {
+	if lane == "" {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id, _ := strconv.ParseInt(lane[1:], 10, 64)
+	if s, ok := p.sessions[id]; ok {
+		if info := s.clientInfo(); info.Name != "" {
+			return info.Name
+		}
+	}
+	for _, info := range p.closedLanes {
+		if info.Lane == lane && info.Name != "" {
+			return info.Name
+		}
+	}
+	return lane
+}

@@ -1,0 +1,244 @@
+package proxy
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Redacted replaces an argument the trace must not keep: AUTH's and HELLO
+// AUTH's credentials everywhere, and the values written to or read from
+// keys that are not locks.
+const Redacted = "(redacted)"
+
+// command is what the proxy learns from one client command before sending
+// it upstream: its name, the keys it names, and for a script its body.
+type command struct {
+	name   string   // upper case; "CLIENT SETNAME" style for CLIENT subcommands
+	args   []string // as sent, copied
+	keys   []string
+	script *Script // EVAL, EVALSHA (when the body is known), SCRIPT LOAD
+	sha    string  // EVALSHA's digest
+	// subscribe marks the pub/sub commands whose confirmations arrive as
+	// pushes, one per channel, instead of one reply.
+	subscribe bool
+}
+
+// keyless are commands that name no key (connection, server, transaction
+// and pub/sub commands).
+var keyless = map[string]bool{
+	"AUTH": true, "HELLO": true, "PING": true, "ECHO": true, "SELECT": true, "CLIENT": true, "QUIT": true,
+	"RESET": true, "INFO": true, "TIME": true, "DBSIZE": true, "COMMAND": true, "CONFIG": true, "SCRIPT": true,
+	"FUNCTION": true, "MULTI": true, "EXEC": true, "DISCARD": true, "UNWATCH": true, "PUBLISH": true,
+	"SPUBLISH": true, "SUBSCRIBE": true, "UNSUBSCRIBE": true, "PSUBSCRIBE": true, "PUNSUBSCRIBE": true,
+	"SSUBSCRIBE": true, "SUNSUBSCRIBE": true, "PUBSUB": true, "FLUSHALL": true, "FLUSHDB": true, "KEYS": true,
+	"SCAN": true, "WAIT": true, "READONLY": true, "READWRITE": true, "RANDOMKEY": true, "ROLE": true,
+	"LASTSAVE": true, "MEMORY": true, "LATENCY": true, "SLOWLOG": true, "CLUSTER": true, "ACL": true,
+}
+
+// allKeys are commands every argument of which is a key.
+var allKeys = map[string]bool{"DEL": true, "UNLINK": true, "EXISTS": true, "MGET": true, "WATCH": true, "TOUCH": true}
+
+var subscribeFamily = map[string]bool{
+	"SUBSCRIBE": true, "UNSUBSCRIBE": true, "PSUBSCRIBE": true, "PUNSUBSCRIBE": true, "SSUBSCRIBE": true, "SUNSUBSCRIBE": true,
+}
+
+// scriptCommands take numkeys at argument 2 and the keys after it.
+var scriptCommands = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true, "FCALL": true, "FCALL_RO": true}
+
+// parseCommand reads args (at least one) into a command; scripts resolves
+// an EVALSHA digest to a body the proxy saw before.
+func parseCommand(raw [][]byte, scripts func(sha string) *Script) command {
+	c := command{args: make([]string, len(raw))}
+	for i, a := range raw {
+		c.args[i] = string(a)
+	}
+	c.name = strings.ToUpper(c.args[0])
+	args := c.args[1:]
+	switch {
+	case scriptCommands[c.name]:
+		if len(args) >= 2 {
+			if n, err := strconv.Atoi(args[1]); err == nil && n >= 0 && n <= len(args)-2 {
+				c.keys = args[2 : 2+n]
+			}
+		}
+		switch {
+		case len(args) == 0:
+		case c.name == "EVAL" || c.name == "EVAL_RO":
+			c.script = newScript(args[0])
+		case c.name == "EVALSHA" || c.name == "EVALSHA_RO":
+			c.sha = strings.ToLower(args[0])
+			c.script = scripts(c.sha)
+		}
+	case c.name == "SCRIPT" && len(args) >= 2 && strings.EqualFold(args[0], "LOAD"):
+		c.name = "SCRIPT LOAD"
+		c.script = newScript(args[1])
+	case c.name == "CLIENT" && len(args) >= 1:
+		c.name = "CLIENT " + strings.ToUpper(args[0])
+	case subscribeFamily[c.name]:
+		c.subscribe = true
+	case keyless[c.name]:
+	case allKeys[c.name]:
+		c.keys = args
+	case c.name == "MSET" || c.name == "MSETNX":
+		for i := 0; i < len(args); i += 2 {
+			c.keys = append(c.keys, args[i])
+		}
+	case len(args) > 0:
+		c.keys = args[:1]
+	}
+	return c
+}
+
+// setNX reports whether c is a SET with NX (a lock acquire by a plain
+// command, redsync's and redis-py's shape) and its PX/EX lease in ms (0
+// when none).
+func (c command) setNX() (nx bool, leaseMS int64) {
+	if c.name != "SET" || len(c.args) < 3 {
+		return false, 0
+	}
+	for i := 3; i < len(c.args); i++ {
+		switch strings.ToUpper(c.args[i]) {
+		case "NX":
+			nx = true
+		case "PX", "EX":
+			if i+1 < len(c.args) {
+				n, _ := strconv.ParseInt(c.args[i+1], 10, 64)
+				if strings.EqualFold(c.args[i], "EX") {
+					n *= 1000
+				}
+				leaseMS = n
+			}
+		}
+	}
+	return nx, leaseMS
+}
+
+// traceArgs returns the arguments the trace keeps: everything for a
+// command on a lock key and for connection commands; AUTH and HELLO's
+// credentials redacted always; for other keys the key names only, the
+// values replaced by Redacted. A script's body is code, not a value, and
+// is kept; its ARGV only when it touches a lock.
+func (c command) traceArgs(touchesLock bool) []string {
+	out := append([]string(nil), c.args...)
+	switch {
+	case c.name == "AUTH":
+		for i := 1; i < len(out); i++ {
+			out[i] = Redacted
+		}
+		return out
+	case c.name == "HELLO":
+		for i := 1; i < len(out); i++ {
+			if strings.EqualFold(out[i], "AUTH") {
+				for j := i + 1; j < len(out) && j <= i+2; j++ {
+					out[j] = Redacted
+				}
+			}
+		}
+		return out
+	case c.name == "MIGRATE":
+		return out[:1]
+	case touchesLock:
+		return out
+	case scriptCommands[c.name]:
+		for i := 3 + len(c.keys); i < len(out); i++ {
+			out[i] = Redacted
+		}
+		return out
+	case c.name == "PUBLISH" || c.name == "SPUBLISH":
+		for i := 2; i < len(out); i++ {
+			out[i] = Redacted
+		}
+		return out
+	case keyless[c.name] || c.subscribe || strings.HasPrefix(c.name, "CLIENT ") || c.name == "SCRIPT LOAD":
+		return out
+	}
+	keys := map[string]bool{}
+	for _, k := range c.keys {
+		keys[k] = true
+	}
+	for i := 1; i < len(out); i++ {
+		if !keys[out[i]] {
+			out[i] = Redacted
+		}
+	}
+	return out
+}
+
+// Script is a Lua script the proxy saw (an EVAL body or SCRIPT LOAD), with
+// the lock shapes read from its text.
+type Script struct {
+	SHA  string `json:"sha"`
+	Body string `json:"body"`
+	// Acquire: it writes the key with SET ... NX, HINCRBY or HSET and
+	// deletes nothing (Redisson's hincrby+pexpire, node-redlock's SET NX
+	// PX, the seeds' scripts). Release: it deletes (DEL, UNLINK, HDEL)
+	// a key. Renew: it only sets a TTL (PEXPIRE, EXPIRE) on a key.
+	Acquire bool `json:"acquire,omitempty"`
+	Release bool `json:"release,omitempty"`
+	Renew   bool `json:"renew,omitempty"`
+	// TTLOnKeys: it sets a TTL on a KEYS element (PEXPIRE, EXPIRE, SET
+	// PX/EX), which marks its keys as lock suggestions.
+	TTLOnKeys bool `json:"ttl_on_keys,omitempty"`
+}
+
+var (
+	callPattern = regexp.MustCompile(`(?i)redis\.p?call\(\s*["'](\w+)["']\s*,\s*KEYS\[`)
+	nxPattern   = regexp.MustCompile(`(?i)["']NX["']`)
+	pxPattern   = regexp.MustCompile(`(?i)["'](PX|EX)["']`)
+)
+
+// newScript reads body's lock shapes.
+func newScript(body string) *Script {
+	sum := sha1.Sum([]byte(body))
+	s := &Script{SHA: hex.EncodeToString(sum[:]), Body: body}
+	calls := map[string]bool{}
+	for _, m := range callPattern.FindAllStringSubmatch(body, -1) {
+		calls[strings.ToUpper(m[1])] = true
+	}
+	writes := calls["HINCRBY"] || calls["HSET"] || (calls["SET"] && nxPattern.MatchString(body))
+	ttl := calls["PEXPIRE"] || calls["EXPIRE"] || (calls["SET"] && pxPattern.MatchString(body))
+	s.Release = calls["DEL"] || calls["UNLINK"] || calls["HDEL"]
+	s.Acquire = writes && !s.Release
+	s.Renew = ttl && !writes && !s.Release
+	s.TTLOnKeys = ttl
+	return s
+}
+
+// globs matches key names against the -locks patterns (path.Match syntax:
+// `*` matches any run of characters but '/').
+type globs []string
+
+// parseGlobs splits a comma-separated -locks value; an invalid pattern is
+// an error naming it.
+func parseGlobs(s string) (globs, error) {
+	var g globs
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, errBadGlob{p}
+		}
+		g = append(g, p)
+	}
+	return g, nil
+}
+
+type errBadGlob struct{ pattern string }
+
+func (e errBadGlob) Error() string {
+	return "proxy: -locks pattern " + strconv.Quote(e.pattern) + " is not a valid glob"
+}
+
+func (g globs) match(key string) bool {
+	for _, p := range g {
+		if ok, _ := path.Match(p, key); ok {
+			return true
+		}
+	}
+	return false
+}

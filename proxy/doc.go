@@ -1,0 +1,97 @@
+// Package proxy is Lockstep's lock-aware Redis proxy (`lockstep proxy`,
+// and `lockstep -proxy ADDR` beside the player): an application points its
+// Redis client at it, and the proxy forwards every command to the upstream
+// Redis while it records a trace of the application's locks, derives
+// findings from it, injects faults on demand, and saves what it saw as a
+// lesson that `lockstep run` replays.
+//
+// # Data path
+//
+// The listening side is tidwall/redcon. A connection's first command
+// detaches it from redcon's loop (session.go) and gives it its own upstream
+// connection (the embedded miniredis, default, or -redis with its TLS, ACL
+// user and database; a Cluster is refused, ErrCluster). Two goroutines per
+// client: one forwards each command's RESP bytes upstream in order and
+// queues it as pending; the other reads the upstream's replies with a RESP2
+// and RESP3 reader (resp.go, which only delimits and decodes), matches each
+// to the oldest pending command, and writes the bytes to the client as they
+// came. A per-client upstream keeps all protocol state where the client put
+// it (HELLO 3, SELECT, AUTH, MULTI/EXEC, WATCH, subscriptions); pushes
+// (RESP3 '>' and, on a subscribed RESP2 connection, message and
+// subscribe arrays) answer no command and pass through as push events.
+// Pipelining falls out of it: replies are flushed when no further reply is
+// buffered. The embedded Redis's clock is moved in real time
+// (Config.ClockTick), since miniredis expires keys only when told to.
+//
+// # Which keys are locks
+//
+// Config.Locks (-locks 'lock:*,order:*', path.Match globs). Without it the
+// proxy takes for locks the keys of SET ... NX and of scripts that set a
+// TTL on a KEYS element or write it with SET NX, HINCRBY or HSET (Redisson's
+// hincrby+pexpire, node-redlock's SET NX PX, redsync's SET NX plus its
+// GET/DEL script), listed with the reason in Snapshot.Suggested. The trace
+// keeps the values of lock keys only: for other keys it keeps the key names
+// and writes Redacted for values, and shows replies by type. AUTH and HELLO
+// AUTH credentials are Redacted everywhere.
+//
+// # Trace, findings, faults
+//
+// The trace (trace.go) is a ring of Config.TraceSize events (default
+// 10,000): connections (lane, address, CLIENT SETNAME name, CLIENT SETINFO
+// library), commands with their raw replies, lock states, faults and
+// findings. After each command on a lock key the analyzer (analyzer.go),
+// one goroutine fed by a bounded queue, reads the key's contents and PTTL
+// with its own connection (so a read may already show a later command) and
+// derives findings: FindingLeaseExpired, FindingOverlap,
+// FindingReleaseByOther, FindingRenewalRecreated, FindingReleaseNotOwner,
+// FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
+// catalog/proxy.*.toml) whose text says "may" and why: the proxy sees
+// commands, not what a process believes. Faults (faults.go): Pause,
+// LoseNextReply, DelayReplies, ExpireKey, RestartUpstream, CloseClient,
+// by API or from a scenario file (scenario.go,
+// docs/proxy-scenario-format.md); each is an EventFault in the trace.
+//
+// # API for the live page
+//
+//	p, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:6380"})
+//	snap := p.Snapshot()      // the whole model, JSON-ready: Lanes, Redis.Locks, Events, Findings
+//	sub := p.Subscribe(256)   // then each new Event on sub.C
+//	defer sub.Close()
+//	for e := range sub.C {
+//		if e.Kind == proxy.EventResync { snap = p.Snapshot(); continue }
+//		// apply e: EventCommand on lane e.Lane, EventLock on the Redis lane, ...
+//	}
+//	saved, err := p.SaveLesson(ctx, proxy.SaveOptions{ID: "my-app", Renderer: cat})
+//
+// A page renders Snapshot once and applies events after it (Seq orders
+// them; skip those at or below the snapshot's last Seq). A subscriber never
+// slows the application: its channel is bounded, events that do not fit are
+// dropped and an EventResync follows (take a new Snapshot). Finding.Message
+// is rendered in the page's language by catalog.Catalog.Render; Finding.Events
+// are the Seqs of the commands that show it, to highlight them on the
+// lanes. Times are wall-clock (the real-time axis).
+//
+// # Saving a lesson
+//
+// SaveLesson (save.go, save_variant.go) turns the trace of one lock key
+// into a lesson (docs/lesson-format.md) and a variant file
+// (docs/variant-format.md): one actor per client connection that touched
+// the lock; acquires, releases (with reply_lost where a fault dropped the
+// reply), pause and resume at the faults, advance for the real time
+// between them (clamped so that the key exists or is gone in the replay
+// where the trace saw it), expect and expect_violation from what was
+// observed. The variant's acquire is the script the clients ran, or for a
+// SET NX PX command a one-line script running the same command; its reply
+// map holds the replies observed, each read as the outcome the lock states
+// showed. What the formats cannot say (a key beside the lock with no known
+// role, a script whose body was never seen, renewals, delays) is listed in
+// Saved.Missing and as comments at the head of the files, never guessed.
+//
+// # Bounds
+//
+// Config.TraceSize and Config.MaxClients (refused beyond MaxTraceSize and
+// MaxMaxClients with a *LimitError naming the flag; a connection beyond
+// MaxClients is answered with an error naming -max-clients), at most 4096
+// pipelined commands per client, replies of at most 64 MiB, 1000 findings,
+// 1000 suggested keys and scripts, pauses and delays of at most 10 minutes.
+package proxy

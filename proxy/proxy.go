@@ -1,0 +1,341 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/tidwall/redcon"
+
+	"lockstep/backend"
+)
+
+// ErrCluster is returned by Start for a Redis Cluster upstream.
+var ErrCluster = errors.New("proxy: the upstream is a Redis Cluster; the proxy forwards to a single Redis (point -redis at one node outside a cluster, or leave -redis out for the embedded Redis)")
+
+// Proxy is a running proxy. Its methods are safe for concurrent use.
+type Proxy struct {
+	cfg     Config
+	locks   globs
+	started time.Time
+	srv     *redcon.Server
+	ln      net.Listener
+	trace   *ring
+
+	// upstream
+	mini     *miniredis.Miniredis // embedded upstream, nil with RedisURL
+	miniMu   sync.Mutex           // held while the embedded upstream restarts
+	dialOpt  *redis.Options       // RedisURL's options
+	upAddr   string
+	observer *redis.Client // reads lock keys
+
+	mu       sync.Mutex
+	sessions map[int64]*session
+	// closedLanes are the lanes of ended connections, the newest
+	// maxClosedLanes, kept for the snapshot.
+	closedLanes []ClientInfo
+	nextID      int64
+	scripts     map[string]*Script // by SHA, every script seen
+	suggest     map[string]string  // suggested lock keys and why (a reason code)
+	clients     atomic.Int64
+
+	an *analyzer
+
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start listens on cfg.Listen and forwards to the upstream: the embedded
+// Redis, started here, or cfg.RedisURL, which must answer PING and must not
+// be a cluster (ErrCluster). A limit out of range is a *LimitError. The
+// proxy runs until ctx ends or Close.
+func Start(ctx context.Context, cfg Config) (*Proxy, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g, err := parseGlobs(cfg.Locks)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{cfg: cfg, locks: g, started: time.Now(), trace: newRing(cfg.TraceSize),
+		sessions: map[int64]*session{}, scripts: map[string]*Script{}, suggest: map[string]string{}}
+	if err := p.openUpstream(ctx); err != nil {
+		return nil, err
+	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.an = newAnalyzer(p)
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		p.closeUpstream()
+		return nil, fmt.Errorf("proxy: listen on %s (-listen): %w", cfg.Listen, err)
+	}
+	p.ln = ln
+	p.srv = redcon.NewServerNetwork("tcp", cfg.Listen, p.handle, p.accept, p.closed)
+	p.wg.Add(2)
+	go func() { defer p.wg.Done(); _ = p.srv.Serve(ln) }()
+	go func() { defer p.wg.Done(); p.an.run(p.ctx) }()
+	if p.mini != nil {
+		p.wg.Add(1)
+		go func() { defer p.wg.Done(); p.runClock(p.ctx) }()
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Close()
+		case <-p.ctx.Done():
+		}
+	}()
+	return p, nil
+}
+
+// Addr is the address the proxy listens on (host:port).
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Upstream names the upstream: "embedded Redis (miniredis)" or its address.
+func (p *Proxy) Upstream() string {
+	if p.mini != nil {
+		return "embedded"
+	}
+	return p.upAddr
+}
+
+// Close stops listening, closes every client connection and the upstream.
+func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() {
+		p.cancel()
+		_ = p.srv.Close()
+		// redcon's Close does nothing before Serve has begun; the listener
+		// is ours, and closing it ends Serve either way.
+		if err := p.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			p.closeErr = err
+		}
+		for _, s := range p.openSessions() {
+			s.close(nil)
+		}
+		p.wg.Wait()
+		p.closeUpstream()
+	})
+	return p.closeErr
+}
+
+func (p *Proxy) openUpstream(ctx context.Context) error {
+	if p.cfg.RedisURL == "" {
+		m := miniredis.NewMiniRedis()
+		if err := m.Start(); err != nil {
+			return fmt.Errorf("proxy: start the embedded Redis: %w", err)
+		}
+		p.mini, p.upAddr = m, m.Addr()
+		p.observer = redis.NewClient(&redis.Options{Addr: m.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: 1})
+		return nil
+	}
+	bcfg := backend.Config{URL: p.cfg.RedisURL, CAFile: p.cfg.RedisCA}
+	be, err := backend.Open(ctx, bcfg)
+	if err != nil {
+		return fmt.Errorf("proxy: upstream: %w", err)
+	}
+	cluster := be.Info().Cluster
+	be.Close()
+	if cluster {
+		return ErrCluster
+	}
+	opt, err := backend.DialOptions(bcfg)
+	if err != nil {
+		return fmt.Errorf("proxy: upstream: %w", err)
+	}
+	p.dialOpt, p.upAddr = opt, opt.Addr
+	obs := *opt
+	obs.PoolSize = 2
+	p.observer = redis.NewClient(&obs)
+	return nil
+}
+
+func (p *Proxy) closeUpstream() {
+	p.observer.Close()
+	if p.mini != nil {
+		p.mini.Close()
+	}
+}
+
+// runClock moves the embedded Redis's clock with the wall clock, so that
+// its keys expire in real time.
+func (p *Proxy) runClock(ctx context.Context) {
+	t := time.NewTicker(p.cfg.ClockTick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			p.miniMu.Lock()
+			p.mini.FastForward(now.Sub(last))
+			p.miniMu.Unlock()
+			last = now
+		}
+	}
+}
+
+// dialUpstream opens one upstream connection for a client: to the embedded
+// Redis, or to RedisURL with its TLS, and its AUTH and SELECT when the URL
+// carries them (the client may still send its own).
+func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, *bufio.Reader, error) {
+	d := net.Dialer{Timeout: backend.DefaultDialTimeout}
+	if p.mini != nil {
+		c, err := d.DialContext(ctx, "tcp", p.mini.Addr())
+		if err != nil {
+			return nil, nil, fmt.Errorf("proxy: dial the embedded Redis: %w", err)
+		}
+		return c, bufio.NewReaderSize(c, 64<<10), nil
+	}
+	opt := p.dialOpt
+	if opt.DialTimeout > 0 {
+		d.Timeout = opt.DialTimeout
+	}
+	c, err := d.DialContext(ctx, "tcp", opt.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("proxy: dial upstream %s: %w", opt.Addr, err)
+	}
+	if opt.TLSConfig != nil {
+		tc := tls.Client(c, opt.TLSConfig.Clone())
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, nil, fmt.Errorf("proxy: TLS to upstream %s: %w", opt.Addr, err)
+		}
+		c = tc
+	}
+	r := bufio.NewReaderSize(c, 64<<10)
+	var setup [][]string
+	if opt.Password != "" {
+		if opt.Username != "" {
+			setup = append(setup, []string{"AUTH", opt.Username, opt.Password})
+		} else {
+			setup = append(setup, []string{"AUTH", opt.Password})
+		}
+	}
+	if opt.DB != 0 {
+		setup = append(setup, []string{"SELECT", strconv.Itoa(opt.DB)})
+	}
+	for _, cmd := range setup {
+		if _, err := c.Write(encodeCommand(cmd)); err != nil {
+			c.Close()
+			return nil, nil, fmt.Errorf("proxy: upstream %s: %w", opt.Addr, err)
+		}
+		_, v, err := readReply(r)
+		if err == nil && v.IsError() {
+			err = errors.New(v.Str)
+		}
+		if err != nil {
+			c.Close()
+			return nil, nil, fmt.Errorf("proxy: upstream %s refused %s: %w", opt.Addr, cmd[0], err)
+		}
+	}
+	return c, r, nil
+}
+
+// encodeCommand writes args as a RESP array of bulk strings.
+func encodeCommand(args []string) []byte {
+	b := redcon.AppendArray(nil, len(args))
+	for _, a := range args {
+		b = redcon.AppendBulkString(b, a)
+	}
+	return b
+}
+
+// accept admits a connection while fewer than MaxClients are open.
+func (p *Proxy) accept(c redcon.Conn) bool {
+	if p.clients.Add(1) > int64(p.cfg.MaxClients) {
+		p.clients.Add(-1)
+		msg := fmt.Sprintf("-ERR proxy: %d client connections are open, the limit (-max-clients %d)\r\n", p.cfg.MaxClients, p.cfg.MaxClients)
+		_, _ = c.NetConn().Write([]byte(msg))
+		return false
+	}
+	return true
+}
+
+// handle takes a connection's first command: it detaches the connection
+// from redcon's loop (replies then flow from the upstream as they come,
+// pushes included) and starts its session.
+func (p *Proxy) handle(c redcon.Conn, cmd redcon.Command) {
+	c.SetContext(true) // detached: its session counts it down
+	dc := c.Detach()
+	p.mu.Lock()
+	p.nextID++
+	id := p.nextID
+	p.mu.Unlock()
+	first := redcon.Command{Raw: append([]byte(nil), cmd.Raw...), Args: make([][]byte, len(cmd.Args))}
+	for i, a := range cmd.Args {
+		first.Args[i] = append([]byte(nil), a...)
+	}
+	go p.runSession(id, dc, first)
+}
+
+// closed counts down a connection that ended before its first command
+// (redcon also calls it when a connection is detached).
+func (p *Proxy) closed(c redcon.Conn, _ error) {
+	if c.Context() == nil {
+		p.clients.Add(-1)
+	}
+}
+
+// script returns the script with digest sha the proxy saw, or nil.
+func (p *Proxy) script(sha string) *Script {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.scripts[sha]
+}
+
+// learn remembers a script's body by digest.
+func (p *Proxy) learn(s *Script) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.scripts[s.SHA]; !ok && len(p.scripts) < 1000 {
+		p.scripts[s.SHA] = s
+	}
+}
+
+// isLock reports whether key is a lock: it matches -locks, or without
+// -locks the proxy suggested it.
+func (p *Proxy) isLock(key string) bool {
+	if len(p.locks) > 0 {
+		return p.locks.match(key)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.suggest[key]
+	return ok
+}
+
+// maxSuggestions bounds the suggested lock keys.
+const maxSuggestions = 1000
+
+// suggestLocks records the keys c marks as locks by its shape: SET NX, a
+// script that sets a TTL on a KEYS element or acquires.
+func (p *Proxy) suggestLocks(c command) {
+	reason := ""
+	if nx, _ := c.setNX(); nx {
+		reason = "set-nx"
+	} else if c.script != nil && (c.script.TTLOnKeys || c.script.Acquire) && (c.name == "EVAL" || c.name == "EVALSHA" || c.name == "EVAL_RO" || c.name == "EVALSHA_RO") {
+		reason = "script-ttl"
+	}
+	if reason == "" || len(c.keys) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.suggest[c.keys[0]]; !ok && len(p.suggest) < maxSuggestions {
+		p.suggest[c.keys[0]] = reason
+	}
+}

@@ -1,0 +1,151 @@
+package proxy_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+
+	"lockstep/backend"
+	"lockstep/catalog"
+	"lockstep/internal/redistest"
+	"lockstep/proxy"
+	"lockstep/sim"
+)
+
+// TestRedsyncPausedHolder runs two redsync workers through the proxy: the
+// holder is paused past its lease, the second worker acquires, the holder's
+// late unlock is answered "not owner". The page's model shows both lanes
+// and the findings; the saved lesson replays with the same outcomes on the
+// embedded Redis and on redis-server.
+func TestRedsyncPausedHolder(t *testing.T) {
+	srv := redistest.Start(t)
+	cat, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, url := range map[string]string{"embedded": "", "redis-server": srv.URL} {
+		t.Run(name, func(t *testing.T) {
+			p := startProxy(t, proxy.Config{RedisURL: url}) // no -locks: SET NX suggests the key
+			const lease = 400 * time.Millisecond
+			a, b := client(t, p, "worker-a", 3), client(t, p, "worker-b", 2)
+			opts := []redsync.Option{redsync.WithExpiry(lease), redsync.WithTimeoutFactor(0.5)}
+			ma := redsync.New(goredis.NewPool(a)).NewMutex("lock:job", append(opts, redsync.WithTries(1))...)
+			// B's lease outlasts A's pause: A's late unlock meets B's hold.
+			mb := redsync.New(goredis.NewPool(b)).NewMutex("lock:job", redsync.WithExpiry(5*lease), redsync.WithTimeoutFactor(0.5),
+				redsync.WithTries(200), redsync.WithRetryDelay(20*time.Millisecond))
+			if err := ma.Lock(); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Pause("worker-a", 3*lease); err != nil {
+				t.Fatal(err)
+			}
+			unlocked := make(chan bool)
+			go func() {
+				time.Sleep(lease / 8) // A finishes its work and unlocks while paused
+				ok, _ := ma.Unlock()
+				unlocked <- ok
+			}()
+			if err := mb.Lock(); err != nil {
+				t.Fatalf("worker-b: %v", err)
+			}
+			if ok := <-unlocked; ok {
+				t.Error("worker-a's late unlock succeeded; want not owner")
+			}
+			if ok, err := mb.Unlock(); !ok || err != nil {
+				t.Fatalf("worker-b unlock: %v %v", ok, err)
+			}
+			var snap proxy.Snapshot
+			t.Cleanup(func() {
+				if t.Failed() {
+					for _, e := range snap.Events {
+						t.Logf("%+v %+v %+v %+v", e, e.Command, e.Lock, e.Finding)
+					}
+				}
+			})
+			eventually(t, "findings", func() bool {
+				snap = p.Snapshot()
+				return len(findings(snap, proxy.FindingReleaseNotOwner)) > 0 && len(findings(snap, proxy.FindingOverlap)) > 0
+			})
+			lanes := map[string]string{}
+			for _, l := range snap.Lanes {
+				lanes[l.Name] = l.Lane
+			}
+			if lanes["worker-a"] == "" || lanes["worker-b"] == "" {
+				t.Fatalf("lanes %+v", snap.Lanes)
+			}
+			overlap := findings(snap, proxy.FindingOverlap)
+			if len(overlap) != 1 || overlap[0].Lane != lanes["worker-b"] || overlap[0].Other != lanes["worker-a"] {
+				t.Fatalf("overlap findings %+v (lanes %v)", overlap, lanes)
+			}
+			if f := findings(snap, proxy.FindingLeaseExpired); len(f) != 1 || f[0].Lane != lanes["worker-a"] {
+				t.Errorf("lease-expired findings %+v", f)
+			}
+			if f := findings(snap, proxy.FindingReleaseNotOwner); len(f) != 1 || f[0].Lane != lanes["worker-a"] {
+				t.Errorf("release-not-owner findings %+v", f)
+			}
+			if f := findings(snap, proxy.FindingReleaseByOther); len(f) != 0 {
+				t.Errorf("release-by-other findings %+v", f)
+			}
+			if txt := cat.Render(sim.SimplifiedChinese, overlap[0].Message); txt == "" || txt[0] == '[' {
+				t.Errorf("overlap in zh-CN: %q", txt)
+			}
+
+			saved, err := p.SaveLesson(context.Background(), proxy.SaveOptions{ID: "redsync-paused", Renderer: cat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(saved.Missing) != 0 {
+				t.Errorf("missing: %v", saved.Missing)
+			}
+			dir := t.TempDir()
+			write := func(name string, b []byte) {
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(saved.LessonFile, saved.Lesson)
+			write(saved.VariantFile, saved.Variant)
+			l, err := sim.Options{Locales: cat.Locales()}.LoadFile(filepath.Join(dir, saved.LessonFile))
+			if err != nil {
+				t.Fatalf("load: %v\n%s\n%s", err, saved.Lesson, saved.Variant)
+			}
+			for _, url := range []string{"", srv.URL} {
+				be, err := backend.Open(context.Background(), backend.Config{URL: url, AllowCustomScripts: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				store, err := be.NewStore()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := sim.NewRunner(l, store)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := r.Run(context.Background()); err != nil {
+					t.Fatalf("replay on %q: %v\n%s", url, err, saved.Lesson)
+				}
+				if f := r.Failures(); len(f) > 0 {
+					t.Errorf("replay on %q: %v\n%s\n%s", url, f, saved.Lesson, saved.Variant)
+				}
+				store.Close(context.Background())
+				be.Close()
+			}
+		})
+	}
+}
+
+func findings(s proxy.Snapshot, code string) []proxy.Finding {
+	var out []proxy.Finding
+	for _, f := range s.Findings {
+		if f.Code == code {
+			out = append(out, f)
+		}
+	}
+	return out
+}
