@@ -38,7 +38,7 @@ func (s *Server) serveClass(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
 	raw := r.PathValue("code")
-	addr := clientAddr(r)
+	addr := s.clientAddr(r)
 	if !s.joinAllowed(addr) {
 		s.classGone(w, r, t, raw, http.StatusTooManyRequests, t.cl.ClassUnknownTitle, t.T("ws.class-joins"))
 		return

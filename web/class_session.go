@@ -145,11 +145,17 @@ func (s *session) startClass(m ClientMessage) {
 		s.sendPresenter(m.ID, "")
 		return
 	}
+	if !s.srv.classes.reserve(s.c.addr) {
+		s.sendErr(m.ID, s.srv.classLimitErr())
+		return
+	}
 	oc, key, err := s.srv.startClass(s.shown(), s.cur)
 	if err != nil {
+		s.srv.classes.unreserve(s.c.addr)
 		s.busErr(m.ID, err)
 		return
 	}
+	s.srv.classes.bind(oc, s.c.addr)
 	s.presentClass(oc)
 	s.sendPresenter(m.ID, key)
 }
@@ -179,10 +185,21 @@ func (s *session) resumeClass(m ClientMessage) {
 		return
 	}
 	s.leaveClass()
+	reserved, ok := s.srv.reserveClass(s.c.addr, st.Code)
+	if !ok {
+		s.sendErr(m.ID, s.srv.classLimitErr())
+		return
+	}
 	oc, err := s.srv.resumeClass(st)
+	if reserved && err != nil {
+		s.srv.classes.unreserve(s.c.addr)
+	}
 	if err != nil {
 		s.busErr(m.ID, err)
 		return
+	}
+	if reserved {
+		s.srv.classes.bind(oc, s.c.addr)
 	}
 	s.presentClass(oc)
 	if s.runner != nil {
