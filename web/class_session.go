@@ -412,6 +412,9 @@ func (s *session) joinClass(m ClientMessage) {
 		return
 	}
 	student := m.Student
+	if s.student != "" {
+		student = s.student // a fresh id on the same connection is no new student
+	}
 	if student == "" {
 		if student, err = classroom.NewStudentID(nil); err != nil {
 			feed.leave(follow)
@@ -423,6 +426,7 @@ func (s *session) joinClass(m ClientMessage) {
 	if m.Lang != "" {
 		s.locale = sim.Locale(m.Lang)
 	}
+	s.student = student
 	s.class = &classLink{code: m.Code, feed: feed, follow: follow, wake: wake, student: student, following: true, answer: map[int]string{}}
 	s.c.follower.Store(follow)
 	s.publishClass(classroom.Message{Kind: classroom.KindJoin, Student: student})

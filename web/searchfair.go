@@ -71,3 +71,10 @@ func (sh *searchShares) release(h *searchHold) {
 	defer sh.mu.Unlock()
 	delete(sh.running, h)
 }
+
+// len is how many slots are held.
+func (sh *searchShares) len() int {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	return len(sh.running)
+}

@@ -33,6 +33,9 @@ type session struct {
 	srv     *Server
 	c       *client
 	slot    *sessionSlot // its place in the server's session table
+	// student is the connection's student id from its first class-join
+	// on: one connection is one student (issue 37, item 5).
+	student string
 	locale  sim.Locale
 	tl      explore.Timeline // what the run runs; Lesson nil before a load
 	store   sim.Store
