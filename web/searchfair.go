@@ -78,3 +78,10 @@ func (sh *searchShares) len() int {
 	defer sh.mu.Unlock()
 	return len(sh.running)
 }
+
+// setClock makes the shares read time from now (tests).
+func (sh *searchShares) setClock(now func() time.Time) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.now = now
+}
