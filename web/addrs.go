@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"lockstep/backend"
 )
 
 // clientAddr is the address a request is counted under (sessions, class
@@ -91,4 +93,28 @@ func ParseTrustedProxies(list string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
+}
+
+// localPeer reports whether r comes from loopback and names no client of
+// a proxy: someone on the server's own machine.
+func localPeer(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback() &&
+		r.Header.Get("X-Forwarded-For") == "" && r.Header.Get("Forwarded") == ""
+}
+
+// visibleInfo is what a hello or a step's error tells a peer of the
+// server's Redis, and its text: everything to a local peer, to anyone
+// else no address or version (issue 37, item 8: every visitor was shown
+// the internal Redis's address and version).
+func visibleInfo(info backend.Info, local bool) (backend.Info, string) {
+	if local || info.Embedded {
+		return info, info.String()
+	}
+	info.Addr, info.Version, info.ReplicaAddr, info.NotOn = "", "", "", ""
+	return info, "a real Redis (the server's -redis)"
 }

@@ -543,7 +543,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.batch = bc
-	c.addr, c.host = s.clientAddr(r), r.Host
+	c.addr, c.host, c.local = s.clientAddr(r), r.Host, localPeer(r)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()
