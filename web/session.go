@@ -30,9 +30,9 @@ const (
 // runner and the store: it handles the page's messages one at a time and the
 // play ticks in between, and it is the only sender on the client's queue.
 type session struct {
-	srv     *Server
-	c       *client
-	slot    *sessionSlot // its place in the server's session table
+	srv  *Server
+	c    *client
+	slot *sessionSlot // its place in the server's session table
 	// student is the connection's student id from its first class-join
 	// on: one connection is one student (issue 37, item 5).
 	student string
