@@ -59,10 +59,13 @@ fuzz:
 # redis-server on a free loopback port. Then bench/classload prints the
 # classroom rows (issue 20): Lockstep server processes and, from its own
 # process, a presenter and up to 10,000 students (ulimit -n 20000).
+# bench/classmem prints what a class costs in memory while it lives and
+# after -class-grace drops it (issue 37).
 bench:
 	@command -v redis-server >/dev/null 2>&1 || $(MAKE) deps
 	$(GO) run ./bench
 	$(GO) run ./bench/classload
+	$(GO) run ./bench/classmem
 
 vet:
 	$(GO) vet ./...
