@@ -1,7 +1,10 @@
 package web
 
 import (
+	"fmt"
+	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,5 +117,42 @@ func TestClassOneStudentOneVote(t *testing.T) {
 	st := p.await(MsgClassStatus, func(m classMsg) bool { return m.Students == 1 })
 	if st.Answered != 1 {
 		p.await(MsgClassStatus, func(m classMsg) bool { return m.Answered == 1 && m.Students == 1 })
+	}
+}
+
+// TestClassPageBusDownAndGlobalJoins (issue 37, item 8): a class page
+// whose bus fails answers 503 with a page in the visitor's language, not
+// the connection's error; and failed joins are bounded across addresses
+// too (Config.ClassJoinGlobalRate), so rotating addresses does not speed
+// up guessing codes.
+func TestClassPageBusDownAndGlobalJoins(t *testing.T) {
+	t.Parallel()
+	bus := classbus.NewMemory(nil)
+	_, down := newTestHTTP(t, Config{ClassBus: bus})
+	_ = bus.Close()
+	body := getPage(t, down.URL, "/class/ABCDEF?lang=zh-TW", http.StatusServiceUnavailable)
+	if strings.Contains(body, "classbus") || !strings.Contains(body, "目前無法連線到課堂") {
+		t.Fatalf("503 page:\n%s", body)
+	}
+
+	_, hs := newTestHTTP(t, Config{ClassJoinRate: 100, ClassJoinBurst: 100,
+		Limits: Limits{TrustedProxies: loopbackProxies, ClassJoinGlobalRate: 0.001, ClassJoinGlobalBurst: 3}})
+	get := func(addr string) int {
+		req, _ := http.NewRequest(http.MethodGet, hs.URL+"/class/ABCDEF", nil)
+		req.Header.Set("X-Forwarded-For", addr)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 3 {
+		if code := get(fmt.Sprintf("198.51.100.%d", i+1)); code != http.StatusNotFound {
+			t.Fatalf("guess %d: %d, want 404", i+1, code)
+		}
+	}
+	if code := get("198.51.100.99"); code != http.StatusTooManyRequests {
+		t.Fatalf("a guess from a fresh address past the global bound: %d, want 429", code)
 	}
 }
