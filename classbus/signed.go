@@ -123,7 +123,8 @@ func (s *Signed) Err() error {
 }
 
 // Subscribe implements Bus: the subscription delivers the messages that
-// verify.
+// verify, through a goroutine of its own (which holds one message more
+// than the inner subscription's buffer before a lag ends it).
 func (s *Signed) Subscribe(ctx context.Context, code string) (Subscription, error) {
 	in, err := s.inner.Subscribe(ctx, code)
 	if err != nil {
