@@ -63,11 +63,14 @@ fuzz:
 # bench/proxyload prints the lock-aware proxy's rows (issue 32):
 # redis-benchmark and a lock/unlock loop through it against Redis directly,
 # its memory per traced event and per connection.
+# bench/classmem prints what a class costs in memory while it lives and
+# after -class-grace drops it (issue 37).
 bench:
 	@command -v redis-server >/dev/null 2>&1 || $(MAKE) deps
 	$(GO) run ./bench
 	$(GO) run ./bench/classload
 	$(GO) run ./bench/proxyload
+	$(GO) run ./bench/classmem
 
 vet:
 	$(GO) vet ./...

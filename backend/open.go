@@ -94,23 +94,23 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 func parseURL(cfg Config) (*redis.Options, []string, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("backend: redis URL %q: %w", cfg.URL, err)
+		return nil, nil, fmt.Errorf("backend: redis URL %q: %w", RedactURL(cfg.URL), urlProblem(err))
 	}
 	var opt *redis.Options
 	var seeds []string
 	if u.Query().Has("addr") {
 		copt, err := redis.ParseClusterURL(cfg.URL)
 		if err != nil {
-			return nil, nil, fmt.Errorf("backend: redis URL %q: %w", cfg.URL, err)
+			return nil, nil, fmt.Errorf("backend: redis URL %q: %w", RedactURL(cfg.URL), urlProblem(err))
 		}
 		opt = &redis.Options{Addr: copt.Addrs[0], Username: copt.Username, Password: copt.Password, TLSConfig: copt.TLSConfig}
 		seeds = copt.Addrs
 	} else if opt, err = redis.ParseURL(cfg.URL); err != nil {
-		return nil, nil, fmt.Errorf("backend: redis URL %q: %w", cfg.URL, err)
+		return nil, nil, fmt.Errorf("backend: redis URL %q: %w", RedactURL(cfg.URL), urlProblem(err))
 	}
 	if cfg.CAFile != "" {
 		if opt.TLSConfig == nil {
-			return nil, nil, fmt.Errorf("backend: a CA file (%s) is for TLS, but the redis URL %q is not rediss://", cfg.CAFile, cfg.URL)
+			return nil, nil, fmt.Errorf("backend: a CA file (%s) is for TLS, but the redis URL %q is not rediss://", cfg.CAFile, RedactURL(cfg.URL))
 		}
 		pool, err := loadCAs(cfg.CAFile)
 		if err != nil {

@@ -91,6 +91,7 @@ func startServer(be *backend.Backend, ls []*sim.Lesson, maxSessions int, idle ti
 		// Every client is on loopback, and each steps back to back: neither
 		// the per-address bound nor the fair share is what is measured.
 		MaxSessionsPerAddr: maxSessions, FairRate: 1e9, FairBurst: 1 << 30,
+		Limits: web.Limits{SessionReserve: -1},
 	}
 	for _, o := range opts {
 		o(&cfg)

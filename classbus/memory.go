@@ -26,7 +26,12 @@ type Memory struct {
 	closed bool
 	subs   map[string]map[*memorySub]struct{}
 	states map[string]memoryState
+	swept  time.Time // when SetState last dropped the expired states
 }
+
+// sweepEvery is how often SetState drops the states whose TTL ran out, so
+// that classes nobody asks about again do not pile up (issue 37, item 3).
+const sweepEvery = time.Minute
 
 type memoryState struct {
 	data    []byte
@@ -90,7 +95,16 @@ func (m *Memory) SetState(ctx context.Context, code string, state []byte, ttl ti
 		return err
 	}
 	defer m.mu.Unlock()
-	m.states[code] = memoryState{data: state, expires: m.now().Add(ttl)}
+	now := m.now()
+	if now.Sub(m.swept) >= sweepEvery {
+		m.swept = now
+		for c, st := range m.states {
+			if !now.Before(st.expires) {
+				delete(m.states, c)
+			}
+		}
+	}
+	m.states[code] = memoryState{data: state, expires: now.Add(ttl)}
 	return nil
 }
 
@@ -174,4 +188,13 @@ type memorySub struct {
 	subscription
 	code string
 	stop func() bool
+}
+
+// Kept returns how many class states the bus keeps (expired ones not yet
+// swept included) and how many classes have subscribers: what a class
+// left behind, for tests and `make bench`.
+func (m *Memory) Kept() (states, channels int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.states), len(m.subs)
 }

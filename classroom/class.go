@@ -170,12 +170,16 @@ func (c *Class) Join(student string, now time.Time) {
 	}
 }
 
-// Leave uncounts a connection of student.
+// Leave uncounts a connection of student. When it was the student's
+// last, its answer to the open question goes too: only the students
+// connected answer (issue 37, item 5: a client that joined, answered and
+// left with a fresh id each time counted as many answers).
 func (c *Class) Leave(student string) {
 	if n := c.students[student]; n > 1 {
 		c.students[student] = n - 1
 	} else {
 		delete(c.students, student)
+		delete(c.answers, student)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // backend.Open: a cluster node's URL gets a cluster client), or, for an
 // empty url, nil: the web server's own classbus.Memory, classes living in
 // the process. close releases it.
-func openClassBus(ctx context.Context, url, caFile string) (bus classbus.Bus, close func(), err error) {
+func openClassBus(ctx context.Context, url, caFile string, secret []byte) (bus classbus.Bus, close func(), err error) {
 	if url == "" {
 		return nil, func() {}, nil
 	}
@@ -21,5 +21,14 @@ func openClassBus(ctx context.Context, url, caFile string) (bus classbus.Bus, cl
 		return nil, nil, err
 	}
 	r := classbus.NewRedis(be.Client(), classbus.RedisOptions{})
-	return r, func() { r.Close(); be.Close() }, nil
+	if secret == nil {
+		return r, func() { r.Close(); be.Close() }, nil
+	}
+	s, err := classbus.NewSigned(r, secret)
+	if err != nil {
+		r.Close()
+		be.Close()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(); be.Close() }, nil
 }

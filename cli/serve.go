@@ -24,6 +24,7 @@ const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
 const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS]]
+                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
@@ -50,6 +51,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	proxyAddr := fs.String("proxy", "", "also run the lock-aware Redis proxy (`lockstep proxy`) on this address, in front of the same Redis as the lessons (-redis, or an embedded one of its own); keep it on loopback")
 	proxyFlags := fs.proxyFlags("proxy-")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
+	lim := limitFlags(fs.FlagSet) // issue 37's bounds (serve_limits.go)
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
 	}
@@ -75,6 +77,11 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			hosts = append(hosts, h)
 		}
 	}
+	limits, secret, err := lim.parse(*classRedis, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "lockstep: %v\n", err)
+		return ExitInvalid
+	}
 	peers, err := parsePeers(*classPeers, *classRedis)
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: flag -classroom-peers: %v\n", err)
@@ -91,7 +98,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer be.Close()
-	bus, closeBus, err := openClassBus(ctx, *classRedis, *redisCA)
+	bus, closeBus, err := openClassBus(ctx, *classRedis, *redisCA, secret)
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: flag -classroom-redis: %v\n", err)
 		return ExitInvalid
@@ -123,7 +130,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv, err := web.New(web.Config{
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus, ClassPeers: peers,
-		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle,
+		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle, Limits: limits,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

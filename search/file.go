@@ -70,6 +70,9 @@ const (
 	DefaultDepth = 8
 	MaxDepth     = 16
 	MaxActors    = 4
+	// MaxAdvance bounds the advance list: each amount is a branch of every
+	// state (issue 37, item 6).
+	MaxAdvance = 16
 	// maxFileBytes bounds what Decode reads.
 	maxFileBytes = 64 << 10
 )

@@ -168,8 +168,13 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 	frontier := []*node{root}
 	paths := map[string][]sim.Step{} // invariant -> shortest breaking timeline
 	var stopped error
+	partial := false // the state bound was reached inside a depth
 	for depth := 1; depth <= f.Depth && len(frontier) > 0; depth++ {
-		results, err := expand(ctx, f, workers, frontier, seen)
+		room := 0
+		if cfg.MaxStates > 0 {
+			room = max(1, cfg.MaxStates-len(seen))
+		}
+		results, cut, err := expand(ctx, f, workers, frontier, seen, room)
 		if err != nil && ctx.Err() != nil {
 			stopped = fmt.Errorf("search: %s: stopped during depth %d: %w", f.Path, depth, ctx.Err())
 			break
@@ -178,7 +183,7 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		var next []*node
-		for i, p := range frontier {
+		for i, p := range frontier[:cut] {
 			for _, c := range results[i] {
 				res.Transitions++
 				for _, v := range c.violations {
@@ -196,6 +201,12 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 			}
 		}
 		res.States = len(seen)
+		if cut < len(frontier) {
+			// Stopped inside the depth: its first cut nodes are counted
+			// (in frontier order, so every run stops at the same place).
+			partial = true
+			break
+		}
 		res.Reached = depth
 		frontier = next
 		if cfg.Progress != nil {
@@ -205,10 +216,12 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 			break
 		}
 	}
-	res.Complete = res.Reached == f.Depth || len(frontier) == 0 && len(paths) < len(f.Invariants)
+	res.Complete = !partial && (res.Reached == f.Depth || len(frontier) == 0 && len(paths) < len(f.Invariants))
 	switch {
 	case stopped != nil:
 		res.End = EndStopped
+	case partial:
+		res.End = EndMaxStates
 	case res.Complete:
 		res.End = EndComplete
 	case len(paths) == len(f.Invariants):
@@ -238,9 +251,37 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 // expand runs every move from every node of the frontier, on the workers
 // in parallel, and returns each node's transitions in move order. A child
 // whose state seen already holds is returned without its branch.
-func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[stateID]bool) ([][]child, error) {
-	results := make([][]child, len(frontier))
+//
+// room > 0 bounds the new states of the depth as they are found, not
+// after it (issue 37, item 6: one depth of a search reached 1.95 GB): the
+// nodes' new states are counted in frontier order, and once the first cut
+// nodes have more than room, no node past them is started and cut says
+// how many of results count; else cut is len(frontier).
+func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[stateID]bool, room int) (results [][]child, cut int, err error) {
+	results = make([][]child, len(frontier))
 	var next atomic.Int64
+	var cutAt atomic.Int64
+	cutAt.Store(int64(len(frontier)))
+	var countMu sync.Mutex
+	done := make([]bool, len(frontier))
+	counted := 0 // frontier[:counted] are done and counted
+	fresh := map[stateID]bool{}
+	finished := func(i int) {
+		countMu.Lock()
+		defer countMu.Unlock()
+		done[i] = true
+		for counted < len(frontier) && done[counted] && int64(counted) < cutAt.Load() {
+			for _, c := range results[counted] {
+				if c.fresh {
+					fresh[c.id] = true
+				}
+			}
+			counted++
+			if room > 0 && len(fresh) > room && counted < len(frontier) {
+				cutAt.Store(int64(counted))
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, len(workers))
 	ctx, cancel := context.WithCancel(ctx)
@@ -251,7 +292,7 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(frontier) || ctx.Err() != nil {
+				if i >= len(frontier) || int64(i) >= cutAt.Load() || ctx.Err() != nil {
 					return
 				}
 				cs, err := w.expandNode(ctx, f, frontier[i], seen)
@@ -265,19 +306,20 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 				// rather than after the whole depth (less for the
 				// collector to scan meanwhile).
 				frontier[i].branch = nil
+				finished(i)
 			}
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return results, nil
+	return results, int(cutAt.Load()), nil
 }
 
 func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stateID]bool) ([]child, error) {

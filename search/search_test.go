@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"lockstep/backend"
 	"lockstep/internal/redistest"
@@ -244,5 +245,40 @@ func TestRunMaxStatesEnd(t *testing.T) {
 	res := run(t, parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, true, 8)), Config{MaxStates: 50})
 	if res.Complete || res.End != EndMaxStates || res.States <= 50 || res.Reached >= 8 {
 		t.Errorf("complete %v, end %q, states %d, reached %d: want a stop by the state bound", res.Complete, res.End, res.States, res.Reached)
+	}
+}
+
+// The state bound is checked as a depth's states are found, not after
+// the depth (issue 37, item 6): a search stops within one node's moves
+// past the bound, at the same place on every run and with any number of
+// workers.
+func TestRunMaxStatesInsideDepth(t *testing.T) {
+	f := parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, true, 8))
+	perNode := len(f.Actors)*len(f.Moves) + len(f.Advance)
+	var first *Result
+	for _, workers := range []int{1, 2} {
+		res := run(t, f, Config{MaxStates: 50, Workers: workers})
+		if res.End != EndMaxStates || res.Complete || res.States <= 50 || res.States > 50+perNode {
+			t.Fatalf("workers %d: end %q, states %d: want a stop past 50 within %d more", workers, res.End, res.States, perNode)
+		}
+		if first == nil {
+			first = res
+		} else if res.States != first.States || res.Reached != first.Reached || res.Transitions != first.Transitions {
+			t.Fatalf("workers 2: states %d, reached %d, transitions %d; workers 1: %d, %d, %d",
+				res.States, res.Reached, res.Transitions, first.States, first.Reached, first.Transitions)
+		}
+	}
+}
+
+// A file with more clock moves than search.MaxAdvance is refused, naming
+// the field.
+func TestValidateAdvanceListBound(t *testing.T) {
+	f := parse(t, "tc.yaml", fmt.Sprintf(tokenCountShape, true, 8))
+	for i := range MaxAdvance + 1 {
+		f.Advance = append(f.Advance, time.Duration(i+100)*time.Millisecond)
+	}
+	errs := Validate(f)
+	if len(errs) == 0 || errs[0].Path != "advance" {
+		t.Fatalf("errors %v: want one on advance", errs)
 	}
 }

@@ -172,6 +172,10 @@ func Validate(f *File) sim.LoadErrors {
 			bad(posAt(f.at.move, i), path, "search.listed-twice", []any{"Field", "moves", "Value", string(m)}, "moves: %q is listed twice", m)
 		}
 	}
+	if len(f.Advance) > MaxAdvance {
+		bad(f.at.advance, "advance", "search.list-long", []any{"Field", "advance", "Max", MaxAdvance, "Got", len(f.Advance)},
+			"advance: want at most %d amounts, got %d", MaxAdvance, len(f.Advance))
+	}
 	for i, d := range f.Advance {
 		path := fmt.Sprintf("advance[%d]", i+1)
 		switch {

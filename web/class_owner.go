@@ -33,6 +33,10 @@ type ownedClass struct {
 	// both follow the class; done is closed when run ends.
 	presenters map[chan struct{}]struct{}
 	done       chan struct{}
+	// stop is closed when the class retires, which ends run at once;
+	// unheld is when its last presenter's page left (classlimits.go).
+	stop   chan struct{}
+	unheld time.Time
 }
 
 // startClass makes a class owned by this server, showing shown at step,
@@ -84,7 +88,7 @@ func (s *Server) own(c *classroom.Class, kind string) (*ownedClass, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: class bus: %w", err)
 	}
-	oc := &ownedClass{srv: s, c: c, presenters: map[chan struct{}]struct{}{}, done: make(chan struct{})}
+	oc := &ownedClass{srv: s, c: c, presenters: map[chan struct{}]struct{}{}, done: make(chan struct{}), stop: make(chan struct{})}
 	oc.mu.Lock()
 	err = oc.publishLocked(ctx, kind, time.Now())
 	oc.mu.Unlock()
@@ -174,12 +178,14 @@ func (oc *ownedClass) attach(w chan struct{}) {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
 	oc.presenters[w] = struct{}{}
+	oc.unheld = time.Time{}
 }
 
 func (oc *ownedClass) detach(w chan struct{}) {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
 	delete(oc.presenters, w)
+	oc.unheldLocked()
 }
 
 // notify wakes every presenter session of the class, without waiting.
@@ -213,6 +219,7 @@ func (oc *ownedClass) retire() {
 func (oc *ownedClass) retireLocked() {
 	if !oc.retired {
 		oc.retired = true
+		close(oc.stop)
 		oc.notifyLocked()
 	}
 }
@@ -231,6 +238,7 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 			delete(s.owned, oc.c.Code())
 		}
 		s.classMu.Unlock()
+		s.classes.release(oc)
 	}()
 	timer := time.NewTimer(oc.nextCheck())
 	defer timer.Stop()
@@ -271,6 +279,8 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 			}
 			timer.Reset(oc.nextCheck())
 		case <-s.ctx.Done():
+			return
+		case <-oc.stop:
 			return
 		}
 	}

@@ -38,7 +38,7 @@ func (s *Server) serveClass(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
 	raw := r.PathValue("code")
-	addr := clientAddr(r)
+	addr := s.clientAddr(r)
 	if !s.joinAllowed(addr) {
 		s.classGone(w, r, t, raw, http.StatusTooManyRequests, t.cl.ClassUnknownTitle, t.T("ws.class-joins"))
 		return
@@ -55,7 +55,8 @@ func (s *Server) serveClass(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.logf("web: class page: %v", err)
-		http.Error(w, "web: class bus: "+err.Error(), http.StatusServiceUnavailable)
+		// The cause is the operator's to read (the log), not the visitor's.
+		s.classGone(w, r, t, code, http.StatusServiceUnavailable, t.T("ClassUnavailableTitle"), t.T("ws.class-unavailable"))
 		return
 	case st.Ended:
 		s.classGone(w, r, t, code, http.StatusGone, t.cl.ClassEndedTitle, t.cl.ClassEndedBody)
@@ -179,9 +180,12 @@ func (j *joinLimits) limiter(addr string) *rate.Limiter {
 	return l
 }
 
-// joinAllowed reports whether addr may try to join a class now.
-func (s *Server) joinAllowed(addr string) bool { return s.joins.limiter(addr).Tokens() >= 1 }
+// joinAllowed reports whether addr may try to join a class now: it and
+// all addresses together (classlimits.go) have a token left.
+func (s *Server) joinAllowed(addr string) bool {
+	return s.joins.limiter(addr).Tokens() >= 1 && s.globalJoinAllowed()
+}
 
 // joinFailed takes a token from addr: it asked for a class that does not
 // exist.
-func (s *Server) joinFailed(addr string) { s.joins.limiter(addr).Allow() }
+func (s *Server) joinFailed(addr string) { s.joins.limiter(addr).Allow(); s.globalJoinFailed() }

@@ -145,11 +145,17 @@ func (s *session) startClass(m ClientMessage) {
 		s.sendPresenter(m.ID, "")
 		return
 	}
+	if !s.srv.classes.reserve(s.c.addr) {
+		s.sendErr(m.ID, s.srv.classLimitErr())
+		return
+	}
 	oc, key, err := s.srv.startClass(s.shown(), s.cur)
 	if err != nil {
+		s.srv.classes.unreserve(s.c.addr)
 		s.busErr(m.ID, err)
 		return
 	}
+	s.srv.classes.bind(oc, s.c.addr)
 	s.presentClass(oc)
 	s.sendPresenter(m.ID, key)
 }
@@ -179,10 +185,21 @@ func (s *session) resumeClass(m ClientMessage) {
 		return
 	}
 	s.leaveClass()
+	reserved, ok := s.srv.reserveClass(s.c.addr, st.Code)
+	if !ok {
+		s.sendErr(m.ID, s.srv.classLimitErr())
+		return
+	}
 	oc, err := s.srv.resumeClass(st)
+	if reserved && err != nil {
+		s.srv.classes.unreserve(s.c.addr)
+	}
 	if err != nil {
 		s.busErr(m.ID, err)
 		return
+	}
+	if reserved {
+		s.srv.classes.bind(oc, s.c.addr)
 	}
 	s.presentClass(oc)
 	if s.runner != nil {
@@ -395,6 +412,9 @@ func (s *session) joinClass(m ClientMessage) {
 		return
 	}
 	student := m.Student
+	if s.student != "" {
+		student = s.student // a fresh id on the same connection is no new student
+	}
 	if student == "" {
 		if student, err = classroom.NewStudentID(nil); err != nil {
 			feed.leave(follow)
@@ -406,6 +426,7 @@ func (s *session) joinClass(m ClientMessage) {
 	if m.Lang != "" {
 		s.locale = sim.Locale(m.Lang)
 	}
+	s.student = student
 	s.class = &classLink{code: m.Code, feed: feed, follow: follow, wake: wake, student: student, following: true, answer: map[int]string{}}
 	s.c.follower.Store(follow)
 	s.publishClass(classroom.Message{Kind: classroom.KindJoin, Student: student})

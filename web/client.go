@@ -45,6 +45,9 @@ type client struct {
 	// the messages queued together in one write (batchconn.go); nil: one
 	// write each.
 	batch *batchConn
+	// local: a loopback peer not behind a proxy, which the hello tells
+	// the Redis's address and version (visibleInfo).
+	local bool
 	// addr is the client's address (clientAddr), host the Host its
 	// handshake was sent to (a class's join address, without
 	// Config.ClassURLs).

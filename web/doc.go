@@ -265,8 +265,10 @@
 // gorilla/websocket's chat example) and a session goroutine that owns the
 // run; a table under a lock bounds the sessions: Config.MaxSessions in
 // all and Config.MaxSessionsPerAddr (20) per client address, the peer's
-// IP or, for a peer on loopback (a reverse proxy), the last address of
-// its X-Forwarded-For (else Forwarded's for=). When the server is full, a
+// IP (an IPv6 address by its /64) or, for a peer in Config.TrustedProxies
+// (a reverse proxy; none by default), the last address of its
+// X-Forwarded-For (else Forwarded's for=); the last Config.SessionReserve
+// places are kept for addresses with no session open. When the server is full, a
 // new connection closes the session idle longest, if idle for
 // Config.IdleGrace (2 minutes) or more, with close code 4000, and takes
 // its place; else it is refused (busy, 1013). The server pings every

@@ -337,7 +337,7 @@ func (s *Server) serveLock(w http.ResponseWriter, r *http.Request) {
 	if enc, err := s.encodeTimeline(tl); err == nil {
 		p.SandboxURL = exploreURL(enc, 0, loc, false)
 	}
-	release, ok := s.takeLockTable(clientAddr(r))
+	release, ok := s.takeLockTable(s.clientAddr(r))
 	if !ok {
 		p.TableNote = t.T("LockTableBusy")
 		writePage(w, r, http.StatusServiceUnavailable, templates.LockStart(p))

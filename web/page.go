@@ -93,7 +93,7 @@ func (s *Server) lessonBadge(t *translator, l *sim.Lesson) templates.BackendBadg
 		if s.cfg.Backend.Info().Embedded {
 			return templates.BackendBadge{Embedded: true, Pair: true, Label: t.T("BackendEmbeddedNodes", "Nodes", l.Nodes)}
 		}
-		return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnNodes", "Nodes", l.Nodes, "Addr", s.cfg.Backend.Info().Addr)}
+		return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnNodes", "Nodes", l.Nodes)}
 	}
 	if !l.Replica {
 		return s.badge(t)
@@ -102,7 +102,7 @@ func (s *Server) lessonBadge(t *translator, l *sim.Lesson) templates.BackendBadg
 	if info.Embedded {
 		return templates.BackendBadge{Embedded: true, Pair: true, Label: t.T("BackendEmbeddedPair")}
 	}
-	return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnPair", "Addr", info.Addr)}
+	return templates.BackendBadge{Pair: true, Label: t.T("BackendOwnPair")}
 }
 
 func (s *Server) badge(t *translator) templates.BackendBadge {
@@ -110,7 +110,9 @@ func (s *Server) badge(t *translator) templates.BackendBadge {
 	if info.Embedded {
 		return templates.BackendBadge{Embedded: true, Label: t.T("BackendEmbedded")}
 	}
-	return templates.BackendBadge{Label: t.T("BackendReal", "Version", info.Version, "Addr", info.Addr)}
+	// Not the address or version: every visitor sees the header (issue 37,
+	// item 8); the operator sees them where the server starts.
+	return templates.BackendBadge{Label: t.T("BackendReal")}
 }
 
 // site is the site header's part of a page in loc, with nav marked as the

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"lockstep/explore"
@@ -234,6 +235,8 @@ type runningSearch struct {
 	cancel context.CancelFunc
 	// why is set by the session before it cancels: "stop" (the page asked).
 	why string
+	// shared: another address's search took its slot (searchfair.go).
+	shared atomic.Bool
 	// progress carries the progress after each depth (dropped when the
 	// session lags: the next one says more); result the one result.
 	progress chan SearchProgressMessage
@@ -311,6 +314,10 @@ func (s *session) startSearch(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeSearchRunning, "search-running"))
 		return
 	}
+	if err := checkSearchLists(m.Search); err != nil {
+		s.sendErr(m.ID, err)
+		return
+	}
 	var def *sim.VariantDef
 	if m.Search != nil && m.Search.Lock != "" && m.Search.File == "" {
 		d, _, err := s.srv.decodeLock(m.Search.Lock)
@@ -326,19 +333,19 @@ func (s *session) startSearch(m ClientMessage) {
 		return
 	}
 	srv := s.srv
-	select {
-	case srv.searchSlots <- struct{}{}:
-	default:
-		s.sendErr(m.ID, perr(ErrCodeSearchFull, "search-full", "Max", srv.cfg.MaxSearches))
-		return
-	}
 	ctx, cancel := context.WithTimeout(srv.ctx, srv.cfg.SearchTimeout)
 	rs := &runningSearch{re: m.ID, file: f, cancel: cancel,
 		progress: make(chan SearchProgressMessage, 8), result: make(chan searchOutcome, 1), done: make(chan struct{})}
+	hold := srv.searchFair.take(s.c.addr, func() { rs.shared.Store(true); cancel() }) // searchfair.go
+	if hold == nil {
+		cancel()
+		s.sendErr(m.ID, perr(ErrCodeSearchFull, "search-full", "Max", srv.cfg.MaxSearches))
+		return
+	}
 	s.search = rs
 	go func() {
 		defer close(rs.done)
-		defer func() { <-srv.searchSlots }()
+		defer srv.searchFair.release(hold)
 		defer cancel()
 		start := time.Now()
 		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.SearchWorkers, MaxStates: srv.cfg.SearchMaxStates,
@@ -434,6 +441,9 @@ func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutc
 		msg.Stopped, summary = "stop", "SearchStoppedStop"
 		if rs.why != "stop" && errors.Is(out.err, context.DeadlineExceeded) {
 			msg.Stopped, summary = "time", "SearchStoppedTime"
+		}
+		if rs.why != "stop" && rs.shared.Load() {
+			msg.Stopped, summary = "shared", "SearchStoppedShared"
 		}
 	}
 	msg.Summary = t.T(summary, "Depth", res.Reached, "MaxDepth", f.Depth, "States", res.States, "Transitions", res.Transitions,

@@ -177,7 +177,7 @@ func TestSearchServerCap(t *testing.T) {
 	}
 	_ = a.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
 	a.conn.Close()
-	waitFor(t, "the first search to end with its page", func() bool { return len(srv.searchSlots) == 0 })
+	waitFor(t, "the first search to end with its page", func() bool { return srv.searchFair.len() == 0 })
 	b.send(map[string]any{"type": MsgSearch, "id": 2, "search": ownerShape})
 	if _, res := b.searchUntilResult(2); !res.Complete {
 		t.Errorf("after the first page left: %+v", res)

@@ -89,8 +89,8 @@ type Config struct {
 	// DefaultMessageBurst.
 	MessageBurst int
 	// MaxSessionsPerAddr bounds the sessions open at once from one client
-	// address (the peer's IP, or for a peer on loopback that sets
-	// X-Forwarded-For, the proxy's client: see clientAddr); 0 means
+	// address (the peer's IP, an IPv6 address by its /64, or for a peer in
+	// TrustedProxies, the client it names: see clientAddr); 0 means
 	// DefaultMaxSessionsPerAddr. A connection over it gets an error message
 	// of code busy and close code 1013.
 	MaxSessionsPerAddr int
@@ -183,6 +183,9 @@ type Config struct {
 	PlainPages bool
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
+
+	// The bounds of issue 37 (docs/security.md; defaults in limits.go).
+	Limits
 }
 
 // Server serves the course page, the player pages, the static files and the
@@ -204,10 +207,8 @@ type Server struct {
 	peers     []string // Config.ClassPeers as parsePeers returns them
 	csp       string   // contentSecurityPolicy of peers
 	gate      *workGate
-	// searchSlots holds a token per running search (Config.MaxSearches);
-	// searchBackend runs them: the server's Redis when it is a real one,
+	// searchBackend runs the searches: the server's Redis when it is a real one,
 	// else an embedded one per worker.
-	searchSlots   chan struct{}
 	searchBackend *search.Backend
 	ctx           context.Context
 	cancel        context.CancelFunc
@@ -234,6 +235,11 @@ type Server struct {
 	owned    map[string]*ownedClass
 	feeds    map[string]*classFeed
 	joins    joinLimits
+	// classes counts the classes owned here, per presenter's address
+	// (classlimits.go); searchFair shares the search slots between
+	// addresses (searchfair.go).
+	classes    classCounts
+	searchFair *searchShares
 
 	mu       sync.Mutex
 	closed   bool
@@ -272,6 +278,7 @@ func New(cfg Config) (*Server, error) {
 	defaultIfUnset(&cfg.ClassIdle, DefaultClassIdle)
 	defaultIfUnset(&cfg.ClassJoinRate, DefaultClassJoinRate)
 	defaultIfUnset(&cfg.ClassJoinBurst, DefaultClassJoinBurst)
+	cfg.Limits.setDefaults(cfg.MaxSessions)
 	if cfg.Catalog == nil {
 		c, err := catalog.New()
 		if err != nil {
@@ -298,7 +305,6 @@ func New(cfg Config) (*Server, error) {
 		lockTables: make(chan struct{}, cfg.MaxSearches),
 		lockAddrs:  map[string]bool{},
 
-		searchSlots:   make(chan struct{}, cfg.MaxSearches),
 		searchBackend: searchBackendOf(cfg.Backend),
 
 		classBus: cfg.ClassBus,
@@ -306,6 +312,7 @@ func New(cfg Config) (*Server, error) {
 		feeds:    map[string]*classFeed{},
 		joins:    joinLimits{rate: rate.Limit(cfg.ClassJoinRate), burst: cfg.ClassJoinBurst},
 	}
+	s.initLimits()
 	peers, origins, err := parsePeers(cfg.ClassPeers)
 	if err != nil {
 		return nil, err
@@ -329,7 +336,7 @@ func New(cfg Config) (*Server, error) {
 		s.index[l.ID] = i
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.IdleGrace)
+	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
 	// The pages and the websocket, by method and path (net/http patterns).
@@ -546,7 +553,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(compressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.batch = bc
-	c.addr, c.host = clientAddr(r), r.Host
+	c.addr, c.host, c.local = s.clientAddr(r), r.Host, localPeer(r)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()
@@ -556,7 +563,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.refuse(c, refusedFull)
 		return
 	}
-	slot, why := s.table.add(clientAddr(r))
+	slot, why := s.table.add(c.addr)
 	if why != admitted {
 		s.mu.Unlock()
 		s.refuse(c, why)

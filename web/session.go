@@ -30,9 +30,12 @@ const (
 // runner and the store: it handles the page's messages one at a time and the
 // play ticks in between, and it is the only sender on the client's queue.
 type session struct {
-	srv     *Server
-	c       *client
-	slot    *sessionSlot // its place in the server's session table
+	srv  *Server
+	c    *client
+	slot *sessionSlot // its place in the server's session table
+	// student is the connection's student id from its first class-join
+	// on: one connection is one student (issue 37, item 5).
+	student string
 	locale  sim.Locale
 	tl      explore.Timeline // what the run runs; Lesson nil before a load
 	store   sim.Store
@@ -133,8 +136,8 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 	idle := time.NewTimer(s.cfg.IdleTimeout)
 	defer idle.Stop()
 	active := time.Now()
-	info := s.cfg.Backend.Info()
-	if !sess.send(HelloMessage{Type: MsgHello, Protocol: ProtocolVersion, Backend: info, BackendTxt: info.String(), MaxMessage: s.cfg.ReadLimit}) {
+	info, infoText := visibleInfo(s.cfg.Backend.Info(), c.local)
+	if !sess.send(HelloMessage{Type: MsgHello, Protocol: ProtocolVersion, Backend: info, BackendTxt: infoText, MaxMessage: s.cfg.ReadLimit}) {
 		return
 	}
 	for {
@@ -497,8 +500,9 @@ func (s *session) runTo(target int) error {
 			// The backend in the page's language where the catalogue
 			// words it; the error's own text (go-redis's, Redis's) is
 			// quoted as it came.
-			var be any = s.srv.cfg.Backend.Info().String()
-			if m, ok := s.srv.cfg.Backend.Info().Message(); ok {
+			info, text := visibleInfo(s.srv.cfg.Backend.Info(), s.c.local)
+			var be any = text
+			if m, ok := info.Message(); ok && s.c.local {
 				be = m
 			}
 			return perr(ErrCodeRedis, "step-failed", "Step", step, "Backend", be, "Reason", err.Error())

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net"
-	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -18,10 +17,17 @@ import (
 // it has been idle for Config.IdleGrace. The sessions never talk to each
 // other, so there is nothing to broadcast and no hub goroutine: a table
 // under a lock is all the bounds need.
+//
+// The last Config.SessionReserve places are kept for addresses that have
+// no session open (issue 37, item 7: five addresses of twenty busy
+// sessions each filled a server of 100, and the next visitor got busy): an
+// address with sessions open already takes a new one only below
+// max-reserve (or in place of a session idle for the grace).
 type sessionTable struct {
 	mu      sync.Mutex
 	max     int
 	perAddr int
+	reserve int
 	grace   time.Duration
 	now     atomic.Pointer[func() time.Time] // time.Now; a test's clock
 	open    map[*sessionSlot]struct{}
@@ -50,8 +56,8 @@ const (
 	refusedAddr
 )
 
-func newSessionTable(max, perAddr int, grace time.Duration) *sessionTable {
-	t := &sessionTable{max: max, perAddr: perAddr, grace: grace,
+func newSessionTable(max, perAddr, reserve int, grace time.Duration) *sessionTable {
+	t := &sessionTable{max: max, perAddr: perAddr, reserve: min(reserve, max-1), grace: grace,
 		open: map[*sessionSlot]struct{}{}, byAddr: map[string]int{}}
 	t.setClock(time.Now)
 	return t
@@ -75,7 +81,11 @@ func (t *sessionTable) add(addr string) (*sessionSlot, refusal) {
 		return nil, refusedAddr
 	}
 	now := t.clock()
-	if len(t.open) >= t.max {
+	limit := t.max
+	if t.byAddr[addr] > 0 {
+		limit = t.max - t.reserve // the reserve is for addresses with nothing open
+	}
+	if len(t.open) >= limit {
 		var idlest *sessionSlot
 		for s := range t.open {
 			if idlest == nil || s.last.Load() < idlest.last.Load() {
@@ -125,34 +135,6 @@ func (t *sessionTable) len() int {
 	return len(t.open)
 }
 
-// clientAddr is the address a request's session is counted under: the
-// peer's IP, or, for a peer on loopback (a reverse proxy on the same
-// machine, which package doc's X-Forwarded-For rule already trusts), the
-// client the proxy names: the last address of X-Forwarded-For (the one the
-// proxy added), else the last for= of Forwarded. A peer elsewhere cannot
-// choose its address by setting the header.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	peer, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	peer = peer.Unmap()
-	if !peer.IsLoopback() {
-		return peer.String()
-	}
-	if a, ok := lastForwarded(r.Header.Values("X-Forwarded-For"), ""); ok {
-		return a
-	}
-	if a, ok := lastForwarded(r.Header.Values("Forwarded"), "for="); ok {
-		return a
-	}
-	return peer.String()
-}
-
 // lastForwarded is the last address of the comma-separated header values
 // (each element's prefix field, such as for=, when prefix is set), when it
 // is an IP address.
@@ -182,5 +164,5 @@ func lastForwarded(values []string, prefix string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return a.Unmap().String(), true
+	return addrKey(a), true
 }

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -34,7 +36,7 @@ func (c *fakeClock) advance(d time.Duration) {
 // X-Forwarded-For, still get theirs.
 func TestSessionsPerAddressLimit(t *testing.T) {
 	t.Parallel()
-	srv, hs := newTestHTTP(t, Config{MaxSessions: 10, MaxSessionsPerAddr: 2})
+	srv, hs := newTestHTTP(t, Config{MaxSessions: 10, MaxSessionsPerAddr: 2, Limits: Limits{TrustedProxies: loopbackProxies}})
 	for i := 0; i < 2; i++ {
 		dial(t, hs, nil).expect(MsgHello)
 	}
@@ -118,15 +120,62 @@ func TestClientAddr(t *testing.T) {
 		{"127.0.0.1:1234", http.Header{"X-Forwarded-For": {"10.0.0.1, 203.0.113.9"}}, "203.0.113.9"},
 		{"127.0.0.1:1234", http.Header{"X-Forwarded-For": {"10.0.0.1", "203.0.113.8"}}, "203.0.113.8"},
 		{"[::1]:1234", http.Header{"X-Forwarded-For": {"junk"}}, "::1"},
-		{"[::1]:1234", http.Header{"Forwarded": {`for=192.0.2.60;proto=http, for="[2001:db8::1]:80"`}}, "2001:db8::1"},
+		{"[::1]:1234", http.Header{"Forwarded": {`for=192.0.2.60;proto=http, for="[2001:db8::1]:80"`}}, "2001:db8::/64"},
+		{"[2001:db8:1:2:3::9]:1234", nil, "2001:db8:1:2::/64"}, // IPv6 counts by its /64
 		{"[::ffff:127.0.0.1]:1234", http.Header{"X-Forwarded-For": {"::ffff:198.51.100.2"}}, "198.51.100.2"},
 	} {
 		r := &http.Request{RemoteAddr: c.remote, Header: c.header}
 		if r.Header == nil {
 			r.Header = http.Header{}
 		}
-		if got := clientAddr(r); got != c.want {
+		if got := clientAddrTrusting(r, loopbackProxies); got != c.want {
 			t.Errorf("%s %v: %q, want %q", c.remote, c.header, got, c.want)
 		}
+	}
+}
+
+// loopbackProxies trusts a proxy on loopback: the test's dialer, which
+// names its clients in X-Forwarded-For.
+var loopbackProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
+// TestSessionsFairAcrossAddresses (issue 37, item 7): forwarded headers
+// count only from a proxy named in Config.TrustedProxies (by default a
+// local process cannot pick its address), an IPv6 /64 is one address, and
+// the last Config.SessionReserve sessions are kept for addresses with
+// nothing open, so a few busy addresses cannot lock a new visitor out.
+func TestSessionsFairAcrossAddresses(t *testing.T) {
+	t.Parallel()
+	// No trusted proxy: X-Forwarded-For from loopback is not believed.
+	_, plain := newTestHTTP(t, Config{MaxSessions: 10, MaxSessionsPerAddr: 2})
+	for i := range 2 {
+		dial(t, plain, http.Header{"X-Forwarded-For": {fmt.Sprintf("203.0.113.%d", i+1)}}).expect(MsgHello)
+	}
+	if m := dial(t, plain, http.Header{"X-Forwarded-For": {"203.0.113.3"}}).read(); m.Code != ErrCodeBusy {
+		t.Fatalf("a third faked address from one peer: %+v, want busy", m)
+	}
+
+	srv, hs := newTestHTTP(t, Config{MaxSessions: 10, MaxSessionsPerAddr: 4, Limits: Limits{TrustedProxies: loopbackProxies, SessionReserve: 2}})
+	from := func(addr string) *wsClient { return dial(t, hs, http.Header{"X-Forwarded-For": {addr}}) }
+	// One /64: four sessions, then busy, whatever the interface id.
+	for i := range 4 {
+		from(fmt.Sprintf("2001:db8:0:1::%x", i+1)).expect(MsgHello)
+	}
+	if m := from("2001:db8:0:1:ffff::1").read(); m.Code != ErrCodeBusy {
+		t.Fatalf("a fifth session of one /64: %+v, want busy", m)
+	}
+	// Another address takes four more, up to max-reserve (8); a third
+	// address with nothing open gets a place of the reserve, but not a
+	// second one (it has a session open now)…
+	for range 4 {
+		from("192.0.2.1").expect(MsgHello)
+	}
+	from("192.0.2.2").expect(MsgHello)
+	if m := from("192.0.2.2").read(); m.Code != ErrCodeBusy {
+		t.Fatalf("past max-reserve from an address with a session: %+v, want busy", m)
+	}
+	// …so the last place is still there for the next new visitor.
+	from("198.51.100.7").expect(MsgHello)
+	if n := srv.Sessions(); n != 10 {
+		t.Errorf("%d sessions, want 10", n)
 	}
 }

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"lockstep/classbus"
+	"lockstep/web"
+)
+
+// ClassroomSecretEnv is the environment variable that gives the class
+// secret when -classroom-secret is not set (a flag shows in ps).
+const ClassroomSecretEnv = "LOCKSTEP_CLASSROOM_SECRET"
+
+// serveLimits are the flags of issue 37's bounds (docs/security.md).
+type serveLimits struct {
+	trusted         *string
+	reserve         *int
+	maxClasses      *int
+	classesPerAddr  *int
+	classGrace      *time.Duration
+	classroomSecret *string
+}
+
+// limitFlags defines the flags of web.Limits on fs.
+func limitFlags(fs *flag.FlagSet) *serveLimits {
+	return &serveLimits{
+		trusted: fs.String("trusted-proxies", "", "comma-separated addresses or CIDR prefixes of reverse proxies whose X-Forwarded-For names the client (e.g. 127.0.0.1/32); by default no peer is trusted, loopback included"),
+		reserve: fs.Int("session-reserve", 0, "sessions kept for addresses with none open (0: a tenth of -max-sessions; -1: none)"),
+		maxClasses: fs.Int("max-classes", web.DefaultMaxClasses,
+			"most classes this server runs at once"),
+		classesPerAddr: fs.Int("max-classes-per-addr", web.DefaultMaxClassesPerAddr,
+			"most classes started or resumed from one client address at once"),
+		classGrace: fs.Duration("class-grace", web.DefaultClassGrace,
+			"end a class, and drop all its state, once no presenter's page has been connected to it for this long"),
+		classroomSecret: fs.String("classroom-secret", "", "with -classroom-redis: a secret (16 bytes or more) every server sharing the classes is given; class messages and states are signed with it (HMAC-SHA256) and unsigned ones ignored; also read from $"+ClassroomSecretEnv),
+	}
+}
+
+// parse checks the flags and returns the limits and the class secret (nil
+// without one). Without a secret on a shared bus it warns on stderr.
+func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []byte, error) {
+	var lim web.Limits
+	trusted, err := web.ParseTrustedProxies(*l.trusted)
+	if err != nil {
+		return lim, nil, fmt.Errorf("flag -trusted-proxies: %w", err)
+	}
+	switch {
+	case *l.maxClasses < 1:
+		return lim, nil, errors.New("flag -max-classes: must be at least 1")
+	case *l.classesPerAddr < 1:
+		return lim, nil, errors.New("flag -max-classes-per-addr: must be at least 1")
+	case *l.classGrace < time.Second:
+		return lim, nil, errors.New("flag -class-grace: must be 1s or more")
+	}
+	lim = web.Limits{TrustedProxies: trusted, SessionReserve: *l.reserve, MaxClasses: *l.maxClasses,
+		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace}
+	secret := *l.classroomSecret
+	if secret == "" {
+		secret = os.Getenv(ClassroomSecretEnv)
+	}
+	switch {
+	case secret != "" && classRedis == "":
+		return lim, nil, errors.New("flag -classroom-secret: needs -classroom-redis: a class in one process has no bus to sign")
+	case secret != "" && len(secret) < classbus.MinSecretLen:
+		return lim, nil, fmt.Errorf("flag -classroom-secret: want %d bytes or more, got %d", classbus.MinSecretLen, len(secret))
+	case secret == "" && classRedis != "":
+		fmt.Fprintf(stderr, "lockstep: warning: class messages on -classroom-redis are not signed: anyone who can PUBLISH on that Redis can move every class; give every server the same -classroom-secret (or $%s)\n", ClassroomSecretEnv)
+		return lim, nil, nil
+	case secret == "":
+		return lim, nil, nil
+	}
+	return lim, []byte(secret), nil
+}
