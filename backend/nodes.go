@@ -68,7 +68,7 @@ func (s *Store) nodeSetFor(ctx context.Context, n int) (*nodeSet, error) {
 		info.NotOn = s.be.info.Addr
 		bin, err := s.be.redisServer()
 		switch {
-		case errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "":
+		case errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" || s.be.sandbox:
 			embedded = true
 		case err != nil:
 			return nil, fmt.Errorf("backend: a lesson with nodes needs a redis-server to start: %w", err)

@@ -79,7 +79,7 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 	}
 	info.NotOn = s.be.info.Addr
 	bin, err := s.be.redisServer()
-	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" {
+	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" || s.be.sandbox {
 		m, client := NewMiniredis()
 		e := s.embeddedPair(m, client)
 		e.ownsPrimary = true
