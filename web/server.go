@@ -204,11 +204,10 @@ type Server struct {
 	searchBackend *search.Backend
 	ctx           context.Context
 	cancel        context.CancelFunc
-	// embedded runs custom scripts when the backend is a real Redis that
-	// may not (openEmbedded): opened on first use, closed with the server.
-	embeddedOnce sync.Once
-	embedded     *backend.Backend
-	embeddedErr  error
+	// sandbox runs learners' own scripts out of the server's process
+	// (backend.Sandbox, openSandbox): its process starts on first use and
+	// is killed with the server.
+	sandbox *backend.Sandbox
 	// lockTables bounds the course tables of learners' own locks being run
 	// at once, server-wide (a token each), and lockAddrs to one per client
 	// address (ownlock.go).
@@ -293,6 +292,7 @@ func New(cfg Config) (*Server, error) {
 
 		searchSlots:   make(chan struct{}, cfg.MaxSearches),
 		searchBackend: searchBackendOf(cfg.Backend),
+		sandbox:       backend.NewSandbox(backend.SandboxConfig{}),
 
 		classBus: cfg.ClassBus,
 		owned:    map[string]*ownedClass{},
@@ -420,9 +420,8 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.ownBus {
 		_ = s.classBus.Close()
 	}
-	s.embeddedOnce.Do(func() {}) // none is opened from now on
-	if s.embedded != nil {
-		s.embedded.Close()
+	if s.sandbox != nil {
+		s.sandbox.Close()
 	}
 	return err
 }
