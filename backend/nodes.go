@@ -64,11 +64,14 @@ func (s *Store) nodeSetFor(ctx context.Context, n int) (*nodeSet, error) {
 	ns := &nodeSet{}
 	info := Info{Embedded: true, Nodes: n}
 	embedded := s.mini != nil
+	if s.be.sandbox {
+		return nil, &SandboxSingleError{}
+	}
 	if !embedded {
 		info.NotOn = s.be.info.Addr
 		bin, err := s.be.redisServer()
 		switch {
-		case errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" || s.be.sandbox:
+		case errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "":
 			embedded = true
 		case err != nil:
 			return nil, fmt.Errorf("backend: a lesson with nodes needs a redis-server to start: %w", err)

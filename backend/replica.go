@@ -78,8 +78,11 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 		return s.pair, nil
 	}
 	info.NotOn = s.be.info.Addr
+	if s.be.sandbox {
+		return nil, &SandboxSingleError{}
+	}
 	bin, err := s.be.redisServer()
-	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" || s.be.sandbox {
+	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" {
 		m, client := NewMiniredis()
 		e := s.embeddedPair(m, client)
 		e.ownsPrimary = true

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"lockstep/sim"
 )
 
 // DefaultSandboxHeap bounds the Go heap of the Lua sandbox's process, in
@@ -230,3 +232,17 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 	}
 	return p, nil
 }
+
+// SandboxSingleError is a run with a replica or with nodes asked of the Lua
+// sandbox, which has one Redis: a learner's script runs only in the
+// sandbox's process, never in the server's, so lessons that need more
+// servers run a learner's lock only on a real Redis opened to it
+// (-allow-custom-scripts).
+type SandboxSingleError struct{}
+
+func (*SandboxSingleError) Error() string {
+	return "backend: a learner's lock runs in the Lua sandbox, a single Redis: a lesson with a replica or with several nodes runs it only with -redis and -allow-custom-scripts"
+}
+
+// Message makes SandboxSingleError a Coded error: backend.sandbox-single.
+func (*SandboxSingleError) Message() sim.Msg { return sim.M("backend.sandbox-single") }

@@ -226,7 +226,10 @@ func TestOwnLockEmbeddedByDefault(t *testing.T) {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for id, r := range rows {
-		if r[0] == "error" || r[0] == "skipped" {
+		l := srv.lessons[srv.index[id]]
+		// The sandbox has one Redis: lessons with a replica or nodes run a
+		// learner's lock only on a real Redis opened to it.
+		if multi := l.Replica || l.Nodes > 0; (r[0] == "error" || r[0] == "skipped") != multi {
 			t.Errorf("%s: %v", id, r)
 		}
 	}
@@ -297,9 +300,12 @@ func TestOwnLockScriptErrorSaidOnce(t *testing.T) {
 		if r[0] != "error" {
 			continue
 		}
-		if strings.HasPrefix(r[1], "the same error as lesson ") {
+		switch {
+		case strings.HasPrefix(r[1], "the same error as lesson "):
 			named++
-		} else {
+		case strings.Contains(r[1], "Lua sandbox"):
+			// A lesson with a replica or nodes: not run in the sandbox.
+		default:
 			said++
 			t.Logf("%s: %s", id, r[1])
 		}

@@ -173,8 +173,13 @@ type Config struct {
 	// AllowCustomScripts lets the scripts of a learner's own lock (a
 	// user's variant file, the Explore page's "Your lock") run on the
 	// server's Redis when it is a real one (serve -allow-custom-scripts);
-	// by default they run only on an embedded Redis of the server's own.
+	// by default they run only in the server's Lua sandbox
+	// (backend.Sandbox: an embedded Redis in a process of its own).
 	AllowCustomScripts bool
+	// ScriptTimeLimit bounds one step of a learner's script, in the sandbox
+	// and on a real Redis opened to them (backend.ScriptTimeLimit, 2 s,
+	// when 0).
+	ScriptTimeLimit time.Duration
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -292,7 +297,7 @@ func New(cfg Config) (*Server, error) {
 
 		searchSlots:   make(chan struct{}, cfg.MaxSearches),
 		searchBackend: searchBackendOf(cfg.Backend),
-		sandbox:       backend.NewSandbox(backend.SandboxConfig{}),
+		sandbox:       backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
 
 		classBus: cfg.ClassBus,
 		owned:    map[string]*ownedClass{},
