@@ -66,7 +66,10 @@ type overrunWatch struct {
 // a backend that bounds them (the sandbox, or a real Redis with
 // AllowCustomScripts); nil otherwise.
 func (b *Backend) watchOverrun(batch *sim.Batch) *overrunWatch {
-	if b.overrun == nil {
+	// A run with a replica or nodes sends its batches to servers of its own
+	// (started redis-server processes), which the run kills when it ends;
+	// SCRIPT KILL on the backend's server would miss them.
+	if b.overrun == nil || batch.Replica != sim.NoReplica || batch.Nodes > 0 {
 		return nil
 	}
 	name := ""
