@@ -15,10 +15,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"lockstep/backend"
 	"lockstep/cli"
 )
 
 func main() {
+	// The Lua sandbox's child process (backend.Sandbox) is this binary.
+	backend.RunSandboxIfChild()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

@@ -61,6 +61,10 @@ type Config struct {
 	// server for every client. The embedded backend always runs them, on a
 	// server of the run's own.
 	AllowCustomScripts bool
+	// ScriptTimeLimit bounds a step that calls a user's script on a real
+	// Redis with AllowCustomScripts (see the constant ScriptTimeLimit);
+	// 0 means that constant.
+	ScriptTimeLimit time.Duration
 }
 
 // Info describes a backend, or what one run's Store runs on, for people (the
@@ -189,6 +193,20 @@ type Backend struct {
 	// cleanup retries deleting the keys of runs that ended while Redis
 	// could not be reached (cleanup.go).
 	cleanup cleaner
+	// overrun stops a user's script that ran past scriptLimit and says
+	// how (see ScriptOverrunError.Killed): on a real Redis with
+	// AllowCustomScripts killScript, in the Lua sandbox the kill of its
+	// process; nil where user's scripts are not bounded in time (the
+	// in-process embedded Redis, used by the CLI for its own user's files).
+	overrun     func() string
+	scriptLimit time.Duration
+	// sandbox is set on the backend of a Lua sandbox's process: a
+	// miniredis reached over loopback as a real Redis is, whose Info says
+	// embedded.
+	sandbox bool
+	// lost reports whether the sandbox's process has ended (nil elsewhere):
+	// a step that failed on a lost process ran into its memory bound.
+	lost func() bool
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep
@@ -217,7 +235,7 @@ func (b *Backend) Info() Info { return b.info }
 // lesson with a replica gets its primary and replica at its first batch
 // (see Store.Exec), and the Store's Info then names them.
 func (b *Backend) NewStore() (*Store, error) {
-	if b.info.Embedded {
+	if b.info.Embedded && !b.sandbox {
 		m, client := NewMiniredis()
 		// Start the run's server and its connection now, with the run,
 		// rather than inside the run's first step: miniredis registers its

@@ -64,6 +64,9 @@ func (s *Store) nodeSetFor(ctx context.Context, n int) (*nodeSet, error) {
 	ns := &nodeSet{}
 	info := Info{Embedded: true, Nodes: n}
 	embedded := s.mini != nil
+	if s.be.sandbox {
+		return nil, &SandboxSingleError{}
+	}
 	if !embedded {
 		info.NotOn = s.be.info.Addr
 		bin, err := s.be.redisServer()

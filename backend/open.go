@@ -59,6 +59,9 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 		maxPairs = DefaultMaxPairs
 	}
 	b.pairSlots = make(chan struct{}, maxPairs)
+	if cfg.AllowCustomScripts {
+		b.overrun, b.scriptLimit = b.killScript, cfg.ScriptTimeLimit
+	}
 	cluster, err := isCluster(ctx, single)
 	if err != nil {
 		single.Close()

@@ -78,6 +78,9 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 		return s.pair, nil
 	}
 	info.NotOn = s.be.info.Addr
+	if s.be.sandbox {
+		return nil, &SandboxSingleError{}
+	}
 	bin, err := s.be.redisServer()
 	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" {
 		m, client := NewMiniredis()

@@ -32,6 +32,20 @@ func goScript(s *sim.Script) *redis.Script {
 	if s.Custom {
 		return redis.NewScript(s.RunSource())
 	}
+	return builtinScript(s)
+}
+
+// script is sc as this store sends it: on a miniredis (the embedded
+// backend, an embedded pair or nodes, the Lua sandbox) a user's script runs
+// in Redis's own environment (redisEnvSource); on a real Redis as it is.
+func (s *Store) script(sc *sim.Script) *redis.Script {
+	if sc.Custom && s.be.info.Embedded {
+		return redis.NewScript(redisEnvSource(sc))
+	}
+	return goScript(sc)
+}
+
+func builtinScript(s *sim.Script) *redis.Script {
 	if v, ok := goScripts.Load(s); ok {
 		return v.(*redis.Script)
 	}
@@ -256,6 +270,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(b.Read))
 	reads := make([]*redis.Cmd, len(b.Read))
+	watch := s.be.watchOverrun(b)
 	cmds, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if s.restore {
 			t0 = p.Time(ctx)
@@ -275,7 +290,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 			for j, a := range c.Args {
 				args[j] = a
 			}
-			calls[i] = run(ctx, p, goScript(c.Script), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+			calls[i] = run(ctx, p, s.script(c.Script), eval || s.cached != nil && !s.cached[c.Script], keys, args)
 		}
 		for i, k := range b.Read {
 			if _, ok := known[k.Name]; ok {
@@ -293,6 +308,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		}
 		return nil
 	})
+	if oerr := watch.stop(s.be, err); oerr != nil {
+		return nil, noRetry, oerr
+	}
 	if perr := s.be.permissionIn(cmds); perr != nil {
 		return nil, noRetry, fmt.Errorf("backend: %w", perr)
 	}
@@ -475,7 +493,7 @@ func (s *Store) Close(ctx context.Context) error {
 			if e := s.client.Del(ctx, keys...).Err(); e != nil {
 				e = s.be.permission("DEL", e)
 				err = fmt.Errorf("backend: delete run keys under %s: %w", s.prefix, e)
-				if s.pair == nil && !isReply(e) {
+				if s.pair == nil && !isReply(e) && !s.be.sandbox {
 					// Redis is down or slow: try again later.
 					s.be.retryDelete(s.prefix, keys, s.expireBy)
 					err = fmt.Errorf("%w (Lockstep tries again while it runs)", err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"lockstep/backend"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +24,8 @@ import (
 const serveEnv = "LOCKSTEP_TEST_SERVE"
 
 func TestMain(m *testing.M) {
+	// The test binary is also the Lua sandbox's child (backend.Sandbox).
+	backend.RunSandboxIfChild()
 	if os.Getenv(serveEnv) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := Serve(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -23,7 +23,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS]]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS]]
                 [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
@@ -45,7 +45,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	idle := fs.Duration("idle-timeout", web.DefaultIdleTimeout, "close a player session that sent nothing for this long")
 	perAddr := fs.Int("max-sessions-per-addr", web.DefaultMaxSessionsPerAddr, "most player sessions open at once from one client address")
 	classIdle := fs.Duration("class-idle", web.DefaultClassIdle, "end a class after this long without a move, a question, an answer or a join (its students get the end page); 1m to 24h")
-	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the scripts of learners' own locks (Explore: Your lock) on that Redis, where a script that runs long blocks it for every client; without it they run on an embedded Redis of the server's own")
+	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the Lua of learners' own locks (Explore: Your lock) on that Redis. This gives EVERY VISITOR ALL THE POWER OF THE REDIS USER: their scripts may read, write and delete any key and run any command that user may, and one that runs long is stopped only by SCRIPT KILL once Redis takes it (lua-time-limit). Lockstep refuses to start unless the user is confined to ~lockstep:* &lockstep:* (or -"+unconfinedFlag+" is given). Without this flag they run in a sandboxed embedded Redis of the server's own")
+	unconfined := fs.Bool(unconfinedFlag, false, "with -allow-custom-scripts: start even though the Redis user may touch keys and channels outside Lockstep's; every visitor then has all that user may do")
 	classRedis := fs.String("classroom-redis", "", "share classes with the other Lockstep servers that use the Redis at this redis:// URL (pub/sub and keys under lockstep:{class-CODE}:, see classbus.Redis; -redis-ca applies to it too); empty: classes live in this process")
 	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
 	proxyAddr := fs.String("proxy", "", "also run the lock-aware Redis proxy (`lockstep proxy`) on this address, in front of the same Redis as the lessons (-redis, or an embedded one of its own); keep it on loopback")
@@ -98,6 +99,13 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer be.Close()
+	if *allowCustom && *redisURL != "" {
+		if err := checkCustomScripts(ctx, be, *redisURL, *classRedis, *unconfined); err != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
+			return ExitInvalid
+		}
+		fmt.Fprintf(stderr, "lockstep: warning: -allow-custom-scripts: every visitor's Lua runs on %s as Redis user %s, with all that user may do\n", be.Info().Addr, be.User())
+	}
 	bus, closeBus, err := openClassBus(ctx, *classRedis, *redisCA, secret)
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: flag -classroom-redis: %v\n", err)

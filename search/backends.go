@@ -55,6 +55,22 @@ func Redis(be *backend.Backend) *Backend {
 	return &Backend{Name: be.Info().String(), Msg: infoMsg(be.Info()), worker: open, replay: open}
 }
 
+// Sandbox runs the transitions and the replays in sb, the Lua sandbox's
+// process (a user's scripts, which the server never runs in its own
+// process), each worker under a key prefix of its own as on Redis. A
+// worker opened after the sandbox's process was killed gets a fresh one.
+func Sandbox(sb *backend.Sandbox) *Backend {
+	info := backend.Info{Embedded: true}
+	open := func(ctx context.Context) (sim.Store, func(), error) {
+		be, err := sb.Backend(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return storeOf(ctx, be)
+	}
+	return &Backend{Name: info.String(), Msg: infoMsg(info), worker: open, replay: open}
+}
+
 // Model runs the transitions and the replays on the pure-Go reference model
 // (sim/refmodel) instead of Lua on Redis: what the search costs without
 // real scripts (bench) and a cross-check of the search (tests).

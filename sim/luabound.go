@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -17,7 +19,10 @@ import (
 // bounded inserts a counter call at the head of every loop body (after
 // each `do` and `repeat`), before every `goto`, and at the entry of every
 // function, on the same lines, so that Lua errors keep their line numbers.
-// A single built-in call (string.rep of a huge count) is not bounded.
+// The counter bounds what the script's own text does; code it compiles at
+// run time (loadstring, load) and a single built-in call (string.rep of a
+// huge count) are not counted: the time limit and the memory watch of the
+// Lua sandbox (package backend, ScriptTimeLimit) stop those.
 const MaxScriptTurns = 100000
 
 // scriptBoundMarker starts the error a bounded script raises.
@@ -64,15 +69,22 @@ func bounded(src, name string) string {
 			awaitParams = false
 		}
 	}
+	// The count lives in a closure, out of the script's reach, and the
+	// function that counts has a name made from the hash of the source: a
+	// script cannot name it (Lua 5.1 without the debug library has no way
+	// to list locals), so it can neither reset the count nor replace the
+	// function (issue 37: a script that set the count back to 0 ran on).
+	sum := sha256.Sum256([]byte(name + "\x00" + src))
+	turn := "__lockstep_turn_" + hex.EncodeToString(sum[:8])
 	var b strings.Builder
-	b.WriteString(fmt.Sprintf("local __lockstep_turns = 0 local function __lockstep_turn() __lockstep_turns = __lockstep_turns + 1 if __lockstep_turns > %d then error('%s %d loop turns and calls') end end ", MaxScriptTurns, scriptBoundMarker, MaxScriptTurns))
+	fmt.Fprintf(&b, "local %s do local n = 0 %s = function() n = n + 1 if n > %d then error('%s %d loop turns and calls') end end end ", turn, turn, MaxScriptTurns, scriptBoundMarker, MaxScriptTurns)
 	prev := 0
 	for _, o := range at {
 		if o < prev || o > len(src) {
 			return src
 		}
 		b.WriteString(src[prev:o])
-		b.WriteString(" __lockstep_turn() ")
+		b.WriteString(" " + turn + "() ")
 		prev = o
 	}
 	b.WriteString(src[prev:])

@@ -94,28 +94,26 @@ func (s *Server) openStore() (sim.Store, func(context.Context) error, error) {
 func customScripts(l *sim.Lesson) bool { return l.VariantDef != nil && !l.VariantDef.Builtin }
 
 // openerFor is where a run of l opens its store: the server's backend,
-// except for a lesson with custom scripts on a real Redis the operator did
-// not open to them, which runs on an embedded Redis of the server's own
-// (ownEmbedded).
+// except for a lesson with custom scripts on a Redis backend, which runs in
+// the Lua sandbox (backend.Sandbox: a process of its own, bounded in time
+// and memory) unless the operator opened a real Redis to them
+// (Config.AllowCustomScripts). A backend that is not Redis (tests' reference
+// model) runs no Lua.
 func (s *Server) openerFor(l *sim.Lesson) sim.StoreOpener {
-	if !customScripts(l) || s.cfg.AllowCustomScripts || s.cfg.Backend.Info().Embedded {
+	if !customScripts(l) {
 		return s.openStore
 	}
-	return s.openEmbedded
+	if rb, ok := s.cfg.Backend.(redisBackend); !ok || s.cfg.AllowCustomScripts && !rb.be.Info().Embedded {
+		return s.openStore
+	}
+	return s.openSandbox
 }
 
-// openEmbedded opens a run's store on the server's embedded Redis for
-// custom scripts, started on first use and closed with the server.
-func (s *Server) openEmbedded() (sim.Store, func(context.Context) error, error) {
-	s.embeddedOnce.Do(func() {
-		s.embedded, s.embeddedErr = backend.Open(s.ctx, backend.Config{})
-	})
-	if s.embeddedErr != nil {
-		return nil, nil, fmt.Errorf("web: embedded redis for custom scripts: %w", s.embeddedErr)
-	}
-	st, err := s.embedded.NewStore()
+// openSandbox opens a run's store in the server's Lua sandbox.
+func (s *Server) openSandbox() (sim.Store, func(context.Context) error, error) {
+	st, err := s.sandbox.NewStore(s.ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("web: lua sandbox for custom scripts: %w", err)
 	}
 	return st, func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)

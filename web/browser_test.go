@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
+	"lockstep/backend"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -96,8 +97,10 @@ func (b *sharedBrowser) close() {
 	}
 }
 
-// TestMain runs the tests, then stops the shared browser.
+// TestMain runs the tests, then stops the shared browser. The test binary
+// is also the Lua sandbox's child process (backend.Sandbox).
 func TestMain(m *testing.M) {
+	backend.RunSandboxIfChild()
 	code := m.Run()
 	chromium.close()
 	os.Exit(code)

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
@@ -401,14 +402,15 @@ func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantD
 	var rows []templates.LockRow
 	note := ""
 	errorRow := map[string]string{} // an error's text -> the row that said it
+	overran := false                // a script ran past its time limit: run no more (issue 37)
 	for i, l := range s.lessons {
 		row := templates.LockRow{ID: l.ID, Label: lessonLabel(l, i), Title: l.Title.In(t.locale), Variant: l.Variant}
 		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.locale)}}
 		row.PlayURL = "/explore/lock/open?" + q.Encode()
 		q.Set("to", "compare")
 		row.CompareURL = "/explore/lock/open?" + q.Encode()
-		if ctx.Err() != nil {
-			if note == "" {
+		if ctx.Err() != nil || overran {
+			if note == "" && !overran {
 				note = t.T("LockTableCut", "Seconds", lockTableTimeout.Seconds())
 			}
 			row.Verdict, row.Kind = t.T("LockNotRun"), "skipped"
@@ -418,6 +420,8 @@ func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantD
 		_, frames, own, first, err := s.lockUnder(ctx, l, def)
 		switch {
 		case err != nil:
+			var over *backend.ScriptOverrunError
+			overran = errors.As(err, &over)
 			row.Kind, row.Verdict = "error", t.Err(err)
 			if _, reason, ok := stepRefusal(t, err); ok {
 				row.Verdict = reason

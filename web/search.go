@@ -489,11 +489,13 @@ func searchTimeline(t *translator, cx *search.Counterexample) string {
 }
 
 // searchBackendFor is where search f runs: the server's search backend,
-// or an embedded Redis per worker when f runs a learner's scripts on a
-// real Redis the operator did not open to them (Config.AllowCustomScripts).
+// or the Lua sandbox when f runs a learner's scripts (see openerFor).
 func (s *Server) searchBackendFor(f *search.File) *search.Backend {
-	if f.VariantDef != nil && !f.VariantDef.Builtin && !s.cfg.AllowCustomScripts && !s.cfg.Backend.Info().Embedded {
-		return search.Embedded()
+	if f.VariantDef == nil || f.VariantDef.Builtin {
+		return s.searchBackend
 	}
-	return s.searchBackend
+	if rb, ok := s.cfg.Backend.(redisBackend); !ok || s.cfg.AllowCustomScripts && !rb.be.Info().Embedded {
+		return s.searchBackend
+	}
+	return search.Sandbox(s.sandbox)
 }

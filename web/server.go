@@ -173,7 +173,8 @@ type Config struct {
 	// AllowCustomScripts lets the scripts of a learner's own lock (a
 	// user's variant file, the Explore page's "Your lock") run on the
 	// server's Redis when it is a real one (serve -allow-custom-scripts);
-	// by default they run only on an embedded Redis of the server's own.
+	// by default they run only in the server's Lua sandbox
+	// (backend.Sandbox: an embedded Redis in a process of its own).
 	AllowCustomScripts bool
 	// PlainPages serves pages and other answers as they are, where by
 	// default an answer of 1 KiB or more is compressed (gzip or zstd, as
@@ -181,6 +182,10 @@ type Config struct {
 	// files stay compressed once, at start. For a reverse proxy that
 	// compresses itself, and the bench's one-run baseline.
 	PlainPages bool
+	// ScriptTimeLimit bounds one step of a learner's script, in the sandbox
+	// and on a real Redis opened to them (backend.ScriptTimeLimit, 2 s,
+	// when 0).
+	ScriptTimeLimit time.Duration
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 
@@ -212,11 +217,10 @@ type Server struct {
 	searchBackend *search.Backend
 	ctx           context.Context
 	cancel        context.CancelFunc
-	// embedded runs custom scripts when the backend is a real Redis that
-	// may not (openEmbedded): opened on first use, closed with the server.
-	embeddedOnce sync.Once
-	embedded     *backend.Backend
-	embeddedErr  error
+	// sandbox runs learners' own scripts out of the server's process
+	// (backend.Sandbox, openSandbox): its process starts on first use and
+	// is killed with the server.
+	sandbox *backend.Sandbox
 	// lockTables bounds the course tables of learners' own locks being run
 	// at once, server-wide (a token each), and lockAddrs to one per client
 	// address (ownlock.go).
@@ -306,6 +310,7 @@ func New(cfg Config) (*Server, error) {
 		lockAddrs:  map[string]bool{},
 
 		searchBackend: searchBackendOf(cfg.Backend),
+		sandbox:       backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
 
 		classBus: cfg.ClassBus,
 		owned:    map[string]*ownedClass{},
@@ -437,9 +442,8 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.ownBus {
 		_ = s.classBus.Close()
 	}
-	s.embeddedOnce.Do(func() {}) // none is opened from now on
-	if s.embedded != nil {
-		s.embedded.Close()
+	if s.sandbox != nil {
+		s.sandbox.Close()
 	}
 	return err
 }

@@ -1,0 +1,67 @@
+package backend
+
+import (
+	"fmt"
+	"strings"
+
+	"lockstep/sim"
+)
+
+// RemovedGlobals are the globals that gopher-lua (as miniredis opens it)
+// gives a script and redis-server 7.0 does not: the ones that read or run
+// files (dofile, loadfile, require, module, package), write to the
+// server's output (print), reach other functions' environments (getfenv,
+// setfenv, debug), and the rest of gopher-lua's extras. Listed from
+// redis-server 7.0.15's _G (every global and library field an EVAL sees)
+// against miniredis 2.40's; TestRemovedGlobalsMatchRedis checks each on
+// both. On the embedded Redis a user's script runs with these removed, so
+// that naming one fails as it does on redis-server: "Script attempted to
+// access nonexistent global variable 'loadfile'".
+var RemovedGlobals = []string{
+	"dofile", "loadfile", "require", "module", "package", "print",
+	"getfenv", "setfenv", "newproxy", "debug", "os", "server",
+	"_GOPHER_LUA_VERSION", "_printregs",
+}
+
+// MaxRepBytes bounds the string one string.rep call makes in a user's
+// script on the embedded Redis, in bytes (16 MiB). redis-server has no such
+// bound; gopher-lua's string.rep allocates its whole result at once, before
+// any memory watch could see it grow (issue 37: string.rep('x', 1e9) took
+// the server to 1 GB in one step).
+const MaxRepBytes = 16 << 20
+
+// repStoppedMarker starts the error of a string.rep over MaxRepBytes.
+const repStoppedMarker = "lockstep: string.rep"
+
+// redisEnvPrefix is put before a user's script on a miniredis, on the
+// script's first line so that its line numbers stay: in a block of its own
+// (so the script cannot name its locals) it removes RemovedGlobals with
+// rawset, past miniredis's protection of _G, and puts a string.rep bounded
+// by MaxRepBytes in the place of gopher-lua's.
+var redisEnvPrefix = func() string {
+	var b strings.Builder
+	b.WriteString("do local rep, max = string.rep, ")
+	fmt.Fprintf(&b, "%d ", MaxRepBytes)
+	b.WriteString("string.rep = function(s, n, ...) if (type(s) == 'string' or type(s) == 'number') and type(n) == 'number' and n > 0 and #tostring(s) * n > max then ")
+	fmt.Fprintf(&b, "error('%s of ' .. string.format('%%.0f', #tostring(s) * n) .. ' bytes is more than the %d the embedded Redis allows') ", repStoppedMarker, MaxRepBytes)
+	b.WriteString("end return rep(s, n, ...) end ")
+	b.WriteString("for _, name in ipairs({")
+	for i, g := range RemovedGlobals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "'%s'", g)
+	}
+	b.WriteString("}) do rawset(_G, name, nil) end end ")
+	return b.String()
+}()
+
+// redisEnvSource is what a miniredis runs for script sc: a user's script
+// (sc.Custom) with redisEnvPrefix before its bounded source, a built-in
+// one as it is.
+func redisEnvSource(sc *sim.Script) string {
+	if !sc.Custom {
+		return sc.RunSource()
+	}
+	return redisEnvPrefix + sc.RunSource()
+}

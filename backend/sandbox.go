@@ -1,0 +1,248 @@
+package backend
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/sim"
+)
+
+// DefaultSandboxHeap bounds the Go heap of the Lua sandbox's process, in
+// bytes (64 MiB): past it the process exits, and the step that ran it fails
+// with a ScriptOverrunError (Killed "memory"). A lock script's state is a
+// few keys of a few bytes; the largest string a script can build is about
+// half of this, so what a reply carries back into the server is bounded
+// too.
+const DefaultSandboxHeap = 64 << 20
+
+// sandboxStartTimeout bounds how long a sandbox's process may take to
+// start and say where it listens.
+const sandboxStartTimeout = 10 * time.Second
+
+// SandboxConfig configures a Sandbox. The zero value is the defaults.
+type SandboxConfig struct {
+	// TimeLimit bounds one step that calls a user's script; 0 means
+	// ScriptTimeLimit.
+	TimeLimit time.Duration
+	// MaxHeap bounds the process's Go heap in bytes; 0 means
+	// DefaultSandboxHeap.
+	MaxHeap int64
+}
+
+// Sandbox runs users' Lua scripts (a learner's own lock, a shared link, a
+// search of one) out of the server's process: in a child process, the
+// lockstep binary itself in its sandbox mode (RunSandboxIfChild), that
+// serves a miniredis on a loopback port with a random password. The server
+// reaches it as it reaches a real Redis (a key prefix per run, every step
+// restored from simulated time), so frames are the same as on the
+// in-process embedded Redis. A step that runs past the time limit gets the
+// process killed, so the CPU it burned is free at once; the process exits
+// by itself when its heap passes the memory bound; either way the next run
+// starts a fresh one. Every script there runs in Redis's own environment
+// (RemovedGlobals, MaxRepBytes). Runs in progress on a process that is
+// killed fail, and their keys go with it. Safe for concurrent use.
+type Sandbox struct {
+	cfg    SandboxConfig
+	mu     sync.Mutex
+	cur    *sandboxProc
+	closed bool
+}
+
+// NewSandbox returns a Sandbox; its process starts on first use.
+func NewSandbox(cfg SandboxConfig) *Sandbox {
+	if cfg.TimeLimit <= 0 {
+		cfg.TimeLimit = ScriptTimeLimit
+	}
+	if cfg.MaxHeap <= 0 {
+		cfg.MaxHeap = DefaultSandboxHeap
+	}
+	return &Sandbox{cfg: cfg}
+}
+
+type sandboxProc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{}
+	err   *tail
+	be    *Backend
+	once  sync.Once
+}
+
+func (p *sandboxProc) gone() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *sandboxProc) kill() {
+	p.once.Do(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		_ = p.stdin.Close()
+		if p.be != nil {
+			_ = p.be.client.Close()
+		}
+	})
+}
+
+// Backend returns the backend of the sandbox's running process, starting
+// one when none runs (the first call, or after a kill).
+func (s *Sandbox) Backend(ctx context.Context) (*Backend, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("backend: lua sandbox is closed")
+	}
+	if s.cur != nil && !s.cur.gone() {
+		return s.cur.be, nil
+	}
+	if s.cur != nil {
+		s.cur.kill()
+	}
+	p, err := s.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.cur = p
+	return p.be, nil
+}
+
+// NewStore returns a Store for one run in the sandbox (see Backend).
+func (s *Sandbox) NewStore(ctx context.Context) (*Store, error) {
+	be, err := s.Backend(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return be.NewStore()
+}
+
+// Close kills the sandbox's process, if one runs.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.cur != nil {
+		s.cur.kill()
+	}
+	return nil
+}
+
+// PID returns the process id of the sandbox's process, 0 when none runs;
+// for tests and the benchmark.
+func (s *Sandbox) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil || s.cur.gone() {
+		return 0
+	}
+	return s.cur.cmd.Process.Pid
+}
+
+// sandboxArgs are the arguments the child gets: the sandbox command of the
+// lockstep binary; a test binary (whose TestMain calls RunSandboxIfChild
+// before anything) is told to run no test, should its TestMain not.
+func sandboxArgs(exe string) []string {
+	if strings.HasSuffix(filepath.Base(exe), ".test") {
+		return []string{"-test.run=^$"}
+	}
+	return []string{SandboxCommand}
+}
+
+func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("backend: lua sandbox: %w", err)
+	}
+	var pw [16]byte
+	if _, err := rand.Read(pw[:]); err != nil {
+		return nil, fmt.Errorf("backend: lua sandbox: %w", err)
+	}
+	password := hex.EncodeToString(pw[:])
+	cmd := exec.Command(exe, sandboxArgs(exe)...)
+	cmd.Env = append(os.Environ(), sandboxEnv+"="+strconv.FormatInt(s.cfg.MaxHeap, 10))
+	endWithParent(cmd)
+	p := &sandboxProc{cmd: cmd, done: make(chan struct{}), err: &tail{}}
+	cmd.Stderr = p.err
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("backend: lua sandbox: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("backend: lua sandbox: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("backend: lua sandbox: start %s: %w", exe, err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		br := bufio.NewReader(out)
+		line, _ := br.ReadString('\n')
+		addr <- strings.TrimSpace(line)
+		_, _ = io.Copy(io.Discard, br)
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	if _, err := io.WriteString(p.stdin, password+"\n"); err != nil {
+		p.kill()
+		return nil, fmt.Errorf("backend: lua sandbox: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, sandboxStartTimeout)
+	defer cancel()
+	var a string
+	select {
+	case a = <-addr:
+	case <-ctx.Done():
+		p.kill()
+		return nil, fmt.Errorf("backend: lua sandbox did not start within %s: %w", sandboxStartTimeout, ctx.Err())
+	}
+	if !strings.HasPrefix(a, "127.0.0.1:") {
+		p.kill()
+		return nil, fmt.Errorf("backend: lua sandbox did not start (it said %q; a test binary's TestMain must call backend.RunSandboxIfChild first): %s", a, strings.TrimSpace(p.err.String()))
+	}
+	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
+	client := redis.NewClient(&redis.Options{
+		Addr: a, Password: password, Protocol: 2, DisableIdentity: true, MaxRetries: 0, DialerRetries: 1,
+		DialTimeout: time.Second, ReadTimeout: -1, WriteTimeout: -1, ContextTimeoutEnabled: true,
+		MaintNotificationsConfig: noMaintNotifications(),
+	})
+	p.be = &Backend{
+		cfg:  Config{URL: "redis://" + a, AllowCustomScripts: true},
+		info: Info{Embedded: true}, client: client, user: "default", sandbox: true,
+		pairSlots: make(chan struct{}, DefaultMaxPairs), cleanup: cleaner{stop: make(chan struct{})},
+		overrun:     func() string { p.kill(); return "sandbox" },
+		scriptLimit: s.cfg.TimeLimit,
+		lost:        p.gone,
+	}
+	return p, nil
+}
+
+// SandboxSingleError is a run with a replica or with nodes asked of the Lua
+// sandbox, which has one Redis: a learner's script runs only in the
+// sandbox's process, never in the server's, so lessons that need more
+// servers run a learner's lock only on a real Redis opened to it
+// (-allow-custom-scripts).
+type SandboxSingleError struct{}
+
+func (*SandboxSingleError) Error() string {
+	return "backend: a learner's lock runs in the Lua sandbox, a single Redis: a lesson with a replica or with several nodes runs it only with -redis and -allow-custom-scripts"
+}
+
+// Message makes SandboxSingleError a Coded error: backend.sandbox-single.
+func (*SandboxSingleError) Message() sim.Msg { return sim.M("backend.sandbox-single") }

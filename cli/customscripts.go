@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+
+	"lockstep/backend"
+	"lockstep/classbus"
+)
+
+// unconfinedFlag is the second flag an operator gives to run visitors'
+// scripts on a Redis user that is not confined to Lockstep's keys and
+// channels.
+const unconfinedFlag = "allow-custom-scripts-unconfined"
+
+// checkCustomScripts is serve's check of -allow-custom-scripts on a real
+// Redis: every visitor's Lua then runs with redis.call as be's user, so
+// that user must be confined to Lockstep's keys and channels (~lockstep:*
+// &lockstep:*; a key and a channel outside them must be refused), unless
+// the operator confirmed with -allow-custom-scripts-unconfined; and it must
+// not reach the class state of -classroom-redis (classURL, "" for none): a
+// different user or server, and on the same server no key or channel of a
+// class (lockstep:{class-...}). It returns the error to print, naming the
+// flags, or nil.
+func checkCustomScripts(ctx context.Context, be *backend.Backend, redisURL, classURL string, unconfined bool) error {
+	var id [6]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return err
+	}
+	probe := "lockstep-acl-probe-" + hex.EncodeToString(id[:])
+	out, err := be.Reaches(ctx, probe, probe)
+	if err != nil {
+		return fmt.Errorf("flag -allow-custom-scripts: checking what user %s may do: %w", be.User(), err)
+	}
+	if (out.KeyOK || out.ChannelOK) && !unconfined {
+		return fmt.Errorf("flag -allow-custom-scripts: every visitor's Lua would run as Redis user %s, which may touch keys and channels outside Lockstep's (it was allowed %s): "+
+			"confine it (ACL SETUSER %s resetkeys resetchannels %s), or give -%s to accept that every visitor gets all that user may do",
+			be.User(), reachText(out), be.User(), backend.ACLRules, unconfinedFlag)
+	}
+	if classURL == "" {
+		return nil
+	}
+	rAddr, rUser := urlUser(redisURL)
+	cAddr, cUser := urlUser(classURL)
+	if rAddr != cAddr {
+		return nil
+	}
+	if rUser == cUser {
+		return fmt.Errorf("flag -classroom-redis: visitors' scripts (-allow-custom-scripts) and class state would share Redis user %s on %s, so a visitor's lock could rewrite a class: give -classroom-redis another user, or another server", rUser, rAddr)
+	}
+	class := classbus.KeyPrefix + "{class-" + probe + "}:"
+	out, err = be.Reaches(ctx, class+"state", class+"events")
+	if err != nil {
+		return fmt.Errorf("flag -classroom-redis: checking what user %s may do: %w", be.User(), err)
+	}
+	if out.KeyOK || out.ChannelOK {
+		return fmt.Errorf("flag -classroom-redis: the user of -redis (%s), whose power every visitor's script has (-allow-custom-scripts), may touch the classes' keys or channels on %s (it was allowed %s): "+
+			"confine it to the runs' keys (ACL SETUSER %s resetkeys resetchannels ~%s{run-* +@all -@dangerous +info), or put the classes on another server",
+			rUser, rAddr, reachText(out), rUser, backend.KeyNamespace)
+	}
+	return nil
+}
+
+func reachText(r backend.Reach) string {
+	switch {
+	case r.KeyOK && r.ChannelOK:
+		return "key " + r.Key + " and channel " + r.Channel
+	case r.KeyOK:
+		return "key " + r.Key
+	default:
+		return "channel " + r.Channel
+	}
+}
+
+// urlUser is the host:port and the ACL user a redis:// URL names
+// ("default" when it names none; port 6379 when it names none).
+func urlUser(raw string) (addr, user string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw, ""
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "6379"
+	}
+	user = "default"
+	if u.User != nil && u.User.Username() != "" {
+		user = u.User.Username()
+	}
+	return net.JoinHostPort(host, port), user
+}

@@ -1,0 +1,86 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// lockPage posts a lock whose acquire script is acquire and returns every
+// page the visitor gets: the check's answer and, when it passed, the
+// course table.
+func lockPage(t *testing.T, base, acquire string) string {
+	t.Helper()
+	files := redissonFiles(t)
+	files["script_1"] = acquire
+	resp := postLock(t, base, files)
+	b, _ := io.ReadAll(resp.Body)
+	page := string(b)
+	if resp.StatusCode == http.StatusSeeOther {
+		page += getPage(t, base, resp.Header.Get("Location"), 200)
+	}
+	return page
+}
+
+// TestOwnLockVisitorLua: a visitor's lock, run by a server started as the
+// README says (embedded Redis), reads no file of the server's (its Lua has
+// Redis's globals, so loadfile is a nonexistent global as on
+// redis-server), and a script that outruns the turn count (code compiled
+// at run time looping forever) is stopped within the time limit, leaving
+// no process of the sandbox busy and the server's heap where it was
+// (issue 37, items 1 and 2).
+func TestOwnLockVisitorLua(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: 200 * time.Millisecond})
+	secret := filepath.Join(t.TempDir(), "app.env")
+	if err := os.WriteFile(secret, []byte("TOKEN=never-shown-4711\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, acquire := range []string{
+		"return loadfile('" + secret + "')()",
+		"local f = io and io.open('" + secret + "') return f and f:read('*a')",
+		"return dofile('" + secret + "')",
+	} {
+		page := lockPage(t, hs.URL, acquire)
+		if strings.Contains(page, "never-shown-4711") {
+			t.Fatalf("%s: the page shows the server's file", acquire)
+		}
+		if !strings.Contains(page, "nonexistent global variable") {
+			t.Errorf("%s: the page does not say the global does not exist", acquire)
+		}
+	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	page := parseDOM(t, lockPage(t, hs.URL, "loadstring('while true do end')()\n"))
+	rows := lockRows(t, page)
+	if r := rows["nested-reentry"]; r[0] != "error" || !strings.Contains(r[1], "200ms") {
+		t.Errorf("lesson 1 under an acquire that loops forever: %v", r)
+	}
+	// One lesson's overrun is enough: the rest are not run.
+	for id, r := range rows {
+		if id != "nested-reentry" && r[0] != "skipped" {
+			t.Errorf("%s after the overrun: %v", id, r)
+		}
+	}
+	// The step answered; the sandbox's process that looped is gone.
+	deadline := time.Now().Add(time.Second)
+	for srv.sandbox.PID() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid := srv.sandbox.PID(); pid != 0 {
+		t.Errorf("the sandbox's process %d still runs a second after the page answered", pid)
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 256<<20 {
+		t.Errorf("the server's heap grew by %d MB", grew>>20)
+	}
+	getPage(t, hs.URL, "/healthz", 200)
+}
