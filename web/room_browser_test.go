@@ -1,0 +1,70 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"lockstep/sim"
+)
+
+// This file holds the browser tests of issue 38: the player in front of a
+// room (presenter mode, the class panel) and for a learner on their own.
+
+// laneFit is what the page measures of presenter mode's timeline: its
+// card's height against the screen's, and the drawn size (font size times
+// the drawing's scale) of every text of its lanes that is on the screen.
+type laneFit struct {
+	ViewH    float64 `json:"viewH"`
+	CardH    float64 `json:"cardH"`
+	MinText  float64 `json:"minText"`
+	Smallest string  `json:"smallest"`
+	Texts    int     `json:"texts"`
+}
+
+const measureLanes = `(() => {
+	const card = document.getElementById('panel-timeline').getBoundingClientRect();
+	const sc = document.querySelector('[data-panel="timeline"] .tl-scroll').getBoundingClientRect();
+	let min = Infinity, smallest = '', n = 0;
+	for (const el of document.querySelectorAll('[data-panel="timeline"] .tl svg text')) {
+		const b = el.getBoundingClientRect();
+		if (b.width === 0 || getComputedStyle(el).display === 'none') continue;
+		// only what the visible window of steps shows (the labels' column is always shown)
+		if (el.closest('.tl-body') && (b.right < sc.left || b.left > sc.right)) continue;
+		if (b.bottom > innerHeight + 0.5) { min = 0; smallest = 'below the screen: ' + el.textContent; break; }
+		const px = parseFloat(getComputedStyle(el).fontSize) * el.getScreenCTM().a;
+		n++;
+		if (px < min) { min = px; smallest = el.getAttribute('class') + ' ' + el.textContent; }
+	}
+	return {viewH: innerHeight, cardH: card.height, minText: min, smallest, texts: n};
+})()`
+
+// TestBrowserPresenterLanesReadable: in presenter mode at 1280 x 800 and
+// 1024 x 768, on the stale-owner lesson's step 7 (two banners up), the
+// timeline takes at least 35% of the screen's height and every text of
+// its lanes on the screen is drawn at least 11 px tall (issue 38, item 1:
+// it was 127 px and 5 px).
+func TestBrowserPresenterLanesReadable(t *testing.T) {
+	t.Parallel()
+	ctx, l, ts := stalePlayer(t)
+	for _, s := range []struct{ w, h int64 }{{1280, 800}, {1024, 768}} {
+		where := fmt.Sprintf("%dx%d", s.w, s.h)
+		run(t, ctx, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, true)))
+		waitStep(t, ctx, 7)
+		waitJS(t, ctx, currentColumnInView, where+": step 7's column in view")
+		var f laneFit
+		if err := json.Unmarshal(eval[[]byte](t, ctx, measureLanes), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.CardH < 0.35*f.ViewH {
+			t.Errorf("%s: the timeline is %.0f px of a %.0f px screen, want at least 35%%", where, f.CardH, f.ViewH)
+		}
+		if f.Texts < 10 || f.MinText < 11 {
+			t.Errorf("%s: the lanes' smallest text (%s) is drawn %.1f px tall (%d texts), want at least 11", where, f.Smallest, f.MinText, f.Texts)
+		}
+		checkFit(t, where, readFit(t, ctx))
+		t.Logf("%s: timeline %.0f px of %.0f, smallest lane text %.1f px (%s)", where, f.CardH, f.ViewH, f.MinText, f.Smallest)
+	}
+}
