@@ -6,6 +6,8 @@
 // presenter key lives only in sessionStorage (CLASS_KEY), never in the
 // address or the page's text: the projected page shows the join address.
 
+import { parseSteps, questionLines } from "./predict.js";
+
 export const CLASS_KEY = "lockstep.class"; // sessionStorage: {code, key} of the class this tab presents
 export const STUDENT_KEY = "lockstep.student"; // sessionStorage: {code: student id}
 
@@ -187,7 +189,10 @@ export function tallyRows(status) {
 
 // studentView is what the class bar says: the status line, the question
 // (or null) with the student's answer marked, and the verdict (or "").
-export function studentView(cs, t) {
+// describe(n) phrases the question about step n as predict mode asks it
+// ("Step 5: B — acquire order:42. What will it come to?"), or gives ""
+// for the bare "What will step 5 come to?".
+export function studentView(cs, t, describe = () => "") {
   const st = cs.status;
   const view = { status: cs.following ? t.following : t.exploring, question: null, verdict: "", verdictKind: "" };
   const q = st?.question;
@@ -195,7 +200,7 @@ export function studentView(cs, t) {
   const label = (id) => q.choices.find((c) => c.id === id)?.label || id;
   if (q.open) {
     view.question = {
-      prompt: fill(t.question, { step: q.step }),
+      prompt: describe(q.step) || fill(t.question, { step: q.step }),
       choices: q.choices.map((c) => ({ id: c.id, label: c.label, chosen: c.id === cs.answer })),
       note: cs.answer ? fill(t.yourAnswer, { answer: label(cs.answer) }) : "",
     };
@@ -229,7 +234,31 @@ export function presenterView(cs, t) {
   };
 }
 
+// stepQuestion phrases the question about step n as predict mode does
+// (questionLines): steps are the page's parseSteps, template its
+// PredictPrompt, glosses its actions' names. It returns "" for a step with
+// nothing to predict.
+export function stepQuestion(steps, n, template, glosses) {
+  const s = steps[n - 1];
+  if (!s || !template) return "";
+  return questionLines(n, s, (k) => (k === "tPredictPrompt" ? template : ""), glosses)[0][1];
+}
+
 // ---------- the DOM edge ----------
+
+// pageDescriber is describe for studentView from the player page's
+// predict-mode data (its steps, prompt and glosses).
+function pageDescriber(doc) {
+  const controls = doc.querySelector(".controls");
+  const steps = parseSteps(doc.getElementById("player")?.dataset.predictSteps);
+  let glosses = {};
+  try {
+    glosses = JSON.parse(controls?.dataset.glosses || "{}");
+  } catch {
+    // no glosses: the action's id
+  }
+  return (n) => stepQuestion(steps, n, controls?.dataset.tPredictPrompt || "", glosses);
+}
 
 const texts = (el, names) => Object.fromEntries(names.map((n) => [n, el?.dataset["t" + n[0].toUpperCase() + n.slice(1)] || ""]));
 
@@ -303,7 +332,7 @@ function renderStudent(doc, cs) {
   const bar = doc.querySelector("[data-class-bar]");
   if (!bar) return;
   const t = texts(bar, ["following", "exploring", "question", "yourAnswer", "right", "wrong", "noAnswer"]);
-  const v = studentView(cs, t);
+  const v = studentView(cs, t, pageDescriber(doc));
   doc.getElementById("player")?.setAttribute("data-class-following", String(cs.following));
   bar.querySelector("[data-class-status]").textContent = v.status;
   bar.querySelector('[data-class-follow="false"]').hidden = !cs.following;

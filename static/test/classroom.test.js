@@ -127,3 +127,15 @@ test("the presenter's banner while the class bus is down, gone once it is back",
   classroom.onMessage(p, { type: "class-status", role: "presenter", students: 1, bus: "lost Redis" });
   assert.equal(classroom.presenterView(p, T).bus, "lost Redis");
 });
+
+test("the student's question names the step as predict mode does", () => {
+  const steps = [null, { actor: "B", do: "acquire", lock: "order:42", outcomes: ["ACQUIRED", "BUSY"] }];
+  const tpl = "Step {step}: {actor} — {action} {lock}. What will it come to?";
+  assert.equal(classroom.stepQuestion(steps, 2, tpl, { "act:acquire": "acquires" }), "Step 2: B — acquires order:42. What will it come to?");
+  assert.equal(classroom.stepQuestion(steps, 1, tpl, {}), "");
+  assert.equal(classroom.stepQuestion(steps, 9, tpl, {}), "");
+  const s = studentPage();
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question() });
+  assert.equal(classroom.studentView(s, T, (n) => `D${n}`).question.prompt, "D4");
+  assert.equal(classroom.studentView(s, T, () => "").question.prompt, "Q4");
+});
