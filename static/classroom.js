@@ -27,7 +27,7 @@ export function newClass(dataset) {
     status: null, // the last class-status
     answer: "", // the student's answer to the open question
     panel: "", // the presenter's panel HTML
-    joinHidden: false,
+    joinHidden: null, // the presenter's choice: null folds the join address once students are in
     note: "", // the presenter's note (an error, a hint)
     bus: "", // the presenter's banner while the class bus is down (class-status "bus")
   };
@@ -147,7 +147,7 @@ export function action(cs, name, confirmEnd) {
     case "end":
       return confirmEnd() ? [{ send: { type: "class-end" } }] : [];
     case "toggle-join":
-      cs.joinHidden = !cs.joinHidden;
+      cs.joinHidden = !joinFolded(cs);
       return [{ render: true }];
     default:
       return [];
@@ -216,6 +216,14 @@ export function studentView(cs, t, describe = () => "") {
   return view;
 }
 
+// joinFolded reports whether the panel shows the join address folded to
+// its chip ("K7P3QX · 2 joined"): as the presenter chose, else once a
+// student is in, so the QR code leaves the projected page its room.
+export function joinFolded(cs) {
+  if (cs.joinHidden !== null && cs.joinHidden !== undefined) return cs.joinHidden;
+  return (cs.status?.students || 0) > 0;
+}
+
 // presenterView is what the class panel says: the students line, whether
 // ask and reveal are on, the tally's rows and the note.
 export function presenterView(cs, t) {
@@ -224,6 +232,7 @@ export function presenterView(cs, t) {
   const q = st.question;
   return {
     students: n === 1 ? t.studentsOne : fill(t.students, { n }),
+    chip: fill(t.chip, { code: cs.code, n }),
     canAsk: !q || !q.open,
     canReveal: Boolean(q && q.open),
     rows: tallyRows(st),
@@ -288,15 +297,21 @@ function renderPresenter(doc, cs) {
   aside.hidden = false;
   doc.body.classList.add("in-class");
   const inner = aside.firstElementChild;
-  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "hide", "show"]);
+  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "hide", "show", "chip"]);
   const v = presenterView(cs, t);
   const q = (sel) => aside.querySelector(sel);
   q("[data-class-students]").textContent = v.students;
   q('[data-class-action="ask"]').disabled = !v.canAsk;
   q('[data-class-action="reveal"]').disabled = !v.canReveal;
   const join = q("[data-class-join]");
-  join.hidden = cs.joinHidden;
-  q('[data-class-action="toggle-join"]').textContent = cs.joinHidden ? t.show : t.hide;
+  const folded = joinFolded(cs);
+  join.hidden = folded;
+  const chip = q("[data-class-chip]");
+  if (chip) {
+    chip.hidden = !folded;
+    chip.textContent = v.chip;
+  }
+  q('[data-class-action="toggle-join"]').textContent = folded ? t.show : t.hide;
   q("[data-class-note]").textContent = [v.answered, v.right, v.note].filter(Boolean).join(" · ");
   let bus = q("[data-class-bus]");
   if (!bus) {

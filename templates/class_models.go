@@ -11,6 +11,7 @@ type ClassTexts struct {
 	ClassQRLabel      string // the QR code's accessible name
 	ClassStudents     string // "{n} students" (the page fills n)
 	ClassStudentsOne  string // "1 student"
+	ClassChip         string // the folded join address: "{code} · {n} joined"
 	ClassAsk          string
 	ClassReveal       string
 	ClassCSV          string

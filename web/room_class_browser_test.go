@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,6 +40,9 @@ const contrastJS = `(() => {
 // 390 x 844 phone joins, the presenter steps to step 3 and asks.
 //   - item 2: the student's question is dark on light (contrast at least
 //     4.5) and names the step: its actor, action and lock.
+//   - item 3: once the student is in, the join address folds to a chip
+//     with the code and the count; at Reveal the class panel covers no
+//     panel of the board and its tally is one row.
 //
 // With -update-screenshot it writes the phone during the question and
 // after Reveal to docs/.
@@ -57,6 +61,15 @@ func TestBrowserRoomClass(t *testing.T) {
 	phone := newTab(t)
 	run(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(join))
 	waitJS(t, p, `document.querySelector('[data-class-students]').textContent.includes('1')`, "1 student connected")
+	code := eval[string](t, p, `document.querySelector('[data-class-code-text]').textContent`)
+	// Item 3: the join address folds to a chip once a student is in.
+	waitJS(t, p, `(() => { const c = document.querySelector('[data-class-chip]'); return c && !c.hidden && c.getBoundingClientRect().height > 0; })()`, "the join chip")
+	if chip := eval[string](t, p, `document.querySelector('[data-class-chip]').textContent`); !strings.Contains(chip, code) || !strings.Contains(chip, "1") {
+		t.Errorf("the join chip says %q, want the code %s and 1 joined", chip, code)
+	}
+	if qr := eval[float64](t, p, `document.querySelector('[data-class-panel] svg.qr').getBoundingClientRect().height`); qr != 0 {
+		t.Errorf("the QR code is still %v px tall with a student in", qr)
+	}
 	for n := 1; n <= 3; n++ {
 		press(t, p, kb.ArrowRight)
 		waitStep(t, phone, n)
@@ -84,6 +97,9 @@ func TestBrowserRoomClass(t *testing.T) {
 	click(t, phone, fmt.Sprintf(`[data-class-choice="%s"]`, choice))
 	waitJS(t, p, `[...document.querySelectorAll('[data-class-tally] li')].reduce((n, li) => n + Number(li.dataset.count), 0) === 1`, "1 answer in the distribution")
 	click(t, p, `[data-class-action="reveal"]`)
+	waitJS(t, p, `!!document.querySelector('[data-class-tally] li.right')`, "the right answer in the tally")
+	checkClassPanelPlace(t, p)
+	shootScreen(t, p, "screenshot-class-presenter.png")
 	waitJS(t, phone, fmt.Sprintf(`%s && !document.querySelector('[data-class-verdict]').hidden`, fmt.Sprintf(stepReady, 4)), "the phone: step 4 and the verdict")
 	if c := eval[float64](t, phone, `contrast(document.querySelector('[data-class-verdict]'))`); c < 4.5 {
 		t.Errorf("the student's verdict has contrast %.2f:1, want at least 4.5", c)
@@ -106,5 +122,44 @@ func shootScreen(t *testing.T, ctx context.Context, name string) {
 	}
 	if err := os.WriteFile(filepath.Join(repoRoot(t), "docs", name), buf, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// classPanelPlace is what the presenter's page measures of its class
+// panel: its CSS position, the panels of the board it overlaps, the
+// tally's height and how many rows its choices take.
+const classPanelPlace = `(() => {
+	const r = el => el.getBoundingClientRect();
+	const aside = document.querySelector('[data-class-panel]'), a = r(aside);
+	const over = [];
+	for (const name of ['narration', 'redis', 'diagram', 'command', 'timeline']) {
+		const b = r(document.getElementById('panel-' + name));
+		if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) over.push(name);
+	}
+	const lis = [...document.querySelectorAll('[data-class-tally] li')];
+	return {position: getComputedStyle(aside).position, over, tallyH: r(document.querySelector('[data-class-tally]')).height,
+		rows: new Set(lis.map(li => Math.round(r(li).top))).size, choices: lis.length};
+})()`
+
+// checkClassPanelPlace: item 3 of issue 38. The class panel is in the
+// layout (not fixed over the page), overlaps none of the board's panels,
+// and its tally is one row no taller than 2.5 lines.
+func checkClassPanelPlace(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var got struct {
+		Position string   `json:"position"`
+		Over     []string `json:"over"`
+		TallyH   float64  `json:"tallyH"`
+		Rows     int      `json:"rows"`
+		Choices  int      `json:"choices"`
+	}
+	if err := json.Unmarshal(eval[[]byte](t, ctx, classPanelPlace), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Position == "fixed" || got.Position == "absolute" || len(got.Over) > 0 {
+		t.Errorf("the class panel is %s and covers %q", got.Position, got.Over)
+	}
+	if got.Choices < 2 || got.Rows != 1 || got.TallyH > 40 {
+		t.Errorf("the tally: %d choices in %d rows, %.0f px tall; want one row of at most 40 px", got.Choices, got.Rows, got.TallyH)
 	}
 }

@@ -6,7 +6,7 @@ import { brokenStorage, fakeStorage } from "./fakes.js";
 const KEY = "0123456789abcdef0123456789abcdef";
 const T = {
   following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{answer}", wrong: "W:{answer}", noAnswer: "N:{answer}",
-  students: "{n} st", studentsOne: "one st", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
+  students: "{n} st", studentsOne: "one st", chip: "{code}·{n}", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
 };
 const question = (over) => ({
   step: 4, open: true, revealed: false, correct: "",
@@ -92,7 +92,7 @@ test("an ended class, or a wrong code, takes a student to the class's page", () 
 test("the presenter's distribution: every choice, counts, shares, the right one once revealed", () => {
   const p = classroom.newClass({});
   classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
-  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
+  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", chip: "K7P3QX·1", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
   classroom.onMessage(p, { type: "class-status", role: "presenter", students: 3, question: question(), counts: { GRANTED: 2 }, answered: 3 });
   const v = classroom.presenterView(p, T);
   assert.equal(v.students, "3 st");
@@ -138,4 +138,17 @@ test("the student's question names the step as predict mode does", () => {
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question() });
   assert.equal(classroom.studentView(s, T, (n) => `D${n}`).question.prompt, "D4");
   assert.equal(classroom.studentView(s, T, () => "").question.prompt, "Q4");
+});
+
+test("the join address folds to its chip once a student is in, unless the presenter chose", () => {
+  const p = classroom.newClass({});
+  classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", key: KEY, panel: "<div></div>", status: { students: 0 } });
+  assert.equal(classroom.joinFolded(p), false);
+  classroom.onMessage(p, { type: "class-status", role: "presenter", students: 2 });
+  assert.equal(classroom.joinFolded(p), true);
+  assert.equal(classroom.presenterView(p, { ...T, chip: "{code} · {n} joined" }).chip, "K7P3QX · 2 joined");
+  classroom.action(p, "toggle-join", () => true);
+  assert.equal(classroom.joinFolded(p), false);
+  classroom.action(p, "toggle-join", () => true);
+  assert.equal(classroom.joinFolded(p), true);
 });
