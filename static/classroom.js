@@ -207,10 +207,12 @@ export function studentView(cs, t, describe = () => "") {
     return view;
   }
   if (q.revealed) {
-    const right = label(q.correct);
-    if (!cs.answer) view.verdict = fill(t.noAnswer, { answer: right });
-    else if (cs.answer === q.correct) view.verdict = fill(t.right, { answer: right });
-    else view.verdict = fill(t.wrong, { answer: right });
+    // The outcomes by their codes, as the command card shows them, the
+    // right one glossed: "✗ You said BUSY; it was ACQUIRED (the lock was free: …)".
+    const vars = { answer: q.correct, guess: cs.answer, gloss: label(q.correct) };
+    if (!cs.answer) view.verdict = fill(t.noAnswer, vars);
+    else if (cs.answer === q.correct) view.verdict = fill(t.right, vars);
+    else view.verdict = fill(t.wrong, vars);
     view.verdictKind = !cs.answer ? "none" : cs.answer === q.correct ? "right" : "wrong";
   }
   return view;

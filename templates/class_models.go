@@ -30,8 +30,8 @@ type ClassTexts struct {
 	ClassQuestion     string // student: "What will step {step} come to?"
 	ClassYourAnswer   string // "Your answer: {answer}"
 	ClassWaitReveal   string
-	ClassRight        string
-	ClassWrong        string // "Not this time: it came to {answer}"
+	ClassRight        string // "✓ Right, it was {answer} ({gloss}), as you said."
+	ClassWrong        string // "✗ You said {guess}; it was {answer} ({gloss})."
 	ClassNoAnswer     string // revealed, the student did not answer
 	ClassEndedTitle   string
 	ClassEndedBody    string

@@ -43,6 +43,8 @@ const contrastJS = `(() => {
 //   - item 3: once the student is in, the join address folds to a chip
 //     with the code and the count; at Reveal the class panel covers no
 //     panel of the board and its tally is one row.
+//   - item 12: the verdict says ✓ or ✗, what the student answered and
+//     what it came to; the student's page offers no presenter mode.
 //
 // With -update-screenshot it writes the phone during the question and
 // after Reveal to docs/.
@@ -103,6 +105,20 @@ func TestBrowserRoomClass(t *testing.T) {
 	waitJS(t, phone, fmt.Sprintf(`%s && !document.querySelector('[data-class-verdict]').hidden`, fmt.Sprintf(stepReady, 4)), "the phone: step 4 and the verdict")
 	if c := eval[float64](t, phone, `contrast(document.querySelector('[data-class-verdict]'))`); c < 4.5 {
 		t.Errorf("the student's verdict has contrast %.2f:1, want at least 4.5", c)
+	}
+	// Item 12: the verdict echoes the answer and names the outcome; a
+	// student is offered no presenter mode.
+	correct := string(expectedFrames(t, l)[4].Outcome)
+	verdict := eval[string](t, phone, `document.querySelector('[data-class-verdict]').textContent`)
+	mark := "✗"
+	if choice == correct {
+		mark = "✓"
+	}
+	if !strings.HasPrefix(verdict, mark) || !strings.Contains(verdict, choice) || !strings.Contains(verdict, correct) {
+		t.Errorf("the verdict %q: want %s, the answer %s and the outcome %s", verdict, mark, choice, correct)
+	}
+	if h := eval[float64](t, phone, `document.querySelector('[data-action="presenter"]').getBoundingClientRect().height`); h != 0 {
+		t.Errorf("the student's page offers presenter mode (%v px)", h)
 	}
 	shootScreen(t, phone, "screenshot-student-reveal.png")
 }
