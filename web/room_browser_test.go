@@ -68,3 +68,33 @@ func TestBrowserPresenterLanesReadable(t *testing.T) {
 		t.Logf("%s: timeline %.0f px of %.0f, smallest lane text %.1f px (%s)", where, f.CardH, f.ViewH, f.MinText, f.Smallest)
 	}
 }
+
+// TestBrowserCourseMapNumbers: the course map's lesson numbers (issue 38,
+// item 7: each was an empty navy disc, the lesson card's .lesson-num
+// leaking into the map) show their text at a contrast of at least 4.5:1
+// against what is behind them, and are no taller than a line.
+func TestBrowserCourseMapNumbers(t *testing.T) {
+	t.Parallel()
+	ctx, _ := tabAt(t, Config{Lessons: testLessons(t)}, "/")
+	eval[bool](t, ctx, contrastJS)
+	var got []struct {
+		Text     string  `json:"text"`
+		Contrast float64 `json:"contrast"`
+		H        float64 `json:"h"`
+		LineH    float64 `json:"lineH"`
+	}
+	raw := eval[[]byte](t, ctx, `[...document.querySelectorAll('.course-map .lesson-num')].map(el => ({
+		text: el.textContent.trim(), contrast: contrast(el), h: el.getBoundingClientRect().height,
+		lineH: el.parentElement.getBoundingClientRect().height}))`)
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 10 {
+		t.Fatalf("the course map shows %d lesson numbers", len(got))
+	}
+	for _, n := range got {
+		if n.Text == "" || n.Contrast < 4.5 || n.H > 30 {
+			t.Errorf("course map number %q: contrast %.2f:1, %.0f px tall (its line %.0f px); want text at 4.5:1 or more in one line", n.Text, n.Contrast, n.H, n.LineH)
+		}
+	}
+}
