@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"lockstep/sim"
+	"lockstep/templates"
 )
 
 // contrastJS defines contrast(el): the contrast ratio (WCAG 2) of el's
@@ -38,6 +40,9 @@ const contrastJS = `(() => {
 // TestBrowserRoomClass walks a class as a room has it (issue 38): a
 // presenter at 1280 x 800 starts a class from a lesson, a student on a
 // 390 x 844 phone joins, the presenter steps to step 3 and asks.
+//   - item 4: the panel warns that its 127.0.0.1 address reaches no phone
+//     and gives the command that fixes it; the phone joins through /join,
+//     linked from the site header, typing the code in lower case.
 //   - item 2: the student's question is dark on light (contrast at least
 //     4.5) and names the step: its actor, action and lock.
 //   - item 3: once the student is in, the join address folds to a chip
@@ -59,11 +64,30 @@ func TestBrowserRoomClass(t *testing.T) {
 	waitStep(t, p, 0)
 	click(t, p, "[data-class-start]")
 	join := waitValue[string](t, p, `document.querySelector('[data-class-url]')?.textContent || ''`, "the join address")
-
-	phone := newTab(t)
-	run(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(join))
-	waitJS(t, p, `document.querySelector('[data-class-students]').textContent.includes('1')`, "1 student connected")
 	code := eval[string](t, p, `document.querySelector('[data-class-code-text]').textContent`)
+
+	// Item 4: the panel says a loopback address reaches no phone, with the
+	// command that fixes it.
+	eval[bool](t, p, contrastJS)
+	warn := eval[[]string](t, p, `(() => { const w = document.querySelector('[data-class-loopback]');
+		return w && w.getBoundingClientRect().height > 0 ? [w.querySelector('code').textContent, String(contrast(w))] : []; })()`)
+	if !strings.HasPrefix(join, "http://127.0.0.1:") || len(warn) != 2 || warn[0] != templates.LoopbackCommand {
+		t.Errorf("join address %s: the loopback warning shows %q, want the command %q", join, warn, templates.LoopbackCommand)
+	} else if c, _ := strconv.ParseFloat(warn[1], 64); c < 4.5 {
+		t.Errorf("the loopback warning's contrast is %.2f:1", c)
+	}
+
+	// Item 4: the phone comes in through /join, linked from the site
+	// header, typing the code as a phone does (lower case, a space).
+	phone := newTab(t)
+	run(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(ts.url+"/join?lang=en"))
+	if !eval[bool](t, phone, `!!document.querySelector('header.site a[href^="/join"][aria-current="page"]')`) {
+		t.Error("the site header has no link to /join")
+	}
+	typed := strings.ToLower(code[:3]) + " " + strings.ToLower(code[3:])
+	run(t, phone, chromedp.SendKeys(chromedp.CSS("#join-code"), typed), chromedp.Submit(chromedp.CSS("#join-code")))
+	waitNewDocument(t, phone, fmt.Sprintf(`location.pathname === '/class/%s' && document.getElementById('player')?.dataset.conn === 'open'`, code), "the class page from /join")
+	waitJS(t, p, `document.querySelector('[data-class-students]').textContent.includes('1')`, "1 student connected")
 	// Item 3: the join address folds to a chip once a student is in.
 	waitJS(t, p, `(() => { const c = document.querySelector('[data-class-chip]'); return c && !c.hidden && c.getBoundingClientRect().height > 0; })()`, "the join chip")
 	if chip := eval[string](t, p, `document.querySelector('[data-class-chip]').textContent`); !strings.Contains(chip, code) || !strings.Contains(chip, "1") {
