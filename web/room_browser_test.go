@@ -45,7 +45,8 @@ const measureLanes = `(() => {
 // 1024 x 768, on the stale-owner lesson's step 7 (two banners up), the
 // timeline takes at least 35% of the screen's height and every text of
 // its lanes on the screen is drawn at least 11 px tall (issue 38, item 1:
-// it was 127 px and 5 px).
+// it was 127 px and 5 px). With -update-screenshot it writes both to
+// docs/.
 func TestBrowserPresenterLanesReadable(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
@@ -65,6 +66,7 @@ func TestBrowserPresenterLanesReadable(t *testing.T) {
 			t.Errorf("%s: the lanes' smallest text (%s) is drawn %.1f px tall (%d texts), want at least 11", where, f.Smallest, f.MinText, f.Texts)
 		}
 		checkFit(t, where, readFit(t, ctx))
+		shootScreen(t, ctx, "screenshot-presenter-"+where+".png")
 		t.Logf("%s: timeline %.0f px of %.0f, smallest lane text %.1f px (%s)", where, f.CardH, f.ViewH, f.MinText, f.Smallest)
 	}
 }
