@@ -100,3 +100,46 @@ func TestBrowserCourseMapNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserSiteHeaderAndForms: /search and /explore/lock (issue 38, item
+// 8: no header rule, the logo on the page's edge, the nav wrapped, forms in
+// the browser's defaults) have the site header's layout, its nav on one
+// line at 1280 px, and the form style: padded, rounded controls in the
+// page's font.
+func TestBrowserSiteHeaderAndForms(t *testing.T) {
+	t.Parallel()
+	ctx, ts := tabAt(t, Config{Lessons: testLessons(t)}, "/search?lang=en")
+	for i, path := range []string{"/search?lang=en", "/explore/lock?lang=en"} {
+		if i > 0 {
+			run(t, ctx, chromedp.Navigate(ts.url+path))
+		}
+		var got struct {
+			Display  string    `json:"display"`
+			LogoLeft float64   `json:"logoLeft"`
+			NavRows  int       `json:"navRows"`
+			Controls []float64 `json:"controls"` // per control: padding-left, border radius, font size minus the body's
+		}
+		raw := eval[[]byte](t, ctx, `(() => {
+			const h = document.querySelector('header.site'), body = parseFloat(getComputedStyle(document.body).fontSize);
+			const ctl = [...document.querySelectorAll('main form select, main form textarea, main form input[type="text"], main form input[type="number"], main form input:not([type])')]
+				.filter(el => el.getBoundingClientRect().width > 0);
+			return {display: getComputedStyle(h).display, logoLeft: document.querySelector('.logo').getBoundingClientRect().left,
+				navRows: new Set([...h.querySelectorAll('.site-nav a')].map(a => Math.round(a.getBoundingClientRect().top))).size,
+				controls: ctl.flatMap(el => { const s = getComputedStyle(el); return [parseFloat(s.paddingLeft), parseFloat(s.borderTopLeftRadius), Math.abs(parseFloat(s.fontSize) - body)]; })};
+		})()`)
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Display != "flex" || got.LogoLeft < 12 || got.NavRows != 1 {
+			t.Errorf("%s: header display %s, logo at x=%.0f, nav in %d rows; want flex, x >= 12, one row", path, got.Display, got.LogoLeft, got.NavRows)
+		}
+		if len(got.Controls) < 3 {
+			t.Errorf("%s: no form control found", path)
+		}
+		for j := 0; j+2 < len(got.Controls); j += 3 {
+			if c := got.Controls[j : j+3]; c[0] < 4 || c[1] < 3 || c[2] > 3 {
+				t.Errorf("%s: form control %d: padding %.0f px, radius %.0f px, font %.0f px off the page's; want the form style", path, j/3, c[0], c[1], c[2])
+			}
+		}
+	}
+}
