@@ -116,7 +116,9 @@ templ-check:
 	$(TEMPL) generate -path templates
 	git diff --exit-code -- templates
 
-# screenshot rewrites docs/screenshot-player.png: the player at the
-# stale-owner step, taken by headless Chromium.
+# screenshot rewrites docs/screenshot-*.png, taken by headless Chromium:
+# the player at the stale-owner step, presenter mode at 1280x800 and
+# 1024x768, a class's projector at Reveal and a student's phone during a
+# question and after Reveal.
 screenshot: deps
-	$(GO) test ./web -run TestBrowserScreenshots -count=1 -update-screenshot
+	$(GO) test ./web -run 'TestBrowserScreenshots|TestBrowserPresenterLanesReadable|TestBrowserRoomClass' -count=1 -update-screenshot

@@ -6,6 +6,8 @@
 // presenter key lives only in sessionStorage (CLASS_KEY), never in the
 // address or the page's text: the projected page shows the join address.
 
+import { parseSteps, questionLines } from "./predict.js";
+
 export const CLASS_KEY = "lockstep.class"; // sessionStorage: {code, key} of the class this tab presents
 export const STUDENT_KEY = "lockstep.student"; // sessionStorage: {code: student id}
 
@@ -25,7 +27,7 @@ export function newClass(dataset) {
     status: null, // the last class-status
     answer: "", // the student's answer to the open question
     panel: "", // the presenter's panel HTML
-    joinHidden: false,
+    joinHidden: null, // the presenter's choice: null folds the join address once students are in
     note: "", // the presenter's note (an error, a hint)
     bus: "", // the presenter's banner while the class bus is down (class-status "bus")
   };
@@ -145,7 +147,7 @@ export function action(cs, name, confirmEnd) {
     case "end":
       return confirmEnd() ? [{ send: { type: "class-end" } }] : [];
     case "toggle-join":
-      cs.joinHidden = !cs.joinHidden;
+      cs.joinHidden = !joinFolded(cs);
       return [{ render: true }];
     default:
       return [];
@@ -187,7 +189,10 @@ export function tallyRows(status) {
 
 // studentView is what the class bar says: the status line, the question
 // (or null) with the student's answer marked, and the verdict (or "").
-export function studentView(cs, t) {
+// describe(n) phrases the question about step n as predict mode asks it
+// ("Step 5: B — acquire order:42. What will it come to?"), or gives ""
+// for the bare "What will step 5 come to?".
+export function studentView(cs, t, describe = () => "") {
   const st = cs.status;
   const view = { status: cs.following ? t.following : t.exploring, question: null, verdict: "", verdictKind: "" };
   const q = st?.question;
@@ -195,20 +200,30 @@ export function studentView(cs, t) {
   const label = (id) => q.choices.find((c) => c.id === id)?.label || id;
   if (q.open) {
     view.question = {
-      prompt: fill(t.question, { step: q.step }),
+      prompt: describe(q.step) || fill(t.question, { step: q.step }),
       choices: q.choices.map((c) => ({ id: c.id, label: c.label, chosen: c.id === cs.answer })),
       note: cs.answer ? fill(t.yourAnswer, { answer: label(cs.answer) }) : "",
     };
     return view;
   }
   if (q.revealed) {
-    const right = label(q.correct);
-    if (!cs.answer) view.verdict = fill(t.noAnswer, { answer: right });
-    else if (cs.answer === q.correct) view.verdict = fill(t.right, { answer: right });
-    else view.verdict = fill(t.wrong, { answer: right });
+    // The outcomes by their codes, as the command card shows them, the
+    // right one glossed: "✗ You said BUSY; it was ACQUIRED (the lock was free: …)".
+    const vars = { answer: q.correct, guess: cs.answer, gloss: label(q.correct) };
+    if (!cs.answer) view.verdict = fill(t.noAnswer, vars);
+    else if (cs.answer === q.correct) view.verdict = fill(t.right, vars);
+    else view.verdict = fill(t.wrong, vars);
     view.verdictKind = !cs.answer ? "none" : cs.answer === q.correct ? "right" : "wrong";
   }
   return view;
+}
+
+// joinFolded reports whether the panel shows the join address folded to
+// its chip ("K7P3QX · 2 joined"): as the presenter chose, else once a
+// student is in, so the QR code leaves the projected page its room.
+export function joinFolded(cs) {
+  if (cs.joinHidden !== null && cs.joinHidden !== undefined) return cs.joinHidden;
+  return (cs.status?.students || 0) > 0;
 }
 
 // presenterView is what the class panel says: the students line, whether
@@ -219,6 +234,7 @@ export function presenterView(cs, t) {
   const q = st.question;
   return {
     students: n === 1 ? t.studentsOne : fill(t.students, { n }),
+    chip: fill(t.chip, { code: cs.code, n }),
     canAsk: !q || !q.open,
     canReveal: Boolean(q && q.open),
     rows: tallyRows(st),
@@ -229,7 +245,31 @@ export function presenterView(cs, t) {
   };
 }
 
+// stepQuestion phrases the question about step n as predict mode does
+// (questionLines): steps are the page's parseSteps, template its
+// PredictPrompt, glosses its actions' names. It returns "" for a step with
+// nothing to predict.
+export function stepQuestion(steps, n, template, glosses) {
+  const s = steps[n - 1];
+  if (!s || !template) return "";
+  return questionLines(n, s, (k) => (k === "tPredictPrompt" ? template : ""), glosses)[0][1];
+}
+
 // ---------- the DOM edge ----------
+
+// pageDescriber is describe for studentView from the player page's
+// predict-mode data (its steps, prompt and glosses).
+function pageDescriber(doc) {
+  const controls = doc.querySelector(".controls");
+  const steps = parseSteps(doc.getElementById("player")?.dataset.predictSteps);
+  let glosses = {};
+  try {
+    glosses = JSON.parse(controls?.dataset.glosses || "{}");
+  } catch {
+    // no glosses: the action's id
+  }
+  return (n) => stepQuestion(steps, n, controls?.dataset.tPredictPrompt || "", glosses);
+}
 
 const texts = (el, names) => Object.fromEntries(names.map((n) => [n, el?.dataset["t" + n[0].toUpperCase() + n.slice(1)] || ""]));
 
@@ -259,15 +299,21 @@ function renderPresenter(doc, cs) {
   aside.hidden = false;
   doc.body.classList.add("in-class");
   const inner = aside.firstElementChild;
-  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "hide", "show"]);
+  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "hide", "show", "chip"]);
   const v = presenterView(cs, t);
   const q = (sel) => aside.querySelector(sel);
   q("[data-class-students]").textContent = v.students;
   q('[data-class-action="ask"]').disabled = !v.canAsk;
   q('[data-class-action="reveal"]').disabled = !v.canReveal;
   const join = q("[data-class-join]");
-  join.hidden = cs.joinHidden;
-  q('[data-class-action="toggle-join"]').textContent = cs.joinHidden ? t.show : t.hide;
+  const folded = joinFolded(cs);
+  join.hidden = folded;
+  const chip = q("[data-class-chip]");
+  if (chip) {
+    chip.hidden = !folded;
+    chip.textContent = v.chip;
+  }
+  q('[data-class-action="toggle-join"]').textContent = folded ? t.show : t.hide;
   q("[data-class-note]").textContent = [v.answered, v.right, v.note].filter(Boolean).join(" · ");
   let bus = q("[data-class-bus]");
   if (!bus) {
@@ -303,7 +349,7 @@ function renderStudent(doc, cs) {
   const bar = doc.querySelector("[data-class-bar]");
   if (!bar) return;
   const t = texts(bar, ["following", "exploring", "question", "yourAnswer", "right", "wrong", "noAnswer"]);
-  const v = studentView(cs, t);
+  const v = studentView(cs, t, pageDescriber(doc));
   doc.getElementById("player")?.setAttribute("data-class-following", String(cs.following));
   bar.querySelector("[data-class-status]").textContent = v.status;
   bar.querySelector('[data-class-follow="false"]').hidden = !cs.following;

@@ -1,6 +1,10 @@
 package templates
 
-import "strings"
+import (
+	"net"
+	"net/url"
+	"strings"
+)
 
 // ClassTexts are the classroom's strings (catalog/classroom.*.toml), one
 // field per message id.
@@ -11,6 +15,13 @@ type ClassTexts struct {
 	ClassQRLabel      string // the QR code's accessible name
 	ClassStudents     string // "{n} students" (the page fills n)
 	ClassStudentsOne  string // "1 student"
+	ClassChip         string // the folded join address: "{code} · {n} joined"
+	ClassLoopback     string // the join address is loopback: no phone reaches it; the fix follows
+	JoinNav           string // the site header's link to /join
+	JoinHeading       string // /join: "Join a class"
+	JoinIntro         string
+	JoinCodeLabel     string
+	JoinButton        string
 	ClassAsk          string
 	ClassReveal       string
 	ClassCSV          string
@@ -29,8 +40,8 @@ type ClassTexts struct {
 	ClassQuestion     string // student: "What will step {step} come to?"
 	ClassYourAnswer   string // "Your answer: {answer}"
 	ClassWaitReveal   string
-	ClassRight        string
-	ClassWrong        string // "Not this time: it came to {answer}"
+	ClassRight        string // "✓ Right, it was {answer} ({gloss}), as you said."
+	ClassWrong        string // "✗ You said {guess}; it was {answer} ({gloss})."
 	ClassNoAnswer     string // revealed, the student did not answer
 	ClassEndedTitle   string
 	ClassEndedBody    string
@@ -80,4 +91,36 @@ func joinTail(u, code string) string {
 		return code
 	}
 	return ""
+}
+
+// LoopbackCommand is the command the class panel gives when its join
+// address is loopback: the server again, listening on every interface
+// (cli's -addr; web's hostRule then answers IP addresses).
+const LoopbackCommand = "go run . -addr 0.0.0.0:8080"
+
+// loopbackOnly reports whether every join address in urls is on loopback
+// (localhost, 127.0.0.0/8, ::1), which no phone in the room can open.
+func loopbackOnly(urls []string) bool {
+	if len(urls) == 0 {
+		return false
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return false
+		}
+		h := u.Hostname()
+		if ip := net.ParseIP(h); !strings.EqualFold(h, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	}
+	return true
+}
+
+// JoinPage is /join: a form that takes a class code and opens the class
+// (GET /join?code=K7P3QX goes to /class/K7P3QX).
+type JoinPage struct {
+	Site Site
+	T    ClassTexts
+	Code string // what was typed, when it was no class code
 }

@@ -46,6 +46,7 @@ func siteNav(t *translator, current string) []templates.NavLink {
 		{navSixty, in.NavSixty, "/interview/60s" + q},
 		{navExplore, t.Explore().NavExplore, "/explore" + q},
 		{navSearch, t.Search().NavSearch, "/search" + q},
+		{navJoin, t.cl.JoinNav, "/join" + q},
 	}
 	out := make([]templates.NavLink, len(links))
 	for i, l := range links {

@@ -364,6 +364,7 @@ func New(cfg Config) (*Server, error) {
 		"GET /explore/lock/open":   s.serveLockOpen,
 		"GET /search":              s.serveSearch,
 		"GET /class/{code}":        s.serveClass,
+		"GET /join":                s.serveJoin,
 		"GET /ws":                  s.serveWS,
 	} {
 		mux.HandleFunc(pattern, handler)

@@ -217,7 +217,8 @@ func TestStaticFiles(t *testing.T) {
 }
 
 // TestPageWeight keeps the player page and what it loads (HTML, CSS, the
-// script's modules, icon) under 200 KB, and checks it loads nothing from elsewhere.
+// script's modules, icon) under 210 KB (200 until issue 38 added the
+// presenter's room layout and the class strip), and checks it loads nothing from elsewhere.
 func TestPageWeight(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
@@ -257,8 +258,8 @@ func TestPageWeight(t *testing.T) {
 		t.Fatalf("page loads %d static files with its modules", len(seen))
 	}
 	t.Logf("page weight: %d bytes (%.1f KB)", total, float64(total)/1024)
-	if total > 200*1024 {
-		t.Fatalf("page weighs %d bytes, over 200 KB", total)
+	if total > 210*1024 {
+		t.Fatalf("page weighs %d bytes, over 210 KB", total)
 	}
 }
 

@@ -5,8 +5,8 @@ import { brokenStorage, fakeStorage } from "./fakes.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const T = {
-  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{answer}", wrong: "W:{answer}", noAnswer: "N:{answer}",
-  students: "{n} st", studentsOne: "one st", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
+  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{guess}>{answer}/{gloss}", wrong: "W:{guess}>{answer}/{gloss}", noAnswer: "N:{answer}/{gloss}",
+  students: "{n} st", studentsOne: "one st", chip: "{code}·{n}", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
 };
 const question = (over) => ({
   step: 4, open: true, revealed: false, correct: "",
@@ -72,14 +72,14 @@ test("a student answers only the open question, with one of its choices", () => 
     note: "A:busy",
   });
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ open: false, revealed: true, correct: "GRANTED" }) });
-  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:granted", "wrong"]);
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:BUSY>GRANTED/granted", "wrong"]);
   // The next question starts unanswered.
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7 }) });
   assert.equal(s.answer, "");
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7, open: false, revealed: true, correct: "BUSY" }) });
-  assert.equal(classroom.studentView(s, T).verdict, "N:busy");
+  assert.equal(classroom.studentView(s, T).verdict, "N:BUSY/busy");
   s.answer = "BUSY";
-  assert.equal(classroom.studentView(s, T).verdictKind, "right");
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["R:BUSY>BUSY/busy", "right"]);
 });
 
 test("an ended class, or a wrong code, takes a student to the class's page", () => {
@@ -92,7 +92,7 @@ test("an ended class, or a wrong code, takes a student to the class's page", () 
 test("the presenter's distribution: every choice, counts, shares, the right one once revealed", () => {
   const p = classroom.newClass({});
   classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
-  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
+  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", chip: "K7P3QX·1", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
   classroom.onMessage(p, { type: "class-status", role: "presenter", students: 3, question: question(), counts: { GRANTED: 2 }, answered: 3 });
   const v = classroom.presenterView(p, T);
   assert.equal(v.students, "3 st");
@@ -126,4 +126,29 @@ test("the presenter's banner while the class bus is down, gone once it is back",
   assert.equal(classroom.presenterView(p, T).bus, "");
   classroom.onMessage(p, { type: "class-status", role: "presenter", students: 1, bus: "lost Redis" });
   assert.equal(classroom.presenterView(p, T).bus, "lost Redis");
+});
+
+test("the student's question names the step as predict mode does", () => {
+  const steps = [null, { actor: "B", do: "acquire", lock: "order:42", outcomes: ["ACQUIRED", "BUSY"] }];
+  const tpl = "Step {step}: {actor} — {action} {lock}. What will it come to?";
+  assert.equal(classroom.stepQuestion(steps, 2, tpl, { "act:acquire": "acquires" }), "Step 2: B — acquires order:42. What will it come to?");
+  assert.equal(classroom.stepQuestion(steps, 1, tpl, {}), "");
+  assert.equal(classroom.stepQuestion(steps, 9, tpl, {}), "");
+  const s = studentPage();
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question() });
+  assert.equal(classroom.studentView(s, T, (n) => `D${n}`).question.prompt, "D4");
+  assert.equal(classroom.studentView(s, T, () => "").question.prompt, "Q4");
+});
+
+test("the join address folds to its chip once a student is in, unless the presenter chose", () => {
+  const p = classroom.newClass({});
+  classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", key: KEY, panel: "<div></div>", status: { students: 0 } });
+  assert.equal(classroom.joinFolded(p), false);
+  classroom.onMessage(p, { type: "class-status", role: "presenter", students: 2 });
+  assert.equal(classroom.joinFolded(p), true);
+  assert.equal(classroom.presenterView(p, { ...T, chip: "{code} · {n} joined" }).chip, "K7P3QX · 2 joined");
+  classroom.action(p, "toggle-join", () => true);
+  assert.equal(classroom.joinFolded(p), false);
+  classroom.action(p, "toggle-join", () => true);
+  assert.equal(classroom.joinFolded(p), true);
 });

@@ -1,0 +1,205 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"lockstep/sim"
+	"lockstep/templates"
+)
+
+// contrastJS defines contrast(el): the contrast ratio (WCAG 2) of el's
+// text colour against the first opaque background behind it, walking up
+// its ancestors (white at the root).
+const contrastJS = `(() => {
+	const rgb = s => (s.match(/[\d.]+/g) || []).map(Number);
+	const lum = ([r, g, b]) => { const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+		return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+	window.contrast = el => {
+		const fg = rgb(getComputedStyle(el).color);
+		let bg = [255, 255, 255];
+		for (let e = el; e; e = e.parentElement) {
+			const c = rgb(getComputedStyle(e).backgroundColor);
+			if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) { bg = c; break; }
+		}
+		const a = lum(fg), b = lum(bg);
+		return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+	};
+	return true;
+})()`
+
+// TestBrowserRoomClass walks a class as a room has it (issue 38): a
+// presenter at 1280 x 800 starts a class from a lesson, a student on a
+// 390 x 844 phone joins, the presenter steps to step 3 and asks.
+//   - item 4: the panel warns that its 127.0.0.1 address reaches no phone
+//     and gives the command that fixes it; the phone joins through /join,
+//     linked from the site header, typing the code in lower case.
+//   - item 2: the student's question is dark on light (contrast at least
+//     4.5) and names the step: its actor, action and lock.
+//   - item 3: once the student is in, the join address folds to a chip
+//     with the code and the count; at Reveal the class panel covers no
+//     panel of the board and its tally is one row.
+//   - item 12: the verdict says ✓ or ✗, what the student answered and
+//     what it came to; the student's page offers no presenter mode.
+//
+// With -update-screenshot it writes the phone during the question and
+// after Reveal to docs/.
+func TestBrowserRoomClass(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	l := lessonByID(t, all, classLesson)
+	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+
+	p := newTab(t)
+	run(t, p, chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, false)))
+	waitStep(t, p, 0)
+	click(t, p, "[data-class-start]")
+	join := waitValue[string](t, p, `document.querySelector('[data-class-url]')?.textContent || ''`, "the join address")
+	code := eval[string](t, p, `document.querySelector('[data-class-code-text]').textContent`)
+
+	// Item 4: the panel says a loopback address reaches no phone, with the
+	// command that fixes it.
+	eval[bool](t, p, contrastJS)
+	warn := eval[[]string](t, p, `(() => { const w = document.querySelector('[data-class-loopback]');
+		return w && w.getBoundingClientRect().height > 0 ? [w.querySelector('code').textContent, String(contrast(w))] : []; })()`)
+	if !strings.HasPrefix(join, "http://127.0.0.1:") || len(warn) != 2 || warn[0] != templates.LoopbackCommand {
+		t.Errorf("join address %s: the loopback warning shows %q, want the command %q", join, warn, templates.LoopbackCommand)
+	} else if c, _ := strconv.ParseFloat(warn[1], 64); c < 4.5 {
+		t.Errorf("the loopback warning's contrast is %.2f:1", c)
+	}
+
+	// Item 4: the phone comes in through /join, linked from the site
+	// header, typing the code as a phone does (lower case, a space).
+	phone := newTab(t)
+	run(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(ts.url+"/join?lang=en"))
+	if !eval[bool](t, phone, `!!document.querySelector('header.site a[href^="/join"][aria-current="page"]')`) {
+		t.Error("the site header has no link to /join")
+	}
+	typed := strings.ToLower(code[:3]) + " " + strings.ToLower(code[3:])
+	run(t, phone, chromedp.SendKeys(chromedp.CSS("#join-code"), typed), chromedp.Submit(chromedp.CSS("#join-code")))
+	waitNewDocument(t, phone, fmt.Sprintf(`location.pathname === '/class/%s' && document.getElementById('player')?.dataset.conn === 'open'`, code), "the class page from /join")
+	waitJS(t, p, `document.querySelector('[data-class-students]').textContent.includes('1')`, "1 student connected")
+	// Item 3: the join address folds to a chip once a student is in.
+	waitJS(t, p, `(() => { const c = document.querySelector('[data-class-chip]'); return c && !c.hidden && c.getBoundingClientRect().height > 0; })()`, "the join chip")
+	if chip := eval[string](t, p, `document.querySelector('[data-class-chip]').textContent`); !strings.Contains(chip, code) || !strings.Contains(chip, "1") {
+		t.Errorf("the join chip says %q, want the code %s and 1 joined", chip, code)
+	}
+	if qr := eval[float64](t, p, `document.querySelector('[data-class-panel] svg.qr').getBoundingClientRect().height`); qr != 0 {
+		t.Errorf("the QR code is still %v px tall with a student in", qr)
+	}
+	for n := 1; n <= 3; n++ {
+		press(t, p, kb.ArrowRight)
+		waitStep(t, phone, n)
+	}
+	click(t, p, `[data-class-action="ask"]`)
+	waitJS(t, phone, `document.querySelectorAll('[data-class-choice]').length >= 2`, "the phone: the question")
+	eval[bool](t, phone, contrastJS)
+
+	// Item 2: dark text, and the step itself.
+	st := l.Steps[3]
+	prompt := eval[string](t, phone, `document.querySelector('.class-prompt').textContent`)
+	for _, want := range []string{st.Actor, st.Lock} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the student's question %q does not name step 4's %q", prompt, want)
+		}
+	}
+	for _, sel := range []string{".class-prompt", "[data-class-status]"} {
+		if c := eval[float64](t, phone, fmt.Sprintf(`contrast(document.querySelector('%s'))`, sel)); c < 4.5 {
+			t.Errorf("the student's %s has contrast %.2f:1 against its background, want at least 4.5", sel, c)
+		}
+	}
+	shootScreen(t, phone, "screenshot-student-question.png")
+
+	choice := eval[string](t, phone, `document.querySelector('[data-class-choice]').dataset.classChoice`)
+	click(t, phone, fmt.Sprintf(`[data-class-choice="%s"]`, choice))
+	waitJS(t, p, `[...document.querySelectorAll('[data-class-tally] li')].reduce((n, li) => n + Number(li.dataset.count), 0) === 1`, "1 answer in the distribution")
+	click(t, p, `[data-class-action="reveal"]`)
+	waitJS(t, p, `!!document.querySelector('[data-class-tally] li.right')`, "the right answer in the tally")
+	checkClassPanelPlace(t, p)
+	shootScreen(t, p, "screenshot-class-presenter.png")
+	waitJS(t, phone, fmt.Sprintf(`%s && !document.querySelector('[data-class-verdict]').hidden`, fmt.Sprintf(stepReady, 4)), "the phone: step 4 and the verdict")
+	if c := eval[float64](t, phone, `contrast(document.querySelector('[data-class-verdict]'))`); c < 4.5 {
+		t.Errorf("the student's verdict has contrast %.2f:1, want at least 4.5", c)
+	}
+	// Item 12: the verdict echoes the answer and names the outcome; a
+	// student is offered no presenter mode.
+	correct := string(expectedFrames(t, l)[4].Outcome)
+	verdict := eval[string](t, phone, `document.querySelector('[data-class-verdict]').textContent`)
+	mark := "✗"
+	if choice == correct {
+		mark = "✓"
+	}
+	if !strings.HasPrefix(verdict, mark) || !strings.Contains(verdict, choice) || !strings.Contains(verdict, correct) {
+		t.Errorf("the verdict %q: want %s, the answer %s and the outcome %s", verdict, mark, choice, correct)
+	}
+	if h := eval[float64](t, phone, `document.querySelector('[data-action="presenter"]').getBoundingClientRect().height`); h != 0 {
+		t.Errorf("the student's page offers presenter mode (%v px)", h)
+	}
+	shootScreen(t, phone, "screenshot-student-reveal.png")
+}
+
+// shootScreen writes the tab's first screen (what its viewport shows) to
+// docs/name with -update-screenshot (make screenshot), once its
+// animations have settled.
+func shootScreen(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if !*updateScreenshot {
+		return
+	}
+	waitJS(t, ctx, `document.getAnimations().every(a => a.playState !== 'running')`, "animations")
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repoRoot(t), "docs", name), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// classPanelPlace is what the presenter's page measures of its class
+// panel: its CSS position, the panels of the board it overlaps, the
+// tally's height and how many rows its choices take.
+const classPanelPlace = `(() => {
+	const r = el => el.getBoundingClientRect();
+	const aside = document.querySelector('[data-class-panel]'), a = r(aside);
+	const over = [];
+	for (const name of ['narration', 'redis', 'diagram', 'command', 'timeline']) {
+		const b = r(document.getElementById('panel-' + name));
+		if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) over.push(name);
+	}
+	const lis = [...document.querySelectorAll('[data-class-tally] li')];
+	return {position: getComputedStyle(aside).position, over, tallyH: r(document.querySelector('[data-class-tally]')).height,
+		rows: new Set(lis.map(li => Math.round(r(li).top))).size, choices: lis.length};
+})()`
+
+// checkClassPanelPlace: item 3 of issue 38. The class panel is in the
+// layout (not fixed over the page), overlaps none of the board's panels,
+// and its tally is one row no taller than 2.5 lines.
+func checkClassPanelPlace(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var got struct {
+		Position string   `json:"position"`
+		Over     []string `json:"over"`
+		TallyH   float64  `json:"tallyH"`
+		Rows     int      `json:"rows"`
+		Choices  int      `json:"choices"`
+	}
+	if err := json.Unmarshal(eval[[]byte](t, ctx, classPanelPlace), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Position == "fixed" || got.Position == "absolute" || len(got.Over) > 0 {
+		t.Errorf("the class panel is %s and covers %q", got.Position, got.Over)
+	}
+	if got.Choices < 2 || got.Rows != 1 || got.TallyH > 40 {
+		t.Errorf("the tally: %d choices in %d rows, %.0f px tall; want one row of at most 40 px", got.Choices, got.Rows, got.TallyH)
+	}
+}
