@@ -46,6 +46,7 @@ type Proxy struct {
 	nextID      int64
 	scripts     map[string]*Script // by SHA, every script seen
 	suggest     map[string]string  // suggested lock keys and why (a reason code)
+	chosen      map[string]bool    // the suggested keys ticked as locks (ChooseLocks); nil: all of them
 	clients     atomic.Int64
 
 	an *analyzer
@@ -114,6 +115,9 @@ func (p *Proxy) Upstream() string {
 func (p *Proxy) Close() error {
 	p.cancel()
 	err := p.srv.Close()
+	// redcon's Close misses a listener that Serve has not taken yet (a
+	// proxy closed right after Start); closing it here ends Serve.
+	_ = p.ln.Close()
 	for _, s := range p.openSessions() {
 		s.close(nil)
 	}
@@ -305,6 +309,9 @@ func (p *Proxy) isLock(key string) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.chosen != nil {
+		return p.chosen[key]
+	}
 	_, ok := p.suggest[key]
 	return ok
 }
