@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/lessons"
+	"lockstep/live"
 	"lockstep/proxy"
+	"lockstep/sim"
 	"lockstep/web"
 )
 
@@ -97,6 +100,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer closeBus()
+	var liveHandler http.Handler
+	var srv *web.Server // set below; the live page asks it for the request's language
 	if *proxyAddr != "" {
 		p, err := proxy.Start(ctx, proxyFlags.config(*proxyAddr, *redisURL, *redisCA))
 		if err != nil {
@@ -105,6 +110,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer p.Close()
 		fmt.Fprintf(stdout, "lockstep: Redis proxy on %s in front of %s: point your application at it\n", p.Addr(), p.Upstream())
+		cat, err := catalog.New()
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
+			return ExitInvalid
+		}
+		liveHandler = live.New(live.Config{Proxy: p, Catalog: cat, Locale: func(r *http.Request) sim.Locale { return srv.Locale(r) }})
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	// Where students open a class: the port is -addr's until it is listened
@@ -115,7 +126,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if port > 0 {
 		classURLs = studentURLs(*addr, port, net.InterfaceAddrs)
 	}
-	srv, err := web.New(web.Config{
+	srv, err = web.New(web.Config{Live: liveHandler,
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus, ClassPeers: peers,
 		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle,
