@@ -6,7 +6,7 @@
 import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, laneTitle, newModel, rows, suggestions } from "./live.js";
 
 const root = document.getElementById("live");
-const texts = JSON.parse(document.getElementById("live-texts").textContent);
+const texts = JSON.parse(root.dataset.texts);
 const model = newModel();
 let lit = new Set();
 let sock = null;
