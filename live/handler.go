@@ -93,7 +93,7 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	sort.Slice(langs, func(i, j int) bool { return langs[i].Code < langs[j].Code })
 	m := pageModel{
 		Lang: string(loc), Title: t("title"), Intro: t("intro", "Listen", snap.Listen, "Upstream", snap.Upstream),
-		CSS: static.URL("/static/", "app.css"), JS: static.URL("/static/", "livepage.js"), Icon: static.URL("/static/", "icon.svg"),
+		CSS: static.URL("/static/", "app.css"), JS: static.URL("/static/", "app.js"), Icon: static.URL("/static/", "icon.svg"),
 		Langs: langs, Texts: texts, T: t, Fixed: len(snap.LockGlobs) > 0, Globs: snap.LockGlobs,
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -10,7 +10,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // page is the live page: header, findings, lock keys, faults, save, and
-// the lanes the script (static/livepage.js) fills from the websocket.
+// the lanes the script (static/livepage.js, started by app.js) fills from the websocket.
 func page(m pageModel) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

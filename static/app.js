@@ -24,6 +24,7 @@ import { startSearch } from "./search.js";
 import * as classroom from "./classroom.js";
 import * as peers from "./peers.js";
 import { startLockBuilder } from "./lockform.js";
+import { startLive } from "./livepage.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -486,6 +487,7 @@ if (byID("course")) showCourseProgress(document, byID("course"), storage, locati
 if (byID("interview")) startInterview(document, byID("interview"), storage);
 if (byID("sixty")) startTimer(byID("sixty"), () => Date.now(), window);
 if (document.querySelector("[data-lock-builder]")) startLockBuilder(document);
+if (byID("live")) startLive(document, byID("live"));
 if (byID("search")) {
   startSearch(document, byID("search"), {
     WebSocket,

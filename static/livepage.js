@@ -1,11 +1,12 @@
-// The live page's script (/live): it opens the websocket, keeps the model
-// (live.js) and draws it; the forms send fault, lock-key and save
-// messages (protocol in the doc of package live). Only this module
-// touches the page.
+// The live page's script (/live): startLive opens the websocket, keeps
+// the model (live.js) and draws it; the forms send fault, lock-key and
+// save messages (protocol in the doc of package live). app.js calls it on
+// the live page.
 
 import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, laneTitle, newModel, rows, suggestions } from "./live.js";
 
-const root = document.getElementById("live");
+// startLive runs the live page in document, root its <main id="live">.
+export function startLive(document, root) {
 const texts = JSON.parse(root.dataset.texts);
 const model = newModel();
 let lit = new Set();
@@ -184,3 +185,4 @@ document.getElementById("live-save").addEventListener("submit", (ev) => {
 });
 
 connect();
+}
