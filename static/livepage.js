@@ -97,6 +97,18 @@ function drawTimeline() {
   dl.replaceChildren(...[...model.lanes.values()].filter((l) => !l.closed).map((l) => el("option", { value: l.lane }, l.name || l.addr)));
 }
 
+// scheduleTimeline redraws the timeline once per animation frame, however
+// many events arrived in it.
+let drawPending = false;
+function scheduleTimeline() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => {
+    drawPending = false;
+    drawTimeline();
+  });
+}
+
 function drawAll() {
   drawFindings();
   drawLocks();
@@ -119,7 +131,7 @@ function onMessage(msg) {
     case "event":
       if (applyEvent(model, msg)) {
         if (msg.event.kind === "finding") drawFindings();
-        drawTimeline();
+        scheduleTimeline();
       }
       break;
     case "done":
