@@ -98,6 +98,34 @@ export function rows(model) {
   return out;
 }
 
+// staleFrom maps a lane to the time (ms since start) its lease ran out
+// unreleased (a lease-expired finding): from then on it may be a stale
+// owner, and its cells are hatched until it sends a command on that key
+// again or its connection ends.
+function staleFrom(model) {
+  const out = new Map();
+  for (const f of model.findings) {
+    if (f.code === "lease-expired" && f.lane && !out.has(f.lane)) out.set(f.lane, { t: ms(f.at) - model.started, key: f.key });
+  }
+  return out;
+}
+
+// markStale sets stale on the rows of a lane inside its stale-owner
+// window (staleFrom), as the player hatches it.
+export function markStale(model, list) {
+  const from = staleFrom(model);
+  for (const r of list) {
+    const w = from.get(r.lane);
+    if (!w || r.t < w.t) continue;
+    if (r.kind === "close" || (r.kind === "command" && r.locks.includes(w.key))) {
+      from.delete(r.lane);
+      continue;
+    }
+    r.stale = true;
+  }
+  return list;
+}
+
 // gapPx is the vertical space before a row: real time, compressed
 // (about 40 px per second, at most 120 px).
 export function gapPx(prevT, t) {

@@ -3,7 +3,7 @@
 // save messages (protocol in the doc of package live). app.js calls it on
 // the live page.
 
-import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, laneTitle, newModel, rows, suggestions } from "./live.js";
+import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
 
 // startLive runs the live page in document, root its <main id="live">.
 export function startLive(document, root) {
@@ -70,7 +70,7 @@ function drawTimeline() {
     cells.push(head);
   }
   let prev = 0;
-  for (const r of rows(model)) {
+  for (const r of markStale(model, rows(model))) {
     const col = ids.indexOf(r.lane);
     if (col < 0) continue;
     const gap = gapPx(prev, r.t);
@@ -78,7 +78,7 @@ function drawTimeline() {
     const time = el("div", { class: "live-time" }, `+${(r.t / 1000).toFixed(3)}s`);
     time.style.marginTop = `${gap}px`;
     cells.push(time);
-    const cell = el("div", { class: `live-cell ${r.kind}${lit.has(r.seq) ? " hl" : ""}${r.lost ? " lost" : ""}`, "data-seq": String(r.seq), "data-kind": r.kind });
+    const cell = el("div", { class: `live-cell ${r.kind}${lit.has(r.seq) ? " hl" : ""}${r.lost ? " lost" : ""}${r.stale ? " stale" : ""}`, "data-seq": String(r.seq), "data-kind": r.kind });
     cell.style.gridColumn = String(col + 2);
     cell.style.marginTop = `${gap}px`;
     cell.append(el("code", {}, r.text));

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, newModel, rows, suggestions } from "../live.js";
+import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, markStale, newModel, rows, suggestions } from "../live.js";
 
 const t0 = "2026-01-01T00:00:00Z";
 const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
@@ -66,4 +66,14 @@ test("suggested keys: ticked when chosen, or all when none chosen", () => {
   assert.deepEqual(suggestions(m), [{ key: "job:b", reason: "set-nx", ticked: false }, { key: "lock:a", reason: "set-nx", ticked: true }]);
   m.chosen = [];
   assert.ok(suggestions(m).every((s) => s.ticked));
+});
+
+test("the stale-owner window hatches the holder's lane until it touches the key again", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 4, kind: "finding", at: at(500), finding: { code: "lease-expired", lane: "c1", key: "lock:a", at: at(500) } }, text: "x" });
+  applyEvent(m, { event: { seq: 5, kind: "fault", at: at(600), fault: { kind: "pause-end", lane: "c1" } } });
+  applyEvent(m, { event: { seq: 6, kind: "command", at: at(700), lane: "c1", command: { name: "DEL", args: ["DEL", "lock:a"], reply: "0", locks: ["lock:a"] } } });
+  applyEvent(m, { event: { seq: 7, kind: "command", at: at(800), lane: "c1", command: { name: "GET", args: ["GET", "x"], reply: "(value)" } } });
+  const stale = markStale(m, rows(m)).filter((r) => r.stale).map((r) => r.seq);
+  assert.deepEqual(stale, [4, 5]);
 });
