@@ -26,7 +26,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS]]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-max-live N]]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
@@ -52,6 +52,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
 	proxyAddr := fs.String("proxy", "", "also run the lock-aware Redis proxy (`lockstep proxy`) on this address, in front of the same Redis as the lessons (-redis, or an embedded one of its own); keep it on loopback")
 	proxyFlags := fs.proxyFlags("proxy-")
+	maxLive := fs.Int("max-live", live.DefaultMaxConns, "with -proxy: live pages (/live) open at once; one more is closed with code 1013")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
@@ -115,7 +116,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)
 			return ExitInvalid
 		}
-		liveHandler = live.New(live.Config{Proxy: p, Catalog: cat, Locale: func(r *http.Request) sim.Locale { return srv.Locale(r) }})
+		liveHandler = live.New(live.Config{Proxy: p, Catalog: cat, MaxConns: *maxLive, Locale: func(r *http.Request) sim.Locale { return srv.Locale(r) }})
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	// Where students open a class: the port is -addr's until it is listened

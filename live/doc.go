@@ -37,7 +37,8 @@
 //
 // # Bounds
 //
-// Config.MaxConns live connections at once (beyond: close code 1013), a
+// Config.MaxConns live connections at once (the server's -max-live;
+// beyond: close code 1013), a
 // browser message of at most 4 KiB, 5 messages per second with a burst of
 // 10 per connection; the page's own work is bounded by the proxy's trace
 // size (-proxy-trace-size).

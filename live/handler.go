@@ -32,8 +32,8 @@ type Config struct {
 	// Locale picks the request's language (the server's negotiation:
 	// ?lang=, cookie, Accept-Language). Nil means English.
 	Locale func(*http.Request) sim.Locale
-	// MaxConns bounds the live websockets open at once; 0 means
-	// DefaultMaxConns. One over it is closed with code 1013.
+	// MaxConns bounds the live websockets open at once (the server's
+	// -max-live); 0 means DefaultMaxConns. One over it is closed with code 1013.
 	MaxConns int
 	// CheckOrigin decides which pages may open the websocket; nil means
 	// same origin only (gorilla/websocket's default).
