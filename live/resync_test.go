@@ -65,22 +65,27 @@ func TestSlowBrowserResyncs(t *testing.T) {
 	if err := rc.Set(ctx, "lock:a", "last", time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
-	for {
+	// The page's view after the resync: the new snapshot's SETs, then
+	// the events after it; it must reach all six with no gap.
+	resynced, sets := false, 0
+	for !resynced || sets < 6 {
 		var m outMsg
 		if err := ws.ReadJSON(&m); err != nil {
-			t.Fatalf("no fresh snapshot after the overflow: %v", err)
+			t.Fatalf("after the overflow (resynced %v, %d SETs seen): %v", resynced, sets, err)
 		}
-		if m.Type != "snapshot" {
-			continue
-		}
-		sets := 0
-		for _, e := range m.Snapshot.Events {
-			if e.Kind == proxy.EventCommand && e.Command.Name == "SET" {
-				sets++
+		switch {
+		case m.Type == "snapshot":
+			resynced, sets = true, 0
+			for _, e := range m.Snapshot.Events {
+				if e.Kind == proxy.EventCommand && e.Command.Name == "SET" {
+					sets++
+				}
 			}
+		case resynced && m.Type == "event" && m.Event.Kind == proxy.EventCommand && m.Event.Command.Name == "SET":
+			sets++
 		}
-		if sets == 6 {
-			return
-		}
+	}
+	if sets != 6 {
+		t.Errorf("%d SETs after the resync, want 6", sets)
 	}
 }
