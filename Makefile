@@ -114,7 +114,8 @@ run:
 TEMPL ?= $(GO) run github.com/a-h/templ/cmd/templ@v0.3.1100
 templ-check:
 	$(TEMPL) generate -path templates
-	git diff --exit-code -- templates
+	$(TEMPL) generate -path live
+	git diff --exit-code -- templates live
 
 # screenshot rewrites docs/screenshot-*.png, taken by headless Chromium:
 # the player at the stale-owner step, presenter mode at 1280x800 and

@@ -13,8 +13,11 @@ import (
 	"time"
 
 	"lockstep/backend"
+	"lockstep/catalog"
 	"lockstep/lessons"
+	"lockstep/live"
 	"lockstep/proxy"
+	"lockstep/sim"
 	"lockstep/web"
 )
 
@@ -23,7 +26,7 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS]]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-max-live N]]
                 [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
@@ -51,6 +54,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
 	proxyAddr := fs.String("proxy", "", "also run the lock-aware Redis proxy (`lockstep proxy`) on this address, in front of the same Redis as the lessons (-redis, or an embedded one of its own); keep it on loopback")
 	proxyFlags := fs.proxyFlags("proxy-")
+	maxLive := fs.Int("max-live", live.DefaultMaxConns, "with -proxy: live pages (/live) open at once; one more is closed with code 1013")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated host names the server answers besides its own (e.g. a reverse proxy's public name); other Host headers get 421")
 	lim := limitFlags(fs.FlagSet) // issue 37's bounds (serve_limits.go)
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
@@ -112,6 +116,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer closeBus()
+	var liveHandler http.Handler
+	var srv *web.Server // set below; the live page asks it for the request's language
 	if *proxyAddr != "" {
 		cfg, err := proxyFlags.config(*proxyAddr, *redisURL, *redisCA)
 		if err != nil {
@@ -125,6 +131,12 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer p.Close()
 		fmt.Fprintf(stdout, "lockstep: Redis proxy on %s in front of %s: point your application at it\n", p.Addr(), p.Upstream())
+		cat, err := catalog.New()
+		if err != nil {
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
+			return ExitInvalid
+		}
+		liveHandler = live.New(live.Config{Proxy: p, Catalog: cat, MaxConns: *maxLive, Locale: func(r *http.Request) sim.Locale { return srv.Locale(r) }})
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	// Where students open a class: the port is -addr's until it is listened
@@ -135,7 +147,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if port > 0 {
 		classURLs = studentURLs(*addr, port, net.InterfaceAddrs)
 	}
-	srv, err := web.New(web.Config{
+	srv, err = web.New(web.Config{Live: liveHandler,
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus, ClassPeers: peers,
 		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle, Limits: limits,

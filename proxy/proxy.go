@@ -46,6 +46,7 @@ type Proxy struct {
 	nextID      int64
 	scripts     map[string]*Script // by SHA, every script seen
 	suggest     map[string]string  // suggested lock keys and why (a reason code)
+	chosen      map[string]bool    // the suggested keys ticked as locks (ChooseLocks); nil: all of them
 	clients     atomic.Int64
 
 	an *analyzer
@@ -314,6 +315,9 @@ func (p *Proxy) isLock(key string) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.chosen != nil {
+		return p.chosen[key]
+	}
 	_, ok := p.suggest[key]
 	return ok
 }

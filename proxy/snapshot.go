@@ -10,7 +10,7 @@ import (
 // Redis the lock keys as last read, Events the trace (oldest first; the
 // ring dropped Dropped older ones), Findings what may be lock failures,
 // Suggested the keys the proxy takes for locks without -locks and why
-// ("set-nx", "script-ttl").
+// ("set-nx", "script-ttl"), Chosen those of them the user ticked.
 type Snapshot struct {
 	Started   time.Time         `json:"started"`
 	Now       time.Time         `json:"now"`
@@ -23,7 +23,10 @@ type Snapshot struct {
 	Dropped   uint64            `json:"dropped"`
 	Findings  []Finding         `json:"findings"`
 	Suggested map[string]string `json:"suggested,omitempty"`
-	Scripts   []*Script         `json:"scripts,omitempty"`
+	// Chosen are the suggested keys ticked as locks (ChooseLocks); empty
+	// means every suggested key is one.
+	Chosen  []string  `json:"chosen,omitempty"`
+	Scripts []*Script `json:"scripts,omitempty"`
 }
 
 // RedisLane is the Redis lane: each lock key's contents and PTTL as last
@@ -44,6 +47,7 @@ func (p *Proxy) Snapshot() Snapshot {
 	for k, v := range p.suggest {
 		suggested[k] = v
 	}
+	chosen := p.chosenKeys()
 	scripts := make([]*Script, 0, len(p.scripts))
 	for _, s := range p.scripts {
 		c := *s
@@ -61,7 +65,7 @@ func (p *Proxy) Snapshot() Snapshot {
 	sort.Slice(scripts, func(i, j int) bool { return scripts[i].SHA < scripts[j].SHA })
 	return Snapshot{Started: p.started, Now: time.Now(), Listen: p.Addr(), Upstream: p.Upstream(), LockGlobs: p.locks,
 		Lanes: lanes, Redis: RedisLane{Locks: locks}, Events: events, Dropped: dropped, Findings: findings,
-		Suggested: suggested, Scripts: scripts}
+		Suggested: suggested, Chosen: chosen, Scripts: scripts}
 }
 
 // Subscribe returns a subscription to new trace events with a channel of

@@ -4,7 +4,7 @@
 // static imports): the player (app.js, with its modules) where the page
 // has #player, the course's progress on the course, interview mode on
 // its pages, the lock builder (lockform.js) on the lock page and the
-// Search page's module (search.js) on it. A page with none of them (a
+// Search page's module (search.js) on it, and the live page's (livepage.js) on /live. A page with none of them (a
 // 404) loads nothing more.
 
 // pageStorage is localStorage, or null where reading it throws (storage
@@ -28,6 +28,8 @@ if (interview) import("./interview.js").then((m) => m.startInterview(document, i
 const sixty = byID("sixty");
 if (sixty) import("./interview.js").then((m) => m.startTimer(sixty, () => Date.now(), window));
 if (document.querySelector("[data-lock-builder]")) import("./lockform.js").then((m) => m.startLockBuilder(document));
+const live = byID("live");
+if (live) import("./livepage.js").then((m) => m.startLive(document, live));
 const search = byID("search");
 if (search) {
   Promise.all([import("./search.js"), import("./socket.js")]).then(([s, socket]) =>

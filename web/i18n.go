@@ -200,3 +200,8 @@ func fromAcceptLanguage(header string) sim.Locale {
 	}
 	return sim.English
 }
+
+// Locale is the language the server answers r in (?lang=, then the
+// cookie, then Accept-Language): for pages served beside it (package
+// live).
+func (s *Server) Locale(r *http.Request) sim.Locale { return s.negotiate(r) }

@@ -119,9 +119,13 @@ func (s *Server) badge(t *translator) templates.BackendBadge {
 // current page and langURL giving the page's address in each language.
 func (s *Server) site(loc sim.Locale, nav string, langURL func(sim.Locale) string) templates.Site {
 	t := s.tr(loc)
+	links := siteNav(t, nav)
+	if s.cfg.Live != nil { // -proxy: the live page
+		links = append(links, templates.NavLink{Label: t.cat.T(loc, "live.ui.nav"), URL: "/live?lang=" + string(loc)})
+	}
 	return templates.Site{
 		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, langURL), Nav: siteNav(t, nav),
+		Langs: langOptions(t, langURL), Nav: links,
 	}
 }
 

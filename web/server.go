@@ -61,6 +61,10 @@ const (
 
 // Config configures a Server.
 type Config struct {
+	// Live serves GET /live and /live/ws, the live page of the proxy
+	// (package live), when the server runs with -proxy; nil leaves them
+	// out (404) and the header without its link.
+	Live http.Handler
 	// Backend opens one store per run (a session's, a page's, an export's).
 	// Required: RedisBackend(be) for package backend's Redis.
 	Backend Backend
@@ -368,6 +372,10 @@ func New(cfg Config) (*Server, error) {
 		"GET /ws":                  s.serveWS,
 	} {
 		mux.HandleFunc(pattern, handler)
+	}
+	if cfg.Live != nil { // the live page of -proxy (package live)
+		mux.Handle("GET /live", cfg.Live)
+		mux.Handle("GET /live/ws", cfg.Live)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -1,0 +1,154 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
+
+	"lockstep/catalog"
+	"lockstep/proxy"
+	"lockstep/sim"
+)
+
+const (
+	readLimit    = 4 << 10          // bytes of one browser message
+	pongWait     = 60 * time.Second // a browser that answers no ping for this long is gone
+	pingEvery    = 25 * time.Second
+	writeWait    = 10 * time.Second // a write that takes longer ends the connection
+	subBuffer    = 512              // events queued for a browser before it gets a resync
+	answerBuffer = 8                // answers queued for the writer
+	msgRate      = 5                // browser messages per second, sustained
+	msgBurst     = 10
+)
+
+// serveWS upgrades to the live websocket and runs one connection: the
+// writer in this goroutine, the reader in its own.
+func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request) {
+	loc := h.locale(r)
+	select {
+	case h.slots <- struct{}{}:
+	default:
+		conn, err := h.upgrader.Upgrade(w, r, nil)
+		if err == nil {
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "too many live pages open (-max-live)"), time.Now().Add(writeWait))
+			conn.Close()
+		}
+		return
+	}
+	defer func() { <-h.slots }()
+	conn, err := h.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	conn.SetReadLimit(readLimit)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sub := h.cfg.Proxy.Subscribe(subBuffer)
+	defer sub.Close()
+	answers := make(chan outMsg, answerBuffer)
+	r2 := renderer{h.cfg.Catalog, loc}
+	go h.read(ctx, cancel, conn, r2, answers)
+	h.write(ctx, conn, sub, r2, answers)
+}
+
+// renderer renders catalogue messages in one locale.
+type renderer struct {
+	cat *catalog.Catalog
+	loc sim.Locale
+}
+
+func (r renderer) Render(m sim.Msg) string { return r.cat.Render(r.loc, m) }
+
+// read is the connection's reader: it decodes each browser message,
+// carries it out (one at a time) and queues the answer for the writer.
+func (h *Handler) read(ctx context.Context, cancel context.CancelFunc, conn *websocket.Conn, r renderer, answers chan<- outMsg) {
+	defer cancel()
+	_ = conn.SetReadDeadline(time.Now().Add(pongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	lim := rate.NewLimiter(msgRate, msgBurst)
+	for {
+		_, b, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(pongWait))
+		var out outMsg
+		m, err := decode(b)
+		switch {
+		case err != nil:
+			out = outMsg{Type: "error", Message: r.Render(sim.M("live.error.not-json", "Err", err.Error()))}
+		case !lim.Allow():
+			out = outMsg{Type: "error", For: m.Type, Message: r.Render(sim.M("live.error.rate", "Type", m.Type))}
+		default:
+			out = carry(ctx, h.cfg.Proxy, r, m)
+		}
+		select {
+		case answers <- out:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// write is the connection's only writer: the snapshot, then each event,
+// a fresh snapshot at each resync, the reader's answers and pings.
+func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Subscription, r renderer, answers <-chan outMsg) {
+	send := func(m outMsg) bool {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return false
+		}
+		_ = conn.SetWriteDeadline(time.Now().Add(writeWait))
+		return conn.WriteMessage(websocket.TextMessage, b) == nil
+	}
+	snapshot := func() bool {
+		snap := h.cfg.Proxy.Snapshot()
+		texts := make([]string, len(snap.Findings))
+		for i, f := range snap.Findings {
+			texts[i] = r.Render(f.Message)
+		}
+		return send(outMsg{Type: "snapshot", Snapshot: &snap, Texts: texts})
+	}
+	if !snapshot() {
+		return
+	}
+	ping := time.NewTicker(pingEvery)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			return
+		case e, ok := <-sub.C:
+			if !ok {
+				return
+			}
+			if e.Kind == proxy.EventResync {
+				if !snapshot() {
+					return
+				}
+				continue
+			}
+			m := outMsg{Type: "event", Event: &e}
+			if e.Finding != nil {
+				m.Text = r.Render(e.Finding.Message)
+			}
+			if !send(m) {
+				return
+			}
+		case a := <-answers:
+			if !send(a) {
+				return
+			}
+		case <-ping.C:
+			if conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeWait)) != nil {
+				return
+			}
+		}
+	}
+}

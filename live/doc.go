@@ -1,0 +1,45 @@
+// Package live serves the live page (/live): a real application's locks
+// seen through the lock-aware proxy (package proxy), as lanes on a
+// real-time axis, with findings, faults injected from the page, the lock
+// keys ticked at run time, and the trace saved as a lesson.
+//
+// Data path: proxy.Proxy records each client command, lock state, fault
+// and finding in its trace. The page's websocket (/live/ws) gets one
+// proxy.Snapshot first, then every new proxy.Event from a bounded
+// subscription; when the browser falls behind the proxy drops events for
+// it and sends an EventResync, and the connection answers with a fresh
+// snapshot, so nothing is lost without the page knowing. A connection has
+// one reader goroutine (client messages, read limit and deadline, a rate
+// limit) and one writer goroutine (the only one that writes; a bounded
+// queue of replies, write deadlines, pings). The application never waits
+// for a browser.
+//
+// # Protocol
+//
+// Server to browser, JSON objects by "type":
+//
+//	{"type":"snapshot","snapshot":proxy.Snapshot,"texts":[finding text per Snapshot.Findings]}
+//	{"type":"event","event":proxy.Event,"text":"finding text, for kind finding"}
+//	{"type":"done","for":"pause"}                     a browser message was carried out
+//	{"type":"error","for":"pause","message":"..."}    it was refused (text in the page's language, naming the message)
+//	{"type":"saved","saved":proxy.Saved}              the answer to save
+//
+// Browser to server:
+//
+//	{"type":"pause","client":"c1","ms":2000}          proxy.Pause
+//	{"type":"lose-reply","client":"c1"}               proxy.LoseNextReply
+//	{"type":"delay","client":"c1","ms":200,"span_ms":5000}  proxy.DelayReplies
+//	{"type":"expire","key":"lock:a"}                  proxy.ExpireKey
+//	{"type":"restart"}                                proxy.RestartUpstream
+//	{"type":"close","client":"c1"}                    proxy.CloseClient
+//	{"type":"locks","keys":["lock:a"]}                proxy.ChooseLocks
+//	{"type":"save","id":"my-app","key":"lock:a"}      proxy.SaveLesson
+//
+// # Bounds
+//
+// Config.MaxConns live connections at once (the server's -max-live;
+// beyond: close code 1013), a
+// browser message of at most 4 KiB, 5 messages per second with a burst of
+// 10 per connection; the page's own work is bounded by the proxy's trace
+// size (-proxy-trace-size).
+package live

@@ -1,0 +1,167 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"lockstep/proxy"
+	"lockstep/sim"
+)
+
+// inMsg is a browser message (see the package doc).
+type inMsg struct {
+	Type   string   `json:"type"`
+	Client string   `json:"client,omitempty"`
+	Key    string   `json:"key,omitempty"`
+	MS     int64    `json:"ms,omitempty"`
+	SpanMS int64    `json:"span_ms,omitempty"`
+	Keys   []string `json:"keys,omitempty"`
+	ID     string   `json:"id,omitempty"`
+}
+
+// outMsg is a server message (see the package doc).
+type outMsg struct {
+	Type     string          `json:"type"`
+	For      string          `json:"for,omitempty"`
+	Message  string          `json:"message,omitempty"`
+	Snapshot *proxy.Snapshot `json:"snapshot,omitempty"`
+	Texts    []string        `json:"texts,omitempty"`
+	Event    *proxy.Event    `json:"event,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Saved    *proxy.Saved    `json:"saved,omitempty"`
+}
+
+// maxFaultMS bounds a pause or a delay from the page, in ms (the proxy's
+// own bound, 10 minutes).
+const maxFaultMS = 10 * 60 * 1000
+
+var idPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+
+// Faults is what the live page drives: the proxy's fault, lock-choice and
+// save API (*proxy.Proxy).
+type Faults interface {
+	Pause(client string, d time.Duration) error
+	LoseNextReply(client string) error
+	DelayReplies(client string, d, span time.Duration) error
+	ExpireKey(ctx context.Context, key string) error
+	RestartUpstream(ctx context.Context) error
+	CloseClient(client string) error
+	ChooseLocks(keys []string) error
+	SaveLesson(ctx context.Context, opt proxy.SaveOptions) (proxy.Saved, error)
+}
+
+// carry validates m and carries it out on p; it returns the answer, an
+// error message rendered by r in the page's language when refused.
+func carry(ctx context.Context, p Faults, r renderer, m inMsg) outMsg {
+	refuse := func(code string, kv ...any) outMsg {
+		return outMsg{Type: "error", For: m.Type, Message: r.Render(sim.M("live.error."+code, append([]any{"Type", m.Type}, kv...)...))}
+	}
+	needClient := func() *outMsg {
+		if m.Client == "" {
+			o := refuse("missing", "Field", "client")
+			return &o
+		}
+		return nil
+	}
+	needMS := func(field string, v int64) *outMsg {
+		if v <= 0 || v > maxFaultMS {
+			o := refuse("range", "Field", field, "Value", v, "Max", maxFaultMS)
+			return &o
+		}
+		return nil
+	}
+	var err error
+	switch m.Type {
+	case "pause":
+		if o := needClient(); o != nil {
+			return *o
+		}
+		if o := needMS("ms", m.MS); o != nil {
+			return *o
+		}
+		err = p.Pause(m.Client, time.Duration(m.MS)*time.Millisecond)
+	case "lose-reply":
+		if o := needClient(); o != nil {
+			return *o
+		}
+		err = p.LoseNextReply(m.Client)
+	case "delay":
+		if o := needClient(); o != nil {
+			return *o
+		}
+		if o := needMS("ms", m.MS); o != nil {
+			return *o
+		}
+		if o := needMS("span_ms", m.SpanMS); o != nil {
+			return *o
+		}
+		err = p.DelayReplies(m.Client, time.Duration(m.MS)*time.Millisecond, time.Duration(m.SpanMS)*time.Millisecond)
+	case "expire":
+		if m.Key == "" {
+			return refuse("missing", "Field", "key")
+		}
+		err = p.ExpireKey(ctx, m.Key)
+	case "restart":
+		err = p.RestartUpstream(ctx)
+	case "close":
+		if o := needClient(); o != nil {
+			return *o
+		}
+		err = p.CloseClient(m.Client)
+	case "locks":
+		err = p.ChooseLocks(m.Keys)
+	case "save":
+		id := m.ID
+		if id == "" {
+			id = "observed"
+		}
+		if !idPattern.MatchString(id) {
+			return refuse("bad-id", "Value", fmt.Sprintf("%q", id))
+		}
+		saved, err := p.SaveLesson(ctx, proxy.SaveOptions{ID: id, Key: m.Key, Renderer: r.cat})
+		if err != nil {
+			return refusal(refuse, m, err)
+		}
+		return outMsg{Type: "saved", For: m.Type, Saved: &saved}
+	default:
+		return refuse("unknown-type")
+	}
+	if err != nil {
+		return refusal(refuse, m, err)
+	}
+	return outMsg{Type: "done", For: m.Type}
+}
+
+// refusal names a proxy error in the page's language.
+func refusal(refuse func(string, ...any) outMsg, m inMsg, err error) outMsg {
+	switch {
+	case errors.Is(err, proxy.ErrNoClient):
+		return refuse("no-client", "Client", fmt.Sprintf("%q", m.Client))
+	case errors.Is(err, proxy.ErrNotLock):
+		return refuse("not-lock", "Key", fmt.Sprintf("%q", m.Key))
+	case errors.Is(err, proxy.ErrNotEmbedded):
+		return refuse("not-embedded")
+	case errors.Is(err, proxy.ErrLocksFixed):
+		return refuse("locks-fixed")
+	case errors.Is(err, proxy.ErrNotSuggested):
+		// The proxy's error ends with the quoted key it refused.
+		return refuse("not-suggested", "Key", strings.TrimPrefix(err.Error(), proxy.ErrNotSuggested.Error()+": "))
+	case errors.Is(err, proxy.ErrNothingToSave):
+		return refuse("nothing-to-save")
+	}
+	return refuse("failed", "Err", err.Error())
+}
+
+// decode parses a browser message.
+func decode(b []byte) (inMsg, error) {
+	var m inMsg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, err
+	}
+	return m, nil
+}

@@ -1,0 +1,172 @@
+// The live page's model (/live, package live): the proxy's snapshot and
+// the events after it, as lanes (one per client connection, one for
+// Redis's lock keys), rows on a real-time axis, findings and what they
+// point at. No DOM here: livepage.js draws it; node --test checks it.
+
+// REDIS is the Redis lane's id in the lane list.
+export const REDIS = "redis";
+
+// newModel is an empty model.
+export function newModel() {
+  return { started: 0, lanes: new Map(), events: [], lastSeq: 0, findings: [], suggested: {}, chosen: [], fixed: false, resyncs: 0 };
+}
+
+function ms(t) {
+  const v = Date.parse(t);
+  return Number.isNaN(v) ? 0 : v;
+}
+
+// applySnapshot replaces the model with a snapshot message's
+// ({snapshot, texts}); a second one is a resync.
+export function applySnapshot(model, msg) {
+  const s = msg.snapshot || {};
+  const resyncs = model.started ? model.resyncs + 1 : model.resyncs;
+  const m = newModel();
+  m.resyncs = resyncs;
+  m.started = ms(s.started);
+  for (const l of s.lanes || []) m.lanes.set(l.lane, { ...l });
+  m.events = (s.events || []).filter((e) => e.kind !== "resync");
+  m.lastSeq = m.events.length ? m.events[m.events.length - 1].seq : 0;
+  const texts = msg.texts || [];
+  m.findings = (s.findings || []).map((f, i) => ({ ...f, text: texts[i] || f.code }));
+  m.suggested = s.suggested || {};
+  m.chosen = s.chosen || [];
+  m.fixed = (s.lock_globs || []).length > 0;
+  Object.assign(model, m);
+  return model;
+}
+
+// applyEvent adds an event message ({event, text}); events at or below
+// the last Seq seen are skipped (the snapshot had them).
+export function applyEvent(model, msg) {
+  const e = msg.event;
+  if (!e || e.seq <= model.lastSeq) return false;
+  model.lastSeq = e.seq;
+  model.events.push(e);
+  if (e.client) model.lanes.set(e.client.lane, { ...e.client });
+  if (e.kind === "finding" && e.finding) model.findings.push({ ...e.finding, text: msg.text || e.finding.code });
+  return true;
+}
+
+// laneIDs are the timeline's columns: Redis first, then the clients in
+// the order they connected.
+export function laneIDs(model) {
+  const ids = [...model.lanes.keys()].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  return [REDIS, ...ids];
+}
+
+// laneTitle is a client lane's header: name, address and library.
+export function laneTitle(l) {
+  const lib = l.library ? ` · ${l.library}${l.library_version ? " " + l.library_version : ""}` : "";
+  return { name: l.name || l.lane, addr: l.addr || "", lib: lib.replace(/^ · /, "") };
+}
+
+// lockText writes a lock state: contents and PTTL.
+export function lockText(st) {
+  if (!st || st.type === "none" || !st.type) return `${st ? st.key : ""} (none)`;
+  let v = st.value ?? "";
+  if (st.fields) v = Object.entries(st.fields).map(([k, c]) => `${k}=${c}`).join(" ");
+  return `${st.key} = ${v} · PTTL ${st.pttl}`;
+}
+
+// faultLane is where a fault is drawn: its client's lane, else Redis's.
+function faultLane(f) {
+  return f.lane || REDIS;
+}
+
+// rows turns the events into timeline rows: {seq, lane, t (ms since
+// start), kind, text, reply, lost}. Connects and names only update lanes.
+export function rows(model) {
+  const out = [];
+  for (const e of model.events) {
+    const t = ms(e.at) - model.started;
+    if (e.kind === "command" && e.command) {
+      const c = e.command;
+      out.push({ seq: e.seq, lane: e.lane, t, kind: "command", text: [c.name, ...(c.args || []).slice(1)].join(" "), reply: c.raw || c.reply, lost: !!c.reply_lost, locks: c.locks || [] });
+    } else if (e.kind === "lock" && e.lock) {
+      out.push({ seq: e.seq, lane: REDIS, t, kind: "lock", text: lockText(e.lock), present: e.lock.type !== "none" });
+    } else if (e.kind === "fault" && e.fault) {
+      const f = e.fault;
+      const what = [f.kind, f.lane, f.key, f.ms ? `${f.ms}ms` : ""].filter(Boolean).join(" ");
+      out.push({ seq: e.seq, lane: faultLane(f), t, kind: "fault", text: what });
+    } else if (e.kind === "finding" && e.finding) {
+      out.push({ seq: e.seq, lane: e.finding.lane || REDIS, t, kind: "finding", text: e.finding.code });
+    } else if (e.kind === "close") {
+      out.push({ seq: e.seq, lane: e.lane || (e.client && e.client.lane), t, kind: "close", text: e.error || "close" });
+    }
+  }
+  return out;
+}
+
+// staleFrom maps a lane to the time (ms since start) its lease ran out
+// unreleased (a lease-expired finding): from then on it may be a stale
+// owner, and its cells are hatched until it sends a command on that key
+// again or its connection ends.
+function staleFrom(model) {
+  const out = new Map();
+  for (const f of model.findings) {
+    if (f.code === "lease-expired" && f.lane && !out.has(f.lane)) out.set(f.lane, { t: ms(f.at) - model.started, key: f.key });
+  }
+  return out;
+}
+
+// markStale sets stale on the rows of a lane inside its stale-owner
+// window (staleFrom), as the player hatches it.
+export function markStale(model, list) {
+  const from = staleFrom(model);
+  for (const r of list) {
+    const w = from.get(r.lane);
+    if (!w || r.t < w.t) continue;
+    if (r.kind === "close" || (r.kind === "command" && r.locks.includes(w.key))) {
+      from.delete(r.lane);
+      continue;
+    }
+    r.stale = true;
+  }
+  return list;
+}
+
+// gapPx is the vertical space before a row: real time, compressed
+// (about 40 px per second, at most 120 px).
+export function gapPx(prevT, t) {
+  const d = Math.max(0, t - prevT);
+  return Math.min(120, Math.round(d / 25));
+}
+
+// highlighted is the set of Seqs finding i points at.
+export function highlighted(model, i) {
+  const f = model.findings[i];
+  return new Set(f ? f.events || [] : []);
+}
+
+// faultMessage turns the fault form's fields into a websocket message,
+// or {error: field} for a field the type needs and lacks.
+export function faultMessage(fields) {
+  const type = fields.type;
+  const m = { type };
+  const num = (v) => Math.round(Number(v));
+  if (["pause", "lose-reply", "delay", "close"].includes(type)) {
+    if (!fields.client) return { error: "client" };
+    m.client = fields.client.trim();
+  }
+  if (type === "pause" || type === "delay") {
+    m.ms = num(fields.ms);
+    if (!(m.ms > 0)) return { error: "ms" };
+  }
+  if (type === "delay") {
+    m.span_ms = num(fields.span_ms);
+    if (!(m.span_ms > 0)) return { error: "span_ms" };
+  }
+  if (type === "expire") {
+    if (!fields.key) return { error: "key" };
+    m.key = fields.key.trim();
+  }
+  return { msg: m };
+}
+
+// suggestions lists the suggested keys with reasons and whether ticked
+// (with nothing chosen, every suggested key is a lock).
+export function suggestions(model) {
+  const chosen = new Set(model.chosen);
+  return Object.keys(model.suggested).sort().map((key) => ({ key, reason: model.suggested[key], ticked: chosen.size === 0 || chosen.has(key) }));
+}

@@ -1,0 +1,79 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, markStale, newModel, rows, suggestions } from "../live.js";
+
+const t0 = "2026-01-01T00:00:00Z";
+const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
+
+function snapshot() {
+  return {
+    type: "snapshot",
+    snapshot: {
+      started: t0,
+      lanes: [{ lane: "c2", addr: "127.0.0.1:2", name: "worker-b" }, { lane: "c1", addr: "127.0.0.1:1", library: "go-redis" }],
+      events: [
+        { seq: 1, kind: "connect", at: at(0), lane: "c1", client: { lane: "c1", addr: "127.0.0.1:1" } },
+        { seq: 2, kind: "command", at: at(10), lane: "c1", command: { name: "SET", args: ["SET", "lock:a", "t1", "NX", "PX", "100"], reply: "OK", raw: "+OK\r\n", locks: ["lock:a"] } },
+        { seq: 3, kind: "lock", at: at(11), lock: { key: "lock:a", type: "string", value: "t1", pttl: 99 } },
+      ],
+      findings: [{ code: "overlap", lane: "c2", events: [2, 5] }],
+      suggested: { "lock:a": "set-nx", "job:b": "set-nx" },
+      chosen: ["lock:a"],
+    },
+    texts: ["c2 may overlap"],
+  };
+}
+
+test("snapshot then events: lanes, rows, skip of old seqs", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  assert.deepEqual(laneIDs(m), [REDIS, "c1", "c2"]);
+  assert.equal(applyEvent(m, { event: { seq: 3, kind: "lock", at: at(11) } }), false);
+  assert.equal(applyEvent(m, { event: { seq: 4, kind: "fault", at: at(2000), fault: { kind: "pause", lane: "c1", ms: 500 } } }), true);
+  assert.equal(applyEvent(m, { event: { seq: 5, kind: "finding", at: at(2100), finding: { code: "overlap", lane: "c2", events: [2] } }, text: "x" }), true);
+  const r = rows(m);
+  assert.deepEqual(r.map((x) => [x.seq, x.lane, x.kind]), [[2, "c1", "command"], [3, REDIS, "lock"], [4, "c1", "fault"], [5, "c2", "finding"]]);
+  assert.equal(r[0].reply, "+OK\r\n");
+  assert.equal(r[0].t, 10);
+  assert.equal(m.findings.length, 2);
+  assert.equal(m.findings[0].text, "c2 may overlap");
+  assert.deepEqual([...highlighted(m, 0)], [2, 5]);
+});
+
+test("a second snapshot is a resync and replaces the model", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 9, kind: "lock", at: at(5) } });
+  applySnapshot(m, snapshot());
+  assert.equal(m.resyncs, 1);
+  assert.equal(m.lastSeq, 3);
+});
+
+test("gap on the real-time axis is compressed and bounded", () => {
+  assert.equal(gapPx(0, 1000), 40);
+  assert.equal(gapPx(0, 60000), 120);
+  assert.equal(gapPx(10, 0), 0);
+});
+
+test("fault form: messages and missing fields", () => {
+  assert.deepEqual(faultMessage({ type: "pause", client: " c1 ", ms: "2000" }), { msg: { type: "pause", client: "c1", ms: 2000 } });
+  assert.deepEqual(faultMessage({ type: "pause", client: "", ms: "1" }), { error: "client" });
+  assert.deepEqual(faultMessage({ type: "delay", client: "c1", ms: "5", span_ms: "0" }), { error: "span_ms" });
+  assert.deepEqual(faultMessage({ type: "expire", key: "lock:a" }), { msg: { type: "expire", key: "lock:a" } });
+  assert.deepEqual(faultMessage({ type: "restart" }), { msg: { type: "restart" } });
+});
+
+test("suggested keys: ticked when chosen, or all when none chosen", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  assert.deepEqual(suggestions(m), [{ key: "job:b", reason: "set-nx", ticked: false }, { key: "lock:a", reason: "set-nx", ticked: true }]);
+  m.chosen = [];
+  assert.ok(suggestions(m).every((s) => s.ticked));
+});
+
+test("the stale-owner window hatches the holder's lane until it touches the key again", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 4, kind: "finding", at: at(500), finding: { code: "lease-expired", lane: "c1", key: "lock:a", at: at(500) } }, text: "x" });
+  applyEvent(m, { event: { seq: 5, kind: "fault", at: at(600), fault: { kind: "pause-end", lane: "c1" } } });
+  applyEvent(m, { event: { seq: 6, kind: "command", at: at(700), lane: "c1", command: { name: "DEL", args: ["DEL", "lock:a"], reply: "0", locks: ["lock:a"] } } });
+  applyEvent(m, { event: { seq: 7, kind: "command", at: at(800), lane: "c1", command: { name: "GET", args: ["GET", "x"], reply: "(value)" } } });
+  const stale = markStale(m, rows(m)).filter((r) => r.stale).map((r) => r.seq);
+  assert.deepEqual(stale, [4, 5]);
+});
