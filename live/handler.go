@@ -93,7 +93,7 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	sort.Slice(langs, func(i, j int) bool { return langs[i].Code < langs[j].Code })
 	m := pageModel{
 		Lang: string(loc), Title: t("title"), Intro: t("intro", "Listen", snap.Listen, "Upstream", snap.Upstream),
-		CSS: static.URL("/static/", "app.css"), JS: static.URL("/static/", "app.js"), Icon: static.URL("/static/", "icon.svg"),
+		CSS: static.URL("/static/", "app.css"), LiveCSS: static.URL("/static/", "live.css"), JS: static.URL("/static/", "main.js"), Icon: static.URL("/static/", "icon.svg"),
 		Langs: langs, Texts: texts, T: t, Fixed: len(snap.LockGlobs) > 0, Globs: snap.LockGlobs,
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -102,13 +102,13 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 
 // pageModel is what page renders.
 type pageModel struct {
-	Lang, Title, Intro string
-	CSS, JS, Icon      string
-	Langs              []langLink
-	Texts              map[string]string
-	T                  func(id string, kv ...any) string
-	Fixed              bool
-	Globs              []string
+	Lang, Title, Intro     string
+	CSS, LiveCSS, JS, Icon string
+	Langs                  []langLink
+	Texts                  map[string]string
+	T                      func(id string, kv ...any) string
+	Fixed                  bool
+	Globs                  []string
 }
 
 type langLink struct {

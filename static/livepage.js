@@ -1,6 +1,6 @@
 // The live page's script (/live): startLive opens the websocket, keeps
 // the model (live.js) and draws it; the forms send fault, lock-key and
-// save messages (protocol in the doc of package live). app.js calls it on
+// save messages (protocol in the doc of package live). main.js calls it on
 // the live page.
 
 import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
