@@ -102,7 +102,10 @@ func TestClassFollowerFrame(t *testing.T) {
 // session's activity, so it is not closed as idle while the class moves.
 func TestClassFollowerIdle(t *testing.T) {
 	t.Parallel()
-	const idle = time.Second
+	// 3 s, not 1: under -race on a loaded 2-core machine a move's round
+	// trip took over half a second, and a 1 s timeout closed the student
+	// between two moves 400 ms apart (the test's own slowness, not idling).
+	const idle = 3 * time.Second
 	_, hs := newTestHTTP(t, Config{IdleTimeout: idle})
 	p, pm := presenterAt(t, hs, 1)
 	s, _ := student(t, hs, pm.Code, "")
