@@ -62,7 +62,7 @@ type Check struct {
 func Diagnose(ctx context.Context, cfg Config) ([]Check, error) {
 	b, err := Open(ctx, cfg)
 	if err != nil {
-		addr := cfg.URL
+		addr := RedactURL(cfg.URL)
 		if opt, _, perr := parseURL(cfg); perr == nil {
 			addr = opt.Addr
 		}

@@ -99,6 +99,11 @@ func parseURL(cfg Config) (*redis.Options, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("backend: redis URL %q: %w", RedactURL(cfg.URL), urlProblem(err))
 	}
+	if !knownScheme(u.Scheme+"://") || u.Host == "" && u.Scheme != "unix" {
+		// go-redis's errors for these quote the rest of the value, a
+		// password with it (issue 37).
+		return nil, nil, fmt.Errorf("backend: redis URL %s: want redis://[USER:PASSWORD@]HOST:PORT[/DB], rediss://… or unix://PATH", RedactURL(cfg.URL))
+	}
 	var opt *redis.Options
 	var seeds []string
 	if u.Query().Has("addr") {

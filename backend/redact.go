@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"strings"
 )
 
 // userinfo is the user:password@ part of a URL that may not parse.
@@ -11,19 +12,42 @@ var userinfo = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*://)([^@/?#]*)@`)
 
 // RedactURL is a Redis URL fit to print: its password, if any, replaced
 // by "xxxxx", whether or not the URL parses (issue 37, item 8: a -redis URL
-// that did not parse was printed with its password).
+// that did not parse was printed with its password). A value that is not a
+// URL with a scheme and a host (no scheme, a mistyped separator, a bare
+// password, a leading space) may be anything, so none of it is shown.
 func RedactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && (u.Host != "" || u.Scheme == "unix") {
 		return u.Redacted()
 	}
-	return userinfo.ReplaceAllStringFunc(s, func(m string) string {
-		sub := userinfo.FindStringSubmatch(m)
-		user, _, hasPass := cutColon(sub[2])
-		if !hasPass {
-			return sub[1] + user + "@"
+	sub := userinfo.FindStringSubmatch(s)
+	if sub == nil {
+		if knownScheme(s) && !strings.Contains(s, "@") {
+			return s // a URL with no user part: nothing to hide
 		}
-		return sub[1] + user + ":xxxxx@"
-	})
+		return notShown
+	}
+	if !knownScheme(sub[1]) {
+		return notShown
+	}
+	user, _, hasPass := cutColon(sub[2])
+	rest := s[len(sub[0]):]
+	if !hasPass {
+		return sub[1] + user + "@" + rest
+	}
+	return sub[1] + user + ":xxxxx@" + rest
+}
+
+// notShown stands for a value given as a Redis URL that is not one.
+const notShown = "(not shown: not a redis://, rediss:// or unix:// URL, and it may hold a password)"
+
+// knownScheme reports whether s starts with a scheme Lockstep opens.
+func knownScheme(s string) bool {
+	for _, p := range []string{"redis://", "rediss://", "unix://"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func cutColon(s string) (before, after string, found bool) {

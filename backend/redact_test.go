@@ -27,4 +27,15 @@ func TestRedisURLRedacted(t *testing.T) {
 	if got := RedactURL("redis://u:p@h:bad/0"); got != "redis://u:xxxxx@h:bad/0" {
 		t.Errorf("RedactURL: %q", got)
 	}
+	// Values that are no Redis URL at all (found by a fresh-eyes review):
+	// none of them may be echoed.
+	for _, u := range []string{":s3cret-pw@127.0.0.1:6379", "redis//:s3cret-pw@127.0.0.1:6379", "redis:/:s3cret-pw@127.0.0.1:6379",
+		" redis://:s3cret-pw@127.0.0.1:6379", "s3cret-pw", "redis://:s3cret-pw@127.0.0.1:6379/0?protocol=x "} {
+		if got := RedactURL(u); strings.Contains(got, "s3cret-pw") {
+			t.Errorf("RedactURL(%q) = %q", u, got)
+		}
+		if _, err := Open(context.Background(), Config{URL: u}); err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("Open(%q): %v", u, err)
+		}
+	}
 }
