@@ -186,6 +186,11 @@ func TestSandboxStopsRunaways(t *testing.T) {
 	if err != nil || r.Kind != sim.ReplyError || !strings.Contains(r.Str, "string.rep") {
 		t.Errorf("string.rep('x', 1e9): %+v %v, want an error reply", r, err)
 	}
+	// Nor one table.concat of 256 copies of a 4 MiB string.
+	r, err = callOnce(t, open, userScript(t, "local s = string.rep('x', 4*1024*1024) local t = {} for i = 1, 256 do t[i] = s end return #table.concat(t)"))
+	if err != nil || r.Kind != sim.ReplyError || !strings.Contains(r.Str, "table.concat") {
+		t.Errorf("table.concat of 1 GiB: %+v %v, want an error reply", r, err)
+	}
 	// The counter cannot be reset: the script cannot name it.
 	r, err = callOnce(t, open, userScript(t, "for i = 1, 3e8 do __lockstep_turns = 0 end"))
 	if err != nil || r.Kind != sim.ReplyError {
