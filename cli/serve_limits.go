@@ -24,6 +24,7 @@ type serveLimits struct {
 	classesPerAddr  *int
 	classGrace      *time.Duration
 	classroomSecret *string
+	searchStates    *int
 }
 
 // limitFlags defines the flags of web.Limits on fs.
@@ -37,6 +38,8 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 			"most classes started or resumed from one client address at once"),
 		classGrace: fs.Duration("class-grace", web.DefaultClassGrace,
 			"end a class, and drop all its state, once no presenter's page has been connected to it for this long"),
+		searchStates: fs.Int("search-max-states", web.DefaultSearchMaxStates,
+			"most timelines one search of the Search page explores before it stops with what it found; a search's memory grows with them (about 45 KB a state with a built-in lock), so lower it on a small server"),
 		classroomSecret: fs.String("classroom-secret", "", "with -classroom-redis: a secret (16 bytes or more) every server sharing the classes is given; class messages and states are signed with it (HMAC-SHA256) and unsigned ones ignored; also read from $"+ClassroomSecretEnv),
 	}
 }
@@ -56,6 +59,8 @@ func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []
 		return lim, nil, errors.New("flag -max-classes-per-addr: must be at least 1")
 	case *l.classGrace < time.Second:
 		return lim, nil, errors.New("flag -class-grace: must be 1s or more")
+	case *l.searchStates < 100:
+		return lim, nil, errors.New("flag -search-max-states: must be at least 100")
 	}
 	lim = web.Limits{TrustedProxies: trusted, SessionReserve: *l.reserve, MaxClasses: *l.maxClasses,
 		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace}

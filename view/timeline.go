@@ -297,7 +297,9 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 		// (backend.Store.Info names them once the first step has run).
 		redis.Sub = t.T("BackendPair")
 	case !v.info.Embedded:
-		redis.Sub = Clip(v.info.Addr, tlSubUnits)
+		// Not the address: a page names no Redis address or version to
+		// its visitors (issue 37, item 8; docs/security.md).
+		redis.Sub = Clip(t.T("LaneRedisReal"), tlSubUnits)
 	}
 	for k, lock := range lay.locks {
 		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})

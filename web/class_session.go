@@ -129,7 +129,7 @@ func (s *session) busErr(re int64, err error) {
 		s.sendErr(re, perr(ErrCodeClassEnded, "class-ended"))
 		return
 	}
-	s.sendErr(re, perr(ErrCodeClassBus, "class-bus", "Reason", err.Error()))
+	s.sendErr(re, perr(ErrCodeClassBus, "class-bus")) // the reason, with the bus's address, goes to the log only (issue 37)
 }
 
 func (s *session) startClass(m ClientMessage) {
