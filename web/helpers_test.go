@@ -82,6 +82,11 @@ func withDefaults(tb testing.TB, cfg Config) Config {
 		// time limit set their own.
 		cfg.ScriptTimeLimit = 30 * time.Second
 	}
+	if cfg.LockTableTimeout == 0 {
+		// The course table's 30 s ran out under -race on a loaded machine
+		// with the lessons' scripts in the sandbox's process.
+		cfg.LockTableTimeout = 5 * time.Minute
+	}
 	return cfg
 }
 

@@ -44,10 +44,11 @@ const (
 	maxLockScripts      = 4
 	// maxLockBody bounds a check request's body, whatever its encoding.
 	maxLockBody = maxLockVariantBytes + maxLockScripts*maxLockScriptBytes + 64<<10
-	// lockTableTimeout bounds the whole course table of one lock: every
-	// lesson's run (each within runTimeout, its scripts within the turn
-	// bound, sim.MaxScriptTurns). Lessons not reached are listed as such.
-	lockTableTimeout = 30 * time.Second
+	// DefaultLockTableTimeout bounds the whole course table of one lock
+	// (Config.LockTableTimeout): every lesson's run (each within
+	// runTimeout, its scripts within the turn bound, sim.MaxScriptTurns).
+	// Lessons not reached are listed as such.
+	DefaultLockTableTimeout = 30 * time.Second
 )
 
 // lockFiles is what a learner sent: the variant file and the scripts, by
@@ -345,7 +346,7 @@ func (s *Server) serveLock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	ctx, cancel := context.WithTimeout(r.Context(), lockTableTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.LockTableTimeout)
 	defer cancel()
 	p.Rows, p.TableNote = s.lockTable(ctx, t, def, code)
 	p.Table = true
@@ -411,7 +412,7 @@ func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantD
 		row.CompareURL = "/explore/lock/open?" + q.Encode()
 		if ctx.Err() != nil || overran {
 			if note == "" && !overran {
-				note = t.T("LockTableCut", "Seconds", lockTableTimeout.Seconds())
+				note = t.T("LockTableCut", "Seconds", s.cfg.LockTableTimeout.Seconds())
 			}
 			row.Verdict, row.Kind = t.T("LockNotRun"), "skipped"
 			rows = append(rows, row)

@@ -138,6 +138,9 @@ type Config struct {
 	// DefaultSearchTimeout and DefaultSearchMaxStates.
 	SearchTimeout   time.Duration
 	SearchMaxStates int
+	// LockTableTimeout bounds the course table of a learner's own lock, all
+	// its lessons together; 0 means DefaultLockTableTimeout.
+	LockTableTimeout time.Duration
 	// SearchWorkers is how many workers one search runs on, each on an
 	// embedded Redis of its own (or, when Backend is a real Redis, under a
 	// key prefix of its own there); 0 means DefaultSearchWorkers.
@@ -282,6 +285,7 @@ func New(cfg Config) (*Server, error) {
 	defaultIfUnset(&cfg.MaxSearches, DefaultMaxSearches())
 	defaultIfUnset(&cfg.SearchTimeout, DefaultSearchTimeout)
 	defaultIfUnset(&cfg.SearchMaxStates, DefaultSearchMaxStates)
+	defaultIfUnset(&cfg.LockTableTimeout, DefaultLockTableTimeout)
 	defaultIfUnset(&cfg.SearchWorkers, DefaultSearchWorkers)
 	defaultIfUnset(&cfg.ClassIdle, DefaultClassIdle)
 	defaultIfUnset(&cfg.ClassJoinRate, DefaultClassJoinRate)
