@@ -117,8 +117,8 @@ type HoldView struct {
 	// Pending is true between the two round trips of a get-then-del release.
 	Pending bool `json:"pending,omitempty"`
 	// Hold is the grant number: the outermost acquires of the lock numbered
-	// in order (1, 2, ...), shown to learners as "grant #N" (第 N 次获锁 /
-	// 第 N 次取鎖), never as a hold count; fencing and the stale-write
+	// in order (1, 2, ...), shown to learners as "grant #N" (its zh-CN and zh-TW names are in
+	// the glossary, catalog/ui.*.toml), never as a hold count; fencing and the stale-write
 	// invariant compare these.
 	Hold int `json:"hold"`
 	// InRedis is true while Redis still keeps a count for Token. Count > 0
