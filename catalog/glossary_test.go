@@ -92,21 +92,11 @@ func englishTexts(t *testing.T) []chineseText {
 		}
 		walkStrings(m, n, func(where, s string) { out = append(out, chineseText{"en", where, s}) })
 	}
-	for _, n := range lessontest.Files(t) {
-		src, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
+	walkLessonStrings(t, func(where, s string) {
+		if !strings.HasSuffix(where, ".zh-CN") && !strings.HasSuffix(where, ".zh-TW") {
+			out = append(out, chineseText{"en", where, s})
 		}
-		var doc any
-		if err := yaml.Unmarshal(src, &doc); err != nil {
-			t.Fatalf("%s: %v", n, err)
-		}
-		walkStrings(doc, filepath.Base(n), func(where, s string) {
-			if !strings.HasSuffix(where, ".zh-CN") && !strings.HasSuffix(where, ".zh-TW") {
-				out = append(out, chineseText{"en", where, s})
-			}
-		})
-	}
+	})
 	return out
 }
 
@@ -114,6 +104,20 @@ func englishTexts(t *testing.T) []chineseText {
 func lessonTexts(t *testing.T) []chineseText {
 	t.Helper()
 	var out []chineseText
+	walkLessonStrings(t, func(where, s string) {
+		for _, loc := range []string{"zh-CN", "zh-TW"} {
+			if strings.HasSuffix(where, "."+loc) {
+				out = append(out, chineseText{loc, where, s})
+			}
+		}
+	})
+	return out
+}
+
+// walkLessonStrings calls f for every string of every lesson file, with
+// its path under the file's name (walkStrings).
+func walkLessonStrings(t *testing.T, f func(where, s string)) {
+	t.Helper()
 	for _, n := range lessontest.Files(t) {
 		src, err := os.ReadFile(n)
 		if err != nil {
@@ -123,15 +127,8 @@ func lessonTexts(t *testing.T) []chineseText {
 		if err := yaml.Unmarshal(src, &doc); err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
-		walkStrings(doc, filepath.Base(n), func(where, s string) {
-			for _, loc := range []string{"zh-CN", "zh-TW"} {
-				if strings.HasSuffix(where, "."+loc) {
-					out = append(out, chineseText{loc, where, s})
-				}
-			}
-		})
+		walkStrings(doc, filepath.Base(n), f)
 	}
-	return out
 }
 
 // walkStrings calls f for every string in v with its path (keys joined by

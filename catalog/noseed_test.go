@@ -1,16 +1,12 @@
 package catalog_test
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
-	"github.com/goccy/go-yaml"
-
-	"lockstep/internal/lessontest"
 )
 
 // sourceRef matches what a learner cannot follow in a narration or a banner:
@@ -43,22 +39,12 @@ func TestNarrationNamesNoSeed(t *testing.T) {
 		}
 	}
 	n := 0
-	for _, f := range lessontest.Files(t) {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	walkLessonStrings(t, func(where, s string) {
+		if isLessonText(where) {
+			n++
+			check(where, s)
 		}
-		var doc any
-		if err := yaml.Unmarshal(src, &doc); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		walkStrings(doc, filepath.Base(f), func(where, s string) {
-			if isLessonText(where) {
-				n++
-				check(where, s)
-			}
-		})
-	}
+	})
 	for _, pat := range []string{"sim.*.toml", "narration.*.toml", "ui.*.toml"} {
 		names, err := filepath.Glob(pat)
 		if err != nil || len(names) == 0 {
