@@ -14,6 +14,7 @@ import (
 
 	"lockstep/backend"
 	"lockstep/catalog"
+	"lockstep/classserve"
 	"lockstep/lessons"
 	"lockstep/live"
 	"lockstep/proxy"
@@ -203,7 +204,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // parsePeers is -classroom-peers: its comma-separated base URLs, each
-// checked by web.ParsePeer; peers without a -classroom-redis (classRedis
+// checked by classserve.ParsePeer; peers without a -classroom-redis (classRedis
 // empty) share no class and are refused.
 func parsePeers(list, classRedis string) ([]string, error) {
 	var out []string
@@ -211,7 +212,7 @@ func parsePeers(list, classRedis string) ([]string, error) {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
 		}
-		o, err := web.ParsePeer(p)
+		o, err := classserve.ParsePeer(p)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 // writes are kept in a buffer, and flush writes them at once.
 //
 // A class move queues two messages per student (the shared frame and the
-// class-status, class_shared.go): written one by one they were two TCP
+// class-status, classserve/shared.go): written one by one they were two TCP
 // sends, each with its whole path through the kernel (on loopback, the
 // receive too), which was most of a move's time for 10,000 students
 // (docs/performance.md, Classes). A page reads the same bytes either way.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"lockstep/classserve"
 	"lockstep/view"
 )
 
@@ -62,7 +63,7 @@ func TestClassFollowerFrame(t *testing.T) {
 	if panels := keysOf(t, first["panels"]); !slices.Contains(panels, view.PanelExplore) {
 		t.Fatalf("the join's frame: panels %v, no %s", panels, view.PanelExplore)
 	}
-	s.await(MsgClassStatus, nil)
+	s.await(classserve.MsgClassStatus, nil)
 	for want := 2; want <= 4; want++ {
 		p.send(ClientMessage{Type: MsgStep})
 		var pf struct {
@@ -93,7 +94,7 @@ func TestClassFollowerFrame(t *testing.T) {
 		if keys := keysOf(t, f["frame"]); len(keys) > 1 || (len(keys) == 1 && keys[0] != "outcome") || sf.Outcome != pf.Outcome {
 			t.Fatalf("step %d: the student's frame %s, the presenter's outcome %q", want, f["frame"], pf.Outcome)
 		}
-		s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == want })
+		s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Step == want })
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lockstep/classbus"
+	"lockstep/classserve"
 )
 
 // TestClassPeersOrigin: the websocket accepts a page of its own origin,
@@ -67,8 +68,8 @@ func TestClassPeersConfig(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{"http://10.0.0.2:8080/": "http://10.0.0.2:8080", " HTTPS://B.example ": "https://b.example"} {
-		if got, err := ParsePeer(in); err != nil || got != want {
-			t.Errorf("ParsePeer(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := classserve.ParsePeer(in); err != nil || got != want {
+			t.Errorf("classserve.ParsePeer(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }
@@ -121,8 +122,8 @@ func TestClassPeersStudentMovesOn(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	b := &wsClient{t: t, conn: c}
 	b.expect(MsgHello)
-	b.send(ClientMessage{Type: MsgClassJoin, ID: 3, Code: pm.Code})
-	b.await(MsgClassJoined, nil)
+	b.send(ClientMessage{Type: classserve.MsgClassJoin, ID: 3, Code: pm.Code})
+	b.await(classserve.MsgClassJoined, nil)
 	if f := b.await(MsgFrame, nil); f.Step != 2 || f.Lesson != classLesson {
 		t.Fatalf("on B the student landed on step %d of %s, want the class's step 2", f.Step, f.Lesson)
 	}

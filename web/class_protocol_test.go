@@ -10,38 +10,39 @@ import (
 	"time"
 
 	"lockstep/classroom"
+	"lockstep/classserve"
 )
 
 // classMsg is a class message of the server, decoded loosely.
 type classMsg struct {
-	Type    string             `json:"type"`
-	Re      int64              `json:"re"`
-	Code    string             `json:"code"`
-	Message string             `json:"message"`
-	Key     string             `json:"key"`
-	Join    []string           `json:"join"`
-	Panel   string             `json:"panel"`
-	Status  ClassStatusMessage `json:"status"`
-	Student string             `json:"student"`
-	Step    int                `json:"step"`
-	Choice  string             `json:"choice"`
-	CSV     string             `json:"csv"`
-	Lesson  string             `json:"lesson"`
-	Lang    string             `json:"lang"`
-	Chrome  map[string]string  `json:"chrome"`
+	Type    string                        `json:"type"`
+	Re      int64                         `json:"re"`
+	Code    string                        `json:"code"`
+	Message string                        `json:"message"`
+	Key     string                        `json:"key"`
+	Join    []string                      `json:"join"`
+	Panel   string                        `json:"panel"`
+	Status  classserve.ClassStatusMessage `json:"status"`
+	Student string                        `json:"student"`
+	Step    int                           `json:"step"`
+	Choice  string                        `json:"choice"`
+	CSV     string                        `json:"csv"`
+	Lesson  string                        `json:"lesson"`
+	Lang    string                        `json:"lang"`
+	Chrome  map[string]string             `json:"chrome"`
 	Frame   struct {
 		Outcome string `json:"outcome"`
 	} `json:"frame"`
 	// A class-status's own fields.
-	Role      string         `json:"role"`
-	Question  *ClassQuestion `json:"question"`
-	Ended     bool           `json:"ended"`
-	Students  int            `json:"students"`
-	Counts    map[string]int `json:"counts"`
-	Answered  int            `json:"answered"`
-	Answer    string         `json:"answer"`
-	Following bool           `json:"following"`
-	EndReason string         `json:"end_reason"`
+	Role      string                    `json:"role"`
+	Question  *classserve.ClassQuestion `json:"question"`
+	Ended     bool                      `json:"ended"`
+	Students  int                       `json:"students"`
+	Counts    map[string]int            `json:"counts"`
+	Answered  int                       `json:"answered"`
+	Answer    string                    `json:"answer"`
+	Following bool                      `json:"following"`
+	EndReason string                    `json:"end_reason"`
 }
 
 // await reads c's messages until one of type typ for which ok holds (nil:
@@ -75,8 +76,8 @@ const classLesson = "nested-reentry"
 func presenterAt(t *testing.T, hs *httptest.Server, step int) (*wsClient, classMsg) {
 	t.Helper()
 	p, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(step)})
-	p.send(ClientMessage{Type: MsgClassStart, ID: 1})
-	return p, p.await(MsgClassPresenter, nil)
+	p.send(ClientMessage{Type: classserve.MsgClassStart, ID: 1})
+	return p, p.await(classserve.MsgClassPresenter, nil)
 }
 
 // joinError asks a new session to join class code and returns the error
@@ -85,7 +86,7 @@ func joinError(t *testing.T, hs *httptest.Server, code string) classMsg {
 	t.Helper()
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
-	return c.errorOf(ClientMessage{Type: MsgClassJoin, Code: code})
+	return c.errorOf(ClientMessage{Type: classserve.MsgClassJoin, Code: code})
 }
 
 // student joins class code in lang; it returns the connection after the
@@ -98,8 +99,8 @@ func student(t *testing.T, hs *httptest.Server, code, lang string) (*wsClient, c
 		s.send(ClientMessage{Type: MsgLang, Lang: lang})
 		s.expect(MsgState)
 	}
-	s.send(ClientMessage{Type: MsgClassJoin, ID: 2, Code: strings.ToLower(code)})
-	j := s.await(MsgClassJoined, nil)
+	s.send(ClientMessage{Type: classserve.MsgClassJoin, ID: 2, Code: strings.ToLower(code)})
+	j := s.await(classserve.MsgClassJoined, nil)
 	if j.Code != code || !classroom.ValidID(j.Student) {
 		t.Fatalf("joined %+v", j)
 	}
@@ -111,7 +112,7 @@ func student(t *testing.T, hs *httptest.Server, code, lang string) (*wsClient, c
 func seatedStudent(t *testing.T, hs *httptest.Server, code, lang string) *wsClient {
 	t.Helper()
 	s, _ := student(t, hs, code, lang)
-	s.await(MsgClassStatus, nil)
+	s.await(classserve.MsgClassStatus, nil)
 	return s
 }
 
@@ -129,11 +130,11 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if f := a.await(MsgFrame, nil); f.Step != 1 || f.Lesson != classLesson || f.Chrome == nil {
 		t.Fatalf("a student's first frame: step %d of %s", f.Step, f.Lesson)
 	}
-	if st := a.await(MsgClassStatus, nil); st.Role != roleStudent || st.Step != 1 || !st.Following {
+	if st := a.await(classserve.MsgClassStatus, nil); st.Role != classserve.RoleStudent || st.Step != 1 || !st.Following {
 		t.Fatalf("student status %+v", st)
 	}
 	b := seatedStudent(t, hs, pm.Code, "zh-CN")
-	p.await(MsgClassStatus, func(m classMsg) bool { return m.Students == 2 })
+	p.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Students == 2 })
 
 	// The presenter steps twice: each student follows, frame then status.
 	for want := 2; want <= 3; want++ {
@@ -142,46 +143,46 @@ func TestClassPresenterAndStudents(t *testing.T) {
 			if f := s.await(MsgFrame, nil); f.Step != want {
 				t.Fatalf("student at %d, want %d", f.Step, want)
 			}
-			s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == want })
+			s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Step == want })
 		}
 	}
 	// Ask: about step 4, predict mode's choices, in each student's language.
-	p.send(ClientMessage{Type: MsgClassAsk})
-	q := p.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Open })
+	p.send(ClientMessage{Type: classserve.MsgClassAsk})
+	q := p.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Open })
 	if q.Question.Step != 4 || len(q.Question.Choices) < 2 || q.Question.Correct != "" {
 		t.Fatalf("question %+v", q.Question)
 	}
-	sa := a.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
-	sb := b.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
+	sa := a.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
+	sb := b.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
 	if sa.Question.Correct != "" || sb.Question.Choices[0].Label == sa.Question.Choices[0].Label {
 		t.Fatalf("students' questions: en %+v, zh-CN %+v", sa.Question, sb.Question)
 	}
 	first, second := q.Question.Choices[0].ID, q.Question.Choices[1].ID
-	a.send(ClientMessage{Type: MsgClassAnswer, ID: 5, Step: intp(4), Choice: second})
-	a.await(MsgClassAnswered, nil)
-	a.send(ClientMessage{Type: MsgClassAnswer, ID: 6, Step: intp(4), Choice: first}) // the last answer counts
-	a.await(MsgClassAnswered, nil)
-	b.send(ClientMessage{Type: MsgClassAnswer, ID: 7, Step: intp(4), Choice: first})
-	b.await(MsgClassAnswered, nil)
-	tally := p.await(MsgClassStatus, func(m classMsg) bool { return m.Answered == 2 && m.Counts[first] == 2 })
+	a.send(ClientMessage{Type: classserve.MsgClassAnswer, ID: 5, Step: intp(4), Choice: second})
+	a.await(classserve.MsgClassAnswered, nil)
+	a.send(ClientMessage{Type: classserve.MsgClassAnswer, ID: 6, Step: intp(4), Choice: first}) // the last answer counts
+	a.await(classserve.MsgClassAnswered, nil)
+	b.send(ClientMessage{Type: classserve.MsgClassAnswer, ID: 7, Step: intp(4), Choice: first})
+	b.await(classserve.MsgClassAnswered, nil)
+	tally := p.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Answered == 2 && m.Counts[first] == 2 })
 	if tally.Counts[second] != 0 {
 		t.Fatalf("tally %v", tally.Counts)
 	}
 	// Reveal: the class moves to step 4; its outcome is the right answer.
-	p.send(ClientMessage{Type: MsgClassReveal})
+	p.send(ClientMessage{Type: classserve.MsgClassReveal})
 	f := p.await(MsgFrame, nil)
-	r := p.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
+	r := p.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
 	if f.Step != 4 || r.Question.Correct != f.Frame.Outcome || r.Step != 4 {
 		t.Fatalf("reveal: frame %d (%s), status %+v", f.Step, f.Frame.Outcome, r.Question)
 	}
 	for _, s := range []*wsClient{a, b} {
-		st := s.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
+		st := s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
 		if st.Question.Correct != f.Frame.Outcome || st.Answer != first || st.Step != 4 {
 			t.Fatalf("student's reveal %+v, answer %q", st.Question, st.Answer)
 		}
 	}
-	p.send(ClientMessage{Type: MsgClassCSV, ID: 9})
-	csv := p.await(MsgClassCSV, nil)
+	p.send(ClientMessage{Type: classserve.MsgClassCSV, ID: 9})
+	csv := p.await(classserve.MsgClassCSV, nil)
 	lines := strings.Split(strings.TrimSpace(csv.CSV), "\n")
 	right := "0"
 	if first == f.Frame.Outcome {
@@ -191,9 +192,9 @@ func TestClassPresenterAndStudents(t *testing.T) {
 		t.Fatalf("csv %q", csv.CSV)
 	}
 	// The end: students are told; the page is gone.
-	p.send(ClientMessage{Type: MsgClassEnd})
-	p.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
-	a.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
+	p.send(ClientMessage{Type: classserve.MsgClassEnd})
+	p.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Ended })
+	a.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Ended })
 	resp, err := http.Get(hs.URL + "/class/" + pm.Code)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if resp.StatusCode != http.StatusGone {
 		t.Fatalf("an ended class's page: %d, want 410", resp.StatusCode)
 	}
-	if e := joinError(t, hs, pm.Code); e.Code != ErrCodeClassEnded {
+	if e := joinError(t, hs, pm.Code); e.Code != classserve.ErrCodeClassEnded {
 		t.Fatalf("join of an ended class: %+v", e)
 	}
 }
@@ -215,50 +216,50 @@ func TestClassStudentsCannotMoveIt(t *testing.T) {
 	for _, m := range []ClientMessage{
 		{Type: MsgStep}, {Type: MsgSeek, Step: intp(5)}, {Type: MsgLoad, Lesson: "stale-owner"}, {Type: MsgPlay},
 	} {
-		if e := s.errorOf(m); e.Code != ErrCodeClassFollowing {
+		if e := s.errorOf(m); e.Code != classserve.ErrCodeClassFollowing {
 			t.Fatalf("a student's %s: %+v", m.Type, e)
 		}
 	}
-	for _, typ := range []string{MsgClassAsk, MsgClassReveal, MsgClassEnd, MsgClassCSV} {
-		if e := s.errorOf(ClientMessage{Type: typ}); e.Code != ErrCodeClassNotPresenter {
+	for _, typ := range []string{classserve.MsgClassAsk, classserve.MsgClassReveal, classserve.MsgClassEnd, classserve.MsgClassCSV} {
+		if e := s.errorOf(ClientMessage{Type: typ}); e.Code != classserve.ErrCodeClassNotPresenter {
 			t.Fatalf("a student's %s: %+v", typ, e)
 		}
 	}
-	if e := s.errorOf(ClientMessage{Type: MsgClassResume, Code: pm.Code, Key: strings.Repeat("0", 32)}); e.Code != ErrCodeClassBadKey {
+	if e := s.errorOf(ClientMessage{Type: classserve.MsgClassResume, Code: pm.Code, Key: strings.Repeat("0", 32)}); e.Code != classserve.ErrCodeClassBadKey {
 		t.Fatalf("resume with a wrong key: %+v", e)
 	}
-	if e := s.errorOf(ClientMessage{Type: MsgClassAnswer, Step: intp(3), Choice: "GRANTED"}); e.Code != ErrCodeClassNoQuestion {
+	if e := s.errorOf(ClientMessage{Type: classserve.MsgClassAnswer, Step: intp(3), Choice: "GRANTED"}); e.Code != classserve.ErrCodeClassNoQuestion {
 		t.Fatalf("an answer with no question: %+v", e)
 	}
-	p.send(ClientMessage{Type: MsgClassAsk}) // about step 3? nested-reentry's 3 has one outcome
-	if e := p.await(MsgError, nil); e.Code != ErrCodeClassNoQuestion {
+	p.send(ClientMessage{Type: classserve.MsgClassAsk}) // about step 3? nested-reentry's 3 has one outcome
+	if e := p.await(MsgError, nil); e.Code != classserve.ErrCodeClassNoQuestion {
 		t.Fatalf("asking about a step with one outcome: %+v", e)
 	}
 	p.send(ClientMessage{Type: MsgStep})
-	s.await(MsgClassStatus, func(m classMsg) bool { return m.Step == 3 })
-	p.send(ClientMessage{Type: MsgClassAsk})
-	s.await(MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
+	s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Step == 3 })
+	p.send(ClientMessage{Type: classserve.MsgClassAsk})
+	s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
 	for _, m := range []ClientMessage{
-		{Type: MsgClassAnswer, Step: intp(5), Choice: "GRANTED"},
-		{Type: MsgClassAnswer, Step: intp(4), Choice: "NOT-A-CHOICE"},
+		{Type: classserve.MsgClassAnswer, Step: intp(5), Choice: "GRANTED"},
+		{Type: classserve.MsgClassAnswer, Step: intp(4), Choice: "NOT-A-CHOICE"},
 	} {
-		if e := s.errorOf(m); e.Code != ErrCodeClassBadAnswer {
+		if e := s.errorOf(m); e.Code != classserve.ErrCodeClassBadAnswer {
 			t.Fatalf("answer %+v: %+v", m, e)
 		}
 	}
 	// Explore on my own: the student steps; the class stays where it is.
-	s.send(ClientMessage{Type: MsgClassFollow, Follow: boolp(false)})
-	s.await(MsgClassStatus, func(m classMsg) bool { return !m.Following })
+	s.send(ClientMessage{Type: classserve.MsgClassFollow, Follow: boolp(false)})
+	s.await(classserve.MsgClassStatus, func(m classMsg) bool { return !m.Following })
 	s.send(ClientMessage{Type: MsgStep})
 	s.send(ClientMessage{Type: MsgStep})
 	s.await(MsgFrame, func(m classMsg) bool { return m.Step == 5 })
-	p.send(ClientMessage{Type: MsgClassCSV, ID: 3})
-	p.await(MsgClassCSV, nil)
+	p.send(ClientMessage{Type: classserve.MsgClassCSV, ID: 3})
+	p.await(classserve.MsgClassCSV, nil)
 	if st := classState(t, srv, pm.Code); st.Step != 3 || st.Question == nil || !st.Question.Open {
 		t.Fatalf("the class after a student explored: step %d, question %+v", st.Step, st.Question)
 	}
 	// Back to class: the student is at the presenter's step again.
-	s.send(ClientMessage{Type: MsgClassFollow, Follow: boolp(true)})
+	s.send(ClientMessage{Type: classserve.MsgClassFollow, Follow: boolp(true)})
 	s.await(MsgFrame, func(m classMsg) bool { return m.Step == 3 })
 }
 
@@ -280,17 +281,17 @@ func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
 		{`{"type":"class-answer","step":1,"choice":"` + strings.Repeat("X", 40) + `"}`, ErrCodeBadField},
 		{`{"type":"class-follow"}`, ErrCodeBadField},
 		{`{"type":"class-join","code":"` + pm.Code + `","pad":"` + strings.Repeat("x", maxClassMessage) + `"}`, ErrCodeBadField},
-		{`{"type":"class-resume","code":"` + pm.Code + `","key":"short"}`, ErrCodeClassBadKey},
-		{`{"type":"class-resume","code":"` + pm.Code + `","key":"` + strings.Repeat("a", 32) + `"}`, ErrCodeClassBadKey},
-		{`{"type":"class-ask"}`, ErrCodeClassNotPresenter},
-		{`{"type":"class-answer","step":1,"choice":"GRANTED"}`, ErrCodeClassUnknown},
+		{`{"type":"class-resume","code":"` + pm.Code + `","key":"short"}`, classserve.ErrCodeClassBadKey},
+		{`{"type":"class-resume","code":"` + pm.Code + `","key":"` + strings.Repeat("a", 32) + `"}`, classserve.ErrCodeClassBadKey},
+		{`{"type":"class-ask"}`, classserve.ErrCodeClassNotPresenter},
+		{`{"type":"class-answer","step":1,"choice":"GRANTED"}`, classserve.ErrCodeClassUnknown},
 		{`{"type":"class-start"}`, ErrCodeNoLesson},
 		// A wrong key (above, once well-formed) and unknown codes take the
 		// address's four tokens; then it waits, even for a live code.
-		{`{"type":"class-join","code":"ZZZZZZ"}`, ErrCodeClassUnknown},
-		{`{"type":"class-join","code":"ZZZZZY"}`, ErrCodeClassUnknown},
-		{`{"type":"class-join","code":"ZZZZZX"}`, ErrCodeClassUnknown},
-		{`{"type":"class-join","code":"` + pm.Code + `"}`, ErrCodeClassJoins},
+		{`{"type":"class-join","code":"ZZZZZZ"}`, classserve.ErrCodeClassUnknown},
+		{`{"type":"class-join","code":"ZZZZZY"}`, classserve.ErrCodeClassUnknown},
+		{`{"type":"class-join","code":"ZZZZZX"}`, classserve.ErrCodeClassUnknown},
+		{`{"type":"class-join","code":"` + pm.Code + `"}`, classserve.ErrCodeClassJoins},
 	} {
 		if e := c.errorOf(tc.msg); e.Code != tc.code || e.Message == "" {
 			t.Errorf("%.80s: %s (%s), want %s", tc.msg, e.Code, e.Message, tc.code)
@@ -318,8 +319,8 @@ func TestClassResumeWithTheKey(t *testing.T) {
 	s := seatedStudent(t, hs, pm.Code, "")
 	p.conn.Close() // the presenter's page reloads
 	p2, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(6)})
-	p2.send(ClientMessage{Type: MsgClassResume, Code: pm.Code, Key: pm.Key})
-	r := p2.await(MsgClassPresenter, nil)
+	p2.send(ClientMessage{Type: classserve.MsgClassResume, Code: pm.Code, Key: pm.Key})
+	r := p2.await(classserve.MsgClassPresenter, nil)
 	if r.Key != "" || r.Status.Step != 6 {
 		t.Fatalf("resume: key %q, step %d", r.Key, r.Status.Step)
 	}
@@ -333,7 +334,7 @@ func boolp(b bool) *bool { return &b }
 // classState is class code's state as srv's bus keeps it.
 func classState(t *testing.T, srv *Server, code string) classroom.State {
 	t.Helper()
-	st, err := srv.loadClassState(srv.ctx, code)
+	st, err := srv.classes.State(srv.ctx, code)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,11 +346,11 @@ func TestClassEndsWhenIdle(t *testing.T) {
 	_, hs := newTestHTTP(t, Config{ClassIdle: 400 * time.Millisecond})
 	_, pm := presenterAt(t, hs, 1)
 	s, _ := student(t, hs, pm.Code, "")
-	st := s.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
+	st := s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Ended })
 	if st.EndReason != classroom.EndIdle {
 		t.Fatalf("end %+v", st)
 	}
-	if e := joinError(t, hs, pm.Code); e.Code != ErrCodeClassEnded {
+	if e := joinError(t, hs, pm.Code); e.Code != classserve.ErrCodeClassEnded {
 		t.Fatalf("joining an idle-ended class: %+v", e)
 	}
 }
@@ -362,20 +363,20 @@ func TestClassFeedResubscribesAfterLag(t *testing.T) {
 	srv, hs := newTestHTTP(t, Config{Logf: log.Logf})
 	p, pm := presenterAt(t, hs, 1)
 	s := seatedStudent(t, hs, pm.Code, "")
-	srv.classMu.Lock()
-	feed := srv.feeds[pm.Code]
-	srv.classMu.Unlock()
-	// Hold the feed's lock, so that its reader stops at the first message,
-	// and publish more than a subscription's buffer (4,096 in classbus).
-	feed.mu.Lock()
-	same := classroom.StateMessage(classroom.KindStep, feed.latest).Encode()
+	// Stall the feed's reader at the first message, and publish more than
+	// a subscription's buffer (4,096 in classbus).
+	release, latest, ok := srv.classes.StallFeed(pm.Code)
+	if !ok {
+		t.Fatal("no feed of the class")
+	}
+	same := classroom.StateMessage(classroom.KindStep, latest).Encode()
 	for range 5000 {
 		if err := srv.classBus.Publish(srv.ctx, pm.Code, same); err != nil {
-			feed.mu.Unlock()
+			release()
 			t.Fatal(err)
 		}
 	}
-	feed.mu.Unlock()
+	release()
 	p.send(ClientMessage{Type: MsgStep})
 	if f := s.await(MsgFrame, nil); f.Step != 2 {
 		t.Fatalf("after the lag the student is at %d, want 2", f.Step)

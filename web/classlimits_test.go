@@ -48,7 +48,7 @@ func TestClassStartsBounded(t *testing.T) {
 	if grew >= 64<<20 {
 		t.Fatalf("600 class starts grew the heap by %.1f MB, want under 64", float64(grew)/(1<<20))
 	}
-	if n := srv.classes.counted(); n != DefaultMaxClassesPerAddr {
+	if n := srv.classes.Counted(); n != DefaultMaxClassesPerAddr {
 		t.Errorf("%d classes counted, want %d", n, DefaultMaxClassesPerAddr)
 	}
 }
@@ -68,18 +68,16 @@ func TestClassDroppedWithoutPresenter(t *testing.T) {
 	p2.send(ClientMessage{Type: MsgClassResume, ID: 2, Code: pm.Code, Key: pm.Key})
 	p2.await(MsgClassPresenter, nil)
 	time.Sleep(400 * time.Millisecond)
-	if n := srv.classes.counted(); n != 1 {
+	if n := srv.classes.Counted(); n != 1 {
 		t.Fatalf("after a resume within the grace: %d classes, want 1", n)
 	}
 	p2.conn.Close()
 	s.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
 	bus := srv.classBus.(*classbus.Memory)
 	waitFor(t, "the class's state to go", func() bool {
-		srv.classMu.Lock()
-		left := len(srv.owned) + len(srv.feeds)
-		srv.classMu.Unlock()
+		left := srv.classes.Owned() + srv.classes.Feeds()
 		states, channels := bus.Kept()
-		return left == 0 && states == 0 && channels == 0 && srv.classes.counted() == 0
+		return left == 0 && states == 0 && channels == 0 && srv.classes.Counted() == 0
 	})
 	// The address may start a class again.
 	p3, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(1)})

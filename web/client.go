@@ -9,6 +9,8 @@ import (
 
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
+
+	"lockstep/classserve"
 )
 
 // Connection timing, after gorilla/websocket's chat example.
@@ -38,7 +40,7 @@ type inbound struct {
 // writer goroutine (writePump) and the session that owns the lesson run.
 // Only the session sends on send, and only the session closes it. The
 // writer also shows a following student its class's moves itself
-// (follower, class_follow.go).
+// (follower, classserve/follower.go).
 type client struct {
 	conn *websocket.Conn
 	// batch is conn's network connection, through which the writer sends
@@ -71,7 +73,7 @@ type client struct {
 	// none, and followed the time (UnixNano) the writer last sent it
 	// something, the session's activity (its idle timeout).
 	classWake chan struct{}
-	follower  atomic.Pointer[classFollower]
+	follower  atomic.Pointer[classserve.Follower]
 	followed  atomic.Int64
 
 	closeOnce   sync.Once
@@ -292,7 +294,7 @@ func (c *client) follow() bool {
 	if f == nil {
 		return true
 	}
-	frame, status := f.next()
+	frame, status := f.Next()
 	msg := outgoing{prepared: frame, then: status}
 	switch {
 	case frame == nil && status == nil:
@@ -301,7 +303,7 @@ func (c *client) follow() bool {
 		msg = outgoing{prepared: status}
 	}
 	c.followed.Store(time.Now().UnixNano())
-	f.touch()
+	f.Touch()
 	return c.writeQueued(msg, true)
 }
 

@@ -3,8 +3,6 @@ package web
 import (
 	"net/netip"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Defaults of Limits (docs/security.md lists every bound with its flag).
@@ -84,8 +82,5 @@ func (l *Limits) setDefaults(maxSessions int) {
 
 // initLimits makes the server's state of its Limits.
 func (s *Server) initLimits() {
-	s.classes = classCounts{max: s.cfg.MaxClasses, perAddr: s.cfg.MaxClassesPerAddr,
-		byAddr: map[string]int{}, addrOf: map[*ownedClass]string{},
-		globalJoins: rate.NewLimiter(rate.Limit(s.cfg.ClassJoinGlobalRate), s.cfg.ClassJoinGlobalBurst)}
 	s.searchFair = newSearchShares(s.cfg.MaxSearches, s.cfg.SearchShare)
 }

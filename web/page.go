@@ -23,7 +23,7 @@ const (
 // is an explore timeline's share code.
 func (s *Server) header(t *translator, tl explore.Timeline, code string, step int, presenter bool) templates.Header {
 	h := s.kindHeader(t, tl, code, step, presenter)
-	// Any player may start a class (class_session.go).
+	// Any player may start a class (package classserve).
 	h.CT, h.ClassStart = t.cl, true
 	return h
 }

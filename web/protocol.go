@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"lockstep/backend"
+	"lockstep/classserve"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/view"
@@ -298,7 +299,7 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 	case "":
 		return m, perr(ErrCodeUnknownType, "no-type")
 	default:
-		if isClassType(m.Type) {
+		if classserve.IsClassType(m.Type) {
 			return m, checkClassMessage(&m, len(trimmed), spoken)
 		}
 		return m, perr(ErrCodeUnknownType, "unknown-type", "Type", view.Clip(m.Type, maxEcho))

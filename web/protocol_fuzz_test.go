@@ -10,6 +10,7 @@ import (
 
 	"lockstep/catalog"
 	"lockstep/classroom"
+	"lockstep/classserve"
 	"lockstep/search"
 	"lockstep/sim"
 )
@@ -65,7 +66,7 @@ func FuzzParseClientMessage(f *testing.F) {
 			}
 		case MsgStep, MsgBack, MsgPause, MsgUndo, MsgSearchStop:
 		default:
-			if !isClassType(m.Type) { // FuzzClassMessage checks those
+			if !classserve.IsClassType(m.Type) { // FuzzClassMessage checks those
 				t.Fatalf("accepted type %q", m.Type)
 			}
 		}
@@ -124,28 +125,28 @@ func FuzzClassMessage(f *testing.F) {
 			checkRefusal(t, err)
 			return
 		}
-		if !isClassType(m.Type) {
+		if !classserve.IsClassType(m.Type) {
 			return // FuzzParseClientMessage's
 		}
 		if len(strings.TrimSpace(string(data))) > maxClassMessage {
 			t.Fatalf("accepted a class message of %d bytes", len(data))
 		}
 		switch m.Type {
-		case MsgClassResume, MsgClassJoin:
+		case classserve.MsgClassResume, classserve.MsgClassJoin:
 			if c, err := classroom.ParseCode(m.Code); err != nil || c != m.Code {
 				t.Fatalf("accepted code %q", m.Code)
 			}
-			if m.Type == MsgClassResume && !classroom.ValidID(m.Key) {
+			if m.Type == classserve.MsgClassResume && !classroom.ValidID(m.Key) {
 				t.Fatalf("accepted key %q", m.Key)
 			}
-			if m.Type == MsgClassJoin && ((m.Student != "" && !classroom.ValidID(m.Student)) || (m.Lang != "" && !sim.ValidLocale(m.Lang))) {
+			if m.Type == classserve.MsgClassJoin && ((m.Student != "" && !classroom.ValidID(m.Student)) || (m.Lang != "" && !sim.ValidLocale(m.Lang))) {
 				t.Fatalf("accepted a bad join: %+v", m)
 			}
-		case MsgClassAnswer:
+		case classserve.MsgClassAnswer:
 			if m.Step == nil || *m.Step < 1 || m.Choice == "" || len(m.Choice) > classroom.MaxChoiceLen {
 				t.Fatalf("accepted a bad answer: %+v", m)
 			}
-		case MsgClassFollow:
+		case classserve.MsgClassFollow:
 			if m.Follow == nil {
 				t.Fatalf("accepted a follow without follow")
 			}
@@ -159,7 +160,7 @@ func FuzzClassMessage(f *testing.F) {
 // unknown language, bad class key) and whose message the catalogue words.
 func checkRefusal(t *testing.T, err error) {
 	t.Helper()
-	codes := map[string]bool{ErrCodeBadJSON: true, ErrCodeUnknownType: true, ErrCodeBadField: true, ErrCodeUnknownLang: true, ErrCodeClassBadKey: true}
+	codes := map[string]bool{ErrCodeBadJSON: true, ErrCodeUnknownType: true, ErrCodeBadField: true, ErrCodeUnknownLang: true, classserve.ErrCodeClassBadKey: true}
 	var pe *protoError
 	if !errors.As(err, &pe) {
 		t.Fatalf("error is %T, not a protocol error: %v", err, err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"lockstep/backend"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -18,9 +17,11 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
+	"lockstep/backend"
 	"lockstep/catalog"
 	"lockstep/classbus"
 	"lockstep/classroom"
+	"lockstep/classserve"
 	"lockstep/search"
 	"lockstep/sim"
 	"lockstep/static"
@@ -236,20 +237,12 @@ type Server struct {
 	lockAddrs  map[string]bool
 
 	// classBus carries the classes (Config.ClassBus); ownBus: the server
-	// made it and closes it. serverID names this server in a class's state
-	// (State.Owner). owned are the classes whose presenter is here, feeds
-	// the classes whose students are here (class_owner.go, class_feed.go).
+	// made it and closes it. classes are the classes whose presenter or
+	// students are here (package classserve).
 	classBus classbus.Bus
 	ownBus   bool
-	serverID string
-	classMu  sync.Mutex
-	owned    map[string]*ownedClass
-	feeds    map[string]*classFeed
-	joins    joinLimits
-	// classes counts the classes owned here, per presenter's address
-	// (classlimits.go); searchFair shares the search slots between
-	// addresses (searchfair.go).
-	classes    classCounts
+	classes  *classserve.Hub
+	// searchFair shares the search slots between addresses (searchfair.go).
 	searchFair *searchShares
 
 	mu       sync.Mutex
@@ -321,17 +314,14 @@ func New(cfg Config) (*Server, error) {
 		sandbox:       backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
 
 		classBus: cfg.ClassBus,
-		owned:    map[string]*ownedClass{},
-		feeds:    map[string]*classFeed{},
-		joins:    joinLimits{rate: rate.Limit(cfg.ClassJoinRate), burst: cfg.ClassJoinBurst},
 	}
 	s.initLimits()
-	peers, origins, err := parsePeers(cfg.ClassPeers)
+	peers, origins, err := classserve.ParsePeers(cfg.ClassPeers)
 	if err != nil {
 		return nil, err
 	}
 	s.peers = peers
-	s.upgrader.CheckOrigin = func(r *http.Request) bool { return originAllowed(r, origins) }
+	s.upgrader.CheckOrigin = func(r *http.Request) bool { return classserve.OriginAllowed(r, origins) }
 	s.csp = contentSecurityPolicy(peers)
 	if s.classBus == nil {
 		s.classBus, s.ownBus = classbus.NewMemory(nil), true
@@ -340,7 +330,6 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: server id: %w", err)
 	}
-	s.serverID = id
 	for i, l := range cfg.Lessons {
 		if s.byID[l.ID] != nil {
 			return nil, fmt.Errorf("web: two lessons with id %q", l.ID)
@@ -349,6 +338,7 @@ func New(cfg Config) (*Server, error) {
 		s.index[l.ID] = i
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.classes = s.newClassHub(id)
 	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
 
 	mux := http.NewServeMux()

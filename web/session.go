@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
+	"lockstep/classserve"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
@@ -30,12 +31,9 @@ const (
 // runner and the store: it handles the page's messages one at a time and the
 // play ticks in between, and it is the only sender on the client's queue.
 type session struct {
-	srv  *Server
-	c    *client
-	slot *sessionSlot // its place in the server's session table
-	// student is the connection's student id from its first class-join
-	// on: one connection is one student (issue 37, item 5).
-	student string
+	srv     *Server
+	c       *client
+	slot    *sessionSlot // its place in the server's session table
 	locale  sim.Locale
 	tl      explore.Timeline // what the run runs; Lesson nil before a load
 	store   sim.Store
@@ -62,9 +60,8 @@ type session struct {
 	// search is the Search page's search in progress (search.go), nil when
 	// none runs.
 	search *runningSearch
-	// class is the session's part in a class (class_session.go), nil when
-	// none.
-	class *classLink
+	// class is the session's part in the classes (package classserve).
+	class *classserve.Seat
 }
 
 // handleFair carries out message in when the server's workGate lets it
@@ -122,10 +119,11 @@ func (s *session) releaseSlot() {
 func (s *Server) runSession(c *client, slot *sessionSlot) {
 	defer s.sessions.Done()
 	sess := &session{srv: s, c: c, slot: slot, locale: sim.English, speed: DefaultSpeed}
+	sess.class = s.classes.Seat(sess)
 	defer func() {
 		sess.stopPlay()
 		sess.endSearch()
-		sess.leaveClass()
+		sess.class.Leave()
 		sess.closeRun()
 		close(c.done)
 		s.table.remove(slot)
@@ -156,12 +154,12 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			sess.send(p)
 		case out := <-sess.searchResult():
 			sess.finishSearch(out)
-		case <-sess.classWake():
+		case <-sess.class.Wake():
 			// A class's activity is the session's: a student who follows a
 			// lecture sends nothing for long stretches.
 			active = time.Now()
 			s.table.touch(slot)
-			sess.onClassWake()
+			sess.class.OnWake()
 		case <-idle.C:
 			if f := c.followed.Load(); f > active.UnixNano() {
 				// The writer showed the student its class's moves.
@@ -242,8 +240,12 @@ func encodeMessage(v any) ([]byte, error) {
 func (s *session) sendErr(re int64, err error) {
 	code := ErrCodeInternal
 	var pe *protoError
-	if errors.As(err, &pe) {
+	var ce *classserve.Error
+	switch {
+	case errors.As(err, &pe):
 		code = pe.code
+	case errors.As(err, &ce):
+		code = ce.Code
 	}
 	// The page shows the message (#conn): in the session's language, as the
 	// catalogue words it.
@@ -273,14 +275,14 @@ func (s *session) handle(in inbound) {
 		s.sendErr(m.ID, err)
 		return
 	}
-	if isClassType(m.Type) {
-		s.handleClass(m)
+	if classserve.IsClassType(m.Type) {
+		s.class.Handle(classRequest(m))
 		return
 	}
-	if s.class.isStudent() && s.class.following && playerMoves[m.Type] {
+	if s.class.Following() && playerMoves[m.Type] {
 		// The class's step is the presenter's: a student explores on their
 		// own first (class-follow false).
-		s.sendErr(m.ID, perr(ErrCodeClassFollowing, "class-following"))
+		s.sendErr(m.ID, perr(classserve.ErrCodeClassFollowing, "class-following"))
 		return
 	}
 	switch m.Type {
@@ -309,7 +311,7 @@ func (s *session) handle(in inbound) {
 		} else {
 			s.sendFrame(m.ID, true)
 		}
-		s.classLang()
+		s.class.Lang()
 		return
 	}
 	if s.runner == nil {
@@ -585,8 +587,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 	}
 	if chrome {
 		header := s.srv.header(t, s.tl, s.code, s.cur, false)
-		if s.class.isStudent() {
-			code := s.class.code
+		if code := s.class.StudentCode(); code != "" {
 			header.ClassStart, header.Class = false, &templates.ClassBar{Code: code}
 			header.Langs = langOptions(t, func(l sim.Locale) string { return classURL(code, l) })
 		}
@@ -604,7 +605,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 		// The page did not get what s.page now says it shows.
 		s.page = view.Page{}
 	}
-	s.syncClass()
+	s.class.Sync()
 }
 
 // closeRun ends the current run: its keys are deleted from Redis.

@@ -1,4 +1,4 @@
-package web
+package classserve
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const busTimeout = 3 * time.Second
 // counts the answers, joins and leaves that come over the bus and ends the
 // class when idle.
 type ownedClass struct {
-	srv *Server
+	srv *Hub
 	mu  sync.Mutex
 	c   *classroom.Class
 	// retired: the class was resumed on another server (a state of another
@@ -34,14 +34,14 @@ type ownedClass struct {
 	presenters map[chan struct{}]struct{}
 	done       chan struct{}
 	// stop is closed when the class retires, which ends run at once;
-	// unheld is when its last presenter's page left (classlimits.go).
+	// unheld is when its last presenter's page left (limits.go).
 	stop   chan struct{}
 	unheld time.Time
 }
 
 // startClass makes a class owned by this server, showing shown at step,
 // and returns it with its presenter key.
-func (s *Server) startClass(shown classroom.Shown, step int) (*ownedClass, string, error) {
+func (s *Hub) startClass(shown classroom.Shown, step int) (*ownedClass, string, error) {
 	key, err := classroom.NewKey(nil)
 	if err != nil {
 		return nil, "", err
@@ -58,35 +58,35 @@ func (s *Server) startClass(shown classroom.Shown, step int) (*ownedClass, strin
 			continue // in use
 		}
 		if !errors.Is(err, classbus.ErrNoClass) {
-			return nil, "", fmt.Errorf("web: class bus: %w", err)
+			return nil, "", fmt.Errorf("classserve: class bus: %w", err)
 		}
-		c := classroom.New(code, classroom.KeyHash(key), s.serverID, shown, step, s.cfg.ClassIdle, time.Now())
+		c := classroom.New(code, classroom.KeyHash(key), s.serverID, shown, step, s.cfg.Idle, time.Now())
 		oc, err := s.own(c, classroom.KindStep)
 		return oc, key, err
 	}
-	return nil, "", errors.New("web: no free class code")
+	return nil, "", errors.New("classserve: no free class code")
 }
 
 // resumeClass makes this server the owner of class st (its presenter came
 // back here), or returns the class when it owns it already.
-func (s *Server) resumeClass(st classroom.State) (*ownedClass, error) {
+func (s *Hub) resumeClass(st classroom.State) (*ownedClass, error) {
 	s.classMu.Lock()
 	oc := s.owned[st.Code]
 	s.classMu.Unlock()
 	if oc != nil {
 		return oc, nil
 	}
-	return s.own(classroom.Resume(st, s.serverID, s.cfg.ClassIdle, time.Now()), classroom.KindStep)
+	return s.own(classroom.Resume(st, s.serverID, s.cfg.Idle, time.Now()), classroom.KindStep)
 }
 
 // own starts owning c: it subscribes to its channel, keeps and publishes
 // its state (kind), and starts its goroutine.
-func (s *Server) own(c *classroom.Class, kind string) (*ownedClass, error) {
+func (s *Hub) own(c *classroom.Class, kind string) (*ownedClass, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, busTimeout)
 	defer cancel()
 	sub, err := s.classBus.Subscribe(s.ctx, c.Code())
 	if err != nil {
-		return nil, fmt.Errorf("web: class bus: %w", err)
+		return nil, fmt.Errorf("classserve: class bus: %w", err)
 	}
 	oc := &ownedClass{srv: s, c: c, presenters: map[chan struct{}]struct{}{}, done: make(chan struct{}), stop: make(chan struct{})}
 	oc.mu.Lock()
@@ -149,7 +149,7 @@ const classEndedTTL = 15 * time.Minute
 func (oc *ownedClass) publishLocked(ctx context.Context, kind string, now time.Time) error {
 	st := oc.c.State()
 	bus := oc.srv.classBus
-	ttl := oc.srv.cfg.ClassIdle
+	ttl := oc.srv.cfg.Idle
 	if st.Ended {
 		ttl = classEndedTTL
 	}
@@ -159,7 +159,7 @@ func (oc *ownedClass) publishLocked(ctx context.Context, kind string, now time.T
 		err = bus.Publish(ctx, st.Code, classroom.StateMessage(kind, st).Encode())
 	}
 	if err != nil {
-		return fmt.Errorf("web: class bus: %w", err)
+		return fmt.Errorf("classserve: class bus: %w", err)
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (oc *ownedClass) run(sub classbus.Subscription) {
 				if sub.Err() == nil || s.ctx.Err() != nil {
 					return
 				}
-				s.logf("web: class %s: bus subscription ended (%v); subscribing again", oc.c.Code(), sub.Err())
+				s.logf("classserve: class %s: bus subscription ended (%v); subscribing again", oc.c.Code(), sub.Err())
 				var err error
 				if sub, err = s.resubscribe(s.ctx, oc.c.Code()); err != nil {
 					return // the server is closing
@@ -297,7 +297,7 @@ func (oc *ownedClass) republish() {
 	ctx, cancel := context.WithTimeout(oc.srv.ctx, busTimeout)
 	defer cancel()
 	if err := oc.publishLocked(ctx, classroom.KindStep, time.Now()); err != nil {
-		oc.srv.logf("web: class %s: publish again: %v", oc.c.Code(), err)
+		oc.srv.logf("classserve: class %s: publish again: %v", oc.c.Code(), err)
 	}
 	oc.notifyLocked()
 }
@@ -307,7 +307,7 @@ func (oc *ownedClass) republish() {
 func (oc *ownedClass) count(b []byte) bool {
 	m, err := classroom.DecodeMessage(b)
 	if err != nil {
-		oc.srv.logf("web: class %s: %v", oc.c.Code(), err)
+		oc.srv.logf("classserve: class %s: %v", oc.c.Code(), err)
 		return false
 	}
 	oc.mu.Lock()
@@ -343,7 +343,7 @@ func (oc *ownedClass) nextCheck() time.Duration {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
 	now := time.Now()
-	next := min(oc.c.IdleAt().Sub(now), oc.lastSet.Add(oc.srv.cfg.ClassIdle/2).Sub(now))
+	next := min(oc.c.IdleAt().Sub(now), oc.lastSet.Add(oc.srv.cfg.Idle/2).Sub(now))
 	return max(next, 10*time.Millisecond)
 }
 
@@ -368,7 +368,7 @@ func (oc *ownedClass) checkIdle() bool {
 		}
 		oc.c.End(classroom.EndIdle, now)
 		if err := oc.publishLocked(ctx, classroom.KindEnd, now); err != nil {
-			oc.srv.logf("web: class %s: end: %v", oc.c.Code(), err)
+			oc.srv.logf("classserve: class %s: end: %v", oc.c.Code(), err)
 		}
 		oc.retireLocked()
 		return true
@@ -376,8 +376,8 @@ func (oc *ownedClass) checkIdle() bool {
 	// Not idle: keep the state for another idle time (it is kept for one
 	// from each SetState, and this check comes at half of it).
 	st := oc.c.State()
-	if err := oc.srv.classBus.SetState(ctx, st.Code, st.Encode(), oc.srv.cfg.ClassIdle); err != nil {
-		oc.srv.logf("web: class %s: keep state: %v", st.Code, err)
+	if err := oc.srv.classBus.SetState(ctx, st.Code, st.Encode(), oc.srv.cfg.Idle); err != nil {
+		oc.srv.logf("classserve: class %s: keep state: %v", st.Code, err)
 	} else {
 		oc.lastSet = now
 	}

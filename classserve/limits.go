@@ -1,4 +1,4 @@
-package web
+package classserve
 
 import (
 	"context"
@@ -18,9 +18,9 @@ const ErrCodeClassLimit = "class-limit"
 // 3,000 class starts from one client took 553 MB): Config.MaxClasses in
 // all and Config.MaxClassesPerAddr per presenter's address. A class is
 // counted from its start (or resume) here until its goroutine ends: ended,
-// resumed elsewhere, idle, or dropped after Config.ClassGrace without a
+// resumed elsewhere, idle, or dropped after Config.Grace without a
 // presenter (dropUnheld). globalJoins is the failed-join bound of every
-// address together (Config.ClassJoinGlobalRate).
+// address together (Config.JoinGlobalRate).
 type classCounts struct {
 	mu      sync.Mutex
 	max     int
@@ -99,7 +99,7 @@ func (cc *classCounts) counted() int {
 }
 
 // classLimitErr is the error of a class-start or class-resume over a bound.
-func (s *Server) classLimitErr() error {
+func (s *Hub) classLimitErr() error {
 	return perr(ErrCodeClassLimit, "class-limit", "Max", s.cfg.MaxClasses, "PerAddr", s.cfg.MaxClassesPerAddr)
 }
 
@@ -110,7 +110,7 @@ func (oc *ownedClass) unheldLocked() {
 		return
 	}
 	oc.unheld = time.Now()
-	time.AfterFunc(oc.srv.cfg.ClassGrace, oc.dropUnheld)
+	time.AfterFunc(oc.srv.cfg.Grace, oc.dropUnheld)
 }
 
 // dropUnheld ends the class when no presenter's page has held it for the
@@ -119,7 +119,7 @@ func (oc *ownedClass) unheldLocked() {
 func (oc *ownedClass) dropUnheld() {
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
-	grace := oc.srv.cfg.ClassGrace
+	grace := oc.srv.cfg.Grace
 	if oc.retired || len(oc.presenters) > 0 || oc.unheld.IsZero() || time.Since(oc.unheld) < grace {
 		return
 	}
@@ -128,23 +128,23 @@ func (oc *ownedClass) dropUnheld() {
 	defer cancel()
 	oc.c.End(classroom.EndIdle, now)
 	if err := oc.publishLocked(ctx, classroom.KindEnd, now); err != nil {
-		oc.srv.logf("web: class %s: end without presenter: %v", oc.c.Code(), err)
+		oc.srv.logf("classserve: class %s: end without presenter: %v", oc.c.Code(), err)
 	}
 	if err := oc.srv.classBus.DeleteState(ctx, oc.c.Code()); err != nil {
-		oc.srv.logf("web: class %s: drop state: %v", oc.c.Code(), err)
+		oc.srv.logf("classserve: class %s: drop state: %v", oc.c.Code(), err)
 	}
 	oc.retireLocked()
 }
 
 // globalJoinAllowed reports whether the failed joins of all addresses
 // leave room for one more try; globalJoinFailed takes a token.
-func (s *Server) globalJoinAllowed() bool { return s.classes.globalJoins.Tokens() >= 1 }
-func (s *Server) globalJoinFailed()       { s.classes.globalJoins.Allow() }
+func (s *Hub) globalJoinAllowed() bool { return s.classes.globalJoins.Tokens() >= 1 }
+func (s *Hub) globalJoinFailed()       { s.classes.globalJoins.Allow() }
 
 // reserveClass reserves a class for a resume of class code from addr,
 // unless this server owns the class already (it is counted): reserved
 // says whether it took a reservation, ok whether the resume may go on.
-func (s *Server) reserveClass(addr, code string) (reserved, ok bool) {
+func (s *Hub) reserveClass(addr, code string) (reserved, ok bool) {
 	s.classMu.Lock()
 	owned := s.owned[code] != nil
 	s.classMu.Unlock()

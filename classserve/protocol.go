@@ -1,9 +1,7 @@
-package web
+package classserve
 
 import (
 	"lockstep/classroom"
-	"lockstep/sim"
-	"lockstep/view"
 )
 
 // Class message types (docs/classroom.md): the page's, then the server's.
@@ -38,14 +36,10 @@ const (
 	ErrCodeClassBus          = "class-bus"           // the class bus failed
 )
 
-// maxClassMessage bounds a class message in bytes: none needs more than a
-// code, a key, a student id and a choice.
-const maxClassMessage = 1024
-
 // Class roles (ClassStatusMessage.Role).
 const (
-	rolePresenter = "presenter"
-	roleStudent   = "student"
+	RolePresenter = "presenter"
+	RoleStudent   = "student"
 )
 
 // ClassPresenterMessage answers class-start and class-resume.
@@ -127,8 +121,8 @@ type ClassCSVMessage struct {
 	CSV      string `json:"csv"`
 }
 
-// isClassType reports whether typ is a page's class message type.
-func isClassType(typ string) bool {
+// IsClassType reports whether typ is a page's class message type.
+func IsClassType(typ string) bool {
 	switch typ {
 	case MsgClassStart, MsgClassResume, MsgClassAsk, MsgClassReveal, MsgClassEnd, MsgClassCSV, MsgClassJoin, MsgClassAnswer, MsgClassFollow:
 		return true
@@ -136,45 +130,9 @@ func isClassType(typ string) bool {
 	return false
 }
 
-// checkClassMessage checks the fields of class message m, size bytes long
-// on the wire, its lang a locale of spoken (as a load's); the code comes
-// back in capitals. Whether the sender may send
-// it is the session's to check.
-func checkClassMessage(m *ClientMessage, size int, spoken func(sim.Locale) bool) error {
-	if size > maxClassMessage {
-		return perr(ErrCodeBadField, "class-too-big", "Bytes", size, "Max", maxClassMessage)
-	}
-	switch m.Type {
-	case MsgClassResume, MsgClassJoin:
-		code, err := classroom.ParseCode(m.Code)
-		if err != nil {
-			return perr(ErrCodeBadField, "class-code", "Code", view.Clip(m.Code, maxEcho), "Len", classroom.CodeLen)
-		}
-		m.Code = code
-		if m.Type == MsgClassResume && !classroom.ValidID(m.Key) {
-			return perr(ErrCodeClassBadKey, "class-bad-key")
-		}
-		if m.Type == MsgClassJoin && m.Student != "" && !classroom.ValidID(m.Student) {
-			m.Student = "" // the server makes one
-		}
-		if m.Type == MsgClassJoin && m.Lang != "" {
-			lang, err := wireLang(m.Lang, spoken)
-			if err != nil {
-				return err
-			}
-			m.Lang = lang
-		}
-	case MsgClassAnswer:
-		if m.Step == nil || *m.Step < 1 {
-			return perr(ErrCodeBadField, "class-answer-step")
-		}
-		if m.Choice == "" || len(m.Choice) > classroom.MaxChoiceLen {
-			return perr(ErrCodeBadField, "class-answer-choice", "Max", classroom.MaxChoiceLen)
-		}
-	case MsgClassFollow:
-		if m.Follow == nil {
-			return perr(ErrCodeBadField, "class-follow-needs")
-		}
-	}
-	return nil
-}
+// The protocol's error codes (package web's ErrCodeNoLesson and
+// ErrCodeInternal) that class messages are answered with too.
+const (
+	errCodeNoLesson = "no-lesson" // a presenter's message before any load
+	errCodeInternal = "internal"  // rendering failed
+)

@@ -1,4 +1,4 @@
-package web
+package classserve
 
 import (
 	"context"
@@ -14,23 +14,23 @@ import (
 
 // classFeed is one class as the students on this server follow it: one
 // bus subscription for all of them (after gorilla's chat hub), the newest
-// state it saw, and its students (classFollower), each woken through a
+// state it saw, and its students (Follower), each woken through a
 // one-slot wake channel of its connection's writer, so that a busy student
 // reads only the newest state and nothing queues up.
 type classFeed struct {
-	srv  *Server
+	srv  *Hub
 	code string
 	stop context.CancelFunc // ends the subscription (the last student left)
 
 	// frames are the class's frame messages its following students share
 	// (class_frames.go).
 	frames classFrames
-	// statuses are the class-status messages they share (class_shared.go).
+	// statuses are the class-status messages they share (shared.go).
 	statuses classStatuses
 
 	mu      sync.Mutex
 	latest  classroom.State
-	members map[*classFollower]struct{}
+	members map[*Follower]struct{}
 	// shown is latest, for state: 10,000 students read it after a move
 	// while update may still be waking the rest under mu.
 	shown atomic.Pointer[classroom.State]
@@ -41,13 +41,13 @@ type classFeed struct {
 const ownerBackWait = 15 * time.Second
 
 // errClassGone is what joinFeed returns for a class that has ended.
-var errClassGone = errors.New("web: the class has ended")
+var errClassGone = errors.New("classserve: the class has ended")
 
 // joinFeed adds a student of class code, follow, to this server's feed of
 // the class (opening it for the first student), sets follow.feed, and
 // returns the feed. classbus.ErrNoClass means no such class, errClassGone
 // that it has ended.
-func (s *Server) joinFeed(code string, follow *classFollower) (*classFeed, error) {
+func (s *Hub) joinFeed(code string, follow *Follower) (*classFeed, error) {
 	s.classMu.Lock()
 	defer s.classMu.Unlock()
 	f := s.feeds[code]
@@ -56,7 +56,7 @@ func (s *Server) joinFeed(code string, follow *classFollower) (*classFeed, error
 		sub, err := s.classBus.Subscribe(ctx, code)
 		if err != nil {
 			stop()
-			return nil, fmt.Errorf("web: class bus: %w", err)
+			return nil, fmt.Errorf("classserve: class bus: %w", err)
 		}
 		// The state after the subscription: nothing published between the
 		// two is missed.
@@ -66,7 +66,7 @@ func (s *Server) joinFeed(code string, follow *classFollower) (*classFeed, error
 			_ = sub.Close()
 			return nil, err
 		}
-		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[*classFollower]struct{}{}}
+		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[*Follower]struct{}{}}
 		f.shown.Store(&st)
 		s.feeds[code] = f
 		go f.run(ctx, sub)
@@ -82,7 +82,7 @@ func (s *Server) joinFeed(code string, follow *classFollower) (*classFeed, error
 }
 
 // loadClassState reads class code's state from the bus.
-func (s *Server) loadClassState(ctx context.Context, code string) (classroom.State, error) {
+func (s *Hub) loadClassState(ctx context.Context, code string) (classroom.State, error) {
 	ctx, cancel := context.WithTimeout(ctx, busTimeout)
 	defer cancel()
 	b, err := s.classBus.State(ctx, code)
@@ -90,13 +90,13 @@ func (s *Server) loadClassState(ctx context.Context, code string) (classroom.Sta
 		if errors.Is(err, classbus.ErrNoClass) {
 			return classroom.State{}, err
 		}
-		return classroom.State{}, fmt.Errorf("web: class bus: %w", err)
+		return classroom.State{}, fmt.Errorf("classserve: class bus: %w", err)
 	}
 	return classroom.DecodeState(b)
 }
 
 // leave removes a student; the last one closes the feed.
-func (f *classFeed) leave(follow *classFollower) {
+func (f *classFeed) leave(follow *Follower) {
 	s := f.srv
 	s.classMu.Lock()
 	defer s.classMu.Unlock()
@@ -139,7 +139,7 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 		for b := range sub.C() {
 			m, err := classroom.DecodeMessage(b)
 			if err != nil {
-				f.srv.logf("web: class %s: %v", f.code, err)
+				f.srv.logf("classserve: class %s: %v", f.code, err)
 				continue
 			}
 			if m.State != nil {
@@ -149,7 +149,7 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 		if ctx.Err() != nil || sub.Err() == nil {
 			return
 		}
-		f.srv.logf("web: class %s: bus subscription ended (%v); subscribing again", f.code, sub.Err())
+		f.srv.logf("classserve: class %s: bus subscription ended (%v); subscribing again", f.code, sub.Err())
 		var err error
 		if sub, err = f.srv.resubscribe(ctx, f.code); err != nil {
 			return
@@ -172,7 +172,7 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 			st.Ended, st.EndReason = true, classroom.EndIdle
 			f.update(st)
 		case err != nil:
-			f.srv.logf("web: class %s: %v", f.code, err)
+			f.srv.logf("classserve: class %s: %v", f.code, err)
 		default:
 			f.update(st)
 		}
@@ -182,17 +182,32 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 // resubscribe subscribes to class code's channel again, trying with a
 // growing pause (50 ms to 5 s) until the bus answers or ctx ends (its
 // error).
-func (s *Server) resubscribe(ctx context.Context, code string) (classbus.Subscription, error) {
+func (s *Hub) resubscribe(ctx context.Context, code string) (classbus.Subscription, error) {
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
 		sub, err := s.classBus.Subscribe(ctx, code)
 		if err == nil {
 			return sub, nil
 		}
-		s.logf("web: class %s: subscribe: %v", code, err)
+		s.logf("classserve: class %s: subscribe: %v", code, err)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// StallFeed stops the reader of this server's feed of class code at its
+// next message, until the returned release is called, and returns the
+// feed's newest state; ok false when no student here follows the class.
+// Tests use it to make the bus drop a feed that lags (classbus.ErrLagged).
+func (s *Hub) StallFeed(code string) (release func(), latest classroom.State, ok bool) {
+	s.classMu.Lock()
+	f := s.feeds[code]
+	s.classMu.Unlock()
+	if f == nil {
+		return nil, classroom.State{}, false
+	}
+	f.mu.Lock()
+	return f.mu.Unlock, f.latest, true
 }

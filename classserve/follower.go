@@ -1,4 +1,4 @@
-package web
+package classserve
 
 import (
 	"sync"
@@ -8,8 +8,8 @@ import (
 	"lockstep/sim"
 )
 
-// classFollower is one student's membership of a class feed
-// (class_feed.go), served by the student's connection writer (client.go)
+// Follower is one student's membership of a class feed
+// (feed.go), served by the student's connection writer (client.go)
 // rather than by its session: on a move the feed wakes the writer, which
 // reads the feed's newest state and writes the class's shared frame and
 // status to the page itself, in one write (batchConn). A move of 10,000
@@ -22,8 +22,8 @@ import (
 // drill or an explore timeline, a class that ended) the writer passes each
 // wake on to the session, which runs the lesson itself as it did before
 // the writer served any, and turns direct on again when it can.
-type classFollower struct {
-	srv  *Server
+type Follower struct {
+	srv  *Hub
 	feed *classFeed
 	code string
 	// wake is the writer's one-slot wake channel (client.classWake): the
@@ -62,7 +62,7 @@ func poke(w chan struct{}) {
 
 // serve turns direct on with the session's language and answer, and wakes
 // the writer to show the feed's newest state.
-func (f *classFollower) serve(locale sim.Locale, answer map[int]string) {
+func (f *Follower) serve(locale sim.Locale, answer map[int]string) {
 	f.mu.Lock()
 	f.direct, f.locale, f.answer = true, locale, answer
 	f.mu.Unlock()
@@ -71,7 +71,7 @@ func (f *classFollower) serve(locale sim.Locale, answer map[int]string) {
 
 // leave turns direct off: the session shows the class from now on, and
 // the next shared frame the writer sends carries the chrome.
-func (f *classFollower) leave() {
+func (f *Follower) leave() {
 	f.mu.Lock()
 	f.direct = false
 	f.shown.step = -1
@@ -81,7 +81,7 @@ func (f *classFollower) leave() {
 // reset makes the next frame one with chrome and the next state's
 // class-status be sent, whatever the page showed (a language change, the
 // student following again).
-func (f *classFollower) reset() {
+func (f *Follower) reset() {
 	f.mu.Lock()
 	f.shown.step, f.shownSeq = -1, 0
 	f.mu.Unlock()
@@ -89,7 +89,7 @@ func (f *classFollower) reset() {
 
 // statusDue reports whether the page has not had the class-status of the
 // state of Seq seq, and counts it as had.
-func (f *classFollower) statusDue(seq int64) bool {
+func (f *Follower) statusDue(seq int64) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if seq == f.shownSeq {
@@ -101,7 +101,7 @@ func (f *classFollower) statusDue(seq int64) bool {
 
 // setAnswer records the student's answer for the class-statuses the writer
 // sends.
-func (f *classFollower) setAnswer(answer map[int]string) {
+func (f *Follower) setAnswer(answer map[int]string) {
 	f.mu.Lock()
 	f.answer = answer
 	f.mu.Unlock()
@@ -111,7 +111,7 @@ func (f *classFollower) setAnswer(answer map[int]string) {
 // frame (nil when the page shows that step already) and the class-status
 // (nil when the page has it), frame first. Both nil: nothing, or the
 // session has the state (direct is off; it is woken).
-func (f *classFollower) next() (frame, status *websocket.PreparedMessage) {
+func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.direct {
@@ -119,7 +119,7 @@ func (f *classFollower) next() (frame, status *websocket.PreparedMessage) {
 		return nil, nil
 	}
 	st := f.feed.state()
-	lesson := f.srv.byID[st.Lesson]
+	lesson := f.srv.cfg.Host.Course(st.Lesson)
 	if st.Ended || st.Timeline != "" || lesson == nil {
 		f.direct, f.shown.step = false, -1
 		poke(f.session)
@@ -132,7 +132,7 @@ func (f *classFollower) next() (frame, status *websocket.PreparedMessage) {
 	if from != st.Step || from < 0 {
 		var err error
 		if frame, err = f.feed.frames.message(f.srv, lesson, f.locale, from, st.Step, f.code); err != nil {
-			f.srv.logf("web: class %s: shared frame: %v", f.code, err)
+			f.srv.logf("classserve: class %s: shared frame: %v", f.code, err)
 			// The session runs the lesson itself, as a player would.
 			f.direct, f.shown.step = false, -1
 			poke(f.session)

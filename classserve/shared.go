@@ -1,6 +1,8 @@
-package web
+package classserve
 
 import (
+	"bytes"
+	"encoding/json"
 	"sync"
 
 	"github.com/gorilla/websocket"
@@ -18,14 +20,6 @@ type sharedShown struct {
 	lesson string
 	locale string
 	step   int
-}
-
-// sendPrepared queues a prepared message as sendEncoded queues one.
-func (s *session) sendPrepared(pm *websocket.PreparedMessage) bool {
-	if s.dropped {
-		return false
-	}
-	return s.queue(outgoing{prepared: pm})
 }
 
 // classStatuses are the class-status messages a feed's students share:
@@ -58,15 +52,15 @@ type classStatusKey struct {
 
 // sendStudentStatus queues the student's class-status of state st (the
 // feed's) from the feed's shared messages.
-func (s *session) sendStudentStatus(st classroom.State) bool {
-	pm := s.class.feed.studentStatus(st, s.locale, s.class.following, s.class.answer)
+func (s *Seat) sendStudentStatus(st classroom.State) bool {
+	pm := s.class.feed.studentStatus(st, s.locale(), s.class.following, s.class.answer)
 	return pm != nil && s.sendPrepared(pm)
 }
 
 // studentStatus is the class-status of state st (the feed's) for a student
 // of language locale who follows the class or not and answered answer
 // (step → choice), from the feed's shared messages; nil when it cannot be
-// encoded (logged). The session and the writer (classFollower) call it.
+// encoded (logged). The session and the writer (Follower) call it.
 func (f *classFeed) studentStatus(st classroom.State, locale sim.Locale, following bool, answer map[int]string) *websocket.PreparedMessage {
 	var choice string
 	if q := st.Question; q != nil {
@@ -80,15 +74,15 @@ func (f *classFeed) studentStatus(st classroom.State, locale sim.Locale, followi
 	if pm != nil {
 		return pm
 	}
-	msg := f.srv.classStatus(st, roleStudent, locale)
+	msg := f.srv.classStatus(st, RoleStudent, locale)
 	msg.Following, msg.Answer = following, choice
-	b, err := encodeMessage(msg)
+	b, err := encode(msg)
 	if err != nil {
-		f.srv.logf("web: encode message: %v", err)
+		f.srv.logf("classserve: encode message: %v", err)
 		return nil
 	}
 	if pm, err = websocket.NewPreparedMessage(websocket.TextMessage, b); err != nil {
-		f.srv.logf("web: class %s: status: %v", f.code, err)
+		f.srv.logf("classserve: class %s: status: %v", f.code, err)
 		return nil
 	}
 	c.mu.Lock()
@@ -98,4 +92,16 @@ func (f *classFeed) studentStatus(st classroom.State, locale sim.Locale, followi
 	c.msgs[key] = pm
 	c.mu.Unlock()
 	return pm
+}
+
+// encode is msg as the page reads it: JSON without HTML escaping (panels
+// carry HTML), as the session encodes its messages.
+func encode(msg any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

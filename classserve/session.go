@@ -1,15 +1,13 @@
-package web
+package classserve
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"lockstep/classbus"
 	"lockstep/classroom"
-	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/view"
 )
@@ -28,7 +26,7 @@ type classLink struct {
 	// student id, whether the session follows the class, and its answer
 	// (step → choice).
 	feed      *classFeed
-	follow    *classFollower
+	follow    *Follower
 	student   string
 	following bool
 	answer    map[int]string
@@ -40,7 +38,7 @@ func (l *classLink) isStudent() bool { return l != nil && l.feed != nil }
 // classWake is the channel that wakes the session for its class (woken
 // by the owned class for a presenter, by the feed for a student), nil
 // without a class.
-func (s *session) classWake() <-chan struct{} {
+func (s *Seat) classWake() <-chan struct{} {
 	if s.class == nil {
 		return nil
 	}
@@ -48,7 +46,7 @@ func (s *session) classWake() <-chan struct{} {
 }
 
 // onClassWake is the session's answer to its class's wake channel.
-func (s *session) onClassWake() {
+func (s *Seat) onClassWake() {
 	switch {
 	case s.class.presenter():
 		s.sendPresenterStatus()
@@ -60,13 +58,9 @@ func (s *session) onClassWake() {
 	}
 }
 
-// playerMoves are the messages that move a run: a student who follows a
-// class cannot send them.
-var playerMoves = map[string]bool{MsgLoad: true, MsgStep: true, MsgBack: true, MsgSeek: true, MsgPlay: true, MsgFork: true, MsgUndo: true}
-
 // handleClass carries out a class message m (checked by
 // parseClassMessage).
-func (s *session) handleClass(m ClientMessage) {
+func (s *Seat) handleClass(m Request) {
 	switch m.Type {
 	case MsgClassStart:
 		s.startClass(m)
@@ -84,13 +78,11 @@ func (s *session) handleClass(m ClientMessage) {
 		s.class.following = *m.Follow
 		s.class.follow.leave()
 		s.class.follow.reset()
-		if !s.class.following && s.runner == nil {
+		if !s.class.following && !s.p.Running() {
 			// Explore on my own from the class's step: a run of the
 			// student's own (it followed from the shared frames).
 			st := s.class.feed.state()
-			if tl, err := s.classTimeline(st); err == nil {
-				s.start(m.ID, tl, st.Timeline, st.Step)
-			}
+			_ = s.p.Open(m.ID, st)
 		}
 		s.followClass()
 	default: // the presenter's
@@ -111,19 +103,7 @@ func (s *session) handleClass(m ClientMessage) {
 	}
 }
 
-// shown is what the session's run shows, as a class names it.
-func (s *session) shown() classroom.Shown {
-	l := s.tl.Lesson
-	sh := classroom.Shown{Total: len(l.Steps), Title: l.Title.In(s.locale)}
-	if s.tl.Explore() {
-		sh.Timeline, sh.Title = s.code, s.srv.timelineTitle(s.tl).In(s.locale)
-	} else {
-		sh.Lesson = l.ID
-	}
-	return sh
-}
-
-func (s *session) busErr(re int64, err error) {
+func (s *Seat) busErr(re int64, err error) {
 	s.srv.logf("%v", err)
 	if errors.Is(err, classroom.ErrEnded) {
 		s.sendErr(re, perr(ErrCodeClassEnded, "class-ended"))
@@ -132,45 +112,45 @@ func (s *session) busErr(re int64, err error) {
 	s.sendErr(re, perr(ErrCodeClassBus, "class-bus")) // the reason, with the bus's address, goes to the log only (issue 37)
 }
 
-func (s *session) startClass(m ClientMessage) {
+func (s *Seat) startClass(m Request) {
 	if s.class.isStudent() {
 		s.sendErr(m.ID, perr(ErrCodeClassFollowing, "class-student-start"))
 		return
 	}
-	if s.runner == nil {
-		s.sendErr(m.ID, perr(ErrCodeNoLesson, "no-lesson"))
+	if !s.p.Running() {
+		s.sendErr(m.ID, perr(errCodeNoLesson, "no-lesson"))
 		return
 	}
 	if s.class.presenter() {
 		s.sendPresenter(m.ID, "")
 		return
 	}
-	if !s.srv.classes.reserve(s.c.addr) {
+	if !s.srv.classes.reserve(s.p.Addr()) {
 		s.sendErr(m.ID, s.srv.classLimitErr())
 		return
 	}
-	oc, key, err := s.srv.startClass(s.shown(), s.cur)
+	oc, key, err := s.srv.startClass(s.shown(), s.p.Cur())
 	if err != nil {
-		s.srv.classes.unreserve(s.c.addr)
+		s.srv.classes.unreserve(s.p.Addr())
 		s.busErr(m.ID, err)
 		return
 	}
-	s.srv.classes.bind(oc, s.c.addr)
+	s.srv.classes.bind(oc, s.p.Addr())
 	s.presentClass(oc)
 	s.sendPresenter(m.ID, key)
 }
 
-func (s *session) resumeClass(m ClientMessage) {
+func (s *Seat) resumeClass(m Request) {
 	// A failed resume takes a join token, as a failed join does: it would
 	// tell a guessed code from a live one.
-	if !s.srv.joinAllowed(s.c.addr) {
+	if !s.srv.JoinAllowed(s.p.Addr()) {
 		s.sendErr(m.ID, perr(ErrCodeClassJoins, "class-joins"))
 		return
 	}
 	st, err := s.srv.loadClassState(s.srv.ctx, m.Code)
 	switch {
 	case errors.Is(err, classbus.ErrNoClass):
-		s.srv.joinFailed(s.c.addr)
+		s.srv.JoinFailed(s.p.Addr())
 		s.sendErr(m.ID, perr(ErrCodeClassUnknown, "class-unknown", "Code", m.Code))
 		return
 	case err != nil:
@@ -180,29 +160,29 @@ func (s *session) resumeClass(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeClassEnded, "class-ended"))
 		return
 	case !classroom.KeyMatches(st.KeyHash, m.Key):
-		s.srv.joinFailed(s.c.addr)
+		s.srv.JoinFailed(s.p.Addr())
 		s.sendErr(m.ID, perr(ErrCodeClassBadKey, "class-bad-key"))
 		return
 	}
 	s.leaveClass()
-	reserved, ok := s.srv.reserveClass(s.c.addr, st.Code)
+	reserved, ok := s.srv.reserveClass(s.p.Addr(), st.Code)
 	if !ok {
 		s.sendErr(m.ID, s.srv.classLimitErr())
 		return
 	}
 	oc, err := s.srv.resumeClass(st)
 	if reserved && err != nil {
-		s.srv.classes.unreserve(s.c.addr)
+		s.srv.classes.unreserve(s.p.Addr())
 	}
 	if err != nil {
 		s.busErr(m.ID, err)
 		return
 	}
 	if reserved {
-		s.srv.classes.bind(oc, s.c.addr)
+		s.srv.classes.bind(oc, s.p.Addr())
 	}
 	s.presentClass(oc)
-	if s.runner != nil {
+	if s.p.Running() {
 		s.syncClass() // the class shows what the presenter's page shows
 	}
 	s.sendPresenter(m.ID, "")
@@ -210,7 +190,7 @@ func (s *session) resumeClass(m ClientMessage) {
 
 // presentClass makes the session a presenter of oc, woken with its other
 // presenter sessions (a second tab of the presenter's) on each change.
-func (s *session) presentClass(oc *ownedClass) {
+func (s *Seat) presentClass(oc *ownedClass) {
 	w := make(chan struct{}, 1)
 	oc.attach(w)
 	s.class = &classLink{code: oc.c.Code(), owned: oc, wake: w}
@@ -218,29 +198,29 @@ func (s *session) presentClass(oc *ownedClass) {
 
 // sendPresenter sends the class-presenter message: key only to the page
 // that started the class.
-func (s *session) sendPresenter(re int64, key string) {
+func (s *Seat) sendPresenter(re int64, key string) {
 	code := s.class.code
-	urls := s.srv.joinURLs(s.c.host, code)
-	t := s.srv.tr(s.locale)
-	qr, err := qrView(urls[0], t.cl.ClassQRLabel)
+	urls := s.srv.joinURLs(s.p.Host(), code)
+	t := s.srv.texts(s.locale())
+	qr, err := qrView(urls[0], t.Class().ClassQRLabel)
 	if err != nil {
-		s.sendErr(re, perr(ErrCodeInternal, "internal", "Lesson", code, "Reason", err.Error()))
+		s.sendErr(re, perr(errCodeInternal, "internal", "Lesson", code, "Reason", err.Error()))
 		return
 	}
 	var panel bytes.Buffer
 	if err := templatesClassPanel(t, code, urls, qr).Render(context.Background(), &panel); err != nil {
-		s.sendErr(re, perr(ErrCodeInternal, "internal", "Lesson", code, "Reason", err.Error()))
+		s.sendErr(re, perr(errCodeInternal, "internal", "Lesson", code, "Reason", err.Error()))
 		return
 	}
 	s.send(ClassPresenterMessage{Type: MsgClassPresenter, Re: re, Code: code, Key: key, Join: urls, Panel: panel.String(), Status: s.presenterStatus()})
 }
 
-func (s *session) presenterStatus() ClassStatusMessage {
+func (s *Seat) presenterStatus() ClassStatusMessage {
 	st, counts, answered, students, retired := s.class.owned.view()
-	msg := s.classStatus(st, rolePresenter)
+	msg := s.classStatus(st, RolePresenter)
 	msg.Counts, msg.Answered, msg.Students, msg.Scores = counts, answered, students, st.Scores
 	if s.srv.classBusDown() {
-		msg.Bus = s.srv.tr(s.locale).Msg(sim.M("ws.class-bus-down"))
+		msg.Bus = s.srv.texts(s.locale()).Msg(sim.M("ws.class-bus-down"))
 	}
 	if retired && !st.Ended {
 		// Resumed on another server, or the bus failed: this page no longer
@@ -250,21 +230,21 @@ func (s *session) presenterStatus() ClassStatusMessage {
 	return msg
 }
 
-func (s *session) sendPresenterStatus() { s.send(s.presenterStatus()) }
+func (s *Seat) sendPresenterStatus() { s.send(s.presenterStatus()) }
 
 // classStatus is st as a page in the session's language sees it.
-func (s *session) classStatus(st classroom.State, role string) ClassStatusMessage {
-	return s.srv.classStatus(st, role, s.locale)
+func (s *Seat) classStatus(st classroom.State, role string) ClassStatusMessage {
+	return s.srv.classStatus(st, role, s.locale())
 }
 
 // classStatus is st as a page in language loc sees it.
-func (s *Server) classStatus(st classroom.State, role string, loc sim.Locale) ClassStatusMessage {
+func (s *Hub) classStatus(st classroom.State, role string, loc sim.Locale) ClassStatusMessage {
 	msg := ClassStatusMessage{
 		Type: MsgClassStatus, Code: st.Code, Role: role, Lesson: st.Lesson, Timeline: st.Timeline,
 		Step: st.Step, Total: st.Total, Ended: st.Ended, EndReason: st.EndReason,
 	}
 	if q := st.Question; q != nil {
-		t := s.tr(loc)
+		t := s.texts(loc)
 		cq := &ClassQuestion{Step: q.Step, Open: q.Open, Revealed: q.Revealed, Correct: q.Correct}
 		for _, c := range q.Choices {
 			label := t.Maybe("Outcome" + c)
@@ -281,11 +261,11 @@ func (s *Server) classStatus(st classroom.State, role string, loc sim.Locale) Cl
 // syncClass publishes what the presenter's session shows, after each of
 // its frames: a move onto the asked step reveals the question (the frame's
 // outcome is the answer); a move elsewhere drops it.
-func (s *session) syncClass() {
-	if !s.class.presenter() || s.runner == nil {
+func (s *Seat) syncClass() {
+	if !s.class.presenter() || !s.p.Running() {
 		return
 	}
-	shown, step, frames := s.shown(), s.cur, s.runner.Frames()
+	shown, step, frames := s.shown(), s.p.Cur(), s.p.Frames()
 	published := false
 	err := s.class.owned.apply(s.class.wake, func(c *classroom.Class, now time.Time) (string, error) {
 		st := c.State()
@@ -313,13 +293,13 @@ func (s *session) syncClass() {
 	}
 }
 
-func (s *session) askClass(m ClientMessage) {
-	if s.runner == nil {
-		s.sendErr(m.ID, perr(ErrCodeNoLesson, "no-lesson"))
+func (s *Seat) askClass(m Request) {
+	if !s.p.Running() {
+		s.sendErr(m.ID, perr(errCodeNoLesson, "no-lesson"))
 		return
 	}
-	l := s.tl.Lesson
-	n := s.cur + 1
+	l := s.p.Lesson()
+	n := s.p.Cur() + 1
 	if n > len(l.Steps) {
 		s.sendErr(m.ID, perr(ErrCodeClassNoQuestion, "class-nothing-to-ask", "Step", n))
 		return
@@ -350,10 +330,10 @@ func (s *session) askClass(m ClientMessage) {
 	s.sendPresenterStatus()
 }
 
-func (s *session) revealClass(m ClientMessage) {
+func (s *Seat) revealClass(m Request) {
 	st, _, _, _, _ := s.class.owned.view()
 	q := st.Question
-	if q == nil || !q.Open || s.runner == nil {
+	if q == nil || !q.Open || !s.p.Running() {
 		s.sendErr(m.ID, perr(ErrCodeClassNoQuestion, "class-no-question"))
 		return
 	}
@@ -362,7 +342,7 @@ func (s *session) revealClass(m ClientMessage) {
 	s.moveTo(m.ID, q.Step)
 }
 
-func (s *session) endClass(m ClientMessage) {
+func (s *Seat) endClass(m Request) {
 	err := s.class.owned.apply(s.class.wake, func(c *classroom.Class, now time.Time) (string, error) {
 		if !c.End(classroom.EndPresenter, now) {
 			return "", classroom.ErrEnded
@@ -377,11 +357,11 @@ func (s *session) endClass(m ClientMessage) {
 	s.leaveClass()
 }
 
-func (s *session) classCSV(m ClientMessage) {
+func (s *Seat) classCSV(m Request) {
 	st, _, _, _, _ := s.class.owned.view()
 	var buf bytes.Buffer
 	if err := classroom.WriteCSV(&buf, st.Scores); err != nil {
-		s.sendErr(m.ID, perr(ErrCodeInternal, "internal", "Lesson", st.Code, "Reason", err.Error()))
+		s.sendErr(m.ID, perr(errCodeInternal, "internal", "Lesson", st.Code, "Reason", err.Error()))
 		return
 	}
 	s.send(ClassCSVMessage{Type: MsgClassCSV, Re: m.ID, Filename: "class-" + st.Code + ".csv", CSV: buf.String()})
@@ -389,19 +369,18 @@ func (s *session) classCSV(m ClientMessage) {
 
 // joinClass makes the session a student of class m.Code: it follows the
 // class's step from the server's feed.
-func (s *session) joinClass(m ClientMessage) {
-	if !s.srv.joinAllowed(s.c.addr) {
+func (s *Seat) joinClass(m Request) {
+	if !s.srv.JoinAllowed(s.p.Addr()) {
 		s.sendErr(m.ID, perr(ErrCodeClassJoins, "class-joins"))
 		return
 	}
 	wake := make(chan struct{}, 1)
-	slot := s.slot
-	follow := &classFollower{srv: s.srv, code: m.Code, wake: s.c.classWake, session: wake, shown: sharedShown{step: -1},
-		touch: func() { s.srv.table.touch(slot) }}
+	follow := &Follower{srv: s.srv, code: m.Code, wake: s.p.WriterWake(), session: wake, shown: sharedShown{step: -1},
+		touch: s.p.Touch}
 	feed, err := s.srv.joinFeed(m.Code, follow)
 	switch {
 	case errors.Is(err, classbus.ErrNoClass):
-		s.srv.joinFailed(s.c.addr)
+		s.srv.JoinFailed(s.p.Addr())
 		s.sendErr(m.ID, perr(ErrCodeClassUnknown, "class-unknown", "Code", m.Code))
 		return
 	case errors.Is(err, errClassGone):
@@ -424,22 +403,22 @@ func (s *session) joinClass(m ClientMessage) {
 	}
 	s.leaveClass()
 	if m.Lang != "" {
-		s.locale = sim.Locale(m.Lang)
+		s.p.SetLocale(sim.Locale(m.Lang))
 	}
 	s.student = student
 	s.class = &classLink{code: m.Code, feed: feed, follow: follow, wake: wake, student: student, following: true, answer: map[int]string{}}
-	s.c.follower.Store(follow)
+	s.p.Follow(follow)
 	s.publishClass(classroom.Message{Kind: classroom.KindJoin, Student: student})
 	s.send(ClassJoinedMessage{Type: MsgClassJoined, Re: m.ID, Code: m.Code, Student: student})
 	s.followClass()
 }
 
 // publishClass publishes a student's message on the class's channel.
-func (s *session) publishClass(msg classroom.Message) bool {
+func (s *Seat) publishClass(msg classroom.Message) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.srv.ctx), busTimeout)
 	defer cancel()
 	if err := s.srv.classBus.Publish(ctx, s.class.code, msg.Encode()); err != nil {
-		s.srv.logf("web: class %s: %v", s.class.code, err)
+		s.srv.logf("classserve: class %s: %v", s.class.code, err)
 		return false
 	}
 	return true
@@ -447,9 +426,9 @@ func (s *session) publishClass(msg classroom.Message) bool {
 
 // followClass shows the feed's newest state: while following a class that
 // shows a course lesson, the connection's writer shows it from the class's
-// shared frames (classFollower); else the run goes to the class's timeline
+// shared frames (Follower); else the run goes to the class's timeline
 // and step, and the page gets the class's status when it changed.
-func (s *session) followClass() {
+func (s *Seat) followClass() {
 	l := s.class
 	st := l.feed.state()
 	if st.Ended {
@@ -458,25 +437,23 @@ func (s *session) followClass() {
 		s.leaveClass()
 		return
 	}
-	if l.following && st.Timeline == "" && s.srv.byID[st.Lesson] != nil {
-		if s.runner != nil {
+	if l.following && st.Timeline == "" && s.srv.cfg.Host.Course(st.Lesson) != nil {
+		if s.p.Running() {
 			s.stopPlay()
 			s.closeRun()
 		}
 		// After what the session queued (the writer sends that first).
-		l.follow.serve(s.locale, l.answer)
+		l.follow.serve(s.locale(), l.answer)
 		return
 	}
 	l.follow.leave()
 	if l.following {
-		if s.runner == nil || s.showsOther(st) {
-			tl, err := s.classTimeline(st)
-			if err != nil {
-				s.sendErr(0, perrOf(ErrCodeBadLink, err))
+		if !s.p.Running() || s.showsOther(st) {
+			if err := s.p.Open(0, st); err != nil {
+				s.sendErr(0, err)
 				return
 			}
-			s.start(0, tl, st.Timeline, st.Step)
-		} else if s.cur != st.Step {
+		} else if s.p.Cur() != st.Step {
 			s.stopPlay()
 			s.moveTo(0, st.Step)
 		}
@@ -486,27 +463,7 @@ func (s *session) followClass() {
 	}
 }
 
-// showsOther reports whether the session's run shows something else than
-// class state st.
-func (s *session) showsOther(st classroom.State) bool {
-	if s.tl.Explore() {
-		return st.Timeline == "" || st.Timeline != s.code
-	}
-	return st.Timeline != "" || st.Lesson != s.tl.Lesson.ID
-}
-
-// classTimeline opens what class state st shows.
-func (s *session) classTimeline(st classroom.State) (explore.Timeline, error) {
-	if st.Timeline != "" {
-		return s.srv.decodeTimeline(st.Timeline)
-	}
-	if tl := s.srv.lesson(s.srv.ctx, st.Lesson); tl.Lesson != nil {
-		return tl, nil
-	}
-	return explore.Timeline{}, fmt.Errorf("web: class %s shows lesson %q, which this server does not have", st.Code, st.Lesson)
-}
-
-func (s *session) answerClass(m ClientMessage) {
+func (s *Seat) answerClass(m Request) {
 	if !s.class.isStudent() {
 		s.sendErr(m.ID, perr(ErrCodeClassUnknown, "class-not-joined"))
 		return
@@ -532,7 +489,7 @@ func (s *session) answerClass(m ClientMessage) {
 // leaveClass ends the session's part in its class: a student leaves the
 // feed (the owner uncounts it); a presenter's class goes on without this
 // session (its page may resume it).
-func (s *session) leaveClass() {
+func (s *Seat) leaveClass() {
 	l := s.class
 	if l == nil {
 		return
@@ -540,7 +497,7 @@ func (s *session) leaveClass() {
 	switch {
 	case l.isStudent():
 		l.follow.leave()
-		s.c.follower.CompareAndSwap(l.follow, nil)
+		s.p.Unfollow(l.follow)
 		l.feed.leave(l.follow)
 		s.publishClass(classroom.Message{Kind: classroom.KindLeave, Student: l.student})
 	case l.presenter():
@@ -551,12 +508,12 @@ func (s *session) leaveClass() {
 
 // classLang follows a language change: the presenter's panel and a
 // student's status are in the page's language.
-func (s *session) classLang() {
+func (s *Seat) classLang() {
 	switch {
 	case s.class.presenter():
 		s.sendPresenter(0, "")
 	case s.class.isStudent():
-		if s.class.following && s.runner == nil {
+		if s.class.following && !s.p.Running() {
 			// The shared frames in the new language, chrome and all, then
 			// the status (by the writer, or by followClass).
 			s.class.follow.reset()

@@ -1,4 +1,4 @@
-package web
+package classserve
 
 import "time"
 
@@ -9,7 +9,7 @@ const busHealthEvery = time.Second
 // classBusDown reports whether the class bus says it cannot reach what
 // carries it: a bus with an Err method (classbus.Redis.Err) that returns
 // an error. classbus.Memory has none and is never down.
-func (s *Server) classBusDown() bool {
+func (s *Hub) classBusDown() bool {
 	h, ok := s.classBus.(interface{ Err() error })
 	return ok && h.Err() != nil
 }
