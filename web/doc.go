@@ -22,7 +22,7 @@
 //	                               without a or b never a variant against itself; a column under another variant than the lesson's own
 //	                               opens as a lesson under that variant (explore.Under: every step retold from the run once an outcome differs, marked);
 //	                               k (a lock's code) adds the learner's own lock to the variants
-//	GET /explore/lock?lang=L       "Your lock" (ownlock.go): the form for a variant file and its scripts (and a builder, lockform.js)
+//	GET /explore/lock?lang=L       "Your lock" (package ownlock): the form for a variant file and its scripts (and a builder, lockform.js)
 //	POST /explore/lock             the files (multipart: variant_name, variant or variant_file, script_name_N with script_N, or
 //	                               scripts uploads; 32 KiB the variant file, 64 KiB a script, 4 scripts): 303 to the lock's link,
 //	                               or 422 with each problem beside its line (FILE:LINE:COL) and the files kept

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"lockstep/ownlock"
 	"mime"
 	"net/http"
 	"net/url"
@@ -214,7 +215,7 @@ func (s *Server) explorePage(loc sim.Locale, badLink error) templates.ExplorePag
 		Sandbox: templates.SandboxForm{LeaseMS: "30000", Actors: "2", Lock: "order:42"},
 	}
 	p.Variants = variantOptions(t, "token-count")
-	p.Lock = lockFiles{}.form()
+	p.Lock = ownlock.EmptyForm()
 	if badLink != nil {
 		p.BadLink = t.Err(badLink)
 	}

@@ -22,6 +22,7 @@ import (
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/classserve"
+	"lockstep/ownlock"
 	"lockstep/search"
 	"lockstep/sim"
 	"lockstep/static"
@@ -140,7 +141,7 @@ type Config struct {
 	SearchTimeout   time.Duration
 	SearchMaxStates int
 	// LockTableTimeout bounds the course table of a learner's own lock, all
-	// its lessons together; 0 means DefaultLockTableTimeout.
+	// its lessons together; 0 means ownlock.DefaultLockTableTimeout.
 	LockTableTimeout time.Duration
 	// SearchWorkers is how many workers one search runs on, each on an
 	// embedded Redis of its own (or, when Backend is a real Redis, under a
@@ -229,12 +230,8 @@ type Server struct {
 	// (backend.Sandbox, openSandbox): its process starts on first use and
 	// is killed with the server.
 	sandbox *backend.Sandbox
-	// lockTables bounds the course tables of learners' own locks being run
-	// at once, server-wide (a token each), and lockAddrs to one per client
-	// address (ownlock.go).
-	lockTables chan struct{}
-	lockMu     sync.Mutex
-	lockAddrs  map[string]bool
+	// locks serves the learners' own locks (package ownlock).
+	locks *ownlock.Pages
 
 	// classBus carries the classes (Config.ClassBus); ownBus: the server
 	// made it and closes it. classes are the classes whose presenter or
@@ -278,7 +275,7 @@ func New(cfg Config) (*Server, error) {
 	defaultIfUnset(&cfg.MaxSearches, DefaultMaxSearches())
 	defaultIfUnset(&cfg.SearchTimeout, DefaultSearchTimeout)
 	defaultIfUnset(&cfg.SearchMaxStates, DefaultSearchMaxStates)
-	defaultIfUnset(&cfg.LockTableTimeout, DefaultLockTableTimeout)
+	defaultIfUnset(&cfg.LockTableTimeout, ownlock.DefaultLockTableTimeout)
 	defaultIfUnset(&cfg.SearchWorkers, DefaultSearchWorkers)
 	defaultIfUnset(&cfg.ClassIdle, DefaultClassIdle)
 	defaultIfUnset(&cfg.ClassJoinRate, DefaultClassJoinRate)
@@ -306,9 +303,6 @@ func New(cfg Config) (*Server, error) {
 		batchBufs: sync.Pool{New: newBatchBuf},
 		hosts:     newHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:      newWorkGate(cfg.MaxBusy),
-
-		lockTables: make(chan struct{}, cfg.MaxSearches),
-		lockAddrs:  map[string]bool{},
 
 		searchBackend: searchBackendOf(cfg.Backend),
 		sandbox:       backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
@@ -339,6 +333,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.classes = s.newClassHub(id)
+	s.locks = ownlock.New(ownlock.Config{Host: pageHost{s}, MaxTables: cfg.MaxSearches, TableTimeout: cfg.LockTableTimeout})
 	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
@@ -357,9 +352,9 @@ func New(cfg Config) (*Server, error) {
 		"GET /explore/export.mmd":  s.serveExport("mmd"),
 		"GET /explore/export.svg":  s.serveExport("svg"),
 		"GET /explore/compare":     s.serveCompare,
-		"GET /explore/lock":        s.serveLock,
-		"POST /explore/lock":       s.serveLockCheck,
-		"GET /explore/lock/open":   s.serveLockOpen,
+		"GET /explore/lock":        s.locks.ServeLock,
+		"POST /explore/lock":       s.locks.ServeLockCheck,
+		"GET /explore/lock/open":   s.locks.ServeLockOpen,
 		"GET /search":              s.serveSearch,
 		"GET /class/{code}":        s.serveClass,
 		"GET /join":                s.serveJoin,

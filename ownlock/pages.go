@@ -1,4 +1,4 @@
-package web
+package ownlock
 
 import (
 	"context"
@@ -45,7 +45,7 @@ const (
 	// maxLockBody bounds a check request's body, whatever its encoding.
 	maxLockBody = maxLockVariantBytes + maxLockScripts*maxLockScriptBytes + 64<<10
 	// DefaultLockTableTimeout bounds the whole course table of one lock
-	// (Config.LockTableTimeout): every lesson's run (each within
+	// (Config.TableTimeout): every lesson's run (each within
 	// runTimeout, its scripts within the turn bound, sim.MaxScriptTurns).
 	// Lessons not reached are listed as such.
 	DefaultLockTableTimeout = 30 * time.Second
@@ -87,7 +87,7 @@ func filesOf(d *sim.VariantDef) lockFiles {
 // variant, or an upload in variant_file) and the scripts (script_N with
 // script_name_N, or uploads in scripts, each under its file name). The
 // error says, in t's language, which file is over its bound or not UTF-8.
-func readLockForm(t *translator, r *http.Request) (lockFiles, error) {
+func readLockForm(t Texts, r *http.Request) (lockFiles, error) {
 	f := lockFiles{variantName: strings.TrimSpace(r.FormValue("variant_name")), variant: r.FormValue("variant")}
 	if f.variantName == "" {
 		f.variantName = "my-lock" + sim.VariantFileSuffix
@@ -150,7 +150,7 @@ func readUpload(h *multipart.FileHeader, limit int) ([]byte, error) {
 	defer file.Close()
 	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
 	if err == nil && len(b) > limit {
-		err = errors.New("web: upload over its bound")
+		err = errors.New("ownlock: upload over its bound")
 	}
 	return b, err
 }
@@ -177,10 +177,10 @@ func (f lockFiles) load() (*sim.VariantDef, error) {
 
 // lockErrors are a failed check's problems, each file shown with its lines
 // and the problems beside the lines they name.
-func (s *Server) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.LockFile {
+func (s *Pages) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.LockFile {
 	var les sim.LoadErrors
 	if !errors.As(err, &les) {
-		return []templates.LockFile{{Name: f.variantName, Errors: []templates.ImportError{{Line: 1, Col: 1, Msg: s.tr(loc).Err(err), Where: f.variantName}}}}
+		return []templates.LockFile{{Name: f.variantName, Errors: []templates.ImportError{{Line: 1, Col: 1, Msg: s.host.Texts(loc).Err(err), Where: f.variantName}}}}
 	}
 	texts := map[string]string{f.variantName: f.variant}
 	order := []string{f.variantName}
@@ -203,7 +203,7 @@ func (s *Server) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.
 			byFile[name] = lf
 		}
 		where := fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)
-		lf.Errors = append(lf.Errors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.translators.cat.Message(loc, e), Where: where})
+		lf.Errors = append(lf.Errors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.host.Catalog().Message(loc, e), Where: where})
 	}
 	for _, name := range append(order, slices.Sorted(func(yield func(string) bool) {
 		for k := range byFile {
@@ -231,10 +231,10 @@ func (s *Server) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.
 }
 
 // lockPage is the "Your lock" page in loc with the form filled from f.
-func (s *Server) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
-	t := s.tr(loc)
+func (s *Pages) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
+	t := s.host.Texts(loc)
 	return templates.LockPage{
-		Site: s.site(loc, navExplore, func(l sim.Locale) string { return "/explore/lock?lang=" + string(l) }),
+		Site: s.host.Site(loc, func(l sim.Locale) string { return "/explore/lock?lang=" + string(l) }),
 		X:    t.Explore(), Form: f.form(),
 	}
 }
@@ -243,38 +243,35 @@ func (s *Server) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
 // problems come back beside their lines with the files kept; a lock that
 // passes is redirected to its own link (serveLock), which runs the course
 // table.
-func (s *Server) serveLockCheck(w http.ResponseWriter, r *http.Request) {
-	loc := s.negotiate(r)
-	t := s.tr(loc)
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
-	body := &watchedBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxLockBody)}
-	r.Body = body
-	if err := readImportBody(r, body); err != nil {
+func (s *Pages) serveLockCheck(w http.ResponseWriter, r *http.Request) {
+	loc := s.host.Negotiate(r)
+	t := s.host.Texts(loc)
+	if tooBig, timedOut, err := s.host.ReadForm(w, r, maxLockBody); err != nil {
 		p := s.lockPage(loc, lockFiles{})
 		status := http.StatusBadRequest
 		switch {
-		case body.tooBig:
+		case tooBig:
 			status, p.Failed = http.StatusRequestEntityTooLarge, t.T("LockBodyTooLarge", "Max", maxLockBody>>10)
-		case body.timedOut:
+		case timedOut:
 			w.Header().Set("Connection", "close")
-			status, p.Failed = http.StatusRequestTimeout, t.T("ImportBodyTimeout", "Seconds", s.cfg.BodyTimeout.Seconds())
+			status, p.Failed = http.StatusRequestTimeout, t.T("ImportBodyTimeout", "Seconds", s.host.BodyTimeout().Seconds())
 		default:
 			p.Failed = err.Error()
 		}
-		writePage(w, r, status, templates.LockStart(p))
+		s.host.WritePage(w, r, status, templates.LockStart(p))
 		return
 	}
 	f, err := readLockForm(t, r)
 	if err != nil {
 		p := s.lockPage(loc, f)
 		p.Failed = err.Error()
-		writePage(w, r, http.StatusUnprocessableEntity, templates.LockStart(p))
+		s.host.WritePage(w, r, http.StatusUnprocessableEntity, templates.LockStart(p))
 		return
 	}
 	fail := func(err error) {
 		p := s.lockPage(loc, f)
 		p.Files = s.lockErrors(loc, f, err)
-		writePage(w, r, http.StatusUnprocessableEntity, templates.LockStart(p))
+		s.host.WritePage(w, r, http.StatusUnprocessableEntity, templates.LockStart(p))
 	}
 	def, err := f.load()
 	if err != nil {
@@ -290,12 +287,12 @@ func (s *Server) serveLockCheck(w http.ResponseWriter, r *http.Request) {
 }
 
 // lockCode is the share code of a lock: an empty sandbox timeline under it.
-func (s *Server) lockCode(def *sim.VariantDef) (string, error) {
-	l, err := explore.Sandbox(s.translators.cat, explore.SandboxConfig{Def: def, LeaseMS: 30000, Actors: 2, Lock: "order:42"})
+func (s *Pages) lockCode(def *sim.VariantDef) (string, error) {
+	l, err := explore.Sandbox(s.host.Catalog(), explore.SandboxConfig{Def: def, LeaseMS: 30000, Actors: 2, Lock: "order:42"})
 	if err != nil {
 		return "", err
 	}
-	return s.encodeTimeline(explore.Timeline{Kind: explore.KindOwnLock, Lesson: l})
+	return s.host.EncodeTimeline(explore.Timeline{Kind: explore.KindOwnLock, Lesson: l})
 }
 
 // lockURL is the link of a lock's page: its files and its course table.
@@ -304,59 +301,59 @@ func lockURL(code string, loc sim.Locale) string {
 }
 
 // decodeLock opens a lock's share code (k).
-func (s *Server) decodeLock(code string) (*sim.VariantDef, explore.Timeline, error) {
-	tl, err := s.decodeTimeline(code)
+func (s *Pages) decodeLock(code string) (*sim.VariantDef, explore.Timeline, error) {
+	tl, err := s.host.DecodeTimeline(code)
 	if err != nil {
 		return nil, tl, err
 	}
-	if !customScripts(tl.Lesson) {
-		return nil, tl, userErr(sim.M("web.lock.not-a-lock"), "web: the link carries no lock of your own")
+	if d := tl.Lesson.VariantDef; d == nil || d.Builtin {
+		return nil, tl, notALock()
 	}
 	return tl.Lesson.VariantDef, tl, nil
 }
 
 // serveLock is the "Your lock" page (GET /explore/lock): the form, and with
 // k= a lock's files and its course table.
-func (s *Server) serveLock(w http.ResponseWriter, r *http.Request) {
-	loc := s.negotiate(r)
-	t := s.tr(loc)
+func (s *Pages) serveLock(w http.ResponseWriter, r *http.Request) {
+	loc := s.host.Negotiate(r)
+	t := s.host.Texts(loc)
 	code := r.URL.Query().Get("k")
 	if code == "" {
-		writePage(w, r, http.StatusOK, templates.LockStart(s.lockPage(loc, lockFiles{})))
+		s.host.WritePage(w, r, http.StatusOK, templates.LockStart(s.lockPage(loc, lockFiles{})))
 		return
 	}
 	def, tl, err := s.decodeLock(code)
 	if err != nil {
 		p := s.lockPage(loc, lockFiles{})
 		p.Failed = t.Err(err)
-		writePage(w, r, http.StatusBadRequest, templates.LockStart(p))
+		s.host.WritePage(w, r, http.StatusBadRequest, templates.LockStart(p))
 		return
 	}
 	p := s.lockPage(loc, filesOf(def))
-	p.Site = s.site(loc, navExplore, func(l sim.Locale) string { return lockURL(code, l) })
+	p.Site = s.host.Site(loc, func(l sim.Locale) string { return lockURL(code, l) })
 	p.Name, p.ShareURL = def.Name, lockURL(code, loc)
 	p.SearchURL = "/search?lock=" + url.QueryEscape(code) + "&lang=" + string(loc)
-	if enc, err := s.encodeTimeline(tl); err == nil {
-		p.SandboxURL = exploreURL(enc, 0, loc, false)
+	if enc, err := s.host.EncodeTimeline(tl); err == nil {
+		p.SandboxURL = s.host.ExploreURL(enc, 0, loc)
 	}
-	release, ok := s.takeLockTable(s.clientAddr(r))
+	release, ok := s.takeLockTable(s.host.ClientAddr(r))
 	if !ok {
 		p.TableNote = t.T("LockTableBusy")
-		writePage(w, r, http.StatusServiceUnavailable, templates.LockStart(p))
+		s.host.WritePage(w, r, http.StatusServiceUnavailable, templates.LockStart(p))
 		return
 	}
 	defer release()
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.LockTableTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.tableTimeout)
 	defer cancel()
 	p.Rows, p.TableNote = s.lockTable(ctx, t, def, code)
 	p.Table = true
-	writePage(w, r, http.StatusOK, templates.LockStart(p))
+	s.host.WritePage(w, r, http.StatusOK, templates.LockStart(p))
 }
 
 // takeLockTable takes a slot for one course table: at most
 // Config.MaxSearches at once server-wide and one per client address. ok
 // is false when none is free; release gives the slot back.
-func (s *Server) takeLockTable(addr string) (release func(), ok bool) {
+func (s *Pages) takeLockTable(addr string) (release func(), ok bool) {
 	s.lockMu.Lock()
 	defer s.lockMu.Unlock()
 	if s.lockAddrs[addr] {
@@ -380,8 +377,8 @@ func (s *Server) takeLockTable(addr string) (release func(), ok bool) {
 // opens (explore.Under: every step retold from the run once an outcome
 // differs from the lesson's own run), that run's frames, the lesson's own, and the
 // first step that differs.
-func (s *Server) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantDef) (tl explore.Timeline, frames, own []sim.Frame, first int, err error) {
-	own, err = s.lessonFrames(ctx, l)
+func (s *Pages) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantDef) (tl explore.Timeline, frames, own []sim.Frame, first int, err error) {
+	own, err = s.host.LessonFrames(ctx, l)
 	if err != nil {
 		return tl, nil, nil, 0, err
 	}
@@ -389,30 +386,30 @@ func (s *Server) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantD
 	if err != nil {
 		return tl, nil, own, 0, err
 	}
-	frames, err = s.runFrames(ctx, lv)
+	frames, err = s.host.RunFrames(ctx, lv)
 	if err != nil {
 		return tl, nil, own, 0, err
 	}
-	under, first := explore.Under(s.translators.cat, l, lv, frames, own)
+	under, first := explore.Under(s.host.Catalog(), l, lv, frames, own)
 	return explore.Timeline{Kind: explore.KindUnder, Lesson: under, Origin: explore.Origin{Under: l.ID}}, frames, own, first, nil
 }
 
 // lockTable runs every course lesson under def, within ctx, and returns a
 // row per lesson and a note when ctx ended before the last.
-func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantDef, code string) ([]templates.LockRow, string) {
+func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, code string) ([]templates.LockRow, string) {
 	var rows []templates.LockRow
 	note := ""
 	errorRow := map[string]string{} // an error's text -> the row that said it
 	overran := false                // a script ran past its time limit: run no more (issue 37)
-	for i, l := range s.lessons {
-		row := templates.LockRow{ID: l.ID, Label: lessonLabel(l, i), Title: l.Title.In(t.locale), Variant: l.Variant}
-		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.locale)}}
+	for i, l := range s.host.Lessons() {
+		row := templates.LockRow{ID: l.ID, Label: s.host.LessonLabel(l, i), Title: l.Title.In(t.Locale()), Variant: l.Variant}
+		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.Locale())}}
 		row.PlayURL = "/explore/lock/open?" + q.Encode()
 		q.Set("to", "compare")
 		row.CompareURL = "/explore/lock/open?" + q.Encode()
 		if ctx.Err() != nil || overran {
 			if note == "" && !overran {
-				note = t.T("LockTableCut", "Seconds", s.cfg.LockTableTimeout.Seconds())
+				note = t.T("LockTableCut", "Seconds", s.tableTimeout.Seconds())
 			}
 			row.Verdict, row.Kind = t.T("LockNotRun"), "skipped"
 			rows = append(rows, row)
@@ -424,7 +421,7 @@ func (s *Server) lockTable(ctx context.Context, t *translator, def *sim.VariantD
 			var over *backend.ScriptOverrunError
 			overran = errors.As(err, &over)
 			row.Kind, row.Verdict = "error", t.Err(err)
-			if _, reason, ok := stepRefusal(t, err); ok {
+			if reason, ok := s.host.Refusal(t.Locale(), err); ok {
 				row.Verdict = reason
 			}
 			// A script that fails fails the same way in most lessons: its
@@ -477,16 +474,16 @@ func brokenFrom(frames, own []sim.Frame, first int) []string {
 // serveLockOpen opens course lesson `lesson` under the lock of k: in the
 // player at the first step that differs, or (to=compare) on Compare with
 // the lesson's own variant.
-func (s *Server) serveLockOpen(w http.ResponseWriter, r *http.Request) {
-	loc := s.negotiate(r)
-	t := s.tr(loc)
+func (s *Pages) serveLockOpen(w http.ResponseWriter, r *http.Request) {
+	loc := s.host.Negotiate(r)
+	t := s.host.Texts(loc)
 	q := r.URL.Query()
 	def, _, err := s.decodeLock(q.Get("k"))
 	if err != nil {
 		http.Error(w, t.Err(err), http.StatusBadRequest)
 		return
 	}
-	l := s.byID[q.Get("lesson")]
+	l := s.host.Course(q.Get("lesson"))
 	if l == nil {
 		http.Error(w, t.Msg(sim.M("web.no-such-lesson", "ID", q.Get("lesson"))), http.StatusNotFound)
 		return
@@ -499,37 +496,16 @@ func (s *Server) serveLockOpen(w http.ResponseWriter, r *http.Request) {
 	tl, _, _, first, err := s.lockUnder(r.Context(), l, def)
 	if err != nil {
 		msg := t.Err(err)
-		if _, reason, ok := stepRefusal(t, err); ok {
+		if reason, ok := s.host.Refusal(t.Locale(), err); ok {
 			msg = t.T("TimelineRefused", "Reason", reason)
 		}
 		http.Error(w, msg, http.StatusUnprocessableEntity)
 		return
 	}
-	code, err := s.encodeTimeline(tl)
+	code, err := s.host.EncodeTimeline(tl)
 	if err != nil {
 		http.Error(w, t.Err(err), http.StatusUnprocessableEntity)
 		return
 	}
-	http.Redirect(w, r, exploreURL(code, first, loc, false), http.StatusSeeOther)
-}
-
-// lockForCompare is the lock a Compare request names (k=), nil when none;
-// the page lists it among the variants.
-func (s *Server) lockForCompare(r *http.Request) (*sim.VariantDef, error) {
-	code := r.URL.Query().Get("k")
-	if code == "" {
-		return nil, nil
-	}
-	def, _, err := s.decodeLock(code)
-	return def, err
-}
-
-// lockOpener is where Compare's runs of l open their stores: openerFor
-// l, or for a comparison with a learner's own lock (defs), the store its
-// custom scripts may run on.
-func (s *Server) lockOpener(l *sim.Lesson, defs []*sim.VariantDef) sim.StoreOpener {
-	if len(defs) > 0 {
-		return s.openerFor(&sim.Lesson{VariantDef: defs[0]})
-	}
-	return s.openerFor(l)
+	http.Redirect(w, r, s.host.ExploreURL(code, first, loc), http.StatusSeeOther)
 }
