@@ -159,3 +159,6 @@ func (e *Error) Message() sim.Msg { return e.Msg }
 func perr(code, id string, kv ...any) *Error {
 	return &Error{Code: code, Msg: sim.M("ws."+id, kv...)}
 }
+
+// ErrorCode is the error message's code.
+func (e *Error) ErrorCode() string { return e.Code }

@@ -32,7 +32,7 @@
 //	GET /explore/lock/open?k=LOCK&lesson=ID[&to=compare]   303 to the lesson under the lock in the player (at the first step that
 //	                               differs) or to Compare with the lesson's own variant
 //	GET /search?lang=L&variant=V&actors=N&depth=N&lease_ms=N&fencing=0|1&moves=a,b&invariants=x,y&expiry=0|1&from=ID&lock=LOCK
-//	                               the Search page (search.go, search_page.go): the form filled with the variant's
+//	                               the Search page (package searchpage): the form filled with the variant's
 //	                               course search file (searches/), then with the parameters (a lesson's "find it
 //	                               yourself" link; from names the lesson); the search runs over the websocket
 //	GET /static/{file}?v=HASH      app.css, presenter.css, icon.svg, main.js and the ES modules it imports (package static:

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"lockstep/ownlock"
 	"mime"
 	"net/http"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"lockstep/explore"
+	"lockstep/ownlock"
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"

@@ -59,7 +59,7 @@ type Limits struct {
 	ClassJoinGlobalBurst int
 	// SearchShare: when every search slot is taken, a search asked for
 	// by an address with none running stops the search that has run the
-	// longest, if it has run this long, and takes its slot (searchShares);
+	// longest, if it has run this long, and takes its slot (searchpage: fair.go);
 	// 0 means DefaultSearchShare.
 	SearchShare time.Duration
 }
@@ -78,9 +78,4 @@ func (l *Limits) setDefaults(maxSessions int) {
 	defaultIfUnset(&l.ClassJoinGlobalRate, DefaultClassJoinGlobalRate)
 	defaultIfUnset(&l.ClassJoinGlobalBurst, DefaultClassJoinGlobalBurst)
 	defaultIfUnset(&l.SearchShare, DefaultSearchShare)
-}
-
-// initLimits makes the server's state of its Limits.
-func (s *Server) initLimits() {
-	s.searchFair = newSearchShares(s.cfg.MaxSearches, s.cfg.SearchShare)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"lockstep/explore"
+	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"
@@ -40,7 +41,7 @@ func (s *Server) kindHeader(t *translator, tl explore.Timeline, code string, ste
 	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) })
 	h.CourseURL = "/?lang=" + string(t.locale)
 	h.Number = s.index[l.ID] + 1
-	if link, ok := lessonSearch(l); ok {
+	if link, ok := searchpage.LessonLink(l); ok {
 		h.FindIt, h.FindItURL = t.Search().SearchFindIt, link.URL(t.locale)
 	}
 	h.Label = lessonLabel(l, s.index[l.ID])

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/a-h/templ"
@@ -10,6 +11,8 @@ import (
 	"lockstep/catalog"
 	"lockstep/explore"
 	"lockstep/ownlock"
+	"lockstep/search"
+	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/templates"
 )
@@ -84,3 +87,52 @@ func (s *Server) lockOpener(l *sim.Lesson, defs []*sim.VariantDef) sim.StoreOpen
 	}
 	return s.openerFor(l)
 }
+
+// searchHost is the server as package searchpage's Host: pageHost, with
+// the site's frame under Search.
+type searchHost struct{ pageHost }
+
+func (h searchHost) Texts(loc sim.Locale) searchpage.Texts { return h.s.tr(loc) }
+func (h searchHost) Site(loc sim.Locale, langURL func(sim.Locale) string) templates.Site {
+	return h.s.site(loc, navSearch, langURL)
+}
+func (h searchHost) DecodeLock(code string) (*sim.VariantDef, explore.Timeline, error) {
+	return h.s.decodeLock(code)
+}
+func (h searchHost) LessonRules() sim.Options { return h.s.lessonRules() }
+
+// newSearches runs the server's searches (package searchpage) until the
+// server closes: on the server's Redis when it is a real one, else on an
+// embedded one per worker; a learner's own scripts in the Lua sandbox,
+// unless the server's real Redis is opened to them (see openerFor).
+func (s *Server) newSearches() *searchpage.Searches {
+	cfg := searchpage.Config{Max: s.cfg.MaxSearches, Share: s.cfg.SearchShare, Timeout: s.cfg.SearchTimeout,
+		MaxStates: s.cfg.SearchMaxStates, Workers: s.cfg.SearchWorkers, Backend: searchBackendOf(s.cfg.Backend),
+		Host: searchHost{pageHost{s}}}
+	if rb, ok := s.cfg.Backend.(redisBackend); ok && !(s.cfg.AllowCustomScripts && !rb.be.Info().Embedded) {
+		cfg.Custom = search.Sandbox(s.sandbox)
+	}
+	return searchpage.New(s.ctx, cfg)
+}
+
+// Search returns the Search page's strings in t's language.
+func (t *translator) Search() templates.SearchTexts { return t.sx }
+
+// Defaults of the Config fields of searches.
+const (
+	// DefaultSearchTimeout is the longest a page's search runs; a
+	// course search file (2 actors, depth 8) takes a few seconds.
+	DefaultSearchTimeout = 60 * time.Second
+	// DefaultSearchMaxStates stops a page's search after the depth at which
+	// it has seen this many distinct states (a 3-actor depth-10 token-count
+	// search has some 17,500).
+	DefaultSearchMaxStates = 50_000
+	// DefaultSearchWorkers is the workers (and embedded Redis servers) of one
+	// page's search: one, so that on 2 cores the other core stays free for
+	// everyone stepping through lessons.
+	DefaultSearchWorkers = 1
+)
+
+// DefaultMaxSearches is Config.MaxSearches's default: half the cores, at
+// least one (one search at a time on the 2-core machines Lockstep targets).
+func DefaultMaxSearches() int { return max(1, runtime.GOMAXPROCS(0)/2) }

@@ -11,6 +11,7 @@ import (
 	"lockstep/backend"
 	"lockstep/classserve"
 	"lockstep/explore"
+	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/view"
 )
@@ -43,8 +44,8 @@ const (
 	MsgError = "error"
 	// MsgSearchProgress reports a running search after each depth;
 	// MsgSearchResult ends it (finished, stopped or over a cap).
-	MsgSearchProgress = "search-progress"
-	MsgSearchResult   = "search-result"
+	MsgSearchProgress = searchpage.MsgSearchProgress
+	MsgSearchResult   = searchpage.MsgSearchResult
 )
 
 // Error codes of error messages.
@@ -62,10 +63,14 @@ const (
 	ErrCodeInternal      = "internal"       // rendering failed
 	ErrCodeBadLink       = "bad-link"       // load's timeline is not a share code this server can open
 	ErrCodeBadStep       = "bad-step"       // fork's action cannot happen at that step; undo with nothing to undo
-	ErrCodeBadSearch     = "bad-search"     // search's shape or file breaks the search format (fields names each field)
-	ErrCodeSearchRunning = "search-running" // search while this session's search runs
-	ErrCodeSearchFull    = "search-full"    // search while the server runs Config.MaxSearches searches
-	ErrCodeNoSearch      = "no-search"      // search-stop with no search running
+)
+
+// Error codes of the search messages (package searchpage).
+const (
+	ErrCodeBadSearch     = searchpage.ErrCodeBadSearch     // search's shape or file breaks the search format (fields names each field)
+	ErrCodeSearchRunning = searchpage.ErrCodeSearchRunning // search while this session's search runs
+	ErrCodeSearchFull    = searchpage.ErrCodeSearchFull    // search while the server runs Config.MaxSearches searches
+	ErrCodeNoSearch      = searchpage.ErrCodeNoSearch      // search-stop with no search running
 )
 
 // Close codes the server uses besides the standard ones.
@@ -94,7 +99,7 @@ type ClientMessage struct {
 	// Action (fork) is the step to add (explore.StepSpec).
 	Action *explore.StepSpec `json:"action,omitempty"`
 	// Search (search) is the search to run: a shape or a search file.
-	Search *SearchRequest `json:"search,omitempty"`
+	Search *searchpage.Request `json:"search,omitempty"`
 	// Class messages (docs/classroom.md): the class code (class-resume,
 	// class-join), the presenter key (class-resume), the student id the page
 	// was given (class-join), the answer (class-answer, with step) and

@@ -3,11 +3,11 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"lockstep/sim"
 	"math"
 	"strconv"
 
 	"lockstep/explore"
+	"lockstep/sim"
 	"lockstep/view"
 )
 

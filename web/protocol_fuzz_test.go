@@ -12,6 +12,7 @@ import (
 	"lockstep/classroom"
 	"lockstep/classserve"
 	"lockstep/search"
+	"lockstep/searchpage"
 	"lockstep/sim"
 )
 
@@ -188,7 +189,7 @@ func checkRoundTrip(t *testing.T, m ClientMessage) {
 }
 
 // FuzzSearchRequest feeds arbitrary bytes to the Search page's request
-// decoder: the websocket message decoder, then shapeFile, which builds the
+// decoder: the websocket message decoder, then searchpage.ShapeFile, which builds the
 // search file of a shape (or parses a file) and checks it with
 // search.Validate. It must not panic; a refused search must be a
 // bad-search protocol error whose every problem the catalogue words in
@@ -212,10 +213,10 @@ func FuzzSearchRequest(f *testing.F) {
 		if err != nil || m.Type != MsgSearch {
 			return
 		}
-		sf, err := shapeFile(m.Search)
+		sf, err := searchpage.ShapeFile(m.Search)
 		if err != nil {
-			var pe *protoError
-			if !errors.As(err, &pe) || pe.code != ErrCodeBadSearch {
+			var pe *searchpage.Error
+			if !errors.As(err, &pe) || pe.Code != ErrCodeBadSearch {
 				t.Fatalf("error %T %v: want a bad-search protocol error", err, err)
 			}
 			var les sim.LoadErrors
@@ -232,7 +233,7 @@ func FuzzSearchRequest(f *testing.F) {
 					}
 				}
 			}
-			if m.Search.File == "" && len(pe.fields) == 0 {
+			if m.Search.File == "" && len(pe.Fields) == 0 {
 				t.Fatalf("shape error %v names no field", err)
 			}
 			return

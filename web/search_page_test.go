@@ -11,6 +11,7 @@ import (
 
 	"lockstep/search"
 	"lockstep/searches"
+	"lockstep/searchpage"
 	"lockstep/sim"
 )
 
@@ -123,7 +124,7 @@ func TestLessonSearchLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	course := testLessons(t)
-	for id, invs := range lessonSearches {
+	for id, invs := range searchpage.LessonSearches() {
 		t.Run(id, func(t *testing.T) {
 			l := lessonByID(t, course, id)
 			_, body := get(t, hs.URL+"/lessons/"+id+"?lang=zh-CN", nil)
@@ -132,19 +133,19 @@ func TestLessonSearchLinks(t *testing.T) {
 			if err != nil || u.Path != "/search" || u.Query().Get("lang") != "zh-CN" {
 				t.Fatalf("link %q", href)
 			}
-			variant, sh, expiry, problems := shapeFromQuery(tr(sim.SimplifiedChinese), all, u.Query())
+			variant, sh, expiry, problems := searchpage.FromQuery(tr(sim.SimplifiedChinese), all, u.Query())
 			if len(problems) > 0 {
 				t.Fatalf("link %q: %v", href, problems)
 			}
 			if variant != l.Variant || !slices.Equal(sh.Invariants, invs) {
 				t.Fatalf("link %q: variant %s invariants %v", href, variant, sh.Invariants)
 			}
-			req := &SearchRequest{Variant: variant, LeaseMS: sh.LeaseMS, Fencing: &sh.Fencing, Actors: sh.Actors, Depth: sh.Depth,
+			req := &searchpage.Request{Variant: variant, LeaseMS: sh.LeaseMS, Fencing: &sh.Fencing, Actors: sh.Actors, Depth: sh.Depth,
 				Moves: sh.Moves, AdvanceMS: []int64{}, Invariants: sh.Invariants}
 			if expiry {
 				req.AdvanceMS = sh.AdvanceMS
 			}
-			f, err := shapeFile(req)
+			f, err := searchpage.ShapeFile(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +161,7 @@ func TestLessonSearchLinks(t *testing.T) {
 		})
 	}
 	for _, l := range course {
-		if _, listed := lessonSearches[l.ID]; listed {
+		if _, listed := searchpage.LessonSearches()[l.ID]; listed {
 			continue
 		}
 		_, body := get(t, hs.URL+"/lessons/"+l.ID+"?lang=en", nil)

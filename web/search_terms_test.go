@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lockstep/search"
+	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/view"
 )
@@ -21,7 +22,7 @@ func TestAdvanceOneTerm(t *testing.T) {
 	}}}
 	for _, loc := range sim.Locales {
 		tt := tr(loc)
-		parts := strings.Split(searchTimeline(tt, cx), " → ")
+		parts := strings.Split(searchpage.Timeline(tt, cx), " → ")
 		by := view.Seconds(tt, 31000)
 		if len(parts) != 2 || parts[0] != "A "+view.ActionName(tt, sim.ActAcquire) || parts[1] != tt.T("ChoiceAdvance", "By", by) {
 			t.Errorf("%s: search timeline %q, want the advance as %q", loc, parts, tt.T("ChoiceAdvance", "By", by))

@@ -10,23 +10,24 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lockstep/explore"
+	"lockstep/searchpage"
 	"lockstep/sim"
 )
 
 // searchReply is a server message as the Search page reads it.
 type searchReply struct {
-	Type     string      `json:"type"`
-	Re       int64       `json:"re"`
-	Code     string      `json:"code"`
-	Message  string      `json:"message"`
-	Fields   []string    `json:"fields"`
-	Depth    int         `json:"depth"`
-	MaxDepth int         `json:"max_depth"`
-	States   int         `json:"states"`
-	Complete bool        `json:"complete"`
-	Stopped  string      `json:"stopped"`
-	Summary  string      `json:"summary"`
-	Rows     []SearchRow `json:"rows"`
+	Type     string           `json:"type"`
+	Re       int64            `json:"re"`
+	Code     string           `json:"code"`
+	Message  string           `json:"message"`
+	Fields   []string         `json:"fields"`
+	Depth    int              `json:"depth"`
+	MaxDepth int              `json:"max_depth"`
+	States   int              `json:"states"`
+	Complete bool             `json:"complete"`
+	Stopped  string           `json:"stopped"`
+	Summary  string           `json:"summary"`
+	Rows     []searchpage.Row `json:"rows"`
 }
 
 // readSearch returns the next message that is not a hello.
@@ -84,7 +85,7 @@ func TestSearchStartProgressResult(t *testing.T) {
 	if !res.Complete || res.Stopped != "" || res.Depth != 3 || len(res.Rows) != len(sim.SearchInvariants) {
 		t.Fatalf("result %+v: want complete to depth 3, a row per invariant", res)
 	}
-	i := slices.IndexFunc(res.Rows, func(r SearchRow) bool { return r.Invariant == "overlapping-holders" })
+	i := slices.IndexFunc(res.Rows, func(r searchpage.Row) bool { return r.Invariant == "overlapping-holders" })
 	row := res.Rows[i]
 	if !row.Broken || row.Steps != 2 || row.Timeline != "A acquire → B acquire" || row.Verdict != "broken in 2 steps" {
 		t.Fatalf("overlapping-holders row %+v", row)
@@ -98,7 +99,7 @@ func TestSearchStartProgressResult(t *testing.T) {
 		!slices.Equal(l.Steps[1].ExpectViolations, []string{"overlapping-holders"}) {
 		t.Fatalf("the link's timeline: %v, origin %+v", err, o)
 	}
-	stale := res.Rows[slices.IndexFunc(res.Rows, func(r SearchRow) bool { return r.Invariant == "stale-write" })]
+	stale := res.Rows[slices.IndexFunc(res.Rows, func(r searchpage.Row) bool { return r.Invariant == "stale-write" })]
 	if stale.Broken || stale.URL != "" || stale.Verdict != "none within depth 3" {
 		t.Errorf("stale-write row %+v: no write move, so none within depth 3", stale)
 	}
@@ -177,7 +178,7 @@ func TestSearchServerCap(t *testing.T) {
 	}
 	_ = a.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
 	a.conn.Close()
-	waitFor(t, "the first search to end with its page", func() bool { return srv.searchFair.len() == 0 })
+	waitFor(t, "the first search to end with its page", func() bool { return srv.searches.Running() == 0 })
 	b.send(map[string]any{"type": MsgSearch, "id": 2, "search": ownerShape})
 	if _, res := b.searchUntilResult(2); !res.Complete {
 		t.Errorf("after the first page left: %+v", res)

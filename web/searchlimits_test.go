@@ -61,7 +61,7 @@ func TestSearchSlotsSharedBetweenAddresses(t *testing.T) {
 	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{MaxSearches: 1, Limits: Limits{TrustedProxies: loopbackProxies}})
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	srv.searchFair.setClock(clock.now)
+	srv.searches.SetClock(clock.now)
 	from := func(addr string) *wsClient { return dial(t, hs, http.Header{"X-Forwarded-For": {addr}}) }
 	a := from("192.0.2.1")
 	a.send(map[string]any{"type": MsgSearch, "id": 1, "search": longShape})

@@ -23,7 +23,7 @@ import (
 	"lockstep/classroom"
 	"lockstep/classserve"
 	"lockstep/ownlock"
-	"lockstep/search"
+	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
@@ -221,11 +221,10 @@ type Server struct {
 	peers     []string // Config.ClassPeers as parsePeers returns them
 	csp       string   // contentSecurityPolicy of peers
 	gate      *workGate
-	// searchBackend runs the searches: the server's Redis when it is a real one,
-	// else an embedded one per worker.
-	searchBackend *search.Backend
-	ctx           context.Context
-	cancel        context.CancelFunc
+	// searches runs the Search page's searches (package searchpage).
+	searches *searchpage.Searches
+	ctx      context.Context
+	cancel   context.CancelFunc
 	// sandbox runs learners' own scripts out of the server's process
 	// (backend.Sandbox, openSandbox): its process starts on first use and
 	// is killed with the server.
@@ -239,8 +238,6 @@ type Server struct {
 	classBus classbus.Bus
 	ownBus   bool
 	classes  *classserve.Hub
-	// searchFair shares the search slots between addresses (searchfair.go).
-	searchFair *searchShares
 
 	mu       sync.Mutex
 	closed   bool
@@ -304,12 +301,10 @@ func New(cfg Config) (*Server, error) {
 		hosts:     newHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:      newWorkGate(cfg.MaxBusy),
 
-		searchBackend: searchBackendOf(cfg.Backend),
-		sandbox:       backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
+		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
 
 		classBus: cfg.ClassBus,
 	}
-	s.initLimits()
 	peers, origins, err := classserve.ParsePeers(cfg.ClassPeers)
 	if err != nil {
 		return nil, err
@@ -334,6 +329,7 @@ func New(cfg Config) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.classes = s.newClassHub(id)
 	s.locks = ownlock.New(ownlock.Config{Host: pageHost{s}, MaxTables: cfg.MaxSearches, TableTimeout: cfg.LockTableTimeout})
+	s.searches = s.newSearches()
 	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
@@ -355,7 +351,7 @@ func New(cfg Config) (*Server, error) {
 		"GET /explore/lock":        s.locks.ServeLock,
 		"POST /explore/lock":       s.locks.ServeLockCheck,
 		"GET /explore/lock/open":   s.locks.ServeLockOpen,
-		"GET /search":              s.serveSearch,
+		"GET /search":              s.searches.ServeSearch,
 		"GET /class/{code}":        s.serveClass,
 		"GET /join":                s.serveJoin,
 		"GET /ws":                  s.serveWS,

@@ -15,6 +15,7 @@ import (
 
 	"lockstep/classserve"
 	"lockstep/explore"
+	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"
@@ -57,9 +58,9 @@ type session struct {
 	same  int
 	// holding: the session holds a slot of the server's workGate.
 	holding bool
-	// search is the Search page's search in progress (search.go), nil when
-	// none runs.
-	search *runningSearch
+	// search is the session's part in the Search page's searches (package
+	// searchpage).
+	search *searchpage.Seat
 	// class is the session's part in the classes (package classserve).
 	class *classserve.Seat
 }
@@ -120,9 +121,10 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 	defer s.sessions.Done()
 	sess := &session{srv: s, c: c, slot: slot, locale: sim.English, speed: DefaultSpeed}
 	sess.class = s.classes.Seat(sess)
+	sess.search = s.searches.Seat(sess)
 	defer func() {
 		sess.stopPlay()
-		sess.endSearch()
+		sess.search.End()
 		sess.class.Leave()
 		sess.closeRun()
 		close(c.done)
@@ -150,10 +152,10 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			sess.handleFair(in)
 		case <-tick:
 			sess.tickFair()
-		case p := <-sess.searchProgress():
+		case p := <-sess.search.Progress():
 			sess.send(p)
-		case out := <-sess.searchResult():
-			sess.finishSearch(out)
+		case out := <-sess.search.Result():
+			sess.search.Finish(out)
 		case <-sess.class.Wake():
 			// A class's activity is the session's: a student who follows a
 			// lecture sends nothing for long stretches.
@@ -240,19 +242,23 @@ func encodeMessage(v any) ([]byte, error) {
 func (s *session) sendErr(re int64, err error) {
 	code := ErrCodeInternal
 	var pe *protoError
-	var ce *classserve.Error
+	var fields []string
+	// The errors of packages that carry messages of their own (classserve,
+	// searchpage) say their code and fields.
+	var ce interface{ ErrorCode() string }
 	switch {
 	case errors.As(err, &pe):
-		code = pe.code
+		code, fields = pe.code, pe.fields
 	case errors.As(err, &ce):
-		code = ce.Code
+		code = ce.ErrorCode()
+		if f, ok := ce.(interface{ ErrorFields() []string }); ok {
+			fields = f.ErrorFields()
+		}
 	}
 	// The page shows the message (#conn): in the session's language, as the
 	// catalogue words it.
 	msg := ErrorMessage{Type: MsgError, Re: re, Code: code, Message: s.srv.tr(s.locale).Err(err)}
-	if pe != nil {
-		msg.Fields = pe.fields
-	}
+	msg.Fields = fields
 	s.send(msg)
 }
 
@@ -290,10 +296,10 @@ func (s *session) handle(in inbound) {
 		s.load(m)
 		return
 	case MsgSearch:
-		s.startSearch(m)
+		s.search.Start(searchpage.Message{ID: m.ID, Lang: m.Lang, Search: m.Search})
 		return
 	case MsgSearchStop:
-		s.stopSearch(m.ID)
+		s.search.Stop(m.ID)
 		return
 	}
 	if m.Type == MsgFork && s.runner != nil {

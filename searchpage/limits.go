@@ -1,4 +1,4 @@
-package web
+package searchpage
 
 import "lockstep/search"
 
@@ -11,7 +11,7 @@ const maxSearchList = search.MaxAdvance
 
 // checkSearchLists refuses a search request with a list longer than
 // maxSearchList, naming the field (error code bad-search).
-func checkSearchLists(req *SearchRequest) error {
+func checkSearchLists(req *Request) error {
 	if req == nil {
 		return nil
 	}
@@ -21,7 +21,7 @@ func checkSearchLists(req *SearchRequest) error {
 	}{{"moves", len(req.Moves)}, {"advance_ms", len(req.AdvanceMS)}, {"invariants", len(req.Invariants)}} {
 		if l.n > maxSearchList {
 			e := perr(ErrCodeBadSearch, "search-list", "Field", l.field, "Max", maxSearchList, "Got", l.n)
-			e.fields = []string{l.field}
+			e.Fields = []string{l.field}
 			return e
 		}
 	}

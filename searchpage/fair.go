@@ -1,17 +1,17 @@
-package web
+package searchpage
 
 import (
 	"sync"
 	"time"
 )
 
-// searchShares shares the search slots (Config.MaxSearches) between
+// searchShares shares the search slots (Config.Max) between
 // addresses (issue 37, item 6: on two cores one address held the only
 // slot for the whole of its search's minute, and could start the next
 // one at once). When every slot is taken, a search asked for by an
 // address with none running takes the
 // slot of the search that has run the longest, if that one has run
-// Config.SearchShare at least: it stops (its result says so, stopped
+// Config.Share at least: it stops (its result says so, stopped
 // "shared") and reports what it found. Otherwise the new search is
 // refused (search-full).
 type searchShares struct {

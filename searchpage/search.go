@@ -1,10 +1,9 @@
-package web
+package searchpage
 
 import (
 	"context"
 	"errors"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,30 +26,11 @@ import (
 // Config.MaxSearches on the server, each within Config.SearchTimeout and
 // Config.SearchMaxStates, on Config.SearchWorkers workers.
 
-// Defaults of the Config fields of searches.
-const (
-	// DefaultSearchTimeout is the longest a page's search runs; a
-	// course search file (2 actors, depth 8) takes a few seconds.
-	DefaultSearchTimeout = 60 * time.Second
-	// DefaultSearchMaxStates stops a page's search after the depth at which
-	// it has seen this many distinct states (a 3-actor depth-10 token-count
-	// search has some 17,500).
-	DefaultSearchMaxStates = 50_000
-	// DefaultSearchWorkers is the workers (and embedded Redis servers) of one
-	// page's search: one, so that on 2 cores the other core stays free for
-	// everyone stepping through lessons.
-	DefaultSearchWorkers = 1
-)
-
-// DefaultMaxSearches is Config.MaxSearches's default: half the cores, at
-// least one (one search at a time on the 2-core machines Lockstep targets).
-func DefaultMaxSearches() int { return max(1, runtime.GOMAXPROCS(0)/2) }
-
-// SearchRequest is a search message's search: a search file's text (File),
+// Request is a search message's search: a search file's text (File),
 // or a shape on a variant of the course's search files (searches/), whose
 // file gives what the request leaves out (Variant is then required). The
 // shape is checked by search.Validate, the validator of search files.
-type SearchRequest struct {
+type Request struct {
 	// File is a search file (YAML, shared/spec/search-format.md); when set
 	// the other fields are ignored.
 	File    string `json:"file,omitempty"`
@@ -89,15 +69,15 @@ const maxShapeActors = 1000
 // problems and its counterexamples' ids.
 const searchFileName = "search.yaml"
 
-// shapeFile returns the search file of req: parsed from its text, or built
+// ShapeFile returns the search file of req: parsed from its text, or built
 // from the variant's course search file with req's fields in its place,
 // then checked by search.Validate. Problems come as a bad-search protocol
 // error naming their fields.
-func shapeFile(req *SearchRequest) (*search.File, error) { return shapeFileOn(req, nil) }
+func ShapeFile(req *Request) (*search.File, error) { return shapeFileOn(req, nil) }
 
-// shapeFileOn is shapeFile, on the variant file def when not nil (a
+// shapeFileOn is ShapeFile, on the variant file def when not nil (a
 // learner's own lock): the shape starts from lockSearchBase's file.
-func shapeFileOn(req *SearchRequest, def *sim.VariantDef) (*search.File, error) {
+func shapeFileOn(req *Request, def *sim.VariantDef) (*search.File, error) {
 	if req.File != "" {
 		f, err := search.Parse(searchFileName, []byte(req.File))
 		if err != nil {
@@ -195,14 +175,14 @@ func badSearch(err error) error {
 	if errors.As(err, &es) {
 		err = sim.LoadErrors(es)
 	}
-	pe := &protoError{code: ErrCodeBadSearch, msg: sim.M("ws.bad-search"), cause: err}
+	pe := &Error{Code: ErrCodeBadSearch, Msg: sim.M("ws.bad-search"), Cause: err}
 	var les sim.LoadErrors
 	if errors.As(err, &les) {
 		for _, e := range les {
 			field, _, _ := strings.Cut(e.Path, ".")
 			field, _, _ = strings.Cut(field, "[")
-			if field != "" && !slices.Contains(pe.fields, field) {
-				pe.fields = append(pe.fields, field)
+			if field != "" && !slices.Contains(pe.Fields, field) {
+				pe.Fields = append(pe.Fields, field)
 			}
 		}
 	}
@@ -235,11 +215,11 @@ type runningSearch struct {
 	cancel context.CancelFunc
 	// why is set by the session before it cancels: "stop" (the page asked).
 	why string
-	// shared: another address's search took its slot (searchfair.go).
+	// shared: another address's search took its slot (fair.go).
 	shared atomic.Bool
 	// progress carries the progress after each depth (dropped when the
 	// session lags: the next one says more); result the one result.
-	progress chan SearchProgressMessage
+	progress chan ProgressMessage
 	result   chan searchOutcome
 	done     chan struct{} // closed when the search's goroutine ends
 }
@@ -251,8 +231,8 @@ type searchOutcome struct {
 	elapsed time.Duration
 }
 
-// SearchProgressMessage reports a running search after each depth.
-type SearchProgressMessage struct {
+// ProgressMessage reports a running search after each depth.
+type ProgressMessage struct {
 	Type        string `json:"type"` // "search-progress"
 	Re          int64  `json:"re,omitempty"`
 	Depth       int    `json:"depth"`     // every timeline of up to Depth steps is tried
@@ -266,9 +246,9 @@ type SearchProgressMessage struct {
 	StatesPerS float64 `json:"states_per_s"`
 }
 
-// SearchResultMessage ends a search: per invariant asked, its shortest
+// ResultMessage ends a search: per invariant asked, its shortest
 // breaking timeline or none within the depth reached.
-type SearchResultMessage struct {
+type ResultMessage struct {
 	Type string `json:"type"` // "search-result"
 	Re   int64  `json:"re,omitempty"`
 	// Complete is true when every timeline up to MaxDepth was tried.
@@ -285,12 +265,12 @@ type SearchResultMessage struct {
 	ElapsedMS   int64   `json:"elapsed_ms"`
 	StatesPerS  float64 `json:"states_per_s"`
 	// Summary is the result in one sentence, in the session's language.
-	Summary string      `json:"summary"`
-	Rows    []SearchRow `json:"rows"`
+	Summary string `json:"summary"`
+	Rows    []Row  `json:"rows"`
 }
 
-// SearchRow is one invariant of a search's result.
-type SearchRow struct {
+// Row is one invariant of a search's result.
+type Row struct {
 	Invariant string `json:"invariant"`
 	Broken    bool   `json:"broken"`
 	// Steps is the breaking timeline's length (0 when not broken).
@@ -306,52 +286,52 @@ type SearchRow struct {
 
 // startSearch starts the search of message m, unless one runs already in
 // this session or on Config.MaxSearches sessions.
-func (s *session) startSearch(m ClientMessage) {
+func (s *Seat) startSearch(m Message) {
 	if m.Lang != "" {
-		s.locale = sim.Locale(m.Lang)
+		s.p.SetLocale(sim.Locale(m.Lang))
 	}
 	if s.search != nil {
-		s.sendErr(m.ID, perr(ErrCodeSearchRunning, "search-running"))
+		s.p.SendErr(m.ID, perr(ErrCodeSearchRunning, "search-running"))
 		return
 	}
 	if err := checkSearchLists(m.Search); err != nil {
-		s.sendErr(m.ID, err)
+		s.p.SendErr(m.ID, err)
 		return
 	}
 	var def *sim.VariantDef
 	if m.Search != nil && m.Search.Lock != "" && m.Search.File == "" {
-		d, _, err := s.srv.decodeLock(m.Search.Lock)
+		d, _, err := s.srv.host.DecodeLock(m.Search.Lock)
 		if err != nil {
-			s.sendErr(m.ID, perrOf(ErrCodeBadSearch, err))
+			s.p.SendErr(m.ID, &Error{Code: ErrCodeBadSearch, Cause: err})
 			return
 		}
 		def = d
 	}
 	f, err := shapeFileOn(m.Search, def)
 	if err != nil {
-		s.sendErr(m.ID, err)
+		s.p.SendErr(m.ID, err)
 		return
 	}
 	srv := s.srv
-	ctx, cancel := context.WithTimeout(srv.ctx, srv.cfg.SearchTimeout)
+	ctx, cancel := context.WithTimeout(srv.ctx, srv.cfg.Timeout)
 	rs := &runningSearch{re: m.ID, file: f, cancel: cancel,
-		progress: make(chan SearchProgressMessage, 8), result: make(chan searchOutcome, 1), done: make(chan struct{})}
-	hold := srv.searchFair.take(s.c.addr, func() { rs.shared.Store(true); cancel() }) // searchfair.go
+		progress: make(chan ProgressMessage, 8), result: make(chan searchOutcome, 1), done: make(chan struct{})}
+	hold := srv.shares.take(s.p.Addr(), func() { rs.shared.Store(true); cancel() }) // fair.go
 	if hold == nil {
 		cancel()
-		s.sendErr(m.ID, perr(ErrCodeSearchFull, "search-full", "Max", srv.cfg.MaxSearches))
+		s.p.SendErr(m.ID, perr(ErrCodeSearchFull, "search-full", "Max", srv.cfg.Max))
 		return
 	}
 	s.search = rs
 	go func() {
 		defer close(rs.done)
-		defer srv.searchFair.release(hold)
+		defer srv.shares.release(hold)
 		defer cancel()
 		start := time.Now()
-		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.SearchWorkers, MaxStates: srv.cfg.SearchMaxStates,
+		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.Workers, MaxStates: srv.cfg.MaxStates,
 			Progress: func(p search.Progress) {
 				el := time.Since(start)
-				msg := SearchProgressMessage{Type: MsgSearchProgress, Re: rs.re, Depth: p.Depth, MaxDepth: f.Depth, States: p.States,
+				msg := ProgressMessage{Type: MsgSearchProgress, Re: rs.re, Depth: p.Depth, MaxDepth: f.Depth, States: p.States,
 					Transitions: p.Transitions, Broken: p.Broken, ElapsedMS: el.Milliseconds(), StatesPerS: perSecond(p.States, el)}
 				select {
 				case rs.progress <- msg:
@@ -373,9 +353,9 @@ func perSecond(n int, d time.Duration) float64 {
 
 // stopSearch asks the running search to stop; its result (what it found
 // so far) follows.
-func (s *session) stopSearch(re int64) {
+func (s *Seat) stopSearch(re int64) {
 	if s.search == nil {
-		s.sendErr(re, perr(ErrCodeNoSearch, "no-search"))
+		s.p.SendErr(re, perr(ErrCodeNoSearch, "no-search"))
 		return
 	}
 	s.search.why = "stop"
@@ -384,7 +364,7 @@ func (s *session) stopSearch(re int64) {
 
 // endSearch cancels the session's search and waits for its goroutine (the
 // session is ending: the page left).
-func (s *session) endSearch() {
+func (s *Seat) endSearch() {
 	if s.search != nil {
 		s.search.cancel()
 		<-s.search.done
@@ -394,14 +374,14 @@ func (s *session) endSearch() {
 
 // searchProgress and searchResult are the channels of the running search,
 // nil (never ready) when none runs.
-func (s *session) searchProgress() <-chan SearchProgressMessage {
+func (s *Seat) searchProgress() <-chan ProgressMessage {
 	if s.search == nil {
 		return nil
 	}
 	return s.search.progress
 }
 
-func (s *session) searchResult() <-chan searchOutcome {
+func (s *Seat) searchResult() <-chan searchOutcome {
 	if s.search == nil {
 		return nil
 	}
@@ -409,25 +389,25 @@ func (s *session) searchResult() <-chan searchOutcome {
 }
 
 // finishSearch sends the result of the session's search, which has ended.
-func (s *session) finishSearch(out searchOutcome) {
+func (s *Seat) finishSearch(out searchOutcome) {
 	rs := s.search
 	s.search = nil
 	<-rs.done
 	// Progress sent before the result goes first.
 	for len(rs.progress) > 0 {
-		s.send(<-rs.progress)
+		s.p.Send(<-rs.progress)
 	}
 	if out.res == nil {
-		s.sendErr(rs.re, perr(ErrCodeInternal, "search-failed", "Reason", s.srv.tr(s.locale).Err(out.err)))
+		s.p.SendErr(rs.re, perr(errCodeInternal, "search-failed", "Reason", s.srv.host.Texts(s.p.Locale()).Err(out.err)))
 		return
 	}
-	s.send(s.srv.searchResult(s.srv.tr(s.locale), rs, out))
+	s.p.Send(s.srv.searchResult(s.srv.host.Texts(s.p.Locale()), rs, out))
 }
 
 // searchResult is the result message of a search that ended with out.
-func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutcome) SearchResultMessage {
+func (srv *Searches) searchResult(t Texts, rs *runningSearch, out searchOutcome) ResultMessage {
 	res, f := out.res, rs.file
-	msg := SearchResultMessage{Type: MsgSearchResult, Re: rs.re, Complete: res.Complete, Depth: res.Reached, MaxDepth: f.Depth,
+	msg := ResultMessage{Type: MsgSearchResult, Re: rs.re, Complete: res.Complete, Depth: res.Reached, MaxDepth: f.Depth,
 		States: res.States, Transitions: res.Transitions, ScriptCalls: res.ScriptCalls,
 		ElapsedMS: out.elapsed.Milliseconds(), StatesPerS: perSecond(res.States, out.elapsed)}
 	summary := "SearchDone"
@@ -447,21 +427,21 @@ func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutc
 		}
 	}
 	msg.Summary = t.T(summary, "Depth", res.Reached, "MaxDepth", f.Depth, "States", res.States, "Transitions", res.Transitions,
-		"Seconds", math.Round(out.elapsed.Seconds()*10)/10, "Timeout", srv.cfg.SearchTimeout.String(), "MaxStates", srv.cfg.SearchMaxStates,
+		"Seconds", math.Round(out.elapsed.Seconds()*10)/10, "Timeout", srv.cfg.Timeout.String(), "MaxStates", srv.cfg.MaxStates,
 		"Broken", len(res.Found), "Asked", len(f.Invariants))
 	for _, inv := range f.Invariants {
-		row := SearchRow{Invariant: inv}
+		row := Row{Invariant: inv}
 		cx := res.Found[inv]
 		switch {
 		case cx != nil:
 			row.Broken, row.Steps = true, cx.Steps()
 			row.Verdict = t.T("SearchBrokenIn", "Steps", cx.Steps())
-			row.Timeline = searchTimeline(t, cx)
-			code, err := explore.Encode(cx.Lesson, explore.Origin{Search: search.Stem(f.Path)}, srv.lessonRules())
+			row.Timeline = Timeline(t, cx)
+			code, err := explore.Encode(cx.Lesson, explore.Origin{Search: search.Stem(f.Path)}, srv.host.LessonRules())
 			if err != nil {
 				row.Timeline += " (" + t.Err(err) + ")"
 			} else {
-				row.URL = exploreURL(code, cx.Steps(), t.locale, false)
+				row.URL = srv.host.ExploreURL(code, cx.Steps(), t.Locale())
 			}
 		case res.Complete:
 			row.Verdict = t.T("SearchNoneWithin", "Depth", f.Depth)
@@ -473,10 +453,10 @@ func (srv *Server) searchResult(t *translator, rs *runningSearch, out searchOutc
 	return msg
 }
 
-// searchTimeline is a counterexample's steps in one line: "A acquire → B
+// Timeline is a counterexample's steps in one line: "A acquire → B
 // acquire → advance 31 s", each action and duration in t's language (an
 // advance as the What-if menu names it).
-func searchTimeline(t *translator, cx *search.Counterexample) string {
+func Timeline(t Texts, cx *search.Counterexample) string {
 	parts := make([]string, len(cx.Lesson.Steps))
 	for i, st := range cx.Lesson.Steps {
 		if st.Do == sim.ActAdvance {
@@ -488,14 +468,11 @@ func searchTimeline(t *translator, cx *search.Counterexample) string {
 	return strings.Join(parts, " → ")
 }
 
-// searchBackendFor is where search f runs: the server's search backend,
-// or the Lua sandbox when f runs a learner's scripts (see openerFor).
-func (s *Server) searchBackendFor(f *search.File) *search.Backend {
-	if f.VariantDef == nil || f.VariantDef.Builtin {
-		return s.searchBackend
+// searchBackendFor is where search f runs: Config.Backend, or
+// Config.Custom when f runs a learner's scripts.
+func (s *Searches) searchBackendFor(f *search.File) *search.Backend {
+	if f.VariantDef != nil && !f.VariantDef.Builtin && s.cfg.Custom != nil {
+		return s.cfg.Custom
 	}
-	if rb, ok := s.cfg.Backend.(redisBackend); !ok || s.cfg.AllowCustomScripts && !rb.be.Info().Embedded {
-		return s.searchBackend
-	}
-	return search.Sandbox(s.sandbox)
+	return s.cfg.Backend
 }

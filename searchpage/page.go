@@ -1,4 +1,4 @@
-package web
+package searchpage
 
 import (
 	"cmp"
@@ -17,12 +17,9 @@ import (
 	"lockstep/view"
 )
 
-// Search returns the Search page's strings in t's language.
-func (t *translator) Search() templates.SearchTexts { return t.sx }
-
-// searchShape is a variant's course search file as the form (and a
+// Shape is a variant's course search file as the form (and a
 // data-defaults attribute) has it.
-type searchShape struct {
+type Shape struct {
 	LeaseMS    int64    `json:"lease_ms"`
 	Fencing    bool     `json:"fencing"`
 	Actors     int      `json:"actors"`
@@ -32,8 +29,8 @@ type searchShape struct {
 	Invariants []string `json:"invariants"`
 }
 
-func shapeOf(f *search.File) searchShape {
-	sh := searchShape{LeaseMS: f.Lease.Milliseconds(), Fencing: f.Fencing, Actors: len(f.Actors), Depth: f.Depth, Invariants: slices.Clone(f.Invariants)}
+func shapeOf(f *search.File) Shape {
+	sh := Shape{LeaseMS: f.Lease.Milliseconds(), Fencing: f.Fencing, Actors: len(f.Actors), Depth: f.Depth, Invariants: slices.Clone(f.Invariants)}
 	for _, m := range f.Moves {
 		sh.Moves = append(sh.Moves, string(m))
 	}
@@ -43,12 +40,12 @@ func shapeOf(f *search.File) searchShape {
 	return sh
 }
 
-// SearchLink is the address of the Search page with a shape filled in
+// Link is the address of the Search page with a shape filled in
 // (the query parameters serveSearch reads): variant, actors, depth,
 // lease_ms, fencing (1 or 0), moves and invariants (comma lists), expiry (1
 // or 0: the clock advances of the variant's search file, or none), and
 // from, the id of the lesson that links to it.
-type SearchLink struct {
+type Link struct {
 	Variant    string
 	Actors     int
 	Depth      int
@@ -59,7 +56,7 @@ type SearchLink struct {
 }
 
 // URL is the link in locale loc.
-func (l SearchLink) URL(loc sim.Locale) string {
+func (l Link) URL(loc sim.Locale) string {
 	q := url.Values{}
 	q.Set("variant", l.Variant)
 	if l.Actors > 0 {
@@ -88,21 +85,21 @@ func (l SearchLink) URL(loc sim.Locale) string {
 
 // serveSearch is the Search page: the form filled with the chosen
 // variant's course search file, then with the address's parameters
-// (SearchLink); a parameter that does not read is left at the file's
+// (Link); a parameter that does not read is left at the file's
 // value and named in the page's problems, and the page's search message
 // is judged by search.Validate.
-func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
-	loc := s.negotiate(r)
-	t := s.tr(loc)
+func (s *Searches) serveSearch(w http.ResponseWriter, r *http.Request) {
+	loc := s.host.Negotiate(r)
+	t := s.host.Texts(loc)
 	q := r.URL.Query()
 	all, err := searches.All()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	variant, sh, expiry, problems := shapeFromQuery(t, all, q)
+	variant, sh, expiry, problems := FromQuery(t, all, q)
 	p := templates.SearchPage{
-		Site: s.site(loc, navSearch, func(l sim.Locale) string {
+		Site: s.host.Site(loc, func(l sim.Locale) string {
 			q := r.URL.Query()
 			q.Set("lang", string(l))
 			return "/search?" + q.Encode()
@@ -120,7 +117,7 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 	if code := q.Get("lock"); code != "" {
 		// The learner's own lock: one more entry, picked, on the shape of
 		// token-count's search file.
-		def, _, err := s.decodeLock(code)
+		def, _, err := s.host.DecodeLock(code)
 		if err != nil {
 			http.Error(w, t.Err(err), http.StatusBadRequest)
 			return
@@ -139,19 +136,19 @@ func (s *Server) serveSearch(w http.ResponseWriter, r *http.Request) {
 	for _, inv := range sim.SearchInvariants {
 		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: inv, Checked: slices.Contains(sh.Invariants, inv)})
 	}
-	if l := s.byID[q.Get("from")]; l != nil {
+	if l := s.host.Course(q.Get("from")); l != nil {
 		p.FromLesson = l.Title.In(loc)
 	}
-	writePage(w, r, http.StatusOK, templates.Search(p))
+	s.host.WritePage(w, r, http.StatusOK, templates.Search(p))
 }
 
-// shapeFromQuery is the shape a Search page's address asks for (the
-// parameters of SearchLink) over the variant's course search file in all;
+// FromQuery is the shape a Search page's address asks for (the
+// parameters of Link) over the variant's course search file in all;
 // expiry says whether the clock advances of the file are kept. A parameter
 // that does not read leaves the file's value and adds a problem, in t's
 // language, naming the parameter (the page's search message is judged by
 // search.Validate).
-func shapeFromQuery(t *translator, all []*search.File, q url.Values) (variant string, sh searchShape, expiry bool, problems []templates.SearchProblem) {
+func FromQuery(t Texts, all []*search.File, q url.Values) (variant string, sh Shape, expiry bool, problems []templates.SearchProblem) {
 	bad := func(param, id string, kv ...any) {
 		args := append([]any{"Param", param, "Value", q.Get(param)}, kv...)
 		problems = append(problems, templates.SearchProblem{Field: param, Text: t.T(id, args...)})

@@ -1,4 +1,4 @@
-package web
+package searchpage
 
 import (
 	"lockstep/sim"
@@ -37,10 +37,10 @@ var lessonSearches = map[string][]string{
 // lessonSearch is the Search page's link of lesson l (its variant, fencing,
 // actors between 2 and 3, and the invariants lessonSearches lists), and
 // false for a lesson it does not list.
-func lessonSearch(l *sim.Lesson) (SearchLink, bool) {
+func lessonSearch(l *sim.Lesson) (Link, bool) {
 	invs, ok := lessonSearches[l.ID]
 	if !ok {
-		return SearchLink{}, false
+		return Link{}, false
 	}
-	return SearchLink{Variant: l.Variant, Actors: min(3, max(2, len(l.Actors))), Fencing: l.Fencing, Invariants: invs, From: l.ID}, true
+	return Link{Variant: l.Variant, Actors: min(3, max(2, len(l.Actors))), Fencing: l.Fencing, Invariants: invs, From: l.ID}, true
 }

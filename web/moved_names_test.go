@@ -1,10 +1,13 @@
 package web
 
-import "lockstep/classserve"
+import (
+	"lockstep/classserve"
+	"lockstep/searchpage"
+)
 
-// The class protocol's names as web's tests knew them before the classroom's
-// transport left for package classserve (issue 31): tests, old and new, may
-// spell them either way.
+// The protocol's names as web's tests knew them before the classroom's
+// transport left for package classserve and the Search page for package
+// searchpage (issue 31): tests, old and new, may spell them either way.
 const (
 	MsgClassStart     = classserve.MsgClassStart
 	MsgClassResume    = classserve.MsgClassResume
@@ -40,4 +43,9 @@ type (
 	ClassJoinedMessage    = classserve.ClassJoinedMessage
 	ClassAnsweredMessage  = classserve.ClassAnsweredMessage
 	ClassCSVMessage       = classserve.ClassCSVMessage
+
+	SearchRequest         = searchpage.Request
+	SearchProgressMessage = searchpage.ProgressMessage
+	SearchResultMessage   = searchpage.ResultMessage
+	SearchRow             = searchpage.Row
 )
