@@ -2,9 +2,11 @@
 // searches over the player's websocket: the page's form filled from a
 // variant's course search file and the address's parameters (page.go),
 // the lessons' "find it yourself" links (lessons.go), and the search and
-// search-stop messages with their progress and result (search.go; fair.go shares the slots between addresses, limits.go bounds a message's lists), within
-// the server's bounds (Config). Package search does the searching; package
-// web routes the page, carries the messages and is the Host.
+// search-stop messages with their progress and result (search.go), within
+// the server's bounds (Config): the slots shared between addresses
+// (fair.go) and a message's lists (limits.go). Package search does the
+// searching; package web routes the page, carries the messages and is the
+// Host.
 package searchpage
 
 import (
