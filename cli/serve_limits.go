@@ -10,6 +10,7 @@ import (
 
 	"lockstep/classbus"
 	"lockstep/web"
+	"lockstep/webnet"
 )
 
 // ClassroomSecretEnv is the environment variable that gives the class
@@ -48,7 +49,7 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 // without one). Without a secret on a shared bus it warns on stderr.
 func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []byte, error) {
 	var lim web.Limits
-	trusted, err := web.ParseTrustedProxies(*l.trusted)
+	trusted, err := webnet.ParseTrustedProxies(*l.trusted)
 	if err != nil {
 		return lim, nil, fmt.Errorf("flag -trusted-proxies: %w", err)
 	}

@@ -95,7 +95,7 @@ func joinTail(u, code string) string {
 
 // LoopbackCommand is the command the class panel gives when its join
 // address is loopback: the server again, listening on every interface
-// (cli's -addr; web's hostRule then answers IP addresses).
+// (cli's -addr; webnet.HostRule then answers IP addresses).
 const LoopbackCommand = "go run . -addr 0.0.0.0:8080"
 
 // loopbackOnly reports whether every join address in urls is on loopback

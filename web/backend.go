@@ -121,3 +121,15 @@ func (s *Server) openSandbox() (sim.Store, func(context.Context) error, error) {
 		return st.Close(ctx)
 	}, nil
 }
+
+// visibleInfo is what a hello or a step's error tells a peer of the
+// server's Redis, and its text: everything to a local peer, to anyone
+// else no address or version (issue 37, item 8: every visitor was shown
+// the internal Redis's address and version).
+func visibleInfo(info backend.Info, local bool) (backend.Info, string) {
+	if local || info.Embedded {
+		return info, info.String()
+	}
+	info.Addr, info.Version, info.ReplicaAddr, info.NotOn = "", "", "", ""
+	return info, "a real Redis (the server's -redis)"
+}

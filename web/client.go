@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"lockstep/classserve"
+	"lockstep/webnet"
 )
 
 // Connection timing, after gorilla/websocket's chat example.
@@ -44,13 +45,13 @@ type inbound struct {
 type client struct {
 	conn *websocket.Conn
 	// batch is conn's network connection, through which the writer sends
-	// the messages queued together in one write (batchconn.go); nil: one
+	// the messages queued together in one write (webnet.BatchConn); nil: one
 	// write each.
-	batch *batchConn
+	batch *webnet.BatchConn
 	// local: a loopback peer not behind a proxy, which the hello tells
 	// the Redis's address and version (visibleInfo).
 	local bool
-	// addr is the client's address (clientAddr), host the Host its
+	// addr is the client's address (Server.clientAddr), host the Host its
 	// handshake was sent to (a class's join address, without
 	// Config.ClassURLs).
 	addr, host string
@@ -59,7 +60,7 @@ type client struct {
 	// nil means no bound.
 	limiter *rate.Limiter
 	// fair measures the connection against its fair share of a busy
-	// server (Config.FairRate, workGate); nil means always within it.
+	// server (Config.FairRate, webnet.WorkGate); nil means always within it.
 	fair  *rate.Limiter
 	send  chan outgoing
 	inbox chan inbound
@@ -314,12 +315,12 @@ func (c *client) follow() bool {
 func (c *client) writeQueued(msg outgoing, ok bool) bool {
 	held := ok && c.batch != nil && (len(c.send) > 0 || msg.then != nil)
 	if held {
-		c.batch.hold()
+		c.batch.Hold()
 	}
 	for n := 0; ; n++ {
 		_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
 		if !ok {
-			if held && c.batch.flush() != nil {
+			if held && c.batch.Flush() != nil {
 				_ = c.conn.Close()
 				return false
 			}
@@ -351,7 +352,7 @@ func (c *client) writeQueued(msg outgoing, ok bool) bool {
 		}
 		break
 	}
-	if held && c.batch.flush() != nil {
+	if held && c.batch.Flush() != nil {
 		_ = c.conn.Close()
 		return false
 	}

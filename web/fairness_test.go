@@ -1,7 +1,6 @@
 package web
 
 import (
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,65 +91,4 @@ func TestFairShareUnderFlood(t *testing.T) {
 		c.Close()
 	}
 	wg.Wait()
-}
-
-// TestWorkGate: a waiter gets the next free slot ahead of tryAcquire, and
-// one that stops waiting gives a slot handed to it on.
-func TestWorkGate(t *testing.T) {
-	t.Parallel()
-	g := newWorkGate(1)
-	if !g.tryAcquire() || g.tryAcquire() {
-		t.Fatal("one slot")
-	}
-	got := make(chan bool)
-	go func() { got <- g.acquire(1, nil, nil) }()
-	for { // until it waits
-		g.mu.Lock()
-		n := len(g.waiting)
-		g.mu.Unlock()
-		if n == 1 {
-			break
-		}
-		runtime.Gosched()
-	}
-	if g.tryAcquire() {
-		t.Fatal("tryAcquire jumped the queue")
-	}
-	g.release()
-	if !<-got {
-		t.Fatal("the waiter did not get the slot")
-	}
-	gone := make(chan struct{})
-	close(gone)
-	if g.acquire(1, gone, nil) {
-		t.Fatal("acquire with its connection gone took a slot")
-	}
-	g.release()
-	if !g.tryAcquire() {
-		t.Fatal("the slot was lost")
-	}
-	// The quietest waiter first.
-	order := make(chan float64, 3)
-	for i, share := range []float64{1, 5, 3} {
-		go func() {
-			if g.acquire(share, nil, nil) {
-				order <- share
-			}
-		}()
-		for { // until it waits
-			g.mu.Lock()
-			n := len(g.waiting)
-			g.mu.Unlock()
-			if n == i+1 {
-				break
-			}
-			runtime.Gosched()
-		}
-	}
-	for _, want := range []float64{5, 3, 1} {
-		g.release()
-		if got := <-order; got != want {
-			t.Fatalf("waiter with share %g served, want %g", got, want)
-		}
-	}
 }

@@ -39,7 +39,7 @@ type Limits struct {
 	// loopback included.
 	TrustedProxies []netip.Prefix
 	// SessionReserve is how many of MaxSessions only an address with no
-	// session open may take (sessionTable); 0 means MaxSessions/10, a
+	// session open may take (webnet.SessionTable); 0 means MaxSessions/10, a
 	// negative value none.
 	SessionReserve int
 	// MaxClasses bounds the classes owned by this server at once, and

@@ -28,6 +28,7 @@ import (
 	"lockstep/static"
 	"lockstep/templates"
 	"lockstep/view"
+	"lockstep/webnet"
 )
 
 // Defaults of Config.
@@ -96,7 +97,7 @@ type Config struct {
 	MessageBurst int
 	// MaxSessionsPerAddr bounds the sessions open at once from one client
 	// address (the peer's IP, an IPv6 address by its /64, or for a peer in
-	// TrustedProxies, the client it names: see clientAddr); 0 means
+	// TrustedProxies, the client it names: see webnet.ClientAddr); 0 means
 	// DefaultMaxSessionsPerAddr. A connection over it gets an error message
 	// of code busy and close code 1013.
 	MaxSessionsPerAddr int
@@ -115,13 +116,13 @@ type Config struct {
 	// taken, a connection within its fair share (FairRate, FairBurst)
 	// waits for the next free one, first in line, and a message of one over
 	// it is not carried out: an error of code rate-limited says the server
-	// is busy (workGate). 0 for FairRate and FairBurst means
+	// is busy (webnet.WorkGate). 0 for FairRate and FairBurst means
 	// DefaultFairRate and DefaultFairBurst.
 	MaxBusy   int
 	FairRate  float64
 	FairBurst int
 	// Addr is the address the server listens on ("host:port", as -addr),
-	// which decides the Host headers it answers (hostRule): "" or a
+	// which decides the Host headers it answers (webnet.HostRule): "" or a
 	// loopback address answers only loopback names; another address its
 	// own name and any IP address literal. AllowedHosts are host names
 	// (without port) answered as well, such as a reverse proxy's public
@@ -177,7 +178,7 @@ type Config struct {
 	// page is given them after its own address (data-class-peers), and on
 	// losing its websocket walks them in order (static/peers.js); and the
 	// websocket accepts a handshake whose Origin is one of them, besides
-	// its own Host (originAllowed). Empty: only same-origin pages connect.
+	// its own Host (classserve.OriginAllowed). Empty: only same-origin pages connect.
 	ClassPeers []string
 	// AllowCustomScripts lets the scripts of a learner's own lock (a
 	// user's variant file, the Explore page's "Your lock") run on the
@@ -187,7 +188,7 @@ type Config struct {
 	AllowCustomScripts bool
 	// PlainPages serves pages and other answers as they are, where by
 	// default an answer of 1 KiB or more is compressed (gzip or zstd, as
-	// the request's Accept-Encoding allows: httpcompress.go); the static
+	// the request's Accept-Encoding allows: webnet.CompressPages); the static
 	// files stay compressed once, at start. For a reverse proxy that
 	// compresses itself, and the bench's one-run baseline.
 	PlainPages bool
@@ -208,19 +209,19 @@ type Server struct {
 	cfg         Config
 	translators *translators // of cfg.Catalog
 	mux         *http.ServeMux
-	routes      http.Handler // mux, its answers compressed (compressPages)
+	routes      http.Handler // mux, its answers compressed (webnet.CompressPages)
 	lessons     []*sim.Lesson
 	byID        map[string]*sim.Lesson
 	index       map[string]int
-	table       *sessionTable
+	table       *webnet.SessionTable
 	frames      frameCache
 	upgrader    websocket.Upgrader
-	// batchBufs are the writers' batch buffers (batchconn.go).
+	// batchBufs are the writers' batch buffers (webnet.BatchConn).
 	batchBufs sync.Pool
-	hosts     hostRule
+	hosts     webnet.HostRule
 	peers     []string // Config.ClassPeers as parsePeers returns them
 	csp       string   // contentSecurityPolicy of peers
-	gate      *workGate
+	gate      *webnet.WorkGate
 	// searches runs the Search page's searches (package searchpage).
 	searches *searchpage.Searches
 	ctx      context.Context
@@ -295,11 +296,11 @@ func New(cfg Config) (*Server, error) {
 		// neither the Host it was sent to nor one of Config.ClassPeers.
 		// Panels are kilobytes of HTML that compress well: permessage-deflate
 		// is negotiated when the browser offers it, and used for peers that
-		// are not on loopback (compressWrites).
+		// are not on loopback (webnet.CompressWrites).
 		upgrader:  websocket.Upgrader{ReadBufferSize: 1024, WriteBufferSize: 8192, EnableCompression: true},
-		batchBufs: sync.Pool{New: newBatchBuf},
-		hosts:     newHostRule(cfg.Addr, cfg.AllowedHosts),
-		gate:      newWorkGate(cfg.MaxBusy),
+		batchBufs: sync.Pool{New: webnet.NewBatchBuf},
+		hosts:     webnet.NewHostRule(cfg.Addr, cfg.AllowedHosts),
+		gate:      webnet.NewWorkGate(cfg.MaxBusy),
 
 		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
 
@@ -330,7 +331,7 @@ func New(cfg Config) (*Server, error) {
 	s.classes = s.newClassHub(id)
 	s.locks = ownlock.New(ownlock.Config{Host: pageHost{s}, MaxTables: cfg.MaxSearches, TableTimeout: cfg.LockTableTimeout})
 	s.searches = s.newSearches()
-	s.table = newSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
+	s.table = webnet.NewSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
 	// The pages and the websocket, by method and path (net/http patterns).
@@ -369,10 +370,16 @@ func New(cfg Config) (*Server, error) {
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
 	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
-	if s.routes, err = compressPages(mux, cfg.PlainPages); err != nil {
+	if s.routes, err = webnet.CompressPages(mux, cfg.PlainPages); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// clientAddr is the address request r is counted under
+// (webnet.ClientAddr, trusting Config.TrustedProxies).
+func (s *Server) clientAddr(r *http.Request) string {
+	return webnet.ClientAddr(r, s.cfg.TrustedProxies)
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -400,7 +407,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-	if !s.hosts.allows(r.Host) {
+	if !s.hosts.Allows(r.Host) {
 		s.refuseHost(w, r)
 		return
 	}
@@ -408,7 +415,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // Sessions returns the number of open websocket sessions.
-func (s *Server) Sessions() int { return s.table.len() }
+func (s *Server) Sessions() int { return s.table.Len() }
 
 // Close ends every session (close code 1001, their runs' keys deleted),
 // and refuses new ones. It waits for the sessions to end, up
@@ -541,28 +548,28 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "web: server shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	bc := &batchConn{bufs: &s.batchBufs}
-	conn, err := s.upgrader.Upgrade(batchHijacker{w, bc}, r, nil)
+	bc := webnet.NewBatchConn(&s.batchBufs)
+	conn, err := s.upgrader.Upgrade(bc.Hijacker(w), r, nil)
 	if err != nil {
 		// Upgrade has answered (403 for a foreign Origin, 400 otherwise).
 		s.logf("web: websocket upgrade: %v", err)
 		return
 	}
-	conn.EnableWriteCompression(compressWrites(r))
+	conn.EnableWriteCompression(webnet.CompressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.batch = bc
-	c.addr, c.host, c.local = s.clientAddr(r), r.Host, localPeer(r)
+	c.addr, c.host, c.local = s.clientAddr(r), r.Host, webnet.LocalPeer(r)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		s.refuse(c, refusedFull)
+		s.refuse(c, webnet.RefusedFull)
 		return
 	}
-	slot, why := s.table.add(c.addr)
-	if why != admitted {
+	slot, why := s.table.Add(c.addr)
+	if why != webnet.Admitted {
 		s.mu.Unlock()
 		s.refuse(c, why)
 		return
@@ -576,10 +583,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 
 // refuse answers a connection over a session bound: an error message,
 // then close code 1013 (try again later).
-func (s *Server) refuse(c *client, why refusal) {
+func (s *Server) refuse(c *client, why webnet.Refusal) {
 	reason := fmt.Sprintf("web: too many sessions (limit %d); try again later", s.cfg.MaxSessions)
 	text := reason
-	if why == refusedAddr {
+	if why == webnet.RefusedAddr {
 		// A close reason has room for 123 bytes; the error message says more.
 		reason = fmt.Sprintf("web: too many sessions from your address (limit %d, -max-sessions-per-addr)", s.cfg.MaxSessionsPerAddr)
 		text = fmt.Sprintf("web: too many sessions from your address (limit %d per address, -max-sessions-per-addr); close another player tab or try again later", s.cfg.MaxSessionsPerAddr)

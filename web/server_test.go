@@ -26,7 +26,7 @@ func get(t *testing.T, url string, header http.Header) (*http.Response, string) 
 }
 
 // serveGet has srv answer a GET of path in process, under a host name the
-// loopback server answers (hosts.go), and returns the recorded response.
+// loopback server answers (webnet.HostRule), and returns the recorded response.
 func serveGet(srv *Server, path string) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, path, nil)

@@ -19,6 +19,7 @@ import (
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"
+	"lockstep/webnet"
 )
 
 // Session timing.
@@ -34,7 +35,7 @@ const (
 type session struct {
 	srv     *Server
 	c       *client
-	slot    *sessionSlot // its place in the server's session table
+	slot    *webnet.SessionSlot // its place in the server's session table
 	locale  sim.Locale
 	tl      explore.Timeline // what the run runs; Lesson nil before a load
 	store   sim.Store
@@ -56,7 +57,7 @@ type session struct {
 	// first same frames are known to equal them.
 	canon []sim.Frame
 	same  int
-	// holding: the session holds a slot of the server's workGate.
+	// holding: the session holds a slot of the server's webnet.WorkGate.
 	holding bool
 	// search is the session's part in the Search page's searches (package
 	// searchpage).
@@ -65,7 +66,7 @@ type session struct {
 	class *classserve.Seat
 }
 
-// handleFair carries out message in when the server's workGate lets it
+// handleFair carries out message in when the server's webnet.WorkGate lets it
 // (Config.MaxBusy): at once with a slot free; after a wait for one when the
 // connection is within its fair share; else not at all, answered with a
 // rate-limited error. Messages that cost nothing (limits, binary) skip the
@@ -76,12 +77,12 @@ func (s *session) handleFair(in inbound) {
 		return
 	}
 	fair := s.c.fair == nil || s.c.fair.Allow()
-	if !s.srv.gate.tryAcquire() {
+	if !s.srv.gate.TryAcquire() {
 		if !fair {
 			s.sendErr(0, perr(ErrCodeRateLimited, "busy-fair-share", "Rate", s.srv.cfg.FairRate))
 			return
 		}
-		if !s.srv.gate.acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
+		if !s.srv.gate.Acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
 			return
 		}
 	}
@@ -90,9 +91,9 @@ func (s *session) handleFair(in inbound) {
 	s.handle(in)
 }
 
-// tickFair is a step of play, within the workGate as a fair message.
+// tickFair is a step of play, within the webnet.WorkGate as a fair message.
 func (s *session) tickFair() {
-	if !s.srv.gate.acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
+	if !s.srv.gate.Acquire(s.share(), s.c.gone, s.srv.ctx.Done()) {
 		return
 	}
 	s.holding = true
@@ -108,16 +109,16 @@ func (s *session) share() float64 {
 	return s.c.fair.Tokens()
 }
 
-// releaseSlot gives the session's workGate slot back, if it holds one.
+// releaseSlot gives the session's webnet.WorkGate slot back, if it holds one.
 func (s *session) releaseSlot() {
 	if s.holding {
 		s.holding = false
-		s.srv.gate.release()
+		s.srv.gate.Release()
 	}
 }
 
 // run is the session's goroutine.
-func (s *Server) runSession(c *client, slot *sessionSlot) {
+func (s *Server) runSession(c *client, slot *webnet.SessionSlot) {
 	defer s.sessions.Done()
 	sess := &session{srv: s, c: c, slot: slot, locale: sim.English, speed: DefaultSpeed}
 	sess.class = s.classes.Seat(sess)
@@ -128,7 +129,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		sess.class.Leave()
 		sess.closeRun()
 		close(c.done)
-		s.table.remove(slot)
+		s.table.Remove(slot)
 	}()
 	// The idle timer is set again only when it fires early (active moved
 	// on since): a class move wakes 10,000 sessions, and a timer set anew
@@ -148,7 +149,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 		select {
 		case in := <-c.inbox:
 			active = time.Now()
-			s.table.touch(slot)
+			s.table.Touch(slot)
 			sess.handleFair(in)
 		case <-tick:
 			sess.tickFair()
@@ -160,7 +161,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			// A class's activity is the session's: a student who follows a
 			// lecture sends nothing for long stretches.
 			active = time.Now()
-			s.table.touch(slot)
+			s.table.Touch(slot)
 			sess.class.OnWake()
 		case <-idle.C:
 			if f := c.followed.Load(); f > active.UnixNano() {
@@ -173,7 +174,7 @@ func (s *Server) runSession(c *client, slot *sessionSlot) {
 			}
 			c.finish(CloseIdle, fmt.Sprintf("web: idle for %s; reconnect to go on", s.cfg.IdleTimeout))
 			return
-		case <-slot.evicted:
+		case <-slot.Evicted():
 			c.finish(CloseIdle, fmt.Sprintf("web: idle %s or more, closed to make room: the server is full (%d sessions)", s.cfg.IdleGrace, s.cfg.MaxSessions))
 			return
 		case <-c.gone:

@@ -45,7 +45,7 @@ func file(u string) string { return path.Base(strings.SplitN(u, "?", 2)[0]) }
 // (HTML, CSS, the player's modules, icon; the websocket's frames are not
 // resources), at most 15 KB for the second (its HTML; the hashed files
 // come from the cache). The server compresses HTTP answers for a loopback
-// peer as for any other (httpcompress.go), so loopback measures what a
+// peer as for any other (webnet.CompressPages), so loopback measures what a
 // phone on the classroom's Wi-Fi gets (Chromium offers gzip over http).
 // It also checks that the page loads only the modules it uses: none of
 // the classroom's, the lock form's, the Search page's or interview mode's.

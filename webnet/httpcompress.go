@@ -1,4 +1,4 @@
-package web
+package webnet
 
 import (
 	"fmt"
@@ -13,9 +13,11 @@ import (
 // compressedTypes are the media types of the answers compressed on the
 // way out (HTML pages, the SVG export, and JSON, CSS and JavaScript should
 // a page serve them): text that shrinks to a quarter or less.
-var compressedTypes = []string{"text/html", "image/svg+xml", "application/json", "text/css", "text/javascript"}
+func compressedTypes() []string {
+	return []string{"text/html", "image/svg+xml", "application/json", "text/css", "text/javascript"}
+}
 
-// compressPages wraps next, the server's routes, so that an answer of one
+// CompressPages wraps next, the server's routes, so that an answer of one
 // of compressedTypes, of at least static.MinEncodeSize bytes, is
 // compressed with gzip or zstd as the request's Accept-Encoding allows,
 // with Vary: Accept-Encoding (gzhttp). A page is rendered per request, so
@@ -27,23 +29,23 @@ var compressedTypes = []string{"text/html", "image/svg+xml", "application/json",
 // (and brotli) only over https. Two routes are passed through as they
 // are: /static/, whose files are compressed once, at start (package
 // static), and /ws, whose messages are compressed per message by
-// permessage-deflate (compressWrites), so a step's round trip is not
+// permessage-deflate (CompressWrites), so a step's round trip is not
 // touched. Loopback peers are compressed too: a page is not on a step's
 // round trip, and a test or a bench on loopback measures what a phone
 // gets.
-// With plain (Config.PlainPages), next is returned as it is.
-func compressPages(next http.Handler, plain bool) (http.Handler, error) {
+// With plain (web.Config.PlainPages), next is returned as it is.
+func CompressPages(next http.Handler, plain bool) (http.Handler, error) {
 	if plain {
 		return next, nil
 	}
 	wrap, err := gzhttp.NewWrapper(
 		gzhttp.MinSize(static.MinEncodeSize),
-		gzhttp.ContentTypes(compressedTypes),
+		gzhttp.ContentTypes(compressedTypes()),
 		gzhttp.ZstdCompressionLevel(2), // zstd.SpeedDefault
 		gzhttp.PreferZstd(false),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("web: compression: %w", err)
+		return nil, fmt.Errorf("webnet: compression: %w", err)
 	}
 	compressed := wrap(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

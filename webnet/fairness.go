@@ -1,13 +1,13 @@
-package web
+package webnet
 
 import (
 	"sync"
 )
 
-// workGate bounds the client messages the server carries out at once
-// (Config.MaxBusy), fairly (hardening finding 12: 50 connections, each
+// WorkGate bounds the client messages the server carries out at once
+// (web.Config.MaxBusy), fairly (hardening finding 12: 50 connections, each
 // under its own rate limit, raised another user's step p50 from 0.8 ms to
-// 27 ms). A connection within its fair share (Config.FairRate) that finds
+// 27 ms). A connection within its fair share (web.Config.FairRate) that finds
 // every slot taken waits for the next free one, ahead of everyone else; a
 // connection over its fair share never waits: with a slot free it is
 // served, which leaves idle capacity to whoever wants it, and with none its
@@ -16,7 +16,7 @@ import (
 // (the most of its fair share left) goes first, so a learner who sends a
 // step now and then waits at most for one message in progress, however
 // many connections use their share in full.
-type workGate struct {
+type WorkGate struct {
 	mu      sync.Mutex
 	free    int
 	waiting []*waiter
@@ -28,10 +28,11 @@ type waiter struct {
 	share float64       // what is left of its fair share: the most goes first
 }
 
-func newWorkGate(n int) *workGate { return &workGate{free: n} }
+// NewWorkGate is a gate of n slots.
+func NewWorkGate(n int) *WorkGate { return &WorkGate{free: n} }
 
-// tryAcquire takes a slot if one is free.
-func (g *workGate) tryAcquire() bool {
+// TryAcquire takes a slot if one is free.
+func (g *WorkGate) TryAcquire() bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.free > 0 && len(g.waiting) == 0 {
@@ -41,11 +42,11 @@ func (g *workGate) tryAcquire() bool {
 	return false
 }
 
-// acquire takes a slot, waiting for one until gone or stop is closed;
+// Acquire takes a slot, waiting for one until gone or stop is closed;
 // false when one of them closed first. share is what is left of the
 // caller's fair share (rate.Limiter.Tokens): the waiter with the most is
 // served first, the longest waiting among equals.
-func (g *workGate) acquire(share float64, gone, stop <-chan struct{}) bool {
+func (g *WorkGate) Acquire(share float64, gone, stop <-chan struct{}) bool {
 	g.mu.Lock()
 	if g.free > 0 && len(g.waiting) == 0 {
 		g.free--
@@ -74,14 +75,14 @@ func (g *workGate) acquire(share float64, gone, stop <-chan struct{}) bool {
 	return false
 }
 
-// release frees a slot: to the first waiter, or to the pool.
-func (g *workGate) release() {
+// Release frees a slot: to the first waiter, or to the pool.
+func (g *WorkGate) Release() {
 	g.mu.Lock()
 	g.releaseLocked()
 	g.mu.Unlock()
 }
 
-func (g *workGate) releaseLocked() {
+func (g *WorkGate) releaseLocked() {
 	if len(g.waiting) > 0 {
 		best := 0
 		for i, w := range g.waiting {

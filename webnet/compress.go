@@ -1,4 +1,4 @@
-package web
+package webnet
 
 import (
 	"net"
@@ -6,7 +6,7 @@ import (
 	"net/netip"
 )
 
-// compressWrites reports whether the server compresses the messages it
+// CompressWrites reports whether the server compresses the messages it
 // sends to the websocket peer of request r, when the peer negotiated
 // permessage-deflate (browsers always offer it).
 //
@@ -19,7 +19,7 @@ import (
 // forwarded (X-Forwarded-For or Forwarded, as reverse proxies such as nginx
 // and Caddy can set): a proxy on the same machine passes websocket frames
 // through as they are, and its clients are elsewhere.
-func compressWrites(r *http.Request) bool {
+func CompressWrites(r *http.Request) bool {
 	if r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("Forwarded") != "" {
 		return true
 	}

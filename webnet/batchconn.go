@@ -1,4 +1,4 @@
-package web
+package webnet
 
 import (
 	"bufio"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// batchConn is a websocket's network connection whose writer can send
-// several queued messages in one system call: between hold and flush its
-// writes are kept in a buffer, and flush writes them at once.
+// BatchConn is a websocket's network connection whose writer can send
+// several queued messages in one system call: between Hold and Flush its
+// writes are kept in a buffer, and Flush writes them at once.
 //
 // A class move queues two messages per student (the shared frame and the
 // class-status, classserve/shared.go): written one by one they were two TCP
@@ -18,20 +18,20 @@ import (
 // receive too), which was most of a move's time for 10,000 students
 // (docs/performance.md, Classes). A page reads the same bytes either way.
 //
-// Writes outside hold and flush (the handshake's answer, a control frame
+// Writes outside Hold and Flush (the handshake's answer, a control frame
 // gorilla's WriteControl sends from another goroutine) go straight
 // through; one that comes while the writer holds goes out with its batch,
 // whole, as websocket frames may.
-type batchConn struct {
+type BatchConn struct {
 	net.Conn
 	// deadline is the write deadline set while holding (deadlineSet), set
-	// on Conn at flush: gorilla sets it before each message, and each set
+	// on Conn at Flush: gorilla sets it before each message, and each set
 	// of a network connection's deadline is a timer's.
 	deadline    time.Time
 	deadlineSet bool
 	// applied is the write deadline last set on Conn.
 	applied time.Time
-	// bufs are the buffers of batches being written (Server.batchBufs),
+	// bufs are the buffers of batches being written (web.Server's batchBufs),
 	// shared by every connection: one kept per connection would hold a
 	// message's worth of memory for each of 10,000 students.
 	bufs    *sync.Pool
@@ -40,8 +40,13 @@ type batchConn struct {
 	buf     *[]byte
 }
 
-// newBatchBuf is a new buffer of Server.batchBufs.
-func newBatchBuf() any {
+// NewBatchConn is a BatchConn whose batches are written from the buffers
+// of bufs (a sync.Pool of NewBatchBuf); it has no network connection until
+// its Hijacker's Hijack.
+func NewBatchConn(bufs *sync.Pool) *BatchConn { return &BatchConn{bufs: bufs} }
+
+// NewBatchBuf is a new buffer of such a pool.
+func NewBatchBuf() any {
 	b := make([]byte, 0, 32<<10)
 	return &b
 }
@@ -50,7 +55,7 @@ func newBatchBuf() any {
 const batchBufKept = 256 << 10
 
 // Write keeps p while the writer holds, else writes it.
-func (c *batchConn) Write(p []byte) (int, error) {
+func (c *BatchConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if c.holding {
 		*c.buf = append(*c.buf, p...)
@@ -62,8 +67,8 @@ func (c *batchConn) Write(p []byte) (int, error) {
 }
 
 // SetWriteDeadline sets the connection's write deadline; while the writer
-// holds, at flush.
-func (c *batchConn) SetWriteDeadline(t time.Time) error {
+// holds, at Flush.
+func (c *BatchConn) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	if c.holding {
 		c.deadline, c.deadlineSet = t, true
@@ -82,7 +87,7 @@ const deadlineSlack = time.Second
 
 // apply sets write deadline t on Conn, unless it is up to deadlineSlack
 // later than the one Conn has.
-func (c *batchConn) apply(t time.Time) error {
+func (c *BatchConn) apply(t time.Time) error {
 	c.mu.Lock()
 	d := t.Sub(c.applied)
 	skip := !t.IsZero() && !c.applied.IsZero() && d >= 0 && d < deadlineSlack
@@ -96,8 +101,8 @@ func (c *batchConn) apply(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-// hold makes the writes that follow wait for flush.
-func (c *batchConn) hold() {
+// Hold makes the writes that follow wait for Flush.
+func (c *BatchConn) Hold() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.holding = true
@@ -105,9 +110,9 @@ func (c *batchConn) hold() {
 	*c.buf = (*c.buf)[:0]
 }
 
-// flush writes what was kept since hold, in one write, under the deadline
+// Flush writes what was kept since Hold, in one write, under the deadline
 // last set, and stops holding.
-func (c *batchConn) flush() error {
+func (c *BatchConn) Flush() error {
 	c.mu.Lock()
 	b, deadline, set := c.buf, c.deadline, c.deadlineSet
 	c.holding, c.buf, c.deadline, c.deadlineSet = false, nil, time.Time{}, false
@@ -130,15 +135,21 @@ func (c *batchConn) flush() error {
 	return err
 }
 
+// Hijacker is w, the http.ResponseWriter of a websocket handshake, whose
+// Hijack hands gorilla's Upgrader the connection as c.
+func (c *BatchConn) Hijacker(w http.ResponseWriter) http.ResponseWriter {
+	return batchHijacker{ResponseWriter: w, conn: c}
+}
+
 // batchHijacker is the http.ResponseWriter of a websocket handshake whose
-// Hijack hands gorilla's Upgrader the connection as a batchConn (conn).
+// Hijack hands gorilla's Upgrader the connection as a BatchConn (conn).
 type batchHijacker struct {
 	http.ResponseWriter
-	conn *batchConn
+	conn *BatchConn
 }
 
 // Hijack takes the connection over, as http.Hijacker, wrapped in a
-// batchConn.
+// BatchConn.
 func (h batchHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	nc, rw, err := http.NewResponseController(h.ResponseWriter).Hijack()
 	if err != nil {

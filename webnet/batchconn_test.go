@@ -1,4 +1,4 @@
-package web
+package webnet
 
 import (
 	"bytes"
@@ -37,15 +37,15 @@ func TestBatchConnOneWritePerBatch(t *testing.T) {
 	a, b := net.Pipe()
 	defer b.Close()
 	cc := &countingConn{Conn: a}
-	pool := sync.Pool{New: newBatchBuf}
-	bc := &batchConn{Conn: cc, bufs: &pool}
+	pool := sync.Pool{New: NewBatchBuf}
+	bc := &BatchConn{Conn: cc, bufs: &pool}
 	got := make(chan []byte, 1)
 	go func() {
 		all, _ := io.ReadAll(b)
 		got <- all
 	}()
 
-	bc.hold()
+	bc.Hold()
 	if err := bc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestBatchConnOneWritePerBatch(t *testing.T) {
 	if n := cc.count(); n != 0 {
 		t.Fatalf("%d writes reached the connection while held", n)
 	}
-	if err := bc.flush(); err != nil {
+	if err := bc.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if n := cc.count(); n != 1 {
@@ -75,7 +75,7 @@ func TestBatchConnOneWritePerBatch(t *testing.T) {
 	if n := cc.count(); n != 2 {
 		t.Fatalf("a write outside a batch: %d writes in all, want 2", n)
 	}
-	if err := bc.flush(); err != nil { // nothing held: nothing written
+	if err := bc.Flush(); err != nil { // nothing held: nothing written
 		t.Fatal(err)
 	}
 	_ = a.Close()
