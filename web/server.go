@@ -96,7 +96,8 @@ type Config struct {
 	// DefaultMessageBurst.
 	MessageBurst int
 	// MaxSessionsPerAddr bounds the sessions open at once from one client
-	// address (the peer's IP, an IPv6 address by its /64, or for a peer in
+	// address (the peer's IP, an IPv6 address by its /64, every loopback
+	// address as one, or for a peer in
 	// TrustedProxies, the client it names: see webnet.ClientAddr); 0 means
 	// DefaultMaxSessionsPerAddr. A connection over it gets an error message
 	// of code busy and close code 1013.

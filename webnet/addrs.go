@@ -16,7 +16,8 @@ import (
 // added), else the last for= of Forwarded. No peer is trusted by default,
 // so neither a browser elsewhere nor a process on the server's own
 // machine can choose its address by setting the header (issue 37, item
-// 7). The address is AddrKey's: an IPv6 address counts as its /64.
+// 7). The address is AddrKey's: an IPv6 address counts as its /64, and
+// every loopback address as one.
 func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -49,10 +50,17 @@ func trustedPeer(peer netip.Addr, trusted []netip.Prefix) bool {
 }
 
 // AddrKey is the key of address a in the per-address bounds: an IPv4
-// address as itself, an IPv6 address as its /64 ("2001:db8:1:2::/64").
+// address as itself, an IPv6 address as its /64 ("2001:db8:1:2::/64"),
+// and every loopback address (all of 127.0.0.0/8, ::1, and those mapped
+// into IPv6) as the one key "loopback": they are all the server's own
+// machine, and a local process could otherwise take a share per address
+// it dials from.
 func AddrKey(a netip.Addr) string {
 	a = a.Unmap()
-	if a.Is4() || a.IsLoopback() {
+	if a.IsLoopback() {
+		return loopbackKey
+	}
+	if a.Is4() {
 		return a.String()
 	}
 	p, err := a.Prefix(64)
@@ -61,6 +69,9 @@ func AddrKey(a netip.Addr) string {
 	}
 	return p.String()
 }
+
+// loopbackKey is AddrKey's key of every loopback address.
+const loopbackKey = "loopback"
 
 // ParseTrustedProxies reads -trusted-proxies: comma-separated CIDR
 // prefixes or single addresses ("127.0.0.1/32, 10.0.0.0/8, ::1"). An
