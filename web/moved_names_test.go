@@ -2,12 +2,14 @@ package web
 
 import (
 	"lockstep/classserve"
+	"lockstep/explorepage"
 	"lockstep/searchpage"
 )
 
 // The protocol's names as web's tests knew them before the classroom's
 // transport left for package classserve and the Search page for package
-// searchpage (issue 31): tests, old and new, may spell them either way.
+// searchpage and the explore pages for package explorepage (issue 31):
+// tests, old and new, may spell them either way.
 const (
 	MsgClassStart     = classserve.MsgClassStart
 	MsgClassResume    = classserve.MsgClassResume
@@ -33,6 +35,9 @@ const (
 	ErrCodeClassNotPresenter = classserve.ErrCodeClassNotPresenter
 	ErrCodeClassUnknown      = classserve.ErrCodeClassUnknown
 	ErrCodeClassLimit        = classserve.ErrCodeClassLimit
+
+	MaxImportBytes = explorepage.MaxImportBytes
+	maxImportBody  = explorepage.MaxImportBody
 )
 
 type (

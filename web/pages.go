@@ -8,13 +8,16 @@ import (
 
 	"github.com/a-h/templ"
 
+	"lockstep/backend"
 	"lockstep/catalog"
 	"lockstep/explore"
+	"lockstep/explorepage"
 	"lockstep/ownlock"
 	"lockstep/search"
 	"lockstep/searchpage"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/webnet"
 )
 
 // pageHost is the server as the Host of the pages served by packages of
@@ -31,11 +34,7 @@ func (h pageHost) WritePage(w http.ResponseWriter, r *http.Request, status int, 
 	writePage(w, r, status, c)
 }
 func (h pageHost) ReadForm(w http.ResponseWriter, r *http.Request, limit int64) (tooBig, timedOut bool, err error) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.s.cfg.BodyTimeout))
-	body := &watchedBody{ReadCloser: http.MaxBytesReader(w, r.Body, limit)}
-	r.Body = body
-	err = readImportBody(r, body)
-	return body.tooBig, body.timedOut, err
+	return webnet.ReadForm(w, r, limit, explorepage.MaxImportBytes, h.s.cfg.BodyTimeout)
 }
 func (h pageHost) BodyTimeout() time.Duration              { return h.s.cfg.BodyTimeout }
 func (h pageHost) ClientAddr(r *http.Request) string       { return h.s.clientAddr(r) }
@@ -67,17 +66,6 @@ func (s *Server) decodeLock(code string) (*sim.VariantDef, explore.Timeline, err
 	return s.locks.Decode(code)
 }
 
-// lockForCompare is the lock a Compare request names (k=), nil when none;
-// the page lists it among the variants.
-func (s *Server) lockForCompare(r *http.Request) (*sim.VariantDef, error) {
-	code := r.URL.Query().Get("k")
-	if code == "" {
-		return nil, nil
-	}
-	def, _, err := s.decodeLock(code)
-	return def, err
-}
-
 // lockOpener is where Compare's runs of l open their stores: openerFor
 // l, or for a comparison with a learner's own lock (defs), the store its
 // custom scripts may run on.
@@ -86,6 +74,38 @@ func (s *Server) lockOpener(l *sim.Lesson, defs []*sim.VariantDef) sim.StoreOpen
 		return s.openerFor(&sim.Lesson{VariantDef: defs[0]})
 	}
 	return s.openerFor(l)
+}
+
+// exploreHost is the server as package explorepage's Host: pageHost, and
+// the player's links, titles and runs of explore timelines.
+type exploreHost struct{ pageHost }
+
+func (h exploreHost) Texts(loc sim.Locale) explorepage.Texts { return h.s.tr(loc) }
+func (h exploreHost) Langs(loc sim.Locale, langURL func(sim.Locale) string) []templates.LangOption {
+	return langOptions(h.s.tr(loc), langURL)
+}
+func (h exploreHost) LessonRules() sim.Options { return h.s.lessonRules() }
+func (h exploreHost) Lesson(ctx context.Context, id string) explore.Timeline {
+	return h.s.lesson(ctx, id)
+}
+func (h exploreHost) OriginLesson(o explore.Origin) *sim.Lesson  { return h.s.originLesson(o) }
+func (h exploreHost) TimelineTitle(tl explore.Timeline) sim.Text { return h.s.timelineTitle(tl) }
+func (h exploreHost) LessonURL(id string, step int, loc sim.Locale) string {
+	return lessonURL(id, step, loc, false)
+}
+func (h exploreHost) ServeTimeline(w http.ResponseWriter, r *http.Request, tl explore.Timeline, code string) {
+	h.s.serveTimeline(w, r, tl, code)
+}
+func (h exploreHost) Opener(l *sim.Lesson, defs []*sim.VariantDef) sim.StoreOpener {
+	return h.s.lockOpener(l, defs)
+}
+func (h exploreHost) DecodeLock(code string) (*sim.VariantDef, explore.Timeline, error) {
+	return h.s.decodeLock(code)
+}
+func (h exploreHost) BackendInfo() backend.Info { return h.s.cfg.Backend.Info() }
+func (h exploreHost) Refusal(loc sim.Locale, err error) (reason string, acl, ok bool) {
+	code, reason, ok := stepRefusal(h.s.tr(loc), err)
+	return reason, code == ErrCodeRedisACL, ok
 }
 
 // searchHost is the server as package searchpage's Host: pageHost, with

@@ -22,6 +22,7 @@ import (
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/classserve"
+	"lockstep/explorepage"
 	"lockstep/ownlock"
 	"lockstep/searchpage"
 	"lockstep/sim"
@@ -231,8 +232,10 @@ type Server struct {
 	// (backend.Sandbox, openSandbox): its process starts on first use and
 	// is killed with the server.
 	sandbox *backend.Sandbox
-	// locks serves the learners' own locks (package ownlock).
-	locks *ownlock.Pages
+	// locks serves the learners' own locks (package ownlock), explore
+	// explore mode's pages (package explorepage).
+	locks   *ownlock.Pages
+	explore *explorepage.Pages
 
 	// classBus carries the classes (Config.ClassBus); ownBus: the server
 	// made it and closes it. classes are the classes whose presenter or
@@ -332,6 +335,7 @@ func New(cfg Config) (*Server, error) {
 	s.classes = s.newClassHub(id)
 	s.locks = ownlock.New(ownlock.Config{Host: pageHost{s}, MaxTables: cfg.MaxSearches, TableTimeout: cfg.LockTableTimeout})
 	s.searches = s.newSearches()
+	s.explore = explorepage.New(explorepage.Config{Host: exploreHost{pageHost{s}}, CompareTimeout: 2 * runTimeout})
 	s.table = webnet.NewSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
 
 	mux := http.NewServeMux()
@@ -343,13 +347,13 @@ func New(cfg Config) (*Server, error) {
 		"GET /interview":           s.serveInterview,
 		"GET /interview/60s":       s.serveSixty,
 		"GET /drills":              s.serveDrills,
-		"GET /explore":             s.serveExplore,
-		"GET /explore/new":         s.serveExploreNew,
-		"POST /explore/import":     s.serveImport,
-		"GET /explore/export.yaml": s.serveExport("yaml"),
-		"GET /explore/export.mmd":  s.serveExport("mmd"),
-		"GET /explore/export.svg":  s.serveExport("svg"),
-		"GET /explore/compare":     s.serveCompare,
+		"GET /explore":             s.explore.ServeExplore,
+		"GET /explore/new":         s.explore.ServeNew,
+		"POST /explore/import":     s.explore.ServeImport,
+		"GET /explore/export.yaml": s.explore.ServeExport("yaml"),
+		"GET /explore/export.mmd":  s.explore.ServeExport("mmd"),
+		"GET /explore/export.svg":  s.explore.ServeExport("svg"),
+		"GET /explore/compare":     s.explore.ServeCompare,
 		"GET /explore/lock":        s.locks.ServeLock,
 		"POST /explore/lock":       s.locks.ServeLockCheck,
 		"GET /explore/lock/open":   s.locks.ServeLockOpen,
@@ -463,7 +467,7 @@ func assets() templates.Assets {
 
 func writePage(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer
-	// Not ended with the request: a body that timed out (serveImport)
+	// Not ended with the request: a body that timed out (explorepage.Pages.ServeImport)
 	// cancels the request's context, and its page must still render.
 	if err := c.Render(context.WithoutCancel(r.Context()), &buf); err != nil {
 		http.Error(w, "web: render page: "+err.Error(), http.StatusInternalServerError)
