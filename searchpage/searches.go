@@ -25,7 +25,7 @@ import (
 	"lockstep/view"
 )
 
-// The search messages of the websocket protocol (web/doc.go): the page's
+// The search messages of the websocket protocol (docs/web.md): the page's
 // search and search-stop (package web's MsgSearch, MsgSearchStop), and the
 // server's progress and result.
 const (
