@@ -148,7 +148,7 @@ func (s *server) close() {
 }
 
 // dialer offers permessage-deflate, as browsers do; the player answers a
-// loopback peer with plain frames all the same (web/compress.go).
+// loopback peer with plain frames all the same (webnet/compress.go).
 var dialer = &websocket.Dialer{HandshakeTimeout: 30 * time.Second, EnableCompression: true}
 
 // wsClient is a protocol client that reads every message the server sends.
