@@ -111,14 +111,3 @@ func codedErr(m sim.Msg, format string, args ...any) error {
 // ownScripts reports whether l runs the scripts of a learner's variant
 // file (its own lock) rather than a built-in variant's.
 func ownScripts(l *sim.Lesson) bool { return l.VariantDef != nil && !l.VariantDef.Builtin }
-
-// lockForCompare is the lock a Compare request names (k=), nil when none;
-// the page lists it among the variants.
-func (s *Pages) lockForCompare(r *http.Request) (*sim.VariantDef, error) {
-	code := r.URL.Query().Get("k")
-	if code == "" {
-		return nil, nil
-	}
-	def, _, err := s.host.DecodeLock(code)
-	return def, err
-}

@@ -1,0 +1,102 @@
+package explorepage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"lockstep/explore"
+	"lockstep/sim"
+	"lockstep/templates"
+	"lockstep/webnet"
+)
+
+// MaxImportBytes bounds an imported lesson file (upload or paste).
+const MaxImportBytes = 256 << 10
+
+// MaxImportBody bounds an import request's body: the file and the form
+// around it. A longer body gets 413, whatever its encoding.
+const MaxImportBody = MaxImportBytes + 64<<10
+
+// ServeImport loads a lesson file sent by upload (field file) or paste
+// (field yaml) and redirects to its player; a file the loader rejects comes
+// back with its errors at their lines and the text kept.
+func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
+	loc := s.host.Negotiate(r)
+	page := s.explorePage(loc, nil)
+	fail := func(status int, src []byte, name string, err error) {
+		page.ImportText = string(src)
+		var les sim.LoadErrors
+		if errors.As(err, &les) {
+			bad := map[int]bool{}
+			for _, e := range les {
+				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.host.Catalog().Message(loc, e), Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
+				bad[e.Pos.Line] = true
+			}
+			for i, line := range strings.Split(string(src), "\n") {
+				page.ImportLines = append(page.ImportLines, templates.ImportLine{Number: i + 1, Text: line, Error: bad[i+1]})
+			}
+		} else {
+			page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: 1, Col: 1, Msg: s.host.Texts(loc).Err(err), Where: name})
+		}
+		s.host.WritePage(w, r, status, templates.ExploreStart(page))
+	}
+	// The body must arrive within BodyTimeout and be at most
+	// MaxImportBody bytes, whatever its encoding.
+	if tooBig, timedOut, err := webnet.ReadForm(w, r, MaxImportBody, MaxImportBytes, s.host.BodyTimeout()); err != nil {
+		t := s.host.Texts(loc)
+		switch {
+		case tooBig:
+			fail(http.StatusRequestEntityTooLarge, nil, "upload", errors.New(t.T("ImportBodyTooLarge", "Limit", MaxImportBytes>>10, "Max", MaxImportBody>>10)))
+		case timedOut:
+			w.Header().Set("Connection", "close")
+			fail(http.StatusRequestTimeout, nil, "upload", errors.New(t.T("ImportBodyTimeout", "Seconds", s.host.BodyTimeout().Seconds())))
+		default:
+			fail(http.StatusBadRequest, nil, "upload", fmt.Errorf("explorepage: import: read the form: %w", err))
+		}
+		return
+	}
+	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
+	if f, hdr, err := r.FormFile("file"); err == nil {
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, MaxImportBytes+1))
+		if err != nil {
+			fail(http.StatusBadRequest, nil, hdr.Filename, codedErr(sim.M("web.import.unreadable"), "explorepage: import: read %s: %v", hdr.Filename, err))
+			return
+		}
+		if len(b) > 0 {
+			name, src = hdr.Filename, b
+		}
+	}
+	if len(src) > MaxImportBytes {
+		fail(http.StatusRequestEntityTooLarge, nil, name, errors.New(s.host.Texts(loc).T("ImportTooLarge", "Name", name, "Limit", MaxImportBytes>>10)))
+		return
+	}
+	if bytes.HasPrefix(src, []byte{0xff, 0xfe}) || bytes.HasPrefix(src, []byte{0xfe, 0xff}) {
+		fail(http.StatusUnprocessableEntity, nil, name, codedErr(sim.M("web.import.utf16"), "explorepage: import: %s is UTF-16 text; save it as UTF-8 and import it again", name))
+		return
+	}
+	if !utf8.Valid(src) {
+		fail(http.StatusUnprocessableEntity, nil, name, codedErr(sim.M("web.import.not-utf8"), "explorepage: import: %s is not UTF-8 text (a lesson file is YAML in UTF-8)", name))
+		return
+	}
+	if len(strings.TrimSpace(string(src))) == 0 {
+		fail(http.StatusBadRequest, src, name, codedErr(sim.M("web.import.empty"), "explorepage: import: choose a lesson file or paste one"))
+		return
+	}
+	l, err := s.host.LessonRules().Load(name, src)
+	if err != nil {
+		fail(http.StatusUnprocessableEntity, src, name, err)
+		return
+	}
+	code, err := s.host.EncodeTimeline(explore.Timeline{Kind: explore.KindImport, Lesson: l})
+	if err != nil {
+		fail(http.StatusUnprocessableEntity, src, name, err)
+		return
+	}
+	http.Redirect(w, r, s.host.ExploreURL(code, 0, loc), http.StatusSeeOther)
+}
