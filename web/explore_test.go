@@ -542,7 +542,6 @@ func TestCompareColumnRetold(t *testing.T) {
 	}
 }
 
-
 // TestImportOverExploreLimits: a lesson file the loader takes but whose
 // durations explore mode does not (a long script or an advance of a year)
 // is refused by the import itself, 422 with the error at the step's
