@@ -78,6 +78,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.Fencing {
 		add("fencing", true)
 	}
+	if l.FencingCounterTTL > 0 {
+		add("fencing_counter_ttl", formatDuration(l.FencingCounterTTL))
+	}
 	if l.Lock != "lock" {
 		add("lock", yamlString(l.Lock))
 	}

@@ -29,6 +29,13 @@ type Lesson struct {
 	// Lease is the default lease of an acquire; always > 0.
 	Lease   time.Duration
 	Fencing bool   // outermost acquires get fencing tokens (any variant; see resource/fence.lua)
+	// FencingCounterTTL, when > 0, is the TTL every fencing token's issue
+	// sets on the lock's fencing counter (lesson field
+	// `fencing_counter_ttl`, an addition; only with Fencing): a counter
+	// given a short expiry, which restarts at 1 once it lapses. 0 gives it
+	// Lockstep's cleanup TTL, longer than the run, so within a run it never
+	// expires.
+	FencingCounterTTL time.Duration
 	Lock    string // default lock name; "lock" when the file names none
 	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
 	// out; files may add `seed:` and otherwise it is derived from ID, so every

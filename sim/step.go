@@ -424,6 +424,9 @@ func (r *Runner) op(st *Step, owner string, lease int64) lockOp {
 	op := lockOp{key: lockKeyPrefix + st.Lock, lock: st.Lock, owner: owner, leaseMS: lease, keepMS: r.keepMS}
 	if r.lesson.Fencing {
 		op.fenceKey = fenceKeyPrefix + st.Lock
+		if t := r.lesson.FencingCounterTTL; t > 0 {
+			op.keepMS = t.Milliseconds() // a counter that lapses and restarts at 1
+		}
 	}
 	return op
 }

@@ -171,6 +171,12 @@ func (v *validator) header() {
 	} else {
 		v.duration("lease", "lease", l.Lease)
 	}
+	if l.FencingCounterTTL != 0 || v.at.has("fencing_counter_ttl") {
+		v.duration("fencing_counter_ttl", "fencing_counter_ttl", l.FencingCounterTTL)
+		if !l.Fencing && v.checked("fencing_counter_ttl") {
+			v.add("fencing_counter_ttl", Pos{}, M("lesson.fencing-counter-ttl-no-fencing"), "fencing_counter_ttl: the lesson issues no fencing token; add fencing: true")
+		}
+	}
 	switch {
 	case v.at.loaded && !v.at.has("steps"):
 		v.missing("steps", v.at.top, "", "steps")
