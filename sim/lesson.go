@@ -28,7 +28,7 @@ type Lesson struct {
 	VariantDef *VariantDef
 	// Lease is the default lease of an acquire; always > 0.
 	Lease   time.Duration
-	Fencing bool   // outermost acquires get fencing tokens (any variant; see resource/fence.lua)
+	Fencing bool // outermost acquires get fencing tokens (any variant; see resource/fence.lua)
 	// FencingCounterTTL, when > 0, is the TTL every fencing token's issue
 	// sets on the lock's fencing counter (lesson field
 	// `fencing_counter_ttl`, an addition; only with Fencing): a counter
@@ -36,7 +36,7 @@ type Lesson struct {
 	// Lockstep's cleanup TTL, longer than the run, so within a run it never
 	// expires.
 	FencingCounterTTL time.Duration
-	Lock    string // default lock name; "lock" when the file names none
+	Lock              string // default lock name; "lock" when the file names none
 	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
 	// out; files may add `seed:` and otherwise it is derived from ID, so every
 	// run of a lesson draws the same tokens.
