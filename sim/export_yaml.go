@@ -96,6 +96,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.Nodes > 0 {
 		add("nodes", l.Nodes)
 	}
+	if l.Cluster {
+		add("cluster", true)
+	}
 	if len(l.Actors) > 0 {
 		actors := make([]yaml.MapSlice, len(l.Actors))
 		for i, a := range l.Actors {

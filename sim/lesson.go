@@ -50,9 +50,13 @@ type Lesson struct {
 	// server): every lock call goes to each node in turn, and the client
 	// holds the lock when a majority (Nodes/2+1) granted it, as Redlock
 	// does. A restart step empties one node. MinNodes to MaxNodes.
-	Nodes  int
-	Actors []ActorSpec
-	Steps  []Step
+	Nodes int
+	// Cluster models a Redis Cluster's key rule (lesson field `cluster:
+	// true`, an addition): a request whose keys hash to different slots is
+	// refused with CROSSSLOT before it runs (cluster.go).
+	Cluster bool
+	Actors  []ActorSpec
+	Steps   []Step
 }
 
 // ActorSpec declares an actor of the lesson.
@@ -210,15 +214,19 @@ const (
 	// with the BUSY error because another client's script was still
 	// running (a long-script step); no step asserts it. An addition.
 	ScriptBusy Outcome = "SCRIPT_BUSY"
+	// CrossSlot: in a lesson with cluster: true, an acquire or a release
+	// whose request names keys of different hash slots, refused by the
+	// Cluster with CROSSSLOT before anything ran. An addition.
+	CrossSlot Outcome = "CROSSSLOT"
 )
 
 // OutcomesFor returns the outcomes the spec allows for action a.
 func OutcomesFor(a Action) []Outcome {
 	switch a {
 	case ActAcquire:
-		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext, NotOwner, TimedOut}
+		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext, NotOwner, TimedOut, CrossSlot}
 	case ActRelease:
-		return []Outcome{Released, StillHeld, NotOwner, NoContext, TimedOut, Pending}
+		return []Outcome{Released, StillHeld, NotOwner, NoContext, TimedOut, Pending, CrossSlot}
 	case ActFinishRelease:
 		return []Outcome{Released, NotOwner}
 	case ActWrite:

@@ -525,6 +525,11 @@ func (r *Runner) singleAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		if fenceCall != nil {
 			batch = append(batch, fenceCall)
 		}
+		if r.crossSlot(batch...) {
+			// A Cluster refuses the request before anything runs: the
+			// client gets an error and holds nothing.
+			return CrossSlot, ErrorReply(CrossSlotReply), Reply{}, refused(batch...), nil
+		}
 		replies, err := r.exec(ctx, batch...)
 		if err != nil {
 			return "", Reply{}, Reply{}, nil, err
@@ -607,6 +612,10 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 		if out, res.calls, err = r.quorumRelease(ctx, st, op, g, call); err != nil {
 			return stepResult{}, err
 		}
+	case call != nil && r.crossSlot(call):
+		// A Cluster refuses the unlock before it runs: the lock stays, and
+		// the error unwinds the caller's stack as any exception does.
+		out, res.calls = CrossSlot, refused(call)
 	case call != nil:
 		replies, err := r.exec(ctx, call)
 		if err != nil {

@@ -614,6 +614,8 @@ func (v *validator) nodes() {
 			v.add("nodes", Pos{}, M("lesson.nodes-variant", "Variant", l.Variant), "nodes: the %s variant's release is a GET, then a DEL in a later step, which a majority of nodes cannot share", l.Variant)
 		case l.Replica:
 			v.add("nodes", Pos{}, M("lesson.nodes-replica"), "nodes: Redlock's nodes are independent primaries; a lesson has either nodes or replica: true")
+		case l.Cluster:
+			v.add("nodes", Pos{}, M("lesson.nodes-cluster"), "nodes: Redlock's nodes are independent primaries, not one Redis Cluster; a lesson has either nodes or cluster: true")
 		case l.Fencing:
 			v.add("nodes", Pos{}, M("lesson.nodes-fencing"), "nodes: a fencing counter on several nodes would need a server of its own; leave fencing out")
 		}
