@@ -160,8 +160,11 @@ func yamlStep(l *Lesson, s Step, enc func(field string, t Text) any) yaml.MapSli
 	if takes("unreachable") && len(s.Unreachable) > 0 {
 		add("unreachable", s.Unreachable)
 	}
-	if takes("node") {
-		add("node", s.Node) // required by restart
+	if takes("keep_partial") && s.KeepPartial {
+		add("keep_partial", true)
+	}
+	if takes("node") && (s.Node != 0 || s.Do == ActRestart) {
+		add("node", s.Node) // required by restart, optional on clock-jump
 	}
 	// value, child, context and by are required by the actions that take
 	// them, so they are written even when empty.

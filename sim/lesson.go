@@ -146,8 +146,14 @@ type Step struct {
 	// An addition to the spec.
 	Unreplicated bool
 	// Node (restart; lessons with nodes) is the node that restarts, 1 to
-	// Lesson.Nodes. An addition to the spec.
+	// Lesson.Nodes; on a clock-jump (optional) the one node whose clock
+	// jumps, the others' staying where they are. An addition to the spec.
 	Node int
+	// KeepPartial (acquire; lessons with nodes): a client that misses the
+	// majority does not release the nodes that granted it, against
+	// Redlock's rule, so their keys stay until the lease ends. An addition
+	// to the spec.
+	KeepPartial bool
 	// Unreachable (acquire, release; lessons with nodes) lists the nodes the
 	// step's calls never reach (a network partition): the client sends to
 	// the others only. An addition to the spec.

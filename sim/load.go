@@ -606,7 +606,7 @@ func (d *decoder) step(n ast.Node, path string) Step {
 	plain := fieldsOf{
 		strs:      map[string]*string{"lock": &s.Lock, "value": &s.Value, "child": &s.Child, "context": &s.Context},
 		texts:     map[string]*Text{"say": &s.Say, "why": &s.Why, "misconception": &s.Misconception},
-		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "nested": &s.Nested, "unreplicated": &s.Unreplicated},
+		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "nested": &s.Nested, "unreplicated": &s.Unreplicated, "keep_partial": &s.KeepPartial},
 		durations: map[string]*time.Duration{"lease": &s.Lease, "by": &s.By},
 	}
 	d.decodeFields(fields, "step", plain, func(kv keyValue) bool {

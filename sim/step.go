@@ -31,6 +31,10 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActClockJump:
 		byExpiry = true
 		res.outcome = OK
+		if st.Node > 0 {
+			err = r.jumpNode(ctx, st.Node, st.By.Milliseconds())
+			break
+		}
 		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockJump, false)
 	case ActLongScript:
 		byExpiry = true

@@ -310,7 +310,7 @@ func (v *validator) actor(i int) {
 // may carry (do, say, expect, expect_violation, misconception). why and
 // because go with the actions predict mode asks about.
 var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "unreachable", "why", "because"},
+	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "unreachable", "keep_partial", "why", "because"},
 	ActRelease: {"actor", "lock", "reply_lost", "unreplicated", "unreachable", "why", "because"},
 	ActWrite:   {"actor", "value", "lock", "unreplicated", "why", "because"},
 	ActPause:   {"actor"},
@@ -321,7 +321,7 @@ var stepFields = map[Action][]string{
 	// Additions to the spec:
 	ActFinishRelease: {"actor", "lock", "why", "because"},
 	ActExit:          {"actor"},
-	ActClockJump:     {"by"},
+	ActClockJump:     {"by", "node"},
 	ActFailover:      {},
 	ActLongScript:    {"actor", "by"},
 	ActRestart:       {"node"},
@@ -379,8 +379,9 @@ func (v *validator) step(i int) {
 		"unreplicated": v.present(f("unreplicated"), s.Unreplicated), "nested": v.present(f("nested"), s.Nested),
 		"why": v.present(f("why"), s.Why != nil), "because": v.present(f("because"), s.Because != nil),
 		"node": v.present(f("node"), s.Node != 0), "unreachable": v.present(f("unreachable"), s.Unreachable != nil),
+		"keep_partial": v.present(f("keep_partial"), s.KeepPartial),
 	}
-	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "node", "unreachable", "why", "because"} {
+	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "node", "unreachable", "keep_partial", "why", "because"} {
 		if given[name] && !slices.Contains(allowed, name) {
 			p := v.at.pos(f(name) + ":key")
 			v.add(f(name), p, M("lesson.field-not-applicable", "Field", name, "Action", string(s.Do)), "field %q does not apply to %s", name, s.Do)
@@ -633,6 +634,12 @@ func (v *validator) nodes() {
 			v.add(path+".do", s.Pos, M("lesson.restart-no-nodes", "Step", n), "step %d: restart needs nodes to restart; add nodes: 3 to the lesson", n)
 		case s.Do == ActRestart && v.present(path+".node", s.Node != 0):
 			inRange(path+".node", Pos{}, s.Node, n)
+		case s.Do == ActClockJump && (v.at.has(path+".node") || s.Node != 0) && !has:
+			v.add(path+".node", s.Pos, M("lesson.clock-jump-node-no-nodes", "Step", n), "step %d: a clock jump on one node needs nodes; add nodes: 3 to the lesson, or leave node out to jump the server's clock", n)
+		case s.Do == ActClockJump && v.present(path+".node", s.Node != 0):
+			inRange(path+".node", Pos{}, s.Node, n)
+		case s.Do == ActAcquire && s.KeepPartial && !has:
+			v.add(path+".keep_partial", s.Pos, M("lesson.keep-partial-no-nodes", "Step", n), "step %d: keep_partial keeps the nodes a failed majority took; add nodes: 3 to the lesson", n)
 		case s.Do == ActWrite && has:
 			v.add(path+".do", s.Pos, M("lesson.nodes-write", "Step", n), "step %d: a lesson on several nodes has no resource to write to", n)
 		case s.Do == ActLongScript && has:
