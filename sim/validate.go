@@ -635,11 +635,11 @@ func (v *validator) nodes() {
 		case s.Do == ActRestart && v.present(path+".node", s.Node != 0):
 			inRange(path+".node", Pos{}, s.Node, n)
 		case s.Do == ActClockJump && (v.at.has(path+".node") || s.Node != 0) && !has:
-			v.add(path+".node", s.Pos, M("lesson.clock-jump-node-no-nodes", "Step", n), "step %d: a clock jump on one node needs nodes; add nodes: 3 to the lesson, or leave node out to jump the server's clock", n)
+			v.add(path+".node", v.posOr(path+".node", s.Pos), M("lesson.clock-jump-node-no-nodes", "Step", n), "step %d: a clock jump on one node needs nodes; add nodes: 3 to the lesson, or leave node out to jump the server's clock", n)
 		case s.Do == ActClockJump && v.present(path+".node", s.Node != 0):
 			inRange(path+".node", Pos{}, s.Node, n)
 		case s.Do == ActAcquire && s.KeepPartial && !has:
-			v.add(path+".keep_partial", s.Pos, M("lesson.keep-partial-no-nodes", "Step", n), "step %d: keep_partial keeps the nodes a failed majority took; add nodes: 3 to the lesson", n)
+			v.add(path+".keep_partial", v.posOr(path+".keep_partial", s.Pos), M("lesson.keep-partial-no-nodes", "Step", n), "step %d: keep_partial keeps the nodes a failed majority took; add nodes: 3 to the lesson", n)
 		case s.Do == ActWrite && has:
 			v.add(path+".do", s.Pos, M("lesson.nodes-write", "Step", n), "step %d: a lesson on several nodes has no resource to write to", n)
 		case s.Do == ActLongScript && has:
@@ -683,4 +683,13 @@ func allNodes(list []int, n int) bool {
 		}
 	}
 	return true
+}
+
+// posOr is the position of the value at path in the file, or p when the
+// lesson was not read from one (or the path has none).
+func (v *validator) posOr(path string, p Pos) Pos {
+	if q := v.at.pos(path); q != (Pos{}) {
+		return q
+	}
+	return p
 }
