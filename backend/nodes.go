@@ -209,6 +209,11 @@ func (s *Store) execNode(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 	s.pmu.Lock()
 	nd := ns.nodes[b.Node-1]
 	s.pmu.Unlock()
+	if b.Jump > 0 && nd.mini != nil {
+		// The node's clock alone jumps (a clock-jump step with node); a
+		// started node gets the jumped state from the restore (b.Prior).
+		nd.mini.FastForward(b.Jump)
+	}
 	// The store's connection is the node's for this batch (and stays so
 	// until the next: Close deletes the run's keys on it, then kills
 	// every node).

@@ -262,3 +262,37 @@ func TestGlossaryFindsForbidden(t *testing.T) {
 		}
 	}
 }
+
+// TestGlossaryNewTerms checks that the glossary holds the terms of issue
+// 39's new lessons (Cluster, Redlock's rules, fencing counters) and that
+// each catches the variant it replaces.
+func TestGlossaryNewTerms(t *testing.T) {
+	g := loadGlossary(t)
+	for _, c := range []struct{ en, loc, bad string }{
+		{"hash slot", "zh-CN", "键落在不同的散列槽里"},
+		{"hash slot", "zh-TW", "鍵落在不同的哈希槽裡"},
+		{"hash tag", "zh-TW", "同一個哈希標籤"},
+		{"unlock latch", "zh-CN", "这次调用的门闩键"},
+		{"validity time", "zh-TW", "A 的有效時長"},
+		{"clock drift", "zh-CN", "时钟偏移的余量"},
+		{"fencing counter", "zh-TW", "圍欄計數器從 1 開始"},
+		{"row version", "zh-TW", "行版本檢查"},
+	} {
+		var form *glossaryForm
+		for i := range g.Terms {
+			if strings.HasPrefix(g.Terms[i].En, c.en) {
+				form = &g.Terms[i].ZhCN
+				if c.loc == "zh-TW" {
+					form = &g.Terms[i].ZhTW
+				}
+			}
+		}
+		if form == nil {
+			t.Errorf("glossary: no term %q", c.en)
+			continue
+		}
+		if len(findForbidden(*form, c.bad)) == 0 {
+			t.Errorf("glossary %q (%s): %q is not caught", c.en, c.loc, c.bad)
+		}
+	}
+}

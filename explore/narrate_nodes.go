@@ -15,6 +15,9 @@ func narrateNodes(st *sim.Step, cur sim.Frame) (sim.Msg, bool) {
 	if st.Do == sim.ActRestart {
 		return sim.M("narration.restart", "Node", st.Node), true
 	}
+	if st.Do == sim.ActClockJump && st.Node > 0 {
+		return sim.M("narration.clock-jump-node", "Node", st.Node), true
+	}
 	if st.Do != sim.ActAcquire && st.Do != sim.ActRelease {
 		return sim.Msg{}, false
 	}

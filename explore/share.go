@@ -79,11 +79,15 @@ type wireLesson struct {
 	Seed     uint64   `json:"s,omitempty"`
 	Replica  bool     `json:"r,omitempty"`
 	// Nodes is the lesson's nodes (an addition: codes without it still open).
-	Nodes  int         `json:"n,omitempty"`
-	Actors []wireActor `json:"a,omitempty"`
-	Steps  []wireStep  `json:"t,omitempty"`
-	Origin string      `json:"o,omitempty"`
-	At     int         `json:"at,omitempty"`
+	Nodes int `json:"n,omitempty"`
+	// Cluster and FencingCounterTTLMS are the lesson fields cluster and
+	// fencing_counter_ttl (additions: codes without them still open).
+	Cluster             bool        `json:"cl,omitempty"`
+	FencingCounterTTLMS int64       `json:"fc,omitempty"`
+	Actors              []wireActor `json:"a,omitempty"`
+	Steps               []wireStep  `json:"t,omitempty"`
+	Origin              string      `json:"o,omitempty"`
+	At                  int         `json:"at,omitempty"`
 	// Search is Origin.Search (an addition: codes without it still open).
 	Search string `json:"se,omitempty"`
 	// Under is Origin.Under (an addition: codes without it still open).
@@ -118,8 +122,10 @@ type wireStep struct {
 	Unreplicated bool    `json:"u,omitempty"`
 	// Node and Unreachable are a restart's node and the nodes a call does
 	// not reach (additions, in a lesson with nodes).
-	Node        int      `json:"nd,omitempty"`
-	Unreachable []int    `json:"ur,omitempty"`
+	Node        int   `json:"nd,omitempty"`
+	Unreachable []int `json:"ur,omitempty"`
+	// KeepPartial is an acquire's keep_partial (an addition).
+	KeepPartial bool     `json:"kp,omitempty"`
 	Value       string   `json:"w,omitempty"`
 	Child       string   `json:"c,omitempty"`
 	Context     string   `json:"x,omitempty"`
@@ -175,6 +181,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica, Nodes: l.Nodes,
+		Cluster: l.Cluster, FencingCounterTTLMS: l.FencingCounterTTL.Milliseconds(),
 		Origin: o.Lesson, At: o.At, Search: o.Search, Under: o.Under,
 	}
 	if d := l.VariantDef; d != nil && !d.Builtin {
@@ -189,7 +196,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 	for _, s := range l.Steps {
 		ws := wireStep{
 			Actor: s.Actor, Do: string(s.Do), LeaseMS: s.Lease.Milliseconds(), ReplyLost: s.ReplyLost, Nested: s.Nested,
-			Unreplicated: s.Unreplicated, Node: s.Node, Unreachable: s.Unreachable, Value: s.Value, Child: s.Child, Context: s.Context,
+			Unreplicated: s.Unreplicated, Node: s.Node, Unreachable: s.Unreachable, KeepPartial: s.KeepPartial, Value: s.Value, Child: s.Child, Context: s.Context,
 			ByMS: s.By.Milliseconds(), Say: toWire(s.Say), Expect: string(s.Expect),
 			Violations: s.ExpectViolations, Why: toWire(s.Why), Misconception: toWire(s.Misconception),
 		}
@@ -444,7 +451,10 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		ID: w.ID, Title: fromWire(w.Title), Summary: fromWire(w.Summary), Takeaway: fromWire(w.Takeaway),
 		Note:   fromWire(w.Note),
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
-		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica, Nodes: w.Nodes,
+		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica, Nodes: w.Nodes, Cluster: w.Cluster,
+	}
+	if w.FencingCounterTTLMS != 0 {
+		l.FencingCounterTTL = dur("fencing_counter_ttl", w.FencingCounterTTLMS, MaxLeaseMS)
 	}
 	if w.OwnLock != nil {
 		def, errs := wireVariant(w.OwnLock)
@@ -461,7 +471,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		st := sim.Step{
 			Actor: s.Actor, Do: sim.Action(s.Do), Lock: l.Lock, Lease: dur(path+".lease", s.LeaseMS, MaxLeaseMS),
 			ReplyLost: s.ReplyLost, Nested: s.Nested, Unreplicated: s.Unreplicated, Node: s.Node, Unreachable: s.Unreachable,
-			Value: s.Value, Child: s.Child, Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
+			KeepPartial: s.KeepPartial, Value: s.Value, Child: s.Child, Context: s.Context, By: dur(path+".by", s.ByMS, MaxAdvanceMS), Say: fromWire(s.Say),
 			Expect: sim.Outcome(s.Expect), ExpectViolations: s.Violations,
 			Why: fromWire(s.Why), Misconception: fromWire(s.Misconception),
 		}
@@ -507,6 +517,7 @@ func durations(l *sim.Lesson) sim.LoadErrors {
 		}
 	}
 	add("lease", at(sim.Pos{}), l.Lease, MaxLeaseMS)
+	add("fencing_counter_ttl", at(sim.Pos{}), l.FencingCounterTTL, MaxLeaseMS)
 	for i, s := range l.Steps {
 		path := fmt.Sprintf("steps[%d]", i+1)
 		add(path+".lease", at(s.Pos), s.Lease, MaxLeaseMS)

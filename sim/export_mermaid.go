@@ -261,6 +261,10 @@ func (d *seqDiagram) step(prev, f Frame) {
 		d.note(d.span(), n+d.t("advance", "By", d.seconds(st.ByMS)))
 		d.calls(n, prev, f, st)
 	case ActClockJump:
+		if st.Node > 0 {
+			d.note(d.span(), n+d.t("clock-jump-node", "By", d.seconds(st.ByMS), "Node", st.Node))
+			break
+		}
 		d.note(d.span(), n+d.t("clock-jump", "By", d.seconds(st.ByMS)))
 		d.calls(n, prev, f, st)
 	case ActLongScript:

@@ -78,6 +78,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.Fencing {
 		add("fencing", true)
 	}
+	if l.FencingCounterTTL > 0 {
+		add("fencing_counter_ttl", formatDuration(l.FencingCounterTTL))
+	}
 	if l.Lock != "lock" {
 		add("lock", yamlString(l.Lock))
 	}
@@ -92,6 +95,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	}
 	if l.Nodes > 0 {
 		add("nodes", l.Nodes)
+	}
+	if l.Cluster {
+		add("cluster", true)
 	}
 	if len(l.Actors) > 0 {
 		actors := make([]yaml.MapSlice, len(l.Actors))
@@ -154,8 +160,11 @@ func yamlStep(l *Lesson, s Step, enc func(field string, t Text) any) yaml.MapSli
 	if takes("unreachable") && len(s.Unreachable) > 0 {
 		add("unreachable", s.Unreachable)
 	}
-	if takes("node") {
-		add("node", s.Node) // required by restart
+	if takes("keep_partial") && s.KeepPartial {
+		add("keep_partial", true)
+	}
+	if takes("node") && (s.Node != 0 || s.Do == ActRestart) {
+		add("node", s.Node) // required by restart, optional on clock-jump
 	}
 	// value, child, context and by are required by the actions that take
 	// them, so they are written even when empty.

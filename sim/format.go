@@ -145,6 +145,9 @@ func FormatStep(s StepInfo) string {
 	if len(s.Unreachable) > 0 {
 		parts = append(parts, "unreachable="+fmt.Sprint(s.Unreachable))
 	}
+	if s.KeepPartial {
+		parts = append(parts, "keep_partial")
+	}
 	return strings.Join(parts, " ")
 }
 

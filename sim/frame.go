@@ -60,7 +60,10 @@ type StepInfo struct {
 	// acquire's or a release's calls never reach (lessons with nodes).
 	Node        int   `json:"node,omitempty"`
 	Unreachable []int `json:"unreachable,omitempty"`
-	Line        int   `json:"line,omitempty"` // line of the step in the lesson file
+	// KeepPartial marks an acquire whose client, missing the majority,
+	// leaves the nodes that granted it as they are (lessons with nodes).
+	KeepPartial bool `json:"keep_partial,omitempty"`
+	Line        int  `json:"line,omitempty"` // line of the step in the lesson file
 }
 
 // CallRecord is one Redis call a step made.

@@ -28,8 +28,15 @@ type Lesson struct {
 	VariantDef *VariantDef
 	// Lease is the default lease of an acquire; always > 0.
 	Lease   time.Duration
-	Fencing bool   // outermost acquires get fencing tokens (any variant; see resource/fence.lua)
-	Lock    string // default lock name; "lock" when the file names none
+	Fencing bool // outermost acquires get fencing tokens (any variant; see resource/fence.lua)
+	// FencingCounterTTL, when > 0, is the TTL every fencing token's issue
+	// sets on the lock's fencing counter (lesson field
+	// `fencing_counter_ttl`, an addition; only with Fencing): a counter
+	// given a short expiry, which restarts at 1 once it lapses. 0 gives it
+	// Lockstep's cleanup TTL, longer than the run, so within a run it never
+	// expires.
+	FencingCounterTTL time.Duration
+	Lock              string // default lock name; "lock" when the file names none
 	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
 	// out; files may add `seed:` and otherwise it is derived from ID, so every
 	// run of a lesson draws the same tokens.
@@ -43,9 +50,13 @@ type Lesson struct {
 	// server): every lock call goes to each node in turn, and the client
 	// holds the lock when a majority (Nodes/2+1) granted it, as Redlock
 	// does. A restart step empties one node. MinNodes to MaxNodes.
-	Nodes  int
-	Actors []ActorSpec
-	Steps  []Step
+	Nodes int
+	// Cluster models a Redis Cluster's key rule (lesson field `cluster:
+	// true`, an addition): a request whose keys hash to different slots is
+	// refused with CROSSSLOT before it runs (cluster.go).
+	Cluster bool
+	Actors  []ActorSpec
+	Steps   []Step
 }
 
 // ActorSpec declares an actor of the lesson.
@@ -135,8 +146,14 @@ type Step struct {
 	// An addition to the spec.
 	Unreplicated bool
 	// Node (restart; lessons with nodes) is the node that restarts, 1 to
-	// Lesson.Nodes. An addition to the spec.
+	// Lesson.Nodes; on a clock-jump (optional) the one node whose clock
+	// jumps, the others' staying where they are. An addition to the spec.
 	Node int
+	// KeepPartial (acquire; lessons with nodes): a client that misses the
+	// majority does not release the nodes that granted it, against
+	// Redlock's rule, so their keys stay until the lease ends. An addition
+	// to the spec.
+	KeepPartial bool
 	// Unreachable (acquire, release; lessons with nodes) lists the nodes the
 	// step's calls never reach (a network partition): the client sends to
 	// the others only. An addition to the spec.
@@ -203,15 +220,19 @@ const (
 	// with the BUSY error because another client's script was still
 	// running (a long-script step); no step asserts it. An addition.
 	ScriptBusy Outcome = "SCRIPT_BUSY"
+	// CrossSlot: in a lesson with cluster: true, an acquire or a release
+	// whose request names keys of different hash slots, refused by the
+	// Cluster with CROSSSLOT before anything ran. An addition.
+	CrossSlot Outcome = "CROSSSLOT"
 )
 
 // OutcomesFor returns the outcomes the spec allows for action a.
 func OutcomesFor(a Action) []Outcome {
 	switch a {
 	case ActAcquire:
-		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext, NotOwner, TimedOut}
+		return []Outcome{Acquired, Reentered, Busy, Lost, NoContext, NotOwner, TimedOut, CrossSlot}
 	case ActRelease:
-		return []Outcome{Released, StillHeld, NotOwner, NoContext, TimedOut, Pending}
+		return []Outcome{Released, StillHeld, NotOwner, NoContext, TimedOut, Pending, CrossSlot}
 	case ActFinishRelease:
 		return []Outcome{Released, NotOwner}
 	case ActWrite:

@@ -269,8 +269,8 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	plain := fieldsOf{
 		strs:      map[string]*string{"id": &l.ID, "source": &l.Source, "group": &l.Group, "variant": &l.Variant, "lock": &l.Lock},
 		texts:     map[string]*Text{"title": &l.Title, "summary": &l.Summary, "takeaway": &l.Takeaway, "note": &l.Note},
-		bools:     map[string]*bool{"fencing": &l.Fencing, "replica": &l.Replica},
-		durations: map[string]*time.Duration{"lease": &l.Lease},
+		bools:     map[string]*bool{"fencing": &l.Fencing, "replica": &l.Replica, "cluster": &l.Cluster},
+		durations: map[string]*time.Duration{"lease": &l.Lease, "fencing_counter_ttl": &l.FencingCounterTTL},
 	}
 	d.decodeFields(fields, "lesson", plain, func(kv keyValue) bool {
 		switch kv.key {
@@ -606,7 +606,7 @@ func (d *decoder) step(n ast.Node, path string) Step {
 	plain := fieldsOf{
 		strs:      map[string]*string{"lock": &s.Lock, "value": &s.Value, "child": &s.Child, "context": &s.Context},
 		texts:     map[string]*Text{"say": &s.Say, "why": &s.Why, "misconception": &s.Misconception},
-		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "nested": &s.Nested, "unreplicated": &s.Unreplicated},
+		bools:     map[string]*bool{"reply_lost": &s.ReplyLost, "nested": &s.Nested, "unreplicated": &s.Unreplicated, "keep_partial": &s.KeepPartial},
 		durations: map[string]*time.Duration{"lease": &s.Lease, "by": &s.By},
 	}
 	d.decodeFields(fields, "step", plain, func(kv keyValue) bool {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // A lesson with nodes (Lesson.Nodes, lesson field `nodes: N`) runs on N
@@ -159,10 +160,14 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		return Reentered, calls, nil, nil
 	}
 	// No majority: the client undoes its attempt on every node it reaches,
-	// as Redlock says, not only those that said yes.
+	// as Redlock says, not only those that said yes; one that breaks the
+	// rule (keep_partial) leaves its grants until their lease ends.
 	out = Busy
 	if count[Lost] >= q {
 		out = Lost
+	}
+	if st.KeepPartial {
+		return out, calls, nil, nil
 	}
 	undo := r.v.release(op, &grant{token: op.owner, count: 1, leaseMS: op.leaseMS})
 	if undo == nil {
@@ -407,4 +412,25 @@ func cloneNodes(nodes [][]KeyState) [][]KeyState {
 		return nil
 	}
 	return slices.Clone(nodes)
+}
+
+// jumpNode makes node n's clock jump forward by ms (a clock-jump step with
+// node): every TTL on that node drops by ms and a key at 0 or less is gone,
+// while simulated time, the clients' clocks and the other nodes stay where
+// they are. The store moves that node's clock alone (Batch.Jump) and reads
+// it back, which must hold what the simulation says.
+func (r *Runner) jumpNode(ctx context.Context, n int, ms int64) error {
+	want := decay(r.nodeKeys[n-1], ms)
+	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Nodes: r.lesson.Nodes, Node: n, Jump: time.Duration(ms) * time.Millisecond})
+	if err != nil {
+		return fmt.Errorf("clock jump on node %d: %w", n, err)
+	}
+	for i := range want {
+		if i >= len(res.Keys) || !sameKey(res.Keys[i], want[i]) {
+			return fmt.Errorf("node %d disagrees with its jumped clock: want %s, got %v", n, formatKey(want[i]), res.Keys)
+		}
+	}
+	r.nodeKeys[n-1] = res.Keys
+	r.keys = r.quorumKeys()
+	return nil
 }

@@ -31,6 +31,10 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	case ActClockJump:
 		byExpiry = true
 		res.outcome = OK
+		if st.Node > 0 {
+			err = r.jumpNode(ctx, st.Node, st.By.Milliseconds())
+			break
+		}
 		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockJump, false)
 	case ActLongScript:
 		byExpiry = true
@@ -424,6 +428,9 @@ func (r *Runner) op(st *Step, owner string, lease int64) lockOp {
 	op := lockOp{key: lockKeyPrefix + st.Lock, lock: st.Lock, owner: owner, leaseMS: lease, keepMS: r.keepMS}
 	if r.lesson.Fencing {
 		op.fenceKey = fenceKeyPrefix + st.Lock
+		if t := r.lesson.FencingCounterTTL; t > 0 {
+			op.keepMS = t.Milliseconds() // a counter that lapses and restarts at 1
+		}
 	}
 	return op
 }
@@ -522,6 +529,11 @@ func (r *Runner) singleAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		if fenceCall != nil {
 			batch = append(batch, fenceCall)
 		}
+		if r.crossSlot(batch...) {
+			// A Cluster refuses the request before anything runs: the
+			// client gets an error and holds nothing.
+			return CrossSlot, ErrorReply(CrossSlotReply), Reply{}, refused(batch...), nil
+		}
 		replies, err := r.exec(ctx, batch...)
 		if err != nil {
 			return "", Reply{}, Reply{}, nil, err
@@ -604,6 +616,10 @@ func (r *Runner) release(ctx context.Context, st *Step) (stepResult, error) {
 		if out, res.calls, err = r.quorumRelease(ctx, st, op, g, call); err != nil {
 			return stepResult{}, err
 		}
+	case call != nil && r.crossSlot(call):
+		// A Cluster refuses the unlock before it runs: the lock stays, and
+		// the error unwinds the caller's stack as any exception does.
+		out, res.calls = CrossSlot, refused(call)
 	case call != nil:
 		replies, err := r.exec(ctx, call)
 		if err != nil {

@@ -49,6 +49,13 @@ type Batch struct {
 	// empty, Prior holds every key absent; the result's Keys are read from
 	// the restarted node.
 	Restart bool
+	// Jump (with Node, > 0): the node's clock alone jumps forward by Jump
+	// before the batch (a clock-jump step with node), so every TTL on it
+	// drops by Jump while the other nodes' stay; Calls is empty and Prior is
+	// the node's state after the jump, which a store on a wall clock
+	// re-establishes as usual and one on a virtual clock reaches by moving
+	// that node's clock alone.
+	Jump time.Duration
 }
 
 // Replication says what a Batch does to the replica of a run that has one.

@@ -171,6 +171,12 @@ func (v *validator) header() {
 	} else {
 		v.duration("lease", "lease", l.Lease)
 	}
+	if l.FencingCounterTTL != 0 || v.at.has("fencing_counter_ttl") {
+		v.duration("fencing_counter_ttl", "fencing_counter_ttl", l.FencingCounterTTL)
+		if !l.Fencing && v.checked("fencing_counter_ttl") {
+			v.add("fencing_counter_ttl", Pos{}, M("lesson.fencing-counter-ttl-no-fencing"), "fencing_counter_ttl: the lesson issues no fencing token; add fencing: true")
+		}
+	}
 	switch {
 	case v.at.loaded && !v.at.has("steps"):
 		v.missing("steps", v.at.top, "", "steps")
@@ -304,7 +310,7 @@ func (v *validator) actor(i int) {
 // may carry (do, say, expect, expect_violation, misconception). why and
 // because go with the actions predict mode asks about.
 var stepFields = map[Action][]string{
-	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "unreachable", "why", "because"},
+	ActAcquire: {"actor", "lease", "lock", "nested", "reply_lost", "unreplicated", "unreachable", "keep_partial", "why", "because"},
 	ActRelease: {"actor", "lock", "reply_lost", "unreplicated", "unreachable", "why", "because"},
 	ActWrite:   {"actor", "value", "lock", "unreplicated", "why", "because"},
 	ActPause:   {"actor"},
@@ -315,7 +321,7 @@ var stepFields = map[Action][]string{
 	// Additions to the spec:
 	ActFinishRelease: {"actor", "lock", "why", "because"},
 	ActExit:          {"actor"},
-	ActClockJump:     {"by"},
+	ActClockJump:     {"by", "node"},
 	ActFailover:      {},
 	ActLongScript:    {"actor", "by"},
 	ActRestart:       {"node"},
@@ -373,8 +379,9 @@ func (v *validator) step(i int) {
 		"unreplicated": v.present(f("unreplicated"), s.Unreplicated), "nested": v.present(f("nested"), s.Nested),
 		"why": v.present(f("why"), s.Why != nil), "because": v.present(f("because"), s.Because != nil),
 		"node": v.present(f("node"), s.Node != 0), "unreachable": v.present(f("unreachable"), s.Unreachable != nil),
+		"keep_partial": v.present(f("keep_partial"), s.KeepPartial),
 	}
-	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "node", "unreachable", "why", "because"} {
+	for _, name := range []string{"actor", "lease", "lock", "value", "child", "context", "by", "reply_lost", "unreplicated", "nested", "node", "unreachable", "keep_partial", "why", "because"} {
 		if given[name] && !slices.Contains(allowed, name) {
 			p := v.at.pos(f(name) + ":key")
 			v.add(f(name), p, M("lesson.field-not-applicable", "Field", name, "Action", string(s.Do)), "field %q does not apply to %s", name, s.Do)
@@ -608,6 +615,8 @@ func (v *validator) nodes() {
 			v.add("nodes", Pos{}, M("lesson.nodes-variant", "Variant", l.Variant), "nodes: the %s variant's release is a GET, then a DEL in a later step, which a majority of nodes cannot share", l.Variant)
 		case l.Replica:
 			v.add("nodes", Pos{}, M("lesson.nodes-replica"), "nodes: Redlock's nodes are independent primaries; a lesson has either nodes or replica: true")
+		case l.Cluster:
+			v.add("nodes", Pos{}, M("lesson.nodes-cluster"), "nodes: Redlock's nodes are independent primaries, not one Redis Cluster; a lesson has either nodes or cluster: true")
 		case l.Fencing:
 			v.add("nodes", Pos{}, M("lesson.nodes-fencing"), "nodes: a fencing counter on several nodes would need a server of its own; leave fencing out")
 		}
@@ -625,6 +634,12 @@ func (v *validator) nodes() {
 			v.add(path+".do", s.Pos, M("lesson.restart-no-nodes", "Step", n), "step %d: restart needs nodes to restart; add nodes: 3 to the lesson", n)
 		case s.Do == ActRestart && v.present(path+".node", s.Node != 0):
 			inRange(path+".node", Pos{}, s.Node, n)
+		case s.Do == ActClockJump && (v.at.has(path+".node") || s.Node != 0) && !has:
+			v.add(path+".node", v.posOr(path+".node", s.Pos), M("lesson.clock-jump-node-no-nodes", "Step", n), "step %d: a clock jump on one node needs nodes; add nodes: 3 to the lesson, or leave node out to jump the server's clock", n)
+		case s.Do == ActClockJump && v.present(path+".node", s.Node != 0):
+			inRange(path+".node", Pos{}, s.Node, n)
+		case s.Do == ActAcquire && s.KeepPartial && !has:
+			v.add(path+".keep_partial", v.posOr(path+".keep_partial", s.Pos), M("lesson.keep-partial-no-nodes", "Step", n), "step %d: keep_partial keeps the nodes a failed majority took; add nodes: 3 to the lesson", n)
 		case s.Do == ActWrite && has:
 			v.add(path+".do", s.Pos, M("lesson.nodes-write", "Step", n), "step %d: a lesson on several nodes has no resource to write to", n)
 		case s.Do == ActLongScript && has:
@@ -668,4 +683,13 @@ func allNodes(list []int, n int) bool {
 		}
 	}
 	return true
+}
+
+// posOr is the position of the value at path in the file, or p when the
+// lesson was not read from one (or the path has none).
+func (v *validator) posOr(path string, p Pos) Pos {
+	if q := v.at.pos(path); q != (Pos{}) {
+		return q
+	}
+	return p
 }

@@ -115,7 +115,7 @@ type lockOp struct {
 	fenceKey string // logical fencing counter key; "" without fencing
 	owner    string
 	leaseMS  int64
-	keepMS   int64 // TTL for Lockstep's housekeeping keys (fencing counter)
+	keepMS   int64 // TTL of the fencing counter: Lockstep's cleanup TTL, or the lesson's fencing_counter_ttl
 	lock     string
 	unlockID string // idempotent-unlock: this release call's id
 }

@@ -43,7 +43,7 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 	}
 	if st != nil {
 		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line,
-			ReplyLost: st.ReplyLost, Nested: st.Nested, Unreplicated: st.Unreplicated, Node: st.Node, Unreachable: slices.Clone(st.Unreachable)}
+			ReplyLost: st.ReplyLost, Nested: st.Nested, Unreplicated: st.Unreplicated, Node: st.Node, Unreachable: slices.Clone(st.Unreachable), KeepPartial: st.KeepPartial}
 		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite || st.Do == ActFinishRelease {
 			f.Step.Lock = st.Lock
 		}

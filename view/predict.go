@@ -36,7 +36,8 @@ type PredictStep struct {
 // whatever Redis replies: TIMED_OUT only for a call whose reply is lost,
 // PENDING only for the first round trip of a two-step release, NO_CONTEXT
 // only in a lesson where some fork loses its context, NOT_OWNER for an
-// acquire only when it is declared nested.
+// acquire only when it is declared nested, CROSSSLOT only in a lesson
+// with cluster: true.
 func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 	all := sim.OutcomesFor(st.Do)
 	if len(all) < 2 {
@@ -61,6 +62,10 @@ func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 			}
 		case sim.NotOwner:
 			if st.Do == sim.ActAcquire && !st.Nested {
+				continue
+			}
+		case sim.CrossSlot:
+			if !l.Cluster {
 				continue
 			}
 		}

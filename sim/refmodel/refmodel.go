@@ -118,6 +118,9 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 		if b.Restart {
 			s.nodes[b.Node-1] = map[string]*value{}
 		}
+		if b.Jump > 0 {
+			expire(s.nodes[b.Node-1], b.Jump.Milliseconds()) // that node's clock alone jumps
+		}
 		base := s.keys
 		s.keys = s.nodes[b.Node-1]
 		defer func() { s.keys = base }()
@@ -157,17 +160,23 @@ func (s *Store) Advance(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, keys := range append([]map[string]*value{s.keys, s.replica}, s.nodes...) {
-		for name, v := range keys {
-			if !v.expires {
-				continue
-			}
-			v.ttlMS -= by
-			if v.ttlMS <= 0 {
-				delete(keys, name)
-			}
-		}
+		expire(keys, by)
 	}
 	return nil
+}
+
+// expire takes by milliseconds off every TTL of keys, deleting a key whose
+// TTL reaches 0 or less.
+func expire(keys map[string]*value, by int64) {
+	for name, v := range keys {
+		if !v.expires {
+			continue
+		}
+		v.ttlMS -= by
+		if v.ttlMS <= 0 {
+			delete(keys, name)
+		}
+	}
 }
 
 // cloneKeys copies a keyspace, hash fields included.
