@@ -21,6 +21,9 @@ import { saveProgress } from "./course.js";
 import { loadFlag, storeFlag } from "./storage.js";
 import * as noClass from "./noclass.js";
 import * as peers from "./peers.js";
+import * as play from "./play.js";
+import { forkHere, showEnd } from "./endcard.js";
+import { attachSwipe } from "./swipe.js";
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -44,6 +47,7 @@ function createState(root, io, classroom) {
     sock: socket.newSocket(io),
     address: newAddress(location),
     predict: predict.newPredict(predict.parseSteps(root.dataset.predictSteps)),
+    play: play.newPlay(predict.parseSteps(root.dataset.predictSteps)),
     undo: newUndo(),
   };
 }
@@ -54,10 +58,27 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   let classroom = classroomAtStart;
   const t = (key) => player.text(doc, key);
   const setConn = (state, key) => player.setConn(doc, root, state, key);
-  const setPlaying = (playing) => {
-    st.view.playing = Boolean(playing);
+  // Play runs in the page (play.js): the view shows what it says.
+  const setPlaying = () => {
+    st.view.playing = st.play.on;
     player.showPlaying(doc, root, st.view.playing);
   };
+  let playTimer = 0;
+  // runPlay carries out Play's effects (see play.js), in order.
+  const runPlay = (fx) => {
+    for (const e of fx) {
+      if ("send" in e) send(e.send);
+      else if ("wait" in e) {
+        clearTimeout(playTimer);
+        playTimer = setTimeout(() => runPlay(play.tick(st.play)), e.wait);
+      } else if ("cancel" in e) clearTimeout(playTimer);
+      else if ("show" in e) {
+        setPlaying();
+        play.showStopped(doc, root, st.play, t);
+      }
+    }
+  };
+  const stopPlay = () => runPlay(play.stop(st.play));
   // A student's page walks the class's servers when its own is lost: own
   // first, then data-class-peers (peers.js); current is the one that last
   // answered, trying the one the socket opened last.
@@ -84,7 +105,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       for (const m of classroom.openMessages(st.cls, session, st.view.lang)) send(m);
     },
     onMessage: (m) => onMessage(m),
-    onDown: () => setPlaying(false),
+    onDown: () => stopPlay(),
   }, classroom);
   const v = st.view;
   const session = tabStorage();
@@ -167,7 +188,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   const setPredict = (on, remember) => {
     const fx = predict.setMode(st.predict, on);
     predict.showModeButtons(doc, on, t);
-    if (on && v.playing) send({ type: "pause" });
+    if (on) stopPlay();
     run(fx);
     showScore();
     if (!remember) return;
@@ -177,6 +198,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   };
 
   function act(action) {
+    if (["step", "back", "start", "end", "retry"].includes(action)) stopPlay(); // the learner moves: Play stops
     switch (action) {
       case "step":
         if (st.predict.on) {
@@ -190,7 +212,9 @@ function startPlayer(doc, root, storage, classroomAtStart) {
           run(predict.playNote(st.predict));
           return true;
         }
-        return send(player.actionMessage(action, v.step, v.total, v.playing, speed()));
+        if (st.play.on) stopPlay();
+        else runPlay(play.start(st.play, v.step, v.total, play.narrationText(doc), speed()));
+        return true;
       case "presenter":
         return setPresenter(!v.presenter, true);
       case "predict":
@@ -210,7 +234,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
         onFrame(m);
         break;
       case "state":
-        setPlaying(m.playing);
+        if (m.playing) send({ type: "pause" }); // Play is the page's (play.js), never the server's
         break;
       case "error": {
         if ((m.code || "").startsWith("class-")) {
@@ -243,7 +267,10 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   function onFrame(m) {
     if (m.chrome) {
       // A load, a fork or an undo: the run may be a new timeline.
-      if (m.timeline && m.timeline !== v.timeline) predict.forgetSteps(st.predict);
+      if (m.timeline && m.timeline !== v.timeline) {
+        predict.forgetSteps(st.predict);
+        play.forgetSteps(st.play);
+      }
       v.lesson = m.lesson;
       v.timeline = m.timeline || "";
       root.dataset.lesson = m.lesson;
@@ -283,13 +310,18 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     if (v.redisFail && !player.isRefusal(v.redisFail.code)) setConn("redis", "tRedisDownConn");
     else setConn("open", "tConnected");
     player.showRedisAlert(doc, v);
-    setPlaying(m.playing);
+    if (m.chrome) {
+      setPlaying(); // the new control bar shows Play's state
+      play.showStopped(doc, root, st.play, t);
+    }
     player.updateControls(doc, v, location.href);
+    showEnd(doc, v.step, v.total);
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
     saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
     if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome)));
+    runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;
       v.pendingAction = null;
@@ -299,7 +331,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
 
   // forkWith continues the timeline after the menu's step with action.
   const forkWith = (el, action) => {
-    setPlaying(false);
+    stopPlay();
     if (!send(forkMessage(menuStep(el.closest("[data-fork-menu]")), v.step, action))) connect();
   };
 
@@ -385,6 +417,15 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       return;
     }
     if (onClassClick(e.target)) return;
+    if (e.target.closest('[data-end="fork"]')) {
+      forkHere(doc);
+      return;
+    }
+    const about = e.target.closest("[data-about-toggle]");
+    if (about) {
+      player.toggleAbout(doc, about);
+      return;
+    }
     const choice = e.target.closest("[data-choice]");
     if (choice && !choice.disabled) {
       choose(choice.dataset.choice);
@@ -448,6 +489,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   }
 
   function onScrub(el, now) {
+    stopPlay();
     clearTimeout(v.scrubTimer);
     const go = () => send({ type: "seek", step: Number(el.value) });
     if (now) go();
@@ -468,7 +510,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   });
   doc.addEventListener("change", (e) => {
     if (e.target.id === "scrubber") onScrub(e.target, true);
-    if (e.target.id === "speed" && v.playing) send({ type: "play", speed: speed() });
+    if (e.target.id === "speed") play.setSpeed(st.play, speed());
   });
   // A page the learner leaves may stay in the browser's back/forward
   // cache with its socket open, holding a server session (one of
@@ -483,6 +525,16 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   addEventListener("resize", () => {
     player.scrollTimeline(doc, true);
     fit();
+  });
+  // A swipe across the board steps (left) or goes back (right): a phone's
+  // way to step (swipe.js).
+  attachSwipe(doc.querySelector(".board"), (action) => {
+    if (st.sock.idle) {
+      v.pendingAction = action;
+      connect();
+      return;
+    }
+    act(action);
   });
   addEventListener("popstate", () => onPopState(st.address, history, location, () => location.reload()));
   connect();
