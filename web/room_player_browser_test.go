@@ -25,7 +25,8 @@ import (
 // the page's language, its address), a replay in predict mode, a fork from
 // here (issue 38, item 5: the lesson just ended). It is not there a step
 // before; Fork puts the focus on the fork menu; Replay opens the lesson at
-// its start in predict mode.
+// its start in predict mode. With -update-screenshot it writes the English
+// card's screen to docs/screenshot-end-card.png.
 func TestBrowserEndCard(t *testing.T) {
 	t.Parallel()
 	ctx, all, ts := courseTab(t, Config{})
@@ -92,6 +93,9 @@ func TestBrowserEndCard(t *testing.T) {
 		}
 		if !strings.Contains(c.Fork, ui.EndFork) {
 			t.Errorf("%s: fork says %q, want %q", loc, c.Fork, ui.EndFork)
+		}
+		if loc == sim.English {
+			shootScreen(t, ctx, "screenshot-end-card.png")
 		}
 	}
 	// Fork from here: the focus on the fork menu's first move.
