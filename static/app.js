@@ -213,6 +213,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
           return true;
         }
         if (st.play.on) stopPlay();
+        else if (classroom.blocks(st.cls, "step")) return true; // the presenter moves the class
         else runPlay(play.start(st.play, v.step, v.total, play.narrationText(doc), speed()));
         return true;
       case "presenter":
