@@ -21,9 +21,14 @@ import { saveProgress } from "./course.js";
 import { loadFlag, storeFlag } from "./storage.js";
 import * as noClass from "./noclass.js";
 import * as peers from "./peers.js";
-import * as play from "./play.js";
-import { forkHere, showEnd } from "./endcard.js";
-import { attachSwipe } from "./swipe.js";
+
+// once: a module imported when first needed (Play's, the end card's).
+function once(load) {
+  let p = null;
+  return () => (p ||= load());
+}
+const playModule = once(() => import("./play.js"));
+const endModule = once(() => import("./endcard.js"));
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -47,7 +52,7 @@ function createState(root, io, classroom) {
     sock: socket.newSocket(io),
     address: newAddress(location),
     predict: predict.newPredict(predict.parseSteps(root.dataset.predictSteps)),
-    play: play.newPlay(predict.parseSteps(root.dataset.predictSteps)),
+    play: null, // Play's state (play.js), made at the first press
     undo: newUndo(),
   };
 }
@@ -58,9 +63,10 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   let classroom = classroomAtStart;
   const t = (key) => player.text(doc, key);
   const setConn = (state, key) => player.setConn(doc, root, state, key);
-  // Play runs in the page (play.js): the view shows what it says.
+  // Play runs in the page (play.js, loaded at the first press).
+  let play = null;
   const setPlaying = () => {
-    st.view.playing = st.play.on;
+    st.view.playing = Boolean(st.play && st.play.on);
     player.showPlaying(doc, root, st.view.playing);
   };
   let playTimer = 0;
@@ -78,7 +84,21 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       }
     }
   };
-  const stopPlay = () => runPlay(play.stop(st.play));
+  const stopPlay = () => {
+    if (st.play) runPlay(play.stop(st.play));
+  };
+  const startPlay = () =>
+    playModule().then((m) => {
+      play = m;
+      st.play ||= m.newPlay(st.predict.steps);
+      if (!st.play.on) runPlay(m.start(st.play, v.step, v.total, m.narrationText(doc), speed(), v.frame));
+    });
+  let endLoaded = false;
+  const showEnd = () => {
+    if (!endLoaded && !(v.total > 0 && v.step >= v.total)) return;
+    endLoaded = true;
+    endModule().then((m) => m.showEnd(doc, v.step, v.total));
+  };
   // A student's page walks the class's servers when its own is lost: own
   // first, then data-class-peers (peers.js); current is the one that last
   // answered, trying the one the socket opened last.
@@ -212,9 +232,9 @@ function startPlayer(doc, root, storage, classroomAtStart) {
           run(predict.playNote(st.predict));
           return true;
         }
-        if (st.play.on) stopPlay();
+        if (st.play && st.play.on) stopPlay();
         else if (classroom.blocks(st.cls, "step")) return true; // the presenter moves the class
-        else runPlay(play.start(st.play, v.step, v.total, play.narrationText(doc), speed()));
+        else startPlay();
         return true;
       case "presenter":
         return setPresenter(!v.presenter, true);
@@ -270,7 +290,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       // A load, a fork or an undo: the run may be a new timeline.
       if (m.timeline && m.timeline !== v.timeline) {
         predict.forgetSteps(st.predict);
-        play.forgetSteps(st.play);
+        if (st.play) play.forgetSteps(st.play);
       }
       v.lesson = m.lesson;
       v.timeline = m.timeline || "";
@@ -313,16 +333,17 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     player.showRedisAlert(doc, v);
     if (m.chrome) {
       setPlaying(); // the new control bar shows Play's state
-      play.showStopped(doc, root, st.play, t);
+      if (st.play) play.showStopped(doc, root, st.play, t);
     }
     player.updateControls(doc, v, location.href);
-    showEnd(doc, v.step, v.total);
+    v.frame = m.frame;
+    showEnd();
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
     saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
     if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome)));
-    runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
+    if (st.play) runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;
       v.pendingAction = null;
@@ -419,7 +440,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     }
     if (onClassClick(e.target)) return;
     if (e.target.closest('[data-end="fork"]')) {
-      forkHere(doc);
+      endModule().then((m) => m.forkHere(doc));
       return;
     }
     const about = e.target.closest("[data-about-toggle]");
@@ -511,7 +532,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   });
   doc.addEventListener("change", (e) => {
     if (e.target.id === "scrubber") onScrub(e.target, true);
-    if (e.target.id === "speed") play.setSpeed(st.play, speed());
+    if (e.target.id === "speed" && st.play) play.setSpeed(st.play, speed());
   });
   // A page the learner leaves may stay in the browser's back/forward
   // cache with its socket open, holding a server session (one of
@@ -527,16 +548,19 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     player.scrollTimeline(doc, true);
     fit();
   });
-  // A swipe across the board steps (left) or goes back (right): a phone's
-  // way to step (swipe.js).
-  attachSwipe(doc.querySelector(".board"), (action) => {
-    if (st.sock.idle) {
-      v.pendingAction = action;
-      connect();
-      return;
-    }
-    act(action);
-  });
+  // A touch screen steps by swipes (swipe.js).
+  if ("ontouchstart" in window || matchMedia("(pointer: coarse)").matches) {
+    import("./swipe.js").then((m) =>
+      m.attachSwipe(doc.querySelector(".board"), (action) => {
+        if (st.sock.idle) {
+          v.pendingAction = action;
+          connect();
+          return;
+        }
+        act(action);
+      }),
+    );
+  }
   addEventListener("popstate", () => onPopState(st.address, history, location, () => location.reload()));
   connect();
 }

@@ -85,11 +85,13 @@ export function forgetSteps(ps) {
   ps.steps = [];
 }
 
-// start starts Play at step of total, showing text, at speed: from the
-// start when at the end (a seek to 0, whose frame goes on), else after
-// the current step's dwell.
-export function start(ps, step, total, text, speed) {
+// start starts Play at step of total, showing text and frame (sim.Frame,
+// whose broken invariants are not news), at speed: from the start when at
+// the end (a seek to 0, whose frame goes on), else after the current
+// step's dwell.
+export function start(ps, step, total, text, speed, frame) {
   ps.on = true;
+  if (frame) ps.broken = new Set(violationKeys(frame));
   ps.reason = "";
   ps.speed = Number(speed) > 0 ? Number(speed) : 1;
   if (step >= total) {

@@ -25,6 +25,7 @@ export function newView(data) {
     alertKey: "", // what the Redis alert shows, to leave it alone when unchanged
     pendingAction: null, // pressed while the session was closed for inactivity
     scrubTimer: 0,
+    frame: null, // the sim.Frame shown (its broken invariants: play.js)
   };
 }
 

@@ -107,3 +107,15 @@ test("a fork's timeline has no predict steps to stop before", () => {
   play.tick(ps);
   assert.deepEqual(play.onFrame(ps, frame(3), short), [{ wait: play.dwellMs(short, 1) }]);
 });
+
+test("start takes the invariants the shown frame breaks as known: only a new one stops Play", () => {
+  const ps = play.newPlay(steps);
+  play.start(ps, 1, 6, short, 1, frame(1, [stale]).frame);
+  play.tick(ps);
+  assert.deepEqual(play.onFrame(ps, frame(2, [stale]), short), [{ wait: play.dwellMs(short, 1) }]);
+  const fresh = play.newPlay(steps);
+  play.start(fresh, 1, 6, short, 1, frame(1).frame);
+  play.tick(fresh);
+  assert.deepEqual(play.onFrame(fresh, frame(2, [stale]), short), [{ show: true }]);
+  assert.equal(fresh.reason, "invariant");
+});
