@@ -224,7 +224,7 @@ const measurePhone = `(() => {
 func TestBrowserPhonePlayer(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
-	run(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	run(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
 	openStep(t, ctx, ts, l.ID, 3, sim.English)
 	var f phoneFit
 	if err := json.Unmarshal(eval[[]byte](t, ctx, measurePhone), &f); err != nil {
