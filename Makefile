@@ -122,4 +122,4 @@ templ-check:
 # 1024x768, a class's projector at Reveal and a student's phone during a
 # question and after Reveal.
 screenshot: deps
-	$(GO) test ./web -run 'TestBrowserScreenshots|TestBrowserPresenterLanesReadable|TestBrowserRoomClass' -count=1 -update-screenshot
+	$(GO) test ./web -run 'TestBrowserScreenshots|TestBrowserPresenterLanesReadable|TestBrowserRoomClass|TestBrowserDeskLayout|TestBrowserPhonePlayer|TestBrowserEndCard' -count=1 -update-screenshot

@@ -22,6 +22,14 @@ import { loadFlag, storeFlag } from "./storage.js";
 import * as noClass from "./noclass.js";
 import * as peers from "./peers.js";
 
+// once: a module imported when first needed (Play's, the end card's).
+function once(load) {
+  let p = null;
+  return () => (p ||= load());
+}
+const playModule = once(() => import("./play.js"));
+const endModule = once(() => import("./endcard.js"));
+
 const PRESENTER_KEY = "lockstep.presenter";
 
 // tabStorage is sessionStorage (this tab's: a class's presenter key), or
@@ -44,6 +52,7 @@ function createState(root, io, classroom) {
     sock: socket.newSocket(io),
     address: newAddress(location),
     predict: predict.newPredict(predict.parseSteps(root.dataset.predictSteps)),
+    play: null, // Play's state (play.js), made at the first press
     undo: newUndo(),
   };
 }
@@ -54,9 +63,41 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   let classroom = classroomAtStart;
   const t = (key) => player.text(doc, key);
   const setConn = (state, key) => player.setConn(doc, root, state, key);
-  const setPlaying = (playing) => {
-    st.view.playing = Boolean(playing);
+  // Play runs in the page (play.js, loaded at the first press).
+  let play = null;
+  const setPlaying = () => {
+    st.view.playing = Boolean(st.play && st.play.on);
     player.showPlaying(doc, root, st.view.playing);
+  };
+  let playTimer = 0;
+  // runPlay carries out Play's effects (see play.js), in order.
+  const runPlay = (fx) => {
+    for (const e of fx) {
+      if ("send" in e) send(e.send);
+      else if ("wait" in e) {
+        clearTimeout(playTimer);
+        playTimer = setTimeout(() => runPlay(play.tick(st.play)), e.wait);
+      } else if ("cancel" in e) clearTimeout(playTimer);
+      else if ("show" in e) {
+        setPlaying();
+        play.showStopped(doc, root, st.play, t);
+      }
+    }
+  };
+  const stopPlay = () => {
+    if (st.play) runPlay(play.stop(st.play));
+  };
+  const startPlay = () =>
+    playModule().then((m) => {
+      play = m;
+      st.play ||= m.newPlay(st.predict.steps);
+      if (!st.play.on) runPlay(m.start(st.play, v.step, v.total, m.narrationText(doc), speed(), v.frame));
+    });
+  let endLoaded = false;
+  const showEnd = () => {
+    if (!endLoaded && !(v.total > 0 && v.step >= v.total)) return;
+    endLoaded = true;
+    endModule().then((m) => m.showEnd(doc, v.step, v.total));
   };
   // A student's page walks the class's servers when its own is lost: own
   // first, then data-class-peers (peers.js); current is the one that last
@@ -84,7 +125,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       for (const m of classroom.openMessages(st.cls, session, st.view.lang)) send(m);
     },
     onMessage: (m) => onMessage(m),
-    onDown: () => setPlaying(false),
+    onDown: () => stopPlay(),
   }, classroom);
   const v = st.view;
   const session = tabStorage();
@@ -167,7 +208,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   const setPredict = (on, remember) => {
     const fx = predict.setMode(st.predict, on);
     predict.showModeButtons(doc, on, t);
-    if (on && v.playing) send({ type: "pause" });
+    if (on) stopPlay();
     run(fx);
     showScore();
     if (!remember) return;
@@ -177,6 +218,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   };
 
   function act(action) {
+    if (["step", "back", "start", "end", "retry"].includes(action)) stopPlay(); // the learner moves: Play stops
     switch (action) {
       case "step":
         if (st.predict.on) {
@@ -190,7 +232,10 @@ function startPlayer(doc, root, storage, classroomAtStart) {
           run(predict.playNote(st.predict));
           return true;
         }
-        return send(player.actionMessage(action, v.step, v.total, v.playing, speed()));
+        if (st.play && st.play.on) stopPlay();
+        else if (classroom.blocks(st.cls, "step")) return true; // the presenter moves the class
+        else startPlay();
+        return true;
       case "presenter":
         return setPresenter(!v.presenter, true);
       case "predict":
@@ -210,7 +255,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
         onFrame(m);
         break;
       case "state":
-        setPlaying(m.playing);
+        if (m.playing) send({ type: "pause" }); // Play is the page's (play.js), never the server's
         break;
       case "error": {
         if ((m.code || "").startsWith("class-")) {
@@ -243,7 +288,10 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   function onFrame(m) {
     if (m.chrome) {
       // A load, a fork or an undo: the run may be a new timeline.
-      if (m.timeline && m.timeline !== v.timeline) predict.forgetSteps(st.predict);
+      if (m.timeline && m.timeline !== v.timeline) {
+        predict.forgetSteps(st.predict);
+        if (st.play) play.forgetSteps(st.play);
+      }
       v.lesson = m.lesson;
       v.timeline = m.timeline || "";
       root.dataset.lesson = m.lesson;
@@ -283,13 +331,19 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     if (v.redisFail && !player.isRefusal(v.redisFail.code)) setConn("redis", "tRedisDownConn");
     else setConn("open", "tConnected");
     player.showRedisAlert(doc, v);
-    setPlaying(m.playing);
+    if (m.chrome) {
+      setPlaying(); // the new control bar shows Play's state
+      if (st.play) play.showStopped(doc, root, st.play, t);
+    }
     player.updateControls(doc, v, location.href);
+    v.frame = m.frame;
+    showEnd();
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
     saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
     if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome)));
+    if (st.play) runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;
       v.pendingAction = null;
@@ -299,7 +353,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
 
   // forkWith continues the timeline after the menu's step with action.
   const forkWith = (el, action) => {
-    setPlaying(false);
+    stopPlay();
     if (!send(forkMessage(menuStep(el.closest("[data-fork-menu]")), v.step, action))) connect();
   };
 
@@ -385,6 +439,15 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       return;
     }
     if (onClassClick(e.target)) return;
+    if (e.target.closest('[data-end="fork"]')) {
+      endModule().then((m) => m.forkHere(doc));
+      return;
+    }
+    const about = e.target.closest("[data-about-toggle]");
+    if (about) {
+      player.toggleAbout(doc, about);
+      return;
+    }
     const choice = e.target.closest("[data-choice]");
     if (choice && !choice.disabled) {
       choose(choice.dataset.choice);
@@ -448,6 +511,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   }
 
   function onScrub(el, now) {
+    stopPlay();
     clearTimeout(v.scrubTimer);
     const go = () => send({ type: "seek", step: Number(el.value) });
     if (now) go();
@@ -468,7 +532,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   });
   doc.addEventListener("change", (e) => {
     if (e.target.id === "scrubber") onScrub(e.target, true);
-    if (e.target.id === "speed" && v.playing) send({ type: "play", speed: speed() });
+    if (e.target.id === "speed" && st.play) play.setSpeed(st.play, speed());
   });
   // A page the learner leaves may stay in the browser's back/forward
   // cache with its socket open, holding a server session (one of
@@ -484,6 +548,19 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     player.scrollTimeline(doc, true);
     fit();
   });
+  // A touch screen steps by swipes (swipe.js).
+  if ("ontouchstart" in window || matchMedia("(pointer: coarse)").matches) {
+    import("./swipe.js").then((m) =>
+      m.attachSwipe(doc.querySelector(".board"), (action) => {
+        if (st.sock.idle) {
+          v.pendingAction = action;
+          connect();
+          return;
+        }
+        act(action);
+      }),
+    );
+  }
   addEventListener("popstate", () => onPopState(st.address, history, location, () => location.reload()));
   connect();
 }

@@ -25,6 +25,7 @@ export function newView(data) {
     alertKey: "", // what the Redis alert shows, to leave it alone when unchanged
     pendingAction: null, // pressed while the session was closed for inactivity
     scrubTimer: 0,
+    frame: null, // the sim.Frame shown (its broken invariants: play.js)
   };
 }
 
@@ -362,4 +363,13 @@ export function showRedisAlert(doc, v) {
   d.open = open;
   d.append(el("summary", "", text(doc, "tRedisDownDetails")), " ", el("code", "", f.message));
   box.replaceChildren(el("p", "ra-title", text(doc, "tRedisDownTitle")), el("p", "ra-body", body), btn, d);
+}
+
+// toggleAbout opens or closes the lesson's summary under its title on a
+// phone, where the header shows only the title (app.css): the button's
+// aria-expanded says which, and the header's data-about shows it.
+export function toggleAbout(doc, button) {
+  const open = button.getAttribute("aria-expanded") !== "true";
+  button.setAttribute("aria-expanded", String(open));
+  button.closest(".lesson-head")?.toggleAttribute("data-about-open", open);
 }

@@ -108,6 +108,20 @@ type UI struct {
 	NotFoundBody       string
 	BackToCourse       string
 	LockTypeHelp       string
+	// Play's stops, the end card, the phone's header and bar (issue 38,
+	// items 5, 11 and 14; static/play.js, endcard.templ).
+	PlayStopInvariant string
+	PlayStopPredict   string
+	PlayStopEnd       string
+	EndDone           string
+	EndDoneBody       string
+	EndNext           string
+	EndLastLesson     string
+	EndReplay         string
+	EndReplayHelp     string
+	EndFork           string
+	EndForkHelp       string
+	LessonAbout       string
 }
 
 // Assets are the URLs of the static files, with their content hashes.
@@ -245,6 +259,9 @@ type Header struct {
 	CT         ClassTexts
 	ClassStart bool
 	Class      *ClassBar
+	// End is a course lesson's end card, shown at its last step; nil for
+	// a drill or an explore timeline.
+	End *EndCard
 }
 
 // Controls is the player's control bar. It is re-rendered when the language

@@ -28,6 +28,9 @@ type PredictStep struct {
 	Why     map[sim.Locale]string   `json:"why,omitempty"`
 	Because []map[sim.Locale]string `json:"because,omitempty"`
 	Right   int                     `json:"right,omitempty"`
+	// Pause tells Play (static/play.js) to stop before the step: its
+	// outcome is worth predicting (WorthPredicting).
+	Pause bool `json:"pause,omitempty"`
 }
 
 // PredictOutcomes returns the outcomes the buttons offer before step st of
@@ -82,7 +85,7 @@ func PredictSteps(l *sim.Lesson) string {
 	steps := make([]*PredictStep, len(l.Steps))
 	for i, st := range l.Steps {
 		if outs := PredictOutcomes(l, st); outs != nil {
-			steps[i] = &PredictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs}
+			steps[i] = &PredictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs, Pause: WorthPredicting(st)}
 			if st.Why != nil && len(st.Because) > 1 {
 				steps[i].Why = inLocales(st.Why)
 				steps[i].Because, steps[i].Right = reasonsShown(st.Because, i)
@@ -91,6 +94,23 @@ func PredictSteps(l *sim.Lesson) string {
 	}
 	b, _ := json.Marshal(steps)
 	return string(b)
+}
+
+// ordinaryOutcomes are the outcomes a step comes to when nothing goes
+// wrong: the lock taken, re-entered or given back, the write accepted.
+var ordinaryOutcomes = []sim.Outcome{sim.Acquired, sim.Reentered, sim.Released, sim.StillHeld, sim.Accepted, sim.OK}
+
+// WorthPredicting reports whether Play should stop before step st, one
+// with something to predict (PredictOutcomes), so that the learner can
+// guess its outcome (issue 38, item 14): the lesson asks why of it (why)
+// or names a misconception there, or it asserts an outcome other than the
+// ordinary ones (BUSY, NOT_OWNER, REJECTED, LOST, ...), which is where the
+// story turns.
+func WorthPredicting(st sim.Step) bool {
+	if len(st.Why) > 0 || len(st.Misconception) > 0 {
+		return true
+	}
+	return st.Expect != "" && !slices.Contains(ordinaryOutcomes, st.Expect)
 }
 
 // PredictGlosses is the JSON of the controls' data-glosses attribute: the

@@ -45,6 +45,7 @@ func (s *Server) kindHeader(t *translator, tl explore.Timeline, code string, ste
 		h.FindIt, h.FindItURL = t.Search().SearchFindIt, link.URL(t.locale)
 	}
 	h.Label = lessonLabel(l, s.index[l.ID])
+	h.End = s.endCard(t, l)
 	return h
 }
 
