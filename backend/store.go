@@ -195,7 +195,11 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 		s.note(k.Name)
 	}
 	for _, c := range b.Calls {
-		s.note(c.Keys...)
+		for i, k := range c.Keys {
+			if c.IsKey(i) {
+				s.note(k)
+			}
+		}
 	}
 	if b.Nodes > 0 {
 		return s.execNode(ctx, b)
@@ -284,7 +288,10 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		for i, c := range b.Calls {
 			keys := make([]string, len(c.Keys))
 			for j, k := range c.Keys {
-				keys[j] = s.key(k)
+				keys[j] = k
+				if c.IsKey(j) {
+					keys[j] = s.key(k) // a value (the owner id) goes as it is
+				}
 			}
 			args := make([]any, len(c.Args))
 			for j, a := range c.Args {
@@ -383,8 +390,10 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 func touchedOnly(b *sim.Batch) ([]sim.KeyState, map[string]sim.KeyState) {
 	named := map[string]bool{}
 	for _, c := range b.Calls {
-		for _, k := range c.Keys {
-			named[k] = true
+		for i, k := range c.Keys {
+			if c.IsKey(i) {
+				named[k] = true
+			}
 		}
 	}
 	var restore []sim.KeyState

@@ -184,7 +184,7 @@ func (r *Runner) runBatch(ctx context.Context, b *Batch, calls []*Call) (*BatchR
 			return nil, &ScriptStoppedError{Script: calls[i].Script.Name, Max: MaxScriptTurns}
 		}
 		if rep.Kind == ReplyError && !calls[i].mapsErrors {
-			return nil, &ScriptError{Script: calls[i].Script.Name, Reply: rep.Str}
+			return nil, newScriptError(calls[i].Script, rep.Str)
 		}
 	}
 	return res, nil

@@ -104,9 +104,18 @@ type Call struct {
 	Script *Script
 	Keys   []string
 	Args   []string
+	// KeyValues[i], when true, says that Keys[i] is a value a variant file
+	// puts in KEYS (its owner id), not a key: a store passes it as it is,
+	// outside its key namespace, and never reads, restores or deletes it.
+	// nil when every entry is a key.
+	KeyValues []bool
 	// mapsErrors: the variant file reads an error reply as an outcome.
 	mapsErrors bool
 }
+
+// IsKey reports whether Keys[i] names a key of the run (not a value, see
+// KeyValues).
+func (c *Call) IsKey(i int) bool { return i >= len(c.KeyValues) || !c.KeyValues[i] }
 
 // KeyType is the Redis type of a key, or "none" when it does not exist.
 type KeyType string

@@ -44,6 +44,14 @@ func (v *variantValidator) add(path string, p Pos, m Msg, format string, args ..
 	v.errs = append(v.errs, LoadError{File: v.d.File, Pos: p, Path: path, Msg: fmt.Sprintf(format, args...), Problem: m})
 }
 
+// warn records a warning at path (see VariantDef.Warnings).
+func (v *variantValidator) warn(path string, p Pos, m Msg, format string, args ...any) {
+	n := len(v.errs)
+	v.add(path, p, m, format, args...)
+	v.d.Warnings = append(v.d.Warnings, v.errs[n])
+	v.errs = v.errs[:n]
+}
+
 func (v *variantValidator) oneOf(path, got string, want []string) bool {
 	if v.bad[path] {
 		return false
@@ -65,6 +73,7 @@ func validateVariant(d *VariantDef, bad map[string]bool) LoadErrors {
 		d.at = map[string]Pos{}
 	}
 	v := &variantValidator{d: d, bad: bad}
+	d.Warnings = nil
 	switch {
 	case v.bad["name"]:
 	case d.Name == "":
@@ -210,7 +219,7 @@ var outcomesOf = map[string][]string{
 // the rest.
 var (
 	keyValues = []string{ValLock, ValFenceKey}
-	argValues = []string{ValOwner, ValLeaseMS, ValOutermost, ValFenceTTLMS, ValUnlockID, ValLockName}
+	argValues = []string{ValOwner, ValLeaseMS, ValLeaseS, ValOutermost, ValFenceTTLMS, ValUnlockID, ValLockName}
 )
 
 func (v *variantValidator) script(role string, s *ScriptDef) {
@@ -241,6 +250,12 @@ func (v *variantValidator) script(role string, s *ScriptDef) {
 			}
 			k := d.key(ref.Name)
 			switch {
+			case list.name == "keys" && ref.Name == ValOwner:
+				// Some public scripts take the owner id as a key. It is
+				// passed as it is (a value, not a key of the run's
+				// namespace), which a single Redis accepts; say why it is
+				// a poor design rather than refuse it (issue 33).
+				v.warn(p, ref.Pos, M("variant.owner-in-keys", "Script", role), "%s.keys: the owner id in KEYS is a value, not a key: Redis Cluster refuses a script whose KEYS hash to other slots than the lock's (CROSSSLOT), and an ACL that confines the user to its own key names refuses it too; pass it in ARGV where you can", role)
 			case list.name == "keys" && k != nil:
 				if k.Role == RoleUnlockLatch && role != "release" {
 					v.add(p, ref.Pos, M("variant.value-not-here", "Value", ref.Name, "Script", role), "%s: %s is not known to a %s call", p, ref.Name, role)

@@ -62,6 +62,8 @@ func (v *defVariant) value(op lockOp, g *grant, name string) (string, bool) {
 		return op.owner, true
 	case ValLeaseMS:
 		return ms(op.leaseMS), true
+	case ValLeaseS:
+		return strconv.FormatInt(leaseSeconds(op.leaseMS), 10), true
 	case ValOutermost:
 		if g != nil {
 			return "0", true
@@ -82,6 +84,12 @@ func (v *defVariant) value(op lockOp, g *grant, name string) (string, bool) {
 	return "", false
 }
 
+// leaseSeconds is a lease of leaseMS milliseconds in whole seconds, rounded
+// up (a script that calls EXPIRE takes seconds: a lease of 1,500 ms is 2 s,
+// never 1 s, so that the key never expires before the lease the lesson
+// gives; docs/variant-format.md).
+func leaseSeconds(leaseMS int64) int64 { return (leaseMS + 999) / 1000 }
+
 // call builds the call of script s. Values a lesson does not have (the
 // fencing counter of a lesson without fencing) are left out; the validator
 // keeps them at the end of their lists.
@@ -101,6 +109,14 @@ func (v *defVariant) call(s *ScriptDef, op lockOp, g *grant) *Call {
 		return out
 	}
 	c.Keys, c.Args = build(s.Keys), build(s.Args)
+	for i, ref := range s.Keys {
+		if !ref.IsLiteral && ref.Name == ValOwner && i < len(c.Keys) {
+			if c.KeyValues == nil {
+				c.KeyValues = make([]bool, len(c.Keys))
+			}
+			c.KeyValues[i] = true
+		}
+	}
 	return c
 }
 
