@@ -30,7 +30,7 @@ type ScriptError struct {
 // Error compiling script (new function): <string>:7: attempt to ... stack
 // traceback: ...".
 var (
-	redisLuaError = regexp.MustCompile(`^(?:ERR )?user_script:(\d+): (.*?)(?: script: [0-9a-f]{40}, on @user_script:\d+\.?)?$`)
+	redisLuaError  = regexp.MustCompile(`^(?:ERR )?user_script:(\d+): (.*?)(?: script: [0-9a-f]{40}, on @user_script:\d+\.?)?$`)
 	gopherLuaError = regexp.MustCompile(`^(?:ERR )?Error compiling script \(new function\): (?:<string>)?:(\d+): (.*?)(?:\s+stack traceback:.*)?$`)
 )
 
