@@ -151,7 +151,7 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 	if r.onNodes() {
 		return nil, fmt.Errorf("a run with nodes sends its calls to a node (execOn)")
 	}
-	b := &Batch{Prior: r.keys, Read: r.reads, Replica: r.replication(len(calls) > 0)}
+	b := &Batch{Prior: r.keys, Read: r.reads, Replica: r.replication(len(calls) > 0), Derived: r.derived()}
 	for _, c := range calls {
 		b.Calls = append(b.Calls, *c)
 	}
@@ -159,7 +159,7 @@ func (r *Runner) exec(ctx context.Context, calls ...*Call) ([]Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.install(res.Keys); err != nil {
+	if err := r.install(r.readFound(res.Keys, res.Found)); err != nil {
 		return nil, err
 	}
 	if b.Replica == Replicated {
@@ -359,9 +359,12 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 		return calls, r.verifyNodes(ctx)
 	}
 	want := r.keys
-	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: r.replication(false)})
+	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: r.replication(false), Derived: r.derived()})
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Found) > 0 {
+		return nil, fmt.Errorf("store disagrees with the simulated clock: it holds %s, which no step wrote", formatKey(res.Found[0]))
 	}
 	for i := range want {
 		if i >= len(res.Keys) || !sameKey(res.Keys[i], want[i]) {

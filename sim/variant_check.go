@@ -86,10 +86,11 @@ func validateVariant(d *VariantDef, bad map[string]bool) LoadErrors {
 	v.lock()
 	v.owner()
 	v.oneOf("reentry", d.Reentry, []string{ReentryRedis, ReentryClient, ReentryNone})
-	if d.Reentry == ReentryRedis && d.Lock.Type == TypeString {
+	if d.Reentry == ReentryRedis && d.Lock.Type == TypeString && d.Lock.Count == "" {
 		v.add("reentry", Pos{}, M("variant.reentry-string"), "reentry: redis needs a Hash lock that keeps hold counts; a String lock counts nothing (use client or none)")
 	}
 	v.keys()
+	v.countKey()
 	for _, s := range []struct {
 		role string
 		def  *ScriptDef
@@ -179,14 +180,16 @@ func (v *variantValidator) keys() {
 		case v.bad[p+".name"]:
 		case k.Name == "":
 			v.add(p+".name", v.d.at[p], M("variant.missing", "Field", p+".name"), "missing required field %q", p+".name")
-		case !strings.Contains(k.Name, "{lock}"):
+		case !strings.Contains(k.Name, "{lock}") && !strings.Contains(k.Name, "{lock_key}"):
 			v.add(p+".name", Pos{}, M("variant.key-name-lock", "Key", k.ID), "keys.%s.name: put {lock} in the name, so each lock has its own", k.ID)
 		case k.Role == RoleUnlockLatch && !strings.Contains(k.Name, "{unlock_id}"):
 			v.add(p+".name", Pos{}, M("variant.key-name-unlock", "Key", k.ID), "keys.%s.name: an unlock-latch key is one per unlock call: put {unlock_id} in the name", k.ID)
 		case k.Role != RoleUnlockLatch && strings.Contains(k.Name, "{unlock_id}"):
 			v.add(p+".name", Pos{}, M("variant.key-name-unlock-role", "Key", k.ID), "keys.%s.name: {unlock_id} belongs only in an unlock-latch key's name", k.ID)
-		case hasReservedPrefix(k.Name):
-			v.add(p+".name", Pos{}, M("variant.key-name-reserved", "Key", k.ID), "keys.%s.name: lock:, resource: and fence: are Lockstep's own key prefixes", k.ID)
+		case k.Name == "{lock_key}" || k.Name == lockKeyPrefix+"{lock}":
+			v.add(p+".name", Pos{}, M("variant.key-name-is-lock", "Key", k.ID), "keys.%s.name: that is the lock key itself; name a key beside it, such as {lock_key}:count", k.ID)
+		case hasReservedPrefix(k.Name) && !strings.HasPrefix(k.Name, lockKeyPrefix+"{lock}"):
+			v.add(p+".name", Pos{}, M("variant.key-name-reserved", "Key", k.ID), "keys.%s.name: lock:, resource: and fence: are Lockstep's own key prefixes (a key built on the lock key starts with {lock_key} or lock:{lock})", k.ID)
 		}
 		if k.Role == RoleChannel {
 			if k.Type != "" {
@@ -195,6 +198,30 @@ func (v *variantValidator) keys() {
 			continue
 		}
 		v.oneOf(p+".type", string(k.Type), []string{string(TypeHash), string(TypeString)})
+	}
+}
+
+// countKey checks lock.count: a String lock's hold count kept in a second
+// key, which must be a String key of role state under keys.
+func (v *variantValidator) countKey() {
+	d := v.d
+	if d.Lock.Count == "" || v.bad["lock.count"] {
+		return
+	}
+	k := d.key(d.Lock.Count)
+	switch {
+	case d.Lock.Type != TypeString:
+		v.add("lock.count", Pos{}, M("variant.count-key-hash"), "lock.count: a Hash lock keeps its counts in its own fields; a count key is for a String lock")
+	case k == nil:
+		want := []string{}
+		for _, k := range d.Keys {
+			want = append(want, k.ID)
+		}
+		v.add("lock.count", Pos{}, M("variant.count-key-unknown", "Key", d.Lock.Count, "Want", strings.Join(want, ", ")), "lock.count: no key %q under keys (want one of %s)", d.Lock.Count, strings.Join(want, ", "))
+	case k.Role != RoleState || k.Type != TypeString:
+		v.add("lock.count", Pos{}, M("variant.count-key-kind", "Key", d.Lock.Count), "lock.count: key %s must be a String of role state, whose value is the hold count", d.Lock.Count)
+	case d.Reentry != ReentryRedis:
+		v.add("lock.count", Pos{}, M("variant.count-key-reentry"), "lock.count: a count kept in Redis needs reentry: redis")
 	}
 }
 

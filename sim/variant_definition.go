@@ -59,6 +59,11 @@ type LockLayout struct {
 	// hold count), LayoutOwnerAndCount (a Hash {owner, count}) or
 	// LayoutOwnerValue (a String holding the owner id).
 	Layout string
+	// Count, for a String lock (LayoutOwnerValue) whose hold count the
+	// scripts keep in a second key, is the id of that key under keys (a
+	// String of role state whose value is the count: "count in a second
+	// key"); "" otherwise.
+	Count string
 }
 
 // The layouts of a lock key.
@@ -298,7 +303,10 @@ func (d *VariantDef) key(id string) *ExtraKey {
 	return nil
 }
 
-// keyName fills a key name template.
+// keyName fills a key name template: "{lock}" is the lock's name,
+// "{lock_key}" the lock key's ("lock:" and the name: a script's KEYS[1],
+// so that "{lock_key}:count" is the key a script builds as
+// KEYS[1] .. ':count') and "{unlock_id}" the unlock call's id.
 func keyName(tmpl, lock, unlockID string) string {
-	return strings.NewReplacer("{lock}", lock, "{unlock_id}", unlockID).Replace(tmpl)
+	return strings.NewReplacer("{lock_key}", lockKeyPrefix+lock, "{lock}", lock, "{unlock_id}", unlockID).Replace(tmpl)
 }

@@ -11,6 +11,10 @@ import (
 type defVariant struct {
 	d  *VariantDef
 	vi VariantInfo
+	// keyOf returns the run's key of that logical name as last read
+	// (Runner.keyNamed): a count kept in a second key (lock.count) is
+	// read there. Set by NewRunner.
+	keyOf func(name string) KeyState
 }
 
 func newDefVariant(d *VariantDef) *defVariant { return &defVariant{d: d, vi: d.Info()} }
@@ -251,6 +255,13 @@ func (v *defVariant) holds(k KeyState) map[string]int64 {
 	}
 	if k.Type != TypeString {
 		return nil
+	}
+	if ck := v.d.key(v.d.Lock.Count); ck != nil && v.keyOf != nil {
+		// The count in a second key: absent (or not a number) is no
+		// count Redis keeps, 0.
+		c := v.keyOf(keyName(ck.Name, strings.TrimPrefix(k.Name, lockKeyPrefix), ""))
+		n, _ := strconv.ParseInt(c.Value, 10, 64)
+		return map[string]int64{k.Value: n}
 	}
 	return map[string]int64{k.Value: 1}
 }
