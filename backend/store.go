@@ -92,7 +92,7 @@ type Store struct {
 	// derived is set once a Derived batch ran: Close then also deletes
 	// whatever else its namespace holds (derived.go).
 	derived bool
-	info  Info            // what the store runs on
+	info    Info // what the store runs on
 
 	// pmu guards pair, which a run with a replica sets up at its first
 	// batch (replica.go), against a concurrent Close.
