@@ -709,7 +709,8 @@ func (r *Runner) write(ctx context.Context, st *Step) (stepResult, error) {
 	a := r.byID[st.Actor]
 	var fence int64
 	seq := 0
-	if g := a.grants[st.Lock]; g != nil {
+	g := a.grants[st.Lock]
+	if g != nil {
 		fence, seq = g.fence, g.seq
 	}
 	key := resourceKeyPrefix + st.Lock
@@ -732,7 +733,14 @@ func (r *Runner) write(ctx context.Context, st *Step) (stepResult, error) {
 	}
 	res := stepResult{outcome: out, calls: []CallRecord{record(call, replies[0], out)}}
 	if out == Accepted {
-		if newest := r.written[st.Lock]; seq < newest {
+		// A write by an actor that believes it holds nothing (no grant:
+		// its acquire was refused, or it never asked) went round the lock,
+		// which no lock can stop: it is not a holder's stale write. A
+		// lesson written for a lock that let the actor in writes so when
+		// it runs under a lock that refuses it (lesson 09's B under any
+		// lock that tells B BUSY), and the search's clients write only
+		// while they hold (issue 33).
+		if newest := r.written[st.Lock]; g != nil && seq < newest {
 			res.events = append(res.events, violation(InvStaleWrite, st.Lock, []string{a.id}, explainStaleWrite(a.id, seq, newest, st.Lock, fenceIf(r.lesson.Fencing, fence))))
 		}
 		r.written[st.Lock] = max(r.written[st.Lock], seq)

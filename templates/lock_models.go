@@ -58,6 +58,9 @@ type LockRow struct {
 	Same                bool
 	Step                int // the first step whose outcome differs, 0 when none
 	Verdict             string
-	Broken              []string // invariants the lock breaks there that the lesson's own run does not
+	// Broken are the invariants the lock breaks on the lesson
+	// (explore.BrokenUnder), BrokenOwn those of them the lesson's own
+	// lock breaks too (marked).
+	Broken, BrokenOwn   []string
 	PlayURL, CompareURL string
 }
