@@ -181,7 +181,7 @@ func (v *variantValidator) keys() {
 		case k.Name == "":
 			v.add(p+".name", v.d.at[p], M("variant.missing", "Field", p+".name"), "missing required field %q", p+".name")
 		case !strings.Contains(k.Name, "{lock}") && !strings.Contains(k.Name, "{lock_key}"):
-			v.add(p+".name", Pos{}, M("variant.key-name-lock", "Key", k.ID), "keys.%s.name: put {lock} in the name, so each lock has its own", k.ID)
+			v.add(p+".name", Pos{}, M("variant.key-name-lock", "Key", k.ID), "keys.%s.name: put {lock} (or {lock_key}) in the name, so each lock has its own", k.ID)
 		case k.Role == RoleUnlockLatch && !strings.Contains(k.Name, "{unlock_id}"):
 			v.add(p+".name", Pos{}, M("variant.key-name-unlock", "Key", k.ID), "keys.%s.name: an unlock-latch key is one per unlock call: put {unlock_id} in the name", k.ID)
 		case k.Role != RoleUnlockLatch && strings.Contains(k.Name, "{unlock_id}"):
