@@ -89,7 +89,10 @@ type Store struct {
 
 	mu    sync.Mutex
 	names map[string]bool // logical keys this store has ever been asked about
-	info  Info            // what the store runs on
+	// derived is set once a Derived batch ran: Close then also deletes
+	// whatever else its namespace holds (derived.go).
+	derived bool
+	info    Info // what the store runs on
 
 	// pmu guards pair, which a run with a replica sets up at its first
 	// batch (replica.go), against a concurrent Close.
@@ -195,7 +198,16 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 		s.note(k.Name)
 	}
 	for _, c := range b.Calls {
-		s.note(c.Keys...)
+		for i, k := range c.Keys {
+			if c.IsKey(i) {
+				s.note(k)
+			}
+		}
+	}
+	if b.Derived {
+		s.mu.Lock()
+		s.derived = true
+		s.mu.Unlock()
 	}
 	if b.Nodes > 0 {
 		return s.execNode(ctx, b)
@@ -225,14 +237,30 @@ func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error
 // run sends b's transaction until it holds (see Exec).
 func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	eval := false
+	// d is what a Derived batch found of the keys its scripts build
+	// (derived.go); nil for any other batch.
+	var d *derivedRead
+	if b.Derived {
+		d = &derivedRead{}
+	}
 	for try := 0; try < maxTries; try++ {
-		res, again, err := s.exec(ctx, b, eval)
+		res, again, err := s.exec(ctx, b, eval, d)
+		if err == nil && again == noRetry && d != nil {
+			// Keys the calls built that the step did not read: read them
+			// too, by sending the step again from Prior.
+			if again, err = d.findNew(ctx, s, b); err == nil && again == noRetry {
+				res.Found = d.found(res)
+			}
+		} else if err == nil && d != nil {
+			// A resend starts from Prior: delete what the attempt built.
+			_, err = d.findNew(ctx, s, b)
+		}
 		switch {
 		case err != nil:
 			return nil, err
 		case again == retryNoScript:
 			eval = true
-		case again == retryStraddle:
+		case again == retryStraddle, again == retryDerived:
 		default:
 			return res, nil
 		}
@@ -258,18 +286,29 @@ const (
 	noRetry retry = iota
 	retryNoScript
 	retryStraddle
+	// retryDerived: a Derived batch's calls built keys it did not read;
+	// it is sent again from Prior, reading them (derived.go).
+	retryDerived
 )
 
-func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchResult, retry, error) {
+func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRead) (*sim.BatchResult, retry, error) {
 	var restore *redis.Cmd
 	var t0, t1 *redis.TimeCmd
 	prior, known := b.Prior, map[string]sim.KeyState(nil)
-	if s.restore && b.Replica == sim.NoReplica && b.Nodes == 0 {
+	read := b.Read
+	restoring := s.restore || eval
+	if d != nil {
+		// Every key is re-established (a script may write keys its KEYS do
+		// not name), and the keys the namespace holds outside Prior are
+		// deleted; the keys found so far are read beside Read.
+		prior, read = d.prior(s, b), append(b.Read[:len(b.Read):len(b.Read)], d.refs...)
+		restoring = restoring || d.resend
+	} else if s.restore && b.Replica == sim.NoReplica && b.Nodes == 0 {
 		prior, known = touchedOnly(b)
 	}
 	calls := make([]*redis.Cmd, len(b.Calls))
-	pttls := make([]*redis.Cmd, len(b.Read))
-	reads := make([]*redis.Cmd, len(b.Read))
+	pttls := make([]*redis.Cmd, len(read))
+	reads := make([]*redis.Cmd, len(read))
 	watch := s.be.watchOverrun(b)
 	cmds, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if s.restore {
@@ -277,14 +316,17 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		}
 		// A resend after NOSCRIPT (eval) restores Prior on every store: calls
 		// before the failed one had run, and the restore undoes them.
-		if (s.restore || eval) && len(prior) > 0 {
+		if restoring && len(prior) > 0 {
 			keys, args := restoreArgs(s, prior)
 			restore = run(ctx, p, restoreScript, eval, keys, args)
 		}
 		for i, c := range b.Calls {
 			keys := make([]string, len(c.Keys))
 			for j, k := range c.Keys {
-				keys[j] = s.key(k)
+				keys[j] = k
+				if c.IsKey(j) {
+					keys[j] = s.key(k) // a value (the owner id) goes as it is
+				}
 			}
 			args := make([]any, len(c.Args))
 			for j, a := range c.Args {
@@ -292,7 +334,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 			}
 			calls[i] = run(ctx, p, s.script(c.Script), eval || s.cached != nil && !s.cached[c.Script], keys, args)
 		}
-		for i, k := range b.Read {
+		for i, k := range read {
 			if _, ok := known[k.Name]; ok {
 				continue
 			}
@@ -325,7 +367,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 			return nil, noRetry, fmt.Errorf("backend: restore run keys: %w", err)
 		}
 	}
-	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(b.Read))}
+	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(read))}
 	for i, c := range calls {
 		if isNoScript(c.Err()) {
 			return nil, retryNoScript, nil
@@ -343,7 +385,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 		}
 		out.Replies[i] = r
 	}
-	for i, k := range b.Read {
+	for i, k := range read {
 		if ks, ok := known[k.Name]; ok {
 			out.Keys[i] = ks
 			continue
@@ -383,8 +425,10 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool) (*sim.BatchRe
 func touchedOnly(b *sim.Batch) ([]sim.KeyState, map[string]sim.KeyState) {
 	named := map[string]bool{}
 	for _, c := range b.Calls {
-		for _, k := range c.Keys {
-			named[k] = true
+		for i, k := range c.Keys {
+			if c.IsKey(i) {
+				named[k] = true
+			}
 		}
 	}
 	var restore []sim.KeyState
@@ -487,8 +531,15 @@ func (s *Store) Close(ctx context.Context) error {
 		for n := range s.names {
 			keys = append(keys, s.key(n))
 		}
+		derived := s.derived
 		s.mu.Unlock()
 		sort.Strings(keys)
+		if derived && s.pair == nil && s.nodes == nil {
+			// A key a script built that no batch found (its step failed).
+			if e := s.sweepNamespace(ctx); e != nil {
+				err = e
+			}
+		}
 		if len(keys) > 0 {
 			if e := s.client.Del(ctx, keys...).Err(); e != nil {
 				e = s.be.permission("DEL", e)

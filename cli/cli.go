@@ -61,6 +61,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer be.Close()
 	code = ExitOK
 	for _, l := range loaded {
+		printWarnings(stderr, cat, loc, l.VariantDef)
 		frames, failures, info, err := runLesson(ctx, be, l)
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: %s\n", runError(cat, loc, l.File, err))

@@ -68,11 +68,18 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code = ExitOK
 	for _, f := range loaded {
+		printWarnings(stderr, cat, loc, f.VariantDef)
 		start := time.Now()
 		res, err := search.Run(ctx, f, cfg)
 		if err != nil {
-			// A step over a bound (sim.LimitError) in --lang, with what to do.
-			fmt.Fprintf(stderr, "lockstep: %s: %s\n", f.Path, cat.Error(loc, err))
+			// A step over a bound (sim.LimitError) in --lang, with what to
+			// do; an advance's at its entry of the file (FILE:LINE:COL).
+			var ae *search.AdvanceError
+			if errors.As(err, &ae) {
+				fmt.Fprintf(stderr, "lockstep: %s\n", cat.Error(loc, err))
+			} else {
+				fmt.Fprintf(stderr, "lockstep: %s: %s\n", f.Path, cat.Error(loc, err))
+			}
 			return ExitInvalid
 		}
 		took := time.Since(start)

@@ -311,10 +311,8 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, 0, err
-		}
+	if err := firstCause(errs); err != nil {
+		return nil, 0, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
@@ -330,6 +328,9 @@ func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stat
 		}
 		fr, err := w.r.Extend(ctx, &st)
 		if err != nil {
+			if ae := advanceError(f, st, err); ae != nil {
+				return nil, ae
+			}
 			return nil, fmt.Errorf("search: %s: %s after %d steps: %w", f.Path, DescribeStep(st), p.depth, err)
 		}
 		c := child{step: st, id: idOf(w.r.StateKey(horizonMS(f, p.depth+1)))}

@@ -62,6 +62,9 @@ func (s *miniStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 		return nil, errors.New("search: a search runs on one server, without a replica")
 	}
 	if !sameKeys(s.held, b.Prior) {
+		if b.Derived {
+			s.dropOthers(b.Prior)
+		}
 		if err := s.load(b.Prior); err != nil {
 			return nil, err
 		}
@@ -90,7 +93,57 @@ func (s *miniStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 		res.Keys[i] = ks
 	}
 	s.held = res.Keys
+	if b.Derived {
+		found, err := s.found(b.Read)
+		if err != nil {
+			s.held = nil
+			return nil, err
+		}
+		res.Found = found
+		s.held = append(res.Keys[:len(res.Keys):len(res.Keys)], found...)
+	}
 	return res, nil
+}
+
+// dropOthers deletes every key the server holds that keys does not name: a
+// key a user's script built that the state to go back to does not have
+// (sim.Batch.Derived).
+func (s *miniStore) dropOthers(keys []sim.KeyState) {
+	in := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		in[k.Name] = true
+	}
+	for _, n := range s.m.Keys() {
+		if !in[n] {
+			s.m.Del(n)
+		}
+	}
+}
+
+// found returns the keys the server holds that read does not name, sorted
+// by name (miniredis's Keys is): the keys a user's script built
+// (sim.Batch.Derived).
+func (s *miniStore) found(read []sim.KeyRef) ([]sim.KeyState, error) {
+	in := make(map[string]bool, len(read))
+	for _, k := range read {
+		in[k.Name] = true
+	}
+	var out []sim.KeyState
+	for _, n := range s.m.Keys() {
+		if in[n] {
+			continue
+		}
+		t := sim.KeyType(s.m.Type(n))
+		if t != sim.TypeHash && t != sim.TypeString {
+			return nil, &backend.DerivedTypeError{Key: n, Type: string(t)}
+		}
+		ks, err := s.read(sim.KeyRef{Name: n, Type: t})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ks)
+	}
+	return out, nil
 }
 
 // Advance implements sim.Store: miniredis's clock moves on by d.

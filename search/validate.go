@@ -26,20 +26,34 @@ func (es Errors) Error() string { return sim.LoadErrors(es).Error() }
 // Is makes errors.Is(Errors, ErrInvalid) hold.
 func (es Errors) Is(target error) bool { return target == ErrInvalid }
 
-// sortErrors names path in every problem, sorts them by position and drops
-// a second problem at a position already reported (a value the decoder could
-// not read is not also reported as missing or out of range).
+// sortErrors names path in every problem that names no file of its own (a
+// problem of the variant file the search names, or of one of its scripts,
+// keeps that file's name: its line and column are that file's), sorts them
+// by file (the search file first) and position, and drops a second problem
+// at a place already reported (a value the decoder could not read is not
+// also reported as missing or out of range).
 func sortErrors(errs sim.LoadErrors, path string) sim.LoadErrors {
+	rank := map[string]int{path: 0} // files in the order first named
+	for i := range errs {
+		if errs[i].File == "" {
+			errs[i].File = path
+		}
+		if _, ok := rank[errs[i].File]; !ok {
+			rank[errs[i].File] = len(rank)
+		}
+	}
 	sort.SliceStable(errs, func(i, j int) bool {
-		a, b := errs[i].Pos, errs[j].Pos
-		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		a, b := errs[i], errs[j]
+		if a.File != b.File {
+			return rank[a.File] < rank[b.File]
+		}
+		return a.Pos.Line < b.Pos.Line || a.Pos.Line == b.Pos.Line && a.Pos.Col < b.Pos.Col
 	})
 	out := errs[:0]
 	for i, e := range errs {
-		if i > 0 && e.Pos == errs[i-1].Pos {
+		if i > 0 && e.Pos == errs[i-1].Pos && e.File == errs[i-1].File {
 			continue
 		}
-		e.File = path
 		out = append(out, e)
 	}
 	return sim.CapProblems(out)

@@ -118,19 +118,3 @@ func (e *ScriptStoppedError) Error() string {
 func (e *ScriptStoppedError) Message() Msg {
 	return M("variant.script-stopped", "Script", e.Script, "Max", e.Max)
 }
-
-// ScriptError is a script that answered a Redis error, which its reply map
-// does not read as an outcome.
-type ScriptError struct {
-	Script string
-	Reply  string
-}
-
-func (e *ScriptError) Error() string {
-	return fmt.Sprintf("%s replied with an error: %s", e.Script, e.Reply)
-}
-
-// Message makes ScriptError a Coded error: variant.script-error.
-func (e *ScriptError) Message() Msg {
-	return M("variant.script-error", "Script", e.Script, "Reply", e.Reply)
-}

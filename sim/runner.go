@@ -195,6 +195,9 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 		written: map[string]int{},
 	}
 	r.info = r.v.info()
+	if dv, ok := r.v.(*defVariant); ok {
+		dv.keyOf = r.keyNamed
+	}
 	r.rng = rand.New(r.src)
 	var total time.Duration
 	seenLock := map[string]bool{}

@@ -44,6 +44,16 @@ type Batch struct {
 	// to Nodes. Every batch of such a run names both, from the first on,
 	// so a store learns from the first batch what the run needs.
 	Nodes, Node int
+	// Derived is set on every batch of a single-server run under a user's
+	// variant file, whose scripts may write keys they build themselves
+	// (KEYS[1] .. ":count") that Read does not name. The store then also
+	// finds every key of the run's own namespace that Read does not name
+	// once the calls have run (BatchResult.Found), and it makes sure no key
+	// of that namespace outside Prior is there before the calls: a store
+	// that re-establishes Prior deletes them, and a batch it sends again
+	// (a retry) starts from Prior with them gone, so that a retried step
+	// restores the keys a script built as it does the others (issue 33).
+	Derived bool
 	// Restart (with Node): the node restarts before the batch and comes back
 	// empty, as a Redis without persistence does (step `restart`). Calls is
 	// empty, Prior holds every key absent; the result's Keys are read from
@@ -104,6 +114,10 @@ func (r Replication) String() string {
 type BatchResult struct {
 	Replies []Reply
 	Keys    []KeyState
+	// Found are the keys of the run that Read does not name and that exist
+	// after the calls (only for a Derived batch), with their logical
+	// names, sorted by name; each a Hash or a String.
+	Found []KeyState
 }
 
 // Call is one script invocation with logical key names.
@@ -111,9 +125,18 @@ type Call struct {
 	Script *Script
 	Keys   []string
 	Args   []string
+	// KeyValues[i], when true, says that Keys[i] is a value a variant file
+	// puts in KEYS (its owner id), not a key: a store passes it as it is,
+	// outside its key namespace, and never reads, restores or deletes it.
+	// nil when every entry is a key.
+	KeyValues []bool
 	// mapsErrors: the variant file reads an error reply as an outcome.
 	mapsErrors bool
 }
+
+// IsKey reports whether Keys[i] names a key of the run (not a value, see
+// KeyValues).
+func (c *Call) IsKey(i int) bool { return i >= len(c.KeyValues) || !c.KeyValues[i] }
 
 // KeyType is the Redis type of a key, or "none" when it does not exist.
 type KeyType string

@@ -44,6 +44,14 @@ func (v *variantValidator) add(path string, p Pos, m Msg, format string, args ..
 	v.errs = append(v.errs, LoadError{File: v.d.File, Pos: p, Path: path, Msg: fmt.Sprintf(format, args...), Problem: m})
 }
 
+// warn records a warning at path (see VariantDef.Warnings).
+func (v *variantValidator) warn(path string, p Pos, m Msg, format string, args ...any) {
+	n := len(v.errs)
+	v.add(path, p, m, format, args...)
+	v.d.Warnings = append(v.d.Warnings, v.errs[n])
+	v.errs = v.errs[:n]
+}
+
 func (v *variantValidator) oneOf(path, got string, want []string) bool {
 	if v.bad[path] {
 		return false
@@ -65,6 +73,7 @@ func validateVariant(d *VariantDef, bad map[string]bool) LoadErrors {
 		d.at = map[string]Pos{}
 	}
 	v := &variantValidator{d: d, bad: bad}
+	d.Warnings = nil
 	switch {
 	case v.bad["name"]:
 	case d.Name == "":
@@ -77,10 +86,11 @@ func validateVariant(d *VariantDef, bad map[string]bool) LoadErrors {
 	v.lock()
 	v.owner()
 	v.oneOf("reentry", d.Reentry, []string{ReentryRedis, ReentryClient, ReentryNone})
-	if d.Reentry == ReentryRedis && d.Lock.Type == TypeString {
+	if d.Reentry == ReentryRedis && d.Lock.Type == TypeString && d.Lock.Count == "" {
 		v.add("reentry", Pos{}, M("variant.reentry-string"), "reentry: redis needs a Hash lock that keeps hold counts; a String lock counts nothing (use client or none)")
 	}
 	v.keys()
+	v.countKey()
 	for _, s := range []struct {
 		role string
 		def  *ScriptDef
@@ -170,14 +180,16 @@ func (v *variantValidator) keys() {
 		case v.bad[p+".name"]:
 		case k.Name == "":
 			v.add(p+".name", v.d.at[p], M("variant.missing", "Field", p+".name"), "missing required field %q", p+".name")
-		case !strings.Contains(k.Name, "{lock}"):
-			v.add(p+".name", Pos{}, M("variant.key-name-lock", "Key", k.ID), "keys.%s.name: put {lock} in the name, so each lock has its own", k.ID)
+		case !strings.Contains(k.Name, "{lock}") && !strings.Contains(k.Name, "{lock_key}"):
+			v.add(p+".name", Pos{}, M("variant.key-name-lock", "Key", k.ID), "keys.%s.name: put {lock} (or {lock_key}) in the name, so each lock has its own", k.ID)
 		case k.Role == RoleUnlockLatch && !strings.Contains(k.Name, "{unlock_id}"):
 			v.add(p+".name", Pos{}, M("variant.key-name-unlock", "Key", k.ID), "keys.%s.name: an unlock-latch key is one per unlock call: put {unlock_id} in the name", k.ID)
 		case k.Role != RoleUnlockLatch && strings.Contains(k.Name, "{unlock_id}"):
 			v.add(p+".name", Pos{}, M("variant.key-name-unlock-role", "Key", k.ID), "keys.%s.name: {unlock_id} belongs only in an unlock-latch key's name", k.ID)
-		case hasReservedPrefix(k.Name):
-			v.add(p+".name", Pos{}, M("variant.key-name-reserved", "Key", k.ID), "keys.%s.name: lock:, resource: and fence: are Lockstep's own key prefixes", k.ID)
+		case k.Name == "{lock_key}" || k.Name == lockKeyPrefix+"{lock}":
+			v.add(p+".name", Pos{}, M("variant.key-name-is-lock", "Key", k.ID), "keys.%s.name: that is the lock key itself; name a key beside it, such as {lock_key}:count", k.ID)
+		case hasReservedPrefix(k.Name) && !strings.HasPrefix(k.Name, lockKeyPrefix+"{lock}"):
+			v.add(p+".name", Pos{}, M("variant.key-name-reserved", "Key", k.ID), "keys.%s.name: lock:, resource: and fence: are Lockstep's own key prefixes (a key built on the lock key starts with {lock_key} or lock:{lock})", k.ID)
 		}
 		if k.Role == RoleChannel {
 			if k.Type != "" {
@@ -186,6 +198,30 @@ func (v *variantValidator) keys() {
 			continue
 		}
 		v.oneOf(p+".type", string(k.Type), []string{string(TypeHash), string(TypeString)})
+	}
+}
+
+// countKey checks lock.count: a String lock's hold count kept in a second
+// key, which must be a String key of role state under keys.
+func (v *variantValidator) countKey() {
+	d := v.d
+	if d.Lock.Count == "" || v.bad["lock.count"] {
+		return
+	}
+	k := d.key(d.Lock.Count)
+	switch {
+	case d.Lock.Type != TypeString:
+		v.add("lock.count", Pos{}, M("variant.count-key-hash"), "lock.count: a Hash lock keeps its counts in its own fields; a count key is for a String lock")
+	case k == nil:
+		want := []string{}
+		for _, k := range d.Keys {
+			want = append(want, k.ID)
+		}
+		v.add("lock.count", Pos{}, M("variant.count-key-unknown", "Key", d.Lock.Count, "Want", strings.Join(want, ", ")), "lock.count: no key %q under keys (want one of %s)", d.Lock.Count, strings.Join(want, ", "))
+	case k.Role != RoleState || k.Type != TypeString:
+		v.add("lock.count", Pos{}, M("variant.count-key-kind", "Key", d.Lock.Count), "lock.count: key %s must be a String of role state, whose value is the hold count", d.Lock.Count)
+	case d.Reentry != ReentryRedis:
+		v.add("lock.count", Pos{}, M("variant.count-key-reentry"), "lock.count: a count kept in Redis needs reentry: redis")
 	}
 }
 
@@ -210,7 +246,7 @@ var outcomesOf = map[string][]string{
 // the rest.
 var (
 	keyValues = []string{ValLock, ValFenceKey}
-	argValues = []string{ValOwner, ValLeaseMS, ValOutermost, ValFenceTTLMS, ValUnlockID, ValLockName}
+	argValues = []string{ValOwner, ValLeaseMS, ValLeaseS, ValOutermost, ValFenceTTLMS, ValUnlockID, ValLockName}
 )
 
 func (v *variantValidator) script(role string, s *ScriptDef) {
@@ -241,6 +277,12 @@ func (v *variantValidator) script(role string, s *ScriptDef) {
 			}
 			k := d.key(ref.Name)
 			switch {
+			case list.name == "keys" && ref.Name == ValOwner:
+				// Some public scripts take the owner id as a key. It is
+				// passed as it is (a value, not a key of the run's
+				// namespace), which a single Redis accepts; say why it is
+				// a poor design rather than refuse it (issue 33).
+				v.warn(p, ref.Pos, M("variant.owner-in-keys", "Script", role), "%s.keys: the owner id in KEYS is a value, not a key: Redis Cluster refuses a script whose KEYS hash to other slots than the lock's (CROSSSLOT), and an ACL that confines the user to its own key names refuses it too; pass it in ARGV where you can", role)
 			case list.name == "keys" && k != nil:
 				if k.Role == RoleUnlockLatch && role != "release" {
 					v.add(p, ref.Pos, M("variant.value-not-here", "Value", ref.Name, "Script", role), "%s: %s is not known to a %s call", p, ref.Name, role)

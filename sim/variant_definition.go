@@ -44,7 +44,12 @@ type VariantDef struct {
 	// ReadFunc over Texts) gives the same variant, which is how a share
 	// code carries a user's lock (package explore).
 	Texts map[string]string
-	at    map[string]Pos // where the file wrote each field, by path
+	// Warnings are what the validator found legal but worth a word: a
+	// design that works here and fails elsewhere (the owner id in KEYS,
+	// which Redis Cluster refuses). Each at FILE:LINE:COL, like an error;
+	// the variant loads all the same.
+	Warnings LoadErrors
+	at       map[string]Pos // where the file wrote each field, by path
 }
 
 // LockLayout is the lock key's type and layout.
@@ -54,6 +59,11 @@ type LockLayout struct {
 	// hold count), LayoutOwnerAndCount (a Hash {owner, count}) or
 	// LayoutOwnerValue (a String holding the owner id).
 	Layout string
+	// Count, for a String lock (LayoutOwnerValue) whose hold count the
+	// scripts keep in a second key, is the id of that key under keys (a
+	// String of role state whose value is the count: "count in a second
+	// key"); "" otherwise.
+	Count string
 }
 
 // The layouts of a lock key.
@@ -154,6 +164,7 @@ const (
 	ValLock       = "lock"         // the lock key
 	ValOwner      = "owner"        // the owner id of the call
 	ValLeaseMS    = "lease_ms"     // the lease, in ms
+	ValLeaseS     = "lease_s"      // the lease, in whole seconds, rounded up (for EXPIRE)
 	ValOutermost  = "outermost"    // "1" for an outermost acquire, "0" nested
 	ValFenceKey   = "fence_key"    // the fencing counter (fencing lessons only)
 	ValFenceTTLMS = "fence_ttl_ms" // its TTL in ms (fencing lessons only)
@@ -162,7 +173,7 @@ const (
 )
 
 // ValueNames lists the named values, in the documentation's order.
-var ValueNames = []string{ValLock, ValOwner, ValLeaseMS, ValOutermost, ValFenceKey, ValFenceTTLMS, ValUnlockID, ValLockName}
+var ValueNames = []string{ValLock, ValOwner, ValLeaseMS, ValLeaseS, ValOutermost, ValFenceKey, ValFenceTTLMS, ValUnlockID, ValLockName}
 
 // ReplyRule maps one reply pattern to an outcome.
 type ReplyRule struct {
@@ -292,7 +303,10 @@ func (d *VariantDef) key(id string) *ExtraKey {
 	return nil
 }
 
-// keyName fills a key name template.
+// keyName fills a key name template: "{lock}" is the lock's name,
+// "{lock_key}" the lock key's ("lock:" and the name: a script's KEYS[1],
+// so that "{lock_key}:count" is the key a script builds as
+// KEYS[1] .. ':count') and "{unlock_id}" the unlock call's id.
 func keyName(tmpl, lock, unlockID string) string {
-	return strings.NewReplacer("{lock}", lock, "{unlock_id}", unlockID).Replace(tmpl)
+	return strings.NewReplacer("{lock_key}", lockKeyPrefix+lock, "{lock}", lock, "{unlock_id}", unlockID).Replace(tmpl)
 }

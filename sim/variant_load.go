@@ -157,6 +157,8 @@ func (vd *variantDecoder) decode(src []byte) *VariantDef {
 					d.Lock.Type = KeyType(vd.str(f.Value, "lock.type"))
 				case "layout":
 					d.Lock.Layout = vd.str(f.Value, "lock.layout")
+				case "count":
+					d.Lock.Count = vd.str(f.Value, "lock.count")
 				default:
 					vd.unknown(f, "lock")
 				}

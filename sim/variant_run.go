@@ -11,6 +11,10 @@ import (
 type defVariant struct {
 	d  *VariantDef
 	vi VariantInfo
+	// keyOf returns the run's key of that logical name as last read
+	// (Runner.keyNamed): a count kept in a second key (lock.count) is
+	// read there. Set by NewRunner.
+	keyOf func(name string) KeyState
 }
 
 func newDefVariant(d *VariantDef) *defVariant { return &defVariant{d: d, vi: d.Info()} }
@@ -62,6 +66,8 @@ func (v *defVariant) value(op lockOp, g *grant, name string) (string, bool) {
 		return op.owner, true
 	case ValLeaseMS:
 		return ms(op.leaseMS), true
+	case ValLeaseS:
+		return strconv.FormatInt(leaseSeconds(op.leaseMS), 10), true
 	case ValOutermost:
 		if g != nil {
 			return "0", true
@@ -82,6 +88,12 @@ func (v *defVariant) value(op lockOp, g *grant, name string) (string, bool) {
 	return "", false
 }
 
+// leaseSeconds is a lease of leaseMS milliseconds in whole seconds, rounded
+// up (a script that calls EXPIRE takes seconds: a lease of 1,500 ms is 2 s,
+// never 1 s, so that the key never expires before the lease the lesson
+// gives; docs/variant-format.md).
+func leaseSeconds(leaseMS int64) int64 { return (leaseMS + 999) / 1000 }
+
 // call builds the call of script s. Values a lesson does not have (the
 // fencing counter of a lesson without fencing) are left out; the validator
 // keeps them at the end of their lists.
@@ -101,6 +113,14 @@ func (v *defVariant) call(s *ScriptDef, op lockOp, g *grant) *Call {
 		return out
 	}
 	c.Keys, c.Args = build(s.Keys), build(s.Args)
+	for i, ref := range s.Keys {
+		if !ref.IsLiteral && ref.Name == ValOwner && i < len(c.Keys) {
+			if c.KeyValues == nil {
+				c.KeyValues = make([]bool, len(c.Keys))
+			}
+			c.KeyValues[i] = true
+		}
+	}
 	return c
 }
 
@@ -235,6 +255,13 @@ func (v *defVariant) holds(k KeyState) map[string]int64 {
 	}
 	if k.Type != TypeString {
 		return nil
+	}
+	if ck := v.d.key(v.d.Lock.Count); ck != nil && v.keyOf != nil {
+		// The count in a second key: absent (or not a number) is no
+		// count Redis keeps, 0.
+		c := v.keyOf(keyName(ck.Name, strings.TrimPrefix(k.Name, lockKeyPrefix), ""))
+		n, _ := strconv.ParseInt(c.Value, 10, 64)
+		return map[string]int64{k.Value: n}
 	}
 	return map[string]int64{k.Value: 1}
 }

@@ -87,6 +87,7 @@ type Explore struct {
 	LockOwnVariant   string
 	LockVerdict      string
 	LockBreaks       string
+	LockBrokenOwnToo string // the mark of an invariant the lesson's own lock breaks too
 	LockOpen         string
 	LockCompare      string
 	LockBuilder      string

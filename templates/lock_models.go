@@ -54,10 +54,13 @@ type LockRow struct {
 	ID, Label, Title string
 	Variant          string // the lesson's own variant
 	// Kind is same, differs, error or skipped (for styling and tests).
-	Kind                string
-	Same                bool
-	Step                int // the first step whose outcome differs, 0 when none
-	Verdict             string
-	Broken              []string // invariants the lock breaks there that the lesson's own run does not
+	Kind    string
+	Same    bool
+	Step    int // the first step whose outcome differs, 0 when none
+	Verdict string
+	// Broken are the invariants the lock breaks on the lesson
+	// (explore.BrokenUnder), BrokenOwn those of them the lesson's own
+	// lock breaks too (marked).
+	Broken, BrokenOwn   []string
 	PlayURL, CompareURL string
 }
