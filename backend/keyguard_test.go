@@ -121,9 +121,9 @@ func TestUserScriptTouchesOnlyItsOwnKeys(t *testing.T) {
 		// What a lock script does with its own keys still works.
 		for body, want := range map[string]string{
 			"redis.call('SET', KEYS[1] .. ':count', 1, 'PX', 1000) return redis.call('GET', KEYS[1] .. ':count')": "1",
-			"return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])":                                       "OK",
-			"return tostring(redis.call('TIME')[1] ~= nil)":                                                        "true",
-			"return loadstring('return redis.call(\\'SET\\', KEYS[1], 1)')()":                                       "OK",
+			"return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])":                                     "OK",
+			"return tostring(redis.call('TIME')[1] ~= nil)":                                                       "true",
+			"return loadstring('return redis.call(\\'SET\\', KEYS[1], 1)')()":                                     "OK",
 			"return tostring(redis.status_reply('OK').ok)":                                                        "OK",
 		} {
 			r, err := callOnce(t, open, userScript(t, body))

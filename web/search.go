@@ -348,7 +348,7 @@ func (s *session) startSearch(m ClientMessage) {
 		defer srv.searchFair.release(hold)
 		defer cancel()
 		start := time.Now()
-		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.SearchWorkers, MaxStates: srv.cfg.SearchMaxStates,
+		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.SearchWorkers, MaxStates: srv.cfg.SearchMaxStates, MaxBytes: srv.cfg.SearchMaxBytes,
 			Progress: func(p search.Progress) {
 				el := time.Since(start)
 				msg := SearchProgressMessage{Type: MsgSearchProgress, Re: rs.re, Depth: p.Depth, MaxDepth: f.Depth, States: p.States,
