@@ -21,7 +21,11 @@ import (
 // before handing it to the real redis.call or redis.pcall. Code the script
 // compiles at run time (loadstring, load) gets the same locals, so it
 // cannot reach the real table either; Lua 5.1 without getfenv and debug
-// (RemovedGlobals) has no other way to the globals.
+// (RemovedGlobals) has no other way to the globals. The shadow `redis` and
+// `_G` are tables of their own fields (call, pcall; redis, _G, loadstring,
+// load) that read the rest from the real ones through a metatable the
+// script cannot get (__metatable): copying every global at every call
+// cost some 25 KB a call. So pairs(_G) lists only those four names.
 //
 // The rule, the same on every backend: a key a command names must be one
 // of the script's KEYS as the call began, or start with one of them and a
@@ -120,7 +124,9 @@ var guardedCommands = map[string]keySpec{
 
 // keyGuardPrefix is put before a user's script on every backend, on the
 // script's first line (line numbers stay). See the comment at the top of
-// this file for what it does.
+// this file for what it does. The command table is one string (" get=1
+// set=1 ..."), searched per command: a Lua table of it would be built
+// again at every call.
 func keyGuardPrefix(embedded bool) string {
 	if embedded {
 		return keyGuardEmbedded
@@ -142,20 +148,21 @@ func keyGuard(raise string) string {
 	sort.Strings(names)
 	var spec strings.Builder
 	for _, n := range names {
-		fmt.Fprintf(&spec, "%s='%c',", n, guardedCommands[n])
+		fmt.Fprintf(&spec, " %s=%c", n, guardedCommands[n])
 	}
 	// Everything the guard uses is taken before the script runs: a script
 	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
 	// redis-server too), never the guard's own copies.
 	code := `local redis, _G, loadstring, load = (function(R, G, LS, LD, KS)
-local ty, ts, tn, sub, lower, upper, err, sel, pairs_, setmt, concat = type, tostring, tonumber, string.sub, string.lower, string.upper, error, select, pairs, setmetatable, table.concat
-local spec = {` + spec.String() + `}
+local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat
+local spec = '` + spec.String() + ` ' 
 local K = {} for i = 1, #KS do K[i] = ts(KS[i]) end
 local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
 local function refuse(c, k) return '` + keyGuardMarker + ` ' .. upper(c) .. ' on key \'' .. ts(k) .. '\' refused: a script of your own may touch only its KEYS and keys that start with one of them and a colon (its run\'s own keys)' end
 local function check(...)
 local n = sel('#', ...) if n == 0 then return nil end
-local a = {...} local c = lower(ts(a[1])) local s = spec[c]
+local a = {...} local c = lower(ts(a[1])) local s
+if not find(c, '[^%w]') then local _, e = find(spec, ' ' .. c .. '=', 1, true) if e then s = sub(spec, e + 1, e + 1) end end
 if s == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: a script of your own may not call it, as Lockstep cannot tell which keys it touches' end
 local from, to, step = 2, 1, 1
 if s == '1' then to = 2 elseif s == '2' then to = 3 elseif s == 'A' then to = n elseif s == 'M' then to, step = n, 2
@@ -166,14 +173,14 @@ for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
 return nil
 end
 local r, g = {}, {}
-for k, v in pairs_(R) do r[k] = v end
-r.call = function(...) local e = check(...) if e then ` + raise + ` end return R.call(...) end
-r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return R.pcall(...) end
+local call, pcall_ = R.call, R.pcall
+r.call = function(...) local e = check(...) if e then ` + raise + ` end return call(...) end
+r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return pcall_(...) end
 local ls, ld
 ls = function(src, name) if ty(src) ~= 'string' then return LS(src, name) end local f, e = LS('local redis, _G, loadstring, load = ... return function(...) ' .. src .. '\nend', name or src) if not f then return f, e end return f(r, g, ls, ld) end
 ld = function(fn, name) if ty(fn) ~= 'function' then return LD(fn, name) end local parts = {} while true do local p = fn() if p == nil or p == '' then break end parts[#parts + 1] = p end return ls(concat(parts), name or '=(load)') end
-for k, v in pairs_(G) do g[k] = v end
 g.redis, g._G, g.loadstring, g.load = r, g, ls, ld
+setmt(r, {__index = R, __newindex = R, __metatable = false})
 setmt(g, {__index = G, __newindex = G, __metatable = false})
 return r, g, ls, ld
 end)(redis, _G, loadstring, load, KEYS) `
