@@ -207,6 +207,11 @@ type Backend struct {
 	// lost reports whether the sandbox's process has ended (nil elsewhere):
 	// a step that failed on a lost process ran into its memory bound.
 	lost func() bool
+	// spawn starts one more server in the sandbox's process and returns a
+	// client of it and its release, which shuts it down (nil elsewhere):
+	// the nodes, primary and replica of a sandboxed run with several
+	// servers (nodes.go, sandboxpair.go).
+	spawn func(ctx context.Context) (*redis.Client, func(), error)
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep

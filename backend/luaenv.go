@@ -3,8 +3,6 @@ package backend
 import (
 	"fmt"
 	"strings"
-
-	"lockstep/sim"
 )
 
 // RemovedGlobals are the globals that gopher-lua (as miniredis opens it)
@@ -68,13 +66,3 @@ var redisEnvPrefix = func() string {
 	b.WriteString("}) do rawset(_G, name, nil) end end ")
 	return b.String()
 }()
-
-// redisEnvSource is what a miniredis runs for script sc: a user's script
-// (sc.Custom) with redisEnvPrefix before its bounded source, a built-in
-// one as it is.
-func redisEnvSource(sc *sim.Script) string {
-	if !sc.Custom {
-		return sc.RunSource()
-	}
-	return redisEnvPrefix + sc.RunSource()
-}

@@ -24,13 +24,18 @@ import (
 // the virtual clock; on a real one, N redis-server processes it starts
 // (with no persistence: `--save ""`, `--appendonly no`), or N miniredis when
 // redis-server is not on PATH (and Config.RedisServer names none). The
-// started nodes take one of the backend's MaxPairs places.
+// started nodes take one of the backend's MaxPairs places. In the Lua
+// sandbox (a learner's lock) they are N miniredis that the sandbox's
+// process starts for the run.
 
 // nodeServer is one node of a run with nodes.
 type nodeServer struct {
 	mini   *miniredis.Miniredis // embedded; nil when started
 	proc   *process             // started; nil when embedded
 	client *redis.Client
+	// release shuts a server of the Lua sandbox's process down (and
+	// closes client); nil on other nodes.
+	release func()
 	// cached is the scripts the node's miniredis has run (see
 	// Store.cached); nil on a started node.
 	cached map[*sim.Script]bool
@@ -40,6 +45,9 @@ type nodeServer struct {
 type nodeSet struct {
 	nodes []*nodeServer
 	bin   string // the redis-server program of started nodes; "" when embedded
+	// spawn starts a node in the Lua sandbox's process (Backend.spawn);
+	// nil when the nodes are not the sandbox's.
+	spawn func(ctx context.Context) (*redis.Client, func(), error)
 	dir   string // the started nodes' working folder, removed at close
 	// release frees the run's place among the backend's MaxPairs.
 	release func()
@@ -65,7 +73,23 @@ func (s *Store) nodeSetFor(ctx context.Context, n int) (*nodeSet, error) {
 	info := Info{Embedded: true, Nodes: n}
 	embedded := s.mini != nil
 	if s.be.sandbox {
-		return nil, &SandboxSingleError{}
+		// A learner's lock in the Lua sandbox: N miniredis of the run's own
+		// in the sandbox's process, reached over loopback as started nodes
+		// are (every step restored, on the wall clock), so the frames are
+		// those of the in-process embedded nodes.
+		ns.spawn = s.be.spawn
+		for i := range n {
+			nd, err := ns.sandboxNode(ctx)
+			if err != nil {
+				ns.close()
+				return nil, fmt.Errorf("backend: start node %d: %w", i+1, err)
+			}
+			ns.nodes = append(ns.nodes, nd)
+		}
+		s.restore, s.advance = true, nil
+		s.nodes = ns
+		s.setInfo(info)
+		return ns, nil
 	}
 	if !embedded {
 		info.NotOn = s.be.info.Addr
@@ -127,6 +151,15 @@ func newEmbeddedNode() *nodeServer {
 	return &nodeServer{mini: m, client: c, cached: map[*sim.Script]bool{}}
 }
 
+// sandboxNode starts one node of the set in the Lua sandbox's process.
+func (ns *nodeSet) sandboxNode(ctx context.Context) (*nodeServer, error) {
+	c, release, err := ns.spawn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &nodeServer{client: c, release: release}, nil
+}
+
 // startNode starts one redis-server of the set.
 func (ns *nodeSet) startNode(ctx context.Context) (*nodeServer, error) {
 	p, err := startProcess(ctx, ns.bin, ns.dir)
@@ -143,9 +176,15 @@ func (ns *nodeSet) restart(ctx context.Context, n int) error {
 	old := ns.nodes[n-1]
 	old.close()
 	var nd *nodeServer
-	if ns.bin == "" {
+	switch {
+	case ns.spawn != nil:
+		var err error
+		if nd, err = ns.sandboxNode(ctx); err != nil {
+			return fmt.Errorf("backend: restart node %d: %w", n, err)
+		}
+	case ns.bin == "":
 		nd = newEmbeddedNode()
-	} else {
+	default:
 		var err error
 		if nd, err = ns.startNode(ctx); err != nil {
 			return fmt.Errorf("backend: restart node %d: %w", n, err)
@@ -157,6 +196,9 @@ func (ns *nodeSet) restart(ctx context.Context, n int) error {
 
 func (nd *nodeServer) close() {
 	nd.client.Close()
+	if nd.release != nil {
+		nd.release()
+	}
 	if nd.mini != nil {
 		nd.mini.Close()
 	}

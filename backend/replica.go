@@ -77,10 +77,16 @@ func (s *Store) replicaPair(ctx context.Context) (pair, error) {
 		s.setInfo(info)
 		return s.pair, nil
 	}
-	info.NotOn = s.be.info.Addr
 	if s.be.sandbox {
-		return nil, &SandboxSingleError{}
+		p, err := s.sandboxPair(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.client, s.pair = p.pc, p
+		s.setInfo(info)
+		return p, nil
 	}
+	info.NotOn = s.be.info.Addr
 	bin, err := s.be.redisServer()
 	if errors.Is(err, exec.ErrNotFound) && s.be.cfg.RedisServer == "" {
 		m, client := NewMiniredis()

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"lockstep/sim"
 )
 
 // DefaultSandboxHeap bounds the Go heap of the Lua sandbox's process, in
@@ -80,6 +78,61 @@ type sandboxProc struct {
 	err   *tail
 	be    *Backend
 	once  sync.Once
+	// password is the child's servers' password.
+	password string
+	// answers carries the lines the child writes after its address, its
+	// answers to "new" requests (serveSandboxRequests).
+	answers chan string
+	// ctl orders requests to the child and their answers; seq numbers
+	// them, so an answer that came after its request gave up is skipped.
+	ctl sync.Mutex
+	seq int
+}
+
+// newServer asks the child for one more miniredis of its own and returns
+// a client of it and its release, which shuts that server down (the
+// caller closes the client): a node, primary or replica of a run with
+// several servers.
+func (p *sandboxProc) newServer(ctx context.Context) (*redis.Client, func(), error) {
+	p.ctl.Lock()
+	defer p.ctl.Unlock()
+	p.seq++
+	id := strconv.Itoa(p.seq)
+	if _, err := io.WriteString(p.stdin, "new "+id+"\n"); err != nil {
+		return nil, nil, fmt.Errorf("backend: lua sandbox: ask for a server: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, sandboxStartTimeout)
+	defer cancel()
+	for {
+		select {
+		case line := <-p.answers:
+			addr, ok := strings.CutPrefix(line, id+" ")
+			if !ok {
+				continue
+			}
+			if !strings.HasPrefix(addr, "127.0.0.1:") {
+				return nil, nil, fmt.Errorf("backend: lua sandbox: a server did not start: %s", addr)
+			}
+			return sandboxClient(addr, p.password), func() {
+				p.ctl.Lock()
+				defer p.ctl.Unlock()
+				_, _ = io.WriteString(p.stdin, "close "+addr+"\n")
+			}, nil
+		case <-p.done:
+			return nil, nil, errors.New("backend: lua sandbox: its process ended")
+		case <-ctx.Done():
+			return nil, nil, fmt.Errorf("backend: lua sandbox: a server did not start: %w", ctx.Err())
+		}
+	}
+}
+
+// sandboxClient is a client of a server of the sandbox's process at addr.
+func sandboxClient(addr, password string) *redis.Client {
+	return redis.NewClient(&redis.Options{
+		Addr: addr, Password: password, Protocol: 2, DisableIdentity: true, MaxRetries: 0, DialerRetries: 1,
+		DialTimeout: time.Second, ReadTimeout: -1, WriteTimeout: -1, ContextTimeoutEnabled: true,
+		MaintNotificationsConfig: noMaintNotifications(),
+	})
 }
 
 func (p *sandboxProc) gone() bool {
@@ -178,7 +231,7 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 	cmd := exec.Command(exe, sandboxArgs(exe)...)
 	cmd.Env = append(os.Environ(), sandboxEnv+"="+strconv.FormatInt(s.cfg.MaxHeap, 10))
 	endWithParent(cmd)
-	p := &sandboxProc{cmd: cmd, done: make(chan struct{}), err: &tail{}}
+	p := &sandboxProc{cmd: cmd, done: make(chan struct{}), err: &tail{}, password: password, answers: make(chan string, 1)}
 	cmd.Stderr = p.err
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("backend: lua sandbox: %w", err)
@@ -195,7 +248,16 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 		br := bufio.NewReader(out)
 		line, _ := br.ReadString('\n')
 		addr <- strings.TrimSpace(line)
-		_, _ = io.Copy(io.Discard, br)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				break
+			}
+			select {
+			case p.answers <- strings.TrimSpace(line):
+			default: // no request waits for it (it gave up)
+			}
+		}
 		_ = cmd.Wait()
 		close(p.done)
 	}()
@@ -217,11 +279,7 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 		return nil, fmt.Errorf("backend: lua sandbox did not start (it said %q; a test binary's TestMain must call backend.RunSandboxIfChild first): %s", a, strings.TrimSpace(p.err.String()))
 	}
 	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
-	client := redis.NewClient(&redis.Options{
-		Addr: a, Password: password, Protocol: 2, DisableIdentity: true, MaxRetries: 0, DialerRetries: 1,
-		DialTimeout: time.Second, ReadTimeout: -1, WriteTimeout: -1, ContextTimeoutEnabled: true,
-		MaintNotificationsConfig: noMaintNotifications(),
-	})
+	client := sandboxClient(a, password)
 	p.be = &Backend{
 		cfg:  Config{URL: "redis://" + a, AllowCustomScripts: true},
 		info: Info{Embedded: true}, client: client, user: "default", sandbox: true,
@@ -229,20 +287,7 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 		overrun:     func() string { p.kill(); return "sandbox" },
 		scriptLimit: s.cfg.TimeLimit,
 		lost:        p.gone,
+		spawn:       p.newServer,
 	}
 	return p, nil
 }
-
-// SandboxSingleError is a run with a replica or with nodes asked of the Lua
-// sandbox, which has one Redis: a learner's script runs only in the
-// sandbox's process, never in the server's, so lessons that need more
-// servers run a learner's lock only on a real Redis opened to it
-// (-allow-custom-scripts).
-type SandboxSingleError struct{}
-
-func (*SandboxSingleError) Error() string {
-	return "backend: a learner's lock runs in the Lua sandbox, a single Redis: a lesson with a replica or with several nodes runs it only with -redis and -allow-custom-scripts"
-}
-
-// Message makes SandboxSingleError a Coded error: backend.sandbox-single.
-func (*SandboxSingleError) Message() sim.Msg { return sim.M("backend.sandbox-single") }

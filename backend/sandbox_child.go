@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	_ "runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
@@ -46,8 +45,10 @@ func RunSandboxIfChild() {
 
 // runSandbox reads the password from the first line of in, serves a
 // miniredis that requires it on a free loopback port, writes the address
-// to out, and then watches the heap: it returns sandboxExitMemory when the
-// heap passes maxHeap, and 0 when in ends (the parent is gone).
+// to out, answers the parent's requests for more servers on in
+// (serveSandboxRequests) and watches the heap: it returns
+// sandboxExitMemory when the heap passes maxHeap, and 0 when in ends (the
+// parent is gone).
 func runSandbox(maxHeapText string, in io.Reader, out, errw io.Writer) int {
 	maxHeap, err := strconv.ParseInt(maxHeapText, 10, 64)
 	if err != nil || maxHeap <= 0 {
@@ -67,12 +68,9 @@ func runSandbox(maxHeapText string, in io.Reader, out, errw io.Writer) int {
 		return 2
 	}
 	fmt.Fprintln(out, m.Addr())
-	// Collect garbage harder near the bound, so that the watch sees what is
-	// live rather than what is not yet swept.
-	// debug.SetMemoryLimit(maxHeap * 3 / 4)
 	parentGone := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(io.Discard, rd)
+		serveSandboxRequests(rd, out, strings.TrimSpace(pw))
 		close(parentGone)
 	}()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -88,6 +86,46 @@ func runSandbox(maxHeapText string, in io.Reader, out, errw io.Writer) int {
 		if h := sample[0].Value.Uint64(); h > uint64(maxHeap) {
 			fmt.Fprintf(errw, "lockstep %s: heap %d bytes, over the bound of %d: exiting\n", SandboxCommand, h, maxHeap)
 			return sandboxExitMemory
+		}
+	}
+}
+
+// serveSandboxRequests answers the parent's requests, one a line on in,
+// until in ends (the parent is gone):
+//
+//	new ID      start one more miniredis (a node, a primary or a replica of
+//	            one run: lessons with several servers), with the same
+//	            password, on a free loopback port; answer "ID HOST:PORT",
+//	            or "ID error TEXT"
+//	close ADDR  shut the server at ADDR down (no answer)
+//
+// Only this goroutine writes to out after the first line.
+func serveSandboxRequests(in *bufio.Reader, out io.Writer, password string) {
+	servers := map[string]*miniredis.Miniredis{}
+	for {
+		line, err := in.ReadString('\n')
+		if err != nil {
+			return
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		switch f[0] {
+		case "new":
+			m := miniredis.NewMiniRedis()
+			m.RequireAuth(password)
+			if err := m.StartAddr("127.0.0.1:0"); err != nil {
+				fmt.Fprintf(out, "%s error %v\n", f[1], err)
+				continue
+			}
+			servers[m.Addr()] = m
+			fmt.Fprintf(out, "%s %s\n", f[1], m.Addr())
+		case "close":
+			if m := servers[f[1]]; m != nil {
+				m.Close()
+				delete(servers, f[1])
+			}
 		}
 	}
 }

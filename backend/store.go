@@ -28,21 +28,14 @@ var restoreScript = redis.NewScript(restoreSource)
 // made per call instead, which costs a SHA1 of its source.
 var goScripts sync.Map // *sim.Script -> *redis.Script
 
-func goScript(s *sim.Script) *redis.Script {
-	if s.Custom {
-		return redis.NewScript(s.RunSource())
-	}
-	return builtinScript(s)
-}
-
-// script is sc as this store sends it: on a miniredis (the embedded
-// backend, an embedded pair or nodes, the Lua sandbox) a user's script runs
-// in Redis's own environment (redisEnvSource); on a real Redis as it is.
+// script is sc as this store sends it (ScriptSource): a user's script
+// with the key guard, and on a miniredis (the embedded backend, an
+// embedded pair or nodes, the Lua sandbox) in Redis's own environment.
 func (s *Store) script(sc *sim.Script) *redis.Script {
-	if sc.Custom && s.be.info.Embedded {
-		return redis.NewScript(redisEnvSource(sc))
+	if sc.Custom {
+		return redis.NewScript(ScriptSource(sc, s.Info().Embedded))
 	}
-	return goScript(sc)
+	return builtinScript(sc)
 }
 
 func builtinScript(s *sim.Script) *redis.Script {

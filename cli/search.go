@@ -50,7 +50,10 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
 	}
-	cfg := search.Config{Backend: search.Embedded()}
+	// The operator's own search: bounded by no state count and no byte
+	// budget, as before (the Search page's are: -search-max-states,
+	// -search-max-mib).
+	cfg := search.Config{Backend: search.Embedded(), MaxBytes: -1}
 	if *redisURL != "" {
 		be, err := backend.Open(ctx, backend.Config{URL: *redisURL, AllowCustomScripts: a.allowCustom})
 		if err != nil {

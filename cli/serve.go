@@ -28,7 +28,7 @@ const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
 const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-max-live N]]
-                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N]
+                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N] [-search-max-mib N]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
@@ -151,7 +151,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	srv, err = web.New(web.Config{Live: liveHandler,
 		Backend: web.RedisBackend(be), Lessons: course, MaxSessions: *maxSessions, IdleTimeout: *idle, Logf: logger.Printf,
 		MaxSessionsPerAddr: *perAddr, Addr: *addr, AllowedHosts: hosts, ClassURLs: classURLs, ClassBus: bus, ClassPeers: peers,
-		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle, Limits: limits, SearchMaxStates: *lim.searchStates,
+		AllowCustomScripts: *allowCustom, ClassIdle: *classIdle, Limits: limits, SearchMaxStates: *lim.searchStates, SearchMaxBytes: int64(*lim.searchMiB) << 20,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)

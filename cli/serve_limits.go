@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lockstep/classbus"
+	"lockstep/search"
 	"lockstep/web"
 	"lockstep/webnet"
 )
@@ -26,6 +27,7 @@ type serveLimits struct {
 	classGrace      *time.Duration
 	classroomSecret *string
 	searchStates    *int
+	searchMiB       *int
 }
 
 // limitFlags defines the flags of web.Limits on fs.
@@ -41,6 +43,8 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 			"end a class, and drop all its state, once no presenter's page has been connected to it for this long"),
 		searchStates: fs.Int("search-max-states", web.DefaultSearchMaxStates,
 			"most timelines one search of the Search page explores before it stops with what it found; a search's memory grows with them (about 45 KB a state with a built-in lock), so lower it on a small server"),
+		searchMiB: fs.Int("search-max-mib", int(search.DefaultMaxBytes>>20),
+			"most memory, in MiB, that the states one search of the Search page keeps may take (as the search counts them: their keys, values and saved runs) before it stops with what it found; the process's heap can reach some 4 times it (docs/security.md)"),
 		classroomSecret: fs.String("classroom-secret", "", "with -classroom-redis: a secret (16 bytes or more) every server sharing the classes is given; class messages and states are signed with it (HMAC-SHA256) and unsigned ones ignored; also read from $"+ClassroomSecretEnv),
 	}
 }
@@ -62,6 +66,8 @@ func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []
 		return lim, nil, errors.New("flag -class-grace: must be 1s or more")
 	case *l.searchStates < 100:
 		return lim, nil, errors.New("flag -search-max-states: must be at least 100")
+	case *l.searchMiB < 1:
+		return lim, nil, errors.New("flag -search-max-mib: must be at least 1")
 	}
 	lim = web.Limits{TrustedProxies: trusted, SessionReserve: *l.reserve, MaxClasses: *l.maxClasses,
 		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace}

@@ -24,6 +24,14 @@ type Config struct {
 	// distinct states than this (the result is then not Complete); 0 means
 	// no bound.
 	MaxStates int
+	// MaxBytes stops the search once the states it keeps take more than
+	// this many bytes, as stateBytes counts them (the result is then not
+	// Complete, End EndMaxBytes): checked as each state of a depth is
+	// counted, in frontier order, like MaxStates. 0 means DefaultMaxBytes,
+	// a negative number no bound. A state's cost grows with its keys'
+	// values, which a learner's lock chooses (a fresh-eyes review of issue
+	// 37: one search reached about 1.1 GB within its state bound).
+	MaxBytes int64
 	// RerunPrefixes makes every transition start from a new runner that
 	// re-runs the whole timeline before it, instead of going back to the
 	// saved state: what branching by snapshot saves, for the bench only.
@@ -40,6 +48,9 @@ type Progress struct {
 	Depth, States, Transitions int
 	// Broken counts the invariants asked that some timeline broke.
 	Broken int
+	// Bytes is what the states kept so far were counted to take
+	// (Result.Bytes).
+	Bytes int64
 }
 
 // Result is what a search found.
@@ -53,6 +64,8 @@ type Result struct {
 	// Transitions the steps run, ScriptCalls the lock-script calls sent.
 	States, Transitions int
 	ScriptCalls         int64
+	// Bytes is what the states kept were counted to take (stateBytes).
+	Bytes int64
 	// Found maps each invariant asked that some timeline breaks to its
 	// shortest breaking timeline; invariants not broken are absent.
 	Found map[string]*Counterexample
@@ -74,6 +87,8 @@ const (
 	EndAllBroken End = "all-broken"
 	// EndMaxStates: more distinct states than Config.MaxStates were seen.
 	EndMaxStates End = "max-states"
+	// EndMaxBytes: the states kept took more than Config.MaxBytes.
+	EndMaxBytes End = "max-bytes"
 	// EndStopped: the context ended during depth Reached+1 (Run's error
 	// wraps the context's: context.Canceled, context.DeadlineExceeded).
 	EndStopped End = "stopped"
@@ -104,6 +119,8 @@ type child struct {
 	violations []string
 	// fresh is true when the state was not seen before this depth.
 	fresh bool
+	// bytes is what keeping the state costs (stateBytes), when fresh.
+	bytes int64
 }
 
 // worker is one runner on a store of its own.
@@ -168,13 +185,19 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 	frontier := []*node{root}
 	paths := map[string][]sim.Step{} // invariant -> shortest breaking timeline
 	var stopped error
-	partial := false // the state bound was reached inside a depth
+	partial := false // a bound was reached inside a depth
+	maxBytes := cfg.maxBytes()
+	res.Bytes = stateBytes(nil, nil, true)
+	overBytes := func() bool { return maxBytes > 0 && res.Bytes > maxBytes }
 	for depth := 1; depth <= f.Depth && len(frontier) > 0; depth++ {
-		room := 0
+		var b budget
 		if cfg.MaxStates > 0 {
-			room = max(1, cfg.MaxStates-len(seen))
+			b.states = max(1, cfg.MaxStates-len(seen))
 		}
-		results, cut, err := expand(ctx, f, workers, frontier, seen, room)
+		if maxBytes > 0 {
+			b.bytes = max(1, maxBytes-res.Bytes)
+		}
+		results, cut, err := expand(ctx, f, workers, frontier, seen, b)
 		if err != nil && ctx.Err() != nil {
 			stopped = fmt.Errorf("search: %s: stopped during depth %d: %w", f.Path, depth, ctx.Err())
 			break
@@ -195,6 +218,7 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 					continue
 				}
 				seen[c.id] = true
+				res.Bytes += c.bytes
 				if c.branch != nil {
 					next = append(next, &node{parent: p, step: c.step, depth: depth, branch: c.branch, actors: c.actors})
 				}
@@ -210,9 +234,9 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 		res.Reached = depth
 		frontier = next
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Depth: depth, States: res.States, Transitions: res.Transitions, Broken: len(paths)})
+			cfg.Progress(Progress{Depth: depth, States: res.States, Transitions: res.Transitions, Broken: len(paths), Bytes: res.Bytes})
 		}
-		if len(paths) == len(f.Invariants) || cfg.MaxStates > 0 && res.States > cfg.MaxStates {
+		if len(paths) == len(f.Invariants) || cfg.MaxStates > 0 && res.States > cfg.MaxStates || overBytes() {
 			break
 		}
 	}
@@ -220,12 +244,16 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 	switch {
 	case stopped != nil:
 		res.End = EndStopped
+	case partial && overBytes():
+		res.End = EndMaxBytes
 	case partial:
 		res.End = EndMaxStates
 	case res.Complete:
 		res.End = EndComplete
 	case len(paths) == len(f.Invariants):
 		res.End = EndAllBroken
+	case overBytes():
+		res.End = EndMaxBytes
 	default:
 		res.End = EndMaxStates
 	}
@@ -252,12 +280,13 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 // in parallel, and returns each node's transitions in move order. A child
 // whose state seen already holds is returned without its branch.
 //
-// room > 0 bounds the new states of the depth as they are found, not
-// after it (issue 37, item 6: one depth of a search reached 1.95 GB): the
-// nodes' new states are counted in frontier order, and once the first cut
-// nodes have more than room, no node past them is started and cut says
-// how many of results count; else cut is len(frontier).
-func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[stateID]bool, room int) (results [][]child, cut int, err error) {
+// b bounds the new states of the depth as they are found, not after it
+// (issue 37, item 6: one depth of a search reached 1.95 GB): the nodes'
+// new states are counted in frontier order, and once the first cut nodes
+// have more than b.states of them, or their bytes (stateBytes) more than
+// b.bytes, no node past them is started and cut says how many of results
+// count; else cut is len(frontier).
+func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, seen map[stateID]bool, b budget) (results [][]child, cut int, err error) {
 	results = make([][]child, len(frontier))
 	var next atomic.Int64
 	var cutAt atomic.Int64
@@ -266,18 +295,21 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 	done := make([]bool, len(frontier))
 	counted := 0 // frontier[:counted] are done and counted
 	fresh := map[stateID]bool{}
+	var bytes int64
 	finished := func(i int) {
 		countMu.Lock()
 		defer countMu.Unlock()
 		done[i] = true
 		for counted < len(frontier) && done[counted] && int64(counted) < cutAt.Load() {
 			for _, c := range results[counted] {
-				if c.fresh {
+				if c.fresh && !fresh[c.id] {
 					fresh[c.id] = true
+					bytes += c.bytes
 				}
 			}
 			counted++
-			if room > 0 && len(fresh) > room && counted < len(frontier) {
+			over := b.states > 0 && len(fresh) > b.states || b.bytes > 0 && bytes > b.bytes
+			if over && counted < len(frontier) {
 				cutAt.Store(int64(counted))
 			}
 		}
@@ -320,6 +352,13 @@ func expand(ctx context.Context, f *File, workers []*worker, frontier []*node, s
 	return results, int(cutAt.Load()), nil
 }
 
+// budget is what is left of a search's bounds for one depth: new states
+// and their bytes (stateBytes); 0 is no bound.
+type budget struct {
+	states int
+	bytes  int64
+}
+
 func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stateID]bool) ([]child, error) {
 	var out []child
 	for _, st := range moves(f, p) {
@@ -342,6 +381,9 @@ func (w *worker) expandNode(ctx context.Context, f *File, p *node, seen map[stat
 		c.fresh = !seen[c.id]
 		if c.fresh && p.depth+1 < f.Depth {
 			c.branch, c.actors = w.r.Branch(), actorsOf(f, fr.Actors)
+			c.bytes = stateBytes(c.branch.Keys(), fr.Locks, true)
+		} else if c.fresh {
+			c.bytes = stateBytes(nil, nil, false)
 		}
 		out = append(out, c)
 	}

@@ -43,15 +43,18 @@ func (c *counting) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, er
 type miniStore struct {
 	m       *miniredis.Miniredis
 	direct  *backend.Direct
-	scripts map[*sim.Script]*redis.Script
+	scripts map[*sim.Script]miniScript
 	// held is what the server holds, as last read or loaded; nil when not
 	// known (after its clock moved).
 	held []sim.KeyState
 }
 
+// miniScript is a script as a miniStore sends it: its text and SHA1.
+type miniScript struct{ src, sha string }
+
 func newMiniStore() *miniStore {
 	m, direct := backend.NewMiniredisDirect()
-	return &miniStore{m: m, direct: direct, scripts: map[*sim.Script]*redis.Script{}}
+	return &miniStore{m: m, direct: direct, scripts: map[*sim.Script]miniScript{}}
 }
 
 func (s *miniStore) close() { s.m.Close() }
@@ -71,12 +74,15 @@ func (s *miniStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 	}
 	res := &sim.BatchResult{Replies: make([]sim.Reply, len(b.Calls)), Keys: make([]sim.KeyState, len(b.Read))}
 	for i, c := range b.Calls {
-		sc := s.scripts[c.Script]
-		if sc == nil {
-			sc = redis.NewScript(c.Script.Source)
+		sc, ok := s.scripts[c.Script]
+		if !ok {
+			// A user's script runs as on every backend: in Redis's own
+			// environment, with its turn bound and its key guard.
+			sc.src = backend.ScriptSource(c.Script, true)
+			sc.sha = redis.NewScript(sc.src).Hash()
 			s.scripts[c.Script] = sc
 		}
-		v, err := s.direct.RunScript(ctx, sc.Hash(), c.Script.Source, c.Keys, c.Args)
+		v, err := s.direct.RunScript(ctx, sc.sha, sc.src, c.Keys, c.Args)
 		r, derr := backend.DecodeReply(v, err)
 		if derr != nil {
 			s.held = nil

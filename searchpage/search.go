@@ -254,8 +254,9 @@ type ResultMessage struct {
 	// Complete is true when every timeline up to MaxDepth was tried.
 	Complete bool `json:"complete"`
 	// Stopped says why an incomplete search ended: "stop" (the page's
-	// Stop), "time" (Config.SearchTimeout), "states"
-	// (Config.SearchMaxStates) or "" (complete, or every invariant broken).
+	// Stop), "time" (Config.Timeout), "states" (Config.MaxStates),
+	// "memory" (Config.MaxBytes), "shared" (its slot went to another
+	// address, fair.go) or "" (complete, or every invariant broken).
 	Stopped     string  `json:"stopped,omitempty"`
 	Depth       int     `json:"depth"` // the deepest depth fully tried
 	MaxDepth    int     `json:"max_depth"`
@@ -328,7 +329,7 @@ func (s *Seat) startSearch(m Message) {
 		defer srv.shares.release(hold)
 		defer cancel()
 		start := time.Now()
-		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.Workers, MaxStates: srv.cfg.MaxStates,
+		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.Workers, MaxStates: srv.cfg.MaxStates, MaxBytes: srv.cfg.MaxBytes,
 			Progress: func(p search.Progress) {
 				el := time.Since(start)
 				msg := ProgressMessage{Type: MsgSearchProgress, Re: rs.re, Depth: p.Depth, MaxDepth: f.Depth, States: p.States,
@@ -416,6 +417,8 @@ func (srv *Searches) searchResult(t Texts, rs *runningSearch, out searchOutcome)
 		summary = "SearchAllBroken"
 	case search.EndMaxStates:
 		msg.Stopped, summary = "states", "SearchStoppedStates"
+	case search.EndMaxBytes:
+		msg.Stopped, summary = "memory", "SearchStoppedMemory"
 	case search.EndStopped:
 		// The search's context ended: the Stop button, or the time cap.
 		msg.Stopped, summary = "stop", "SearchStoppedStop"
@@ -428,7 +431,7 @@ func (srv *Searches) searchResult(t Texts, rs *runningSearch, out searchOutcome)
 	}
 	msg.Summary = t.T(summary, "Depth", res.Reached, "MaxDepth", f.Depth, "States", res.States, "Transitions", res.Transitions,
 		"Seconds", math.Round(out.elapsed.Seconds()*10)/10, "Timeout", srv.cfg.Timeout.String(), "MaxStates", srv.cfg.MaxStates,
-		"Broken", len(res.Found), "Asked", len(f.Invariants))
+		"MaxMiB", maxMiB(srv.cfg.MaxBytes), "Broken", len(res.Found), "Asked", len(f.Invariants))
 	for _, inv := range f.Invariants {
 		row := Row{Invariant: inv}
 		cx := res.Found[inv]
@@ -475,4 +478,12 @@ func (s *Searches) searchBackendFor(f *search.File) *search.Backend {
 		return s.cfg.Custom
 	}
 	return s.cfg.Backend
+}
+
+// maxMiB is a search's byte budget in MiB, as its Stopped summary names it.
+func maxMiB(b int64) int64 {
+	if b == 0 {
+		b = search.DefaultMaxBytes
+	}
+	return b >> 20
 }

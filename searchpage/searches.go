@@ -46,10 +46,12 @@ type Config struct {
 	// Max bounds the searches running at once; a search over it is
 	// refused (ErrCodeSearchFull). A session runs one at a time.
 	Max int
-	// Timeout and MaxStates bound one search (search.Config.MaxStates);
-	// Workers is how many workers it runs on.
+	// Timeout, MaxStates and MaxBytes bound one search
+	// (search.Config.MaxStates and MaxBytes: bytes, 0 is
+	// search.DefaultMaxBytes); Workers is how many workers it runs on.
 	Timeout   time.Duration
 	MaxStates int
+	MaxBytes  int64
 	Workers   int
 	// Share: when every slot is taken, a search asked for by an address
 	// with none running stops the search that has run the longest, if it

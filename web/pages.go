@@ -127,7 +127,7 @@ func (h searchHost) LessonRules() sim.Options { return h.s.lessonRules() }
 // unless the server's real Redis is opened to them (see openerFor).
 func (s *Server) newSearches() *searchpage.Searches {
 	cfg := searchpage.Config{Max: s.cfg.MaxSearches, Share: s.cfg.SearchShare, Timeout: s.cfg.SearchTimeout,
-		MaxStates: s.cfg.SearchMaxStates, Workers: s.cfg.SearchWorkers, Backend: searchBackendOf(s.cfg.Backend),
+		MaxStates: s.cfg.SearchMaxStates, MaxBytes: s.cfg.SearchMaxBytes, Workers: s.cfg.SearchWorkers, Backend: searchBackendOf(s.cfg.Backend),
 		Host: searchHost{pageHost{s}}}
 	if rb, ok := s.cfg.Backend.(redisBackend); ok && !(s.cfg.AllowCustomScripts && !rb.be.Info().Embedded) {
 		cfg.Custom = search.Sandbox(s.sandbox)

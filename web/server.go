@@ -143,6 +143,7 @@ type Config struct {
 	// DefaultSearchTimeout and DefaultSearchMaxStates.
 	SearchTimeout   time.Duration
 	SearchMaxStates int
+	SearchMaxBytes  int64 // one search's byte budget (search.Config.MaxBytes: 0 is search.DefaultMaxBytes)
 	// LockTableTimeout bounds the course table of a learner's own lock, all
 	// its lessons together; 0 means ownlock.DefaultLockTableTimeout.
 	LockTableTimeout time.Duration

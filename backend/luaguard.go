@@ -1,0 +1,207 @@
+package backend
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"lockstep/sim"
+)
+
+// A user's script (sim.Script.Custom) may touch only its own run's keys:
+// on the Lua sandbox and on a real Redis opened with -allow-custom-scripts,
+// every run shares one Redis, so a script that computed another run's key
+// name could read or change another visitor's lesson (a fresh-eyes review
+// of issue 37). Redis offers no per-script key ACL short of an ACL user per
+// run, which an operator's confined user may not create, and redis-server
+// 7 makes the globals and the `redis` table read-only, so redis.call
+// cannot be replaced in place. The guard (keyGuardPrefix) shadows them
+// lexically instead: the first line of a user's script declares locals
+// `redis`, `_G`, `loadstring` and `load` that check every command's keys
+// before handing it to the real redis.call or redis.pcall. Code the script
+// compiles at run time (loadstring, load) gets the same locals, so it
+// cannot reach the real table either; Lua 5.1 without getfenv and debug
+// (RemovedGlobals) has no other way to the globals. The shadow `redis` and
+// `_G` are tables of their own fields (call, pcall; redis, _G, loadstring,
+// load) that read the rest from the real ones through a metatable the
+// script cannot get (__metatable): copying every global at every call
+// cost some 25 KB a call. So pairs(_G) lists only those four names.
+//
+// The rule, the same on every backend: a key a command names must be one
+// of the script's KEYS as the call began, or start with one of them and a
+// colon (a key derived from it, such as KEYS[1] .. ":count", issue 33). On
+// a shared Redis every key the store passes starts with the run's own
+// hash-tagged namespace ("lockstep:{run-<id>}:"), so such a key is always
+// in it; on the in-process embedded Redis (no prefix, a server per run)
+// the same rule gives the same replies to every key a script builds from
+// KEYS. A key argument that is neither a string nor a number is left to
+// Redis, which refuses the whole call ("Lua redis lib command arguments
+// must be strings or integers"). (The colon is why a run whose lock is "lock" may not name
+// "lockstep:{run-...}:lock" on the embedded Redis either. The one
+// difference left: a literal "order:42:count" in a script whose lock is
+// order:42 is allowed there and refused on a shared Redis, where the
+// run's key is "lockstep:{run-<id>}:order:42".) A looser rule, any key in
+// the run's namespace, could not be the same on the embedded Redis, which
+// has no namespace. A command is checked by where its keys are (guardedCommands);
+// a command not listed there (SCAN, KEYS, FLUSHALL, SORT, EVAL, CONFIG ...)
+// // is refused, since which keys it touches cannot be told. A refusal is a
+// Lua error from redis.call, raised as each server's own redis.call
+// raises one (an error table on redis-server, a string on miniredis), and
+// an error table from redis.pcall; its text, from keyGuardMarker on, is
+// the same on every backend.
+
+// keyGuardMarker starts the error of a command the guard refuses (after
+// "ERR " in a reply of redis-server and in an error table of
+// redis.pcall).
+const keyGuardMarker = "lockstep: key guard:"
+
+// keySpec says where a command's keys are among its arguments (after the
+// command's name).
+type keySpec byte
+
+// The key positions guardedCommands knows.
+const (
+	keysNone     keySpec = '0' // no key (PING, TIME)
+	keysFirst    keySpec = '1' // the first argument
+	keysFirstTwo keySpec = '2' // the first two (RENAME src dst)
+	keysAll      keySpec = 'A' // every argument (DEL, MGET)
+	keysPairs    keySpec = 'M' // every other, from the first (MSET k v k v)
+	keysDestNum  keySpec = 'N' // a destination, a count, that many keys (ZUNIONSTORE)
+	keysNum      keySpec = 'n' // a count, then that many keys (ZUNION, SINTERCARD)
+)
+
+// guardedCommands are the commands a user's script may call, lowercase,
+// with where their keys are (from the key specifications of Redis 7.0's
+// COMMAND DOCS). Options that name keys elsewhere (SORT's BY and GET) or
+// reach other databases (COPY's DB, MOVE, SELECT) are why those commands
+// are not listed.
+var guardedCommands = map[string]keySpec{
+	"ping": keysNone, "echo": keysNone, "time": keysNone,
+	// strings
+	"get": keysFirst, "set": keysFirst, "setnx": keysFirst, "setex": keysFirst, "psetex": keysFirst,
+	"getset": keysFirst, "getdel": keysFirst, "getex": keysFirst, "append": keysFirst, "strlen": keysFirst,
+	"incr": keysFirst, "decr": keysFirst, "incrby": keysFirst, "decrby": keysFirst, "incrbyfloat": keysFirst,
+	"getrange": keysFirst, "setrange": keysFirst, "setbit": keysFirst, "getbit": keysFirst, "bitcount": keysFirst,
+	"mget": keysAll, "mset": keysPairs, "msetnx": keysPairs,
+	// keys and their TTLs
+	"del": keysAll, "unlink": keysAll, "exists": keysAll, "touch": keysAll, "type": keysFirst,
+	"expire": keysFirst, "pexpire": keysFirst, "expireat": keysFirst, "pexpireat": keysFirst, "persist": keysFirst,
+	"ttl": keysFirst, "pttl": keysFirst, "expiretime": keysFirst, "pexpiretime": keysFirst,
+	"rename": keysFirstTwo, "renamenx": keysFirstTwo,
+	// hashes
+	"hset": keysFirst, "hsetnx": keysFirst, "hget": keysFirst, "hmset": keysFirst, "hmget": keysFirst,
+	"hdel": keysFirst, "hlen": keysFirst, "hstrlen": keysFirst, "hexists": keysFirst, "hkeys": keysFirst,
+	"hvals": keysFirst, "hgetall": keysFirst, "hincrby": keysFirst, "hincrbyfloat": keysFirst,
+	"hrandfield": keysFirst, "hscan": keysFirst,
+	// lists
+	"lpush": keysFirst, "rpush": keysFirst, "lpushx": keysFirst, "rpushx": keysFirst, "lpop": keysFirst,
+	"rpop": keysFirst, "llen": keysFirst, "lrange": keysFirst, "lindex": keysFirst, "lset": keysFirst,
+	"lrem": keysFirst, "ltrim": keysFirst, "linsert": keysFirst, "lpos": keysFirst,
+	"rpoplpush": keysFirstTwo, "lmove": keysFirstTwo,
+	// sets
+	"sadd": keysFirst, "srem": keysFirst, "smembers": keysFirst, "sismember": keysFirst, "smismember": keysFirst,
+	"scard": keysFirst, "spop": keysFirst, "srandmember": keysFirst, "sscan": keysFirst, "smove": keysFirstTwo,
+	"sinter": keysAll, "sunion": keysAll, "sdiff": keysAll, "sinterstore": keysAll, "sunionstore": keysAll,
+	"sdiffstore": keysAll, "sintercard": keysNum,
+	// sorted sets
+	"zadd": keysFirst, "zrem": keysFirst, "zscore": keysFirst, "zmscore": keysFirst, "zincrby": keysFirst,
+	"zcard": keysFirst, "zcount": keysFirst, "zlexcount": keysFirst, "zrange": keysFirst, "zrangebyscore": keysFirst,
+	"zrevrange": keysFirst, "zrevrangebyscore": keysFirst, "zrangebylex": keysFirst, "zrevrangebylex": keysFirst,
+	"zrank": keysFirst, "zrevrank": keysFirst, "zremrangebyrank": keysFirst, "zremrangebyscore": keysFirst,
+	"zremrangebylex": keysFirst, "zpopmin": keysFirst, "zpopmax": keysFirst, "zrandmember": keysFirst,
+	"zscan": keysFirst, "zrangestore": keysFirstTwo,
+	"zunionstore": keysDestNum, "zinterstore": keysDestNum, "zdiffstore": keysDestNum,
+	"zunion": keysNum, "zinter": keysNum, "zdiff": keysNum,
+	// HyperLogLog, streams
+	"pfadd": keysFirst, "pfcount": keysAll,
+	"xadd": keysFirst, "xlen": keysFirst, "xrange": keysFirst, "xrevrange": keysFirst, "xdel": keysFirst,
+	"xtrim": keysFirst,
+	// A channel is checked as a key: a lock that publishes on release
+	// (Redisson's) passes its channel in KEYS, and another run's channel
+	// is as much another visitor's as its keys.
+	"publish": keysFirst, "spublish": keysFirst,
+}
+
+// keyGuardPrefix is put before a user's script on every backend, on the
+// script's first line (line numbers stay). See the comment at the top of
+// this file for what it does. The command table is one string (" get=1
+// set=1 ..."), searched per command: a Lua table of it would be built
+// again at every call.
+func keyGuardPrefix(embedded bool) string {
+	if embedded {
+		return keyGuardEmbedded
+	}
+	return keyGuardRedis
+}
+
+// keyGuardEmbedded and keyGuardRedis are the guard for a miniredis and
+// for redis-server.
+var keyGuardEmbedded, keyGuardRedis = keyGuard("err(e, 0)"), keyGuard("err({err = 'ERR ' .. e})")
+
+// keyGuard returns the guard's first line, which raises a refusal e with
+// raise.
+func keyGuard(raise string) string {
+	names := make([]string, 0, len(guardedCommands))
+	for n := range guardedCommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var spec strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&spec, " %s=%c", n, guardedCommands[n])
+	}
+	// Everything the guard uses is taken before the script runs: a script
+	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
+	// redis-server too), never the guard's own copies.
+	code := `local redis, _G, loadstring, load = (function(R, G, LS, LD, KS)
+local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat
+local spec = '` + spec.String() + ` ' 
+local K = {} for i = 1, #KS do K[i] = ts(KS[i]) end
+local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
+local function refuse(c, k) return '` + keyGuardMarker + ` ' .. upper(c) .. ' on key \'' .. ts(k) .. '\' refused: a script of your own may touch only its KEYS and keys that start with one of them and a colon (its run\'s own keys)' end
+local function check(...)
+local n = sel('#', ...) if n == 0 then return nil end
+local a = {...} local c = lower(ts(a[1])) local s
+if not find(c, '[^%w]') then local _, e = find(spec, ' ' .. c .. '=', 1, true) if e then s = sub(spec, e + 1, e + 1) end end
+if s == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: a script of your own may not call it, as Lockstep cannot tell which keys it touches' end
+local from, to, step = 2, 1, 1
+if s == '1' then to = 2 elseif s == '2' then to = 3 elseif s == 'A' then to = n elseif s == 'M' then to, step = n, 2
+elseif s == 'N' then if n >= 2 and not own(a[2]) then return refuse(c, a[2]) end local m = tn(a[3]) if m == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: no number of keys' end from, to = 4, 3 + m
+elseif s == 'n' then local m = tn(a[2]) if m == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: no number of keys' end from, to = 3, 2 + m end
+if to > n then to = n end
+for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
+return nil
+end
+local r, g = {}, {}
+local call, pcall_ = R.call, R.pcall
+r.call = function(...) local e = check(...) if e then ` + raise + ` end return call(...) end
+r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return pcall_(...) end
+local ls, ld
+ls = function(src, name) if ty(src) ~= 'string' then return LS(src, name) end local f, e = LS('local redis, _G, loadstring, load = ... return function(...) ' .. src .. '\nend', name or src) if not f then return f, e end return f(r, g, ls, ld) end
+ld = function(fn, name) if ty(fn) ~= 'function' then return LD(fn, name) end local parts = {} while true do local p = fn() if p == nil or p == '' then break end parts[#parts + 1] = p end return ls(concat(parts), name or '=(load)') end
+g.redis, g._G, g.loadstring, g.load = r, g, ls, ld
+setmt(r, {__index = R, __newindex = R, __metatable = false})
+setmt(g, {__index = G, __newindex = G, __metatable = false})
+return r, g, ls, ld
+end)(redis, _G, loadstring, load, KEYS) `
+	return strings.ReplaceAll(code, "\n", " ")
+}
+
+// ScriptSource is the text a store sends for sc: a built-in script as it
+// is (sim.Script.RunSource); a user's script (sc.Custom) with the key
+// guard (keyGuardPrefix) before it, and on a miniredis (embedded true:
+// the embedded backend, its pairs and nodes, the Lua sandbox, a search's
+// own miniredis) Redis's environment (redisEnvPrefix) before that.
+func ScriptSource(sc *sim.Script, embedded bool) string {
+	if !sc.Custom {
+		return sc.RunSource()
+	}
+	if embedded {
+		return redisEnvPrefix + keyGuardPrefix(true) + sc.RunSource()
+	}
+	return keyGuardPrefix(false) + sc.RunSource()
+}
+
+// KeyGuardRefused reports whether errText, a script's error reply, is the
+// key guard's refusal of a command.
+func KeyGuardRefused(errText string) bool { return strings.Contains(errText, keyGuardMarker) }
