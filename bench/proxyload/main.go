@@ -4,8 +4,13 @@
 // proxy and directly (throughput ratio, p50 added), a lock/unlock loop (SET
 // NX PX and an EVALSHA release on a lock key, so every command is traced
 // and its lock state read) through the proxy and directly, the proxy's
-// memory per traced event and per client connection. A subscriber drains
-// the trace all along, as the live page would.
+// memory per traced event and per client connection. The live page is open
+// all along: package live's handler on a loopback server with a websocket
+// client reading every message.
+//
+// -soak D instead runs 50 clients looping lock/unlock through one proxy for
+// D (10m for the issue's figure) and prints its RSS over time; it is not
+// part of `make bench` or `make test`.
 //
 // It starts its own redis-server on a free loopback port (package
 // internal/redistest) and needs redis-benchmark (Debian's redis-tools).
@@ -44,6 +49,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	loops := fs.Int("loops", 5000, "lock/unlock pairs of the EVALSHA loop")
 	conns := fs.Int("conns", 200, "client connections of the memory row")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole run to this file")
+	soakFor := fs.Duration("soak", 0, "instead of the rows, run the soak for this long (10m for the issue's figure)")
+	soakEvery := fs.Duration("soak-every", 30*time.Second, "the soak's sampling interval")
+	soakClients := fs.Int("soak-clients", 50, "the soak's client connections")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -61,8 +70,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	if *memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			f, err := os.Create(*memProfile)
+			if err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	t := &benchtable.Table{}
-	if err := measure(context.Background(), *requests, *loops, *conns, t, stderr); err != nil {
+	var err error
+	if *soakFor > 0 {
+		err = soak(context.Background(), *soakFor, *soakEvery, *soakClients, t, stderr)
+	} else {
+		err = measure(context.Background(), *requests, *loops, *conns, t, stderr)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "proxyload: %v\n", err)
 		return 1
 	}
@@ -81,13 +106,12 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		return err
 	}
 	defer p.Close()
-	sub := p.Subscribe(256) // the live page
-	go func() {
-		for range sub.C {
-		}
-	}()
-	defer sub.Close()
-	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; a subscriber drains the trace", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
+	page, err := openLivePage(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer page.close()
+	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; the live page open (a websocket reading every message)", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
 
 	// 1. redis-benchmark, direct and through the proxy.
 	fmt.Fprintln(log, "proxyload: redis-benchmark")
@@ -125,6 +149,7 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(loops)/dl.total.Seconds(), us(dl.p50)),
 		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
 		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
+	t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
 
 	// 3. Memory per traced event: a proxy of its own whose ring (10,000
 	// events) the loop fills, against the same proxy empty.
@@ -170,8 +195,9 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	perConn := func(a, b uint64) string { return fmt.Sprintf("%.1f KiB", float64(int64(a)-int64(b))/float64(conns)/1024) }
 	t.Add("P4", fmt.Sprintf("heap per client connection (%d connections, each with its upstream connection, both sides' buffers)", conns),
-		fmt.Sprintf("%.1f KiB", float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(conns)/1024), "", "", "report", "-")
+		perConn(after.HeapAlloc, before.HeapAlloc), "goroutine stacks "+perConn(after.StackInuse, before.StackInuse), "", "report", "-")
 	for _, c := range open {
 		c.Close()
 	}
