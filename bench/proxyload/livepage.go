@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -42,13 +43,16 @@ func openLivePage(ctx context.Context, p *proxy.Proxy) (*livePage, error) {
 	go func() {
 		defer close(lp.done)
 		for {
-			_, b, err := ws.ReadMessage()
+			_, r, err := ws.NextReader()
 			if err != nil {
 				return
 			}
+			var head [18]byte
+			n, _ := io.ReadFull(r, head[:])
+			rest, _ := io.Copy(io.Discard, r)
 			lp.messages.Add(1)
-			lp.bytes.Add(int64(len(b)))
-			if strings.HasPrefix(string(b[:min(len(b), 24)]), `{"type":"snapshot"`) {
+			lp.bytes.Add(int64(n) + rest)
+			if string(head[:n]) == `{"type":"snapshot"` {
 				lp.snapshots.Add(1)
 			}
 		}

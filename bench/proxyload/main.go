@@ -195,7 +195,9 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	perConn := func(a, b uint64) string { return fmt.Sprintf("%.1f KiB", float64(int64(a)-int64(b))/float64(conns)/1024) }
+	perConn := func(a, b uint64) string {
+		return fmt.Sprintf("%.1f KiB", float64(int64(a)-int64(b))/float64(conns)/1024)
+	}
 	t.Add("P4", fmt.Sprintf("heap per client connection (%d connections, each with its upstream connection, both sides' buffers)", conns),
 		perConn(after.HeapAlloc, before.HeapAlloc), "goroutine stacks "+perConn(after.StackInuse, before.StackInuse), "", "report", "-")
 	for _, c := range open {
