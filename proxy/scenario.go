@@ -223,7 +223,7 @@ func englishScenario(m sim.Msg) string {
 // fault has run. A fault that cannot run (no such client) is traced as an
 // EventFault with Error and the scenario goes on.
 func (p *Proxy) RunScenario(ctx context.Context, sc *Scenario) {
-	sub := p.Subscribe(4096)
+	sub := p.trace.subscribe(4096, false) // in process: not capped like a page
 	defer sub.Close()
 	type armed struct {
 		f     ScenarioFault

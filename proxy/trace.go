@@ -170,6 +170,7 @@ type Subscription struct {
 	tokens   float64   // events it may be sent now
 	refilled time.Time // when tokens was last refilled
 	resynced time.Time // the last EventResync
+	capped   bool      // held to subscriberRate and resyncEvery (a page)
 }
 
 // Dropped counts the events this subscriber missed.
@@ -185,7 +186,9 @@ func (s *Subscription) offer(e Event, now time.Time) {
 		s.dropped++
 		return
 	}
-	if s.tokens < 1 {
+	if !s.capped {
+		s.tokens = subscriberBurst
+	} else if s.tokens < 1 {
 		s.tokens = min(subscriberBurst, s.tokens+now.Sub(s.refilled).Seconds()*subscriberRate)
 		s.refilled = now
 	}
@@ -204,7 +207,7 @@ func (s *Subscription) offer(e Event, now time.Time) {
 // resync sends a lagging subscriber its EventResync when it is due and
 // there is room; it reports whether it did. Called with r.mu held.
 func (s *Subscription) resync(now time.Time) bool {
-	if !s.resynced.IsZero() && now.Sub(s.resynced) < resyncEvery {
+	if s.capped && !s.resynced.IsZero() && now.Sub(s.resynced) < resyncEvery {
 		return false
 	}
 	select {
@@ -226,9 +229,11 @@ func (s *Subscription) Close() {
 	}
 }
 
-func (r *ring) subscribe(buf int) *Subscription {
+// subscribe adds a subscriber with a channel of buf events; capped holds
+// it to subscriberRate and resyncEvery.
+func (r *ring) subscribe(buf int, capped bool) *Subscription {
 	c := make(chan Event, buf)
-	s := &Subscription{C: c, c: c, r: r, tokens: subscriberBurst, refilled: time.Now()}
+	s := &Subscription{C: c, c: c, r: r, tokens: subscriberBurst, refilled: time.Now(), capped: capped}
 	r.mu.Lock()
 	r.subs[s] = struct{}{}
 	r.mu.Unlock()
