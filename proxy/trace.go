@@ -149,7 +149,7 @@ func (r *ring) events() ([]Event, uint64) {
 const (
 	subscriberRate  = 5000
 	subscriberBurst = 5000
-	resyncEvery     = time.Second
+	resyncEvery     = 2 * time.Second
 	// resyncRetry is how often a lagging subscriber is checked for room
 	// when no event comes.
 	resyncRetry = 100 * time.Millisecond
@@ -159,7 +159,7 @@ const (
 // does not keep up never slows the proxy: when C is full, or more than
 // 5,000 events a second come (subscriberRate), the events are dropped, and
 // once there is room again C gets an EventResync first (take a new
-// Snapshot), at most one a second. Close ends it.
+// Snapshot), at most one every 2 seconds (resyncEvery). Close ends it.
 type Subscription struct {
 	C <-chan Event
 	c chan Event
