@@ -196,6 +196,11 @@ func (p *Proxy) runClock(ctx context.Context) {
 	}
 }
 
+// upstreamBuffer is the read buffer of an upstream connection: a reply's
+// line (a simple string or an error) must fit in it; bulk strings are read
+// past it.
+const upstreamBuffer = 16 << 10
+
 // dialUpstream opens one upstream connection for a client: to the embedded
 // Redis, or to RedisURL with its TLS, and its AUTH and SELECT when the URL
 // carries them (the client may still send its own).
@@ -206,7 +211,7 @@ func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, *bufio.Reader, erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("proxy: dial the embedded Redis: %w", err)
 		}
-		return c, bufio.NewReaderSize(c, 64<<10), nil
+		return c, bufio.NewReaderSize(c, upstreamBuffer), nil
 	}
 	opt := p.dialOpt
 	if opt.DialTimeout > 0 {
@@ -224,7 +229,7 @@ func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, *bufio.Reader, erro
 		}
 		c = tc
 	}
-	r := bufio.NewReaderSize(c, 64<<10)
+	r := bufio.NewReaderSize(c, upstreamBuffer)
 	var setup [][]string
 	if opt.Password != "" {
 		if opt.Username != "" {
