@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -154,16 +155,26 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 			n = max(requests/5, 1)
 		}
 		var direct, via []map[string]bench
+		var proxyCPU, redisCPU time.Duration // over the runs through the proxy
 		for range 2 {
 			d, err := benchmark(rs.Addr, n, clients)
 			if err != nil {
 				return err
 			}
+			self0, redis0 := selfCPU(), redisServerCPU(ctx, rs.Addr)
 			v, err := benchmark(p.Addr(), n, clients)
 			if err != nil {
 				return err
 			}
+			proxyCPU += selfCPU() - self0
+			redisCPU += redisServerCPU(ctx, rs.Addr) - redis0
 			direct, via = append(direct, d), append(via, v)
+		}
+		if clients == 50 {
+			cmds := float64(2 * 2 * n) // two runs of SET and GET
+			t.Add("P1", fmt.Sprintf("CPU per command through the proxy, the %d-client runs (the proxy's process: forwarding, trace, lock reader, live page)", clients),
+				fmt.Sprintf("%.2f µs", float64(proxyCPU.Microseconds())/cmds), fmt.Sprintf("redis-server %.2f µs", float64(redisCPU.Microseconds())/cmds),
+				fmt.Sprintf("%.1fx redis-server's", float64(proxyCPU)/float64(max(redisCPU, 1))), "report", "-")
 		}
 		for _, test := range []string{"SET", "GET"} {
 			d, v := mean(direct, test), mean(via, test)
@@ -298,6 +309,35 @@ func lockLoop(ctx context.Context, addr string, n int) (loopResult, error) {
 	total := time.Since(start)
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	return loopResult{total: total, p50: times[n/2]}, nil
+}
+
+// selfCPU is the CPU time this process has used (user and system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// redisServerCPU is the CPU time redis-server at addr has used (INFO cpu:
+// used_cpu_user and used_cpu_sys; its main thread and its others).
+func redisServerCPU(ctx context.Context, addr string) time.Duration {
+	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1, DisableIdentity: true})
+	defer c.Close()
+	info, err := c.Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (k == "used_cpu_user" || k == "used_cpu_sys") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return time.Duration(total * float64(time.Second))
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
