@@ -71,6 +71,7 @@ type ring struct {
 	next    uint64 // Seq of the next event
 	dropped uint64 // events overwritten
 	subs    map[*Subscription]struct{}
+	now     func() time.Time // time.Now; a test's clock
 }
 
 // runResyncs retries lagging subscribers' resyncs until ctx ends.
@@ -88,7 +89,7 @@ func (r *ring) runResyncs(ctx context.Context) {
 }
 
 func newRing(size int) *ring {
-	return &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}}
+	return &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}, now: time.Now}
 }
 
 // add numbers e, stores it (overwriting the oldest when full) and offers
@@ -104,7 +105,7 @@ func (r *ring) add(e Event) Event {
 	}
 	*slot = e
 	if len(r.subs) > 0 {
-		now := time.Now()
+		now := r.now()
 		for s := range r.subs {
 			s.offer(e, now)
 		}
@@ -233,7 +234,7 @@ func (s *Subscription) Close() {
 // it to subscriberRate and resyncEvery.
 func (r *ring) subscribe(buf int, capped bool) *Subscription {
 	c := make(chan Event, buf)
-	s := &Subscription{C: c, c: c, r: r, tokens: subscriberBurst, refilled: time.Now(), capped: capped}
+	s := &Subscription{C: c, c: c, r: r, tokens: subscriberBurst, refilled: r.now(), capped: capped}
 	r.mu.Lock()
 	r.subs[s] = struct{}{}
 	r.mu.Unlock()

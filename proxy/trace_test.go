@@ -10,17 +10,15 @@ import (
 // one resync; an in-process subscriber (the scenario runner) gets them all.
 func TestPageSubscriberCapped(t *testing.T) {
 	r := newRing(100)
+	clock := time.Now()
+	r.now = func() time.Time { return clock } // no refill during the burst
 	const n = subscriberBurst + 1000
-	start := time.Now()
 	page, all := r.subscribe(n, true), r.subscribe(n, false)
 	for range n {
-		r.add(Event{Kind: EventPush, At: start})
+		r.add(Event{Kind: EventPush, At: clock})
 	}
-	took := time.Since(start)
-	// The bucket refills at subscriberRate while the loop runs; the
-	// first drop is followed by one resync (there is room), the rest
+	// The first drop is followed by one resync (there is room), the rest
 	// wait resyncEvery.
-	limit := subscriberBurst + int(took.Seconds()*subscriberRate) + 2
 	events, resyncs := 0, 0
 	for len(page.C) > 0 {
 		if e := <-page.C; e.Kind == EventResync {
@@ -29,8 +27,8 @@ func TestPageSubscriberCapped(t *testing.T) {
 			events++
 		}
 	}
-	if events > limit || resyncs != 1 || page.Dropped() == 0 {
-		t.Errorf("page got %d of %d events (at most %d) and %d resyncs (want 1), dropped %d", events, n, limit, resyncs, page.Dropped())
+	if events != subscriberBurst || resyncs != 1 || page.Dropped() != n-subscriberBurst {
+		t.Errorf("page got %d of %d events (want %d) and %d resyncs (want 1), dropped %d", events, n, subscriberBurst, resyncs, page.Dropped())
 	}
 	if got := len(all.C); got != n || all.Dropped() != 0 {
 		t.Errorf("in-process subscriber got %d of %d, dropped %d", got, n, all.Dropped())
@@ -39,11 +37,11 @@ func TestPageSubscriberCapped(t *testing.T) {
 	page.r.mu.Lock()
 	page.lagging, page.tokens = true, 0
 	page.r.mu.Unlock()
-	r.retryResyncs(time.Now())
+	r.retryResyncs(clock)
 	if len(page.C) != 0 {
 		t.Errorf("a second resync within %s", resyncEvery)
 	}
-	r.retryResyncs(time.Now().Add(resyncEvery))
+	r.retryResyncs(clock.Add(resyncEvery))
 	if len(page.C) != 1 {
 		t.Errorf("no resync after %s", resyncEvery)
 	}
