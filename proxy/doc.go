@@ -22,8 +22,9 @@
 // protocol state where the client put it (HELLO 3, SELECT, AUTH,
 // MULTI/EXEC, WATCH, subscriptions); pushes (RESP3 '>' and, on a
 // subscribed RESP2 connection, message and subscribe arrays) answer no
-// command and pass through as push events. Recording happens after the
-// reply is written, and no subscriber is ever waited for. The embedded
+// command and pass through as push events. A command on a lock key is
+// recorded before its reply is written (what its client does next follows
+// it in the trace), others after; no subscriber is ever waited for. The embedded
 // Redis's clock is moved in real time (Config.ClockTick), since miniredis
 // expires keys only when told to.
 //

@@ -268,8 +268,18 @@ func (s *session) replyLoop() {
 			s.close(errReplyLost)
 			return
 		}
+		// A command on a lock key is traced and handed to the analyzer
+		// before its client sees the reply: what the client does next
+		// (another client's acquire, a pause) comes after it in the trace.
+		// Other commands are recorded after the write.
+		lock := len(pend.locks) > 0
+		if lock {
+			s.record(&pend, raw, v, replied, false)
+		}
 		s.write(raw, s.upR.Buffered() == 0)
-		s.record(&pend, raw, v, replied, false)
+		if !lock {
+			s.record(&pend, raw, v, replied, false)
+		}
 		if cap(raw) > maxWriteBatch {
 			raw = nil
 		}
