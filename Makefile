@@ -62,7 +62,8 @@ fuzz:
 # process, a presenter and up to 10,000 students (ulimit -n 20000). Then
 # bench/proxyload prints the lock-aware proxy's rows (issue 32):
 # redis-benchmark and a lock/unlock loop through it against Redis directly,
-# its memory per traced event and per connection.
+# its memory per traced event and per connection (its -soak 10m run, the RSS
+# of 50 clients looping lock/unlock, is not part of it).
 # bench/classmem prints what a class costs in memory while it lives and
 # after -class-grace drops it (issue 37).
 bench:

@@ -1,12 +1,18 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tidwall/redcon"
 
 	"lockstep/sim"
 )
@@ -72,6 +78,10 @@ type lockModel struct {
 	// as far as the proxy can tell, they may believe they hold the lock.
 	believers map[string]uint64
 	stale     *staleHold
+	// unclaimed: a read that no command caused (a sweep, a fault) found
+	// a new owner; the command that made it is still on its way to the
+	// analyzer, and claims the hold when it names that owner.
+	unclaimed bool
 }
 
 // staleHold is a holder whose lease ran out before it released.
@@ -97,6 +107,11 @@ type analyzer struct {
 	p      *Proxy
 	in     chan obs
 	behind atomic.Bool
+
+	// The lock reader's connection (the analyzer's goroutine only).
+	conn  net.Conn
+	connR *bufio.Reader
+	wbuf  []byte
 
 	mu       sync.Mutex
 	locks    map[string]*lockModel
@@ -145,6 +160,11 @@ func (a *analyzer) fault(ctx context.Context, e Event, keys []string) {
 func (a *analyzer) run(ctx context.Context) {
 	sweep := time.NewTicker(25 * time.Millisecond)
 	defer sweep.Stop()
+	defer func() {
+		if a.conn != nil {
+			a.conn.Close()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -199,44 +219,97 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 	}
 }
 
-// read reads key's type, PTTL and contents.
+// read reads key's type, PTTL and contents in one transaction (MULTI
+// TYPE PTTL GET HGETALL EXEC), so that the key cannot expire between them,
+// over the analyzer's own upstream connection (dialed again after an
+// error, such as the embedded Redis's restart).
 func (a *analyzer) read(ctx context.Context, key string) (LockState, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	rc := a.p.observer
-	pipe := rc.Pipeline()
-	typ := pipe.Type(ctx, key)
-	pttl := pipe.PTTL(ctx, key)
-	get := pipe.Get(ctx, key)
-	_, _ = pipe.Exec(ctx)
-	st := LockState{Key: key, Type: typ.Val(), Read: time.Now(), PTTL: -2}
-	if typ.Err() != nil {
-		return st, typ.Err()
+	st := LockState{Key: key, Read: time.Now(), PTTL: -2}
+	v, err := a.transact(ctx, key)
+	if err != nil {
+		return st, err
 	}
-	if d := pttl.Val(); d >= 0 {
-		st.PTTL = d.Milliseconds()
-	} else if d == -1 {
-		st.PTTL = -1
+	st.Read = time.Now()
+	if v.Kind != '*' || v.Null || len(v.Elems) != 4 {
+		return st, fmt.Errorf("proxy: reading lock %q: the transaction answered %s", key, v.String())
+	}
+	typ, pttl, get, hash := v.Elems[0], v.Elems[1], v.Elems[2], v.Elems[3]
+	if typ.IsError() {
+		return st, fmt.Errorf("proxy: reading lock %q: TYPE: %s", key, typ.Str)
+	}
+	st.Type = typ.Str
+	if pttl.Kind == ':' && (pttl.Int >= 0 || pttl.Int == -1) {
+		st.PTTL = pttl.Int
 	}
 	switch st.Type {
 	case "string":
-		st.Value = get.Val()
+		st.Value = get.Str
 	case "hash":
-		fields, err := rc.HGetAll(ctx, key).Result()
-		if err != nil {
-			return st, err
+		if hash.IsError() {
+			return st, fmt.Errorf("proxy: reading lock %q: HGETALL: %s", key, hash.Str)
 		}
 		st.Fields = map[string]string{}
-		names := make([]string, 0, len(fields))
-		for f := range fields {
-			names = append(names, f)
+		names := make([]string, 0, len(hash.Elems)/2)
+		values := make(map[string]string, len(hash.Elems)/2)
+		for i := 0; i+1 < len(hash.Elems); i += 2 {
+			names = append(names, hash.Elems[i].Str)
+			values[hash.Elems[i].Str] = hash.Elems[i+1].Str
 		}
 		sort.Strings(names)
 		for _, f := range names[:min(len(names), maxLockFields)] {
-			st.Fields[f] = fields[f]
+			st.Fields[f] = values[f]
 		}
 	}
 	return st, nil
+}
+
+// transact sends the read transaction for key and returns EXEC's reply.
+func (a *analyzer) transact(ctx context.Context, key string) (Value, error) {
+	if a.conn == nil {
+		a.p.miniMu.Lock() // not while the embedded upstream restarts
+		c, r, err := a.p.dialUpstream(ctx)
+		a.p.miniMu.Unlock()
+		if err != nil {
+			return Value{}, err
+		}
+		a.conn, a.connR = c, r
+	}
+	b := a.wbuf[:0]
+	for _, cmd := range [...][2]string{{"MULTI"}, {"TYPE", key}, {"PTTL", key}, {"GET", key}, {"HGETALL", key}, {"EXEC"}} {
+		n := 1
+		if cmd[1] != "" {
+			n = 2
+		}
+		b = redcon.AppendArray(b, n)
+		for _, arg := range cmd[:n] {
+			b = redcon.AppendBulkString(b, arg)
+		}
+	}
+	a.wbuf = b
+	fail := func(err error) (Value, error) {
+		a.conn.Close()
+		a.conn, a.connR = nil, nil
+		return Value{}, err
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = a.conn.SetDeadline(deadline)
+	if _, err := a.conn.Write(b); err != nil {
+		return fail(err)
+	}
+	var v Value
+	for i := range 6 { // +OK, four +QUEUED, then EXEC's array
+		var err error
+		if _, v, err = readReply(a.connR); err != nil {
+			return fail(err)
+		}
+		if v.IsError() && i < 5 {
+			return fail(fmt.Errorf("proxy: reading lock %q: %s", key, v.Str))
+		}
+	}
+	return v, nil
 }
 
 // ownerOf is the owner id a lock's contents hold: a String's value, the
@@ -265,6 +338,23 @@ func ownerOf(st LockState) string {
 		return out
 	}
 	return ""
+}
+
+// namesOwner reports whether c carries owner (a String lock's token, a
+// Hash lock's owner field; several fields joined by commas) among its
+// arguments: the command that wrote the lock for that owner.
+func namesOwner(c command, owner string) bool {
+	if owner == "" {
+		return false
+	}
+	for _, o := range strings.Split(owner, ",") {
+		for _, a := range c.args[1:] {
+			if a == o {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isRelease reports whether c is a release: DEL, UNLINK, HDEL, GETDEL or a
@@ -330,8 +420,12 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 		}
 		m.holder, m.holderSeq, m.expiresAt = "", 0, time.Time{}
 	}
-	// A new hold.
-	if st.Present() && (!m.state.Present() || owner != prevOwner) && lane != "" {
+	// A new hold. A sweep can read a new owner's key before the command
+	// that wrote it reaches the analyzer (the race behind a missed
+	// overlap): that command, naming the owner, still claims it.
+	claim := m.unclaimed && c != nil && owner == prevOwner && namesOwner(c.cmd, owner)
+	if st.Present() && (!m.state.Present() || owner != prevOwner || claim) && lane != "" {
+		m.unclaimed = false
 		m.holder, m.holderSeq = lane, o.e.Seq
 		if c != nil {
 			m.believers[lane] = o.e.Seq
@@ -361,6 +455,11 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 		m.expiresAt = st.Read.Add(time.Duration(st.PTTL) * time.Millisecond)
 	} else if !st.Present() || st.PTTL == -1 {
 		m.expiresAt = time.Time{}
+	}
+	if lane == "" && st.Present() && (!m.state.Present() || owner != prevOwner) {
+		m.unclaimed = true
+	} else if !st.Present() {
+		m.unclaimed = false
 	}
 	st.Holder, st.Owner, st.Cause = m.holder, owner, o.e.Seq
 	m.state = st

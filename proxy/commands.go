@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -156,12 +157,8 @@ func (c command) traceArgs(touchesLock bool) []string {
 	case keyless[c.name] || c.subscribe || strings.HasPrefix(c.name, "CLIENT ") || c.name == "SCRIPT LOAD":
 		return out
 	}
-	keys := map[string]bool{}
-	for _, k := range c.keys {
-		keys[k] = true
-	}
 	for i := 1; i < len(out); i++ {
-		if !keys[out[i]] {
+		if !slices.Contains(c.keys, out[i]) {
 			out[i] = Redacted
 		}
 	}

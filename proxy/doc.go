@@ -7,21 +7,26 @@
 //
 // # Data path
 //
-// The listening side is tidwall/redcon. A connection's first command
-// detaches it from redcon's loop (session.go) and gives it its own upstream
-// connection (the embedded miniredis, default, or -redis with its TLS, ACL
-// user and database; a Cluster is refused, ErrCluster). Two goroutines per
-// client: one forwards each command's RESP bytes upstream in order and
-// queues it as pending; the other reads the upstream's replies with a RESP2
-// and RESP3 reader (resp.go, which only delimits and decodes), matches each
-// to the oldest pending command, and writes the bytes to the client as they
-// came. A per-client upstream keeps all protocol state where the client put
-// it (HELLO 3, SELECT, AUTH, MULTI/EXEC, WATCH, subscriptions); pushes
-// (RESP3 '>' and, on a subscribed RESP2 connection, message and
-// subscribe arrays) answer no command and pass through as push events.
-// Pipelining falls out of it: replies are flushed when no further reply is
-// buffered. The embedded Redis's clock is moved in real time
-// (Config.ClockTick), since miniredis expires keys only when told to.
+// The proxy accepts connections itself (proxy.go: the -max-clients bound)
+// and reads each client's commands with tidwall/redcon's RESP reader, which
+// hands over every complete command the client has sent, a pipeline at a
+// time (session.go). A connection's first commands give it its own
+// upstream connection (the embedded miniredis, default, or -redis with its
+// TLS, ACL user and database; a Cluster is refused, ErrCluster). Two
+// goroutines per client: readLoop queues each command as pending and sends
+// a pipeline's RESP bytes upstream in one write; replyLoop reads the
+// upstream's replies with a RESP2 and RESP3 reader (resp.go, which only
+// delimits and decodes), matches each to the oldest pending command
+// (pending.go), and writes the bytes to the client as they came, all the
+// replies that have arrived in one write. A per-client upstream keeps all
+// protocol state where the client put it (HELLO 3, SELECT, AUTH,
+// MULTI/EXEC, WATCH, subscriptions); pushes (RESP3 '>' and, on a
+// subscribed RESP2 connection, message and subscribe arrays) answer no
+// command and pass through as push events. A command on a lock key is
+// recorded before its reply is written (what its client does next follows
+// it in the trace), others after; no subscriber is ever waited for. The embedded
+// Redis's clock is moved in real time (Config.ClockTick), since miniredis
+// expires keys only when told to.
 //
 // # Which keys are locks
 //
@@ -40,8 +45,10 @@
 // 10,000): connections (lane, address, CLIENT SETNAME name, CLIENT SETINFO
 // library), commands with their raw replies, lock states, faults and
 // findings. After each command on a lock key the analyzer (analyzer.go),
-// one goroutine fed by a bounded queue, reads the key's contents and PTTL
-// with its own connection (so a read may already show a later command) and
+// one goroutine fed by a bounded queue, reads the key's type, contents and
+// PTTL in one MULTI/EXEC with its own connection (so a read may already
+// show a later command; a command that names the owner a sweep found
+// first still claims its hold) and
 // derives findings: FindingLeaseExpired, FindingOverlap,
 // FindingReleaseByOther, FindingRenewalRecreated, FindingReleaseNotOwner,
 // FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
@@ -65,8 +72,9 @@
 //
 // A page renders Snapshot once and applies events after it (Seq orders
 // them; skip those at or below the snapshot's last Seq). A subscriber never
-// slows the application: its channel is bounded, events that do not fit are
-// dropped and an EventResync follows (take a new Snapshot). Finding.Message
+// slows the application: its channel is bounded, it is sent at most 5,000
+// events a second, events beyond either are dropped and counted, and an
+// EventResync follows (take a new Snapshot), at most one every 2 seconds. Finding.Message
 // is rendered in the page's language by catalog.Catalog.Render; Finding.Events
 // are the Seqs of the commands that show it, to highlight them on the
 // lanes. Times are wall-clock (the real-time axis).

@@ -27,7 +27,6 @@ type Proxy struct {
 	cfg     Config
 	locks   globs
 	started time.Time
-	srv     *redcon.Server
 	ln      net.Listener
 	trace   *ring
 
@@ -40,6 +39,8 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	sessions map[int64]*session
+	// conns are the accepted connections that have no session yet.
+	conns map[net.Conn]struct{}
 	// closedLanes are the lanes of ended connections, the newest
 	// maxClosedLanes, kept for the snapshot.
 	closedLanes []ClientInfo
@@ -72,7 +73,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p := &Proxy{cfg: cfg, locks: g, started: time.Now(), trace: newRing(cfg.TraceSize),
-		sessions: map[int64]*session{}, scripts: map[string]*Script{}, suggest: map[string]string{}}
+		sessions: map[int64]*session{}, conns: map[net.Conn]struct{}{}, scripts: map[string]*Script{}, suggest: map[string]string{}}
 	if err := p.openUpstream(ctx); err != nil {
 		return nil, err
 	}
@@ -84,9 +85,9 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: listen on %s (-listen): %w", cfg.Listen, err)
 	}
 	p.ln = ln
-	p.srv = redcon.NewServerNetwork("tcp", cfg.Listen, p.handle, p.accept, p.closed)
-	p.wg.Add(2)
-	go func() { defer p.wg.Done(); _ = p.srv.Serve(ln) }()
+	p.wg.Add(3)
+	go func() { defer p.wg.Done(); p.serve(ln) }()
+	go func() { defer p.wg.Done(); p.trace.runResyncs(p.ctx) }()
 	go func() { defer p.wg.Done(); p.an.run(p.ctx) }()
 	if p.mini != nil {
 		p.wg.Add(1)
@@ -116,12 +117,18 @@ func (p *Proxy) Upstream() string {
 // Close stops listening, closes every client connection and the upstream.
 func (p *Proxy) Close() error {
 	p.closeOnce.Do(func() {
-		p.cancel()
-		_ = p.srv.Close()
-		// redcon's Close does nothing before Serve has begun; the listener
-		// is ours, and closing it ends Serve either way.
+		p.mu.Lock()
+		p.cancel() // under mu: no session registers after it
+		conns := make([]net.Conn, 0, len(p.conns))
+		for c := range p.conns {
+			conns = append(conns, c)
+		}
+		p.mu.Unlock()
 		if err := p.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			p.closeErr = err
+		}
+		for _, c := range conns {
+			c.Close()
 		}
 		for _, s := range p.openSessions() {
 			s.close(nil)
@@ -189,6 +196,11 @@ func (p *Proxy) runClock(ctx context.Context) {
 	}
 }
 
+// upstreamBuffer is the read buffer of an upstream connection: a reply's
+// line (a simple string or an error) must fit in it; bulk strings are read
+// past it.
+const upstreamBuffer = 16 << 10
+
 // dialUpstream opens one upstream connection for a client: to the embedded
 // Redis, or to RedisURL with its TLS, and its AUTH and SELECT when the URL
 // carries them (the client may still send its own).
@@ -199,7 +211,7 @@ func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, *bufio.Reader, erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("proxy: dial the embedded Redis: %w", err)
 		}
-		return c, bufio.NewReaderSize(c, 64<<10), nil
+		return c, bufio.NewReaderSize(c, upstreamBuffer), nil
 	}
 	opt := p.dialOpt
 	if opt.DialTimeout > 0 {
@@ -217,7 +229,7 @@ func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, *bufio.Reader, erro
 		}
 		c = tc
 	}
-	r := bufio.NewReaderSize(c, 64<<10)
+	r := bufio.NewReaderSize(c, upstreamBuffer)
 	var setup [][]string
 	if opt.Password != "" {
 		if opt.Username != "" {
@@ -255,40 +267,50 @@ func encodeCommand(args []string) []byte {
 	return b
 }
 
-// accept admits a connection while fewer than MaxClients are open.
-func (p *Proxy) accept(c redcon.Conn) bool {
-	if p.clients.Add(1) > int64(p.cfg.MaxClients) {
-		p.clients.Add(-1)
-		msg := fmt.Sprintf("-ERR proxy: %d client connections are open, the limit (-max-clients %d)\r\n", p.cfg.MaxClients, p.cfg.MaxClients)
-		_, _ = c.NetConn().Write([]byte(msg))
-		return false
+// serve accepts client connections until the listener closes: each
+// while fewer than MaxClients are open gets its session (the rest an error
+// naming -max-clients).
+func (p *Proxy) serve(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			if p.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(5 * time.Millisecond) // out of descriptors: try again
+			continue
+		}
+		if p.clients.Add(1) > int64(p.cfg.MaxClients) {
+			p.clients.Add(-1)
+			msg := fmt.Sprintf("-ERR proxy: %d client connections are open, the limit (-max-clients %d)\r\n", p.cfg.MaxClients, p.cfg.MaxClients)
+			_, _ = c.Write([]byte(msg))
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.ctx.Err() != nil {
+			p.mu.Unlock()
+			c.Close()
+			p.clients.Add(-1)
+			return
+		}
+		p.conns[c] = struct{}{}
+		p.mu.Unlock()
+		go p.runSession(c)
 	}
-	return true
 }
 
-// handle takes a connection's first command: it detaches the connection
-// from redcon's loop (replies then flow from the upstream as they come,
-// pushes included) and starts its session.
-func (p *Proxy) handle(c redcon.Conn, cmd redcon.Command) {
-	c.SetContext(true) // detached: its session counts it down
-	dc := c.Detach()
+// dropConn closes an accepted connection that got no session.
+func (p *Proxy) dropConn(c net.Conn) {
 	p.mu.Lock()
-	p.nextID++
-	id := p.nextID
+	delete(p.conns, c)
 	p.mu.Unlock()
-	first := redcon.Command{Raw: append([]byte(nil), cmd.Raw...), Args: make([][]byte, len(cmd.Args))}
-	for i, a := range cmd.Args {
-		first.Args[i] = append([]byte(nil), a...)
-	}
-	go p.runSession(id, dc, first)
-}
-
-// closed counts down a connection that ended before its first command
-// (redcon also calls it when a connection is detached).
-func (p *Proxy) closed(c redcon.Conn, _ error) {
-	if c.Context() == nil {
-		p.clients.Add(-1)
-	}
+	c.Close()
+	p.clients.Add(-1)
 }
 
 // script returns the script with digest sha the proxy saw, or nil.

@@ -223,7 +223,7 @@ func englishScenario(m sim.Msg) string {
 // fault has run. A fault that cannot run (no such client) is traced as an
 // EventFault with Error and the scenario goes on.
 func (p *Proxy) RunScenario(ctx context.Context, sc *Scenario) {
-	sub := p.Subscribe(4096)
+	sub := p.trace.subscribe(4096, false) // in process: not capped like a page
 	defer sub.Close()
 	type armed struct {
 		f     ScenarioFault
@@ -249,13 +249,12 @@ func (p *Proxy) RunScenario(ctx context.Context, sc *Scenario) {
 	names := map[string]ClientInfo{} // lane -> what the client said
 	holder := map[string]string{}    // lock key -> holding lane
 	left := len(waiting)
-	for left > 0 {
-		var e Event
-		select {
-		case <-ctx.Done():
+	var seen uint64 // the last event handled
+	handle := func(e Event) {
+		if e.Seq <= seen {
 			return
-		case e = <-sub.C:
 		}
+		seen = e.Seq
 		var lane, what string
 		switch {
 		case (e.Kind == EventConnect || e.Kind == EventClient) && e.Client != nil:
@@ -268,7 +267,7 @@ func (p *Proxy) RunScenario(ctx context.Context, sc *Scenario) {
 			holder[e.Lock.Key] = e.Lock.Holder
 		}
 		if lane == "" {
-			continue
+			return
 		}
 		info := names[lane]
 		for _, a := range waiting {
@@ -278,6 +277,21 @@ func (p *Proxy) RunScenario(ctx context.Context, sc *Scenario) {
 			a.fired = true
 			left--
 			fire(a.f, lane)
+		}
+	}
+	// What the trace holds from before the subscription (a client that
+	// connected as the scenario started), then what comes.
+	for _, e := range p.Snapshot().Events {
+		handle(e)
+	}
+	for left > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-sub.C:
+			if e.Kind != EventResync {
+				handle(e)
+			}
 		}
 	}
 	<-ctx.Done()

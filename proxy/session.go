@@ -28,28 +28,27 @@ type ClientInfo struct {
 	Closed         time.Time `json:"closed,omitzero"`
 }
 
-// pending is a command sent upstream whose reply has not come back.
-type pending struct {
-	cmd   command
-	locks []string
-	sent  time.Time
-}
-
 // session is one client connection and its own upstream connection: a
 // per-client upstream keeps every client's protocol state (RESP3, SELECT,
 // MULTI, subscriptions, AUTH) where the client set it, and replies pass
-// through byte for byte.
+// through byte for byte. Two goroutines move its traffic: readLoop reads
+// the client's commands as redcon's reader delimits them, a pipeline at a
+// time, and writes them upstream in one write; replyLoop reads the
+// upstream's replies and writes to the client all those that have arrived
+// in one write.
 type session struct {
 	id    int64
 	lane  string
 	p     *Proxy
-	dc    redcon.DetachedConn
+	conn  net.Conn       // the client
+	rd    *redcon.Reader // the client's commands
 	up    net.Conn
 	upR   *bufio.Reader
-	queue chan *pending
-	out   chan []byte // commands for the upstream, in order
+	queue *pendingQueue
+	upBuf []byte // commands for the upstream, readLoop only
 
-	wmu sync.Mutex // client writes
+	wmu  sync.Mutex // client writes
+	wbuf []byte     // replies not yet written to the client, under wmu
 
 	mu       sync.Mutex
 	info     ClientInfo
@@ -66,111 +65,82 @@ type session struct {
 	closeOnce sync.Once
 }
 
-func (p *Proxy) runSession(id int64, dc redcon.DetachedConn, first redcon.Command) {
-	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, dc: dc,
-		queue: make(chan *pending, maxPipeline), out: make(chan []byte, maxPipeline), done: make(chan struct{})}
-	s.info = ClientInfo{Lane: s.lane, Addr: dc.RemoteAddr(), Protocol: 2, Connected: time.Now()}
+// maxWriteBatch is the most bytes of commands or replies the proxy
+// gathers before one write.
+const maxWriteBatch = 64 << 10
+
+// runSession serves one accepted connection: it waits for the client's
+// first commands (a connection that sends none gets no lane and no
+// upstream connection), dials the upstream and forwards.
+func (p *Proxy) runSession(c net.Conn) {
+	rd := redcon.NewReader(c)
+	cmds, err := rd.ReadCommands()
+	if err != nil {
+		writeProtocolError(c, err)
+		p.dropConn(c)
+		return
+	}
+	p.mu.Lock()
+	p.nextID++
+	id := p.nextID
+	p.mu.Unlock()
+	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, rd: rd,
+		queue: newPendingQueue(), done: make(chan struct{})}
+	s.info = ClientInfo{Lane: s.lane, Addr: c.RemoteAddr().String(), Protocol: 2, Connected: time.Now()}
 	p.miniMu.Lock() // not while the embedded upstream restarts
 	up, upR, err := p.dialUpstream(p.ctx)
 	p.miniMu.Unlock()
 	if err != nil {
-		dc.WriteError("ERR " + err.Error())
-		_ = dc.Flush()
-		dc.Close()
-		p.clients.Add(-1)
+		_, _ = c.Write([]byte("-ERR " + oneLine(err.Error()) + "\r\n"))
+		p.dropConn(c)
 		return
 	}
 	s.up, s.upR = up, upR
 	p.mu.Lock()
+	if p.ctx.Err() != nil { // Close began: it no longer sees new sessions
+		p.mu.Unlock()
+		up.Close()
+		p.dropConn(c)
+		return
+	}
 	p.sessions[id] = s
+	delete(p.conns, c)
 	p.mu.Unlock()
 	info := s.info
 	p.trace.add(Event{Kind: EventConnect, At: info.Connected, Lane: s.lane, Client: &info})
 	go s.replyLoop()
-	go s.writeLoop()
-	s.readLoop(first)
+	s.readLoop(cmds)
 }
 
-// writeLoop writes the client's commands upstream, as many as have
-// arrived in one write: a pipeline goes out as the client sent it, not one
-// system call per command.
-func (s *session) writeLoop() {
-	var buf []byte
-	for {
-		select {
-		case b := <-s.out:
-			buf = append(buf[:0], b...)
-		case <-s.done:
-			return
-		}
-	more:
-		for len(buf) < 64<<10 {
-			select {
-			case b := <-s.out:
-				buf = append(buf, b...)
-			default:
-				break more
-			}
-		}
-		if _, err := s.up.Write(buf); err != nil {
-			s.close(err)
-			return
-		}
-		if cap(buf) > 1<<20 {
-			buf = nil
-		}
+// writeProtocolError answers a client whose bytes are not RESP (redcon's
+// protocol errors) with an error reply, as Redis does; a connection that
+// ended says nothing.
+func writeProtocolError(c net.Conn, err error) {
+	var ne net.Error
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
+		return
 	}
+	_, _ = c.Write([]byte("-ERR " + oneLine(err.Error()) + "\r\n"))
 }
 
-// readLoop forwards the client's commands upstream in order.
-func (s *session) readLoop(cmd redcon.Command) {
+// oneLine keeps an error reply on one line.
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
+
+// readLoop forwards the client's commands upstream in order: each batch
+// redcon's reader gives (what the client pipelined) goes out in one write.
+func (s *session) readLoop(cmds []redcon.Command) {
 	for {
-		if !s.waitGate() {
-			return
-		}
-		c := parseCommand(cmd.Args, s.p.script)
-		if c.script != nil && c.sha == "" {
-			s.p.learn(c.script)
-		}
-		s.p.suggestLocks(c)
-		s.noteClient(c)
-		locks := s.lockKeys(c.keys)
-		switch {
-		case c.name == "MULTI":
-			s.inMulti, s.queued = true, nil
-		case c.name == "EXEC" || c.name == "DISCARD":
-			if c.name == "EXEC" {
-				for _, q := range s.queued {
-					locks = append(locks, s.lockKeys(q.keys)...)
-				}
-			}
-			s.inMulti, s.queued = false, nil
-		case s.inMulti && len(s.queued) < maxPipeline:
-			s.queued = append(s.queued, c)
-		}
-		raw := cmd.Raw
-		if len(raw) == 0 || raw[0] != '*' {
-			raw = encodeCommand(c.args) // an inline command
-		}
-		now := time.Now()
-		if c.subscribe {
-			s.subscribed.Store(true)
-			ev := &CommandEvent{Name: c.name, Args: c.traceArgs(false), Sent: now, Replied: now, Reply: "(push)", cmd: c}
-			s.p.trace.add(Event{Kind: EventCommand, At: now, Lane: s.lane, Command: ev})
-		} else {
-			select {
-			case s.queue <- &pending{cmd: c, locks: dedupe(locks), sent: now}:
-			case <-s.done:
+		for _, cmd := range cmds {
+			if !s.forward(cmd) {
 				return
 			}
 		}
-		select {
-		case s.out <- append([]byte(nil), raw...):
-		case <-s.done:
+		if !s.flushUp() {
 			return
 		}
 		var err error
-		if cmd, err = s.dc.ReadCommand(); err != nil {
+		if cmds, err = s.rd.ReadCommands(); err != nil {
+			writeProtocolError(s.conn, err)
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = nil
 			}
@@ -180,12 +150,92 @@ func (s *session) readLoop(cmd redcon.Command) {
 	}
 }
 
+// forward notes one command, queues its pending reply and adds it to the
+// upstream batch; false when the session ended.
+func (s *session) forward(cmd redcon.Command) bool {
+	if s.holding() && !s.flushUp() {
+		return false
+	}
+	if !s.waitGate() {
+		return false
+	}
+	c := parseCommand(cmd.Args, s.p.script)
+	if c.script != nil && c.sha == "" {
+		s.p.learn(c.script)
+	}
+	s.p.suggestLocks(c)
+	s.noteClient(c)
+	locks := s.lockKeys(c.keys)
+	switch {
+	case c.name == "MULTI":
+		s.inMulti, s.queued = true, nil
+	case c.name == "EXEC" || c.name == "DISCARD":
+		if c.name == "EXEC" {
+			for _, q := range s.queued {
+				locks = append(locks, s.lockKeys(q.keys)...)
+			}
+		}
+		s.inMulti, s.queued = false, nil
+	case s.inMulti && len(s.queued) < maxPipeline:
+		s.queued = append(s.queued, c)
+	}
+	raw := cmd.Raw
+	if len(raw) == 0 || raw[0] != '*' {
+		raw = encodeCommand(c.args) // an inline command
+	}
+	now := time.Now()
+	if c.subscribe {
+		s.subscribed.Store(true)
+		ev := &CommandEvent{Name: c.name, Args: c.traceArgs(false), Sent: now, Replied: now, Reply: "(push)", cmd: c}
+		s.p.trace.add(Event{Kind: EventCommand, At: now, Lane: s.lane, Command: ev})
+	} else {
+		pend := pending{cmd: c, locks: dedupe(locks), sent: now}
+		for !s.queue.push(pend) {
+			// As many replies are awaited as the queue holds: send what
+			// is gathered, then wait for room as on a full socket.
+			if !s.flushUp() {
+				return false
+			}
+			select {
+			case <-s.queue.room:
+			case <-s.done:
+				return false
+			}
+		}
+	}
+	s.upBuf = append(s.upBuf, raw...)
+	return len(s.upBuf) < maxWriteBatch || s.flushUp()
+}
+
+// flushUp writes the gathered commands upstream; false when the session
+// ended.
+func (s *session) flushUp() bool {
+	if len(s.upBuf) == 0 {
+		return true
+	}
+	_, err := s.up.Write(s.upBuf)
+	if cap(s.upBuf) > 4*maxWriteBatch {
+		s.upBuf = nil
+	} else {
+		s.upBuf = s.upBuf[:0]
+	}
+	if err != nil {
+		s.close(err)
+		return false
+	}
+	return true
+}
+
 // replyLoop reads the upstream's replies, matches each to the oldest
-// pending command (pushes answer none) and writes it to the client as it
-// came.
+// pending command (pushes answer none) and passes it to the client as it
+// came, in one write for all the replies that have arrived.
 func (s *session) replyLoop() {
+	var raw []byte
 	for {
-		raw, v, err := readReply(s.upR)
+		var v Value
+		var err error
+		budget := maxReplyBytes
+		raw, v, err = readValue(s.upR, raw[:0], 0, &budget)
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = errUpstreamClosed
@@ -194,31 +244,45 @@ func (s *session) replyLoop() {
 			return
 		}
 		replied := time.Now()
+		if s.holding() {
+			s.flush() // what came before the pause or delay goes out
+		}
 		if !s.waitGate() {
 			return
 		}
 		s.waitDelay()
-		var pend *pending
+		var pend pending
+		ok := false
 		if !s.isPush(v) {
-			select {
-			case pend = <-s.queue:
-			default:
-			}
+			pend, ok = s.queue.pop()
 		}
-		if pend == nil {
+		if !ok {
 			s.write(raw, true)
 			ev := &CommandEvent{Name: "(push)", Reply: pushShape(v), Sent: replied, Replied: replied}
 			s.p.trace.add(Event{Kind: EventPush, At: replied, Lane: s.lane, Command: ev})
 			continue
 		}
 		if s.takeLoseNext() {
-			s.record(pend, raw, v, replied, true)
+			s.record(&pend, raw, v, replied, true)
 			s.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultLoseReply, Lane: s.lane}})
 			s.close(errReplyLost)
 			return
 		}
+		// A command on a lock key is traced and handed to the analyzer
+		// before its client sees the reply: what the client does next
+		// (another client's acquire, a pause) comes after it in the trace.
+		// Other commands are recorded after the write.
+		lock := len(pend.locks) > 0
+		if lock {
+			s.record(&pend, raw, v, replied, false)
+		}
 		s.write(raw, s.upR.Buffered() == 0)
-		s.record(pend, raw, v, replied, false)
+		if !lock {
+			s.record(&pend, raw, v, replied, false)
+		}
+		if cap(raw) > maxWriteBatch {
+			raw = nil
+		}
 	}
 }
 
@@ -253,15 +317,39 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	s.p.an.command(s, e)
 }
 
-// write sends raw to the client, flushing when asked.
+// write adds raw to the client's replies and writes them when asked (or
+// when they reach maxWriteBatch).
 func (s *session) write(raw []byte, flush bool) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.dc.WriteRaw(raw)
-	if flush {
-		if err := s.dc.Flush(); err != nil {
+	s.wbuf = append(s.wbuf, raw...)
+	if flush || len(s.wbuf) >= maxWriteBatch {
+		if err := s.flushLocked(); err != nil {
 			go s.close(err)
 		}
+	}
+}
+
+// flushLocked writes the gathered replies; called with wmu held.
+func (s *session) flushLocked() error {
+	if len(s.wbuf) == 0 {
+		return nil
+	}
+	_, err := s.conn.Write(s.wbuf)
+	if cap(s.wbuf) > 4*maxWriteBatch {
+		s.wbuf = nil
+	} else {
+		s.wbuf = s.wbuf[:0]
+	}
+	return err
+}
+
+// flush writes the replies gathered so far.
+func (s *session) flush() {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.flushLocked(); err != nil {
+		go s.close(err)
 	}
 }
 
@@ -343,6 +431,9 @@ func dedupe(keys []string) []string {
 
 // noteClient records what the client says about itself.
 func (s *session) noteClient(c command) {
+	if c.name != "HELLO" && c.name != "CLIENT SETNAME" && c.name != "CLIENT SETINFO" {
+		return
+	}
 	s.mu.Lock()
 	changed := true
 	switch {
@@ -367,11 +458,20 @@ func (s *session) noteClient(c command) {
 	default:
 		changed = false
 	}
+	if !changed {
+		s.mu.Unlock()
+		return
+	}
 	info := s.info
 	s.mu.Unlock()
-	if changed {
-		s.p.trace.add(Event{Kind: EventClient, At: time.Now(), Lane: s.lane, Client: &info})
-	}
+	s.p.trace.add(Event{Kind: EventClient, At: time.Now(), Lane: s.lane, Client: &info})
+}
+
+// holding reports whether a pause or a delay holds the client's traffic.
+func (s *session) holding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gate != nil || (s.delay > 0 && time.Now().Before(s.delayEnd))
 }
 
 // waitGate waits while the client is paused; false when the session ended.
@@ -431,8 +531,8 @@ func (s *session) close(err error) {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		s.wmu.Lock()
-		_ = s.dc.Flush()
-		s.dc.Close()
+		_ = s.flushLocked()
+		s.conn.Close()
 		s.wmu.Unlock()
 		s.up.Close()
 		s.p.clients.Add(-1)

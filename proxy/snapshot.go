@@ -70,7 +70,9 @@ func (p *Proxy) Snapshot() Snapshot {
 
 // Subscribe returns a subscription to new trace events with a channel of
 // buf events (at least 1). A subscriber that falls behind loses events,
-// then gets an EventResync: take a new Snapshot. Close it when done.
+// then gets an EventResync: take a new Snapshot. It is sent at most
+// 5,000 events a second and one EventResync every 2 seconds (a page draws no
+// more). Close it when done.
 func (p *Proxy) Subscribe(buf int) *Subscription {
-	return p.trace.subscribe(max(buf, 1))
+	return p.trace.subscribe(max(buf, 1), true)
 }

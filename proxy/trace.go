@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -70,10 +71,25 @@ type ring struct {
 	next    uint64 // Seq of the next event
 	dropped uint64 // events overwritten
 	subs    map[*Subscription]struct{}
+	now     func() time.Time // time.Now; a test's clock
+}
+
+// runResyncs retries lagging subscribers' resyncs until ctx ends.
+func (r *ring) runResyncs(ctx context.Context) {
+	t := time.NewTicker(resyncRetry)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			r.retryResyncs(now)
+		}
+	}
 }
 
 func newRing(size int) *ring {
-	return &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}}
+	return &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}, now: time.Now}
 }
 
 // add numbers e, stores it (overwriting the oldest when full) and offers
@@ -88,10 +104,26 @@ func (r *ring) add(e Event) Event {
 		r.dropped++
 	}
 	*slot = e
-	for s := range r.subs {
-		s.offer(e)
+	if len(r.subs) > 0 {
+		now := r.now()
+		for s := range r.subs {
+			s.offer(e, now)
+		}
 	}
 	return e
+}
+
+// retryResyncs sends the resync that a lagging subscriber is owed once
+// its channel has room and resyncEvery has passed, even when no new event
+// comes to carry it.
+func (r *ring) retryResyncs(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for s := range r.subs {
+		if s.lagging {
+			s.resync(now)
+		}
+	}
 }
 
 // events returns the stored events, oldest first, and how many older ones
@@ -110,16 +142,36 @@ func (r *ring) events() ([]Event, uint64) {
 	return out, r.dropped
 }
 
+// What a subscriber (a live page) is sent at most: subscriberRate events
+// a second on average, subscriberBurst at once, and one EventResync every
+// resyncEvery. A browser draws no more, and the page's encoding runs on
+// the proxy's machine: beyond them events are dropped and counted, never
+// waited for, and the resync's Snapshot carries what was dropped.
+const (
+	subscriberRate  = 5000
+	subscriberBurst = 5000
+	resyncEvery     = 2 * time.Second
+	// resyncRetry is how often a lagging subscriber is checked for room
+	// when no event comes.
+	resyncRetry = 100 * time.Millisecond
+)
+
 // Subscription receives the trace's new events on C. A subscriber that
-// does not keep up never slows the proxy: when C is full the events are
-// dropped, and once there is room again C gets an EventResync first (take
-// a new Snapshot). Close ends it.
+// does not keep up never slows the proxy: when C is full, or more than
+// 5,000 events a second come (subscriberRate), the events are dropped, and
+// once there is room again C gets an EventResync first (take a new
+// Snapshot), at most one every 2 seconds (resyncEvery). Close ends it.
 type Subscription struct {
-	C       <-chan Event
-	c       chan Event
-	r       *ring
-	lagging bool
-	dropped uint64
+	C <-chan Event
+	c chan Event
+	r *ring
+	// Under r.mu:
+	lagging  bool
+	dropped  uint64
+	tokens   float64   // events it may be sent now
+	refilled time.Time // when tokens was last refilled
+	resynced time.Time // the last EventResync
+	capped   bool      // held to subscriberRate and resyncEvery (a page)
 }
 
 // Dropped counts the events this subscriber missed.
@@ -130,21 +182,41 @@ func (s *Subscription) Dropped() uint64 {
 }
 
 // offer sends e without blocking; called with r.mu held.
-func (s *Subscription) offer(e Event) {
-	if s.lagging {
+func (s *Subscription) offer(e Event, now time.Time) {
+	if s.lagging && !s.resync(now) {
+		s.dropped++
+		return
+	}
+	if !s.capped {
+		s.tokens = subscriberBurst
+	} else if s.tokens < 1 {
+		s.tokens = min(subscriberBurst, s.tokens+now.Sub(s.refilled).Seconds()*subscriberRate)
+		s.refilled = now
+	}
+	if s.tokens >= 1 {
 		select {
-		case s.c <- Event{Kind: EventResync, At: e.At}:
-			s.lagging = false
-		default:
-			s.dropped++
+		case s.c <- e:
+			s.tokens--
 			return
+		default:
 		}
 	}
+	s.lagging = true
+	s.dropped++
+}
+
+// resync sends a lagging subscriber its EventResync when it is due and
+// there is room; it reports whether it did. Called with r.mu held.
+func (s *Subscription) resync(now time.Time) bool {
+	if s.capped && !s.resynced.IsZero() && now.Sub(s.resynced) < resyncEvery {
+		return false
+	}
 	select {
-	case s.c <- e:
+	case s.c <- Event{Kind: EventResync, At: now}:
+		s.lagging, s.resynced = false, now
+		return true
 	default:
-		s.lagging = true
-		s.dropped++
+		return false
 	}
 }
 
@@ -158,9 +230,11 @@ func (s *Subscription) Close() {
 	}
 }
 
-func (r *ring) subscribe(buf int) *Subscription {
+// subscribe adds a subscriber with a channel of buf events; capped holds
+// it to subscriberRate and resyncEvery.
+func (r *ring) subscribe(buf int, capped bool) *Subscription {
 	c := make(chan Event, buf)
-	s := &Subscription{C: c, c: c, r: r}
+	s := &Subscription{C: c, c: c, r: r, tokens: subscriberBurst, refilled: r.now(), capped: capped}
 	r.mu.Lock()
 	r.subs[s] = struct{}{}
 	r.mu.Unlock()

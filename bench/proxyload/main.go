@@ -4,8 +4,13 @@
 // proxy and directly (throughput ratio, p50 added), a lock/unlock loop (SET
 // NX PX and an EVALSHA release on a lock key, so every command is traced
 // and its lock state read) through the proxy and directly, the proxy's
-// memory per traced event and per client connection. A subscriber drains
-// the trace all along, as the live page would.
+// memory per traced event and per client connection. The live page is open
+// all along: package live's handler on a loopback server with a websocket
+// client reading every message.
+//
+// -soak D instead runs 50 clients looping lock/unlock through one proxy for
+// D (10m for the issue's figure) and prints its RSS over time; it is not
+// part of `make bench` or `make test`.
 //
 // It starts its own redis-server on a free loopback port (package
 // internal/redistest) and needs redis-benchmark (Debian's redis-tools).
@@ -26,6 +31,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -44,6 +50,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	loops := fs.Int("loops", 5000, "lock/unlock pairs of the EVALSHA loop")
 	conns := fs.Int("conns", 200, "client connections of the memory row")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole run to this file")
+	soakFor := fs.Duration("soak", 0, "instead of the rows, run the soak for this long (10m for the issue's figure)")
+	soakEvery := fs.Duration("soak-every", 30*time.Second, "the soak's sampling interval")
+	soakClients := fs.Int("soak-clients", 50, "the soak's client connections")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -61,8 +71,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	if *memProfile != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			f, err := os.Create(*memProfile)
+			if err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	t := &benchtable.Table{}
-	if err := measure(context.Background(), *requests, *loops, *conns, t, stderr); err != nil {
+	var err error
+	if *soakFor > 0 {
+		err = soak(context.Background(), *soakFor, *soakEvery, *soakClients, t, stderr)
+	} else {
+		err = measure(context.Background(), *requests, *loops, *conns, t, stderr)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "proxyload: %v\n", err)
 		return 1
 	}
@@ -76,36 +102,92 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		return err
 	}
 	defer rs.Stop()
+	// 0. Memory per traced event, first, in a process that has done
+	// nothing else yet: a proxy of its own whose ring (10,000 events) the
+	// lock loop fills, against the same proxy empty, after two collections.
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const ring = 10000
+	p2, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", TraceSize: ring})
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	empty := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if _, err := lockLoop(ctx, p2.Addr(), ring/2); err != nil {
+		return err
+	}
+	time.Sleep(200 * time.Millisecond) // the lock reader catches up
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	full := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	events := len(p2.Snapshot().Events)
+	t.Add("P3", fmt.Sprintf("heap per traced event (a ring of %d filled by the lock loop: commands and lock states; the ring's own slots included)", events),
+		fmt.Sprintf("%d B", full/int64(events)), fmt.Sprintf("empty proxy %s", benchtable.MiB(uint64(max(empty, 0)))), "", "report", "-")
+	p2.Close()
+
 	p, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", MaxClients: conns + 60, TraceSize: 20000})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	sub := p.Subscribe(256) // the live page
-	go func() {
-		for range sub.C {
-		}
-	}()
-	defer sub.Close()
-	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; a subscriber drains the trace", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
+	page, err := openLivePage(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer page.close()
+	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; the live page open (a websocket reading every message)", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
 
-	// 1. redis-benchmark, direct and through the proxy.
+	// 1. redis-benchmark, direct and through the proxy, alternately,
+	// twice: with 50 clients (throughput: the proxy's CPU shares the two
+	// cores with redis-server and redis-benchmark) and with one client
+	// (p50: what the proxy adds to a pipeline's round trip; with 50
+	// clients p50 is queueing, 800 commands in flight over the
+	// throughput).
 	fmt.Fprintln(log, "proxyload: redis-benchmark")
-	direct, err := benchmark(rs.Addr, requests)
-	if err != nil {
-		return err
-	}
-	via, err := benchmark(p.Addr(), requests)
-	if err != nil {
-		return err
-	}
-	for _, test := range []string{"SET", "GET"} {
-		d, v := direct[test], via[test]
-		ratio := v.rps / d.rps
-		t.Add("P1", fmt.Sprintf("redis-benchmark -t %s -P 16 -n %d (50 clients), through the proxy", strings.ToLower(test), requests),
-			fmt.Sprintf("%.0f req/s, p50 %.3f ms", v.rps, v.p50), fmt.Sprintf("direct %.0f req/s, p50 %.3f ms", d.rps, d.p50),
-			fmt.Sprintf("%.2fx throughput, p50 +%.0f µs", ratio, (v.p50-d.p50)*1000), "≥ 0.5x, p50 added ≤ 100 µs",
-			benchtable.Yes(ratio >= 0.5 && (v.p50-d.p50)*1000 <= 100))
+	for _, clients := range []int{50, 1} {
+		n := requests
+		if clients == 1 {
+			n = max(requests/5, 1)
+		}
+		var direct, via []map[string]bench
+		var proxyCPU, redisCPU time.Duration // over the runs through the proxy
+		for range 2 {
+			d, err := benchmark(rs.Addr, n, clients)
+			if err != nil {
+				return err
+			}
+			self0, redis0 := selfCPU(), redisServerCPU(ctx, rs.Addr)
+			v, err := benchmark(p.Addr(), n, clients)
+			if err != nil {
+				return err
+			}
+			proxyCPU += selfCPU() - self0
+			redisCPU += redisServerCPU(ctx, rs.Addr) - redis0
+			direct, via = append(direct, d), append(via, v)
+		}
+		if clients == 50 {
+			cmds := float64(2 * 2 * n) // two runs of SET and GET
+			t.Add("P1", fmt.Sprintf("CPU per command through the proxy, the %d-client runs (the proxy's process: forwarding, trace, lock reader, live page)", clients),
+				fmt.Sprintf("%.2f µs", float64(proxyCPU.Microseconds())/cmds), fmt.Sprintf("redis-server %.2f µs", float64(redisCPU.Microseconds())/cmds),
+				fmt.Sprintf("%.1fx redis-server's", float64(proxyCPU)/float64(max(redisCPU, 1))), "report", "-")
+		}
+		for _, test := range []string{"SET", "GET"} {
+			d, v := mean(direct, test), mean(via, test)
+			ratio := v.rps / d.rps
+			added := (v.p50 - d.p50) * 1000
+			target, met := "≥ 0.5x", benchtable.Yes(ratio >= 0.5)
+			if clients == 1 {
+				target, met = "p50 added ≤ 100 µs", benchtable.Yes(added <= 100)
+			}
+			t.Add("P1", fmt.Sprintf("redis-benchmark -t %s -P 16 -c %d -n %d, through the proxy (mean of 2, alternated)", strings.ToLower(test), clients, n),
+				fmt.Sprintf("%.0f req/s, p50 %.3f ms", v.rps, v.p50), fmt.Sprintf("direct %.0f req/s, p50 %.3f ms", d.rps, d.p50),
+				fmt.Sprintf("%.2fx throughput, p50 %+.0f µs", ratio, added), target, met)
+		}
 	}
 
 	// 2. The lock/unlock loop.
@@ -125,31 +207,7 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(loops)/dl.total.Seconds(), us(dl.p50)),
 		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
 		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
-
-	// 3. Memory per traced event: a proxy of its own whose ring (10,000
-	// events) the loop fills, against the same proxy empty.
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const ring = 10000
-	p2, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", TraceSize: ring})
-	if err != nil {
-		return err
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	empty := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	if _, err := lockLoop(ctx, p2.Addr(), ring/2); err != nil {
-		return err
-	}
-	time.Sleep(200 * time.Millisecond) // the lock reader catches up
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	full := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	events := len(p2.Snapshot().Events)
-	t.Add("P3", fmt.Sprintf("heap per traced event (a ring of %d filled by the lock loop: commands and lock states; the ring's own slots included)", events),
-		fmt.Sprintf("%d B", full/int64(events)), fmt.Sprintf("empty proxy %s", benchtable.MiB(uint64(max(empty, 0)))), "", "report", "-")
-	p2.Close()
+	t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
 
 	// 4. Memory per client connection: raw connections that each sent a PING.
 	runtime.GC()
@@ -170,8 +228,11 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	perConn := func(a, b uint64) string {
+		return fmt.Sprintf("%.1f KiB", float64(int64(a)-int64(b))/float64(conns)/1024)
+	}
 	t.Add("P4", fmt.Sprintf("heap per client connection (%d connections, each with its upstream connection, both sides' buffers)", conns),
-		fmt.Sprintf("%.1f KiB", float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(conns)/1024), "", "", "report", "-")
+		perConn(after.HeapAlloc, before.HeapAlloc), "goroutine stacks "+perConn(after.StackInuse, before.StackInuse), "", "report", "-")
 	for _, c := range open {
 		c.Close()
 	}
@@ -180,10 +241,21 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 
 type bench struct{ rps, p50 float64 } // req/s, ms
 
-// benchmark runs redis-benchmark -t set,get -P 16 against addr.
-func benchmark(addr string, n int) (map[string]bench, error) {
+// mean averages runs' figures for test.
+func mean(runs []map[string]bench, test string) bench {
+	var b bench
+	for _, r := range runs {
+		b.rps += r[test].rps / float64(len(runs))
+		b.p50 += r[test].p50 / float64(len(runs))
+	}
+	return b
+}
+
+// benchmark runs redis-benchmark -t set,get -P 16 -c clients against addr.
+func benchmark(addr string, n, clients int) (map[string]bench, error) {
 	host, port, _ := net.SplitHostPort(addr)
-	out, err := exec.Command("redis-benchmark", "-h", host, "-p", port, "-t", "set,get", "-P", "16", "-n", strconv.Itoa(n), "--csv").Output()
+	out, err := exec.Command("redis-benchmark", "-h", host, "-p", port, "-t", "set,get", "-P", "16", "-c", strconv.Itoa(clients),
+		"-n", strconv.Itoa(n), "--csv").Output()
 	if err != nil {
 		return nil, fmt.Errorf("redis-benchmark (Debian's redis-tools; make deps installs it): %w", err)
 	}
@@ -237,6 +309,35 @@ func lockLoop(ctx context.Context, addr string, n int) (loopResult, error) {
 	total := time.Since(start)
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	return loopResult{total: total, p50: times[n/2]}, nil
+}
+
+// selfCPU is the CPU time this process has used (user and system).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// redisServerCPU is the CPU time redis-server at addr has used (INFO cpu:
+// used_cpu_user and used_cpu_sys; its main thread and its others).
+func redisServerCPU(ctx context.Context, addr string) time.Duration {
+	c := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, PoolSize: 1, DisableIdentity: true})
+	defer c.Close()
+	info, err := c.Info(ctx, "cpu").Result()
+	if err != nil {
+		return 0
+	}
+	var total float64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (k == "used_cpu_user" || k == "used_cpu_sys") {
+			f, _ := strconv.ParseFloat(v, 64)
+			total += f
+		}
+	}
+	return time.Duration(total * float64(time.Second))
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }

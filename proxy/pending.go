@@ -1,0 +1,70 @@
+package proxy
+
+import (
+	"sync"
+	"time"
+)
+
+// pending is a command sent upstream whose reply has not come back.
+type pending struct {
+	cmd   command
+	locks []string
+	sent  time.Time
+}
+
+// pendingQueue is a session's commands awaiting replies, oldest first: at
+// most maxPipeline, in a ring that grows as the client pipelines more (a
+// connection that sends one command at a time keeps a small one).
+type pendingQueue struct {
+	mu   sync.Mutex
+	buf  []pending
+	head int
+	n    int
+	room chan struct{} // a full queue gave one up
+}
+
+func newPendingQueue() *pendingQueue { return &pendingQueue{room: make(chan struct{}, 1)} }
+
+// push appends p; false when maxPipeline commands await replies.
+func (q *pendingQueue) push(p pending) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n >= maxPipeline {
+		return false
+	}
+	if q.n == len(q.buf) {
+		grown := make([]pending, min(max(8, 2*len(q.buf)), maxPipeline))
+		for i := range q.n {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = p
+	q.n++
+	return true
+}
+
+// pop takes the oldest; false when none awaits a reply.
+func (q *pendingQueue) pop() (pending, bool) {
+	q.mu.Lock()
+	if q.n == 0 {
+		q.mu.Unlock()
+		return pending{}, false
+	}
+	p := q.buf[q.head]
+	q.buf[q.head] = pending{}
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	full := q.n+1 == maxPipeline
+	if q.n == 0 && len(q.buf) > 64 {
+		q.buf, q.head = nil, 0 // a burst of pipelining is over
+	}
+	q.mu.Unlock()
+	if full {
+		select {
+		case q.room <- struct{}{}:
+		default:
+		}
+	}
+	return p, true
+}
