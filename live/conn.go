@@ -112,7 +112,7 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 		for i, f := range snap.Findings {
 			texts[i] = r.Render(f.Message)
 		}
-		return send(outMsg{Type: "snapshot", Snapshot: &snap, Texts: texts})
+		return send(outMsg{Type: "snapshot", Snapshot: &snap, Texts: texts, Lanes: Lanes(snap)})
 	}
 	if !snapshot() {
 		return
@@ -137,6 +137,9 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 			m := outMsg{Type: "event", Event: &e}
 			if e.Finding != nil {
 				m.Text = r.Render(e.Finding.Message)
+			}
+			if e.Command != nil {
+				m.Library = KnownScript(e.Command.Script)
 			}
 			if !send(m) {
 				return

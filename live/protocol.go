@@ -34,6 +34,14 @@ type outMsg struct {
 	Event    *proxy.Event    `json:"event,omitempty"`
 	Text     string          `json:"text,omitempty"`
 	Saved    *proxy.Saved    `json:"saved,omitempty"`
+	// Open is the player's address of the saved lesson (openURL);
+	// OpenError, in the page's language, why there is none.
+	Open      string `json:"open,omitempty"`
+	OpenError string `json:"open_error,omitempty"`
+	// Lanes head the snapshot's client lanes (Lanes); Library is the lock
+	// library an event's command is known by (KnownScript).
+	Lanes   []LaneView `json:"lanes,omitempty"`
+	Library string     `json:"library,omitempty"`
 }
 
 // maxFaultMS bounds a pause or a delay from the page, in ms (the proxy's
@@ -127,7 +135,13 @@ func carry(ctx context.Context, p Faults, r renderer, m inMsg) outMsg {
 		if err != nil {
 			return refusal(refuse, m, err)
 		}
-		return outMsg{Type: "saved", For: m.Type, Saved: &saved}
+		out := outMsg{Type: "saved", For: m.Type, Saved: &saved}
+		if open, err := openURL(saved, r.cat.Locales(), r.loc); err != nil {
+			out.OpenError = r.cat.T(r.loc, "live.ui.open-failed", "Err", r.cat.Error(r.loc, err))
+		} else {
+			out.Open = open
+		}
+		return out
 	default:
 		return refuse("unknown-type")
 	}
