@@ -54,6 +54,9 @@ func throughProxy(t *testing.T, f func(t *testing.T, up proxied)) {
 	}
 }
 
+// viaProxy is the proxy as the address workers connect to.
+func viaProxy(up proxied) backend { return backend{name: up.name, addr: up.p.Addr()} }
+
 // lockKey is a fresh lock key under the proxy's -locks pattern.
 func lockKey() string {
 	buf := make([]byte, 4)
@@ -186,13 +189,9 @@ func TestProxyRedlockLostUnlockReply(t *testing.T) {
 		key := lockKey()
 		// The first round loads node-redlock's scripts into Redis (it tries
 		// EVALSHA, then EVAL): the lost reply is then the unlock's own.
-		w, err := realclients.Start(ctx, realclients.Redlock, up.p.Addr(), realclients.Plan{Key: key, LeaseMS: 30000, Name: "holder", Steps: []realclients.Step{
+		w := start(t, ctx, realclients.Redlock, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 30000, Name: "holder", Steps: []realclients.Step{
 			{Do: realclients.Acquire}, {Do: realclients.Release}, {Do: realclients.Acquire}, {Do: realclients.Await}, {Do: realclients.Release},
 		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Stop)
 		waitOutcome(t, ctx, w, realclients.Awaiting)
 		if err := up.p.LoseNextReply("holder"); err != nil {
 			t.Fatal(err)
@@ -245,13 +244,9 @@ func TestProxyRedisPyPausedHolder(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		key := lockKey()
-		w, err := realclients.Start(ctx, realclients.RedisPy, up.p.Addr(), realclients.Plan{Key: key, LeaseMS: 300, Name: "holder", Steps: []realclients.Step{
+		w := start(t, ctx, realclients.RedisPy, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 300, Name: "holder", Steps: []realclients.Step{
 			{Do: realclients.Acquire}, {Do: realclients.Await}, {Do: realclients.Release},
 		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(w.Stop)
 		waitOutcome(t, ctx, w, realclients.Awaiting)
 		if err := up.p.Pause("holder", time.Minute); err != nil {
 			t.Fatal(err)
@@ -299,20 +294,12 @@ func TestProxyRedissonWatchdogPaused(t *testing.T) {
 		defer cancel()
 		key := lockKey()
 		const watchdogMS = 600 // renewals every 200 ms
-		holder, err := realclients.Start(ctx, realclients.Redisson, up.p.Addr(), realclients.Plan{Key: key, LeaseMS: 1000, WatchdogMS: watchdogMS, Name: "holder", Steps: []realclients.Step{
+		holder := start(t, ctx, realclients.Redisson, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 1000, WatchdogMS: watchdogMS, Name: "holder", Steps: []realclients.Step{
 			{Do: realclients.Acquire, Watchdog: true}, {Do: realclients.Await}, {Do: realclients.Release},
 		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(holder.Stop)
-		contender, err := realclients.Start(ctx, realclients.Redisson, up.p.Addr(), realclients.Plan{Key: key, LeaseMS: 30000, Name: "contender", Steps: []realclients.Step{
+		contender := start(t, ctx, realclients.Redisson, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 30000, Name: "contender", Steps: []realclients.Step{
 			{Do: realclients.Await}, {Do: realclients.Acquire}, {Do: realclients.Await}, {Do: realclients.Release},
 		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(contender.Stop)
 		waitOutcome(t, ctx, holder, realclients.Acquired)
 		if _, err := holder.WaitCount(ctx, realclients.Renewed, 2); err != nil {
 			t.Fatal(err)
