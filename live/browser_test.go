@@ -195,8 +195,9 @@ func TestBrowserLive(t *testing.T) {
 	}
 
 	// Two redsync workers: A takes the lock and is paused from the page's
-	// form; B takes it once A's lease has run out.
-	const lease = 400 * time.Millisecond
+	// form (its lease long enough for the form, so the pause comes first);
+	// B takes it once A's lease has run out.
+	const lease = 2 * time.Second
 	a, b := redisClient(t, p, "worker-a"), redisClient(t, p, "worker-b")
 	ma := redsync.New(goredis.NewPool(a)).NewMutex("lock:job", redsync.WithExpiry(lease), redsync.WithTries(1))
 	mb := redsync.New(goredis.NewPool(b)).NewMutex("lock:job", redsync.WithExpiry(time.Minute), redsync.WithTries(3000), redsync.WithRetryDelay(20*time.Millisecond))

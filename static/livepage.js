@@ -72,11 +72,11 @@ function drawTimeline() {
     if (l.closed) head.append(el("small", { class: "live-closed" }, texts.closed));
     cells.push(head);
   }
-  let prev = 0;
+  let prev = null; // the first row sits right under the heads
   for (const r of markStale(model, rows(model))) {
     const col = ids.indexOf(r.lane);
     if (col < 0) continue;
-    const gap = gapPx(prev, r.t);
+    const gap = prev === null ? 0 : gapPx(prev, r.t);
     prev = r.t;
     const at = model.started + r.t;
     const time = el("time", { class: "live-time", dateTime: new Date(at).toISOString(), title: `+${(r.t / 1000).toFixed(3)} s` }, clockText(at));
