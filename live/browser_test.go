@@ -158,7 +158,8 @@ func jsString(s string) string {
 // current, the language picker linking /live), the player's state
 // diagram, lanes for two redsync workers in connection order with their
 // lock library, clock times on the axis; a pause injected from the page's
-// form; the overlap finding, which highlights its commands; the state
+// form and ended from it once the other worker holds the lock; the
+// overlap finding, which highlights its commands; the state
 // diagram following the lock; Save as lesson and its link, which opens
 // the saved lesson in the player. Then the page at a phone's width: the
 // header and the cards fit. With -update-screenshot it writes the two
@@ -223,9 +224,12 @@ func TestBrowserLive(t *testing.T) {
 	if err := mb.Lock(); err != nil {
 		t.Fatalf("worker-b: %v", err)
 	}
-	if err := p.Resume(lane); err != nil {
-		t.Fatal(err)
-	}
+	// Once B holds the lock, A's pause ends from the page.
+	browse(t, ctx,
+		chromedp.SetValue(chromedp.CSS(`#live-fault select[name=type]`), "resume"),
+		chromedp.Click(chromedp.CSS(`#live-fault button[type=submit]`), chromedp.NodeVisible),
+	)
+	waitFor(t, ctx, `[...document.querySelectorAll(".live-cell.fault")].some(c => c.textContent.startsWith("pause-end"))`, "the pause's end drawn on the lane")
 	if ok, _ := ma.Unlock(); ok {
 		t.Error("worker-a's late unlock succeeded; want not owner")
 	}

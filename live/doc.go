@@ -32,6 +32,7 @@
 // Browser to server:
 //
 //	{"type":"pause","client":"c1","ms":2000}          proxy.Pause
+//	{"type":"resume","client":"c1"}                  proxy.Resume (ends a pause now)
 //	{"type":"lose-reply","client":"c1"}               proxy.LoseNextReply
 //	{"type":"delay","client":"c1","ms":200,"span_ms":5000}  proxy.DelayReplies
 //	{"type":"expire","key":"lock:a"}                  proxy.ExpireKey

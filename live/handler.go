@@ -84,11 +84,15 @@ func (h *Handler) locale(r *http.Request) sim.Locale {
 var scriptTexts = []string{"connecting", "connected", "disconnected", "resync", "redis-lane", "no-lanes",
 	"no-findings", "locks-none", "reason.set-nx", "reason.script-ttl", "done", "saved", "missing",
 	"download-lesson", "download-variant", "reply-lost", "library", "lock-library", "closed", "open-player", "axis",
-	"diagram-none", "fault.pause", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close"}
+	"diagram-none", "fault.pause", "fault.resume", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close"}
 
 // servePage renders the live page under the site's header, in the
 // request's language.
 func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.Site == nil {
+		http.Error(w, "live: the page has no site header (live.Config.Site is required for GET /live)", http.StatusInternalServerError)
+		return
+	}
 	site, tx := h.cfg.Site(r)
 	loc := tx.Locale()
 	t := func(id string, kv ...any) string { return h.cfg.Catalog.T(loc, "live.ui."+id, kv...) }

@@ -54,6 +54,7 @@ var idPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
 // save API (*proxy.Proxy).
 type Faults interface {
 	Pause(client string, d time.Duration) error
+	Resume(client string) error
 	LoseNextReply(client string) error
 	DelayReplies(client string, d, span time.Duration) error
 	ExpireKey(ctx context.Context, key string) error
@@ -93,6 +94,11 @@ func carry(ctx context.Context, p Faults, r renderer, m inMsg) outMsg {
 			return *o
 		}
 		err = p.Pause(m.Client, time.Duration(m.MS)*time.Millisecond)
+	case "resume":
+		if o := needClient(); o != nil {
+			return *o
+		}
+		err = p.Resume(m.Client)
 	case "lose-reply":
 		if o := needClient(); o != nil {
 			return *o
@@ -156,6 +162,8 @@ func refusal(refuse func(string, ...any) outMsg, m inMsg, err error) outMsg {
 	switch {
 	case errors.Is(err, proxy.ErrNoClient):
 		return refuse("no-client", "Client", fmt.Sprintf("%q", m.Client))
+	case errors.Is(err, proxy.ErrNotPaused):
+		return refuse("not-paused", "Client", fmt.Sprintf("%q", m.Client))
 	case errors.Is(err, proxy.ErrNotLock):
 		return refuse("not-lock", "Key", fmt.Sprintf("%q", m.Key))
 	case errors.Is(err, proxy.ErrNotEmbedded):

@@ -219,7 +219,7 @@ export function faultMessage(fields) {
   const type = fields.type;
   const m = { type };
   const num = (v) => Math.round(Number(v));
-  if (["pause", "lose-reply", "delay", "close"].includes(type)) {
+  if (["pause", "resume", "lose-reply", "delay", "close"].includes(type)) {
     if (!fields.client) return { error: "client" };
     m.client = fields.client.trim();
   }

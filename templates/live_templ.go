@@ -171,7 +171,7 @@ func Live(p LivePage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, k := range []string{"pause", "lose-reply", "delay", "expire", "restart", "close"} {
+			for _, k := range []string{"pause", "resume", "lose-reply", "delay", "expire", "restart", "close"} {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "<option value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

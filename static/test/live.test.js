@@ -59,6 +59,8 @@ test("fault form: messages and missing fields", () => {
   assert.deepEqual(faultMessage({ type: "delay", client: "c1", ms: "5", span_ms: "0" }), { error: "span_ms" });
   assert.deepEqual(faultMessage({ type: "expire", key: "lock:a" }), { msg: { type: "expire", key: "lock:a" } });
   assert.deepEqual(faultMessage({ type: "restart" }), { msg: { type: "restart" } });
+  assert.deepEqual(faultMessage({ type: "resume", client: "c1", ms: "5" }), { msg: { type: "resume", client: "c1" } });
+  assert.deepEqual(faultMessage({ type: "resume", client: "" }), { error: "client" });
 });
 
 test("suggested keys: ticked when chosen, or all when none chosen", () => {
