@@ -207,6 +207,7 @@ func TestBrowserLive(t *testing.T) {
 	}
 	waitFor(t, ctx, `[...document.querySelectorAll("[data-testid=live-lane]")].some(h => h.textContent.includes("worker-a"))`, "worker-a's lane")
 	waitFor(t, ctx, `document.querySelector("figure.state-diagram").dataset.state === "held-once"`, "the diagram at held once")
+	waitFor(t, ctx, `document.querySelector('#live-suggested input[value="lock:job"]') !== null`, "lock:job among the keys to tick")
 	if c := eval[string](t, ctx, `document.querySelector("figure.state-diagram figcaption").textContent`); !strings.Contains(c, "lock:job") {
 		t.Errorf("diagram caption %q, want it to name lock:job", c)
 	}

@@ -23,7 +23,8 @@
 // Server to browser, JSON objects by "type":
 //
 //	{"type":"snapshot","snapshot":proxy.Snapshot,"texts":[finding text per Snapshot.Findings],"lanes":[LaneView]}
-//	{"type":"event","event":proxy.Event,"text":"finding text, for kind finding","library":"a known script's lock library"}
+//	{"type":"event","event":proxy.Event,"text":"finding text, for kind finding","library":"a known script's lock library",
+//	 "suggested":{...},"chosen":[...]}                 (the proxy's lock suggestions, with a lock key new to the page)
 //	{"type":"done","for":"pause"}                     a browser message was carried out
 //	{"type":"error","for":"pause","message":"..."}    it was refused (text in the page's language, naming the message)
 //	{"type":"saved","saved":proxy.Saved,"open":"/explore?t=..."}  the answer to save, with the

@@ -22,6 +22,7 @@ const DefaultMaxConns = 8
 type Proxy interface {
 	Faults
 	Snapshot() proxy.Snapshot
+	Suggested() (map[string]string, []string)
 	Subscribe(buf int) *proxy.Subscription
 }
 

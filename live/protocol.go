@@ -42,6 +42,10 @@ type outMsg struct {
 	// library an event's command is known by (KnownScript).
 	Lanes   []LaneView `json:"lanes,omitempty"`
 	Library string     `json:"library,omitempty"`
+	// Suggested and Chosen come with the first lock state of a key the
+	// connection had not seen (proxy.Proxy.Suggested), without -locks.
+	Suggested map[string]string `json:"suggested,omitempty"`
+	Chosen    []string          `json:"chosen,omitempty"`
 }
 
 // maxFaultMS bounds a pause or a delay from the page, in ms (the proxy's

@@ -55,6 +55,10 @@ export function applyEvent(model, msg) {
   }
   const lane = model.lanes.get(e.lane);
   if (msg.library && lane && !lane.lock_library) lane.lock_library = msg.library;
+  if (msg.suggested) {
+    model.suggested = msg.suggested;
+    model.chosen = msg.chosen || [];
+  }
   if (e.kind === "finding" && e.finding) model.findings.push({ ...e.finding, text: msg.text || e.finding.code });
   return true;
 }

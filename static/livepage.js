@@ -194,6 +194,7 @@ function onMessage(msg) {
     case "event":
       if (applyEvent(model, msg)) {
         if (msg.event.kind === "finding") drawFindings();
+        if (msg.suggested) drawLocks();
         scheduleTimeline();
       }
       break;

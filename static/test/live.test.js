@@ -127,3 +127,9 @@ test("the axis writes wall-clock time", () => {
   const t = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
   assert.equal(clockText(t), "03:04:05.067");
 });
+
+test("a lock key new to the page brings the proxy's suggestions", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 4, kind: "lock", at: at(30), lock: { key: "job:c", type: "string", value: "t" } }, suggested: { "lock:a": "set-nx", "job:c": "script-ttl" }, chosen: [] });
+  assert.deepEqual(suggestions(m).map((x) => [x.key, x.reason, x.ticked]), [["job:c", "script-ttl", true], ["lock:a", "set-nx", true]]);
+});
