@@ -225,6 +225,7 @@ func TestBrowserLive(t *testing.T) {
 	if err := mb.Lock(); err != nil {
 		t.Fatalf("worker-b: %v", err)
 	}
+	waitFor(t, ctx, `document.querySelector("[data-testid=live-finding][data-code=overlap]") !== null`, "the overlap finding")
 	// Once B holds the lock, A's pause ends from the page.
 	browse(t, ctx,
 		chromedp.SetValue(chromedp.CSS(`#live-fault select[name=type]`), "resume"),
@@ -234,10 +235,10 @@ func TestBrowserLive(t *testing.T) {
 	if ok, _ := ma.Unlock(); ok {
 		t.Error("worker-a's late unlock succeeded; want not owner")
 	}
+	waitFor(t, ctx, `document.querySelector("[data-testid=live-finding][data-code=release-not-owner]") !== null`, "worker-a's release answered not owner")
 	if ok, err := mb.Unlock(); !ok || err != nil {
 		t.Fatalf("worker-b's unlock: %v %v", ok, err)
 	}
-	waitFor(t, ctx, `document.querySelector("[data-testid=live-finding][data-code=overlap]") !== null`, "the overlap finding")
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid=live-finding][data-code=overlap]`), chromedp.NodeVisible))
 	waitFor(t, ctx, `document.querySelectorAll(".live-cell.hl").length > 0`, "the finding's commands highlighted")
 

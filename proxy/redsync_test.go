@@ -50,12 +50,17 @@ func TestRedsyncPausedHolder(t *testing.T) {
 			if err := mb.Lock(); err != nil {
 				t.Fatalf("worker-b: %v", err)
 			}
+			// The lock reader reads keys beside the clients: B holds the
+			// lock until the page has seen it take it (as an application's
+			// work would), or B's hold could come and go between two reads.
+			eventually(t, "the overlap", func() bool { return len(findings(p.Snapshot(), proxy.FindingOverlap)) > 0 })
 			if err := p.Resume("worker-a"); err != nil {
 				t.Fatal(err)
 			}
 			if ok, err := ma.Unlock(); ok {
 				t.Errorf("worker-a's late unlock succeeded (%v); want not owner", err)
 			}
+			eventually(t, "release-not-owner", func() bool { return len(findings(p.Snapshot(), proxy.FindingReleaseNotOwner)) > 0 })
 			if ok, err := mb.Unlock(); !ok || err != nil {
 				t.Fatalf("worker-b unlock: %v %v", ok, err)
 			}
