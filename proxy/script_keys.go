@@ -38,7 +38,8 @@ func setIfAbsent(body string, calls map[string]bool) bool {
 // script Redis had not cached (NOSCRIPT), which clients follow with EVAL
 // or SCRIPT LOAD. The lock state read after it may already show the
 // command that followed (the proxy reads lock keys after the reply, while
-// the client goes on), so SaveLesson leaves it out.
+// the client goes on), so the lock reader skips it (a hold or a release
+// would be put on the wrong command) and SaveLesson leaves it out.
 func ranNothing(c *CommandEvent) bool {
 	return c.value.IsError() && strings.HasPrefix(c.value.Str, "NOSCRIPT")
 }

@@ -293,7 +293,9 @@ func TestProxyRedissonWatchdogPaused(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		key := lockKey()
-		const watchdogMS = 600 // renewals every 200 ms
+		// Renewals every second: a loaded machine that stalls the first
+		// renewal past the lease would end the watchdog (renew_failed).
+		const watchdogMS = 3000
 		holder := start(t, ctx, realclients.Redisson, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 1000, WatchdogMS: watchdogMS, Name: "holder", Steps: []realclients.Step{
 			{Do: realclients.Acquire, Watchdog: true}, {Do: realclients.Await}, {Do: realclients.Release},
 		}})
