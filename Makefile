@@ -115,12 +115,12 @@ run:
 TEMPL ?= $(GO) run github.com/a-h/templ/cmd/templ@v0.3.1100
 templ-check:
 	$(TEMPL) generate -path templates
-	$(TEMPL) generate -path live
-	git diff --exit-code -- templates live
+	git diff --exit-code -- templates
 
 # screenshot rewrites docs/screenshot-*.png, taken by headless Chromium:
 # the player at the stale-owner step, presenter mode at 1280x800 and
-# 1024x768, a class's projector at Reveal and a student's phone during a
-# question and after Reveal.
+# 1024x768, a class's projector at Reveal, a student's phone during a
+# question and after Reveal, and the live page at 1280x800 and 390x844.
 screenshot: deps
 	$(GO) test ./web -run 'TestBrowserScreenshots|TestBrowserPresenterLanesReadable|TestBrowserRoomClass|TestBrowserDeskLayout|TestBrowserPhonePlayer|TestBrowserEndCard' -count=1 -update-screenshot
+	$(GO) test ./live -run 'TestBrowserLive' -count=1 -update-screenshot

@@ -19,6 +19,8 @@ import (
 	"lockstep/live"
 	"lockstep/proxy"
 	"lockstep/sim"
+	"lockstep/templates"
+	"lockstep/view"
 	"lockstep/web"
 )
 
@@ -137,7 +139,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)
 			return ExitInvalid
 		}
-		liveHandler = live.New(live.Config{Proxy: p, Catalog: cat, MaxConns: *maxLive, Locale: func(r *http.Request) sim.Locale { return srv.Locale(r) }})
+		liveHandler = live.New(live.Config{Proxy: p, Catalog: cat, MaxConns: *maxLive, Locale: func(r *http.Request) sim.Locale { return srv.Locale(r) },
+			Site: func(r *http.Request) (templates.Site, view.Texts) { return srv.LiveSite(r) }})
 	}
 	logger := log.New(stderr, "", log.LstdFlags)
 	// Where students open a class: the port is -addr's until it is listened

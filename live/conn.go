@@ -106,13 +106,24 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 		_ = conn.SetWriteDeadline(time.Now().Add(writeWait))
 		return conn.WriteMessage(websocket.TextMessage, b) == nil
 	}
+	// seen are the lock keys this page knows about; a new one brings the
+	// proxy's suggestions along (once per key).
+	seen := map[string]bool{}
+	fixed := false
 	snapshot := func() bool {
 		snap := h.cfg.Proxy.Snapshot()
+		fixed = len(snap.LockGlobs) > 0
+		for k := range snap.Suggested {
+			seen[k] = true
+		}
+		for _, l := range snap.Redis.Locks {
+			seen[l.Key] = true
+		}
 		texts := make([]string, len(snap.Findings))
 		for i, f := range snap.Findings {
 			texts[i] = r.Render(f.Message)
 		}
-		return send(outMsg{Type: "snapshot", Snapshot: &snap, Texts: texts})
+		return send(outMsg{Type: "snapshot", Snapshot: &snap, Texts: texts, Lanes: Lanes(snap)})
 	}
 	if !snapshot() {
 		return
@@ -137,6 +148,13 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 			m := outMsg{Type: "event", Event: &e}
 			if e.Finding != nil {
 				m.Text = r.Render(e.Finding.Message)
+			}
+			if e.Command != nil {
+				m.Library = KnownScript(e.Command.Script)
+			}
+			if e.Lock != nil && !fixed && !seen[e.Lock.Key] {
+				seen[e.Lock.Key] = true
+				m.Suggested, m.Chosen = h.cfg.Proxy.Suggested()
 			}
 			if !send(m) {
 				return

@@ -1,7 +1,11 @@
 // Package live serves the live page (/live): a real application's locks
-// seen through the lock-aware proxy (package proxy), as lanes on a
-// real-time axis, with findings, faults injected from the page, the lock
-// keys ticked at run time, and the trace saved as a lesson.
+// seen through the lock-aware proxy (package proxy), under the site's
+// header (templates.Live, with the web server's header from Config.Site),
+// as lanes on a wall-clock axis headed by each client's declared library
+// and the lock library its scripts are known by (Lanes, KnownScript), the
+// player's state diagram following the latest lock state, findings, faults
+// injected from the page, the lock keys ticked at run time, and the trace
+// saved as a lesson that the player opens by its share link (openURL).
 //
 // Data path: proxy.Proxy records each client command, lock state, fault
 // and finding in its trace. The page's websocket (/live/ws) gets one
@@ -18,15 +22,18 @@
 //
 // Server to browser, JSON objects by "type":
 //
-//	{"type":"snapshot","snapshot":proxy.Snapshot,"texts":[finding text per Snapshot.Findings]}
-//	{"type":"event","event":proxy.Event,"text":"finding text, for kind finding"}
+//	{"type":"snapshot","snapshot":proxy.Snapshot,"texts":[finding text per Snapshot.Findings],"lanes":[LaneView]}
+//	{"type":"event","event":proxy.Event,"text":"finding text, for kind finding","library":"a known script's lock library",
+//	 "suggested":{...},"chosen":[...]}                 (the proxy's lock suggestions, with a lock key new to the page)
 //	{"type":"done","for":"pause"}                     a browser message was carried out
 //	{"type":"error","for":"pause","message":"..."}    it was refused (text in the page's language, naming the message)
-//	{"type":"saved","saved":proxy.Saved}              the answer to save
+//	{"type":"saved","saved":proxy.Saved,"open":"/explore?t=..."}  the answer to save, with the
+//	                                                  player's link to the saved lesson (or "open_error": why none)
 //
 // Browser to server:
 //
 //	{"type":"pause","client":"c1","ms":2000}          proxy.Pause
+//	{"type":"resume","client":"c1"}                  proxy.Resume (ends a pause now)
 //	{"type":"lose-reply","client":"c1"}               proxy.LoseNextReply
 //	{"type":"delay","client":"c1","ms":200,"span_ms":5000}  proxy.DelayReplies
 //	{"type":"expire","key":"lock:a"}                  proxy.ExpireKey

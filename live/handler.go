@@ -2,8 +2,8 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
-	"sort"
 
 	"github.com/gorilla/websocket"
 
@@ -11,6 +11,8 @@ import (
 	"lockstep/proxy"
 	"lockstep/sim"
 	"lockstep/static"
+	"lockstep/templates"
+	"lockstep/view"
 )
 
 // DefaultMaxConns is Config.MaxConns' default: live pages open at once.
@@ -20,6 +22,7 @@ const DefaultMaxConns = 8
 type Proxy interface {
 	Faults
 	Snapshot() proxy.Snapshot
+	Suggested() (map[string]string, []string)
 	Subscribe(buf int) *proxy.Subscription
 }
 
@@ -29,8 +32,14 @@ type Config struct {
 	Proxy Proxy
 	// Catalog renders the page, the findings and the errors. Required.
 	Catalog *catalog.Catalog
+	// Site gives the page of a request the site's header (navigation,
+	// language picker linking /live in each language, backend badge, the
+	// assets) and the player's texts in the request's language, which
+	// draw the state diagram as the player does: the web server's
+	// (web.Server.LiveSite). Required for GET /live.
+	Site func(*http.Request) (templates.Site, view.Texts)
 	// Locale picks the request's language (the server's negotiation:
-	// ?lang=, cookie, Accept-Language). Nil means English.
+	// ?lang=, cookie, Accept-Language) for the websocket. Nil means English.
 	Locale func(*http.Request) sim.Locale
 	// MaxConns bounds the live websockets open at once (the server's
 	// -max-live); 0 means DefaultMaxConns. One over it is closed with code 1013.
@@ -71,47 +80,38 @@ func (h *Handler) locale(r *http.Request) sim.Locale {
 	return h.cfg.Locale(r)
 }
 
-// texts are the page's strings the script uses, by id without "live.ui.".
+// scriptTexts are the page's strings the script uses, by id without
+// "live.ui.".
 var scriptTexts = []string{"connecting", "connected", "disconnected", "resync", "redis-lane", "no-lanes",
 	"no-findings", "locks-none", "reason.set-nx", "reason.script-ttl", "done", "saved", "missing",
-	"download-lesson", "download-variant", "reply-lost", "library", "closed",
-	"fault.pause", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close"}
+	"download-lesson", "download-variant", "reply-lost", "library", "lock-library", "closed", "open-player", "axis",
+	"diagram-none", "fault.pause", "fault.resume", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close"}
 
-// servePage renders the live page in the request's language.
+// servePage renders the live page under the site's header, in the
+// request's language.
 func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
-	loc := h.locale(r)
+	if h.cfg.Site == nil {
+		http.Error(w, "live: the page has no site header (live.Config.Site is required for GET /live)", http.StatusInternalServerError)
+		return
+	}
+	site, tx := h.cfg.Site(r)
+	loc := tx.Locale()
 	t := func(id string, kv ...any) string { return h.cfg.Catalog.T(loc, "live.ui."+id, kv...) }
 	snap := h.cfg.Proxy.Snapshot()
 	texts := map[string]string{}
 	for _, id := range scriptTexts {
-		texts[id] = t(id, "What", "{what}")
+		texts[id] = t(id, "What", "{what}", "Lib", "{lib}")
 	}
-	langs := make([]langLink, 0, 3)
-	for _, l := range h.cfg.Catalog.Locales() {
-		langs = append(langs, langLink{Code: string(l), URL: "/live?lang=" + string(l), Current: l == loc})
+	for k, v := range diagramTexts(tx) {
+		texts[k] = v
 	}
-	sort.Slice(langs, func(i, j int) bool { return langs[i].Code < langs[j].Code })
-	m := pageModel{
-		Lang: string(loc), Title: t("title"), Intro: t("intro", "Listen", snap.Listen, "Upstream", snap.Upstream),
-		CSS: static.URL("/static/", "app.css"), LiveCSS: static.URL("/static/", "live.css"), JS: static.URL("/static/", "main.js"), Icon: static.URL("/static/", "icon.svg"),
-		Langs: langs, Texts: texts, T: t, Fixed: len(snap.LockGlobs) > 0, Globs: snap.LockGlobs,
+	site.Assets.Page = static.URL("/static/", "live.css")
+	textsJSON, _ := json.Marshal(texts)
+	p := templates.LivePage{
+		Site: site, T: t, Title: t("title"), Intro: t("intro", "Listen", snap.Listen, "Upstream", snap.Upstream),
+		WS: "/live/ws?lang=" + string(loc), Texts: string(textsJSON), Fixed: len(snap.LockGlobs) > 0, Globs: snap.LockGlobs,
+		Diagram: idleDiagram(tx, t("diagram-none")), Edges: diagramEdges(),
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = page(m).Render(context.WithoutCancel(r.Context()), w)
-}
-
-// pageModel is what page renders.
-type pageModel struct {
-	Lang, Title, Intro     string
-	CSS, LiveCSS, JS, Icon string
-	Langs                  []langLink
-	Texts                  map[string]string
-	T                      func(id string, kv ...any) string
-	Fixed                  bool
-	Globs                  []string
-}
-
-type langLink struct {
-	Code, URL string
-	Current   bool
+	_ = templates.Live(p).Render(context.WithoutCancel(r.Context()), w)
 }

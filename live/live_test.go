@@ -25,6 +25,8 @@ type msg struct {
 	Event    *proxy.Event    `json:"event"`
 	Text     string          `json:"text"`
 	Saved    *proxy.Saved    `json:"saved"`
+	// Suggested comes with a lock key new to the page.
+	Suggested map[string]string `json:"suggested"`
 }
 
 // liveServer starts a proxy on the embedded Redis and the live page in

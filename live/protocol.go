@@ -34,6 +34,18 @@ type outMsg struct {
 	Event    *proxy.Event    `json:"event,omitempty"`
 	Text     string          `json:"text,omitempty"`
 	Saved    *proxy.Saved    `json:"saved,omitempty"`
+	// Open is the player's address of the saved lesson (openURL);
+	// OpenError, in the page's language, why there is none.
+	Open      string `json:"open,omitempty"`
+	OpenError string `json:"open_error,omitempty"`
+	// Lanes head the snapshot's client lanes (Lanes); Library is the lock
+	// library an event's command is known by (KnownScript).
+	Lanes   []LaneView `json:"lanes,omitempty"`
+	Library string     `json:"library,omitempty"`
+	// Suggested and Chosen come with the first lock state of a key the
+	// connection had not seen (proxy.Proxy.Suggested), without -locks.
+	Suggested map[string]string `json:"suggested,omitempty"`
+	Chosen    []string          `json:"chosen,omitempty"`
 }
 
 // maxFaultMS bounds a pause or a delay from the page, in ms (the proxy's
@@ -46,6 +58,7 @@ var idPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
 // save API (*proxy.Proxy).
 type Faults interface {
 	Pause(client string, d time.Duration) error
+	Resume(client string) error
 	LoseNextReply(client string) error
 	DelayReplies(client string, d, span time.Duration) error
 	ExpireKey(ctx context.Context, key string) error
@@ -85,6 +98,11 @@ func carry(ctx context.Context, p Faults, r renderer, m inMsg) outMsg {
 			return *o
 		}
 		err = p.Pause(m.Client, time.Duration(m.MS)*time.Millisecond)
+	case "resume":
+		if o := needClient(); o != nil {
+			return *o
+		}
+		err = p.Resume(m.Client)
 	case "lose-reply":
 		if o := needClient(); o != nil {
 			return *o
@@ -127,7 +145,13 @@ func carry(ctx context.Context, p Faults, r renderer, m inMsg) outMsg {
 		if err != nil {
 			return refusal(refuse, m, err)
 		}
-		return outMsg{Type: "saved", For: m.Type, Saved: &saved}
+		out := outMsg{Type: "saved", For: m.Type, Saved: &saved}
+		if open, err := openURL(saved, r.cat.Locales(), r.loc); err != nil {
+			out.OpenError = r.cat.T(r.loc, "live.ui.open-failed", "Err", r.cat.Error(r.loc, err))
+		} else {
+			out.Open = open
+		}
+		return out
 	default:
 		return refuse("unknown-type")
 	}
@@ -142,6 +166,8 @@ func refusal(refuse func(string, ...any) outMsg, m inMsg, err error) outMsg {
 	switch {
 	case errors.Is(err, proxy.ErrNoClient):
 		return refuse("no-client", "Client", fmt.Sprintf("%q", m.Client))
+	case errors.Is(err, proxy.ErrNotPaused):
+		return refuse("not-paused", "Client", fmt.Sprintf("%q", m.Client))
 	case errors.Is(err, proxy.ErrNotLock):
 		return refuse("not-lock", "Key", fmt.Sprintf("%q", m.Key))
 	case errors.Is(err, proxy.ErrNotEmbedded):

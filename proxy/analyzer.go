@@ -125,6 +125,9 @@ func newAnalyzer(p *Proxy) *analyzer {
 // command hands a recorded command to the analyzer without blocking.
 func (a *analyzer) command(s *session, e Event) {
 	c := e.Command
+	if ranNothing(c) {
+		return // NOSCRIPT: nothing ran, and a read now may show the EVAL after it
+	}
 	slow := c.cmd.script != nil || scriptCommands[c.Name]
 	slow = slow && c.Replied.Sub(c.Sent) > a.p.cfg.SlowScript
 	if len(c.Locks) == 0 && !slow {

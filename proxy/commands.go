@@ -192,11 +192,8 @@ var (
 func newScript(body string) *Script {
 	sum := sha1.Sum([]byte(body))
 	s := &Script{SHA: hex.EncodeToString(sum[:]), Body: body}
-	calls := map[string]bool{}
-	for _, m := range callPattern.FindAllStringSubmatch(body, -1) {
-		calls[strings.ToUpper(m[1])] = true
-	}
-	writes := calls["HINCRBY"] || calls["HSET"] || (calls["SET"] && nxPattern.MatchString(body))
+	calls := keyCalls(body)
+	writes := calls["HINCRBY"] || calls["HSET"] || setIfAbsent(body, calls)
 	ttl := calls["PEXPIRE"] || calls["EXPIRE"] || (calls["SET"] && pxPattern.MatchString(body))
 	s.Release = calls["DEL"] || calls["UNLINK"] || calls["HDEL"]
 	s.Acquire = writes && !s.Release

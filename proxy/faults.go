@@ -93,8 +93,9 @@ func checkDuration(what string, d time.Duration) error {
 }
 
 // Pause holds every request and reply of the matching clients for d (at
-// most 10 minutes): nothing reaches Redis from them and nothing reaches
-// them, as in a stop-the-world pause. A client already paused is an error.
+// most 10 minutes) or until Resume: nothing reaches Redis from them and
+// nothing reaches them, as in a stop-the-world pause. A client already
+// paused is an error.
 func (p *Proxy) Pause(client string, d time.Duration) error {
 	if err := checkDuration("pause", d); err != nil {
 		return err
@@ -113,14 +114,7 @@ func (p *Proxy) Pause(client string, d time.Duration) error {
 		s.gate = g
 		s.mu.Unlock()
 		p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultPause, Lane: s.lane, MS: d.Milliseconds()}})
-		time.AfterFunc(d, func() {
-			// The end is traced before the held traffic moves on.
-			p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultPauseEnd, Lane: s.lane}})
-			s.mu.Lock()
-			s.gate = nil
-			s.mu.Unlock()
-			close(g)
-		})
+		time.AfterFunc(d, func() { p.endPause(s, g) }) // unless Resume ended it first
 	}
 	return nil
 }

@@ -2,26 +2,28 @@ package proxy_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-redsync/redsync/v4"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 
-	"lockstep/backend"
 	"lockstep/catalog"
 	"lockstep/internal/redistest"
+	"lockstep/internal/replaytest"
+	"lockstep/live"
 	"lockstep/proxy"
 	"lockstep/sim"
 )
 
 // TestRedsyncPausedHolder runs two redsync workers through the proxy: the
-// holder is paused past its lease, the second worker acquires, the holder's
-// late unlock is answered "not owner". The page's model shows both lanes
-// and the findings; the saved lesson replays with the same outcomes on the
-// embedded Redis and on redis-server.
+// holder is paused past its lease, the second worker acquires, and once it
+// has, the holder resumes and its late unlock is answered "not owner". The
+// page's model shows both lanes and the findings; the saved lesson replays
+// with the same outcomes on the embedded Redis and on redis-server. Every
+// step waits for the one before it (the pause ends by Resume, not by a
+// clock), so a loaded machine changes how long it takes, not what happens.
 func TestRedsyncPausedHolder(t *testing.T) {
 	srv := redistest.Start(t)
 	cat, err := catalog.New()
@@ -35,27 +37,30 @@ func TestRedsyncPausedHolder(t *testing.T) {
 			a, b := client(t, p, "worker-a", 3), client(t, p, "worker-b", 2)
 			opts := []redsync.Option{redsync.WithExpiry(lease), redsync.WithTimeoutFactor(0.5)}
 			ma := redsync.New(goredis.NewPool(a)).NewMutex("lock:job", append(opts, redsync.WithTries(1))...)
-			// B's lease outlasts A's pause: A's late unlock meets B's hold.
-			mb := redsync.New(goredis.NewPool(b)).NewMutex("lock:job", redsync.WithExpiry(5*lease), redsync.WithTimeoutFactor(0.5),
-				redsync.WithTries(200), redsync.WithRetryDelay(20*time.Millisecond))
+			// B keeps trying until A's lease has run out, however long the
+			// machine takes; its lease outlasts A's late unlock.
+			mb := redsync.New(goredis.NewPool(b)).NewMutex("lock:job", redsync.WithExpiry(60*time.Second), redsync.WithTimeoutFactor(0.5),
+				redsync.WithTries(3000), redsync.WithRetryDelay(20*time.Millisecond))
 			if err := ma.Lock(); err != nil {
 				t.Fatal(err)
 			}
-			if err := p.Pause("worker-a", 3*lease); err != nil {
+			if err := p.Pause("worker-a", time.Minute); err != nil {
 				t.Fatal(err)
 			}
-			unlocked := make(chan bool)
-			go func() {
-				time.Sleep(lease / 8) // A finishes its work and unlocks while paused
-				ok, _ := ma.Unlock()
-				unlocked <- ok
-			}()
 			if err := mb.Lock(); err != nil {
 				t.Fatalf("worker-b: %v", err)
 			}
-			if ok := <-unlocked; ok {
-				t.Error("worker-a's late unlock succeeded; want not owner")
+			// The lock reader reads keys beside the clients: B holds the
+			// lock until the page has seen it take it (as an application's
+			// work would), or B's hold could come and go between two reads.
+			eventually(t, "the overlap", func() bool { return len(findings(p.Snapshot(), proxy.FindingOverlap)) > 0 })
+			if err := p.Resume("worker-a"); err != nil {
+				t.Fatal(err)
 			}
+			if ok, err := ma.Unlock(); ok {
+				t.Errorf("worker-a's late unlock succeeded (%v); want not owner", err)
+			}
+			eventually(t, "release-not-owner", func() bool { return len(findings(p.Snapshot(), proxy.FindingReleaseNotOwner)) > 0 })
 			if ok, err := mb.Unlock(); !ok || err != nil {
 				t.Fatalf("worker-b unlock: %v %v", ok, err)
 			}
@@ -77,6 +82,11 @@ func TestRedsyncPausedHolder(t *testing.T) {
 			}
 			if lanes["worker-a"] == "" || lanes["worker-b"] == "" {
 				t.Fatalf("lanes %+v", snap.Lanes)
+			}
+			for _, l := range live.Lanes(snap) { // the page's lane heads
+				if l.LockLibrary != "redsync" || !strings.HasPrefix(l.Library, "go-redis") {
+					t.Errorf("lane %+v: want redsync on go-redis", l)
+				}
 			}
 			overlap := findings(snap, proxy.FindingOverlap)
 			if len(overlap) != 1 || overlap[0].Lane != lanes["worker-b"] || overlap[0].Other != lanes["worker-a"] {
@@ -102,40 +112,7 @@ func TestRedsyncPausedHolder(t *testing.T) {
 			if len(saved.Missing) != 0 {
 				t.Errorf("missing: %v", saved.Missing)
 			}
-			dir := t.TempDir()
-			write := func(name string, b []byte) {
-				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write(saved.LessonFile, saved.Lesson)
-			write(saved.VariantFile, saved.Variant)
-			l, err := sim.Options{Locales: cat.Locales()}.LoadFile(filepath.Join(dir, saved.LessonFile))
-			if err != nil {
-				t.Fatalf("load: %v\n%s\n%s", err, saved.Lesson, saved.Variant)
-			}
-			for _, url := range []string{"", srv.URL} {
-				be, err := backend.Open(context.Background(), backend.Config{URL: url, AllowCustomScripts: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				store, err := be.NewStore()
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := sim.NewRunner(l, store)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := r.Run(context.Background()); err != nil {
-					t.Fatalf("replay on %q: %v\n%s", url, err, saved.Lesson)
-				}
-				if f := r.Failures(); len(f) > 0 {
-					t.Errorf("replay on %q: %v\n%s\n%s", url, f, saved.Lesson, saved.Variant)
-				}
-				store.Close(context.Background())
-				be.Close()
-			}
+			replaytest.Check(t, cat, saved, "", srv.URL)
 		})
 	}
 }

@@ -185,6 +185,9 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 			}
 			continue
 		}
+		if ranNothing(e.Command) {
+			continue
+		}
 		c := call{e: e, before: prev}
 		st, ok := after[e.Seq]
 		if !ok {

@@ -34,6 +34,7 @@ type variantBuilder struct {
 	acq, rel  *section
 	renewSeen bool
 	laneOwner map[string]string // the owner id each lane last acquired with
+	beside    []besideKey       // keys the scripts use beside the lock (placeBeside)
 	said      map[string]bool
 }
 
@@ -140,6 +141,10 @@ func (v *variantBuilder) mapArgs(s *section, cmd command, owner string, after Lo
 			s.keys = append(s.keys, "lock")
 			continue
 		}
+		if id, ok := v.placeBeside(cmd.script.Body, i+1, k); ok {
+			s.keys = append(s.keys, id)
+			continue
+		}
 		v.missing("KEYS[%d] of %s is %q, a key beside the lock: the variant format needs its name template and role (channel, unlock-latch), which the trace does not show; add it under `keys`", i+1, s.from, k)
 		s.keys = append(s.keys, "MISSING-KEY-"+strconv.Itoa(i+1))
 	}
@@ -227,6 +232,7 @@ func (v *variantBuilder) file(id string) []byte {
 	default:
 		b.WriteString("lock: {type: string}\nowner: grant-token\nreentry: none\n")
 	}
+	v.writeKeys(&b)
 	for _, part := range []struct {
 		name string
 		s    *section

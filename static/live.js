@@ -25,6 +25,12 @@ export function applySnapshot(model, msg) {
   m.resyncs = resyncs;
   m.started = ms(s.started);
   for (const l of s.lanes || []) m.lanes.set(l.lane, { ...l });
+  // msg.lanes (the page's lane heads) add the lock library known from
+  // each lane's scripts.
+  for (const l of msg.lanes || []) {
+    const lane = m.lanes.get(l.lane);
+    if (lane && l.lock_library) lane.lock_library = l.lock_library;
+  }
   m.events = (s.events || []).filter((e) => e.kind !== "resync");
   m.lastSeq = m.events.length ? m.events[m.events.length - 1].seq : 0;
   const texts = msg.texts || [];
@@ -43,7 +49,16 @@ export function applyEvent(model, msg) {
   if (!e || e.seq <= model.lastSeq) return false;
   model.lastSeq = e.seq;
   model.events.push(e);
-  if (e.client) model.lanes.set(e.client.lane, { ...e.client });
+  if (e.client) {
+    const was = model.lanes.get(e.client.lane);
+    model.lanes.set(e.client.lane, { ...e.client, lock_library: was && was.lock_library });
+  }
+  const lane = model.lanes.get(e.lane);
+  if (msg.library && lane && !lane.lock_library) lane.lock_library = msg.library;
+  if (msg.suggested) {
+    model.suggested = msg.suggested;
+    model.chosen = msg.chosen || [];
+  }
   if (e.kind === "finding" && e.finding) model.findings.push({ ...e.finding, text: msg.text || e.finding.code });
   return true;
 }
@@ -55,10 +70,73 @@ export function laneIDs(model) {
   return [REDIS, ...ids];
 }
 
-// laneTitle is a client lane's header: name, address and library.
+// laneTitle is a client lane's header: name, address, the client
+// library it declared (CLIENT SETINFO) and the lock library its scripts
+// are known by (lockLib, "" until it runs one).
 export function laneTitle(l) {
-  const lib = l.library ? ` · ${l.library}${l.library_version ? " " + l.library_version : ""}` : "";
-  return { name: l.name || l.lane, addr: l.addr || "", lib: lib.replace(/^ · /, "") };
+  const lib = l.library ? `${l.library}${l.library_version ? " " + l.library_version : ""}` : "";
+  return { name: l.name || l.lane, addr: l.addr || "", lib, lockLib: l.lock_library || "" };
+}
+
+// clockText writes a wall-clock time (ms since the epoch) as this
+// computer's local HH:MM:SS.mmm: the axis is real time.
+export function clockText(t) {
+  const d = new Date(t);
+  const p = (n, w = 2) => String(n).padStart(w, "0");
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+// holdCount is the hold count a lock state shows: 0 absent, 1 for a
+// String, a Hash's "count" field (owner-and-count) or the sum of its
+// fields (a field per owner, each its hold count: Redisson's).
+export function holdCount(st) {
+  if (!st || !st.type || st.type === "none") return 0;
+  if (st.type !== "hash") return 1;
+  const f = st.fields || {};
+  if ("count" in f) return Number(f.count) || 0;
+  return Object.values(f).reduce((n, v) => n + (Number(v) || 0), 0);
+}
+
+// stateOf places a hold count on seed 001's diagram, as package sim does.
+export function stateOf(count) {
+  return count <= 0 ? "idle" : count === 1 ? "held-once" : "held-many";
+}
+
+// diagramState is what the state diagram shows: the lock key of the
+// latest lock state, its state and hold count, and the transition from
+// the state before (an edge of edges, [{id, from, to}] from the page, or
+// "off-diagram"; null when nothing moved). A lock read by no command (the
+// proxy's sweep) went by expiry: HeldMany to Idle is on the diagram only
+// as expiry, as in package sim.
+export function diagramState(model, edges) {
+  const byKey = new Map();
+  let last = null;
+  let prev = null;
+  for (const e of model.events) {
+    if (e.kind !== "lock" || !e.lock) continue;
+    prev = byKey.get(e.lock.key) || null;
+    byKey.set(e.lock.key, e);
+    last = e;
+  }
+  if (!last) return null;
+  const count = holdCount(last.lock);
+  const state = stateOf(count);
+  const out = { key: last.lock.key, state, count, edge: null };
+  if (!prev) return out;
+  const fromCount = holdCount(prev.lock);
+  const from = stateOf(fromCount);
+  if (from === state && fromCount === count) return out;
+  const byExpiry = !last.lane;
+  for (const ed of edges) {
+    if (ed.from !== from || ed.to !== state) continue;
+    if (ed.id === "expire" && !byExpiry) break;
+    out.edge = ed.id;
+    return out;
+  }
+  if (from === state && from === "held-once") return out;
+  out.edge = "off-diagram";
+  out.from = from;
+  return out;
 }
 
 // lockText writes a lock state: contents and PTTL.
@@ -145,7 +223,7 @@ export function faultMessage(fields) {
   const type = fields.type;
   const m = { type };
   const num = (v) => Math.round(Number(v));
-  if (["pause", "lose-reply", "delay", "close"].includes(type)) {
+  if (["pause", "resume", "lose-reply", "delay", "close"].includes(type)) {
     if (!fields.client) return { error: "client" };
     m.client = fields.client.trim();
   }

@@ -3,11 +3,12 @@
 // save messages (protocol in the doc of package live). main.js calls it on
 // the live page.
 
-import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
+import { REDIS, applyEvent, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
 
 // startLive runs the live page in document, root its <main id="live">.
 export function startLive(document, root) {
 const texts = JSON.parse(root.dataset.texts);
+const edges = JSON.parse(root.dataset.edges || "[]");
 const model = newModel();
 let lit = new Set();
 let sock = null;
@@ -56,8 +57,8 @@ function drawLocks() {
 function drawTimeline() {
   const tl = document.getElementById("live-timeline");
   const ids = laneIDs(model);
-  tl.style.gridTemplateColumns = `6em repeat(${ids.length}, minmax(12em, 1fr))`;
-  const cells = [el("div", { class: "live-head" }, "")];
+  tl.style.gridTemplateColumns = `7.5em repeat(${ids.length}, minmax(12em, 1fr))`;
+  const cells = [el("div", { class: "live-head live-axis" }, texts.axis)];
   for (const id of ids) {
     if (id === REDIS) {
       cells.push(el("div", { class: "live-head", "data-lane": REDIS }, texts["redis-lane"]));
@@ -65,17 +66,20 @@ function drawTimeline() {
     }
     const l = model.lanes.get(id);
     const t = laneTitle(l);
-    const head = el("div", { class: "live-head" + (l.closed ? " closed" : ""), "data-lane": id, "data-testid": "live-lane" }, el("strong", {}, t.name), el("br"), el("small", {}, t.addr));
-    if (t.lib) head.append(el("br"), el("small", {}, `${texts.library}: ${t.lib}`));
+    const head = el("div", { class: "live-head" + (l.closed ? " closed" : ""), "data-lane": id, "data-testid": "live-lane" }, el("strong", {}, t.name), el("small", {}, t.addr));
+    if (t.lockLib) head.append(el("small", { class: "live-lock-lib", "data-testid": "live-lock-lib" }, texts["lock-library"].replace("{lib}", t.lockLib)));
+    if (t.lib) head.append(el("small", { class: "live-lib" }, `${texts.library}: ${t.lib}`));
+    if (l.closed) head.append(el("small", { class: "live-closed" }, texts.closed));
     cells.push(head);
   }
-  let prev = 0;
+  let prev = null; // the first row sits right under the heads
   for (const r of markStale(model, rows(model))) {
     const col = ids.indexOf(r.lane);
     if (col < 0) continue;
-    const gap = gapPx(prev, r.t);
+    const gap = prev === null ? 0 : gapPx(prev, r.t);
     prev = r.t;
-    const time = el("div", { class: "live-time" }, `+${(r.t / 1000).toFixed(3)}s`);
+    const at = model.started + r.t;
+    const time = el("time", { class: "live-time", dateTime: new Date(at).toISOString(), title: `+${(r.t / 1000).toFixed(3)} s` }, clockText(at));
     time.style.marginTop = `${gap}px`;
     cells.push(time);
     const cell = el("div", { class: `live-cell ${r.kind}${lit.has(r.seq) ? " hl" : ""}${r.lost ? " lost" : ""}${r.stale ? " stale" : ""}`, "data-seq": String(r.seq), "data-kind": r.kind });
@@ -106,13 +110,72 @@ function scheduleTimeline() {
   requestAnimationFrame(() => {
     drawPending = false;
     drawTimeline();
+    drawDiagram();
   });
+}
+
+// drawDiagram moves the state diagram (drawn by the server as the
+// player's, both drawings: screen and projector) to the latest lock
+// state: the current node with its ring, the transition taken, the lock's
+// name and the caption.
+function drawDiagram() {
+  const fig = root.querySelector("figure.state-diagram");
+  if (!fig) return;
+  const d = diagramState(model, edges);
+  if (!d) return;
+  fig.dataset.state = d.state;
+  const first = fig.querySelector("text.dg-now");
+  if (first && !root.dataset.nowText) root.dataset.nowText = first.textContent;
+  for (const svg of fig.querySelectorAll("svg.dg-drawing")) {
+    for (const g of svg.querySelectorAll("g.dg-node")) {
+      const on = g.dataset.state === d.state;
+      const box = g.querySelector("rect:not(.dg-ring)");
+      const name = g.querySelector("text.dg-name");
+      // The server draws the current state's name 7 units higher, to
+      // make room for its "now" line: base is the name's place otherwise.
+      if (!name.dataset.base) name.dataset.base = String(Number(name.getAttribute("y")) + (g.classList.contains("current") ? 7 : 0));
+      name.setAttribute("y", String(Number(name.dataset.base) - (on ? 7 : 0)));
+      g.classList.toggle("current", on);
+      g.classList.toggle("entered", on && !!d.edge);
+      const ring = g.querySelector("rect.dg-ring");
+      const now = g.querySelector("text.dg-now");
+      if (on && !ring) {
+        const x = Number(box.getAttribute("x")), y = Number(box.getAttribute("y"));
+        const w = Number(box.getAttribute("width")), h = Number(box.getAttribute("height"));
+        const r = document.createElementNS(box.namespaceURI, "rect");
+        Object.entries({ class: "dg-ring", x: x - 5, y: y - 5, width: w + 10, height: h + 10, rx: 16 }).forEach(([k, v]) => r.setAttribute(k, String(v)));
+        box.after(r);
+        const t = document.createElementNS(box.namespaceURI, "text");
+        Object.entries({ class: "dg-now", x: name.getAttribute("x"), y: y + h - 9, "text-anchor": "middle" }).forEach(([k, v]) => t.setAttribute(k, String(v)));
+        t.textContent = root.dataset.nowText || "";
+        g.append(t);
+      } else if (!on && ring) {
+        ring.remove();
+        if (now) now.remove();
+      }
+    }
+    for (const g of svg.querySelectorAll("g.dg-edge")) {
+      const on = g.dataset.edge === d.edge;
+      g.classList.toggle("taken", on);
+      const path = g.querySelector("path.dg-edge-line");
+      const marker = path.getAttribute("marker-end").replace("-arrow-taken)", "-arrow)");
+      path.setAttribute("marker-end", on ? marker.replace("-arrow)", "-arrow-taken)") : marker);
+    }
+  }
+  const lock = fig.parentElement.querySelector(".lock-name");
+  if (lock) lock.textContent = d.key;
+  const fill = (tmpl) => tmpl.replace("{lock}", d.key).replace("{state}", texts["state." + d.state]).replace("{count}", String(d.count));
+  let caption = fill(texts.caption);
+  if (d.edge === "off-diagram") caption += " " + texts["off-diagram"].replace("{from}", texts["state." + d.from]).replace("{to}", texts["state." + d.state]);
+  else if (d.edge) caption = fill(texts["caption-taken"]).replace("{edge}", texts["edge." + d.edge]);
+  fig.querySelector("figcaption").textContent = caption;
 }
 
 function drawAll() {
   drawFindings();
   drawLocks();
   drawTimeline();
+  drawDiagram();
 }
 
 function answer(text, bad) {
@@ -131,6 +194,7 @@ function onMessage(msg) {
     case "event":
       if (applyEvent(model, msg)) {
         if (msg.event.kind === "finding") drawFindings();
+        if (msg.suggested) drawLocks();
         scheduleTimeline();
       }
       break;
@@ -141,7 +205,7 @@ function onMessage(msg) {
       answer(msg.message, true);
       break;
     case "saved":
-      showSaved(msg.saved);
+      showSaved(msg);
       break;
   }
 }
@@ -151,10 +215,17 @@ function download(name, body) {
   return el("a", { href: url, download: name, class: "button" }, name);
 }
 
-function showSaved(s) {
+// showSaved shows a saved message: the link that opens the lesson in
+// the player (its share link, msg.open) or why there is none, and the two
+// files to download.
+function showSaved(msg) {
+  const s = msg.saved;
   const box = document.getElementById("live-saved");
-  const b64 = (x) => atob(x); // []byte arrives base64-encoded
-  const kids = [el("p", {}, texts.saved), el("p", {}, download(s.lesson_file, b64(s.lesson)), " ", download(s.variant_file, b64(s.variant)))];
+  const b64 = (x) => new TextDecoder().decode(Uint8Array.from(atob(x), (c) => c.charCodeAt(0))); // []byte arrives base64-encoded
+  const kids = [el("p", {}, texts.saved)];
+  if (msg.open) kids.push(el("p", {}, el("a", { href: msg.open, class: "button primary", "data-testid": "live-open" }, texts["open-player"])));
+  else if (msg.open_error) kids.push(el("p", { class: "error", "data-testid": "live-open-error" }, msg.open_error));
+  kids.push(el("p", {}, download(s.lesson_file, b64(s.lesson)), " ", download(s.variant_file, b64(s.variant))));
   if (s.missing && s.missing.length) kids.push(el("p", {}, texts.missing), el("ul", {}, ...s.missing.map((m) => el("li", {}, m))));
   box.replaceChildren(...kids);
 }

@@ -129,6 +129,7 @@ type Assets struct {
 	CSS, JS, Icon string
 	Presenter     string // presenter mode's stylesheet (body.presenter), after CSS
 	NoScript      string // the stylesheet of a browser with JavaScript off
+	Page          string // a page's own stylesheet (the live page's), after CSS
 }
 
 // LangOption is one entry of the language picker.

@@ -19,6 +19,10 @@
 // ignores the error), so another connection cannot read the lanes' names.
 // With MiniredisClock every library gives the same outcomes on both.
 //
+// proxy_test.go runs each library through the lock-aware proxy (package
+// proxy) with a fault injected, and checks the live page's model and the
+// saved lesson's replay.
+//
 // Ensure installs or locates what the workers need (npm ci in node/ from
 // its lockfile, Debian's python3-redis) and skips the test when something
 // is missing, or fails it under CI=true.

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { REDIS, applyEvent, applySnapshot, faultMessage, gapPx, highlighted, laneIDs, markStale, newModel, rows, suggestions } from "../live.js";
+import { REDIS, applyEvent, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "../live.js";
 
 const t0 = "2026-01-01T00:00:00Z";
 const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
@@ -59,6 +59,8 @@ test("fault form: messages and missing fields", () => {
   assert.deepEqual(faultMessage({ type: "delay", client: "c1", ms: "5", span_ms: "0" }), { error: "span_ms" });
   assert.deepEqual(faultMessage({ type: "expire", key: "lock:a" }), { msg: { type: "expire", key: "lock:a" } });
   assert.deepEqual(faultMessage({ type: "restart" }), { msg: { type: "restart" } });
+  assert.deepEqual(faultMessage({ type: "resume", client: "c1", ms: "5" }), { msg: { type: "resume", client: "c1" } });
+  assert.deepEqual(faultMessage({ type: "resume", client: "" }), { error: "client" });
 });
 
 test("suggested keys: ticked when chosen, or all when none chosen", () => {
@@ -76,4 +78,58 @@ test("the stale-owner window hatches the holder's lane until it touches the key 
   applyEvent(m, { event: { seq: 7, kind: "command", at: at(800), lane: "c1", command: { name: "GET", args: ["GET", "x"], reply: "(value)" } } });
   const stale = markStale(m, rows(m)).filter((r) => r.stale).map((r) => r.seq);
   assert.deepEqual(stale, [4, 5]);
+});
+
+// The diagram's transitions as the page gets them (package sim's table).
+const EDGES = [
+  { id: "first-acquire", from: "idle", to: "held-once" },
+  { id: "reenter", from: "held-once", to: "held-many" },
+  { id: "reenter-or-partial-release", from: "held-many", to: "held-many" },
+  { id: "count-to-one", from: "held-many", to: "held-once" },
+  { id: "release-or-expire", from: "held-once", to: "idle" },
+  { id: "expire", from: "held-many", to: "idle" },
+];
+
+test("hold counts of String and Hash locks", () => {
+  assert.equal(holdCount({ key: "k", type: "none" }), 0);
+  assert.equal(holdCount({ key: "k", type: "string", value: "t" }), 1);
+  assert.equal(holdCount({ key: "k", type: "hash", fields: { "uuid:1": "2" } }), 2);
+  assert.equal(holdCount({ key: "k", type: "hash", fields: { owner: "t", count: "3" } }), 3);
+});
+
+test("the state diagram follows the latest lock state and names the edge taken", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  assert.deepEqual(diagramState(m, EDGES), { key: "lock:a", state: "held-once", count: 1, edge: null });
+  const h = (seq, lane, fields) => ({ event: { seq, kind: "lock", at: at(seq), lane, lock: { key: "r", type: fields ? "hash" : "none", fields } } });
+  applyEvent(m, h(10, "c1", { "u:1": "1" }));
+  applyEvent(m, h(11, "c1", { "u:1": "2" }));
+  assert.equal(diagramState(m, EDGES).edge, "reenter");
+  // Another key in between does not break the pair of states of "r".
+  applyEvent(m, { event: { seq: 12, kind: "lock", at: at(12), lane: "c2", lock: { key: "other", type: "none" } } });
+  applyEvent(m, h(13, "", null)); // read by the sweep: the lease ran out
+  assert.deepEqual(diagramState(m, EDGES), { key: "r", state: "idle", count: 0, edge: "expire" });
+  applyEvent(m, h(14, "c1", { "u:1": "2" }));
+  applyEvent(m, h(15, "c1", null)); // a command deleted a count of 2: not on the diagram
+  assert.deepEqual(diagramState(m, EDGES), { key: "r", state: "idle", count: 0, edge: "off-diagram", from: "held-many" });
+  assert.equal(diagramState(newModel(), EDGES), null);
+});
+
+test("lane heads: declared library and the lock library known from scripts", () => {
+  const m = applySnapshot(newModel(), { ...snapshot(), lanes: [{ lane: "c1", lock_library: "redsync" }] });
+  assert.deepEqual(laneTitle(m.lanes.get("c1")), { name: "c1", addr: "127.0.0.1:1", lib: "go-redis", lockLib: "redsync" });
+  applyEvent(m, { event: { seq: 4, kind: "command", at: at(20), lane: "c2", command: { name: "EVALSHA", args: [], reply: "1" } }, library: "node-redlock" });
+  // A later client event (CLIENT SETNAME) keeps what the scripts told.
+  applyEvent(m, { event: { seq: 5, kind: "client", at: at(21), lane: "c2", client: { lane: "c2", addr: "127.0.0.1:2", name: "w" } } });
+  assert.equal(laneTitle(m.lanes.get("c2")).lockLib, "node-redlock");
+});
+
+test("the axis writes wall-clock time", () => {
+  const t = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
+  assert.equal(clockText(t), "03:04:05.067");
+});
+
+test("a lock key new to the page brings the proxy's suggestions", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 4, kind: "lock", at: at(30), lock: { key: "job:c", type: "string", value: "t" } }, suggested: { "lock:a": "set-nx", "job:c": "script-ttl" }, chosen: [] });
+  assert.deepEqual(suggestions(m).map((x) => [x.key, x.reason, x.ticked]), [["job:c", "script-ttl", true], ["lock:a", "set-nx", true]]);
 });

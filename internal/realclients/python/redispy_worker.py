@@ -60,7 +60,7 @@ def main():
     t0 = time.monotonic()
     try:
         client = redis.Redis(host=plan["host"], port=plan["port"], client_name=plan["name"],
-                             socket_timeout=5, socket_connect_timeout=5)
+                             socket_timeout=30, socket_connect_timeout=5)
         client.ping()
     except redis.RedisError as err:
         emit(**failure("error", err))
