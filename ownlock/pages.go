@@ -434,6 +434,7 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 			row.PlayURL, row.CompareURL = "", ""
 		case first == 0:
 			row.Kind, row.Same, row.Verdict = "same", true, t.T("LockSame")
+			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
 		default:
 			row.Kind, row.Step = "differs", first
 			want, got := "—", "—"
@@ -444,31 +445,11 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 				got = string(frames[first].Outcome)
 			}
 			row.Verdict = t.T("LockDiffers", "Step", first, "Got", got, "Want", want)
-			row.Broken = brokenFrom(frames, own, first)
+			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
 		}
 		rows = append(rows, row)
 	}
 	return rows, note
-}
-
-// brokenFrom are the invariants frames break from step first on that the
-// lesson's own run (own) does not, in the order they first appear.
-func brokenFrom(frames, own []sim.Frame, first int) []string {
-	had := map[string]bool{}
-	for _, f := range own {
-		for _, v := range f.Violations {
-			had[v.Name] = true
-		}
-	}
-	var out []string
-	for i := first; i < len(frames); i++ {
-		for _, v := range frames[i].Violations {
-			if !had[v.Name] && !slices.Contains(out, v.Name) {
-				out = append(out, v.Name)
-			}
-		}
-	}
-	return out
 }
 
 // serveLockOpen opens course lesson `lesson` under the lock of k: in the
