@@ -21,6 +21,7 @@ import (
 	"lockstep/catalog"
 	"lockstep/classbus"
 	"lockstep/classroom"
+	"lockstep/docs"
 	"lockstep/search"
 	"lockstep/sim"
 	"lockstep/static"
@@ -386,7 +387,8 @@ func New(cfg Config) (*Server, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
-	mux.HandleFunc("GET /", s.serveNotFound) // every other address
+	mux.Handle("GET /docs/", http.StripPrefix("/docs", docs.Handler())) // the guides pages link to
+	mux.HandleFunc("GET /", s.serveNotFound)                            // every other address
 	s.mux = mux
 	if s.routes, err = compressPages(mux, cfg.PlainPages); err != nil {
 		return nil, err

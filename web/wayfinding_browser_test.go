@@ -195,8 +195,9 @@ func TestBrowserCourseWayfinding(t *testing.T) {
 }
 
 // TestBrowserPageScreenshots writes the course page and the "Your lock"
-// page (an example loaded and checked with a problem) at 1280x800: to
-// docs/screenshot-course.png and docs/screenshot-lock.png with
+// page (an example loaded, then checked with a problem) at 1280x800: to
+// docs/screenshot-course.png, docs/screenshot-lock.png and
+// docs/screenshot-lock-problems.png with
 // -update-screenshot, else to a temporary directory, checked to be PNGs.
 func TestBrowserPageScreenshots(t *testing.T) {
 	t.Parallel()
@@ -222,6 +223,12 @@ func TestBrowserPageScreenshots(t *testing.T) {
 	waitJS(t, ctx, `document.querySelector('[data-course-progress]')?.dataset.kind === 'start'`, "the course page")
 	shoot("screenshot-course.png")
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore/lock?lang=en"))
-	waitJS(t, ctx, `document.readyState === 'complete'`, "the lock page")
+	waitJS(t, ctx, `!!document.querySelector('button[data-lock-example="redisson-rlock"]')`, "the lock page")
+	click(t, ctx, `button[data-lock-example="redisson-rlock"]`)
+	_ = eval[bool](t, ctx, `(document.activeElement.blur(), scrollTo(0, 0), true)`)
 	shoot("screenshot-lock.png")
+	_ = eval[bool](t, ctx, `(() => { const v = document.querySelector('[data-lock-variant]'); v.value = v.value.replace('reentry: redis', 'reentry: sometimes'); return true; })()`)
+	run(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="lock-check"]`)))
+	waitNewDocument(t, ctx, `!!document.querySelector('[data-testid="lock-errors"]') && document.readyState === 'complete'`, "the problems")
+	shoot("screenshot-lock-problems.png")
 }
