@@ -80,7 +80,8 @@ func seriousAxe(t *testing.T, tab context.Context, script, what string) {
 // TestBrowserAxe runs axe-core (pinned in testdata/axe's lockfile) on the
 // course page, a player at the stale-owner step (its Redis panel's key
 // table and PTTL labels, its controls), the Search page and the "Your
-// lock" page with a check's problems, at 1280x800 and on a 390x844 phone:
+// lock" page, empty and with a check's problems, at 1280x800 and on a
+// 390x844 phone:
 // no serious or critical violation, and no content outside a landmark
 // (issue 38, item 16).
 func TestBrowserAxe(t *testing.T) {
@@ -107,6 +108,11 @@ func TestBrowserAxe(t *testing.T) {
 		run(t, ctx, chromedp.Navigate(ts.url+"/explore/lock?lang=en"))
 		waitJS(t, ctx, `document.readyState === 'complete'`, "the lock page")
 		seriousAxe(t, ctx, script, "the lock page"+at)
+		// The lock page with a check's problems listed.
+		_ = eval[bool](t, ctx, `(document.querySelector('[data-lock-variant]').value = 'name: x\nreentry: sometimes\n', true)`)
+		run(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="lock-check"]`)))
+		waitNewDocument(t, ctx, `!!document.querySelector('[data-testid="lock-errors"]') && document.readyState === 'complete'`, "the problems")
+		seriousAxe(t, ctx, script, "the lock page's problems"+at)
 	}
 }
 
