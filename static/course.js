@@ -93,14 +93,14 @@ function showOverall(root, cards, progress, last, base) {
   if (!card) {
     link.textContent = root.dataset.tAllDone;
     link.href = "#" + (root.querySelector(".lesson-group")?.id || "course");
-    link.dataset.lesson = "";
+    link.dataset.nextLesson = "";
     return;
   }
   const a = card.querySelector("[data-lesson-link]");
   const u = new URL(a.href, base);
   if (st.next.step !== null) u.searchParams.set("step", st.next.step);
   link.href = u.pathname + u.search;
-  link.dataset.lesson = st.next.id;
+  link.dataset.nextLesson = st.next.id;
   const msg = st.next.kind === "start" ? root.dataset.tStartHere : root.dataset.tContinueWith;
   link.textContent = fill(msg, { title: a.textContent });
 }
