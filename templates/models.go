@@ -110,7 +110,7 @@ type UI struct {
 	LockTypeHelp       string
 	// The course page's index and overall progress, a lesson's info mark,
 	// the author view and the lock page's examples (issue 38; messages in
-	// catalog/wayfinding.*.toml).
+	// catalog/ui.*.toml).
 	CourseIndexLabel      string
 	GroupCount            string // {n}
 	CourseProgressHeading string
