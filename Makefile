@@ -89,8 +89,11 @@ js-test:
 # /usr/bin/python3 (the python3 first on PATH may be another build that does
 # not see Debian's modules); then the real-client tests' npm packages,
 # pinned by their lockfile, when node_modules is absent (npm writes
-# .package-lock.json there last, so a cut-off install is redone).
+# .package-lock.json there last, so a cut-off install is redone), and
+# axe-core, the accessibility checker package web's browser tests inject
+# into the pages (web/a11y_browser_test.go), pinned by its lockfile too.
 REALCLIENTS_NODE := internal/realclients/node
+AXE_NODE := web/testdata/axe
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
@@ -106,6 +109,7 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	@[ -f $(REALCLIENTS_NODE)/node_modules/.package-lock.json ] || (cd $(REALCLIENTS_NODE) && npm ci --no-audit --no-fund)
+	@[ -f $(AXE_NODE)/node_modules/.package-lock.json ] || (cd $(AXE_NODE) && npm ci --no-audit --no-fund)
 
 run:
 	$(GO) run .

@@ -73,6 +73,7 @@ type Texts interface {
 	Err(err error) string
 	Msg(m sim.Msg) string
 	Explore() templates.Explore
+	UI() templates.UI
 	Locale() sim.Locale
 }
 

@@ -18,6 +18,7 @@ import (
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // The learner's own lock ("Your lock" on the Explore page, issue 19 item
@@ -88,7 +89,11 @@ func filesOf(d *sim.VariantDef) lockFiles {
 // script_name_N, or uploads in scripts, each under its file name). The
 // error says, in t's language, which file is over its bound or not UTF-8.
 func readLockForm(t Texts, r *http.Request) (lockFiles, error) {
-	f := lockFiles{variantName: strings.TrimSpace(r.FormValue("variant_name")), variant: r.FormValue("variant")}
+	// A browser sends a textarea's lines ended by CRLF (HTML's form
+	// encoding): as LF, so that the checks' line numbers and the listing's
+	// lines are the file's (with CRLF, YAML counted each comment line twice).
+	lf := strings.NewReplacer("\r\n", "\n").Replace
+	f := lockFiles{variantName: strings.TrimSpace(r.FormValue("variant_name")), variant: lf(r.FormValue("variant"))}
 	if f.variantName == "" {
 		f.variantName = "my-lock" + sim.VariantFileSuffix
 	}
@@ -102,7 +107,7 @@ func readLockForm(t Texts, r *http.Request) (lockFiles, error) {
 		}
 	}
 	for i := 1; i <= maxLockScripts; i++ {
-		name, text := strings.TrimSpace(r.FormValue(fmt.Sprintf("script_name_%d", i))), r.FormValue(fmt.Sprintf("script_%d", i))
+		name, text := strings.TrimSpace(r.FormValue(fmt.Sprintf("script_name_%d", i))), lf(r.FormValue(fmt.Sprintf("script_%d", i)))
 		if strings.TrimSpace(text) == "" && name == "" {
 			continue
 		}
@@ -236,6 +241,7 @@ func (s *Pages) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
 	return templates.LockPage{
 		Site: s.host.Site(loc, func(l sim.Locale) string { return "/explore/lock?lang=" + string(l) }),
 		X:    t.Explore(), Form: f.form(),
+		Examples: view.LockExamples(t.UI()),
 	}
 }
 

@@ -134,7 +134,7 @@ func (s *Searches) serveSearch(w http.ResponseWriter, r *http.Request) {
 		p.Moves = append(p.Moves, templates.SearchChoice{Value: string(m), Label: view.ActionName(t, sim.Action(m)), Checked: slices.Contains(sh.Moves, string(m))})
 	}
 	for _, inv := range sim.SearchInvariants {
-		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: inv, Checked: slices.Contains(sh.Invariants, inv)})
+		p.Invariants = append(p.Invariants, templates.SearchChoice{Value: inv, Label: view.InvariantTitle(t, inv), Checked: slices.Contains(sh.Invariants, inv)})
 	}
 	if l := s.host.Course(q.Get("from")); l != nil {
 		p.FromLesson = l.Title.In(loc)

@@ -570,6 +570,9 @@ function startPlayer(doc, root, storage, classroomAtStart) {
 // the page needs it from the start (a student's page, a tab that presents
 // a class), with its stand-in otherwise.
 export async function start(doc, root, storage) {
+  // The author view (?author=1) shows each step's check against the lesson
+  // file's expect, which a learner does not need (app.css).
+  doc.body.classList.toggle("author-view", new URLSearchParams(location.search).get("author") === "1");
   const classroom = noClass.classAtStart(root.dataset, tabStorage()) ? await import("./classroom.js") : noClass;
   startPlayer(doc, root, storage, classroom);
 }

@@ -5,8 +5,14 @@
 import { fill } from "./text.js";
 import { loadJSON, storeJSON } from "./storage.js";
 import { predictScore } from "./predict.js";
+import { cardProgress, courseState } from "./coursestate.js";
+
+export { cardProgress } from "./coursestate.js";
 
 export const PROGRESS_KEY = "lockstep.progress.v1";
+// LAST_KEY holds the id of the lesson the learner opened last, where the
+// course page's "Continue" goes.
+export const LAST_KEY = "lockstep.lastLesson.v1";
 
 // progressAfter is lesson progress p (or undefined) after the player showed
 // step of total; stepped says the learner stepped to it (→ or play). The
@@ -29,25 +35,7 @@ export function saveProgress(storage, lesson, step, total, stepped) {
   const all = loadJSON(storage, PROGRESS_KEY);
   all[lesson] = progressAfter(all[lesson], step, total, stepped);
   storeJSON(storage, PROGRESS_KEY, all);
-}
-
-// cardProgress is what a lesson card of steps steps shows for progress p:
-// the best step, whether it is done, the bar's percentage (of the best
-// step), the step its link continues at (null: from its start), and the
-// step its text names (shown): the further of the best step and the one
-// it continues at, so that a lesson opened by a deep link at step 7 reads
-// "Step 7 of 11 · Continue", not "Step 0".
-export function cardProgress(p, steps) {
-  const best = Math.min(p.best || 0, steps);
-  const done = p.done === undefined ? best >= steps : Boolean(p.done);
-  const continueAt = !done && p.last ? Math.min(p.last, steps) : null;
-  return {
-    best,
-    done,
-    percent: Math.round((100 * best) / Math.max(steps, 1)),
-    continueAt,
-    shown: Math.max(best, continueAt || 0),
-  };
+  storeJSON(storage, LAST_KEY, { id: lesson });
 }
 
 // showCourseProgress fills the course page's cards (root: #course) in from
@@ -74,6 +62,7 @@ export function showCourseProgress(doc, root, storage, base) {
     card.classList.add("started");
     card.classList.toggle("done", c.done);
   }
+  showOverall(root, cards, progress, loadJSON(storage, LAST_KEY).id || null, base);
   for (const card of cards) {
     const sc = predictScore(storage, card.dataset.lesson);
     const el = card.querySelector("[data-predict-score]");
@@ -82,4 +71,36 @@ export function showCourseProgress(doc, root, storage, base) {
     el.querySelector("[data-retry-link]").hidden = sc.misses.length === 0;
     el.hidden = false;
   }
+}
+
+// showOverall fills the course's overall progress (root's
+// [data-course-progress]) in: lessons done, the bar, and the one link to
+// follow (courseState's next), named with its lesson's title.
+function showOverall(root, cards, progress, last, base) {
+  const box = root.querySelector("[data-course-progress]");
+  if (!box) return;
+  const st = courseState(
+    progress,
+    cards.map((c) => ({ id: c.dataset.lesson, steps: Number(c.dataset.steps) })),
+    last,
+  );
+  box.dataset.kind = st.next.kind;
+  box.querySelector("[data-course-count]").textContent = fill(root.dataset.tDoneCount, st);
+  box.querySelector("[data-course-bar]").style.width = `${st.percent}%`;
+  const link = box.querySelector("[data-course-next]");
+  if (!link) return;
+  const card = cards.find((c) => c.dataset.lesson === st.next.id);
+  if (!card) {
+    link.textContent = root.dataset.tAllDone;
+    link.href = "#" + (root.querySelector(".lesson-group")?.id || "course");
+    link.dataset.nextLesson = "";
+    return;
+  }
+  const a = card.querySelector("[data-lesson-link]");
+  const u = new URL(a.href, base);
+  if (st.next.step !== null) u.searchParams.set("step", st.next.step);
+  link.href = u.pathname + u.search;
+  link.dataset.nextLesson = st.next.id;
+  const msg = st.next.kind === "start" ? root.dataset.tStartHere : root.dataset.tContinueWith;
+  link.textContent = fill(msg, { title: a.textContent });
 }

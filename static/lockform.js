@@ -93,3 +93,54 @@ export function startLockBuilder(doc) {
     });
   }
 }
+
+// exampleFields are the form's fields for example ex (a LockExample as the
+// page's JSON has it: {ID, Label, VariantName, Variant, Scripts: [{Name,
+// Text}]}) in a form of slots script slots: field name → value, every
+// script slot set (the ones the example does not use emptied).
+export function exampleFields(ex, slots) {
+  const out = { variant_name: ex.VariantName || "", variant: ex.Variant || "" };
+  const scripts = ex.Scripts || [];
+  for (let i = 1; i <= slots; i++) {
+    out[`script_name_${i}`] = scripts[i - 1]?.Name || "";
+    out[`script_${i}`] = scripts[i - 1]?.Text || "";
+  }
+  return out;
+}
+
+// startLockPage wires the "Your lock" page of doc: each example button
+// loads its lock (from the JSON of #lock-examples-data) into the form, and
+// a page that came back with problems scrolls them into view and moves
+// the focus there, so the learner lands on what to fix.
+export function startLockPage(doc) {
+  const data = doc.getElementById("lock-examples-data");
+  const form = doc.querySelector('[data-testid="lock-form"]');
+  let examples = [];
+  try {
+    examples = JSON.parse(data?.textContent || "[]") || [];
+  } catch {
+    examples = [];
+  }
+  for (const button of doc.querySelectorAll("[data-lock-example]")) {
+    button.addEventListener("click", () => {
+      const ex = examples.find((e) => e.ID === button.dataset.lockExample);
+      if (!ex || !form) return;
+      const slots = form.querySelectorAll('textarea[name^="script_"]').length;
+      for (const [name, value] of Object.entries(exampleFields(ex, slots))) {
+        const field = form.elements[name];
+        if (field) field.value = value;
+      }
+      const area = form.querySelector("[data-lock-variant]");
+      if (area) {
+        area.scrollTop = 0;
+        area.focus();
+        area.setSelectionRange(0, 0);
+      }
+    });
+  }
+  const problems = doc.querySelector('[data-testid="lock-errors"]');
+  if (problems) {
+    problems.scrollIntoView({ block: "start" });
+    problems.focus({ preventScroll: true });
+  }
+}

@@ -27,7 +27,11 @@ const interview = byID("interview");
 if (interview) import("./interview.js").then((m) => m.startInterview(document, interview, storage));
 const sixty = byID("sixty");
 if (sixty) import("./interview.js").then((m) => m.startTimer(sixty, () => Date.now(), window));
-if (document.querySelector("[data-lock-builder]")) import("./lockform.js").then((m) => m.startLockBuilder(document));
+if (document.querySelector("[data-lock-builder]"))
+  import("./lockform.js").then((m) => {
+    m.startLockBuilder(document);
+    m.startLockPage(document);
+  });
 const live = document.querySelector("main#live"); // the player has a #live region of its own (aria-live)
 if (live) import("./livepage.js").then((m) => m.startLive(document, live));
 const search = byID("search");

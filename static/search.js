@@ -204,6 +204,18 @@ function applyDefaults(form, d) {
   for (const el of form.querySelectorAll('input[name="invariant"]')) el.checked = d.invariants.includes(el.value);
 }
 
+// invariantNames maps each invariant id of the form's choices to its name
+// as the form shows it (the page's language): the results name an
+// invariant so, its id kept in a tooltip (issue 38, item 10).
+function invariantNames(doc) {
+  const out = {};
+  for (const input of doc.querySelectorAll('input[name="invariant"]')) {
+    const label = input.closest("label")?.querySelector("[data-invariant-label]");
+    if (label) out[input.value] = label.textContent.trim();
+  }
+  return out;
+}
+
 // show draws the state on the page.
 function show(doc, root, st) {
   const t = (key) => root.dataset[key] || "";
@@ -218,6 +230,7 @@ function show(doc, root, st) {
   doc.querySelector("[data-search-summary]").textContent = st.result ? st.result.summary : "";
   const table = doc.querySelector("[data-search-results]");
   const shown = rows(st);
+  const names = invariantNames(doc);
   // No rows (before a search, or a refused one): no table, not an empty
   // header under the errors.
   table.hidden = shown.length === 0;
@@ -231,7 +244,7 @@ function show(doc, root, st) {
         tr.append(td);
         return td;
       };
-      cell(r.invariant);
+      cell(names[r.invariant] || r.invariant).title = r.invariant;
       cell(r.verdict);
       const td = cell(r.timeline);
       if (r.url) {

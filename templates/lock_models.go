@@ -1,5 +1,7 @@
 package templates
 
+import "slices"
+
 // LockPage is the "Your lock" page (/explore/lock): the form for a
 // learner's own variant file and scripts, the checks' problems beside
 // their lines, and the course run on the lock as a table.
@@ -21,6 +23,16 @@ type LockPage struct {
 	Table     bool
 	Rows      []LockRow
 	TableNote string
+	// Examples are the locks the form can load (view.LockExamples).
+	Examples []LockExample
+}
+
+// LockExample is a lock the form loads in one click: its id (the variant's
+// name), its label in the reader's language, its variant file and scripts.
+type LockExample struct {
+	ID, Label            string
+	VariantName, Variant string
+	Scripts              []LockScript
 }
 
 // LockForm holds the files as sent (or as a lock's link carries them).
@@ -63,4 +75,61 @@ type LockRow struct {
 	// lock breaks too (marked).
 	Broken, BrokenOwn   []string
 	PlayURL, CompareURL string
+}
+
+// docsVariantFormat is where the server serves the variant file format
+// (docs.VariantFormatURL; package templates does not import the server's
+// packages).
+const docsVariantFormat = "/docs/variant-format.md"
+
+// MarkPiece is a piece of a listed line: its text, and the 1-based column
+// a problem is at when the piece is that column's mark (0 otherwise).
+type MarkPiece struct {
+	Text string
+	Col  int
+}
+
+// lineCols are the columns of file f's problems on line n, each once, in
+// order.
+func lineCols(f LockFile, n int) []int {
+	var cols []int
+	for _, e := range f.Errors {
+		if e.Line == n && e.Col > 0 && !slices.Contains(cols, e.Col) {
+			cols = append(cols, e.Col)
+		}
+	}
+	slices.Sort(cols)
+	return cols
+}
+
+// markPieces splits a line's text at cols (1-based, in characters): the
+// character at each column becomes a marked piece of its own, and a column
+// past the line's end marks a space there.
+func markPieces(text string, cols []int) []MarkPiece {
+	rs := []rune(text)
+	var out []MarkPiece
+	at := 0
+	for _, c := range cols {
+		i := c - 1
+		if i < at {
+			continue
+		}
+		if i > len(rs) {
+			i = len(rs)
+		}
+		if i > at {
+			out = append(out, MarkPiece{Text: string(rs[at:i])})
+		}
+		if i < len(rs) {
+			out = append(out, MarkPiece{Text: string(rs[i]), Col: c})
+			at = i + 1
+		} else {
+			out = append(out, MarkPiece{Text: " ", Col: c})
+			at = len(rs)
+		}
+	}
+	if at < len(rs) || len(out) == 0 {
+		out = append(out, MarkPiece{Text: string(rs[at:])})
+	}
+	return out
 }

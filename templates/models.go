@@ -122,6 +122,24 @@ type UI struct {
 	EndFork           string
 	EndForkHelp       string
 	LessonAbout       string
+	// The course page's index and overall progress, a lesson's info mark,
+	// the author view and the lock page's examples (issue 38; messages in
+	// catalog/ui.*.toml).
+	CourseIndexLabel      string
+	GroupCount            string // {n}
+	CourseProgressHeading string
+	CourseDoneCount       string // JS template: {done}, {total}
+	CourseStartHere       string // {title}
+	CourseContinue        string // JS template: {title}
+	CourseAllDone         string
+	LessonInfo            string
+	AuthorView            string
+	LockExamples          string
+	LockExamplesHelp      string
+	LockExampleSound      string
+	LockExampleBroken     string
+	LockFormatGuide       string
+	LockErrorsJump        string
 }
 
 // Assets are the URLs of the static files, with their content hashes.
@@ -263,6 +281,10 @@ type Header struct {
 	// End is a course lesson's end card, shown at its last step; nil for
 	// a drill or an explore timeline.
 	End *EndCard
+	// Nav is the site's navigation (the course, drills, interview, explore,
+	// search, join), NavLabel its name: the way out of a lesson.
+	Nav      []NavLink
+	NavLabel string
 }
 
 // Controls is the player's control bar. It is re-rendered when the language

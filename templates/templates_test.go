@@ -85,7 +85,8 @@ func TestCourseEscapesLessonText(t *testing.T) {
 			Assets: Assets{CSS: "/static/app.css?v=1", JS: "/static/app.js?v=1", Icon: "/static/icon.svg?v=1"}},
 		Groups: []CourseGroup{{Title: "Basics", Lessons: []CourseLesson{{Number: 1, ID: "x", Title: evil, Summary: evil, Variant: "token-count", Steps: 3, URL: "/lessons/x?lang=en"}}}},
 	}))
-	if len(elements(t, markup, inlineScripts)) > 0 || strings.Count(textIn(t, markup), evil) != 2 {
+	// The title and the summary, each in the row and in its info mark's box.
+	if len(elements(t, markup, inlineScripts)) > 0 || strings.Count(textIn(t, markup), evil) != 4 {
 		t.Fatalf("lesson text not escaped:\n%s", markup)
 	}
 	for what, match := range map[string]func(*html.Node) bool{

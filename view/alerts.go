@@ -12,6 +12,16 @@ import (
 // of sim.Invariants), "" for an invariant without one.
 func InvariantTitleID(name string) string { return invariantTitles[name] }
 
+// InvariantTitle is invariant name's title in t's language ("Two holders
+// at once"), or name itself for an invariant without one: what a learner
+// reads, the id kept for a tooltip (issue 38, item 10).
+func InvariantTitle(t Texts, name string) string {
+	if id, ok := invariantTitles[name]; ok {
+		return t.T(id)
+	}
+	return name
+}
+
 var invariantTitles = map[string]string{
 	sim.InvOverlappingHolders:   "InvOverlappingHolders",
 	sim.InvStaleWrite:           "InvStaleWrite",
@@ -47,10 +57,7 @@ func (v *Step) Alerts() templates.AlertsView {
 			// Redis still keeps a hold" would greet every acquire.
 			continue
 		}
-		title := vi.Name
-		if id, ok := invariantTitles[vi.Name]; ok {
-			title = t.T(id)
-		}
+		title := InvariantTitle(t, vi.Name)
 		a.Violations = append(a.Violations, templates.AlertItem{
 			Name: vi.Name, Title: title, Detail: t.Msg(vi.Detail), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
 		})

@@ -153,7 +153,7 @@ func cell(t Texts, frames []sim.Frame, n int) templates.CompareCell {
 		replies = append(replies, call.Script+" → "+reply)
 	}
 	for _, v := range f.Violations {
-		vios = append(vios, v.Name)
+		vios = append(vios, InvariantTitle(t, v.Name))
 	}
 	c.Replies = strings.Join(replies, "; ")
 	c.Violations = strings.Join(vios, ", ")

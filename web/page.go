@@ -26,6 +26,8 @@ func (s *Server) header(t *translator, tl explore.Timeline, code string, step in
 	h := s.kindHeader(t, tl, code, step, presenter)
 	// Any player may start a class (package classserve).
 	h.CT, h.ClassStart = t.cl, true
+	// The way out of a lesson: the site's navigation (issue 38, item 13).
+	h.Nav, h.NavLabel = siteNav(t, ""), t.Interview().NavLabel
 	return h
 }
 

@@ -25,6 +25,7 @@ import (
 	"lockstep/explorepage"
 	"lockstep/ownlock"
 	"lockstep/searchpage"
+	"lockstep/docs"
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
@@ -374,7 +375,8 @@ func New(cfg Config) (*Server, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
-	mux.HandleFunc("GET /", s.serveNotFound) // every other address
+	mux.Handle("GET /docs/", http.StripPrefix("/docs", docs.Handler())) // the guides pages link to
+	mux.HandleFunc("GET /", s.serveNotFound)                            // every other address
 	s.mux = mux
 	if s.routes, err = webnet.CompressPages(mux, cfg.PlainPages); err != nil {
 		return nil, err

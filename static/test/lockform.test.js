@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { list, replyPairs, variantYAML } from "../lockform.js";
+import { exampleFields, list, replyPairs, variantYAML } from "../lockform.js";
 
 test("list and replyPairs read the builder's comma lists", () => {
   assert.deepEqual(list(" lock, owner ,, lease_ms"), ["lock", "owner", "lease_ms"]);
@@ -46,4 +46,18 @@ test("variantYAML writes seed 001's shape of lock as a variant file", () => {
 
 test("variantYAML quotes an owner template", () => {
   assert.match(variantYAML({ owner: "{process_id}:{thread_id}", scripts: {} }), /^owner: "\{process_id\}:\{thread_id\}"$/m);
+});
+
+test("exampleFields fills every slot of the form from an example", () => {
+  const ex = { ID: "x", VariantName: "x.variant.yaml", Variant: "name: x\n", Scripts: [{ Name: "x/acquire.lua", Text: "return 1" }, { Name: "x/release.lua", Text: "return 0" }] };
+  assert.deepEqual(exampleFields(ex, 3), {
+    variant_name: "x.variant.yaml",
+    variant: "name: x\n",
+    script_name_1: "x/acquire.lua",
+    script_1: "return 1",
+    script_name_2: "x/release.lua",
+    script_2: "return 0",
+    script_name_3: "",
+    script_3: "",
+  });
 });
