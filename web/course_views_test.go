@@ -271,8 +271,8 @@ func TestCourseMapCoversTheCourse(t *testing.T) {
 	t.Parallel()
 	all := testLessons(t)
 	seen := map[string]int{}
-	for _, k := range courseKinds {
-		for _, id := range append(slices.Clone(k.failures), k.fixes...) {
+	for _, k := range view.CourseKinds() {
+		for _, id := range append(slices.Clone(k.Failures), k.Fixes...) {
 			seen[id]++
 		}
 	}
@@ -297,8 +297,8 @@ func TestCourseMapCoversTheCourse(t *testing.T) {
 			t.Fatalf("%s: %d kinds on the course page, want 4", loc, len(kinds))
 		}
 		for i, k := range kinds {
-			if id, _ := attr(k, "data-kind"); id != courseKinds[i].id {
-				t.Errorf("%s: kind %d is %s, want %s", loc, i+1, id, courseKinds[i].id)
+			if id, _ := attr(k, "data-kind"); id != view.CourseKinds()[i].ID {
+				t.Errorf("%s: kind %d is %s, want %s", loc, i+1, id, view.CourseKinds()[i].ID)
 			}
 			var hrefs []string
 			for _, a := range (dom{k}).all(tag("a")) {
@@ -306,17 +306,17 @@ func TestCourseMapCoversTheCourse(t *testing.T) {
 				hrefs = append(hrefs, h)
 			}
 			links := 0
-			for _, id := range courseKinds[i].failures {
+			for _, id := range view.CourseKinds()[i].Failures {
 				if slices.ContainsFunc(hrefs, func(h string) bool { return strings.HasPrefix(h, "/lessons/"+id+"?") }) {
 					links++
 				}
 			}
-			if links != len(courseKinds[i].failures) {
-				t.Errorf("%s: kind %s links %d of its %d failure lessons", loc, courseKinds[i].id, links, len(courseKinds[i].failures))
+			if links != len(view.CourseKinds()[i].Failures) {
+				t.Errorf("%s: kind %s links %d of its %d failure lessons", loc, view.CourseKinds()[i].ID, links, len(view.CourseKinds()[i].Failures))
 			}
 		}
 		m := page.one(t, "course map", withAttr("data-testid", "course-map"))
-		if !strings.Contains(textOf(m), "Kleppmann") || !strings.Contains(textOf(m), kleppmannURL) {
+		if !strings.Contains(textOf(m), "Kleppmann") || !strings.Contains(textOf(m), view.KleppmannURL) {
 			t.Errorf("%s: the course map does not cite its source", loc)
 		}
 	}

@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"lockstep/sim"
 	"lockstep/templates"
@@ -55,17 +54,6 @@ func siteNav(t *translator, current string) []templates.NavLink {
 	return out
 }
 
-// paragraphs splits a message into its paragraphs (blank-line separated).
-func paragraphs(s string) []string {
-	var out []string
-	for _, p := range strings.Split(strings.TrimSpace(s), "\n\n") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // interviewQuestions are seed 001's follow-up questions and the lessons
 // that demonstrate our answers.
 var interviewQuestions = []struct{ q, a, lesson string }{
@@ -89,7 +77,7 @@ func (s *Server) serveInterview(w http.ResponseWriter, r *http.Request) {
 	for i, q := range interviewQuestions {
 		iq := templates.InterviewQuestion{
 			N: i + 1, ID: "q" + strconv.Itoa(i+1), Label: t.T("QuestionN", "N", i+1),
-			Question: t.T(q.q), Model: paragraphs(t.T(q.a)),
+			Question: t.T(q.q), Model: view.Paragraphs(t.T(q.a)),
 		}
 		if l := s.byID[q.lesson]; l != nil {
 			frames, err := s.lessonFrames(r.Context(), l)
@@ -113,7 +101,7 @@ func (s *Server) serveSixty(w http.ResponseWriter, r *http.Request) {
 	p := templates.SixtyPage{
 		Site:    s.site(loc, navSixty, func(l sim.Locale) string { return "/interview/60s?lang=" + string(l) }),
 		OneLine: t.T("OneLineAnswer"),
-		Spoken:  paragraphs(t.T("SpokenAnswer")),
+		Spoken:  view.Paragraphs(t.T("SpokenAnswer")),
 	}
 	// The diagram shows the first self-test lesson at its first step that
 	// holds the lock more than once, with the transition it took.

@@ -39,7 +39,7 @@ func TestInterviewMessages(t *testing.T) {
 			}
 		}
 		for _, a := range []string{"A1", "A2", "A3", "SpokenAnswer"} {
-			if n := len(paragraphs(tl.T(a))); n < 2 {
+			if n := len(view.Paragraphs(tl.T(a))); n < 2 {
 				t.Errorf("%s: %s has %d paragraphs", l, a, n)
 			}
 		}
@@ -97,9 +97,9 @@ func TestInterviewPages(t *testing.T) {
 			// ("" for any value) some element has.
 			links, attrs []string
 		}{
-			{"/interview", []string{tl.T("Q1"), tl.T("Q2"), tl.T("Q3"), paragraphs(tl.T("A3"))[1]},
+			{"/interview", []string{tl.T("Q1"), tl.T("Q2"), tl.T("Q3"), view.Paragraphs(tl.T("A3"))[1]},
 				[]string{"/lessons/setnx-del?", "/lessons/instance-owner?", "/lessons/stale-owner?"}, []string{"data-answer=q1", "class=tl"}},
-			{"/interview/60s", []string{tl.T("OneLineAnswer"), paragraphs(tl.T("SpokenAnswer"))[0], tl.T("SelfTestReentry"), tl.T("SelfTestStale")},
+			{"/interview/60s", []string{tl.T("OneLineAnswer"), view.Paragraphs(tl.T("SpokenAnswer"))[0], tl.T("SelfTestReentry"), tl.T("SelfTestStale")},
 				[]string{"/lessons/missed-release?"}, []string{"data-testid=diagram", "data-timer="}},
 			{"/drills", []string{tl.T("DrillsHeading"), tr(l).Msg(drill.Levels[2].Title)}, []string{"/drills?lang=" + string(l) + "&level=leases"}, nil},
 			{"/", nil, []string{"/interview?lang=" + string(l), "/drills?lang=" + string(l)}, []string{"data-t-score="}},
