@@ -151,6 +151,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       else if ("score" in e) showScore();
       else if ("retryParam" in e) address(withMode(location.href, "retry", false), false);
     }
+    predict.showVeil(doc, predict.veil(st.predict, v.step, v.total)); // no answer before the learner's
     fit(); // the predict bar took or gave back height
   };
 
@@ -285,11 +286,11 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     player.showRedisAlert(doc, v);
     setPlaying(m.playing);
     player.updateControls(doc, v, location.href);
+    if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome))); // before announce: it veils answers
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
     saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
-    if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;
       v.pendingAction = null;
