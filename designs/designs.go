@@ -25,6 +25,7 @@ import (
 	"lockstep/sim"
 	"lockstep/static"
 	"lockstep/templates"
+	"lockstep/view"
 )
 
 // Host is what the page needs of the server that routes it (package web).
@@ -66,7 +67,8 @@ func (p *Pages) Serve(w http.ResponseWriter, r *http.Request) {
 			ColReplies: t.T("DesignsColReplies"), ColPartial: t.T("DesignsColPartial"),
 			ColRenewal: t.T("DesignsColRenewal"), ColFencing: t.T("DesignsColFencing"),
 		},
-		Rows: rows,
+		SourceLabel: t.T("SourceLabel"),
+		Rows:        rows,
 	}
 	p.host.WritePage(w, r, http.StatusOK, templates.Designs(page))
 }
@@ -110,7 +112,7 @@ func Rows(cat *catalog.Catalog, loc sim.Locale) ([]templates.DesignRow, error) {
 
 // row is variant d's row.
 func row(t texts, d *sim.VariantDef) (templates.DesignRow, error) {
-	r := templates.DesignRow{Name: d.Name, Anchor: templates.DesignAnchor(d.Name), Source: t.T("DesignsSource", "Source", d.Source)}
+	r := templates.DesignRow{Name: d.Name, Anchor: templates.DesignAnchor(d.Name), Source: view.SourcePartsBy(t.T, d.Source)}
 	var errs []error
 	get := func(id string, kv ...any) string {
 		s, err := t.need(id, kv...)

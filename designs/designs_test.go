@@ -36,11 +36,14 @@ func TestRowsComplete(t *testing.T) {
 				t.Errorf("%s: row %d is %q, want %q", loc, i, r.Name, names[i])
 			}
 			d, _ := sim.BuiltinVariantDef(r.Name)
-			for cell, v := range map[string]string{"anchor": r.Anchor, "source": r.Source, "owner": r.Owner, "count": r.Count,
+			for cell, v := range map[string]string{"anchor": r.Anchor, "owner": r.Owner, "count": r.Count,
 				"partial": r.Partial, "renewal": r.Renewal, "fencing": r.Fencing} {
 				if v == "" || strings.HasPrefix(v, catalog.Missing) {
 					t.Errorf("%s: %s: cell %s is %q", loc, r.Name, cell, v)
 				}
+			}
+			if len(r.Source) == 0 {
+				t.Errorf("%s: %s: no source", loc, r.Name)
 			}
 			scripts := 0
 			for _, s := range []*sim.ScriptDef{d.Acquire, d.Renew, d.Release, d.FinishRelease} {

@@ -12,9 +12,11 @@ import (
 // 39): one row per built-in variant, built by package designs.
 type DesignsPage struct {
 	Site
-	CSS  string // the page's own stylesheet (static/designs.css), its pinned URL
-	T    DesignsTexts
-	Rows []DesignRow
+	CSS string // the page's own stylesheet (static/designs.css), its pinned URL
+	T   DesignsTexts
+	// SourceLabel is the label of each row's source ("Source").
+	SourceLabel string
+	Rows        []DesignRow
 }
 
 // DesignsTexts are the page's headings.
@@ -25,9 +27,9 @@ type DesignsTexts struct {
 
 // DesignRow is one lock design: every cell a text in the page's language.
 type DesignRow struct {
-	Name   string // the variant's name
-	Anchor string // the row's id, DesignAnchor(Name)
-	Source string // "Source: …"
+	Name   string       // the variant's name
+	Anchor string       // the row's id, DesignAnchor(Name)
+	Source []SourcePart // where its semantics come from, the seeds by title
 	Owner  string
 	Count  string // where the hold count is kept
 	// Replies are the scripts' reply maps, one per script the variant runs.

@@ -62,6 +62,7 @@ func TestBrowserDesigns(t *testing.T) {
 		if !slices.Equal(names, sim.Variants()) {
 			t.Fatalf("%s: rows %v, want one per variant %v", loc, names, sim.Variants())
 		}
+		shot(t, ctx, "designs-"+string(loc))
 		if eval[bool](t, ctx, `!!document.querySelector('header.site .langs')`) != true {
 			t.Errorf("%s: no site header with the languages", loc)
 		}
