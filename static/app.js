@@ -192,6 +192,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       else if ("score" in e) showScore();
       else if ("retryParam" in e) address(withMode(location.href, "retry", false), false);
     }
+    predict.showVeil(doc, predict.veil(st.predict, v.step, v.total)); // no answer before the learner's
     fit(); // the predict bar took or gave back height
   };
 
@@ -338,11 +339,11 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     player.updateControls(doc, v, location.href);
     v.frame = m.frame;
     showEnd();
+    if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome))); // before announce: it veils answers
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
     saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
-    if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome)));
     if (st.play) runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;

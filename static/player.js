@@ -291,7 +291,7 @@ export function showPlaying(doc, root, playing) {
 export function announce(doc) {
   const live = doc.querySelector("#live");
   if (!live) return;
-  live.textContent = [...doc.querySelectorAll('[data-panel="narration"] [data-live]')]
+  live.textContent = [...doc.querySelectorAll('[data-panel="narration"] [data-live]:not([hidden])')]
     .map((e) => e.textContent.trim())
     .filter(Boolean)
     .join(" — ");

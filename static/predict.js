@@ -240,6 +240,24 @@ export function onFrame(ps, m, loaded) {
   return fx.concat({ score: true });
 }
 
+// ---------- the answer, veiled until the learner has given theirs ----------
+
+// EXPLANATION selects the narration's parts that answer a step's "why"
+// question: its say, misconception callout, lesson note and takeaway.
+export const EXPLANATION = ".narr .say, .narr .misconception, .narr .lesson-note, .narr .takeaway";
+
+// veil says what predict mode hides at step of total, so that the page
+// does not give an answer away before the learner has given theirs (issue
+// 39): the narration's explanation of step n while n's "why" question waits
+// for its answer, and the lesson's summary, which often tells the
+// lesson's outcome, until the last step. Off, it hides nothing.
+export function veil(ps, step, total) {
+  return {
+    explanation: ps.on && ps.whyAsking > 0 && ps.whyAsking === step,
+    summary: ps.on && step < total,
+  };
+}
+
 // retryLine is the bar's "n of total" line while misses are retried, for a
 // bar in state (ask, right, wrong, note), or null.
 export function retryLine(ps, state, template) {
@@ -395,6 +413,13 @@ export function markChosen(doc, outcome) {
     b.disabled = true;
     b.classList.toggle("chosen", b.dataset.choice === outcome);
   }
+}
+
+// showVeil hides or shows what veil v ({explanation, summary}) names.
+export function showVeil(doc, v) {
+  for (const e of doc.querySelectorAll(EXPLANATION)) e.hidden = v.explanation;
+  const s = doc.querySelector(".lesson-head .summary");
+  if (s) s.hidden = v.summary;
 }
 
 // showModeButtons shows predict mode on or off: the toggle pressed, and

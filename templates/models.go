@@ -27,6 +27,7 @@ type UI struct {
 	ProgressStep       string // JS template: {step}, {total}
 	StepsLabel         string
 	VariantLabel       string
+	DesignsLink        string // the link to the lock designs page (catalog/designs.*.toml)
 	SourceLabel        string
 	FencingLabel       string
 	BackendLabel       string

@@ -29,7 +29,12 @@ var seedTitles = map[string]string{
 // the next seed as written ("(follow-up question 1)", or ", " between two
 // seeds); text that cites no seed (a URL, "Redisson RLock") is a part of its
 // own. nil for an empty source.
-func SourceParts(t Texts, src string) []templates.SourcePart {
+func SourceParts(t Texts, src string) []templates.SourcePart { return SourcePartsBy(t.T, src) }
+
+// SourcePartsBy is SourceParts with the seeds' titles from tr (a
+// catalogue's T in one language), for pages without a Texts (package
+// designs).
+func SourcePartsBy(tr func(id string, kv ...any) string, src string) []templates.SourcePart {
 	var out []templates.SourcePart
 	for src != "" {
 		i, name := nextSeed(src)
@@ -47,7 +52,7 @@ func SourceParts(t Texts, src string) []templates.SourcePart {
 		if j < 0 {
 			j = len(src)
 		}
-		out = append(out, templates.SourcePart{Title: t.T(seedTitles[name]), Seed: name, Rest: src[:j]})
+		out = append(out, templates.SourcePart{Title: tr(seedTitles[name]), Seed: name, Rest: src[:j]})
 		src = src[j:]
 	}
 	return out

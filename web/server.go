@@ -22,6 +22,7 @@ import (
 	"lockstep/classbus"
 	"lockstep/classroom"
 	"lockstep/classserve"
+	"lockstep/designs"
 	"lockstep/docs"
 	"lockstep/explorepage"
 	"lockstep/ownlock"
@@ -360,6 +361,7 @@ func New(cfg Config) (*Server, error) {
 		"POST /explore/lock":       s.locks.ServeLockCheck,
 		"GET /explore/lock/open":   s.locks.ServeLockOpen,
 		"GET /search":              s.searches.ServeSearch,
+		"GET /designs":             designs.New(pageHost{s}).Serve,
 		"GET /class/{code}":        s.serveClass,
 		"GET /join":                s.serveJoin,
 		"GET /ws":                  s.serveWS,

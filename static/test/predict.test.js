@@ -242,3 +242,48 @@ test("a step without a why question asks none", () => {
   assert.ok(!fx.some((e) => "why" in e));
   assert.deepEqual(predict.chooseWhy(ps, 0), []);
 });
+
+test("the explanation stays hidden until the why question is answered; the summary until the last step", () => {
+  const withWhy = steps.slice();
+  withWhy[1] = { ...steps[1], why: { en: "Why?" }, because: [{ en: "a" }, { en: "b" }], right: 1 };
+  const ps = predict.newPredict(withWhy);
+  assert.deepEqual(predict.veil(ps, 1, 5), { explanation: false, summary: false }, "off hides nothing");
+  predict.setMode(ps, true);
+  assert.deepEqual(predict.veil(ps, 0, 5), { explanation: false, summary: true });
+  predict.stepForward(ps, 1, 5);
+  predict.choose(ps, "acquired", 1);
+  predict.onFrame(ps, frame(2, "acquired"), false);
+  assert.deepEqual(predict.veil(ps, 2, 5), { explanation: true, summary: true }, "asked why: the answer is hidden");
+  predict.chooseWhy(ps, 0);
+  assert.deepEqual(predict.veil(ps, 2, 5), { explanation: false, summary: true }, "answered: shown, right or wrong");
+  predict.onFrame(ps, frame(3, "ok"), false);
+  assert.equal(predict.veil(ps, 3, 5).explanation, false);
+  assert.equal(predict.veil(ps, 5, 5).summary, false, "the last step shows the summary");
+});
+
+test("an unanswered why question is dropped with its veil: a step on, predict mode off", () => {
+  const withWhy = steps.slice();
+  withWhy[1] = { ...steps[1], why: { en: "Why?" }, because: [{ en: "a" }, { en: "b" }], right: 1 };
+  const ps = predict.newPredict(withWhy);
+  predict.setMode(ps, true);
+  predict.stepForward(ps, 1, 5);
+  predict.choose(ps, "acquired", 1);
+  predict.onFrame(ps, frame(2, "acquired"), false);
+  predict.onFrame(ps, frame(3, "ok"), false);
+  assert.equal(predict.veil(ps, 3, 5).explanation, false, "a step on");
+  predict.stepForward(ps, 3, 5);
+  predict.choose(ps, "released", 3);
+  predict.onFrame(ps, frame(4, "released"), false);
+  predict.setMode(ps, false);
+  assert.deepEqual(predict.veil(ps, 4, 5), { explanation: false, summary: false }, "off");
+  // A step without a why question is shown as soon as its outcome is answered.
+  assert.equal(ps.whyAsking, 0);
+});
+
+test("a step without a why question shows its explanation with the verdict", () => {
+  const ps = on();
+  predict.stepForward(ps, 1, 5);
+  predict.choose(ps, "acquired", 1);
+  predict.onFrame(ps, frame(2, "acquired"), false);
+  assert.equal(predict.veil(ps, 2, 5).explanation, false);
+});
