@@ -108,10 +108,20 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	site.Assets.Page = static.URL("/static/", "live.css")
 	textsJSON, _ := json.Marshal(texts)
 	p := templates.LivePage{
-		Site: site, T: t, Title: t("title"), Intro: t("intro", "Listen", snap.Listen, "Upstream", snap.Upstream),
+		Site: site, T: t, Title: t("title"), Intro: t("intro", "Listen", snap.Listen, "Upstream", upstreamName(t, snap.Upstream)),
 		WS: "/live/ws?lang=" + string(loc), Texts: string(textsJSON), Fixed: len(snap.LockGlobs) > 0, Globs: snap.LockGlobs,
 		Diagram: idleDiagram(tx, t("diagram-none")), Edges: diagramEdges(),
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_ = templates.Live(p).Render(context.WithoutCancel(r.Context()), w)
+}
+
+// upstreamName is how the page names the proxy's upstream: the embedded
+// Redis in the page's language (proxy.Proxy.Upstream says "embedded"), or
+// a real Redis's address as it is.
+func upstreamName(t func(id string, kv ...any) string, upstream string) string {
+	if upstream == "embedded" {
+		return t("upstream-embedded")
+	}
+	return upstream
 }

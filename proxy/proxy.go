@@ -106,7 +106,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 // Addr is the address the proxy listens on (host:port).
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Upstream names the upstream: "embedded Redis (miniredis)" or its address.
+// Upstream names the upstream: "embedded" (the embedded Redis) or its address.
 func (p *Proxy) Upstream() string {
 	if p.mini != nil {
 		return "embedded"

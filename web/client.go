@@ -275,7 +275,7 @@ func (c *client) writePump() {
 }
 
 // follow shows the follower the newest state of its class's feed
-// (classFollower.next), after what the session queued before: that may be
+// (classserve.Follower's next), after what the session queued before: that may be
 // what the page must have first (class-joined, the frame with chrome a
 // shared frame without it builds on). It reports whether the writer goes
 // on.

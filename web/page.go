@@ -27,7 +27,7 @@ func (s *Server) header(t *translator, tl explore.Timeline, code string, step in
 	// Any player may start a class (package classserve).
 	h.CT, h.ClassStart = t.cl, true
 	// The way out of a lesson: the site's navigation (issue 38, item 13).
-	h.Nav, h.NavLabel = siteNav(t, ""), t.Interview().NavLabel
+	h.Nav, h.NavLabel = s.navLinks(t, ""), t.Interview().NavLabel
 	return h
 }
 
@@ -123,14 +123,20 @@ func (s *Server) badge(t *translator) templates.BackendBadge {
 // current page and langURL giving the page's address in each language.
 func (s *Server) site(loc sim.Locale, nav string, langURL func(sim.Locale) string) templates.Site {
 	t := s.tr(loc)
-	links := siteNav(t, nav)
-	if s.cfg.Live != nil { // -proxy: the live page
-		links = append(links, templates.NavLink{Label: t.cat.T(loc, "live.ui.nav"), URL: "/live?lang=" + string(loc)})
-	}
 	return templates.Site{
 		UI: t.UI(), I: t.Interview(), Lang: string(loc), Assets: assets(), Backend: s.badge(t),
-		Langs: langOptions(t, langURL), Nav: links,
+		Langs: langOptions(t, langURL), Nav: s.navLinks(t, nav),
 	}
+}
+
+// navLinks is the site's navigation in t's language with nav current: the
+// course's pages, and the live page when the server has one (-proxy).
+func (s *Server) navLinks(t *translator, nav string) []templates.NavLink {
+	links := siteNav(t, nav)
+	if s.cfg.Live != nil {
+		links = append(links, templates.NavLink{Label: t.cat.T(t.locale, "live.ui.nav"), URL: "/live?lang=" + string(t.locale)})
+	}
+	return links
 }
 
 // langOptions is the language picker: every locale of t's catalogue, each
