@@ -515,6 +515,9 @@ func (s *Store) Close(ctx context.Context) error {
 	var err error
 	s.pmu.Lock()
 	defer s.pmu.Unlock()
+	if s.closed {
+		return nil // closed before: its place among MaxPairs is free already
+	}
 	s.closed = true
 	if s.prefix != "" {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)

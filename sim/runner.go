@@ -196,7 +196,11 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 	}
 	r.info = r.v.info()
 	if dv, ok := r.v.(*defVariant); ok {
-		dv.keyOf = r.keyNamed
+		// A copy: a variant is shared by every run of it (the built-in
+		// ones by the whole process), and keyOf reads this run's keys.
+		run := *dv
+		run.keyOf = r.keyNamed
+		r.v = &run
 	}
 	r.rng = rand.New(r.src)
 	var total time.Duration
