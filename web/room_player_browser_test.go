@@ -146,8 +146,10 @@ func TestBrowserDeskLayout(t *testing.T) {
 		if err := json.Unmarshal(eval[[]byte](t, ctx, measureDesk), &f); err != nil {
 			t.Fatal(err)
 		}
-		if f.HeaderH > 120 {
-			t.Errorf("%s: the header is %.0f px tall, want at most 120", where, f.HeaderH)
+		// 160: the compact header (crumbs and title in one line) with the
+		// site's navigation under it (issue 38 item 13: a way around).
+		if f.HeaderH > 160 {
+			t.Errorf("%s: the header is %.0f px tall, want at most 160", where, f.HeaderH)
 		}
 		if f.LanesTop > 0.72*f.ViewH || f.LanesTop+90 > f.ViewH {
 			t.Errorf("%s: the lanes start at y=%.0f of a %.0f px screen, want on the first screen with a lane's height shown", where, f.LanesTop, f.ViewH)
