@@ -153,8 +153,11 @@ func (e *CustomScriptError) Message() sim.Msg {
 }
 
 // maxTries bounds how often Exec sends a step's transaction again (after
-// NOSCRIPT, or after it straddled a millisecond on a real Redis).
-const maxTries = 200
+// NOSCRIPT, after it straddled a millisecond on a real Redis, or to read
+// keys its scripts built). 1,000: on a loaded machine a visitor's step in
+// the Lua sandbox (its key guard makes each script longer) straddled a
+// millisecond 200 times in a row; a try that fits costs one round trip.
+const maxTries = 1000
 
 // ErrClockStraddle is wrapped by Exec's error when no attempt at a step ran
 // within one millisecond of server time (see Exec).

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"lockstep/lessons"
@@ -45,6 +46,9 @@ func TestEmbeddedStoreCachesEveryScriptItRan(t *testing.T) {
 				cached[sc.Name] = true
 			}
 			for _, c := range f.Calls {
+				if strings.Contains(c.Reply.Str, sim.CrossSlotReply) {
+					continue // refused before it ran (sim/cluster.go): never sent
+				}
 				if !cached[c.Script] {
 					t.Errorf("%s step %d: %s (reply %s) is not known to be cached after it ran", l.ID, i+1, c.Script, c.Reply)
 				}
