@@ -79,6 +79,9 @@ func TestBrowserDesigns(t *testing.T) {
 	if err != nil || u.Path != "/designs" || u.Query().Get("lang") != "zh-TW" || u.Fragment != "design-"+l.Variant {
 		t.Fatalf("the variant tag links to %q, want /designs?lang=zh-TW#design-%s", href, l.Variant)
 	}
+	// The tag sits in the lesson's About panel (issue 38): a learner opens
+	// it first.
+	click(t, ctx, `[data-about-toggle]`)
 	click(t, ctx, `[data-testid="variant-tag"]`)
 	waitNewDocument(t, ctx, `location.pathname === '/designs' && !!document.querySelector('#designs tbody tr')`, "the designs page from the tag")
 	if got := eval[string](t, ctx, `document.querySelector('tr:target')?.dataset.design || ''`); got != l.Variant {
