@@ -10,7 +10,9 @@
 // reentry counts, the reply maps, the renewal period, whether the acquire
 // script issues fencing tokens. The cells that need prose (a partial
 // release, renewal, a note on replies) are catalogue messages keyed by the
-// variant's name (catalog/designs.*.toml). Package web routes the request
+// variant's name (catalog/designs.*.toml), and so is the source under the
+// name, in the page's language (VariantNote<Name>, catalog/ui.*.toml; the
+// variant file's own source is English). Package web routes the request
 // here and is the Host.
 package designs
 
@@ -112,7 +114,7 @@ func Rows(cat *catalog.Catalog, loc sim.Locale) ([]templates.DesignRow, error) {
 
 // row is variant d's row.
 func row(t texts, d *sim.VariantDef) (templates.DesignRow, error) {
-	r := templates.DesignRow{Name: d.Name, Anchor: templates.DesignAnchor(d.Name), Source: view.SourcePartsBy(t.T, d.Source)}
+	r := templates.DesignRow{Name: d.Name, Anchor: templates.DesignAnchor(d.Name)}
 	var errs []error
 	get := func(id string, kv ...any) string {
 		s, err := t.need(id, kv...)
@@ -121,6 +123,11 @@ func row(t texts, d *sim.VariantDef) (templates.DesignRow, error) {
 		}
 		return s
 	}
+	// The variant file's source is English ("(follow-up question 1; a known
+	// mistake)", "Redisson RLock (lock watchdog)"): the page gives the same
+	// source in its own language, VariantNote<Name> of the catalogue (as
+	// the sandbox form's variant list does), the seeds by their titles.
+	r.Source = view.SourcePartsBy(t.T, get("VariantNote"+view.Camel(d.Name)))
 	if strings.Contains(d.Owner, "{") {
 		r.Owner = get("DesignOwnerTemplate", "Template", d.Owner)
 	} else {

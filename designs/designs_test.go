@@ -100,3 +100,36 @@ func TestRowsNeedTheirProse(t *testing.T) {
 		t.Fatal("a variant without DesignPartial/DesignRenewal messages gave a row")
 	}
 }
+
+// TestSourceInPageLanguage: a design's source note (the words beside the
+// seed's title: "follow-up question 1", "lock watchdog") is in the page's
+// language, not the variant file's English (issue 39).
+func TestSourceInPageLanguage(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := func(loc sim.Locale) []string {
+		rows, err := Rows(cat, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", loc, err)
+		}
+		out := make([]string, len(rows))
+		for i, r := range rows {
+			for _, p := range r.Source {
+				out[i] += p.Rest
+			}
+			out[i] = strings.TrimSpace(out[i])
+		}
+		return out
+	}
+	en := notes("en")
+	for _, loc := range []sim.Locale{"zh-CN", "zh-TW"} {
+		for i, n := range notes(loc) {
+			if en[i] != "" && n == en[i] {
+				t.Errorf("%s: %s: source note %q is the English one", loc, sim.Variants()[i], n)
+			}
+		}
+	}
+}
