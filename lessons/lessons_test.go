@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"lockstep/backend"
@@ -74,6 +75,20 @@ func TestLessonsGolden(t *testing.T) {
 				t.Error("real Redis frames differ from embedded in JSON")
 			}
 		})
+	}
+}
+
+// TestSummariesPoseTheQuestion: the course page shows every lesson's
+// summary, so a summary that told the outcome would answer the learner's
+// predictions before the first step (issue 39). Each course lesson's
+// summary, in every language, sets the scene and asks what happens.
+func TestSummariesPoseTheQuestion(t *testing.T) {
+	for _, l := range lessontest.Course(t) {
+		for _, loc := range sim.Locales {
+			if s := l.Summary[loc]; !strings.ContainsAny(s, "?？") {
+				t.Errorf("%s: the %s summary asks no question (pose the lesson's question, do not give its outcome): %s", l.File, loc, s)
+			}
+		}
 	}
 }
 
