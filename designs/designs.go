@@ -157,7 +157,7 @@ func row(t texts, d *sim.VariantDef) (templates.DesignRow, error) {
 	r.Partial = get("DesignPartial." + d.Name)
 	r.Renewal = get("DesignRenewal." + d.Name)
 	if d.Renew != nil {
-		r.Renewal = get("DesignsRenewEvery", "Every", period(t, d.RenewEvery)) + " " + r.Renewal
+		r.Renewal = sentences(get("DesignsRenewEvery", "Every", period(t, d.RenewEvery)), r.Renewal)
 	}
 	if d.Info().IssuesFences {
 		r.Fencing = get("DesignsFenceScript")
@@ -186,6 +186,15 @@ func replies(t texts, get func(string, ...any) string, role string, s *sim.Scrip
 		out.Lines = append(out.Lines, rule.Match.String()+" → "+outcome)
 	}
 	return out
+}
+
+// sentences joins two sentences as the language writes them: a space after
+// a Latin full stop, none after a Chinese one (。).
+func sentences(a, b string) string {
+	if strings.HasSuffix(a, "。") {
+		return a + b
+	}
+	return a + " " + b
 }
 
 // period is a renewal period as the page says it: lease/N, or a duration.

@@ -133,3 +133,24 @@ func TestSourceInPageLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestChineseCellsJoinWithoutSpace: a cell made of two messages joins them
+// as Chinese is written, with no space after 。.
+func TestChineseCellsJoinWithoutSpace(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range []sim.Locale{"zh-CN", "zh-TW"} {
+		rows, err := Rows(cat, loc)
+		if err != nil {
+			t.Fatalf("%s: %v", loc, err)
+		}
+		for _, r := range rows {
+			if strings.Contains(r.Renewal, "。 ") {
+				t.Errorf("%s: %s: renewal %q has a space after 。", loc, r.Name, r.Renewal)
+			}
+		}
+	}
+}
