@@ -185,7 +185,11 @@ export function startLockBuilder(doc) {
       if (area) area.value = variantYAML(state);
       if (nameField && !nameField.value) nameField.value = "my-lock.variant.yaml";
       const slots = [...card.querySelectorAll('input[name^="script_name_"]')];
-      const names = roles.filter((r) => !optional.has(r) || state.scripts[r].on).map(scriptFile);
+      // In the order of the slots' placeholders (acquire, release, renew,
+      // finish-release), not of the file's sections.
+      const names = ["acquire", "release", "renew", "finish_release"]
+        .filter((r) => !optional.has(r) || state.scripts[r].on)
+        .map(scriptFile);
       scriptSlots(
         slots.map((f) => f.value.trim()),
         names,
