@@ -2,14 +2,17 @@ package explorepage
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"path"
 	"strings"
 	"unicode/utf8"
 
 	"lockstep/explore"
+	"lockstep/ownlock"
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/webnet"
@@ -18,13 +21,18 @@ import (
 // MaxImportBytes bounds an imported lesson file (upload or paste).
 const MaxImportBytes = 256 << 10
 
-// MaxImportBody bounds an import request's body: the file and the form
-// around it. A longer body gets 413, whatever its encoding.
-const MaxImportBody = MaxImportBytes + 64<<10
+// MaxImportBody bounds an import request's body: the file, the variant
+// file and scripts it may name (ownlock.MaxFilesBytes) and the form
+// around them. A longer body gets 413, whatever its encoding.
+const MaxImportBody = MaxImportBytes + ownlock.MaxFilesBytes + 64<<10
 
 // ServeImport loads a lesson file sent by upload (field file) or paste
 // (field yaml) and redirects to its player; a file the loader rejects comes
-// back with its errors at their lines and the text kept.
+// back with its errors at their lines and the text kept. A lesson that
+// names a variant file (variant: ./my-lock.variant.yaml) runs on the
+// variant file and scripts sent beside it, in the lock form's fields
+// (ownlock.ReadFiles); each problem of theirs is at its own file's line,
+// and a file not sent is named at the line that names it.
 func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
 	loc := s.host.Negotiate(r)
 	page := s.explorePage(loc, nil)
@@ -34,8 +42,12 @@ func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
 		if errors.As(err, &les) {
 			bad := map[int]bool{}
 			for _, e := range les {
-				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.host.Catalog().Message(loc, e), Where: fmt.Sprintf("%s:%d:%d", name, e.Pos.Line, e.Pos.Col)})
-				bad[e.Pos.Line] = true
+				file := cmp.Or(e.File, name)
+				page.ImportErrors = append(page.ImportErrors, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.host.Catalog().Message(loc, e),
+					Where: fmt.Sprintf("%s:%d:%d", file, e.Pos.Line, e.Pos.Col), Elsewhere: file != name})
+				if file == name {
+					bad[e.Pos.Line] = true
+				}
 			}
 			for i, line := range strings.Split(string(src), "\n") {
 				page.ImportLines = append(page.ImportLines, templates.ImportLine{Number: i + 1, Text: line, Error: bad[i+1]})
@@ -88,7 +100,15 @@ func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, src, name, codedErr(sim.M("web.import.empty"), "explorepage: import: choose a lesson file or paste one"))
 		return
 	}
-	l, err := s.host.LessonRules().Load(name, src)
+	lock, err := ownlock.ReadFiles(s.host.Texts(loc), r)
+	page.ImportLock = lock
+	if err != nil {
+		fail(http.StatusUnprocessableEntity, src, name, err)
+		return
+	}
+	opts := s.host.LessonRules()
+	opts.Variant = sentVariant(lock)
+	l, err := opts.Load(name, src)
 	if err != nil {
 		fail(http.StatusUnprocessableEntity, src, name, err)
 		return
@@ -99,4 +119,26 @@ func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, s.host.ExploreURL(code, 0, loc), http.StatusSeeOther)
+}
+
+// sentVariant resolves the variant file a lesson names (as it wrote it) to
+// the variant file sent beside the lesson, with its scripts (lock): it is
+// loaded and checked under the name the lesson gave it, its scripts read
+// from the ones sent (sim.SentScripts). No variant file sent is an error
+// in the reader's language, variant.not-sent, which the loader reports at
+// the lesson's variant line.
+func sentVariant(lock templates.LockForm) func(written string) (*sim.VariantDef, error) {
+	return func(written string) (*sim.VariantDef, error) {
+		if strings.TrimSpace(lock.Variant) == "" {
+			return nil, codedErr(sim.M("variant.not-sent", "Variant", written), "explorepage: import: the lesson names the variant file %s, which was not sent", written)
+		}
+		file := path.Clean(written)
+		scripts := map[string]string{}
+		for _, sc := range lock.Scripts {
+			if sc.Name != "" {
+				scripts[sc.Name] = sc.Text
+			}
+		}
+		return sim.LoadVariant(file, []byte(lock.Variant), sim.SentScripts(file, scripts))
+	}
 }

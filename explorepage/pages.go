@@ -44,6 +44,7 @@ func (s *Pages) explorePage(loc sim.Locale, badLink error) templates.ExplorePage
 	}
 	p.Variants = variantOptions(t, "token-count")
 	p.Lock = ownlock.EmptyForm()
+	p.ImportLock = ownlock.EmptyForm()
 	if badLink != nil {
 		p.BadLink = t.Err(badLink)
 	}

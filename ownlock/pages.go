@@ -1,6 +1,7 @@
 package ownlock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,8 +44,11 @@ const (
 	maxLockVariantBytes = 32 << 10
 	maxLockScriptBytes  = 64 << 10
 	maxLockScripts      = 4
+	// MaxFilesBytes bounds a lock's files together: the variant file and
+	// every script (ReadFiles).
+	MaxFilesBytes = maxLockVariantBytes + maxLockScripts*maxLockScriptBytes
 	// maxLockBody bounds a check request's body, whatever its encoding.
-	maxLockBody = maxLockVariantBytes + maxLockScripts*maxLockScriptBytes + 64<<10
+	maxLockBody = MaxFilesBytes + 64<<10
 	// DefaultLockTableTimeout bounds the whole course table of one lock
 	// (Config.TableTimeout): every lesson's run (each within
 	// runTimeout, its scripts within the turn bound, sim.MaxScriptTurns).
@@ -84,19 +88,45 @@ func filesOf(d *sim.VariantDef) lockFiles {
 	return f
 }
 
-// readLockForm reads a check request's files: the variant file (field
-// variant, or an upload in variant_file) and the scripts (script_N with
-// script_name_N, or uploads in scripts, each under its file name). The
-// error says, in t's language, which file is over its bound or not UTF-8.
+// readLockForm reads a check request's files (readFiles); a request
+// without a variant file is an error in t's language, and a variant file
+// sent without a name is my-lock.variant.yaml.
 func readLockForm(t Texts, r *http.Request) (lockFiles, error) {
+	f, err := readFiles(t, r)
+	if err != nil {
+		return f, err
+	}
+	if f.variantName == "" {
+		f.variantName = "my-lock" + sim.VariantFileSuffix
+	}
+	if strings.TrimSpace(f.variant) == "" {
+		return f, errors.New(t.T("LockNoVariant"))
+	}
+	return f, nil
+}
+
+// ReadFiles reads the variant file and scripts of a form that has the
+// lock form's fields (a lesson's import has them too): the variant file
+// (field variant, or an upload in variant_file) and the scripts
+// (script_N with script_name_N, or uploads in scripts, each under its
+// file name), each within its bound (32 KiB the variant file, 64 KiB a
+// script, four scripts; MaxFilesBytes in all). The form comes back with
+// an empty slot for each script not sent; the variant file may be empty.
+// The error says, in t's language, which file is over its bound or not
+// UTF-8. r's form must have been read within MaxFilesBytes more than the
+// rest of its body.
+func ReadFiles(t Texts, r *http.Request) (templates.LockForm, error) {
+	f, err := readFiles(t, r)
+	return f.form(), err
+}
+
+// readFiles is ReadFiles as lockFiles.
+func readFiles(t Texts, r *http.Request) (lockFiles, error) {
 	// A browser sends a textarea's lines ended by CRLF (HTML's form
 	// encoding): as LF, so that the checks' line numbers and the listing's
 	// lines are the file's (with CRLF, YAML counted each comment line twice).
 	lf := strings.NewReplacer("\r\n", "\n").Replace
 	f := lockFiles{variantName: strings.TrimSpace(r.FormValue("variant_name")), variant: lf(r.FormValue("variant"))}
-	if f.variantName == "" {
-		f.variantName = "my-lock" + sim.VariantFileSuffix
-	}
 	if r.MultipartForm != nil {
 		if hs := r.MultipartForm.File["variant_file"]; len(hs) > 0 && hs[0].Size > 0 {
 			b, err := readUpload(hs[0], maxLockVariantBytes)
@@ -128,21 +158,19 @@ func readLockForm(t Texts, r *http.Request) (lockFiles, error) {
 	if len(f.scripts) > maxLockScripts {
 		return f, errors.New(t.T("LockTooManyScripts", "N", len(f.scripts), "Max", maxLockScripts))
 	}
+	variantName := cmp.Or(f.variantName, "my-lock"+sim.VariantFileSuffix)
 	if len(f.variant) > maxLockVariantBytes {
-		return f, errors.New(t.T("LockFileTooLarge", "Name", f.variantName, "Limit", maxLockVariantBytes>>10))
+		return f, errors.New(t.T("LockFileTooLarge", "Name", variantName, "Limit", maxLockVariantBytes>>10))
 	}
 	for _, sc := range f.scripts {
 		if len(sc.Text) > maxLockScriptBytes {
 			return f, errors.New(t.T("LockFileTooLarge", "Name", sc.Name, "Limit", maxLockScriptBytes>>10))
 		}
 	}
-	for _, file := range append([]templates.LockScript{{Name: f.variantName, Text: f.variant}}, f.scripts...) {
+	for _, file := range append([]templates.LockScript{{Name: variantName, Text: f.variant}}, f.scripts...) {
 		if !utf8.ValidString(file.Text) {
 			return f, errors.New(t.T("LockNotUTF8", "Name", file.Name))
 		}
-	}
-	if strings.TrimSpace(f.variant) == "" {
-		return f, errors.New(t.T("LockNoVariant"))
 	}
 	return f, nil
 }
@@ -164,20 +192,11 @@ func readUpload(h *multipart.FileHeader, limit int) ([]byte, error) {
 // what was sent (by their names, relative to the variant file), nothing
 // from the disk.
 func (f lockFiles) load() (*sim.VariantDef, error) {
-	byName := map[string]string{}
+	byName := make(map[string]string, len(f.scripts))
 	for _, sc := range f.scripts {
-		byName[path.Clean(sc.Name)] = sc.Text
+		byName[sc.Name] = sc.Text
 	}
-	return sim.LoadVariant(f.variantName, []byte(f.variant), func(p string) ([]byte, error) {
-		rel := path.Clean(strings.TrimPrefix(p, path.Dir(f.variantName)+"/"))
-		if text, ok := byName[rel]; ok {
-			return []byte(text), nil
-		}
-		if text, ok := byName[path.Base(p)]; ok {
-			return []byte(text), nil
-		}
-		return nil, errors.New("not among the scripts sent (paste it with this name)")
-	})
+	return sim.LoadVariant(f.variantName, []byte(f.variant), sim.SentScripts(f.variantName, byName))
 }
 
 // lockErrors are a failed check's problems, each file shown with its lines

@@ -180,7 +180,12 @@ func (o Options) variantFile(l *Lesson, p Pos) LoadErrors {
 		if errors.As(err, &es) {
 			return es
 		}
-		return LoadErrors{{Pos: p, Path: "variant", Msg: err.Error(), Problem: M("variant.unreadable", "File", l.Variant, "Reason", err.Error())}}
+		m := M("variant.unreadable", "File", l.Variant, "Reason", err.Error())
+		var coded Coded
+		if errors.As(err, &coded) && coded.Message().ID != "" {
+			m = coded.Message() // the resolver says why in the reader's language (a web import)
+		}
+		return LoadErrors{{Pos: p, Path: "variant", Msg: err.Error(), Problem: m}}
 	}
 	l.VariantDef = def
 	return nil

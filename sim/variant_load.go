@@ -330,7 +330,12 @@ func (vd *variantDecoder) scriptFile(rel, name string, p Pos, fieldPath string) 
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		vd.errorf(p, fieldPath, M("variant.script-unreadable", "Path", rel, "Reason", err.Error()), "%s: cannot read %s: %v", fieldPath, rel, err)
+		m := M("variant.script-unreadable", "Path", rel, "Reason", err.Error())
+		var coded Coded
+		if errors.As(err, &coded) && coded.Message().ID != "" {
+			m = coded.Message() // the reader says why in the reader's language (SentScripts)
+		}
+		vd.errorf(p, fieldPath, m, "%s: cannot read %s: %v", fieldPath, rel, err)
 		return nil
 	}
 	if len(src) > maxVariantBytes {

@@ -99,6 +99,21 @@ type Explore struct {
 	LockScriptArgv   string
 	LockReplies      string
 	LockWrite        string
+	// The builder's other sections (issue 33 item 8).
+	LockSource         string
+	LockCountKey       string
+	LockOtherKeys      string
+	LockSectionOn      string
+	LockRenewHelp      string
+	LockEvery          string
+	LockFinishHelp     string
+	LockArrayReply     string
+	LockBooleanReading string
+	// The import of a lesson that names a variant file (issue 33 item 8).
+	ImportVariantHeading string
+	ImportVariantHelp    string
+	ImportVariantText    string
+	ImportVariantFile    string
 }
 
 // ChoiceButton is one action of the fork menu. Spec is the JSON of the
@@ -162,6 +177,9 @@ type ExplorePage struct {
 	ImportText   string
 	ImportLines  []ImportLine
 	ImportErrors []ImportError
+	// ImportLock is the variant file and scripts sent beside the lesson
+	// (for a lesson that names a variant file), with a slot per script.
+	ImportLock LockForm
 	// BadLink is the message of a share link that could not be opened, and
 	// BadLinkReason its kind in the page's language.
 	BadLink       string
@@ -201,6 +219,10 @@ type ImportError struct {
 	Line, Col int
 	Msg       string
 	Where     string // "lesson.yaml:4:7"
+	// Elsewhere: the problem is in another file than the one listed (the
+	// variant file a lesson names, or one of its scripts), so no line of
+	// the listing is its.
+	Elsewhere bool
 }
 
 // ComparePage shows one timeline under two variants.
@@ -251,4 +273,24 @@ func compareDocTitle(p ComparePage) string {
 		}
 	}
 	return head + " · " + p.UI.AppName
+}
+
+// importVariantOpen reports whether the import form shows its variant
+// file part open: a variant file or a script was sent, or a problem is in
+// one of them.
+func importVariantOpen(p ExplorePage) bool {
+	if p.ImportLock.Variant != "" {
+		return true
+	}
+	for _, sc := range p.ImportLock.Scripts {
+		if sc.Name != "" || sc.Text != "" {
+			return true
+		}
+	}
+	for _, e := range p.ImportErrors {
+		if e.Elsewhere {
+			return true
+		}
+	}
+	return false
 }

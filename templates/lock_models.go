@@ -77,6 +77,27 @@ type LockRow struct {
 	PlayURL, CompareURL string
 }
 
+// lockBuilderSection is one script section of the variant file builder
+// (LockFormCard): its role as the file names it, whether it is written
+// only when the learner turns it on, and the fields' first values.
+type lockBuilderSection struct {
+	Role          string
+	Optional      bool
+	Argv, Replies string
+}
+
+// lockBuilderSections are the builder's script sections, in the order a
+// variant file lists them (docs/variant-format.md): renew and
+// finish_release (a two-step release's second round trip) are optional.
+func lockBuilderSections() []lockBuilderSection {
+	return []lockBuilderSection{
+		{Role: "acquire", Argv: "owner, lease_ms", Replies: "1: held, 0: BUSY"},
+		{Role: "renew", Optional: true, Argv: "owner, lease_ms", Replies: "1: RENEWED, 0: GONE"},
+		{Role: "release", Argv: "owner, lease_ms", Replies: "1: RELEASED, 0: STILL_HELD, nil: NOT_OWNER"},
+		{Role: "finish_release", Optional: true, Argv: "owner", Replies: "1: RELEASED, 0: NOT_OWNER"},
+	}
+}
+
 // docsVariantFormat is where the server serves the variant file format
 // (docs.VariantFormatURL; package templates does not import the server's
 // packages).

@@ -42,7 +42,7 @@ func textsOf(t *testing.T, body string, tags ...string) string {
 func TestImportOversizeEveryEncoding(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	big := strings.Repeat("#", 400<<10)
+	big := strings.Repeat("#", maxImportBody+(80<<10))
 	multi := func() (string, io.Reader) {
 		var buf bytes.Buffer
 		mw := multipart.NewWriter(&buf)
