@@ -577,6 +577,10 @@ type TLLane struct {
 	Kind  string // actor, redis
 	ID    string
 	Name  string
+	// Short is the lane's short name (the actor's id, or the Redis lane's
+	// name): a phone's narrow label column shows it instead of Name, Sub
+	// and Rows, so that its lanes keep the width of four steps' columns.
+	Short string
 	Sub   string
 	Rows  []TLRowLabel
 	Faint bool // an actor not forked yet
