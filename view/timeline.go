@@ -16,11 +16,11 @@ const (
 	// What of a lane's name and subtitle fits the label column (180 px
 	// after its margin): the name is 13 px bold, about 7.5 px a unit
 	// (textUnits), the subtitle 11 px, about 6.4 px.
-	tlNameUnits         = 24
-	tlSubUnits          = 28
+	tlNameUnits = 24
+	tlSubUnits  = 28
 	// What of a lane's short name (its actor's id) fits a phone's label
 	// column (app.css: 60 px at 15 px bold, "Redis").
-	tlShortUnits = 6
+	tlShortUnits        = 6
 	TimelineColumnWidth = 100 // CSS pixels of one step's column
 	tlHeaderH           = 42
 	tlChipTop           = 6
