@@ -121,10 +121,13 @@ templ-check:
 	$(TEMPL) generate -path templates
 	git diff --exit-code -- templates
 
-# screenshot rewrites docs/screenshot-*.png, taken by headless Chromium:
-# the player at the stale-owner step, presenter mode at 1280x800 and
-# 1024x768, a class's projector at Reveal, a student's phone during a
-# question and after Reveal, and the live page at 1280x800 and 390x844.
+# screenshot rewrites every docs/screenshot-*.png, taken by headless
+# Chromium, one test at a time (-parallel 1: the machine may be shared):
+# the player at the stale-owner step, on a desk (1280x800) and a phone
+# (390x844), its end card, presenter mode at 1280x800 and 1024x768, a
+# class's projector at Reveal, a student's phone during a question and
+# after Reveal, the course page, "Your lock" with an example and with a
+# check's problems, and the live page at 1280x800 and 390x844.
 screenshot: deps
-	$(GO) test ./web -run 'TestBrowserScreenshots|TestBrowserPresenterLanesReadable|TestBrowserRoomClass|TestBrowserDeskLayout|TestBrowserPhonePlayer|TestBrowserEndCard' -count=1 -update-screenshot
+	$(GO) test ./web -run 'TestBrowserScreenshots|TestBrowserPresenterLanesReadable|TestBrowserRoomClass|TestBrowserDeskLayout|TestBrowserPhonePlayer|TestBrowserEndCard|TestBrowserPageScreenshots' -count=1 -parallel 1 -update-screenshot
 	$(GO) test ./live -run 'TestBrowserLive' -count=1 -update-screenshot

@@ -233,13 +233,19 @@ export function patchTimeline(doc, v, p) {
 // columnScroll is where a timeline scrolled to left, showing width px,
 // must scroll so that the column at x of width w (in the drawing's units,
 // drawn at scale px per unit: presenter mode scales the drawing to the
-// height it has) is in view, centred: null when it is in view already.
+// height it has) is in view, in a window of whole columns around it: null
+// when it is in view already.
 export function columnScroll(x, w, scale, left, width) {
   const s = scale > 0 ? scale : 1;
   const from = x * s;
   const to = (x + w) * s;
   if (from >= left && to <= left + width) return null;
-  return Math.max(0, from - width / 2 + (w * s) / 2);
+  // A window of whole columns around it: as many as fit, the current one
+  // after half of the others (rounded up: the steps before it tell its
+  // story), so that no column of the window is cut (a phone's four).
+  const col = w * s;
+  const fit = Math.max(1, Math.floor(width / col));
+  return Math.max(0, from - Math.ceil((fit - 1) / 2) * col);
 }
 
 // scrollTimeline brings the current step's column into view.

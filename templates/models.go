@@ -573,10 +573,14 @@ type TLColumn struct {
 
 // TLLane is one lane: an actor or Redis.
 type TLLane struct {
-	Y, H  int
-	Kind  string // actor, redis
-	ID    string
-	Name  string
+	Y, H int
+	Kind string // actor, redis
+	ID   string
+	Name string
+	// Short is the lane's short name (the actor's id, or the Redis lane's
+	// name): a phone's narrow label column shows it instead of Name, Sub
+	// and Rows, so that its lanes keep the width of four steps' columns.
+	Short string
 	Sub   string
 	Rows  []TLRowLabel
 	Faint bool // an actor not forked yet

@@ -16,8 +16,11 @@ const (
 	// What of a lane's name and subtitle fits the label column (180 px
 	// after its margin): the name is 13 px bold, about 7.5 px a unit
 	// (textUnits), the subtitle 11 px, about 6.4 px.
-	tlNameUnits         = 24
-	tlSubUnits          = 28
+	tlNameUnits = 24
+	tlSubUnits  = 28
+	// What of a lane's short name (its actor's id) fits a phone's label
+	// column (app.css: 60 px at 15 px bold, "Redis").
+	tlShortUnits        = 6
 	TimelineColumnWidth = 100 // CSS pixels of one step's column
 	tlHeaderH           = 42
 	tlChipTop           = 6
@@ -261,7 +264,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 	var lanes []templates.TLLane
 	for _, a := range lay.actors {
 		y := lay.laneY[a.id]
-		lane := templates.TLLane{Y: y, H: lay.laneH(a.id), Kind: "actor", ID: a.id, Name: a.id}
+		lane := templates.TLLane{Y: y, H: lay.laneH(a.id), Kind: "actor", ID: a.id, Name: a.id, Short: Clip(a.id, tlShortUnits)}
 		if n := strings.TrimSpace(lay.actorNm[a.id].In(t.Locale())); n != "" && n != a.id {
 			lane.Name = Clip(a.id+" · "+n, tlNameUnits)
 		}
@@ -287,7 +290,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 		}
 		lanes = append(lanes, lane)
 	}
-	redis := templates.TLLane{Y: lay.redisY, H: lay.redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Sub: t.T("BackendEmbedded")}
+	redis := templates.TLLane{Y: lay.redisY, H: lay.redisH, Kind: "redis", ID: "redis", Name: ui.RedisLane, Short: Clip(ui.RedisLane, tlShortUnits), Sub: t.T("BackendEmbedded")}
 	switch {
 	case v.lesson.Nodes > 0:
 		// A lesson with nodes runs on nodes of its own.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -82,5 +83,21 @@ func TestBrowserClass(t *testing.T) {
 			want = "right"
 		}
 		waitJS(t, s.tab, fmt.Sprintf(`%s && document.querySelector('[data-class-verdict]').dataset.verdict === '%s'`, fmt.Sprintf(stepReady, 4), want), s.name+": step 4, verdict "+want)
+		// Issue 38, item 12: the verdict in the student's language, as its
+		// catalogue phrases it, echoing the answer and the outcome (it
+		// was "Not this time: it came to …", two colons in zh-CN).
+		loc := sim.English
+		if s.name == "zh-CN" {
+			loc = sim.SimplifiedChinese
+		}
+		phrase := tr(loc).cl.ClassWrong
+		if want == "right" {
+			phrase = tr(loc).cl.ClassRight
+		}
+		lead, _, _ := strings.Cut(phrase, "{")
+		verdict := eval[string](t, s.tab, `document.querySelector('[data-class-verdict]').textContent`)
+		if !strings.HasPrefix(verdict, lead) || !strings.Contains(verdict, choices[i]) || !strings.Contains(verdict, correct) {
+			t.Errorf("%s: the verdict %q, want it to start %q and name the answer %s and the outcome %s", s.name, verdict, lead, choices[i], correct)
+		}
 	}
 }

@@ -45,7 +45,8 @@ const measureLanes = `(() => {
 // 1024 x 768, on the stale-owner lesson's step 7 (two banners up), the
 // timeline takes at least 35% of the screen's height and every text of
 // its lanes on the screen is drawn at least 11 px tall (issue 38, item 1:
-// it was 127 px and 5 px). With -update-screenshot it writes both to
+// it was 127 px and 5 px), and the two banners are one line each, side by
+// side. With -update-screenshot it writes both to
 // docs/.
 func TestBrowserPresenterLanesReadable(t *testing.T) {
 	t.Parallel()
@@ -66,6 +67,25 @@ func TestBrowserPresenterLanesReadable(t *testing.T) {
 			t.Errorf("%s: the lanes' smallest text (%s) is drawn %.1f px tall (%d texts), want at least 11", where, f.Smallest, f.MinText, f.Texts)
 		}
 		checkFit(t, where, readFit(t, ctx))
+		// The banners: one line each, side by side (issue 38, item 1: they
+		// took more room than the lanes).
+		var banners []struct {
+			Top   float64 `json:"top"`
+			Lines float64 `json:"lines"`
+		}
+		if err := json.Unmarshal(eval[[]byte](t, ctx, `[...document.querySelectorAll('#panel-alerts .banner')].map(b => {
+			const d = b.querySelector(':scope > div'), fs = parseFloat(getComputedStyle(d).fontSize);
+			return {top: Math.round(b.getBoundingClientRect().top), lines: d.getBoundingClientRect().height / (1.6 * fs)}; })`), &banners); err != nil {
+			t.Fatal(err)
+		}
+		if len(banners) != 2 {
+			t.Errorf("%s: step 7 shows %d banners, want 2", where, len(banners))
+		}
+		for i, b := range banners {
+			if b.Top != banners[0].Top || b.Lines > 1 {
+				t.Errorf("%s: banner %d at y=%.0f (the first at %.0f), %.1f lines tall; want one line, beside the first", where, i, b.Top, banners[0].Top, b.Lines)
+			}
+		}
 		shootScreen(t, ctx, "screenshot-presenter-"+where+".png")
 		t.Logf("%s: timeline %.0f px of %.0f, smallest lane text %.1f px (%s)", where, f.CardH, f.ViewH, f.MinText, f.Smallest)
 	}

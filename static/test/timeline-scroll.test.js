@@ -7,9 +7,17 @@ test("a column in view leaves the timeline where it is", () => {
   assert.equal(columnScroll(320, 80, 1, 0, 400), null); // its right edge at the view's
 });
 
-test("a column past the view is centred", () => {
-  assert.equal(columnScroll(800, 80, 1, 0, 400), 800 - 200 + 40);
+test("a column past the view is centred in a window of whole columns", () => {
+  assert.equal(columnScroll(800, 80, 1, 0, 400), 800 - 200 + 40); // five fit: two on each side
   assert.equal(columnScroll(40, 80, 1, 500, 400), 0); // never before the start
+});
+
+test("a phone's four columns: the current one third, each whole", () => {
+  // 305 px of columns drawn 75 px wide (100 units at 0.75): four fit; the
+  // current step (700 units: 525 px) after two, one after it.
+  const left = columnScroll(700, 100, 0.75, 0, 305);
+  assert.equal(left, 525 - 150);
+  for (const c of [5, 6, 7, 8]) assert.ok(c * 75 >= left && (c + 1) * 75 <= left + 305, `column ${c} whole in view from ${left}`);
 });
 
 test("the column is placed by the drawing's scale, not its units", () => {
