@@ -52,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	conns := fs.Int("conns", 200, "client connections of the memory row")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole run to this file")
+	livePage := fs.Bool("live", true, "open the live page during the rows (false: measure the proxy without it, to see the page's share)")
 	soakFor := fs.Duration("soak", 0, "instead of the rows, run the soak for this long (10m for the issue's figure)")
 	soakEvery := fs.Duration("soak-every", 30*time.Second, "the soak's sampling interval")
 	soakClients := fs.Int("soak-clients", 50, "the soak's client connections")
@@ -87,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *soakFor > 0 {
 		err = soak(context.Background(), *soakFor, *soakEvery, *soakClients, t, stderr)
 	} else {
-		err = measure(context.Background(), *requests, *loops, *conns, t, stderr)
+		err = measure(context.Background(), *requests, *loops, *conns, *livePage, t, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "proxyload: %v\n", err)
@@ -97,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Table, log io.Writer) error {
+func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *benchtable.Table, log io.Writer) error {
 	rs, err := redistest.Launch("")
 	if err != nil {
 		return err
@@ -136,12 +137,17 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		return err
 	}
 	defer p.Close()
-	page, err := openLivePage(ctx, p)
-	if err != nil {
-		return err
+	pageState := "the live page open (a websocket reading every message)"
+	var page *livePage
+	if withPage {
+		if page, err = openLivePage(ctx, p); err != nil {
+			return err
+		}
+		defer page.close()
+	} else {
+		pageState = "NO live page (-live=false)"
 	}
-	defer page.close()
-	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; the live page open (a websocket reading every message)", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
+	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; %s", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0), pageState)}
 
 	// 1. redis-benchmark, direct and through the proxy, interleaved
 	// (direct, proxy, proxy, direct: a load that drifts during the pair
@@ -224,7 +230,9 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(pairs)/dl.total.Seconds(), us(dp50)),
 		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
 		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
-	t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
+	if page != nil {
+		t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
+	}
 
 	// 4. Memory per client connection: raw connections that each sent a PING.
 	runtime.GC()
