@@ -1,7 +1,8 @@
 // Command proxyload measures the lock-aware proxy (package proxy) against
 // Redis directly, in one run, and prints one table (`make bench`, or
-// `go run ./bench/proxyload`): redis-benchmark -t set,get -P 16 through the
-// proxy and directly (throughput ratio, p50 added), a lock/unlock loop (SET
+// `go run ./bench/proxyload`): redis-benchmark -t set,get -P 16 and -P 1
+// through the proxy and directly, interleaved (throughput ratio, p50
+// added), a lock/unlock loop (SET
 // NX PX and an EVALSHA release on a lock key, so every command is traced
 // and its lock state read) through the proxy and directly, the proxy's
 // memory per traced event and per client connection. The live page is open
@@ -28,7 +29,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	conns := fs.Int("conns", 200, "client connections of the memory row")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole run to this file")
+	livePage := fs.Bool("live", true, "open the live page during the rows (false: measure the proxy without it, to see the page's share)")
 	soakFor := fs.Duration("soak", 0, "instead of the rows, run the soak for this long (10m for the issue's figure)")
 	soakEvery := fs.Duration("soak-every", 30*time.Second, "the soak's sampling interval")
 	soakClients := fs.Int("soak-clients", 50, "the soak's client connections")
@@ -86,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *soakFor > 0 {
 		err = soak(context.Background(), *soakFor, *soakEvery, *soakClients, t, stderr)
 	} else {
-		err = measure(context.Background(), *requests, *loops, *conns, t, stderr)
+		err = measure(context.Background(), *requests, *loops, *conns, *livePage, t, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "proxyload: %v\n", err)
@@ -96,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Table, log io.Writer) error {
+func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *benchtable.Table, log io.Writer) error {
 	rs, err := redistest.Launch("")
 	if err != nil {
 		return err
@@ -135,44 +137,54 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 		return err
 	}
 	defer p.Close()
-	page, err := openLivePage(ctx, p)
-	if err != nil {
-		return err
-	}
-	defer page.close()
-	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; the live page open (a websocket reading every message)", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0))}
-
-	// 1. redis-benchmark, direct and through the proxy, alternately,
-	// twice: with 50 clients (throughput: the proxy's CPU shares the two
-	// cores with redis-server and redis-benchmark) and with one client
-	// (p50: what the proxy adds to a pipeline's round trip; with 50
-	// clients p50 is queueing, 800 commands in flight over the
-	// throughput).
-	fmt.Fprintln(log, "proxyload: redis-benchmark")
-	for _, clients := range []int{50, 1} {
-		n := requests
-		if clients == 1 {
-			n = max(requests/5, 1)
+	pageState := "the live page open (a websocket reading every message)"
+	var page *livePage
+	if withPage {
+		if page, err = openLivePage(ctx, p); err != nil {
+			return err
 		}
+		defer page.close()
+	} else {
+		pageState = "NO live page (-live=false)"
+	}
+	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; %s", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0), pageState)}
+
+	// 1. redis-benchmark, direct and through the proxy, interleaved
+	// (direct, proxy, proxy, direct: a load that drifts during the pair
+	// weighs on both sides alike), with -P 16 and -P 1: with 50 clients
+	// (throughput: the proxy's CPU shares the two cores with redis-server
+	// and redis-benchmark) and with one client (p50: what the proxy adds
+	// to a round trip; with 50 clients p50 is queueing, up to 800 commands
+	// in flight over the throughput).
+	fmt.Fprintln(log, "proxyload: redis-benchmark")
+	for _, run := range []struct{ pipeline, clients, n int }{
+		{16, 50, requests}, {1, 50, max(requests/5, 1)}, {16, 1, max(requests/5, 1)}, {1, 1, max(requests/20, 1)},
+	} {
 		var direct, via []map[string]bench
 		var proxyCPU, redisCPU time.Duration // over the runs through the proxy
-		for range 2 {
-			d, err := benchmark(rs.Addr, n, clients)
-			if err != nil {
-				return err
+		for round := range 2 {
+			for i := range 2 {
+				if (i == 0) != (round == 0) { // through the proxy
+					self0, redis0 := selfCPU(), redisServerCPU(ctx, rs.Addr)
+					v, err := benchmark(p.Addr(), run.n, run.clients, run.pipeline)
+					if err != nil {
+						return err
+					}
+					proxyCPU += selfCPU() - self0
+					redisCPU += redisServerCPU(ctx, rs.Addr) - redis0
+					via = append(via, v)
+					continue
+				}
+				d, err := benchmark(rs.Addr, run.n, run.clients, run.pipeline)
+				if err != nil {
+					return err
+				}
+				direct = append(direct, d)
 			}
-			self0, redis0 := selfCPU(), redisServerCPU(ctx, rs.Addr)
-			v, err := benchmark(p.Addr(), n, clients)
-			if err != nil {
-				return err
-			}
-			proxyCPU += selfCPU() - self0
-			redisCPU += redisServerCPU(ctx, rs.Addr) - redis0
-			direct, via = append(direct, d), append(via, v)
 		}
-		if clients == 50 {
-			cmds := float64(2 * 2 * n) // two runs of SET and GET
-			t.Add("P1", fmt.Sprintf("CPU per command through the proxy, the %d-client runs (the proxy's process: forwarding, trace, lock reader, live page)", clients),
+		if run.clients == 50 && run.pipeline == 16 {
+			cmds := float64(2 * 2 * run.n) // two runs of SET and GET
+			t.Add("P1", fmt.Sprintf("CPU per command through the proxy, the %d-client -P %d runs (the proxy's process: forwarding, trace, lock reader, live page)", run.clients, run.pipeline),
 				fmt.Sprintf("%.2f µs", float64(proxyCPU.Microseconds())/cmds), fmt.Sprintf("redis-server %.2f µs", float64(redisCPU.Microseconds())/cmds),
 				fmt.Sprintf("%.1fx redis-server's", float64(proxyCPU)/float64(max(redisCPU, 1))), "report", "-")
 		}
@@ -181,33 +193,46 @@ func measure(ctx context.Context, requests, loops, conns int, t *benchtable.Tabl
 			ratio := v.rps / d.rps
 			added := (v.p50 - d.p50) * 1000
 			target, met := "≥ 0.5x", benchtable.Yes(ratio >= 0.5)
-			if clients == 1 {
+			if run.clients == 1 {
 				target, met = "p50 added ≤ 100 µs", benchtable.Yes(added <= 100)
 			}
-			t.Add("P1", fmt.Sprintf("redis-benchmark -t %s -P 16 -c %d -n %d, through the proxy (mean of 2, alternated)", strings.ToLower(test), clients, n),
+			t.Add("P1", fmt.Sprintf("redis-benchmark -t %s -P %d -c %d -n %d, through the proxy (mean of 2, interleaved)", strings.ToLower(test), run.pipeline, run.clients, run.n),
 				fmt.Sprintf("%.0f req/s, p50 %.3f ms", v.rps, v.p50), fmt.Sprintf("direct %.0f req/s, p50 %.3f ms", d.rps, d.p50),
 				fmt.Sprintf("%.2fx throughput, p50 %+.0f µs", ratio, added), target, met)
 		}
 	}
 
-	// 2. The lock/unlock loop.
+	// 2. The lock/unlock loop, direct and through the proxy interleaved
+	// in four rounds (direct first in two, the proxy first in the other
+	// two).
 	fmt.Fprintln(log, "proxyload: lock/unlock loop")
-	dl, err := lockLoop(ctx, rs.Addr, loops)
-	if err != nil {
-		return err
+	var dl, vl loopResult
+	for round := range 4 {
+		for i := range 2 {
+			addr, into := rs.Addr, &dl
+			if (i == 0) != (round%2 == 0) {
+				addr, into = p.Addr(), &vl
+			}
+			r, err := lockLoop(ctx, addr, max(loops/4, 1))
+			if err != nil {
+				return err
+			}
+			into.total += r.total
+			into.times = append(into.times, r.times...)
+		}
 	}
-	vl, err := lockLoop(ctx, p.Addr(), loops)
-	if err != nil {
-		return err
-	}
+	pairs := len(dl.times)
+	dp50, vp50 := dl.p50(), vl.p50()
 	ratio := float64(dl.total) / float64(vl.total)
-	added := vl.p50 - dl.p50
-	t.Add("P2", fmt.Sprintf("lock/unlock loop, %d pairs (SET NX PX + EVALSHA release on lock:bench), through the proxy", loops),
-		fmt.Sprintf("%.0f pairs/s, p50 %s", float64(loops)/vl.total.Seconds(), us(vl.p50)),
-		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(loops)/dl.total.Seconds(), us(dl.p50)),
+	added := vp50 - dp50
+	t.Add("P2", fmt.Sprintf("lock/unlock loop, %d pairs (SET NX PX + EVALSHA release on lock:bench), through the proxy (4 rounds, interleaved)", pairs),
+		fmt.Sprintf("%.0f pairs/s, p50 %s", float64(pairs)/vl.total.Seconds(), us(vp50)),
+		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(pairs)/dl.total.Seconds(), us(dp50)),
 		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
 		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
-	t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
+	if page != nil {
+		t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
+	}
 
 	// 4. Memory per client connection: raw connections that each sent a PING.
 	runtime.GC()
@@ -251,10 +276,11 @@ func mean(runs []map[string]bench, test string) bench {
 	return b
 }
 
-// benchmark runs redis-benchmark -t set,get -P 16 -c clients against addr.
-func benchmark(addr string, n, clients int) (map[string]bench, error) {
+// benchmark runs redis-benchmark -t set,get -P pipeline -c clients against
+// addr.
+func benchmark(addr string, n, clients, pipeline int) (map[string]bench, error) {
 	host, port, _ := net.SplitHostPort(addr)
-	out, err := exec.Command("redis-benchmark", "-h", host, "-p", port, "-t", "set,get", "-P", "16", "-c", strconv.Itoa(clients),
+	out, err := exec.Command("redis-benchmark", "-h", host, "-p", port, "-t", "set,get", "-P", strconv.Itoa(pipeline), "-c", strconv.Itoa(clients),
 		"-n", strconv.Itoa(n), "--csv").Output()
 	if err != nil {
 		return nil, fmt.Errorf("redis-benchmark (Debian's redis-tools; make deps installs it): %w", err)
@@ -278,9 +304,20 @@ func benchmark(addr string, n, clients int) (map[string]bench, error) {
 	return res, nil
 }
 
+// loopResult is a lock loop's wall time and each pair's round trip.
 type loopResult struct {
 	total time.Duration
-	p50   time.Duration
+	times []time.Duration
+}
+
+// p50 is the median pair.
+func (r loopResult) p50() time.Duration {
+	if len(r.times) == 0 {
+		return 0
+	}
+	s := slices.Clone(r.times)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 const releaseLua = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`
@@ -306,9 +343,7 @@ func lockLoop(ctx context.Context, addr string, n int) (loopResult, error) {
 		}
 		times[i] = time.Since(t0)
 	}
-	total := time.Since(start)
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	return loopResult{total: total, p50: times[n/2]}, nil
+	return loopResult{total: time.Since(start), times: times}, nil
 }
 
 // selfCPU is the CPU time this process has used (user and system).
