@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"strings"
 	"sync"
 	"time"
 )
@@ -11,14 +10,6 @@ type pending struct {
 	cmd   command
 	locks []string
 	sent  time.Time
-}
-
-// keepsReply reports whether the trace keeps the reply's value and raw
-// bytes (a command on a lock key, a connection command); for others it
-// keeps the reply's type (shape).
-func (p *pending) keepsReply() bool {
-	c := p.cmd.name
-	return len(p.locks) > 0 || keyless[c] || strings.HasPrefix(c, "CLIENT ") || c == "SCRIPT LOAD"
 }
 
 // pendingQueue is a session's commands awaiting replies, oldest first: at

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unsafe"
 )
 
 // maxReplyBytes bounds one reply the proxy delimits (a bulk string's length
@@ -59,26 +58,24 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 	if len(line) < 3 || line[len(line)-2] != '\r' {
 		return raw, Value{}, fmt.Errorf("%w: line %q", errReply, line)
 	}
-	kind, body := line[0], line[1:len(line)-2]
+	kind, body := line[0], string(line[1:len(line)-2])
 	v := Value{Kind: kind}
 	switch kind {
-	case '+':
-		v.Str = simpleString(body)
-	case '-', ',', '(':
-		v.Str = string(body)
+	case '+', '-', ',', '(':
+		v.Str = body
 	case '#':
-		v.Str = string(body)
-		v.Int = map[bool]int64{true: 1}[v.Str == "t"]
+		v.Str = body
+		v.Int = map[bool]int64{true: 1}[body == "t"]
 	case '_':
 		v.Null = true
 	case ':':
-		n, err := strconv.ParseInt(bytesView(body), 10, 64)
+		n, err := strconv.ParseInt(body, 10, 64)
 		if err != nil {
 			return raw, v, fmt.Errorf("%w: integer %q", errReply, body)
 		}
 		v.Int = n
 	case '$', '!', '=':
-		n, err := strconv.Atoi(bytesView(body))
+		n, err := strconv.Atoi(body)
 		if err != nil || n < -1 {
 			return raw, v, fmt.Errorf("%w: length %q", errReply, body)
 		}
@@ -96,7 +93,7 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 		}
 		v.Str = string(raw[start : start+n])
 	case '*', '%', '~', '>', '|':
-		n, err := strconv.Atoi(bytesView(body))
+		n, err := strconv.Atoi(body)
 		if err != nil || n < -1 {
 			return raw, v, fmt.Errorf("%w: count %q", errReply, body)
 		}
@@ -128,24 +125,6 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 		return raw, v, fmt.Errorf("%w: type byte %q", errReply, kind)
 	}
 	return raw, v, nil
-}
-
-// bytesView is b as a string without a copy, for a parse that keeps
-// nothing of it (strconv copies what its errors quote).
-func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// simpleString is a simple string reply's text: the common ones are
-// shared, not allocated for every reply.
-func simpleString(b []byte) string {
-	switch string(b) { // compared without a copy
-	case "OK":
-		return "OK"
-	case "QUEUED":
-		return "QUEUED"
-	case "PONG":
-		return "PONG"
-	}
-	return string(b)
 }
 
 func readFull(r *bufio.Reader, b []byte) (int, error) {

@@ -228,21 +228,9 @@ func (s *session) flushUp() bool {
 
 // replyLoop reads the upstream's replies, matches each to the oldest
 // pending command (pushes answer none) and passes it to the client as it
-// came, in one write for all the replies that have arrived. The trace
-// events of commands on no lock key are recorded after that write (a
-// pipeline's replies do not wait for its trace), in the order the replies
-// came: a command on a lock key records those before it first.
+// came, in one write for all the replies that have arrived.
 func (s *session) replyLoop() {
 	var raw []byte
-	var later []laterRecord
-	drain := func() {
-		for i := range later {
-			s.record(&later[i].pend, nil, later[i].v, later[i].replied, false)
-			later[i] = laterRecord{}
-		}
-		later = later[:0]
-	}
-	defer drain()
 	for {
 		var v Value
 		var err error
@@ -252,14 +240,12 @@ func (s *session) replyLoop() {
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = errUpstreamClosed
 			}
-			drain()
 			s.close(err)
 			return
 		}
 		replied := time.Now()
 		if s.holding() {
 			s.flush() // what came before the pause or delay goes out
-			drain()
 		}
 		if !s.waitGate() {
 			return
@@ -272,13 +258,11 @@ func (s *session) replyLoop() {
 		}
 		if !ok {
 			s.write(raw, true)
-			drain()
 			ev := &CommandEvent{Name: "(push)", Reply: pushShape(v), Sent: replied, Replied: replied}
 			s.p.trace.add(Event{Kind: EventPush, At: replied, Lane: s.lane, Command: ev})
 			continue
 		}
 		if s.takeLoseNext() {
-			drain()
 			s.record(&pend, raw, v, replied, true)
 			s.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultLoseReply, Lane: s.lane}})
 			s.close(errReplyLost)
@@ -290,39 +274,17 @@ func (s *session) replyLoop() {
 		// Other commands are recorded after the write.
 		lock := len(pend.locks) > 0
 		if lock {
-			drain()
 			s.record(&pend, raw, v, replied, false)
 		}
-		flush := s.upR.Buffered() == 0
-		s.write(raw, flush)
-		switch {
-		case lock:
-		case pend.keepsReply(): // raw is read over by the next reply
-			drain()
+		s.write(raw, s.upR.Buffered() == 0)
+		if !lock {
 			s.record(&pend, raw, v, replied, false)
-		default:
-			later = append(later, laterRecord{pend: pend, v: v, replied: replied})
-		}
-		if flush || len(later) >= maxLaterRecords {
-			drain()
 		}
 		if cap(raw) > maxWriteBatch {
 			raw = nil
 		}
 	}
 }
-
-// laterRecord is a reply passed on whose command's trace event is recorded
-// after the write that carries it.
-type laterRecord struct {
-	pend    pending
-	v       Value
-	replied time.Time
-}
-
-// maxLaterRecords bounds the trace events a reply loop holds back while
-// replies keep arriving.
-const maxLaterRecords = 64
 
 var (
 	errUpstreamClosed = errors.New("proxy: the upstream closed the connection")
@@ -345,7 +307,7 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	} else if c.sha != "" {
 		ev.Script = c.sha
 	}
-	if pend.keepsReply() {
+	if len(pend.locks) > 0 || keyless[c.name] || strings.HasPrefix(c.name, "CLIENT ") || c.name == "SCRIPT LOAD" {
 		ev.Reply = v.String()
 		ev.Raw = string(raw[:min(len(raw), 4096)])
 	} else {

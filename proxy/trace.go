@@ -127,45 +127,20 @@ func (r *ring) retryResyncs(now time.Time) {
 }
 
 // events returns the stored events, oldest first, and how many older ones
-// the ring overwrote. It copies eventsChunk events at a time and lets add
-// run in between: a page's snapshot of a large ring never holds every
-// client's next trace event for the whole copy. Events overwritten during
-// the copy are left out as the oldest; the result stays contiguous.
+// the ring overwrote.
 func (r *ring) events() ([]Event, uint64) {
 	r.mu.Lock()
-	end := r.next
-	r.mu.Unlock()
-	size := uint64(len(r.buf))
+	defer r.mu.Unlock()
+	out := make([]Event, 0, len(r.buf))
 	first := uint64(1)
-	if end > size {
-		first = end - size
+	if r.next > uint64(len(r.buf)) {
+		first = r.next - uint64(len(r.buf))
 	}
-	out := make([]Event, 0, end-first)
-	for seq := first; seq < end; {
-		r.mu.Lock()
-		for stop := min(end, seq+eventsChunk); seq < stop; seq++ {
-			e := &r.buf[seq%size]
-			if e.Seq != seq {
-				// Overwritten since the copy began, and so was every
-				// event before it: keep the run after it only.
-				out = out[:0]
-				continue
-			}
-			out = append(out, *e)
-		}
-		r.mu.Unlock()
+	for s := first; s < r.next; s++ {
+		out = append(out, r.buf[s%uint64(len(r.buf))])
 	}
-	if len(out) == 0 {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return out, r.dropped
-	}
-	return out, out[0].Seq - 1
+	return out, r.dropped
 }
-
-// eventsChunk is how many events events copies under one hold of the
-// ring's lock (about 0.1 ms).
-const eventsChunk = 1024
 
 // What a subscriber (a live page) is sent at most: subscriberRate events
 // a second on average, subscriberBurst at once, and one EventResync every
