@@ -24,11 +24,8 @@
 // subscribed RESP2 connection, message and subscribe arrays) answer no
 // command and pass through as push events. A command on a lock key is
 // recorded before its reply is written (what its client does next follows
-// it in the trace), others after the write that carries their replies (a
-// pipeline's replies never wait for its trace), all in reply order. No
-// subscriber is ever waited for, and a Snapshot copies the ring a chunk at
-// a time, so a page's resync holds no client's trace event for long. The
-// embedded Redis's clock is moved in real time (Config.ClockTick), since miniredis
+// it in the trace), others after; no subscriber is ever waited for. The embedded
+// Redis's clock is moved in real time (Config.ClockTick), since miniredis
 // expires keys only when told to.
 //
 // # Which keys are locks
