@@ -212,6 +212,14 @@ func TestTouchSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A file that names no invariant asks for the format's five: the
+	// addition is searched for only when named.
+	dflt := *f
+	dflt.Invariants = nil
+	dflt.Defaults()
+	if slices.Contains(dflt.Invariants, sim.InvUnnoticedTakeover) || len(dflt.Invariants) != 5 {
+		t.Fatalf("default invariants %v: want the format's five", dflt.Invariants)
+	}
 	overlap := "A acquire → A pause → advance 31s → B acquire"
 	bes := backends(t)
 	for _, c := range []struct {
