@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"lockstep/backend"
@@ -95,6 +96,18 @@ func TestTouchLesson(t *testing.T) {
 	if h := frames[8].Actors[0].Holds; len(h) != 0 {
 		t.Fatalf("step 8: A still believes %+v", h)
 	}
+	// A step a learner adds is narrated from its frames: the renewal's
+	// LOST is told as the holder's, in every language.
+	m := explore.Narrate(l, &l.Steps[7], frames[7], frames[8])
+	if m.ID != "narration.renew-lost" || m.Args["Actor"] != "A" {
+		t.Fatalf("step 8 narrated as %+v", m)
+	}
+	cat := catalogtest.New(t)
+	for _, loc := range sim.Locales {
+		if txt := cat.Render(loc, m); !strings.Contains(txt, "A") || txt == "" || strings.Contains(txt, catalog.Missing) {
+			t.Errorf("%s: %q", loc, txt)
+		}
+	}
 	for i, f := range frames {
 		for _, v := range f.Violations {
 			if v.Name != sim.InvOverlappingHolders || i != 4 && i != 5 {
@@ -183,7 +196,7 @@ func TestTouchCourseRows(t *testing.T) {
 		t.Fatalf("violation %+v", v)
 	}
 	for _, loc := range sim.Locales {
-		if msg := cat.Render(loc, v.Detail); msg == "" || msg == v.Detail.ID {
+		if msg := cat.Render(loc, v.Detail); msg == "" || strings.Contains(msg, catalog.Missing) || !strings.Contains(msg, "B") {
 			t.Errorf("%s: no text for %s", loc, v.Detail.ID)
 		}
 	}
