@@ -263,3 +263,63 @@ func TestTouchSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestTouchOnNodes: on three independent nodes (nodes: 3) the renewal goes
+// to every node and a client that needs a majority reads it as a whole:
+// worked out from the Lua, A's overdue extend at step 7 finds no key of
+// A's on any node (each answers 0, LOST), so under touch it is LOST and
+// A's belief ends; under touch-with-setnx every node re-takes the key (1,
+// RENEWED on all three), a majority renewed, and B's hold in between
+// (steps 4 and 5) went unnoticed. The same on both backends.
+func TestTouchOnNodes(t *testing.T) {
+	src := `variant: ./v.variant.yaml
+lease: 30s
+nodes: 3
+actors: [{id: A}, {id: B}]
+steps:
+  - {actor: A, do: acquire, expect: ACQUIRED}
+  - {actor: A, do: pause}
+  - {do: advance, by: 31s}
+  - {actor: B, do: acquire, expect: ACQUIRED}
+  - {actor: B, do: release, expect: RELEASED}
+  - {actor: A, do: resume}
+  - {do: advance, by: 1s}
+`
+	for _, c := range []struct {
+		def      string
+		out      sim.Outcome
+		lost     bool
+		takeover bool
+	}{{"touch.variant.yaml", sim.Lost, true, false}, {"touch-with-setnx.variant.yaml", sim.Renewed, false, true}} {
+		def := loadDef(t, c.def)
+		l, err := sim.Options{Variant: func(string) (*sim.VariantDef, error) { return def, nil }}.Load("nodes.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []string
+		for _, be := range backends(t) {
+			frames, failures := lessontest.Run(t, be, l)
+			for _, f := range failures {
+				t.Errorf("%s on %s: %v", c.def, be.Info(), f)
+			}
+			last := frames[7]
+			for _, call := range last.Calls {
+				if call.Outcome != c.out {
+					t.Errorf("%s on %s: node %d's renewal %s, want %s", c.def, be.Info(), call.Node, call.Outcome, c.out)
+				}
+			}
+			if len(last.Calls) != 3 || (len(last.Lost) == 1) != c.lost {
+				t.Errorf("%s on %s: %d renewals, lost %+v", c.def, be.Info(), len(last.Calls), last.Lost)
+			}
+			took := slices.ContainsFunc(last.Violations, func(v sim.Violation) bool { return v.Name == sim.InvUnnoticedTakeover })
+			if took != c.takeover {
+				t.Errorf("%s on %s: violations %+v", c.def, be.Info(), last.Violations)
+			}
+			b, _ := json.Marshal(frames)
+			runs = append(runs, string(b))
+		}
+		if runs[0] != runs[1] {
+			t.Errorf("%s: the backends' frames differ", c.def)
+		}
+	}
+}
