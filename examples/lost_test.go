@@ -136,8 +136,22 @@ func TestTouchLesson(t *testing.T) {
 // holds it), so the extend answers 0 under both, LOST: A's belief ends, no
 // step's outcome differs (A's release is NOT_OWNER as under the watchdog)
 // and only overlapping-holders is broken, by the lesson's own lock too.
-// The course lesson cannot tell the two apart: B never releases between
+// That course lesson cannot tell the two apart: B never releases between
 // the expiry and A's extend.
+//
+// 16d-renewal-after-takeover.yaml (its own lock: watchdog) is the slow
+// holder of touch.lesson.yaml in the course: B acquires, writes and
+// releases while A is paused, and A's overdue renewal at step 8 finds the
+// key gone. Its own lock answers GONE: A, never told, writes as a stale
+// owner at step 9 (stale-write) and its release is NOT_OWNER.
+//   - under touch: the extend answers 0, LOST, and A's belief ends at step
+//     8: the same outcomes, A's write at step 9 goes round the lock (no
+//     stale-write), and only overlapping-holders is broken, by the
+//     lesson's own lock too.
+//   - under touch-with-setnx: the extend re-takes the key (1, RENEWED):
+//     unnoticed-takeover at step 8, stale-write at step 9, and A's release
+//     deletes its re-taken key: RELEASED where the watchdog answered
+//     NOT_OWNER, step 10, the first differing step.
 func TestTouchCourseRows(t *testing.T) {
 	cat := catalogtest.New(t)
 	touch, setnx := loadDef(t, "touch.variant.yaml"), loadDef(t, "touch-with-setnx.variant.yaml")
@@ -146,6 +160,10 @@ func TestTouchCourseRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	course, err := sim.LoadFile(filepath.Join("..", "lessons", "15-watchdog-renewal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := sim.LoadFile(filepath.Join("..", "lessons", "16d-renewal-after-takeover.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +180,10 @@ func TestTouchCourseRows(t *testing.T) {
 			broken: []string{sim.InvOverlappingHolders, sim.InvUnnoticedTakeover, sim.InvStaleWrite}, both: overlap}, -1},
 		{"15 under touch", course, touch, courseRow{broken: overlap, both: overlap}, 10},
 		{"15 under touch-with-setnx", course, setnx, courseRow{broken: overlap, both: overlap}, 10},
+		{"16d under touch", after, touch, courseRow{broken: overlap, both: overlap}, 8},
+		{"16d under touch-with-setnx", after, setnx, courseRow{first: 10, got: sim.Released, want: sim.NotOwner,
+			broken: []string{sim.InvOverlappingHolders, sim.InvUnnoticedTakeover, sim.InvStaleWrite},
+			both:   []string{sim.InvOverlappingHolders, sim.InvStaleWrite}}, -1},
 	}
 	bes := backends(t)
 	for _, c := range cases {
