@@ -13,6 +13,7 @@ import (
 	"lockstep/explore"
 	"lockstep/internal/catalogtest"
 	"lockstep/internal/lessontest"
+	"lockstep/internal/redistest"
 	"lockstep/search"
 	"lockstep/sim"
 )
@@ -63,19 +64,24 @@ func lessonRow(t *testing.T, cat *catalog.Catalog, be *backend.Backend, l *sim.L
 // resumes and its overdue extend at 31 s finds no key of A's: 0, LOST; A's
 // write goes round the lock, ACCEPTED with no stale-write; A's release
 // NOT_OWNER; overlapping-holders at steps 4 and 5, while B holds and A
-// believes), the frames are the same, and step 8's frame ends A's belief:
+// believes), the frames are the same, the real Redis keeps no key after
+// the run, and step 8's frame ends A's belief:
 // Frame.Lost names A's hold (grant #1) and A holds nothing after it.
 func TestTouchLesson(t *testing.T) {
 	l, err := sim.LoadFile(variantFile("touch.lesson.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv := redistest.Start(t)
 	var runs []string
-	for _, be := range backends(t) {
+	for _, be := range []*backend.Backend{lessontest.Open(t, backend.Config{}), lessontest.Open(t, backend.Config{URL: srv.URL, AllowCustomScripts: true})} {
 		runs = append(runs, framesJSON(t, be, l))
 	}
 	if runs[0] != runs[1] {
 		t.Fatal("the two backends' frames differ")
+	}
+	if left := scanAll(t, srv); len(left) > 0 {
+		t.Fatalf("keys left on the real Redis: %v", left)
 	}
 	var frames []sim.Frame
 	if err := json.Unmarshal([]byte(runs[0]), &frames); err != nil {
