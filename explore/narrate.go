@@ -19,8 +19,13 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 			return m
 		}
 	}
+	actor := st.Actor
 	key := ""
 	switch {
+	case st.Do == sim.ActAdvance && len(cur.Lost) > 0:
+		// A renewal answered that the lock is lost: its holder was told
+		// (issue 33, item 4).
+		key, actor = "renew-lost", cur.Lost[0].Actor
 	case len(cur.Calls) == 0 && (cur.Outcome == sim.Reentered || cur.Outcome == sim.StillHeld):
 		key = "local-" + string(cur.Outcome) // local-count: no round trip at all
 	case cur.Outcome == sim.NoContext:
@@ -51,7 +56,7 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 	if !narrated[key] {
 		key = "generic"
 	}
-	return sim.M("narration."+key, "Actor", st.Actor, "Child", st.Child, "Do", string(st.Do), "Outcome", string(cur.Outcome))
+	return sim.M("narration."+key, "Actor", actor, "Child", st.Child, "Do", string(st.Do), "Outcome", string(cur.Outcome))
 }
 
 // narrated are the keys of Narrate's own messages.
@@ -59,7 +64,7 @@ var narrated = map[string]bool{
 	"local-REENTERED": true, "local-STILL_HELD": true, "no-context": true, "timed-out": true, "timed-out-acquire": true, "nested-no-token": true,
 	"pending": true, "finish-nothing": true, "finish-RELEASED": true, "finish-NOT_OWNER": true,
 	"crash": true, "exit": true, "clock-jump": true, "failover": true, "long-script": true,
-	"fork-inherit": true, "fork-lost": true, "generic": true,
+	"fork-inherit": true, "fork-lost": true, "generic": true, "renew-lost": true,
 }
 
 // narration holds the phrases of Narrate: en, zh-CN, zh-TW.

@@ -39,7 +39,7 @@ func TestBadSearchFiles(t *testing.T) {
 		{"advance not positive", goodHead + "advance: [31s, -1s]\n", []string{`f.yaml:4:16: advance: duration must be greater than zero, got -1s`}},
 		{"depth out of range", goodHead + "depth: 17\n", []string{`f.yaml:4:8: depth: want 1 to 16 steps, got 17`}},
 		{"depth not a number", goodHead + "depth: deep\n", []string{`f.yaml:4:8: depth: want a whole number, got "deep"`}},
-		{"unknown invariant", goodHead + "invariants: [liveness]\n", []string{`f.yaml:4:14: invariants: unknown invariant "liveness" (want overlapping-holders, stale-write, wrong-owner-release, count-mismatch, leaked-hold)`}},
+		{"unknown invariant", goodHead + "invariants: [liveness]\n", []string{`f.yaml:4:14: invariants: unknown invariant "liveness" (want overlapping-holders, stale-write, wrong-owner-release, count-mismatch, leaked-hold, unnoticed-takeover)`}},
 		{"duplicate invariant", goodHead + "invariants: [stale-write, stale-write]\n", []string{`f.yaml:4:27: invariants: "stale-write" is listed twice`}},
 		{"every problem at once", "variant: nope\nlease: -1s\nactors: []\ndepth: 0\n", []string{
 			`f.yaml:1:10: unknown variant "nope"`, `f.yaml:2:8: lease: duration must be greater than zero, got -1s`,

@@ -102,7 +102,7 @@ type actorPos struct {
 
 // Defaults fills the optional fields the file left out with the format's
 // defaults: lock "lock", the default moves, an advance of lease + 1ms,
-// depth 8, every invariant.
+// depth 8, the format's five invariants (sim.DefaultSearchInvariants).
 func (f *File) Defaults() {
 	if f.Lock == "" {
 		f.Lock = "lock"
@@ -117,6 +117,6 @@ func (f *File) Defaults() {
 		f.Depth = DefaultDepth
 	}
 	if f.Invariants == nil {
-		f.Invariants = append([]string(nil), sim.SearchInvariants...)
+		f.Invariants = append([]string(nil), sim.DefaultSearchInvariants...)
 	}
 }

@@ -122,7 +122,12 @@ func (s *Searches) serveSearch(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, t.Err(err), http.StatusBadRequest)
 			return
 		}
-		js, _ := json.Marshal(shapeOf(variantSearch(all, lockSearchBase)))
+		lsh := shapeOf(variantSearch(all, lockSearchBase))
+		lsh.Invariants = lockInvariants(def, lsh.Invariants)
+		js, _ := json.Marshal(lsh)
+		if _, asked := q["invariants"]; !asked {
+			sh.Invariants = lockInvariants(def, sh.Invariants)
+		}
 		for i := range p.Variants {
 			p.Variants[i].Selected = false
 		}

@@ -60,6 +60,22 @@ type Request struct {
 // learner's own lock starts from.
 const lockSearchBase = "token-count"
 
+// lockInvariants are the invariants a search of a learner's own lock def
+// asks for by default: invs (the base search file's), and, when the lock
+// renews (a renew section), unnoticed-takeover, which only a renewal can
+// break and which no course search file names (issue 33, item 4: a
+// renewal that re-takes an expired lock is told apart from one that
+// reports it lost).
+func lockInvariants(def *sim.VariantDef, invs []string) []string {
+	if def.Renew == nil || slices.Contains(invs, sim.InvUnnoticedTakeover) {
+		return invs
+	}
+	if invs == nil {
+		invs = sim.DefaultSearchInvariants
+	}
+	return append(slices.Clone(invs), sim.InvUnnoticedTakeover)
+}
+
 // maxShapeActors bounds the actors a shape builds before the validator
 // refuses more than search.MaxActors: enough to name any count it is sent
 // within a message's read limit honestly.
@@ -100,6 +116,9 @@ func shapeFileOn(req *Request, def *sim.VariantDef) (*search.File, error) {
 		f.Lease, f.Fencing, f.Lock, f.Depth = base.Lease, base.Fencing, base.Lock, base.Depth
 		f.Actors = base.Actors
 		f.Moves, f.Advance, f.Invariants = base.Moves, base.Advance, base.Invariants
+		if def != nil {
+			f.Invariants = lockInvariants(def, f.Invariants)
+		}
 	}
 	if req.LeaseMS != 0 {
 		f.Lease = durationMS(req.LeaseMS)

@@ -2,8 +2,11 @@ package searchpage
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"lockstep/sim"
 )
 
 // TestShapeFile: a shape is built on its variant's course search file, and
@@ -25,5 +28,36 @@ func TestShapeFile(t *testing.T) {
 	}
 	if len(LessonSearches()) == 0 {
 		t.Fatal("LessonSearches is not a copy")
+	}
+}
+
+// TestLockShapeAsksUnnoticedTakeover: a search of a learner's own lock
+// that renews (touch, examples/variants) asks by default for
+// unnoticed-takeover beside the base file's invariants, which only a
+// renewal can break; one without a renew section (the same lock, its
+// renew section dropped) does not, and invariants the page sends are
+// taken as sent.
+func TestLockShapeAsksUnnoticedTakeover(t *testing.T) {
+	t.Parallel()
+	def, err := sim.LoadVariantFile(filepath.Join("..", "examples", "variants", "touch.variant.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := shapeFileOn(&Request{Variant: def.Name}, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(sim.DefaultSearchInvariants), sim.InvUnnoticedTakeover)
+	if !slices.Equal(f.Invariants, want) {
+		t.Fatalf("renewing lock: invariants %v, want %v", f.Invariants, want)
+	}
+	plain := *def
+	plain.Renew = nil
+	if f, err = shapeFileOn(&Request{Variant: def.Name}, &plain); err != nil || !slices.Equal(f.Invariants, sim.DefaultSearchInvariants) {
+		t.Fatalf("lock without renewal: invariants %v (%v), want %v", f.Invariants, err, sim.DefaultSearchInvariants)
+	}
+	asked := []string{sim.InvStaleWrite}
+	if f, err = shapeFileOn(&Request{Variant: def.Name, Invariants: asked}, def); err != nil || !slices.Equal(f.Invariants, asked) {
+		t.Fatalf("invariants sent: got %v (%v), want %v", f.Invariants, err, asked)
 	}
 }

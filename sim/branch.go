@@ -109,7 +109,8 @@ var generatedID = regexp.MustCompile(`^(t-[0-9a-f]{8}|u-[0-9a-f]{8}|req-[0-9a-f]
 // StateKey returns a canonical form of the run's state: two runs with the
 // same key have the same futures, step for step. It holds every actor's
 // status, context and beliefs (tokens, hold counts, fencing tokens, hold
-// order, pending releases, the watchdog's next renewal relative to now),
+// order, pending releases, the watchdog's next renewal relative to now,
+// the actor whose hold came while a belief's hold was gone),
 // the hold Redis keeps as the runner took it, the newest hold written, and
 // every key with its contents and PTTL. Values the runner drew from its RNG
 // are compared by identity: they are renamed in order of first appearance.
@@ -159,6 +160,9 @@ func (r *Runner) StateKey(horizonMS int64) string {
 					":l" + strconv.FormatInt(g.leaseMS, 10))
 				if g.renewAt > 0 {
 					b.WriteString(":r" + strconv.FormatInt(g.renewAt-r.now, 10))
+				}
+				if g.takenBy != "" {
+					b.WriteString(":t" + g.takenBy)
 				}
 			}
 			if p, ok := a.pending[lock]; ok {

@@ -68,6 +68,10 @@ func (p Printer) Frame(f Frame) string {
 	for _, a := range f.Actors {
 		fmt.Fprintf(&b, "   actor %s\n", formatActor(a, len(f.Nodes) > 0))
 	}
+	for _, lb := range f.Lost {
+		// A belief a renewal's LOST ended (Frame.Lost).
+		fmt.Fprintf(&b, "   lost  %s %s token=%s grant#%d\n", lb.Actor, lb.Lock, lb.Token, lb.Hold)
+	}
 	for _, lv := range f.Locks {
 		fmt.Fprintf(&b, "   lock  %s %s count=%d", lv.Name, lv.State, lv.Count)
 		if lv.Owner != "" {

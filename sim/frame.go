@@ -33,6 +33,11 @@ type Frame struct {
 	Actors     []ActorView  `json:"actors"`
 	Locks      []LockView   `json:"locks"`
 	Violations []Violation  `json:"violations"`
+	// Lost are the beliefs this step ended because a renewal answered that
+	// the lock is lost (a variant file's renew outcome LOST): the client
+	// told the application, which holds nothing from then on. Empty in
+	// most frames.
+	Lost []LostBelief `json:"lost,omitempty"`
 	// Check is the step's expect / expect_violation, nil when it has none.
 	Check *Check `json:"check,omitempty"`
 	Say   Text   `json:"say,omitempty"`
@@ -140,6 +145,15 @@ type LockView struct {
 	Holders    []string    `json:"holders"`
 	PTTL       int64       `json:"pttl_ms"`
 	Transition *Transition `json:"transition,omitempty"`
+}
+
+// LostBelief is an actor's belief of a hold that ended when a renewal of
+// the hold answered that the lock is lost.
+type LostBelief struct {
+	Actor string `json:"actor"`
+	Lock  string `json:"lock"`
+	Token string `json:"token"` // the owner id the renewal sent
+	Hold  int    `json:"hold"`  // the grant number of the hold it believed in
 }
 
 // Violation is an invariant the state breaks after a step.

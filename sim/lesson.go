@@ -253,16 +253,32 @@ const (
 	// lock: concurrent tasks under one request (Promise.all) each re-enter,
 	// and nothing excludes them from each other.
 	InvSharedContextHolders = "shared-context-holders"
+	// InvUnnoticedTakeover (an addition, issue 33) is reported when a
+	// Redis reply confirms an actor's hold (a watchdog's renewal answered
+	// RENEWED) although, since the actor took that hold and while it
+	// believed in it, another execution context's acquire created a hold
+	// of its own: the actor believed it held the lock continuously across
+	// an interval in which another actor held it, and never learned. A
+	// renewal that re-takes an expired lock (SET NX inside the renewal
+	// script) does this; one whose reply means the lock is lost (renew
+	// outcome LOST) ends the belief instead.
+	InvUnnoticedTakeover = "unnoticed-takeover"
 )
 
 // Groups are the parts of the course, in order (lesson field `group`).
 var Groups = []string{"basics", "owner-identity", "leases-and-time", "replication"}
 
 // Invariants lists every invariant name a lesson may expect.
-var Invariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold, InvSharedContextHolders}
+var Invariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold, InvSharedContextHolders, InvUnnoticedTakeover}
 
 // SearchInvariants are the invariants a search may ask for (search format
-// "invariants", default all of them): every invariant but
-// shared-context-holders, which needs two actors of one execution context,
-// made only by a fork, a move no search tries.
-var SearchInvariants = Invariants[:5:5]
+// "invariants"): every invariant but shared-context-holders, which needs
+// two actors of one execution context, made only by a fork, a move no
+// search tries.
+var SearchInvariants = []string{InvOverlappingHolders, InvStaleWrite, InvWrongOwnerRelease, InvCountMismatch, InvLeakedHold, InvUnnoticedTakeover}
+
+// DefaultSearchInvariants are the invariants a search file that names none
+// asks for: the format's five ("default all five"). unnoticed-takeover, an
+// addition, is searched for when a file names it, so that the meaning of
+// an existing search file does not change.
+var DefaultSearchInvariants = SearchInvariants[:5:5]

@@ -246,11 +246,12 @@ func (r *Runner) releaseOn(ctx context.Context, n int, op lockOp, g *grant, call
 
 // quorumRenew sends a watchdog's renewal to every node (a renewal knows no
 // partition: it is sent at its own time, not at a step's). It returns
-// RENEWED when a majority renewed, GONE otherwise, and one call record per
-// node.
+// RENEWED when a majority renewed, otherwise LOST when a node's reply
+// reads as LOST (a client that needs a majority learns it holds none:
+// redsync's Extend), GONE otherwise; and one call record per node.
 func (r *Runner) quorumRenew(ctx context.Context, call *Call) (Outcome, []CallRecord, error) {
 	var calls []CallRecord
-	renewed := 0
+	renewed, lost := 0, false
 	for n := 1; n <= r.lesson.Nodes; n++ {
 		replies, err := r.execOn(ctx, n, call)
 		if err != nil {
@@ -266,9 +267,13 @@ func (r *Runner) quorumRenew(ctx context.Context, call *Call) (Outcome, []CallRe
 		if out == Renewed {
 			renewed++
 		}
+		lost = lost || out == Lost
 	}
-	if renewed >= Quorum(r.lesson.Nodes) {
+	switch {
+	case renewed >= Quorum(r.lesson.Nodes):
 		return Renewed, calls, nil
+	case lost:
+		return Lost, calls, nil
 	}
 	return Gone, calls, nil
 }

@@ -88,6 +88,9 @@ type Runner struct {
 	// lag is true while an unreplicated step runs; replicated records that
 	// the step being applied sent a Replicated batch.
 	lag, replicated bool
+	// lost are the beliefs the step being applied ended because a renewal
+	// answered that the lock is lost (renew outcome LOST): Frame.Lost.
+	lost []LostBelief
 }
 
 // redisHold is who took the hold Redis keeps for a lock.
@@ -132,6 +135,12 @@ type grant struct {
 	// renewAt is when this hold's watchdog renews the lease next (simulated
 	// ms); 0 when no watchdog runs for it.
 	renewAt int64
+	// takenBy is the first actor of another execution context whose
+	// acquire created a hold of its own on the lock while this grant was
+	// believed in (a hold of the holder's that had ended without its
+	// knowing); "" while none did. A renewal that confirms the grant after
+	// that breaks unnoticed-takeover (noticeTakeover).
+	takenBy string
 }
 
 // Failure is an expectation that did not hold.

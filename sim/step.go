@@ -22,12 +22,12 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 	var res stepResult
 	var err error
 	byExpiry := false
-	r.lag, r.replicated = st.Unreplicated, false
+	r.lag, r.replicated, r.lost = st.Unreplicated, false, nil
 	switch st.Do {
 	case ActAdvance:
 		byExpiry = true
 		res.outcome = OK
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockAdvance, st.ReplyLost)
+		res.calls, res.events, err = r.advance(ctx, st.By.Milliseconds(), clockAdvance, st.ReplyLost)
 	case ActClockJump:
 		byExpiry = true
 		res.outcome = OK
@@ -35,11 +35,11 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 			err = r.jumpNode(ctx, st.Node, st.By.Milliseconds())
 			break
 		}
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockJump, false)
+		res.calls, res.events, err = r.advance(ctx, st.By.Milliseconds(), clockJump, false)
 	case ActLongScript:
 		byExpiry = true
 		res.outcome = OK
-		res.calls, err = r.advance(ctx, st.By.Milliseconds(), clockBlocked, false)
+		res.calls, res.events, err = r.advance(ctx, st.By.Milliseconds(), clockBlocked, false)
 	case ActAcquire:
 		res, err = r.acquire(ctx, st)
 	case ActRelease:
@@ -288,16 +288,22 @@ const (
 // script Redis holds time still for key expiry, and no other client can
 // read a key meanwhile).
 //
-// It returns the renewal calls made, in order.
-func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesLost bool) ([]CallRecord, error) {
+// A renewal the variant reads as LOST ends the holder's belief there
+// (endBelief); one that answers RENEWED after another context took a hold
+// of its own meanwhile breaks unnoticed-takeover (noticeTakeover).
+//
+// It returns the renewal calls made, in order, and the violations they
+// are events of.
+func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesLost bool) ([]CallRecord, []Violation, error) {
 	var calls []CallRecord
+	var events []Violation
 	start, cur, end := r.now, r.now, r.now+ms
 	clientClock := mode != clockJump
 	if mode == clockAdvance {
 		// (A long script makes at most two calls per hold: one due as it
 		// starts, one inside it or at its end.)
 		if err := r.checkRenewals(cur, end); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for clientClock {
@@ -319,7 +325,7 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 			at = end // the script ends first: the renewal is served then
 		}
 		if err := r.passTime(ctx, at-cur); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cur, r.now = at, at
 		call := r.v.(renewer).renew(op)
@@ -336,7 +342,7 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		g.renewAt = at + r.renewPeriod(g.leaseMS)
 		if repliesLost {
@@ -348,37 +354,43 @@ func (r *Runner) advance(ctx context.Context, ms int64, mode clockMode, repliesL
 				recs[i].Outcome = TimedOut
 			}
 		}
-		if out != Renewed {
+		switch out {
+		case Renewed:
+			events = append(events, r.noticeTakeover(lock, g)...)
+		case Lost:
+			// The client tells the application: its belief ends here.
+			r.endBelief(lock, g)
+		default:
 			g.renewAt = 0 // the hold is not ours any more, or we cannot tell: the watchdog stops
 		}
 		calls = append(calls, recs...)
 	}
 	if err := r.passTime(ctx, end-cur); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.onNodes() {
 		if clientClock {
 			r.now = end
 		}
-		return calls, r.verifyNodes(ctx)
+		return calls, events, r.verifyNodes(ctx)
 	}
 	want := r.keys
 	res, err := r.store.Exec(ctx, &Batch{Prior: want, Read: r.reads, Replica: r.replication(false), Derived: r.derived()})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(res.Found) > 0 {
-		return nil, fmt.Errorf("store disagrees with the simulated clock: it holds %s, which no step wrote", formatKey(res.Found[0]))
+		return nil, nil, fmt.Errorf("store disagrees with the simulated clock: it holds %s, which no step wrote", formatKey(res.Found[0]))
 	}
 	for i := range want {
 		if i >= len(res.Keys) || !sameKey(res.Keys[i], want[i]) {
-			return nil, fmt.Errorf("store disagrees with the simulated clock: want %s, got %v", formatKey(want[i]), res.Keys)
+			return nil, nil, fmt.Errorf("store disagrees with the simulated clock: want %s, got %v", formatKey(want[i]), res.Keys)
 		}
 	}
 	if clientClock {
 		r.now = end
 	}
-	return calls, r.install(res.Keys)
+	return calls, events, r.install(res.Keys)
 }
 
 // renewOutcome reads a renewal's reply: through the variant's reply map,
@@ -484,6 +496,7 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 		r.holdSeq[st.Lock]++
 		seq := r.holdSeq[st.Lock]
 		r.current[st.Lock] = &redisHold{seq: seq, context: a.context, owner: owner}
+		r.markTakeover(a, st.Lock)
 		if lostReply {
 			break
 		}

@@ -238,7 +238,7 @@ func hasReservedPrefix(name string) bool {
 var outcomesOf = map[string][]string{
 	"acquire":        {string(Acquired), string(Reentered), string(Busy), string(Lost), OutHeld},
 	"release":        {string(Released), string(StillHeld), string(NotOwner), string(Pending), OutReleasedOrHeld},
-	"renew":          {string(Renewed), string(Gone)},
+	"renew":          {string(Renewed), string(Gone), string(Lost)},
 	"finish_release": {string(Released), string(NotOwner)},
 }
 

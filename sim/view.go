@@ -41,6 +41,7 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 	if f.Violations == nil {
 		f.Violations = []Violation{}
 	}
+	f.Lost = slices.Clone(r.lost)
 	if st != nil {
 		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line,
 			ReplyLost: st.ReplyLost, Nested: st.Nested, Unreplicated: st.Unreplicated, Node: st.Node, Unreachable: slices.Clone(st.Unreachable), KeepPartial: st.KeepPartial}

@@ -29,6 +29,7 @@ var invariantTitles = map[string]string{
 	sim.InvCountMismatch:        "InvCountMismatch",
 	sim.InvLeakedHold:           "InvLeakedHold",
 	sim.InvSharedContextHolders: "InvSharedContextHolders",
+	sim.InvUnnoticedTakeover:    "InvUnnoticedTakeover",
 }
 
 // endOfRunLeak reports whether vi is a leaked hold only because the run

@@ -144,6 +144,9 @@ func (d *columnDraw) hold(a laneActor, av, pav sim.ActorView, pok bool, k int, l
 	ly, lh := d.lay.laneY[a.id], d.lay.laneH(a.id)
 	by := d.lay.beliefY(a.id, k)
 	ty := by + tlBeliefH + 3
+	if lb, ok := lostIn(d.f, a.id, lock); ok {
+		d.lostBelief(lb, by)
+	}
 	h, has := holdOf(av, lock)
 	if !has {
 		return
@@ -189,6 +192,31 @@ func (d *columnDraw) hold(a laneActor, av, pav sim.ActorView, pok bool, k int, l
 		d.text(templates.TLText{X: x + TimelineColumnWidth - 6, Y: ly + lh - 4, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
 	}
 }
+
+// lostIn returns the belief of actor id in lock that frame f's step ended
+// (a renewal answered LOST), and whether there is one.
+func lostIn(f sim.Frame, id, lock string) (sim.LostBelief, bool) {
+	for _, lb := range f.Lost {
+		if lb.Actor == id && lb.Lock == lock {
+			return lb, true
+		}
+	}
+	return sim.LostBelief{}, false
+}
+
+// lostBelief draws, in the belief row at by, the end of a belief that a
+// renewal's LOST ended during the column's step: the bar runs to the
+// renewal and stops at a mark, "✗ lost", so that the lane shows where the
+// holder learned it holds nothing (issue 33, item 4).
+func (d *columnDraw) lostBelief(lb sim.LostBelief, by int) {
+	t := d.v.t
+	title := t.T("TLBeliefLostTitle", "Actor", lb.Actor, "Lock", lb.Lock, "Token", lb.Token, "Hold", lb.Hold)
+	d.rect(templates.TLRect{X: d.x + 1, Y: by, W: tlLostW, H: tlBeliefH, Class: "belief lost", Title: title})
+	d.text(templates.TLText{X: d.x + tlLostW + 4, Y: by + 11, Text: Clip("✗ "+t.T("TLBeliefLost"), 11), Class: "belief-lost", Title: title})
+}
+
+// tlLostW is how far into its column a belief a renewal ended is drawn.
+const tlLostW = TimelineColumnWidth / 4
 
 // stepMarks draws what the column's step did: its chip on its actor's lane,
 // the watchdog's renewals of a clock step, or a step of no actor's (a

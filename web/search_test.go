@@ -82,7 +82,7 @@ func TestSearchStartProgressResult(t *testing.T) {
 	if len(progress) == 0 || progress[0].Depth != 1 || progress[0].MaxDepth != 3 || progress[0].States < 2 {
 		t.Fatalf("progress %+v: want one per depth from depth 1 of 3", progress)
 	}
-	if !res.Complete || res.Stopped != "" || res.Depth != 3 || len(res.Rows) != len(sim.SearchInvariants) {
+	if !res.Complete || res.Stopped != "" || res.Depth != 3 || len(res.Rows) != len(sim.DefaultSearchInvariants) {
 		t.Fatalf("result %+v: want complete to depth 3, a row per invariant", res)
 	}
 	i := slices.IndexFunc(res.Rows, func(r searchpage.Row) bool { return r.Invariant == "overlapping-holders" })
