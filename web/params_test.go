@@ -284,3 +284,37 @@ func TestSearchWrongTypesNamed(t *testing.T) {
 		t.Fatalf("got %+v, want %q naming lease, actors and depth", m, want)
 	}
 }
+
+// TestOwnLockLuaSyntaxPlace: on "Your lock", a Lua syntax error in a
+// learner's script, and goto (which Redis's Lua 5.1 lacks), are placed at
+// the script's own line and column, as Redis would place them.
+func TestOwnLockLuaSyntaxPlace(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	for _, c := range []struct{ head, where, code string }{
+		{"local a = 1\nlocal s = 'abc\n", "redisson-rlock/acquire.lua:2:11", "variant.lua-error"},
+		{"local a = 1\nif a then goto skip end\n::skip::\n", "redisson-rlock/acquire.lua:2:11", "variant.lua-52"},
+	} {
+		files := redissonFiles(t)
+		files["script_1"] = c.head + files["script_1"]
+		resp := postLock(t, hs.URL, files)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%q: status %d, want 422", c.head, resp.StatusCode)
+		}
+		n, err := html.Parse(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := dom{n}.all(byTestID("lock-error"))
+		if len(errs) != 1 {
+			t.Fatalf("%q: %d problems, want 1", c.head, len(errs))
+		}
+		got := textOf(errs[0].FirstChild) // the <code> with FILE:LINE:COL
+		if got != c.where {
+			t.Errorf("%q: placed at %q, want %q (%s)", c.head, got, c.where, textOf(errs[0]))
+		}
+		if c.code == "variant.lua-52" && !strings.Contains(textOf(errs[0]), "goto") {
+			t.Errorf("%q: %q does not name goto", c.head, textOf(errs[0]))
+		}
+	}
+}
