@@ -108,18 +108,24 @@ func (s *Pages) ServeNew(w http.ResponseWriter, r *http.Request) {
 			err = les
 		}
 		p.SandboxError = s.host.Texts(loc).Err(err)
+		if errs, ok := err.(interface{ Unwrap() []error }); ok {
+			// Each field's problem, joined as the catalogue joins problems.
+			var parts []string
+			for _, e := range errs.Unwrap() {
+				parts = append(parts, s.host.Texts(loc).Err(e))
+			}
+			p.SandboxError = strings.Join(parts, s.host.Texts(loc).T("error.join"))
+		}
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
 		p.Variants = variantOptions(s.host.Texts(loc), q.Get("variant"))
 		s.host.WritePage(w, r, http.StatusBadRequest, templates.ExploreStart(p))
 	}
-	lease, err := num("lease_ms")
-	if err != nil {
-		fail(err)
-		return
-	}
-	actors, err := num("actors")
-	if err != nil {
+	// Both numbers are read before either is refused: the form names every
+	// field that does not read at once.
+	lease, errLease := num("lease_ms")
+	actors, errActors := num("actors")
+	if err := errors.Join(errLease, errActors); err != nil {
 		fail(err)
 		return
 	}

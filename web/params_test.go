@@ -318,3 +318,33 @@ func TestOwnLockLuaSyntaxPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxNamesEveryBadNumber: the sandbox form names both of its number
+// fields when neither reads, in the page's language, with the form kept.
+func TestSandboxNamesEveryBadNumber(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	status, d := getStatusDOM(t, hs.URL+"/explore/new?variant=token-count&lease_ms=abc&actors=x&lock=order:42&lang=zh-TW", nil)
+	if status != http.StatusBadRequest {
+		t.Fatalf("status %d, want 400", status)
+	}
+	got := d.text(t, "sandbox error", byTestID("sandbox-error"))
+	tw := tr(sim.TraditionalChinese)
+	for _, f := range [][2]string{{"lease_ms", "abc"}, {"actors", "x"}} {
+		if want := tw.Msg(sim.M("web.sandbox.number", "Field", f[0], "Got", f[1])); !strings.Contains(got, want) {
+			t.Errorf("sandbox error %q lacks %q", got, want)
+		}
+	}
+}
+
+// TestSearchFromUnknownLesson: a Search link from a lesson the course does
+// not have says so under from, rather than dropping it.
+func TestSearchFromUnknownLesson(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	d := getDOM(t, hs.URL+"/search?variant=token-count&from=no-such-lesson&lang=zh-CN")
+	li := d.one(t, "from problem", and(tag("li"), withAttr("data-param", "from")))
+	if want := tr(sim.SimplifiedChinese).T("SearchParamFrom", "Param", "from", "Value", "no-such-lesson"); textOf(li) != want {
+		t.Errorf("from problem %q, want %q", textOf(li), want)
+	}
+}
