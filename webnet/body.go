@@ -33,6 +33,12 @@ func ReadForm(w http.ResponseWriter, r *http.Request, limit, memory int64, timeo
 		// from, should the body break off.
 		body.kept = &bytes.Buffer{}
 		err = r.ParseMultipartForm(memory)
+		if b := params["boundary"]; err == nil && b != "" && !bytes.Contains(body.kept.Bytes(), []byte("--"+b+"--")) {
+			// The parser takes a body cut within a part's headers for
+			// one that ended there, dropping that part in silence: a body
+			// without its closing boundary broke off all the same.
+			err = fmt.Errorf("webnet: form: no closing boundary: %w", io.ErrUnexpectedEOF)
+		}
 		if err != nil && !body.tooBig && !body.timedOut && params["boundary"] != "" {
 			return false, false, recoverForm(r, body.kept.Bytes(), params["boundary"], memory, err)
 		}
@@ -85,13 +91,11 @@ func recoverForm(r *http.Request, src []byte, boundary string, memory int64, cau
 		if err != nil {
 			continue
 		}
-		r.MultipartForm = f
-		if r.PostForm == nil {
-			r.PostForm = make(map[string][]string)
+		if r.MultipartForm != nil {
+			_ = r.MultipartForm.RemoveAll() // the parse that missed the break
 		}
-		if r.Form == nil {
-			r.Form = make(map[string][]string)
-		}
+		// As ParseMultipartForm leaves them: the query, then the form.
+		r.MultipartForm, r.Form, r.PostForm = f, r.URL.Query(), make(map[string][]string)
 		for k, v := range f.Value {
 			r.Form[k] = append(r.Form[k], v...)
 			r.PostForm[k] = append(r.PostForm[k], v...)
