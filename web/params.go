@@ -81,16 +81,27 @@ func stepParam(t *translator, q url.Values, total int) (int, []templates.Notice)
 	return *n, nil
 }
 
-// presentParam reads a player page's present parameter: 1 opens the page
-// in presenter mode, 0 or nothing does not; another value is not
-// presenter mode, under a notice that says the values it takes.
-func presentParam(t *translator, q url.Values) (bool, []templates.Notice) {
-	switch v := strings.TrimSpace(q.Get("present")); v {
+// modeParam reads a player page's mode parameter name (present: presenter
+// mode; predict: predict mode), as the page's script reads it
+// (static/history.js modeAtStart): 1 is on, 0 or nothing off; another
+// value is off, under a notice (message id) that says the values it takes.
+func modeParam(t *translator, q url.Values, name, id string) (bool, []templates.Notice) {
+	switch v := strings.TrimSpace(q.Get(name)); v {
 	case "1":
 		return true, nil
 	case "", "0":
 		return false, nil
 	default:
-		return false, []templates.Notice{{Param: "present", Text: t.T("NoticePresent", "Value", view.Clip(v, maxEcho))}}
+		return false, []templates.Notice{{Param: name, Text: t.T(id, "Value", view.Clip(v, maxEcho))}}
 	}
+}
+
+// playerParams reads a player page's step, present and predict parameters
+// over a timeline of total steps: the step to show, presenter mode, and
+// the notices of those that do not read.
+func playerParams(t *translator, q url.Values, total int) (step int, presenter bool, notices []templates.Notice) {
+	step, bad := stepParam(t, q, total)
+	presenter, badPresent := modeParam(t, q, "present", "NoticePresent")
+	_, badPredict := modeParam(t, q, "predict", "NoticePredict")
+	return step, presenter, append(append(bad, badPresent...), badPredict...)
 }

@@ -77,10 +77,14 @@ func TestPlayerStepNotice(t *testing.T) {
 			t.Errorf("step=%s: notices %v, want step: %q", c.step, ns, want)
 		}
 	}
-	// present=yes is not presenter mode, and says so.
-	_, d := getStatusDOM(t, hs.URL+"/lessons/"+l.ID+"?present=yes&lang=en", nil)
+	// present=yes is not presenter mode, predict=on not predict mode, and
+	// the page says so.
+	_, d := getStatusDOM(t, hs.URL+"/lessons/"+l.ID+"?present=yes&predict=on&lang=en", nil)
 	if want := tr(sim.English).T("NoticePresent", "Value", "yes"); notices(d)["present"] != want {
 		t.Errorf("present=yes: notices %v, want %q", notices(d), want)
+	}
+	if want := tr(sim.English).T("NoticePredict", "Value", "on"); notices(d)["predict"] != want {
+		t.Errorf("predict=on: notices %v, want %q", notices(d), want)
 	}
 }
 

@@ -528,9 +528,8 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	step, bad := stepParam(t, q, len(l.Steps))
-	presenter, badPresent := presentParam(t, q)
-	r = r.WithContext(templates.WithNotices(r.Context(), append(bad, badPresent...)...))
+	step, presenter, notices := playerParams(t, q, len(l.Steps))
+	r = r.WithContext(templates.WithNotices(r.Context(), notices...))
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Step: step, Total: len(l.Steps),
 		Presenter: presenter,

@@ -123,9 +123,8 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request, tl explor
 	l := tl.Lesson
 	t := s.tr(loc)
 	q := r.URL.Query()
-	step, bad := stepParam(t, q, len(l.Steps))
-	presenter, badPresent := presentParam(t, q)
-	r = r.WithContext(templates.WithNotices(r.Context(), append(bad, badPresent...)...))
+	step, presenter, notices := playerParams(t, q, len(l.Steps))
+	r = r.WithContext(templates.WithNotices(r.Context(), notices...))
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
 		Presenter: presenter,
