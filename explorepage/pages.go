@@ -108,10 +108,10 @@ func (s *Pages) ServeNew(w http.ResponseWriter, r *http.Request) {
 			err = les
 		}
 		p.SandboxError = s.host.Texts(loc).Err(err)
-		if errs, ok := err.(interface{ Unwrap() []error }); ok {
+		if errs, ok := err.(numberErrors); ok {
 			// Each field's problem, joined as the catalogue joins problems.
 			var parts []string
-			for _, e := range errs.Unwrap() {
+			for _, e := range errs {
 				parts = append(parts, s.host.Texts(loc).Err(e))
 			}
 			p.SandboxError = strings.Join(parts, s.host.Texts(loc).T("error.join"))
@@ -125,8 +125,14 @@ func (s *Pages) ServeNew(w http.ResponseWriter, r *http.Request) {
 	// field that does not read at once.
 	lease, errLease := num("lease_ms")
 	actors, errActors := num("actors")
-	if err := errors.Join(errLease, errActors); err != nil {
-		fail(err)
+	var bad numberErrors
+	for _, err := range []error{errLease, errActors} {
+		if err != nil {
+			bad = append(bad, err)
+		}
+	}
+	if len(bad) > 0 {
+		fail(bad)
 		return
 	}
 	l, err := explore.Sandbox(s.host.Catalog(), explore.SandboxConfig{
@@ -144,3 +150,10 @@ func (s *Pages) ServeNew(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, s.host.ExploreURL(code, 0, loc), http.StatusSeeOther)
 }
+
+// numberErrors are the sandbox form's number fields that do not read, each
+// its own coded error: the page names every one.
+type numberErrors []error
+
+func (e numberErrors) Error() string   { return errors.Join(e...).Error() }
+func (e numberErrors) Unwrap() []error { return e }
