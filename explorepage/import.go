@@ -59,7 +59,16 @@ func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
 	}
 	// The body must arrive within BodyTimeout and be at most
 	// MaxImportBody bytes, whatever its encoding.
-	if tooBig, timedOut, err := webnet.ReadForm(w, r, MaxImportBody, MaxImportBytes, s.host.BodyTimeout()); err != nil {
+	var broken error
+	var bfe *webnet.BrokenFormError
+	if tooBig, timedOut, err := webnet.ReadForm(w, r, MaxImportBody, MaxImportBytes, s.host.BodyTimeout()); errors.As(err, &bfe) {
+		// Said at the top, with what arrived kept below when it reads.
+		broken = brokenForm(bfe)
+		if !bfe.Kept {
+			fail(http.StatusBadRequest, nil, "upload", broken)
+			return
+		}
+	} else if err != nil {
 		t := s.host.Texts(loc)
 		switch {
 		case tooBig:
@@ -68,11 +77,23 @@ func (s *Pages) ServeImport(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Connection", "close")
 			fail(http.StatusRequestTimeout, nil, "upload", errors.New(t.T("ImportBodyTimeout", "Seconds", s.host.BodyTimeout().Seconds())))
 		default:
-			fail(http.StatusBadRequest, nil, "upload", fmt.Errorf("explorepage: import: read the form: %w", err))
+			fail(http.StatusBadRequest, nil, "upload", codedErr(sim.M("web.form.unreadable"), "explorepage: import: read the form: %v", err))
 		}
 		return
 	}
 	name, src := "pasted.yaml", []byte(r.FormValue("yaml"))
+	if broken != nil {
+		// What arrived of the paste, or the upload's name and its part,
+		// goes back to the form: the learner checks it and sends again.
+		if f, hdr, err := r.FormFile("file"); err == nil {
+			if b, err := io.ReadAll(io.LimitReader(f, MaxImportBytes)); err == nil && len(b) > 0 && utf8.Valid(b) {
+				name, src = hdr.Filename, b
+			}
+			f.Close()
+		}
+		fail(http.StatusBadRequest, src, name, broken)
+		return
+	}
 	if f, hdr, err := r.FormFile("file"); err == nil {
 		defer f.Close()
 		b, err := io.ReadAll(io.LimitReader(f, MaxImportBytes+1))
@@ -141,4 +162,13 @@ func sentVariant(lock templates.LockForm) func(written string) (*sim.VariantDef,
 		}
 		return sim.LoadVariant(file, []byte(lock.Variant), sim.SentScripts(file, scripts))
 	}
+}
+
+// brokenForm is the error a page shows for a form whose body broke off
+// (webnet.BrokenFormError): it names the field it broke in, when known.
+func brokenForm(e *webnet.BrokenFormError) error {
+	if e.Field != "" {
+		return codedErr(sim.M("web.form.broken-field", "Field", e.Field), "explorepage: %v", e)
+	}
+	return codedErr(sim.M("web.form.broken"), "explorepage: %v", e)
 }

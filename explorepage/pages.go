@@ -109,19 +109,31 @@ func (s *Pages) ServeNew(w http.ResponseWriter, r *http.Request) {
 			err = les
 		}
 		p.SandboxError = s.host.Texts(loc).Err(err)
+		if errs, ok := err.(numberErrors); ok {
+			// Each field's problem, joined as the catalogue joins problems.
+			var parts []string
+			for _, e := range errs {
+				parts = append(parts, s.host.Texts(loc).Err(e))
+			}
+			p.SandboxError = strings.Join(parts, s.host.Texts(loc).T("error.join"))
+		}
 		p.Sandbox = templates.SandboxForm{LeaseMS: q.Get("lease_ms"), Actors: q.Get("actors"), Lock: q.Get("lock"),
 			Fencing: q.Get("fencing") != "", Replica: q.Get("replica") != ""}
 		p.Variants = variantOptions(s.host.Texts(loc), q.Get("variant"))
 		s.host.WritePage(w, r, http.StatusBadRequest, templates.ExploreStart(p))
 	}
-	lease, err := num("lease_ms")
-	if err != nil {
-		fail(err)
-		return
+	// Both numbers are read before either is refused: the form names every
+	// field that does not read at once.
+	lease, errLease := num("lease_ms")
+	actors, errActors := num("actors")
+	var bad numberErrors
+	for _, err := range []error{errLease, errActors} {
+		if err != nil {
+			bad = append(bad, err)
+		}
 	}
-	actors, err := num("actors")
-	if err != nil {
-		fail(err)
+	if len(bad) > 0 {
+		fail(bad)
 		return
 	}
 	l, err := explore.Sandbox(s.host.Catalog(), explore.SandboxConfig{
@@ -139,3 +151,10 @@ func (s *Pages) ServeNew(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, s.host.ExploreURL(code, 0, loc), http.StatusSeeOther)
 }
+
+// numberErrors are the sandbox form's number fields that do not read, each
+// its own coded error: the page names every one.
+type numberErrors []error
+
+func (e numberErrors) Error() string   { return errors.Join(e...).Error() }
+func (e numberErrors) Unwrap() []error { return e }

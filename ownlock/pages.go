@@ -20,6 +20,7 @@ import (
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"
+	"lockstep/webnet"
 )
 
 // The learner's own lock ("Your lock" on the Explore page, issue 19 item
@@ -274,14 +275,25 @@ func (s *Pages) serveLockCheck(w http.ResponseWriter, r *http.Request) {
 	if tooBig, timedOut, err := s.host.ReadForm(w, r, maxLockBody); err != nil {
 		p := s.lockPage(loc, lockFiles{})
 		status := http.StatusBadRequest
+		var bfe *webnet.BrokenFormError
 		switch {
+		case errors.As(err, &bfe):
+			// What arrived goes back to the form, said at the top.
+			if bfe.Kept {
+				f, _ := readLockForm(t, r)
+				p = s.lockPage(loc, f)
+			}
+			p.Failed = t.Msg(sim.M("web.form.broken"))
+			if bfe.Field != "" {
+				p.Failed = t.Msg(sim.M("web.form.broken-field", "Field", bfe.Field))
+			}
 		case tooBig:
 			status, p.Failed = http.StatusRequestEntityTooLarge, t.T("LockBodyTooLarge", "Max", maxLockBody>>10)
 		case timedOut:
 			w.Header().Set("Connection", "close")
 			status, p.Failed = http.StatusRequestTimeout, t.T("ImportBodyTimeout", "Seconds", s.host.BodyTimeout().Seconds())
 		default:
-			p.Failed = err.Error()
+			p.Failed = t.Msg(sim.M("web.form.unreadable"))
 		}
 		s.host.WritePage(w, r, status, templates.LockStart(p))
 		return

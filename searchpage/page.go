@@ -143,6 +143,9 @@ func (s *Searches) serveSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	if l := s.host.Course(q.Get("from")); l != nil {
 		p.FromLesson = l.Title.In(loc)
+	} else if from := q.Get("from"); from != "" {
+		// A lesson the course does not have: said, not dropped.
+		p.Problems = append(p.Problems, templates.SearchProblem{Field: "from", Text: t.T("SearchParamFrom", "Param", "from", "Value", view.Clip(from, 64))})
 	}
 	s.host.WritePage(w, r, http.StatusOK, templates.Search(p))
 }

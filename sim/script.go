@@ -26,9 +26,11 @@ type Script struct {
 	Custom bool
 	// file is the .lua file a custom script came from ("" when inline), and
 	// line0 the line of the variant file before an inline script's first,
-	// so that a Lua error names the user's own line.
+	// col0 the columns before its text (the block's indentation), so that a
+	// Lua error names the user's own line and column.
 	file  string
 	line0 int
+	col0  int
 	// run is what a store sends for a custom script (RunSource).
 	run string
 }

@@ -397,7 +397,15 @@ func (v *variantValidator) twoStep() {
 }
 
 // compileLua compiles s with gopher-lua (the Lua that miniredis runs) and
-// returns its first error at the script's own line, or nil.
+// returns its first error at the script's own line and column (in the
+// variant file, for an inline script: past the block's indentation), or
+// nil. gopher-lua places a syntax error at the last character of the token
+// it stopped at, and an unfinished string on the line after it: the error
+// names the token's first character and the string's opening quote, where
+// Redis (user_script:LINE) puts them too. A script that compiles there may
+// still use what Redis's Lua 5.1 does not have (goto and its labels, which
+// gopher-lua takes from Lua 5.2): that is refused here, at its place,
+// rather than by a real Redis at the first step (lua51Only).
 func compileLua(s *Script) *LoadError {
 	chunk, err := parse.Parse(strings.NewReader(s.Source), s.Name)
 	var line, col int
@@ -419,10 +427,11 @@ func compileLua(s *Script) *LoadError {
 				atEnd = true
 			}
 			near = pe.Token
+			line, col = tokenStart(s.Source, line, col, detail, near)
 		}
 	}
 	if err == nil {
-		return nil
+		return lua51Only(s)
 	}
 	if detail == "" {
 		detail = strings.TrimSpace(err.Error())
@@ -437,7 +446,54 @@ func compileLua(s *Script) *LoadError {
 	if near != "" {
 		msg += " near '" + near + "'"
 	}
-	e := &LoadError{File: s.file, Pos: Pos{s.line0 + line, max(col, 1)}, Msg: fmt.Sprintf("script %s does not compile: %s", s.Name, msg),
+	e := &LoadError{File: s.file, Pos: Pos{s.line0 + line, s.col0 + max(col, 1)}, Msg: fmt.Sprintf("script %s does not compile: %s", s.Name, msg),
 		Problem: M("variant.lua-error", "Script", s.Name, "Detail", detail, "AtEnd", atEnd, "Near", near)}
 	return e
+}
+
+// tokenStart moves a gopher-lua syntax error at line and col (1-based) of
+// src, about token near, to where the token starts: its first character
+// (gopher-lua names the last), or for an unfinished string the quote that
+// opens it (gopher-lua names the next line, the newline having ended it).
+// A place that does not hold the token stays as it is.
+func tokenStart(src string, line, col int, detail, near string) (int, int) {
+	lines := strings.Split(src, "\n")
+	if strings.HasPrefix(detail, "unterminated string") && line >= 2 && line-2 < len(lines) {
+		prev := lines[line-2]
+		for _, q := range []string{"'", "\""} {
+			if k := strings.LastIndex(prev, q+near); k >= 0 {
+				return line - 1, k + 1
+			}
+		}
+		return line, col
+	}
+	if near == "" || line < 1 || line > len(lines) {
+		return line, col
+	}
+	text, start := lines[line-1], col-len(near)
+	if start >= 0 && col <= len(text) && text[start:col] == near {
+		return line, start + 1
+	}
+	return line, col
+}
+
+// lua51Only refuses what gopher-lua compiles but Redis's Lua 5.1 does not
+// (goto and ::labels::, from Lua 5.2), at its first use in s: such a
+// script would run on the embedded Redis and fail to compile on a real
+// one, so the two would not give the same frames. Nil when s has none.
+func lua51Only(s *Script) *LoadError {
+	sc := parse.NewScanner(strings.NewReader(s.Source), s.Name)
+	lx := &parse.Lexer{}
+	for {
+		tk, err := sc.Scan(lx)
+		if err != nil || tk.Type <= 0 {
+			return nil
+		}
+		lx.PrevTokenType = tk.Type
+		if tk.Type == parse.TGoto || tk.Type == parse.T2Colon {
+			return &LoadError{File: s.file, Pos: Pos{s.line0 + tk.Pos.Line, s.col0 + max(tk.Pos.Column, 1)},
+				Msg:     fmt.Sprintf("script %s uses %s, which Redis's Lua 5.1 does not have (goto and labels came in Lua 5.2)", s.Name, tk.Str),
+				Problem: M("variant.lua-52", "Script", s.Name, "Token", tk.Str)}
+		}
+	}
 }

@@ -83,7 +83,9 @@ func TestVariantErrors(t *testing.T) {
 		{"unknown KEYS value", edit("  keys: [lock]\n  argv: [owner, lease_ms]", "  keys: [lock, lok]\n  argv: [owner, lease_ms]"), "variant.unknown-value-name", 13, 16},
 		{"unknown ARGV value", edit("argv: [owner, lease_ms]", "argv: [owner, lease]"), "variant.unknown-value-name", 14, 17},
 		{"value in the wrong list", edit("argv: [owner]", "argv: [lock]"), "variant.value-wrong-list", 23, 10},
-		{"Lua syntax error", edit("    return 1\n  keys", "    return 1 +\n  keys"), "variant.lua-error", 12, 1},
+		// At the end of the script: the start of its last line's text,
+		// past the block's four columns of indentation.
+		{"Lua syntax error", edit("    return 1\n  keys", "    return 1 +\n  keys"), "variant.lua-error", 12, 5},
 		{"unknown outcome", edit("{0: BUSY, 1: held}", "{0: BUSY, 1: HELD}"), "variant.reply-outcome", 15, 22},
 		{"nil and false", edit("{nil: NOT_OWNER, 0:", "{nil: NOT_OWNER, false: NOT_OWNER, 0:"), "variant.reply-twice", 24, 29},
 		{"missing release", strings.Split(inlineVariant, "release:")[0], "variant.missing", 1, 1},
@@ -142,4 +144,47 @@ func TestVariantLuaErrorInFile(t *testing.T) {
 	if e := es[0]; e.Problem.Args["AtEnd"] != true || strings.Contains(fmt.Sprint(e.Problem.Args["Detail"]), "at the end") || !strings.Contains(e.Msg, " at the end of the script") {
 		t.Errorf("args %v, message %q", e.Problem.Args, e.Msg)
 	}
+}
+
+// TestLuaErrorPlaces: a Lua syntax error, and Lua that Redis's Lua 5.1
+// does not have, are placed where Redis places them, at the column too: in
+// the .lua file for a script file, in the variant file past the block's
+// indentation for an inline one. gopher-lua names a token's last
+// character, and the line after an unfinished string.
+func TestLuaErrorPlaces(t *testing.T) {
+	const body = "    if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then\n      return 0\n    end\n    redis.call('HINCRBY', KEYS[1], ARGV[1], 1)\n    redis.call('PEXPIRE', KEYS[1], ARGV[2])\n    return 1\n"
+	for _, c := range []struct {
+		name, script string
+		code         string
+		line, col    int // in the script
+	}{
+		{"a token of one character", "local a = 1\nlocal x = = 1\nreturn 1", "variant.lua-error", 2, 11},
+		{"a keyword", "local a = 1\nreturn 1\nlocal z = 2\n", "variant.lua-error", 3, 1},
+		{"an unfinished string", "local a = 1\nlocal s = 'abc\nreturn 1", "variant.lua-error", 2, 11},
+		{"goto", "local a = 1\nif a then goto skip end\n::skip::\nreturn 1", "variant.lua-52", 2, 11},
+		{"a label", "local a = 1\n  ::top::\nreturn 1", "variant.lua-52", 2, 3},
+	} {
+		// The script as a file of its own.
+		file := strings.Replace(inlineVariant, "  source: |\n"+body, "  script: acquire.lua\n", 1)
+		_, err := sim.LoadVariant("my-lock.variant.yaml", []byte(file), func(string) ([]byte, error) { return []byte(c.script), nil })
+		if e := onlyProblem(t, c.name, err); e.Problem.ID != c.code || e.File != "acquire.lua" || e.Pos != (sim.Pos{Line: c.line, Col: c.col}) {
+			t.Errorf("%s, a file: %s at %s:%d:%d, want %s at acquire.lua:%d:%d", c.name, e.Problem.ID, e.File, e.Pos.Line, e.Pos.Col, c.code, c.line, c.col)
+		}
+		// The script inline, from line 7, indented four columns.
+		inline := strings.Replace(inlineVariant, body, "    "+strings.ReplaceAll(strings.TrimRight(c.script, "\n"), "\n", "\n    ")+"\n", 1)
+		_, err = sim.LoadVariant("my-lock.variant.yaml", []byte(inline), noFiles)
+		if e := onlyProblem(t, c.name, err); e.Problem.ID != c.code || e.File != "my-lock.variant.yaml" || e.Pos != (sim.Pos{Line: 6 + c.line, Col: 4 + c.col}) {
+			t.Errorf("%s, inline: %s at %s:%d:%d, want %s at my-lock.variant.yaml:%d:%d", c.name, e.Problem.ID, e.File, e.Pos.Line, e.Pos.Col, c.code, 6+c.line, 4+c.col)
+		}
+	}
+}
+
+// onlyProblem is the one problem of err (sim.LoadErrors).
+func onlyProblem(t *testing.T, name string, err error) sim.LoadError {
+	t.Helper()
+	var es sim.LoadErrors
+	if !errors.As(err, &es) || len(es) != 1 {
+		t.Fatalf("%s: want one problem, got %v", name, err)
+	}
+	return es[0]
 }

@@ -109,6 +109,8 @@ type variantDecoder struct {
 	// builtin: a file of sim/variants, whose scripts are the embedded ones.
 	builtin bool
 	errs    LoadErrors
+	// src is the variant file's text (the indentation of inline scripts).
+	src []byte
 	// bad holds the paths of fields that did not decode: the validator
 	// does not report them again.
 	bad map[string]bool
@@ -122,7 +124,7 @@ func (vd *variantDecoder) errorf(p Pos, path string, m Msg, format string, args 
 }
 
 func (vd *variantDecoder) decode(src []byte) *VariantDef {
-	vd.bad = map[string]bool{}
+	vd.bad, vd.src = map[string]bool{}, src
 	entries, errs := ParseYAMLMapping(src, maxVariantBytes, "variant file")
 	if len(errs) > 0 {
 		for _, e := range errs {
@@ -238,6 +240,7 @@ func (vd *variantDecoder) script(d *VariantDef, e YAMLEntry, role string) *Scrip
 	s := &ScriptDef{}
 	var source *string
 	var sourcePos Pos
+	col0 := 0 // the columns of the variant file before an inline script's text
 	for _, f := range vd.fields(e.Value, role) {
 		p := role + "." + f.Key
 		d.at[p] = posOf(f.Value)
@@ -251,6 +254,7 @@ func (vd *variantDecoder) script(d *VariantDef, e YAMLEntry, role string) *Scrip
 			if lit, ok := unwrap(f.Value).(*ast.LiteralNode); ok && lit.Start != nil && lit.Start.Position != nil {
 				// A block scalar's text starts on the line after its '|'.
 				sourcePos = Pos{lit.Start.Position.Line + 1, 1}
+				col0 = blockIndent(vd.src, sourcePos.Line)
 			}
 		case "keys", "argv":
 			var refs []ValueRef
@@ -297,7 +301,7 @@ func (vd *variantDecoder) script(d *VariantDef, e YAMLEntry, role string) *Scrip
 	case source != nil && s.Path != "":
 		vd.errorf(d.at[role+".source:key"], role+".source", M("variant.script-twice", "Script", role), "%s: give script or source, not both", role)
 	case source != nil:
-		s.Script = &Script{Name: scriptName, Source: *source, Custom: true, file: vd.file, line0: sourcePos.Line - 1,
+		s.Script = &Script{Name: scriptName, Source: *source, Custom: true, file: vd.file, line0: sourcePos.Line - 1, col0: col0,
 			run: bounded(*source, scriptName)}
 	case s.Path != "":
 		s.Script = vd.scriptFile(s.Path, scriptName, d.at[role+".script"], role+".script")
@@ -423,4 +427,19 @@ func (vd *variantDecoder) period(n ast.Node, path string) Period {
 		vd.errorf(posOf(n), path, M("variant.period", "Got", s), "%s: want lease/N or a duration such as 10s, got %q", path, s)
 	}
 	return Period{MS: dur.Milliseconds()}
+}
+
+// blockIndent is the indentation, in columns, of a YAML block scalar whose
+// text starts at line (1-based) of src: that of its first line that is not
+// blank, which YAML takes as the block's. A Lua error at a script's column
+// c is at column blockIndent+c of the variant file.
+func blockIndent(src []byte, line int) int {
+	lines := strings.Split(string(src), "\n")
+	for i := line - 1; i >= 0 && i < len(lines); i++ {
+		text := strings.TrimRight(lines[i], "\r")
+		if trimmed := strings.TrimLeft(text, " "); trimmed != "" {
+			return len(text) - len(trimmed)
+		}
+	}
+	return 0
 }

@@ -55,6 +55,20 @@ export function badNumbers(values) {
   return numberFields.filter(([name]) => !isWhole(values[name])).map(([, field]) => field);
 }
 
+// badNumberMessage is the message of a form whose number fields labels
+// (their labels, in form order) hold no whole number: template's {field}
+// names every one of them, as a list in lang ("Actors, Depth and Lease";
+// "参与者、深度和租约"), not only the first.
+export function badNumberMessage(template, labels, lang) {
+  let list = labels.join(", ");
+  try {
+    list = new Intl.ListFormat(lang || "en", { type: "conjunction" }).format(labels);
+  } catch {
+    // A lang Intl does not know keeps the plain list.
+  }
+  return (template || "{field}").replace("{field}", list);
+}
+
 // shapeRequest is the search of the form's values: {variant, actors,
 // depth, lease_ms, fencing, expiry, moves: [...], invariants: [...], and
 // lock: the share code of the learner's own lock when the page searches it} as
@@ -298,8 +312,8 @@ export function startSearch(doc, root, io) {
     const values = formValues(form);
     const bad = badNumbers(values);
     if (bad.length > 0) {
-      const label = doc.querySelector(`[data-field="${bad[0]}"] span`)?.textContent || bad[0];
-      if (refuse(st, bad, (root.dataset.tBadNumber || "{field}").replace("{field}", label))) draw();
+      const labels = bad.map((f) => doc.querySelector(`[data-field="${f}"] span`)?.textContent || f);
+      if (refuse(st, bad, badNumberMessage(root.dataset.tBadNumber, labels, root.dataset.lang))) draw();
       return;
     }
     begin(shapeRequest(values, variantDefaults(form)));

@@ -118,10 +118,9 @@ type SelfTest struct {
 // DrillsPage lists the drill levels.
 type DrillsPage struct {
 	Site
+	// Levels are the drill levels; what was wrong with the drill link
+	// that led here is said by the page's notices (Notice: level, seed).
 	Levels []DrillLevel
-	// Problem says, in the page's language, what was wrong with the drill
-	// link that led here; "" when nothing was.
-	Problem string
 }
 
 // DrillLevel is one level on the drills page.

@@ -44,40 +44,45 @@ func drillURL(level string, seed uint64, loc sim.Locale) string {
 }
 
 // serveDrills serves the drills page; with a level it redirects to a drill
-// of that level in the player: the one of seed, or one of a fresh seed.
+// of that level in the player: the one of seed, or one of a fresh seed. A
+// level or a seed that does not read keeps the learner on the drills page,
+// under notices that name each bad parameter and its valid values.
 func (s *Server) serveDrills(w http.ResponseWriter, r *http.Request) {
 	loc := s.negotiate(r)
 	t := s.tr(loc)
 	q := r.URL.Query()
-	status, problem := http.StatusOK, ""
-	if lv := q.Get("level"); lv != "" || q.Get("seed") != "" {
-		if lv == "" {
+	status := http.StatusOK
+	if lv := strings.TrimSpace(q.Get("level")); lv != "" || q.Has("level") || q.Get("seed") != "" {
+		if lv == "" && !q.Has("level") {
 			lv = drill.Levels[0].ID
 		}
-		seed, err := uint64(0), error(nil)
-		if sv := strings.TrimSpace(q.Get("seed")); sv != "" {
-			seed, err = strconv.ParseUint(sv, 10, 64)
-			if err == nil && seed > drill.MaxSeed {
-				err = strconv.ErrRange
-			}
-			if err != nil {
-				status, problem = http.StatusBadRequest, t.T("DrillBadSeed", "Seed", sv, "Max", uint64(drill.MaxSeed))
-			}
-		} else {
-			seed = rand.Uint64N(drill.MaxSeed + 1)
-		}
+		var bad []templates.Notice
+		status = http.StatusBadRequest
 		if _, ok := drill.LevelByID(lv); !ok {
-			status, problem = http.StatusNotFound, t.T("DrillNoLevel", "Level", lv)
+			status = http.StatusNotFound // as before: no such level
+			var ids []string
+			for _, l := range drill.Levels {
+				ids = append(ids, l.ID)
+			}
+			bad = append(bad, templates.Notice{Param: "level", Text: t.T("DrillNoticeLevel", "Value", view.Clip(lv, maxEcho), "Levels", strings.Join(ids, ", "))})
 		}
-		if problem == "" {
+		seed := rand.Uint64N(drill.MaxSeed + 1)
+		if sv := strings.TrimSpace(q.Get("seed")); sv != "" {
+			n, err := strconv.ParseUint(sv, 10, 64)
+			if err != nil || n > drill.MaxSeed {
+				bad = append(bad, templates.Notice{Param: "seed", Text: t.T("DrillNoticeSeed", "Value", view.Clip(sv, maxEcho), "Max", uint64(drill.MaxSeed))})
+			}
+			seed = n
+		}
+		if len(bad) == 0 {
 			http.Redirect(w, r, drillURL(lv, seed, loc), http.StatusSeeOther)
 			return
 		}
 		// Otherwise the drills page itself says what was wrong with the link.
+		r = r.WithContext(templates.WithNotices(r.Context(), bad...))
 	}
 	p := templates.DrillsPage{
-		Site:    s.site(loc, navDrills, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
-		Problem: problem,
+		Site: s.site(loc, navDrills, func(l sim.Locale) string { return "/drills?lang=" + string(l) }),
 	}
 	for _, lv := range drill.Levels {
 		var acts []string

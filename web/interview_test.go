@@ -281,10 +281,14 @@ func TestPredictGlosses(t *testing.T) {
 func TestDrillBadLinkPage(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	for path, want := range map[string]string{
-		"/drills?level=leases&seed=abc&lang=zh-CN": "链接里的种子是“abc”",
-		"/drills?level=nope&seed=5&lang=zh-TW":     "連結裡的練習級別「nope」不存在",
-		"/drills?level=leases&seed=-3":             "The link asks for seed “-3”",
+	var ids []string
+	for _, l := range drill.Levels {
+		ids = append(ids, l.ID)
+	}
+	for path, want := range map[string][2]string{
+		"/drills?level=leases&seed=abc&lang=zh-CN": {"seed", tr(sim.SimplifiedChinese).T("DrillNoticeSeed", "Value", "abc", "Max", uint64(drill.MaxSeed))},
+		"/drills?level=nope&seed=5&lang=zh-TW":     {"level", tr(sim.TraditionalChinese).T("DrillNoticeLevel", "Value", "nope", "Levels", strings.Join(ids, ", "))},
+		"/drills?level=leases&seed=-3":             {"seed", tr(sim.English).T("DrillNoticeSeed", "Value", "-3", "Max", uint64(drill.MaxSeed))},
 	} {
 		resp, err := http.Get(hs.URL + path)
 		if err != nil {
@@ -295,8 +299,9 @@ func TestDrillBadLinkPage(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
 			t.Errorf("%s: content type %q", path, ct)
 		}
-		if alerts := parseDOM(t, string(body)).all(withAttr("role", "alert")); len(alerts) != 1 || !strings.Contains(textOf(alerts[0]), want) {
-			t.Errorf("%s: page lacks %q in an alert", path, want)
+		// The page's notice names the parameter (templates.Notice).
+		if ns := notices(parseDOM(t, string(body))); len(ns) != 1 || ns[want[0]] != want[1] {
+			t.Errorf("%s: notices %v, want %s: %q", path, ns, want[0], want[1])
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"lockstep/backend"
@@ -240,7 +241,15 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 			_ = json.Unmarshal(trimmed, &idOnly)
 			m = ClientMessage{ID: idOnly.ID}
 			// The path runs from wireMessage, whose ClientMessage is embedded.
-			return m, perr(ErrCodeBadJSON, "wrong-type", "Field", strings.TrimPrefix(ute.Field, "ClientMessage."))
+			field := strings.TrimPrefix(ute.Field, "ClientMessage.")
+			if paths, fields := searchTypeErrors(trimmed); strings.HasPrefix(field, "search.") && len(paths) > 1 {
+				// Every field of the search that has the wrong type, not
+				// only the first that json.Unmarshal names.
+				pe := perr(ErrCodeBadJSON, "wrong-types", "Fields", strings.Join(paths, ", "))
+				pe.fields = fields
+				return m, pe
+			}
+			return m, perr(ErrCodeBadJSON, "wrong-type", "Field", field)
 		}
 		return ClientMessage{}, perr(ErrCodeBadJSON, "malformed", "Reason", view.Clip(err.Error(), maxEcho))
 	}
@@ -310,4 +319,31 @@ func parseClientMessage(data []byte, spoken func(sim.Locale) bool) (ClientMessag
 		return m, perr(ErrCodeUnknownType, "unknown-type", "Type", view.Clip(m.Type, maxEcho))
 	}
 	return m, nil
+}
+
+// searchTypeErrors are the fields of a message's search object (data, a
+// whole client message) whose JSON value has the wrong type for them
+// (actors: "x"), every one, in the order of searchpage.Request's fields:
+// paths as a wrong-type error names them ("search.actors") and fields as
+// the Search page marks them (data-field: lease for lease_ms).
+// json.Unmarshal names only the first.
+func searchTypeErrors(data []byte) (paths, fields []string) {
+	var m struct {
+		Search map[string]json.RawMessage `json:"search"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return nil, nil
+	}
+	rt := reflect.TypeFor[searchpage.Request]()
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		raw, ok := m.Search[name]
+		if !ok || json.Unmarshal(raw, reflect.New(f.Type).Interface()) == nil {
+			continue
+		}
+		paths = append(paths, "search."+name)
+		fields = append(fields, strings.TrimSuffix(name, "_ms"))
+	}
+	return paths, fields
 }

@@ -73,21 +73,6 @@ func nonZeroMantissa(raw []byte) bool {
 	return false
 }
 
-// queryStep reads a page's step query parameter as a websocket message's
-// step is read (any whole number: 7, 7.0, 1e9), clamped to [0, total]:
-// a link and the page's socket then agree on the step. What is not a whole
-// number of 0 or more is step 0, as an absent parameter is.
-func queryStep(q string, total int) int {
-	if !json.Valid([]byte(q)) { // "" included
-		return 0
-	}
-	n, err := stepNumber("step", json.RawMessage(q))
-	if err != nil || n == nil || *n < 0 {
-		return 0
-	}
-	return min(*n, total)
-}
-
 // maxEcho is how much of a value the client sent an error message repeats
 // (in clip's units): an error names the bad value without sending a huge
 // one back.

@@ -421,7 +421,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseHost(w, r)
 		return
 	}
-	s.routes.ServeHTTP(w, r)
+	s.routes.ServeHTTP(w, s.withParamNotices(r))
 }
 
 // Sessions returns the number of open websocket sessions.
@@ -528,8 +528,8 @@ func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	step := queryStep(q.Get("step"), len(l.Steps))
-	presenter := q.Get("present") == "1"
+	step, presenter, notices := playerParams(t, q, len(l.Steps))
+	r = r.WithContext(templates.WithNotices(r.Context(), notices...))
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Step: step, Total: len(l.Steps),
 		Presenter: presenter,

@@ -123,8 +123,8 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request, tl explor
 	l := tl.Lesson
 	t := s.tr(loc)
 	q := r.URL.Query()
-	step := queryStep(q.Get("step"), len(l.Steps))
-	presenter := q.Get("present") == "1"
+	step, presenter, notices := playerParams(t, q, len(l.Steps))
+	r = r.WithContext(templates.WithNotices(r.Context(), notices...))
 	p := templates.PlayerPage{
 		UI: t.UI(), Lang: string(loc), Assets: assets(), LessonID: l.ID, Timeline: code, Step: step, Total: len(l.Steps),
 		Presenter: presenter,

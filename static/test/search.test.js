@@ -108,3 +108,11 @@ test("shapeRequest carries the learner's own lock when the page searches it", ()
   assert.equal(search.shapeRequest(values, tokenCount).lock, undefined);
   assert.equal(search.shapeRequest({ ...values, lock: "1.abc" }, tokenCount).lock, "1.abc");
 });
+
+test("a form with several bad number fields names every one of them, as a list in the page's language", () => {
+  const en = search.badNumberMessage("{field}: not a whole number, so the search did not start. Type one.", ["Actors", "Depth", "Lease (ms)"], "en");
+  assert.equal(en, "Actors, Depth, and Lease (ms): not a whole number, so the search did not start. Type one.");
+  const zh = search.badNumberMessage("{field}：不是整数，所以搜索没有开始。请填一个整数。", ["参与者", "深度"], "zh-CN");
+  assert.equal(zh, "参与者和深度：不是整数，所以搜索没有开始。请填一个整数。");
+  assert.equal(search.badNumberMessage("{field}: x", ["Depth"], "en"), "Depth: x");
+});
