@@ -3,6 +3,7 @@ package backend_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -155,5 +156,37 @@ func TestRealRedisWriteThenLoopStopped(t *testing.T) {
 		}
 		cancel()
 		c.Close()
+	}
+}
+
+// TestSandboxErrorsNameNoLoopbackAddress: when the sandbox's process is
+// gone under a run, the step's error (shown to the visitor) does not name
+// the sandbox's loopback address and port (a fresh-eyes review of issue
+// 37), while errors.Is still sees what happened.
+func TestSandboxErrorsNameNoLoopbackAddress(t *testing.T) {
+	t.Parallel()
+	sb := backend.NewSandbox(backend.SandboxConfig{})
+	t.Cleanup(func() { sb.Close() })
+	st, err := sb.NewStore(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(context.Background())
+	p, err := os.FindProcess(sb.PID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	processGoneWithin(sb.PID(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = st.Exec(ctx, &sim.Batch{Prior: []sim.KeyState{sim.Absent("lock")}, Read: []sim.KeyRef{{Name: "lock", Type: sim.TypeString}}})
+	if err == nil {
+		t.Fatal("a step on a sandbox whose process was killed answered")
+	}
+	if strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "[::1]") {
+		t.Errorf("the step's error names a loopback address: %v", err)
 	}
 }
