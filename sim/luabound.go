@@ -29,7 +29,8 @@ const MaxScriptTurns = 100000
 // scriptBoundMarker starts the error a bounded script raises.
 const scriptBoundMarker = "lockstep: script stopped after"
 
-// bounded returns src with the turn counter inserted, or src unchanged when
+// bounded returns src with the turn counter inserted (and its returned
+// redis.call made a plain call: plainReturns), or src unchanged when
 // it does not scan (compileLua reports that).
 func bounded(src, name string) string {
 	sum := sha256.Sum256([]byte(name + "\x00" + src))
