@@ -170,7 +170,9 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 	retry := errors.As(err, &restarted) || errors.As(err, &over) && over.Killed == "memory"
 	if retry && s.alone(b) && s.be.reopen != nil {
 		if nb, e := s.be.reopen(ctx); e == nil {
+			s.pmu.Lock() // against a concurrent Close
 			s.be, s.client = nb, nb.client
+			s.pmu.Unlock()
 			res, err = s.boundedStep(ctx, b, name)
 		}
 	}
