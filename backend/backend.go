@@ -212,6 +212,15 @@ type Backend struct {
 	// the nodes, primary and replica of a sandboxed run with several
 	// servers (nodes.go, sandboxpair.go).
 	spawn func(ctx context.Context) (*redis.Client, func(), error)
+	// ended says why the sandbox's process ended (endKilled, endMemory),
+	// "" while it runs or for another end; nil elsewhere.
+	ended func() string
+	// reopen returns the backend of the sandbox's process, started again
+	// if it ended (Sandbox.Backend); nil elsewhere.
+	reopen func(ctx context.Context) (*Backend, error)
+	// kills counts the sandbox's stops per client address (shared by the
+	// sandbox's processes, sandboxshare.go); nil elsewhere.
+	kills *killLedger
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep

@@ -39,13 +39,14 @@ const (
 // script's first line so that its line numbers stay: in a block of its own
 // (so the script cannot name its locals) it removes RemovedGlobals with
 // rawset, past miniredis's protection of _G, and puts a string.rep and a table.concat
-// bounded by MaxRepBytes in the place of gopher-lua's.
+// bounded by MaxRepBytes in the place of gopher-lua's, whose errors name
+// the line of the script's call (level 3 in gopher-lua), not the prefix's.
 var redisEnvPrefix = func() string {
 	var b strings.Builder
 	b.WriteString("do local rep, max = string.rep, ")
 	fmt.Fprintf(&b, "%d ", MaxRepBytes)
 	b.WriteString("string.rep = function(s, n, ...) if (type(s) == 'string' or type(s) == 'number') and type(n) == 'number' and n > 0 and #tostring(s) * n > max then ")
-	fmt.Fprintf(&b, "error('%s of ' .. string.format('%%.0f', #tostring(s) * n) .. ' bytes is more than the %d the embedded Redis allows') ", repStoppedMarker, MaxRepBytes)
+	fmt.Fprintf(&b, "error('%s of ' .. string.format('%%.0f', #tostring(s) * n) .. ' bytes is more than the %d the embedded Redis allows', 3) ", repStoppedMarker, MaxRepBytes)
 	b.WriteString("end return rep(s, n, ...) end ")
 	// table.concat likewise makes its whole result at once: 64 copies of a
 	// 16 MiB string took a sandbox to 339 MB before its memory watch ran
@@ -54,7 +55,7 @@ var redisEnvPrefix = func() string {
 	b.WriteString("table.concat = function(t, sep, i, j) if type(t) == 'table' and (sep == nil or type(sep) == 'string' or type(sep) == 'number') then ")
 	b.WriteString("local n, from, to, sl = 0, tonumber(i) or 1, tonumber(j) or #t, #tostring(sep or '') ")
 	b.WriteString("for k = from, to do local v = t[k] if type(v) == 'string' or type(v) == 'number' then n = n + #tostring(v) + sl end if n > max then ")
-	fmt.Fprintf(&b, "error('%s: table.concat of more than %d bytes is more than the embedded Redis allows') ", concatStoppedMarker, MaxRepBytes)
+	fmt.Fprintf(&b, "error('%s: table.concat of more than %d bytes is more than the embedded Redis allows', 3) ", concatStoppedMarker, MaxRepBytes)
 	b.WriteString("end end end return concat(t, sep, i, j) end ")
 	b.WriteString("for _, name in ipairs({")
 	for i, g := range RemovedGlobals {

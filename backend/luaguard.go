@@ -45,10 +45,19 @@ import (
 // has no namespace. A command is checked by where its keys are (guardedCommands);
 // a command not listed there (SCAN, KEYS, FLUSHALL, SORT, EVAL, CONFIG ...)
 // // is refused, since which keys it touches cannot be told. A refusal is a
-// Lua error from redis.call, raised as each server's own redis.call
-// raises one (an error table on redis-server, a string on miniredis), and
+// Lua error from redis.call, a string raised at the script's own line
+// (below), and
 // an error table from redis.pcall; its text, from keyGuardMarker on, is
 // the same on every backend.
+
+// An error of a command the guard passes is raised as a refusal is: the guard
+// sends it with redis.pcall and raises the error table's text at the
+// script's level,
+// "user_script:7: WRONGTYPE ..." (a fresh-eyes review of issue 37: raised
+// from the guard's redis.call, every such error named line 1, the guard's).
+// The price: such an error is a string, not redis-server's error table, so
+// its reply starts with ERR, as it does on a miniredis already, and a
+// script's own pcall(redis.call, ...) gets that string.
 
 // keyGuardMarker starts the error of a command the guard refuses (after
 // "ERR " in a reply of redis-server and in an error table of
@@ -126,7 +135,13 @@ var guardedCommands = map[string]keySpec{
 // script's first line (line numbers stay). See the comment at the top of
 // this file for what it does. The command table is one string (" get=1
 // set=1 ..."), searched per command: a Lua table of it would be built
-// again at every call.
+// again at every call. A refusal is raised as a string at the level of the
+// script's own call, so that its position is the script's line, not the
+// guard's (its first): redis-server's error handler and gopher-lua both
+// put it before the text ("user_script:7: lockstep: key guard: ..."),
+// where sim.ScriptError reads the line from. That level is 2 in Lua 5.1
+// (redis-server) and 3 in gopher-lua, which counts the function that
+// calls error as level 2 (the embedded Redis: a miniredis).
 func keyGuardPrefix(embedded bool) string {
 	if embedded {
 		return keyGuardEmbedded
@@ -136,11 +151,11 @@ func keyGuardPrefix(embedded bool) string {
 
 // keyGuardEmbedded and keyGuardRedis are the guard for a miniredis and
 // for redis-server.
-var keyGuardEmbedded, keyGuardRedis = keyGuard("err(e, 0)"), keyGuard("err({err = 'ERR ' .. e})")
+var keyGuardEmbedded, keyGuardRedis = keyGuard("3"), keyGuard("2")
 
-// keyGuard returns the guard's first line, which raises a refusal e with
-// raise.
-func keyGuard(raise string) string {
+// keyGuard returns the guard's first line, which raises its errors at
+// level (see keyGuardPrefix).
+func keyGuard(level string) string {
 	names := make([]string, 0, len(guardedCommands))
 	for n := range guardedCommands {
 		names = append(names, n)
@@ -173,8 +188,8 @@ for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
 return nil
 end
 local r, g = {}, {}
-local call, pcall_ = R.call, R.pcall
-r.call = function(...) local e = check(...) if e then ` + raise + ` end return call(...) end
+local pcall_ = R.pcall
+r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = pcall_(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
 r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return pcall_(...) end
 local ls, ld
 ls = function(src, name) if ty(src) ~= 'string' then return LS(src, name) end local f, e = LS('local redis, _G, loadstring, load = ... return function(...) ' .. src .. '\nend', name or src) if not f then return f, e end return f(r, g, ls, ld) end

@@ -62,29 +62,17 @@ type overrunWatch struct {
 	script string
 }
 
-// watchOverrun starts a watch over batch when it calls a user's script on
-// a backend that bounds them (the sandbox, or a real Redis with
-// AllowCustomScripts); nil otherwise.
-func (b *Backend) watchOverrun(batch *sim.Batch) *overrunWatch {
-	// A run with a replica or nodes sends its batches to servers of its own
-	// (started redis-server processes), which the run kills when it ends;
-	// SCRIPT KILL on the backend's server would miss them.
-	if b.overrun == nil || batch.Replica != sim.NoReplica || batch.Nodes > 0 {
+// watchOverrun starts a watch over one step of batch, which calls the
+// user's script name, on a backend that bounds them (the sandbox, or a
+// real Redis with AllowCustomScripts): past limit it stops the script
+// (b.overrun). nil elsewhere, and for a run with a replica or nodes on a
+// real Redis, which sends its batches to servers of its own (started
+// redis-server processes) that the run kills when it ends: SCRIPT KILL on
+// the backend's server would miss them. In the sandbox, killing its
+// process stops those servers too.
+func (b *Backend) watchOverrun(batch *sim.Batch, name string, limit time.Duration) *overrunWatch {
+	if b.overrun == nil || name == "" || !b.sandbox && (batch.Replica != sim.NoReplica || batch.Nodes > 0) {
 		return nil
-	}
-	name := ""
-	for _, c := range batch.Calls {
-		if c.Script.Custom {
-			name = c.Script.Name
-			break
-		}
-	}
-	if name == "" {
-		return nil
-	}
-	limit := b.scriptLimit
-	if limit <= 0 {
-		limit = ScriptTimeLimit
 	}
 	w := &overrunWatch{limit: limit, script: name}
 	w.t = time.AfterFunc(limit, func() {
@@ -94,24 +82,35 @@ func (b *Backend) watchOverrun(batch *sim.Batch) *overrunWatch {
 	return w
 }
 
-// stop ends the watch once the transaction has answered (or failed with
-// err), and returns a *ScriptOverrunError when the limit had passed, or
-// when the sandbox's process ended under the step (its memory bound).
-func (w *overrunWatch) stop(b *Backend, err error) error {
+// stop ends the watch: the step has answered.
+func (w *overrunWatch) stop() {
+	if w != nil {
+		w.t.Stop()
+	}
+}
+
+// check returns, for an attempt of the step that answered err (nil when
+// it answered), a *ScriptOverrunError when the limit has passed (once its
+// kill is done), or when the sandbox's process ended under the step for
+// its memory bound; a *SandboxRestartedError when the process was killed
+// for another step's script; nil otherwise.
+func (w *overrunWatch) check(b *Backend, err error) error {
 	if w == nil {
 		return nil
 	}
-	if w.t.Stop() || !w.fired.Load() {
-		if err != nil && !isReply(err) && b.lost != nil && lostWithin(b.lost, time.Second) {
-			return &ScriptOverrunError{Script: w.script, Limit: w.limit, Killed: "memory"}
+	if w.fired.Load() {
+		for w.killed.Load() == nil {
+			time.Sleep(time.Millisecond)
 		}
-		return nil
+		return &ScriptOverrunError{Script: w.script, Limit: w.limit, Killed: w.killed.Load().(string)}
 	}
-	// The timer fired: wait for its kill to be done.
-	for w.killed.Load() == nil {
-		time.Sleep(time.Millisecond)
+	if err != nil && !isReply(err) && b.lost != nil && lostWithin(b.lost, time.Second) {
+		if b.ended != nil && b.ended() == endKilled {
+			return &SandboxRestartedError{}
+		}
+		return &ScriptOverrunError{Script: w.script, Limit: w.limit, Killed: "memory"}
 	}
-	return &ScriptOverrunError{Script: w.script, Limit: w.limit, Killed: w.killed.Load().(string)}
+	return nil
 }
 
 // scriptKillTimeout bounds how long killScript keeps sending SCRIPT KILL.

@@ -39,6 +39,12 @@ type SandboxConfig struct {
 	// MaxHeap bounds the process's Go heap in bytes; 0 means
 	// DefaultSandboxHeap.
 	MaxHeap int64
+	// MaxKillsPerAddr bounds how many times within a minute one client
+	// address's steps (WithClientAddr) may get the process stopped, for
+	// its time or memory bound, before its further steps of users'
+	// scripts are refused (SandboxKillsError); 0 means
+	// DefaultSandboxKillsPerAddr, -1 no bound.
+	MaxKillsPerAddr int
 }
 
 // Sandbox runs users' Lua scripts (a learner's own lock, a shared link, a
@@ -51,10 +57,14 @@ type SandboxConfig struct {
 // process killed, so the CPU it burned is free at once; the process exits
 // by itself when its heap passes the memory bound; either way the next run
 // starts a fresh one. Every script there runs in Redis's own environment
-// (RemovedGlobals, MaxRepBytes). Runs in progress on a process that is
-// killed fail, and their keys go with it. Safe for concurrent use.
+// (RemovedGlobals, MaxRepBytes). A step in progress on a process that is
+// killed for another step's script are sent once more to the restarted
+// process (sandboxshare.go); a client address whose scripts got it
+// stopped too often is refused for a while (MaxKillsPerAddr). Safe for
+// concurrent use.
 type Sandbox struct {
 	cfg    SandboxConfig
+	kills  *killLedger // nil without a bound
 	mu     sync.Mutex
 	cur    *sandboxProc
 	closed bool
@@ -68,8 +78,21 @@ func NewSandbox(cfg SandboxConfig) *Sandbox {
 	if cfg.MaxHeap <= 0 {
 		cfg.MaxHeap = DefaultSandboxHeap
 	}
-	return &Sandbox{cfg: cfg}
+	if cfg.MaxKillsPerAddr == 0 {
+		cfg.MaxKillsPerAddr = DefaultSandboxKillsPerAddr
+	}
+	sb := &Sandbox{cfg: cfg}
+	if cfg.MaxKillsPerAddr > 0 {
+		sb.kills = newKillLedger(cfg.MaxKillsPerAddr)
+	}
+	return sb
 }
+
+// Why a sandbox's process ended (Backend.ended).
+const (
+	endKilled = "killed" // killed for a step's script past its time limit
+	endMemory = "memory" // exited past its heap bound
+)
 
 type sandboxProc struct {
 	cmd   *exec.Cmd
@@ -87,6 +110,24 @@ type sandboxProc struct {
 	// them, so an answer that came after its request gave up is skipped.
 	ctl sync.Mutex
 	seq int
+	// endMu guards end, why the process ended (endKilled, endMemory).
+	endMu sync.Mutex
+	end   string
+}
+
+// setEnd records why the process ended, unless a cause is known already.
+func (p *sandboxProc) setEnd(why string) {
+	p.endMu.Lock()
+	defer p.endMu.Unlock()
+	if p.end == "" {
+		p.end = why
+	}
+}
+
+func (p *sandboxProc) ended() string {
+	p.endMu.Lock()
+	defer p.endMu.Unlock()
+	return p.end
 }
 
 // newServer asks the child for one more miniredis of its own and returns
@@ -258,7 +299,12 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 			default: // no request waits for it (it gave up)
 			}
 		}
-		_ = cmd.Wait()
+		if err := cmd.Wait(); err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == sandboxExitMemory {
+				p.setEnd(endMemory)
+			}
+		}
 		close(p.done)
 	}()
 	if _, err := io.WriteString(p.stdin, password+"\n"); err != nil {
@@ -284,10 +330,13 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 		cfg:  Config{URL: "redis://" + a, AllowCustomScripts: true},
 		info: Info{Embedded: true}, client: client, user: "default", sandbox: true,
 		pairSlots: make(chan struct{}, DefaultMaxPairs), cleanup: cleaner{stop: make(chan struct{})},
-		overrun:     func() string { p.kill(); return "sandbox" },
+		overrun:     func() string { p.setEnd(endKilled); p.kill(); return "sandbox" },
 		scriptLimit: s.cfg.TimeLimit,
 		lost:        p.gone,
 		spawn:       p.newServer,
+		ended:       p.ended,
+		reopen:      s.Backend,
+		kills:       s.kills,
 	}
 	return p, nil
 }

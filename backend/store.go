@@ -95,6 +95,9 @@ type Store struct {
 	// nodes are the servers of a run with nodes (nodes.go), set up at its
 	// first batch under pmu; nil in every other run.
 	nodes *nodeSet
+	// watch bounds the step in progress when it calls a user's script
+	// (execBounded); nil between steps and for other steps.
+	watch *overrunWatch
 }
 
 // Info describes what the store runs on: the backend's Info, until the first
@@ -177,7 +180,22 @@ var ErrClockStraddle = errors.New("backend: step never ran within one server mil
 // the server at the URL. See replica.go for what each kind of batch does.
 // A batch whose Nodes is not 0 belongs to a run with independent nodes and
 // goes to its node (nodes.go).
+//
+// A batch that calls a user's script on a backend that bounds them runs
+// within the script's time limit as a whole (execBounded).
 func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
+	if name := callsCustom(b); name != "" && s.be.overrun != nil {
+		return s.execBounded(ctx, b, name)
+	}
+	res, err := s.execStep(ctx, b)
+	if s.be.sandbox {
+		err = withoutLoopback(err)
+	}
+	return res, err
+}
+
+// execStep runs b (see Exec).
+func (s *Store) execStep(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	if s.be.cfg.URL != "" && !s.be.cfg.AllowCustomScripts {
 		for _, c := range b.Calls {
 			if c.Script.Custom {
@@ -303,7 +321,6 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(read))
 	reads := make([]*redis.Cmd, len(read))
-	watch := s.be.watchOverrun(b)
 	cmds, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		if s.restore {
 			t0 = p.Time(ctx)
@@ -344,7 +361,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		return nil
 	})
-	if oerr := watch.stop(s.be, err); oerr != nil {
+	if oerr := s.watch.check(s.be, err); oerr != nil {
 		return nil, noRetry, oerr
 	}
 	if perr := s.be.permissionIn(cmds); perr != nil {

@@ -59,11 +59,17 @@ func checkCustomScripts(ctx context.Context, be *backend.Backend, redisURL, clas
 	}
 	if out.KeyOK || out.ChannelOK {
 		return fmt.Errorf("flag -classroom-redis: the user of -redis (%s), whose power every visitor's script has (-allow-custom-scripts), may touch the classes' keys or channels on %s (it was allowed %s): "+
-			"confine it to the runs' keys (ACL SETUSER %s resetkeys resetchannels ~%s{run-* +@all -@dangerous +info), or put the classes on another server",
-			rUser, rAddr, reachText(out), rUser, backend.KeyNamespace)
+			"confine it to the runs' keys and channels (ACL SETUSER %s %s), or put the classes on another server",
+			rUser, rAddr, reachText(out), rUser, runsOnlyRules)
 	}
 	return nil
 }
+
+// runsOnlyRules confine a user to the runs' keys and channels
+// (lockstep:{run-...}), away from the classes' (lockstep:{class-...}): the
+// channel pattern too, since a lock that publishes on release (Redisson's)
+// publishes on its run's channel, which resetchannels alone would refuse.
+const runsOnlyRules = "resetkeys resetchannels ~" + backend.KeyNamespace + "{run-* &" + backend.KeyNamespace + "{run-* +@all -@dangerous +info"
 
 func reachText(r backend.Reach) string {
 	switch {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"lockstep/backend"
 	"lockstep/internal/redistest"
 )
@@ -46,6 +48,64 @@ func TestAllowCustomScriptsChecksTheUser(t *testing.T) {
 		be.Close()
 		if (err == nil) != c.ok {
 			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// TestCustomScriptsAdviceWorks: the ACL SETUSER that -allow-custom-scripts
+// prints when it refuses a user, applied as printed, gives a user that the
+// check accepts and that may still publish on its runs' channels (a lock
+// that publishes on release, Redisson's, does): the advice for a user that
+// reaches the classes lacked the channel pattern (a fresh-eyes review of
+// issue 37).
+func TestCustomScriptsAdviceWorks(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := context.Background()
+	classes := srv.AddUser(t, "classes", "pw", strings.Fields(backend.ACLRules)...)
+	for _, c := range []struct {
+		name, user, classURL string
+	}{
+		{"a user outside Lockstep's keys", "wide", ""},
+		{"a user that reaches the classes", "runs", classes},
+	} {
+		url := srv.AddUser(t, c.user, "pw", "~*", "&*", "+@all", "-@dangerous")
+		if c.classURL != "" {
+			url = srv.AddUser(t, c.user, "pw", strings.Fields(backend.ACLRules)...)
+		}
+		check := func() error {
+			be, err := backend.Open(ctx, backend.Config{URL: url, AllowCustomScripts: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			return checkCustomScripts(ctx, be, url, c.classURL, false)
+		}
+		err := check()
+		if err == nil {
+			t.Fatalf("%s: accepted", c.name)
+		}
+		msg := err.Error()
+		i := strings.Index(msg, "ACL SETUSER ")
+		j := strings.Index(msg[i:], ")")
+		if i < 0 || j < 0 {
+			t.Fatalf("%s: no ACL SETUSER in %q", c.name, msg)
+		}
+		args := []any{}
+		for _, f := range strings.Fields(msg[i : i+j]) {
+			args = append(args, f)
+		}
+		if err := admin.Do(ctx, args...).Err(); err != nil {
+			t.Fatalf("%s: %v: %v", c.name, args, err)
+		}
+		if err := check(); err != nil {
+			t.Errorf("%s: after the advice (%v): %v", c.name, args, err)
+		}
+		u := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: c.user, Password: "pw", Protocol: 2, DisableIdentity: true})
+		defer u.Close()
+		if err := u.Publish(ctx, backend.KeyNamespace+"{run-0123456789ab}:lock:channel", "0").Err(); err != nil {
+			t.Errorf("%s: after the advice (%v), a run's channel: %v", c.name, args, err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"lockstep/backend"
 	"lockstep/classbus"
 	"lockstep/search"
 	"lockstep/web"
@@ -15,7 +16,10 @@ import (
 )
 
 // ClassroomSecretEnv is the environment variable that gives the class
-// secret when -classroom-secret is not set (a flag shows in ps).
+// secret: the documented way, since a command line shows in ps (and
+// /proc/PID/cmdline) to every user of the machine, and whoever reads the
+// secret can speak for every class. -classroom-secret still works, with a
+// warning, and wins over the variable.
 const ClassroomSecretEnv = "LOCKSTEP_CLASSROOM_SECRET"
 
 // serveLimits are the flags of issue 37's bounds (docs/security.md).
@@ -28,6 +32,7 @@ type serveLimits struct {
 	classroomSecret *string
 	searchStates    *int
 	searchMiB       *int
+	sandboxKills    *int
 }
 
 // limitFlags defines the flags of web.Limits on fs.
@@ -45,7 +50,9 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 			"most timelines one search of the Search page explores before it stops with what it found; a search's memory grows with them (about 45 KB a state with a built-in lock), so lower it on a small server"),
 		searchMiB: fs.Int("search-max-mib", int(search.DefaultMaxBytes>>20),
 			"most memory, in MiB, that the states one search of the Search page keeps may take (as the search counts them: their keys, values and saved runs) before it stops with what it found; the process's heap can reach some 4 times it (docs/security.md)"),
-		classroomSecret: fs.String("classroom-secret", "", "with -classroom-redis: a secret (16 bytes or more) every server sharing the classes is given; class messages and states are signed with it (HMAC-SHA256) and unsigned ones ignored; also read from $"+ClassroomSecretEnv),
+		sandboxKills: fs.Int("sandbox-kills-per-addr", backend.DefaultSandboxKillsPerAddr,
+			"most times within a minute the scripts of one client address's own locks may get the shared Lua sandbox stopped (past its time or memory bound) before that address's further steps of them are refused for the rest of the minute (-1: no bound)"),
+		classroomSecret: fs.String("classroom-secret", "", "with -classroom-redis: a secret (16 bytes or more) every server sharing the classes is given; class messages and states are signed with it (HMAC-SHA256) and unsigned ones ignored. Prefer $"+ClassroomSecretEnv+": a flag shows in ps to every user of the machine"),
 	}
 }
 
@@ -68,12 +75,16 @@ func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []
 		return lim, nil, errors.New("flag -search-max-states: must be at least 100")
 	case *l.searchMiB < 1:
 		return lim, nil, errors.New("flag -search-max-mib: must be at least 1")
+	case *l.sandboxKills == 0 || *l.sandboxKills < -1:
+		return lim, nil, errors.New("flag -sandbox-kills-per-addr: must be at least 1, or -1 for no bound")
 	}
 	lim = web.Limits{TrustedProxies: trusted, SessionReserve: *l.reserve, MaxClasses: *l.maxClasses,
-		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace}
+		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace, SandboxKillsPerAddr: *l.sandboxKills}
 	secret := *l.classroomSecret
 	if secret == "" {
 		secret = os.Getenv(ClassroomSecretEnv)
+	} else {
+		fmt.Fprintf(stderr, "lockstep: warning: -classroom-secret shows in the process list (ps) to every user of this machine, who could then speak for every class; set $%s instead\n", ClassroomSecretEnv)
 	}
 	switch {
 	case secret != "" && classRedis == "":
@@ -81,7 +92,7 @@ func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []
 	case secret != "" && len(secret) < classbus.MinSecretLen:
 		return lim, nil, fmt.Errorf("flag -classroom-secret: want %d bytes or more, got %d", classbus.MinSecretLen, len(secret))
 	case secret == "" && classRedis != "":
-		fmt.Fprintf(stderr, "lockstep: warning: class messages on -classroom-redis are not signed: anyone who can PUBLISH on that Redis can move every class; give every server the same -classroom-secret (or $%s)\n", ClassroomSecretEnv)
+		fmt.Fprintf(stderr, "lockstep: warning: class messages on -classroom-redis are not signed: anyone who can PUBLISH on that Redis can move every class; give every server the same secret in $%s\n", ClassroomSecretEnv)
 		return lim, nil, nil
 	case secret == "":
 		return lim, nil, nil

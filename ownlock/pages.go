@@ -437,7 +437,8 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 	var rows []templates.LockRow
 	note := ""
 	errorRow := map[string]string{} // an error's text -> the row that said it
-	overran := false                // a script ran past its time limit: run no more (issue 37)
+	overran := false                // a script ran past its time or memory bound: run no more (issue 37)
+	notRun := "LockNotRun"          // what the rows not run say: the bound that stopped the table
 	for i, l := range s.host.Lessons() {
 		row := templates.LockRow{ID: l.ID, Label: s.host.LessonLabel(l, i), Title: l.Title.In(t.Locale()), Variant: l.Variant}
 		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.Locale())}}
@@ -448,7 +449,7 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 			if note == "" && !overran {
 				note = t.T("LockTableCut", "Seconds", s.tableTimeout.Seconds())
 			}
-			row.Verdict, row.Kind = t.T("LockNotRun"), "skipped"
+			row.Verdict, row.Kind = t.T(notRun), "skipped"
 			rows = append(rows, row)
 			continue
 		}
@@ -457,6 +458,9 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 		case err != nil:
 			var over *backend.ScriptOverrunError
 			overran = errors.As(err, &over)
+			if overran && over.Killed == "memory" {
+				notRun = "LockNotRunMemory"
+			}
 			row.Kind, row.Verdict = "error", t.Err(err)
 			if reason, ok := s.host.Refusal(t.Locale(), err); ok {
 				row.Verdict = reason

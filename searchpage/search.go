@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/search"
 	"lockstep/searches"
@@ -333,7 +334,8 @@ func (s *Seat) startSearch(m Message) {
 		return
 	}
 	srv := s.srv
-	ctx, cancel := context.WithTimeout(srv.ctx, srv.cfg.Timeout)
+	// The Lua sandbox counts the stops a learner's lock causes by address.
+	ctx, cancel := context.WithTimeout(backend.WithClientAddr(srv.ctx, s.p.Addr()), srv.cfg.Timeout)
 	rs := &runningSearch{re: m.ID, file: f, cancel: cancel,
 		progress: make(chan ProgressMessage, 8), result: make(chan searchOutcome, 1), done: make(chan struct{})}
 	hold := srv.shares.take(s.p.Addr(), func() { rs.shared.Store(true); cancel() }) // fair.go

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/yuin/gopher-lua/parse"
@@ -28,9 +29,12 @@ const MaxScriptTurns = 100000
 // scriptBoundMarker starts the error a bounded script raises.
 const scriptBoundMarker = "lockstep: script stopped after"
 
-// bounded returns src with the turn counter inserted, or src unchanged when
+// bounded returns src with the turn counter inserted (and its returned
+// redis.call made a plain call: plainReturns), or src unchanged when
 // it does not scan (compileLua reports that).
 func bounded(src, name string) string {
+	sum := sha256.Sum256([]byte(name + "\x00" + src))
+	turn := "__lockstep_turn_" + hex.EncodeToString(sum[:8])
 	sc := parse.NewScanner(strings.NewReader(src), name)
 	lx := &parse.Lexer{}
 	// Byte offsets of the start of every line, to place insertions.
@@ -40,7 +44,8 @@ func bounded(src, name string) string {
 			lineStart = append(lineStart, i+1)
 		}
 	}
-	var at []int
+	var at []insertion
+	var toks []scanned // every token, for plainReturns
 	offset := func(p int, line, col int) int {
 		if line < 1 || line >= len(lineStart) {
 			return -1
@@ -57,38 +62,97 @@ func bounded(src, name string) string {
 			break
 		}
 		lx.PrevTokenType = tk.Type
+		toks = append(toks, scanned{typ: tk.Type, str: tk.Str, off: offset(0, tk.Pos.Line, tk.Pos.Column-1)})
+		count := " " + turn + "() "
 		switch {
 		case tk.Type == parse.TDo || tk.Type == parse.TRepeat:
-			at = append(at, offset(len(tk.Str), tk.Pos.Line, tk.Pos.Column-1))
+			at = append(at, insertion{offset(len(tk.Str), tk.Pos.Line, tk.Pos.Column-1), count})
 		case tk.Type == parse.TGoto:
-			at = append(at, offset(0, tk.Pos.Line, tk.Pos.Column-1))
+			at = append(at, insertion{offset(0, tk.Pos.Line, tk.Pos.Column-1), count})
 		case tk.Type == parse.TFunction:
 			awaitParams = true
 		case awaitParams && tk.Str == ")":
-			at = append(at, offset(1, tk.Pos.Line, tk.Pos.Column-1))
+			at = append(at, insertion{offset(1, tk.Pos.Line, tk.Pos.Column-1), count})
 			awaitParams = false
 		}
 	}
+	at = append(at, plainReturns(toks)...)
+	sort.SliceStable(at, func(i, j int) bool { return at[i].off < at[j].off })
 	// The count lives in a closure, out of the script's reach, and the
 	// function that counts has a name made from the hash of the source: a
 	// script cannot name it (Lua 5.1 without the debug library has no way
 	// to list locals), so it can neither reset the count nor replace the
 	// function (issue 37: a script that set the count back to 0 ran on).
-	sum := sha256.Sum256([]byte(name + "\x00" + src))
-	turn := "__lockstep_turn_" + hex.EncodeToString(sum[:8])
 	var b strings.Builder
 	fmt.Fprintf(&b, "local %s do local n = 0 %s = function() n = n + 1 if n > %d then error('%s %d loop turns and calls') end end end ", turn, turn, MaxScriptTurns, scriptBoundMarker, MaxScriptTurns)
 	prev := 0
-	for _, o := range at {
-		if o < prev || o > len(src) {
+	for _, in := range at {
+		if in.off < prev || in.off > len(src) {
 			return src
 		}
-		b.WriteString(src[prev:o])
-		b.WriteString(" " + turn + "() ")
-		prev = o
+		b.WriteString(src[prev:in.off])
+		b.WriteString(in.text)
+		prev = in.off
 	}
 	b.WriteString(src[prev:])
 	return b.String()
+}
+
+// insertion is text bounded inserts at byte offset off of the source.
+type insertion struct {
+	off  int
+	text string
+}
+
+// scanned is a token of the source and its byte offset.
+type scanned struct {
+	typ int
+	str string
+	off int
+}
+
+// oneValueCalls are the functions whose call plainReturns makes a plain
+// one: each returns one value, so the parentheses change no result.
+var oneValueCalls = map[string]bool{"redis.call": true, "redis.pcall": true, "string.rep": true, "table.concat": true}
+
+// plainReturns puts parentheses around the call in every `return
+// redis.call(...)` (and redis.pcall, string.rep, table.concat) that ends
+// its block, which Lua would make a tail call: a tail call drops the
+// script's own frame, so an error the call raises (the key guard's
+// refusal, Redis's WRONGTYPE; package backend) could not name the
+// script's line. `return (f(...))` is a plain call with the same one
+// value. It returns the insertions, on the same lines.
+func plainReturns(toks []scanned) []insertion {
+	var at []insertion
+	for i := 0; i+5 < len(toks); i++ {
+		if toks[i].typ != parse.TReturn || toks[i+1].typ != parse.TIdent || toks[i+2].typ != '.' ||
+			toks[i+3].typ != parse.TIdent || !oneValueCalls[toks[i+1].str+"."+toks[i+3].str] || toks[i+4].typ != '(' {
+			continue
+		}
+		depth, j := 0, i+4
+		for ; j < len(toks); j++ {
+			if toks[j].typ == '(' {
+				depth++
+			} else if toks[j].typ == ')' {
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if j >= len(toks) {
+			continue
+		}
+		if j+1 < len(toks) {
+			switch next := toks[j+1]; {
+			case next.typ == parse.TEnd, next.typ == parse.TElse, next.typ == parse.TElseIf, next.typ == parse.TUntil, next.typ == ';':
+			default:
+				continue // more follows the call: not a tail call
+			}
+		}
+		at = append(at, insertion{toks[i+1].off, "("}, insertion{toks[j].off + 1, ")"})
+	}
+	return at
 }
 
 // ScriptWasStopped reports whether errText, a script's error reply, is

@@ -62,6 +62,13 @@ type Limits struct {
 	// longest, if it has run this long, and takes its slot (searchpage: fair.go);
 	// 0 means DefaultSearchShare.
 	SearchShare time.Duration
+	// SandboxKillsPerAddr bounds how many times within a minute one
+	// client address's steps of its own scripts may get the Lua sandbox's
+	// process stopped (time or memory bound) before its further such
+	// steps are refused, by name (backend.SandboxConfig.MaxKillsPerAddr,
+	// serve -sandbox-kills-per-addr); 0 means
+	// backend.DefaultSandboxKillsPerAddr, a negative value no bound.
+	SandboxKillsPerAddr int
 }
 
 // setDefaults fills the zero fields of l; maxSessions is Config's.

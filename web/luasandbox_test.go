@@ -86,3 +86,22 @@ func TestOwnLockVisitorLua(t *testing.T) {
 	}
 	getPage(t, hs.URL, "/healthz", 200)
 }
+
+// TestOwnLockMemoryBoundSaid: when the sandbox's process was stopped for
+// memory, the course table's rows not run say the memory bound, not the
+// time bound (a fresh-eyes review of issue 37).
+func TestOwnLockMemoryBoundSaid(t *testing.T) {
+	t.Parallel()
+	// A time limit the memory watch comes well before.
+	_, hs := newTestHTTP(t, Config{ScriptTimeLimit: 30 * time.Second})
+	page := parseDOM(t, lockPage(t, hs.URL, "loadstring(\"local t = {} while true do t[#t + 1] = string.rep('x', 1e6) end\")()\n"))
+	rows := lockRows(t, page)
+	if r := rows["nested-reentry"]; r[0] != "error" || !strings.Contains(r[1], "MiB") {
+		t.Fatalf("lesson 1 under an acquire that fills memory: %v", r)
+	}
+	for id, r := range rows {
+		if id != "nested-reentry" && (r[0] != "skipped" || !strings.Contains(r[1], "memory bound")) {
+			t.Errorf("%s after the memory bound: %v, want not run (memory bound)", id, r)
+		}
+	}
+}

@@ -21,8 +21,9 @@ const (
 )
 
 // stepRefusal says, in t's language, why err refused a step: a bound of
-// package sim (naming it) or the Redis ACL (naming the command and the
-// rule to add). ok is false for any other error.
+// package sim (naming it), the Redis ACL (naming the command and the
+// rule to add) or the client address's bound on stops of the Lua sandbox
+// (backend.SandboxKillsError, naming the bound and when to try again). ok is false for any other error.
 func stepRefusal(t *translator, err error) (code, reason string, ok bool) {
 	var le *sim.LimitError
 	if errors.As(err, &le) {
@@ -31,6 +32,12 @@ func stepRefusal(t *translator, err error) (code, reason string, ok bool) {
 	var pe *backend.PermissionError
 	if errors.As(err, &pe) {
 		return ErrCodeRedisACL, t.Msg(pe.Message()), true
+	}
+	var ke *backend.SandboxKillsError
+	if errors.As(err, &ke) {
+		// The address's bound on stops of the shared Lua sandbox: not
+		// carried out, as a message over a rate limit is.
+		return ErrCodeRateLimited, t.Msg(ke.Message()), true
 	}
 	return "", "", false
 }

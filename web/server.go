@@ -309,7 +309,7 @@ func New(cfg Config) (*Server, error) {
 		hosts:     webnet.NewHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:      webnet.NewWorkGate(cfg.MaxBusy),
 
-		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit}),
+		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr}),
 
 		classBus: cfg.ClassBus,
 	}
@@ -421,6 +421,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.refuseHost(w, r)
 		return
 	}
+	// The Lua sandbox counts its stops by the client address a step's ctx
+	// carries (backend.WithClientAddr).
+	r = r.WithContext(backend.WithClientAddr(r.Context(), s.clientAddr(r)))
 	s.routes.ServeHTTP(w, s.withParamNotices(r))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
+	"lockstep/backend"
 	"lockstep/classserve"
 	"lockstep/explore"
 	"lockstep/searchpage"
@@ -494,7 +495,7 @@ func (s *session) moveTo(re int64, target int) {
 func (s *session) runTo(target int) error {
 	target = max(0, min(target, len(s.tl.Lesson.Steps)))
 	for len(s.runner.Frames())-1 < target && !s.runner.Done() {
-		ctx, cancel := context.WithTimeout(s.srv.ctx, stepTimeout)
+		ctx, cancel := context.WithTimeout(backend.WithClientAddr(s.srv.ctx, s.c.addr), stepTimeout)
 		_, err := s.runner.Step(ctx)
 		cancel()
 		if err != nil {
