@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode"
 
+	"lockstep/drill"
 	"lockstep/lessons"
 	"lockstep/sim"
 	"lockstep/templates"
@@ -223,5 +224,20 @@ func TestLessonSourceInPageLanguage(t *testing.T) {
 	}
 	if notes < 20 {
 		t.Fatalf("only %d lessons with a source note: the check misses them", notes)
+	}
+	// A drill's header says its source ("drill leases #7") in the page's
+	// language too.
+	d := drill.Timeline(tr(sim.English).cat, drill.Levels[0], 7)
+	for _, loc := range sim.Locales {
+		src := s.drillHeader(s.tr(loc), d, 0, false).Source
+		n, _ := note(src)
+		switch {
+		case len(src) != 1:
+			t.Errorf("drill %s: source %#v, want one part", loc, src)
+		case loc == sim.English && n != d.Source:
+			t.Errorf("drill en: source %q, want the drill's %q", n, d.Source)
+		case loc != sim.English && (n == d.Source || !strings.ContainsFunc(n, func(r rune) bool { return unicode.Is(unicode.Han, r) })):
+			t.Errorf("drill %s: the source %q is not in the page's language", loc, n)
+		}
 	}
 }
