@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +88,29 @@ func TestSummariesPoseTheQuestion(t *testing.T) {
 		for _, loc := range sim.Locales {
 			if s := l.Summary[loc]; !strings.ContainsAny(s, "?？") {
 				t.Errorf("%s: the %s summary asks no question (pose the lesson's question, do not give its outcome): %s", l.File, loc, s)
+			}
+		}
+	}
+}
+
+// TestTitlesKeepTheOutcomeBack checks that no course lesson's title, in
+// any language, names an outcome one of its steps expects ("Nested acquire
+// after expiry: LOST", "… or the script fails with CROSSSLOT"): the course
+// page and the player's header show the title before the learner predicts
+// (issue 39). A title names the situation.
+func TestTitlesKeepTheOutcomeBack(t *testing.T) {
+	for _, l := range lessontest.Course(t) {
+		seen := map[sim.Outcome]bool{}
+		for _, s := range l.Steps {
+			if s.Expect == "" || seen[s.Expect] {
+				continue
+			}
+			seen[s.Expect] = true
+			word := regexp.MustCompile(`(^|[^A-Za-z_])` + regexp.QuoteMeta(string(s.Expect)) + `($|[^A-Za-z_])`)
+			for _, loc := range sim.Locales {
+				if title := l.Title[loc]; word.MatchString(title) {
+					t.Errorf("%s: the %s title names the outcome %s (name the situation): %s", l.File, loc, s.Expect, title)
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"strings"
 
+	"lockstep/sim"
 	"lockstep/templates"
 )
 
@@ -56,6 +57,23 @@ func SourcePartsBy(tr func(id string, kv ...any) string, src string) []templates
 		src = src[j:]
 	}
 	return out
+}
+
+// LessonSource is lesson l's source as its page shows it in t's language:
+// the catalogue's LessonSource<Camel(ID)> (catalog/ui.*.toml) when it has
+// one, else the lesson file's own source, each through SourceParts. The
+// lesson format's source field is one string, written in English ("(a
+// thread id alone is not unique …)", "Redisson RLock lock watchdog"), so a
+// course lesson whose source says more than the seeds it cites has its
+// source in the catalogue too, in every language, the seeds by their file
+// names; the English text is the file's (web's TestLessonSourceInPageLanguage).
+// A lesson the catalogue does not know (an import, a drill) shows its source
+// as written.
+func LessonSource(t Texts, l *sim.Lesson) []templates.SourcePart {
+	if s := t.Maybe("LessonSource" + Camel(l.ID)); s != "" {
+		return SourceParts(t, s)
+	}
+	return SourceParts(t, l.Source)
 }
 
 // sourceText is a source in one line of plain text, for places that cannot

@@ -104,5 +104,11 @@ func (s *Server) drillHeader(t *translator, l *sim.Lesson, step int, presenter b
 	h := s.lessonHeader(t, l, func(loc sim.Locale) string { return lessonURL(l.ID, step, loc, presenter) + "&predict=1" })
 	h.CourseURL = "/drills?lang=" + string(t.locale)
 	h.Crumb = t.Interview().DrillCrumb
+	// The drill's source ("drill leases #7", drill.Timeline) is English:
+	// the header says it in the page's language, the level by its id as
+	// the drill's address does.
+	if level, seed, ok := drill.ParseID(l.ID); ok {
+		h.Source = []templates.SourcePart{{Rest: t.T("DrillSource", "Level", level, "Seed", strconv.FormatUint(seed, 10))}}
+	}
 	return h
 }

@@ -76,7 +76,7 @@ func (s *Server) lessonHeader(t *translator, l *sim.Lesson, langURL func(sim.Loc
 		Variant:  l.Variant,
 		LockType: view.LockType(t, vi.LockType),
 		Fencing:  l.Fencing,
-		Source:   view.SourceParts(t, l.Source),
+		Source:   view.LessonSource(t, l),
 		Langs:    langOptions(t, langURL),
 		Backend:  s.lessonBadge(t, l),
 	}

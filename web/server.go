@@ -488,7 +488,12 @@ func writePage(w http.ResponseWriter, r *http.Request, status int, c templ.Compo
 }
 
 func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
-	loc := s.negotiate(r)
+	writePage(w, r, http.StatusOK, templates.Course(s.coursePage(s.negotiate(r))))
+}
+
+// coursePage is the course page in locale loc: the lessons in their groups,
+// each card's title, summary and source in loc, and the course map.
+func (s *Server) coursePage(loc sim.Locale) templates.CoursePage {
 	t := s.tr(loc)
 	p := templates.CoursePage{
 		Site: s.site(loc, navCourse, func(l sim.Locale) string { return "/?lang=" + string(l) }),
@@ -507,12 +512,12 @@ func (s *Server) serveCourse(w http.ResponseWriter, r *http.Request) {
 		g := &p.Groups[len(p.Groups)-1]
 		g.Lessons = append(g.Lessons, templates.CourseLesson{
 			Number: i + 1, Label: lessonLabel(l, i), ID: l.ID, Title: l.Title.In(loc), Summary: strings.TrimSpace(l.Summary.In(loc)),
-			Variant: l.Variant, Source: view.SourceParts(t, l.Source), Fencing: l.Fencing, Steps: len(l.Steps),
+			Variant: l.Variant, Source: view.LessonSource(t, l), Fencing: l.Fencing, Steps: len(l.Steps),
 			URL: lessonURL(l.ID, 0, loc, false),
 		})
 	}
 	p.Map = s.courseMap(t, loc)
-	writePage(w, r, http.StatusOK, templates.Course(p))
+	return p
 }
 
 func (s *Server) servePlayer(w http.ResponseWriter, r *http.Request) {

@@ -2,9 +2,13 @@ package web
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
+	"lockstep/drill"
+	"lockstep/lessons"
 	"lockstep/sim"
 	"lockstep/templates"
 	"lockstep/view"
@@ -114,8 +118,9 @@ func TestSourcePages(t *testing.T) {
 		for _, want := range []string{
 			seed(l, "000_ababaab3e824e250.txt") + ", " + seed(l, "001_5402deabadbfda6d.txt"),
 			seed(l, "004_9ef5ee932af18c81.txt"),
-			// A source that is no seed stays as written.
-			"`Redisson RLock lock watchdog (lockWatchdogTimeout 30 s, renewal every 10 s)`",
+			// A source that is no seed is in the page's language
+			// (LessonSource<Id>), and a URL stays as written.
+			"`" + tr(l).T("LessonSourceWatchdogRenewal") + "`",
 			"`https://www.letianbiji.com/redis/redis-ex-time-change.html`",
 		} {
 			if !notesSay(t, course, want) {
@@ -147,5 +152,92 @@ func TestSourcePages(t *testing.T) {
 	// The Chinese page's titles are Chinese.
 	if _, body := get(t, hs.URL+"/lessons/nil-read-as-false?lang=zh-CN", nil); !notesSay(t, body, "ThreadLocal 持有次数与 Hash 可重入锁](") {
 		t.Error("zh-CN player lacks the Chinese seed title")
+	}
+}
+
+// seedOrURL matches what a source cites by name in every language: a seed
+// file name or a URL.
+var seedOrURL = regexp.MustCompile(`\d{3}_[0-9a-f]{16}\.txt|https?://\S+`)
+
+// TestLessonSourceInPageLanguage checks the source note of every course
+// lesson in the view models of the player's header and of the course page's
+// card: in Chinese it is not the lesson file's English ("(a thread id alone
+// is not unique across acquisitions)") but the catalogue's
+// LessonSource<Id>, citing the same seeds in the same order; in English it
+// is the file's source, so the catalogue's English cannot drift from the
+// file (issue 39).
+func TestLessonSourceInPageLanguage(t *testing.T) {
+	t.Parallel()
+	s, _ := newTestHTTP(t, Config{})
+	course, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards := map[sim.Locale]map[string][]templates.SourcePart{}
+	for _, loc := range sim.Locales {
+		cards[loc] = map[string][]templates.SourcePart{}
+		for _, g := range s.coursePage(loc).Groups {
+			for _, c := range g.Lessons {
+				cards[loc][c.ID] = c.Source
+			}
+		}
+	}
+	// note is a source's words, seeds' titles left out; seeds its seeds.
+	note := func(parts []templates.SourcePart) (note string, seeds []string) {
+		for _, p := range parts {
+			note += p.Rest
+			if p.Seed != "" {
+				seeds = append(seeds, p.Seed)
+			}
+		}
+		return note, seeds
+	}
+	noURL := func(sim.Locale) string { return "" }
+	notes := 0
+	for _, l := range course {
+		en := s.lessonHeader(s.tr(sim.English), l, noURL).Source
+		if want := view.SourceParts(tr(sim.English), l.Source); !reflect.DeepEqual(en, want) {
+			t.Errorf("%s: English source %#v, want the file's %#v", l.File, en, want)
+		}
+		enNote, enSeeds := note(en)
+		// A source that is only seeds and URLs has nothing to translate.
+		words := strings.ContainsFunc(seedOrURL.ReplaceAllString(l.Source, ""), unicode.IsLetter)
+		if words {
+			notes++
+		}
+		for _, loc := range sim.Locales {
+			h := s.lessonHeader(s.tr(loc), l, noURL).Source
+			if !reflect.DeepEqual(cards[loc][l.ID], h) {
+				t.Errorf("%s %s: the course card's source %#v is not the header's %#v", l.File, loc, cards[loc][l.ID], h)
+			}
+			if loc == sim.English {
+				continue
+			}
+			n, seeds := note(h)
+			if !reflect.DeepEqual(seeds, enSeeds) {
+				t.Errorf("%s %s: source cites seeds %v, the file %v", l.File, loc, seeds, enSeeds)
+			}
+			if words && (n == enNote || !strings.ContainsFunc(n, func(r rune) bool { return unicode.Is(unicode.Han, r) })) {
+				t.Errorf("%s %s: the source note is not in the page's language: %q", l.File, loc, n)
+			}
+		}
+	}
+	if notes < 20 {
+		t.Fatalf("only %d lessons with a source note: the check misses them", notes)
+	}
+	// A drill's header says its source ("drill leases #7") in the page's
+	// language too.
+	d := drill.Timeline(tr(sim.English).cat, drill.Levels[0], 7)
+	for _, loc := range sim.Locales {
+		src := s.drillHeader(s.tr(loc), d, 0, false).Source
+		n, _ := note(src)
+		switch {
+		case len(src) != 1:
+			t.Errorf("drill %s: source %#v, want one part", loc, src)
+		case loc == sim.English && n != d.Source:
+			t.Errorf("drill en: source %q, want the drill's %q", n, d.Source)
+		case loc != sim.English && (n == d.Source || !strings.ContainsFunc(n, func(r rune) bool { return unicode.Is(unicode.Han, r) })):
+			t.Errorf("drill %s: the source %q is not in the page's language", loc, n)
+		}
 	}
 }

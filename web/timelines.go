@@ -111,7 +111,7 @@ func (s *Server) exploreHeader(t *translator, tl explore.Timeline, code string, 
 		h.Crumb = x.ForkCrumb
 		h.Title = s.timelineTitle(tl).In(t.locale)
 		h.Summary = t.Msg(explore.ForkSummary(base, o.At, len(l.Steps)))
-		h.Source = view.SourceParts(t, base.Source)
+		h.Source = view.LessonSource(t, base)
 	}
 	return h
 }
