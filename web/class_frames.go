@@ -19,6 +19,10 @@ type followerFrame struct {
 	// Frame shadows FrameMessage.Frame (encoding/json takes the shallower
 	// field).
 	Frame followerOutcome `json:"frame"`
+	// Edits take the panels the page shows from the step before to this
+	// one (view.Edit, applied by static/player.js), in place of those
+	// panels' HTML when shorter.
+	Edits map[string]view.Edit `json:"edits,omitempty"`
 }
 
 // followerOutcome is a followerFrame's frame: sim.Frame's outcome only.
@@ -39,33 +43,43 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	to = max(0, min(to, len(frames)-1))
 	t := s.tr(loc)
 	tl := s.lesson(ctx, l.ID)
-	var page view.Page
-	draw := func(cur int) (map[string]string, *view.TimelinePatch, error) {
+	draw := func(cur int) (map[string]string, error) {
+		var page view.Page // nothing known: every panel
 		v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames[:cur+1], Cur: cur, Info: s.cfg.Backend.Info(),
 			Explore: s.timelineView(t, tl, ""), Drawn: s.drawings(l.ID, loc, cur)})
-		return v.FramePanels(ctx, &page)
+		panels, _, err := v.FramePanels(ctx, &page)
+		return panels, err
 	}
-	if from >= 0 && from < len(frames) {
-		if _, _, err := draw(from); err != nil {
-			return nil, err
-		}
-	}
-	panels, patch, err := draw(to)
+	panels, err := draw(to)
 	if err != nil {
 		return nil, err
 	}
-	if from >= 0 {
+	var edits map[string]view.Edit
+	if from >= 0 && from < len(frames) {
+		was, err := draw(from)
+		if err != nil {
+			return nil, err
+		}
 		// Hidden while following (app.css): a student who explores on
 		// their own gets it again in their run's frame with chrome.
 		delete(panels, view.PanelExplore)
+		edits = map[string]view.Edit{}
+		for name, html := range panels {
+			if was[name] == html {
+				delete(panels, name)
+			} else if e, ok := view.EditFrom(was[name], html); ok {
+				edits[name] = e
+				delete(panels, name)
+			}
+		}
 	}
 	msg := followerFrame{FrameMessage: FrameMessage{
 		Type: MsgFrame, Lesson: l.ID, Step: to, Total: len(l.Steps), Computed: len(frames) - 1,
 		Speed: DefaultSpeed, Lang: string(loc),
 		Title:  l.Title.In(loc) + " · " + t.UI().AppName,
 		URL:    lessonURL(l.ID, to, loc, false),
-		Panels: panels, TimelinePatch: patch,
-	}, Frame: followerOutcome{Outcome: frames[to].Outcome}}
+		Panels: panels,
+	}, Frame: followerOutcome{Outcome: frames[to].Outcome}, Edits: edits}
 	if from < 0 {
 		header := s.header(t, tl, "", to, false)
 		header.ClassStart, header.Class = false, &templates.ClassBar{Code: class}
