@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -47,6 +48,9 @@ type options struct {
 	answers int
 	lesson  string
 	target  time.Duration
+	// cpuprofile: where the one-server rows' server writes its CPU
+	// profile ("": none).
+	cpuprofile string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -58,8 +62,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.spread, "spread", 3000, "students spread over three servers for the step row (0: no three-server rows)")
 	fs.IntVar(&o.answers, "answers", 10000, "students answering one question over three servers, and in the fault row (0: none)")
 	fs.StringVar(&o.lesson, "lesson", "stale-owner", "the course lesson the class shows")
+	fs.BoolVar(&dialer.EnableCompression, "deflate", false, "every connection offers permessage-deflate and says it is forwarded (X-Forwarded-For), so the server compresses as for a classroom's network; else loopback's plain frames")
+	cpuprofile := fs.String("cpuprofile", "", "the one-server rows' server writes a CPU profile of its run to this file (the last size's run is kept)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *cpuprofile != "" {
+		p, err := filepath.Abs(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "classload: flag -cpuprofile: %v\n", err)
+			return 2
+		}
+		o.cpuprofile = p
 	}
 	for _, f := range strings.Split(*sizes, ",") {
 		if f = strings.TrimSpace(f); f == "" {
@@ -121,7 +135,7 @@ func limits(n int) []string {
 
 // oneServer: a class of n students on one server.
 func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.Table, log io.Writer) error {
-	srv, err := startServer(bin, limits(n)...)
+	srv, err := startServer(bin, o.cpuprofile, limits(n)...)
 	if err != nil {
 		return err
 	}
@@ -148,6 +162,7 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 		return err
 	}
 	self0 := selfCPU()
+	bytes0 := received.Load()
 	lat, err := room.moves(ctx, p, o.steps)
 	if err != nil {
 		return err
@@ -157,6 +172,7 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 		return err
 	}
 	self1 := selfCPU()
+	wire := float64(received.Load()-bytes0) / float64(len(lat)) / float64(n)
 	after, err := srv.memory()
 	if err != nil {
 		return err
@@ -171,6 +187,8 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 	t.Add(sec, fmt.Sprintf("one server, %d students: CPU time per move (user and system; the server's includes its part of the loopback's TCP receive)", n),
 		fmt.Sprintf("server %s (%.1f µs per student)", ms(perMove(cpu1-cpu0)), float64(perMove(cpu1-cpu0))/float64(time.Microsecond)/float64(n)),
 		fmt.Sprintf("load generator %s", ms(perMove(self1-self0))), "-", "-", "-")
+	t.Add(sec, fmt.Sprintf("one server, %d students: bytes a student reads per move (frame and status, websocket framing; the presenter's reads counted too, 1/%d of it)", n, n),
+		fmt.Sprintf("%.0f B (%.2f KiB)", wire, wire/1024), map[bool]string{true: "deflated", false: "plain"}[dialer.EnableCompression], "-", "≤ 2 KiB", benchtable.Yes(wire <= 2048))
 	heapPer := perStudent(after.heap, before.heap, n)
 	rssPer := perStudent(after.rss, before.rss, n)
 	t.Add(sec, fmt.Sprintf("one server, %d students: memory per student over the presenter alone (after 2 GCs)", n),
@@ -197,7 +215,7 @@ func threeServers(ctx context.Context, bin string, o options, t *benchtable.Tabl
 	}()
 	var bases []string
 	for range 3 {
-		s, err := startServer(bin, append(limits(total), "-classroom-redis", rs.URL)...)
+		s, err := startServer(bin, "", append(limits(total), "-classroom-redis", rs.URL)...)
 		if err != nil {
 			return err
 		}
