@@ -66,8 +66,8 @@ func EditFrom(old, new string) (Edit, bool) {
 	return e, size < len(new)
 }
 
-// tokenRunes splits s into tokens (a run of letters, digits, '_' and '-',
-// or any one other character) and returns one rune per token: the same
+// tokenRunes splits s into tokens (a run of ASCII characters but
+// '<', '>', '"', '=' and space, or any one other character) and returns one rune per token: the same
 // token, the same rune (ids, toks: the tokens seen so far).
 func tokenRunes(s string, ids map[string]rune, toks *[]string) []rune {
 	var out []rune
@@ -94,7 +94,7 @@ func tokenRunes(s string, ids map[string]rune, toks *[]string) []rune {
 }
 
 func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	return c != '<' && c != '>' && c != '"' && c != ' ' && c != '=' && c < utf8.RuneSelf
 }
 
 // tokenRune and tokenIndex map a token's index to a rune and back,

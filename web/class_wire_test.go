@@ -131,3 +131,25 @@ func BenchmarkFollowerFrameBytes(b *testing.B) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// BenchmarkFollowerFrameDraw is the drawing and encoding of one following
+// student's frame message (done once per class, language and move, shared
+// by the class's students on a server): one op is every forward move of
+// stale-owner in English.
+func BenchmarkFollowerFrameDraw(b *testing.B) {
+	be := lessontest.Open(b, backend.Config{})
+	srv, err := New(Config{Backend: RedisBackend(be), Lessons: testLessons(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close(context.Background())
+	l := srv.byID["stale-owner"]
+	classFrame(b, srv, l, "en", -1, 0) // the lesson's frames cached
+	b.ResetTimer()
+	for range b.N {
+		for to := 1; to < len(l.Steps); to++ {
+			classFrame(b, srv, l, "en", to-1, to)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*(len(l.Steps)-1)), "µs-move")
+}
