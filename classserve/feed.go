@@ -31,9 +31,20 @@ type classFeed struct {
 	mu      sync.Mutex
 	latest  classroom.State
 	members map[*Follower]struct{}
-	// shown is latest, for state: 10,000 students read it after a move
-	// while update may still be waking the rest under mu.
-	shown atomic.Pointer[classroom.State]
+	// shown is latest and the step before it, for state and moved: 10,000
+	// students read it after a move while update may still be waking the
+	// rest under mu.
+	shown atomic.Pointer[feedState]
+}
+
+// feedState is a feed's newest state and the step its students showed
+// before it: the step of the last state of the same course lesson with
+// another step (-1: none, the class's first state here, another lesson or
+// an explore timeline before). A student in sync shows that step, and gets
+// the move as edits of it, shared by all such students (Follower.next).
+type feedState struct {
+	st     classroom.State
+	before int
 }
 
 // ownerBackWait is how long a feed whose subscription was cut waits for
@@ -67,7 +78,7 @@ func (s *Hub) joinFeed(code string, follow *Follower) (*classFeed, error) {
 			return nil, err
 		}
 		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[*Follower]struct{}{}}
-		f.shown.Store(&st)
+		f.shown.Store(&feedState{st: st, before: -1})
 		s.feeds[code] = f
 		go f.run(ctx, sub)
 	}
@@ -112,7 +123,14 @@ func (f *classFeed) leave(follow *Follower) {
 
 // state is the newest state the feed saw.
 func (f *classFeed) state() classroom.State {
-	return *f.shown.Load()
+	return f.shown.Load().st
+}
+
+// moved is the newest state the feed saw and the step the class showed
+// before it (feedState.before).
+func (f *classFeed) moved() (classroom.State, int) {
+	s := f.shown.Load()
+	return s.st, s.before
 }
 
 // update keeps st when it is newer than what the feed has, and wakes the
@@ -123,8 +141,15 @@ func (f *classFeed) update(st classroom.State) {
 	if st.Seq <= f.latest.Seq && (!st.Ended || f.latest.Ended) {
 		return
 	}
+	before := -1
+	if was := f.shown.Load(); was.st.Lesson == st.Lesson && was.st.Timeline == "" && st.Timeline == "" && !was.st.Ended {
+		before = was.st.Step
+		if was.st.Step == st.Step { // a question, a reveal, a count: no move
+			before = was.before
+		}
+	}
 	f.latest = st
-	f.shown.Store(&st)
+	f.shown.Store(&feedState{st: st, before: before})
 	for m := range f.members {
 		poke(m.wake)
 	}

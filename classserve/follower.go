@@ -130,7 +130,7 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 		poke(f.session)
 		return nil, nil
 	}
-	st := f.feed.state()
+	st, before := f.feed.moved()
 	lesson := f.srv.cfg.Host.Course(st.Lesson)
 	if st.Ended || st.Timeline != "" || lesson == nil {
 		f.direct, f.shown.step = false, -1
@@ -141,10 +141,13 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 	if f.shown.lesson == st.Lesson && f.shown.locale == string(f.locale) {
 		from = f.shown.step
 	}
-	if from >= 0 && from != st.Step && f.edited >= followerFullEvery {
-		from = -1
-	}
 	if from != st.Step || from < 0 {
+		// In sync (the page shows the step the class showed before):
+		// the move's edits, drawn once for all such students. Else, and
+		// every followerFullEvery moves, the frame with chrome.
+		if from != before || f.edited >= followerFullEvery {
+			from = -1
+		}
 		var err error
 		if frame, err = f.feed.frames.message(f.srv, lesson, f.locale, from, st.Step, f.code); err != nil {
 			f.srv.logf("classserve: class %s: shared frame: %v", f.code, err)

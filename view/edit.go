@@ -26,51 +26,120 @@ type Edit struct {
 
 // EditFrom is the Edit that turns old into new, and whether it is
 // shorter on the wire than new itself; when it is not, the page had better
-// get new. The diff (sergi/go-diff's, cleaned up for size) runs on tokens,
-// not characters: a word or number, or one other character, each mapped
-// to one rune, so that a 30 KiB timeline takes milliseconds, not the
-// hundreds a character diff takes, and the result depends on the two
-// strings only (no time limit).
+// get new. The diff runs on tokens, not characters (a run of ASCII
+// characters between markup characters, or one other character), with the
+// Myers-based LCS of golang.org/x/tools' diff (go-udiff's lcs package),
+// whose work is bounded by the lengths and which gives the same result for
+// the same strings: a class's move diffs each changed panel once per
+// language, for every student (web/class_frames.go). Two changes with
+// fewer than editJoin bytes kept between them become one: the numbers
+// and quotes of three ops cost more than the few characters sent again.
 func EditFrom(old, new string) (Edit, bool) {
-	d := diffmatchpatch.New()
-	d.DiffTimeout = 0
-	var toks []string
-	ids := map[string]rune{}
-	a, b := tokenRunes(old, ids, &toks), tokenRunes(new, ids, &toks)
-	diffs := d.DiffMainRunes(a, b, false)
-	diffs = d.DiffCleanupEfficiency(diffs)
+	a, b := tokens(old), tokens(new)
 	e := Edit{Len: utf16Len(old), Ops: []any{}}
-	size, keep := 0, 0 // size: about what the ops take in JSON
-	for _, df := range diffs {
-		var text strings.Builder
-		for _, r := range df.Text {
-			text.WriteString(toks[tokenIndex(r)])
+	size := 0 // about what the ops take in JSON
+	var ins strings.Builder
+	drop, at := 0, 0 // at: the next token of a not yet kept or dropped
+	flush := func() {
+		if drop > 0 {
+			e.Ops, size = append(e.Ops, -drop), size+8
 		}
-		switch df.Type {
-		case diffmatchpatch.DiffEqual:
-			keep += utf16Len(text.String())
-		case diffmatchpatch.DiffDelete:
-			if keep > 0 {
-				e.Ops, size = append(e.Ops, keep), size+8
-				keep = 0
-			}
-			e.Ops, size = append(e.Ops, -utf16Len(text.String())), size+8
-		case diffmatchpatch.DiffInsert:
-			if keep > 0 {
-				e.Ops, size = append(e.Ops, keep), size+8
-				keep = 0
-			}
-			e.Ops, size = append(e.Ops, text.String()), size+len(text.String())+8
+		if ins.Len() > 0 {
+			e.Ops, size = append(e.Ops, ins.String()), size+ins.Len()+8
 		}
+		drop = 0
+		ins.Reset()
 	}
+	for _, d := range tokenDiff(a, b) {
+		kept := a[at:d.start]
+		if n := textLen(kept); n > 0 && n < editJoin && (drop > 0 || ins.Len() > 0) {
+			// Join this change to the one before: drop what is kept and
+			// insert it again.
+			for _, t := range kept {
+				drop += utf16Len(t)
+				ins.WriteString(t)
+			}
+		} else {
+			flush()
+			if k := utf16Sum(kept); k > 0 {
+				e.Ops, size = append(e.Ops, k), size+8
+			}
+		}
+		drop += utf16Sum(a[d.start:d.end])
+		for _, t := range b[d.replStart:d.replEnd] {
+			ins.WriteString(t)
+		}
+		at = d.end
+	}
+	flush()
+	// Trailing keep is implied.
 	return e, size < len(new)
 }
 
-// tokenRunes splits s into tokens (a run of ASCII characters but
-// '<', '>', '"', '=' and space, or any one other character) and returns one rune per token: the same
-// token, the same rune (ids, toks: the tokens seen so far).
-func tokenRunes(s string, ids map[string]rune, toks *[]string) []rune {
-	var out []rune
+// change replaces tokens start to end of the old HTML by tokens replStart
+// to replEnd of the new.
+type change struct{ start, end, replStart, replEnd int }
+
+// tokenDiff is the changes that take tokens a to tokens b, in order: a
+// Myers diff (sergi/go-diff, no time limit: the same strings give the same
+// changes) of one rune per distinct token.
+func tokenDiff(a, b []string) []change {
+	ids := make(map[string]rune, len(a)/2)
+	ra, rb := tokenIDs(a, ids), tokenIDs(b, ids)
+	d := diffmatchpatch.New()
+	d.DiffTimeout = 0
+	var out []change
+	i, j := 0, 0
+	for _, df := range d.DiffMainRunes(ra, rb, false) {
+		n := utf8.RuneCountInString(df.Text)
+		switch df.Type {
+		case diffmatchpatch.DiffEqual:
+			i, j = i+n, j+n
+			continue
+		case diffmatchpatch.DiffDelete:
+			if k := len(out) - 1; k >= 0 && out[k].end == i && out[k].replEnd == j {
+				out[k].end += n
+			} else {
+				out = append(out, change{i, i + n, j, j})
+			}
+			i += n
+		case diffmatchpatch.DiffInsert:
+			if k := len(out) - 1; k >= 0 && out[k].end == i && out[k].replEnd == j {
+				out[k].replEnd += n
+			} else {
+				out = append(out, change{i, i, j, j + n})
+			}
+			j += n
+		}
+	}
+	return out
+}
+
+// tokenIDs maps each token to a rune, the same token to the same rune
+// (ids: those seen so far), skipping the surrogates, which are no runes.
+func tokenIDs(ts []string, ids map[string]rune) []rune {
+	out := make([]rune, len(ts))
+	for k, t := range ts {
+		r, ok := ids[t]
+		if !ok {
+			r = rune(len(ids))
+			if r >= 0xD800 {
+				r += 0x800
+			}
+			ids[t] = r
+		}
+		out[k] = r
+	}
+	return out
+}
+
+// editJoin: two changes closer than this many bytes are joined (EditFrom).
+const editJoin = 8
+
+// tokens splits s into tokens: a run of ASCII characters but '<', '>',
+// '"', '=' and space, or any one other character.
+func tokens(s string) []string {
+	out := make([]string, 0, len(s)/4)
 	for i := 0; i < len(s); {
 		j := i
 		for j < len(s) && isWordByte(s[j]) {
@@ -80,14 +149,7 @@ func tokenRunes(s string, ids map[string]rune, toks *[]string) []rune {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			j = i + n
 		}
-		t := s[i:j]
-		r, ok := ids[t]
-		if !ok {
-			r = tokenRune(len(*toks))
-			ids[t] = r
-			*toks = append(*toks, t)
-		}
-		out = append(out, r)
+		out = append(out, s[i:j])
 		i = j
 	}
 	return out
@@ -97,24 +159,33 @@ func isWordByte(c byte) bool {
 	return c != '<' && c != '>' && c != '"' && c != ' ' && c != '=' && c < utf8.RuneSelf
 }
 
-// tokenRune and tokenIndex map a token's index to a rune and back,
-// skipping the surrogates, which are not runes.
-func tokenRune(i int) rune {
-	if i >= 0xD800 {
-		i += 0x800
+// textLen is the length of ts joined, in bytes.
+func textLen(ts []string) int {
+	n := 0
+	for _, t := range ts {
+		n += len(t)
 	}
-	return rune(i)
+	return n
 }
 
-func tokenIndex(r rune) int {
-	if r >= 0xE000 {
-		return int(r) - 0x800
+// utf16Sum is the length of ts joined, in UTF-16 code units.
+func utf16Sum(ts []string) int {
+	n := 0
+	for _, t := range ts {
+		n += utf16Len(t)
 	}
-	return int(r)
+	return n
 }
 
 // utf16Len is the length of s in UTF-16 code units.
 func utf16Len(s string) int {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return len(s)
+	}
 	n := 0
 	for _, r := range s {
 		if r == utf8.RuneError {

@@ -43,31 +43,34 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	to = max(0, min(to, len(frames)-1))
 	t := s.tr(loc)
 	tl := s.lesson(ctx, l.ID)
-	draw := func(cur int) (map[string]string, error) {
-		var page view.Page // nothing known: every panel
+	// One page for both steps: drawing from first makes it the page that
+	// shows from, so that drawing to gives only the panels that changed
+	// and the timeline's patch (view/delta.go); every drawing comes from
+	// the lesson's cache (s.drawings).
+	var page view.Page
+	draw := func(cur int) (map[string]string, *view.TimelinePatch, error) {
 		v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames[:cur+1], Cur: cur, Info: s.cfg.Backend.Info(),
 			Explore: s.timelineView(t, tl, ""), Drawn: s.drawings(l.ID, loc, cur)})
-		panels, _, err := v.FramePanels(ctx, &page)
-		return panels, err
+		return v.FramePanels(ctx, &page)
 	}
-	panels, err := draw(to)
+	var was map[string]string
+	if from >= 0 && from < len(frames) {
+		if was, _, err = draw(from); err != nil {
+			return nil, err
+		}
+	}
+	panels, patch, err := draw(to)
 	if err != nil {
 		return nil, err
 	}
 	var edits map[string]view.Edit
-	if from >= 0 && from < len(frames) {
-		was, err := draw(from)
-		if err != nil {
-			return nil, err
-		}
+	if was != nil {
 		// Hidden while following (app.css): a student who explores on
 		// their own gets it again in their run's frame with chrome.
 		delete(panels, view.PanelExplore)
 		edits = map[string]view.Edit{}
 		for name, html := range panels {
-			if was[name] == html {
-				delete(panels, name)
-			} else if e, ok := view.EditFrom(was[name], html); ok {
+			if e, ok := view.EditFrom(was[name], html); ok {
 				edits[name] = e
 				delete(panels, name)
 			}
@@ -78,7 +81,7 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 		Speed: DefaultSpeed, Lang: string(loc),
 		Title:  l.Title.In(loc) + " · " + t.UI().AppName,
 		URL:    lessonURL(l.ID, to, loc, false),
-		Panels: panels,
+		Panels: panels, TimelinePatch: patch,
 	}, Frame: followerOutcome{Outcome: frames[to].Outcome}, Edits: edits}
 	if from < 0 {
 		header := s.header(t, tl, "", to, false)

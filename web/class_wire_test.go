@@ -20,6 +20,7 @@ type followerMsg struct {
 	Chrome map[string]string    `json:"chrome"`
 	Panels map[string]string    `json:"panels"`
 	Edits  map[string]view.Edit `json:"edits"`
+	Patch  *view.TimelinePatch  `json:"timeline_patch"`
 }
 
 func classFrame(t testing.TB, srv *Server, l *sim.Lesson, loc sim.Locale, from, to int) ([]byte, followerMsg) {
@@ -38,7 +39,8 @@ func classFrame(t testing.TB, srv *Server, l *sim.Lesson, loc sim.Locale, from, 
 // TestFollowerEditsReplayLesson plays a whole lesson to a following
 // student's page move by move (forward, then back to the start), applying
 // each frame's panels and edits as static/app.js does, and compares what the
-// page holds at each step with the frame with chrome of that step.
+// page holds at each step with the frame with chrome of that step (the
+// timeline aside: it comes as a patch).
 func TestFollowerEditsReplayLesson(t *testing.T) {
 	be := lessontest.Open(t, backend.Config{})
 	srv, err := New(Config{Backend: RedisBackend(be), Lessons: testLessons(t)})
@@ -66,6 +68,11 @@ func TestFollowerEditsReplayLesson(t *testing.T) {
 			if m.Chrome != nil || m.Step != to {
 				t.Fatalf("%s %d→%d: chrome %v, step %d", loc, from, to, m.Chrome != nil, m.Step)
 			}
+			// The timeline comes as the session's patch (view/delta.go,
+			// tested there), never whole or as an edit.
+			if m.Patch == nil || m.Patch.Cur != to || m.Panels[view.PanelTimeline] != "" || m.Edits[view.PanelTimeline].Ops != nil {
+				t.Fatalf("%s %d→%d: the timeline is not patched to %d", loc, from, to, to)
+			}
 			maps.Copy(page, m.Panels)
 			for name, e := range m.Edits {
 				html, ok := e.Apply(page[name])
@@ -77,8 +84,8 @@ func TestFollowerEditsReplayLesson(t *testing.T) {
 			}
 			_, want := classFrame(t, srv, l, loc, -1, to)
 			for name, html := range want.Panels {
-				if name == view.PanelExplore {
-					continue // hidden while following
+				if name == view.PanelExplore || name == view.PanelTimeline {
+					continue // hidden while following; patched
 				}
 				if page[name] != html {
 					t.Errorf("%s %d→%d: panel %s differs from the step's frame with chrome", loc, from, to, name)
