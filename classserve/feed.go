@@ -141,17 +141,38 @@ func (f *classFeed) update(st classroom.State) {
 	if st.Seq <= f.latest.Seq && (!st.Ended || f.latest.Ended) {
 		return
 	}
-	before := -1
-	if was := f.shown.Load(); was.st.Lesson == st.Lesson && was.st.Timeline == "" && st.Timeline == "" && !was.st.Ended {
-		before = was.st.Step
-		if was.st.Step == st.Step { // a question, a reveal, a count: no move
-			before = was.before
-		}
-	}
 	f.latest = st
-	f.shown.Store(&feedState{st: st, before: before})
+	f.shown.Store(&feedState{st: st, before: stepBefore(f.shown.Load(), st)})
 	for m := range f.members {
 		poke(m.wake)
+	}
+}
+
+// stepBefore is feedState.before for st, the state after was.
+func stepBefore(was *feedState, st classroom.State) int {
+	if was.st.Lesson != st.Lesson || was.st.Timeline != "" || st.Timeline != "" || was.st.Ended {
+		return -1
+	}
+	if was.st.Step == st.Step { // a question, a reveal, a count: no move
+		return was.before
+	}
+	return was.st.Step
+}
+
+// prepare draws the frame message of a move to st for the students in
+// sync, in each language the class's students were last sent a frame in,
+// before update wakes them: else the first of them draws it while the
+// others, 1,000 on a move of a large class, wait in turn on its sync.Once
+// (a handoff per student, each a wake and a switch of goroutine).
+func (f *classFeed) prepare(st classroom.State) {
+	was := f.shown.Load()
+	before := stepBefore(was, st)
+	l := f.srv.cfg.Host.Course(st.Lesson)
+	if st.Seq <= was.st.Seq || st.Ended || before < 0 || before == st.Step || l == nil {
+		return
+	}
+	for _, loc := range f.frames.locales() {
+		_, _ = f.frames.message(f.srv, l, loc, before, st.Step, f.code) // an error: the students try again, and log it
 	}
 }
 
@@ -168,6 +189,7 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 				continue
 			}
 			if m.State != nil {
+				f.prepare(*m.State)
 				f.update(*m.State)
 			}
 		}

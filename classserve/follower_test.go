@@ -48,7 +48,8 @@ func (h *drawsHost) FrameJSON(_ context.Context, _ *sim.Lesson, _ sim.Locale, fr
 // chrome (drawn from that step, once for every such student); one who
 // missed a move, one who joins, and every followerFullEvery moves, the
 // frame with chrome (from -1); a state that does not move the class (a
-// question) sends no frame and keeps the step before.
+// question) sends no frame and keeps the step before. The feed draws a
+// move's message for the students in sync before it wakes them.
 func TestFollowerEditsOnlyInSync(t *testing.T) {
 	t.Parallel()
 	host := &drawsHost{lesson: &sim.Lesson{ID: "l"}, drawn: map[[2]int]int{}}
@@ -67,6 +68,7 @@ func TestFollowerEditsOnlyInSync(t *testing.T) {
 	move := func(step int, q *classroom.Question) {
 		seq++
 		st.Seq, st.Step, st.Question = seq, step, q
+		feed.prepare(st)
 		feed.update(st)
 	}
 	// frame is what next sent f: the from and to it was drawn for, or
@@ -108,6 +110,9 @@ func TestFollowerEditsOnlyInSync(t *testing.T) {
 		t.Fatalf("a question: frame %s, want none", got)
 	}
 	move(3, nil)
+	if n := host.drawn[[2]int{2, 3}]; n != 1 {
+		t.Fatalf("2→3 drawn %d times before the students read it, want once (prepare)", n)
+	}
 	for _, f := range []*Follower{a, b} {
 		if got := frame(f); got != "2→3" {
 			t.Fatalf("after a question: %s, want 2→3", got)
