@@ -14,7 +14,6 @@ require (
 	github.com/klauspost/compress v1.20.5
 	github.com/nicksnyder/go-i18n/v2 v2.7.0
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/sergi/go-diff v1.4.5
 	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e
 	github.com/tidwall/redcon v1.6.4
 	github.com/yuin/gopher-lua v1.1.1
