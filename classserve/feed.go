@@ -168,7 +168,7 @@ func (f *classFeed) prepare(st classroom.State) {
 	was := f.shown.Load()
 	before := stepBefore(was, st)
 	l := f.srv.cfg.Host.Course(st.Lesson)
-	if st.Seq <= was.st.Seq || st.Ended || before < 0 || before == st.Step || l == nil {
+	if st.Seq <= was.st.Seq || st.Ended || before < 0 || st.Step == was.st.Step || l == nil {
 		return
 	}
 	for _, loc := range f.frames.locales() {
