@@ -31,9 +31,20 @@ type classFeed struct {
 	mu      sync.Mutex
 	latest  classroom.State
 	members map[*Follower]struct{}
-	// shown is latest, for state: 10,000 students read it after a move
-	// while update may still be waking the rest under mu.
-	shown atomic.Pointer[classroom.State]
+	// shown is latest and the step before it, for state and moved: 10,000
+	// students read it after a move while update may still be waking the
+	// rest under mu.
+	shown atomic.Pointer[feedState]
+}
+
+// feedState is a feed's newest state and the step its students showed
+// before it: the step of the last state of the same course lesson with
+// another step (-1: none, the class's first state here, another lesson or
+// an explore timeline before). A student in sync shows that step, and gets
+// the move as edits of it, shared by all such students (Follower.next).
+type feedState struct {
+	st     classroom.State
+	before int
 }
 
 // ownerBackWait is how long a feed whose subscription was cut waits for
@@ -67,7 +78,7 @@ func (s *Hub) joinFeed(code string, follow *Follower) (*classFeed, error) {
 			return nil, err
 		}
 		f = &classFeed{srv: s, code: code, stop: stop, latest: st, members: map[*Follower]struct{}{}}
-		f.shown.Store(&st)
+		f.shown.Store(&feedState{st: st, before: -1})
 		s.feeds[code] = f
 		go f.run(ctx, sub)
 	}
@@ -112,7 +123,14 @@ func (f *classFeed) leave(follow *Follower) {
 
 // state is the newest state the feed saw.
 func (f *classFeed) state() classroom.State {
-	return *f.shown.Load()
+	return f.shown.Load().st
+}
+
+// moved is the newest state the feed saw and the step the class showed
+// before it (feedState.before).
+func (f *classFeed) moved() (classroom.State, int) {
+	s := f.shown.Load()
+	return s.st, s.before
 }
 
 // update keeps st when it is newer than what the feed has, and wakes the
@@ -124,9 +142,37 @@ func (f *classFeed) update(st classroom.State) {
 		return
 	}
 	f.latest = st
-	f.shown.Store(&st)
+	f.shown.Store(&feedState{st: st, before: stepBefore(f.shown.Load(), st)})
 	for m := range f.members {
 		poke(m.wake)
+	}
+}
+
+// stepBefore is feedState.before for st, the state after was.
+func stepBefore(was *feedState, st classroom.State) int {
+	if was.st.Lesson != st.Lesson || was.st.Timeline != "" || st.Timeline != "" || was.st.Ended {
+		return -1
+	}
+	if was.st.Step == st.Step { // a question, a reveal, a count: no move
+		return was.before
+	}
+	return was.st.Step
+}
+
+// prepare draws the frame message of a move to st for the students in
+// sync, in each language the class's students were last sent a frame in,
+// before update wakes them: else the first of them draws it while the
+// others, 1,000 on a move of a large class, wait in turn on its sync.Once
+// (a handoff per student, each a wake and a switch of goroutine).
+func (f *classFeed) prepare(st classroom.State) {
+	was := f.shown.Load()
+	before := stepBefore(was, st)
+	l := f.srv.cfg.Host.Course(st.Lesson)
+	if st.Seq <= was.st.Seq || st.Ended || before < 0 || st.Step == was.st.Step || l == nil {
+		return
+	}
+	for _, loc := range f.frames.locales() {
+		_, _ = f.frames.message(f.srv, l, loc, before, st.Step, f.code) // an error: the students try again, and log it
 	}
 }
 
@@ -143,6 +189,7 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 				continue
 			}
 			if m.State != nil {
+				f.prepare(*m.State)
 				f.update(*m.State)
 			}
 		}

@@ -2,6 +2,7 @@ package classserve
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/gorilla/websocket"
@@ -48,6 +49,19 @@ type classFrame struct {
 	once sync.Once
 	pm   *websocket.PreparedMessage
 	err  error
+}
+
+// locales are the languages of the messages kept.
+func (c *classFrames) locales() []sim.Locale {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []sim.Locale
+	for k := range c.msgs {
+		if !slices.Contains(out, k.locale) {
+			out = append(out, k.locale)
+		}
+	}
+	return out
 }
 
 // message returns the shared frame message of course lesson l's step to in

@@ -311,6 +311,15 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       classroom.render(doc, st.cls); // the header's class bar is new
     }
     for (const [name, html] of Object.entries(m.panels || {})) swap(`[data-panel="${name}"]`, html);
+    for (const [name, e] of Object.entries(m.edits || {})) {
+      const sel = `[data-panel="${name}"]`;
+      const html = player.applyEdit(v.shown.get(sel), e);
+      if (html !== null) swap(sel, html);
+      // The page does not hold what the edit is for: the class's frame
+      // with chrome again (following anew resets what the server counts
+      // as shown).
+      else if (st.cls.following) send({ type: "class-follow", follow: true });
+    }
     if (m.chrome) undoAnswered(st.undo);
     if (m.timeline_patch) player.patchTimeline(doc, v, m.timeline_patch);
     v.step = m.step;

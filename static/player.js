@@ -202,6 +202,30 @@ export function swap(doc, v, undo, sel, html) {
   }
 }
 
+// applyEdit applies an edit (view.Edit in package view: a following
+// student's panel, from the step before) to old, the HTML the page holds:
+// a positive number keeps that many characters, a negative one drops that
+// many, a string is inserted, the rest is kept. null when the edit is not
+// for old (its length differs): the page must not guess.
+export function applyEdit(old, e) {
+  if (typeof old !== "string" || old.length !== e.len) return null;
+  const out = [];
+  let at = 0;
+  for (const op of e.ops) {
+    if (typeof op === "string") out.push(op);
+    else if (op > 0) {
+      if (at + op > old.length) return null;
+      out.push(old.slice(at, at + op));
+      at += op;
+    } else {
+      at -= op;
+      if (at > old.length) return null;
+    }
+  }
+  out.push(old.slice(at));
+  return out.join("");
+}
+
 // svgFragment parses a whole <svg> element sent as HTML.
 function svgFragment(doc, html) {
   const t = doc.createElement("template");

@@ -19,6 +19,10 @@ type followerFrame struct {
 	// Frame shadows FrameMessage.Frame (encoding/json takes the shallower
 	// field).
 	Frame followerOutcome `json:"frame"`
+	// Edits take the panels the page shows from the step before to this
+	// one (view.Edit, applied by static/player.js), in place of those
+	// panels' HTML when shorter.
+	Edits map[string]view.Edit `json:"edits,omitempty"`
 }
 
 // followerOutcome is a followerFrame's frame: sim.Frame's outcome only.
@@ -39,14 +43,19 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	to = max(0, min(to, len(frames)-1))
 	t := s.tr(loc)
 	tl := s.lesson(ctx, l.ID)
+	// One page for both steps: drawing from first makes it the page that
+	// shows from, so that drawing to gives only the panels that changed
+	// and the timeline's patch (view/delta.go); every drawing comes from
+	// the lesson's cache (s.drawings).
 	var page view.Page
 	draw := func(cur int) (map[string]string, *view.TimelinePatch, error) {
 		v := view.New(view.Input{Texts: t, Lesson: l, Frames: frames[:cur+1], Cur: cur, Info: s.cfg.Backend.Info(),
 			Explore: s.timelineView(t, tl, ""), Drawn: s.drawings(l.ID, loc, cur)})
 		return v.FramePanels(ctx, &page)
 	}
+	var was map[string]string
 	if from >= 0 && from < len(frames) {
-		if _, _, err := draw(from); err != nil {
+		if was, _, err = draw(from); err != nil {
 			return nil, err
 		}
 	}
@@ -54,10 +63,18 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	if err != nil {
 		return nil, err
 	}
-	if from >= 0 {
+	var edits map[string]view.Edit
+	if was != nil {
 		// Hidden while following (app.css): a student who explores on
 		// their own gets it again in their run's frame with chrome.
 		delete(panels, view.PanelExplore)
+		edits = map[string]view.Edit{}
+		for name, html := range panels {
+			if e, ok := view.EditFrom(was[name], html); ok {
+				edits[name] = e
+				delete(panels, name)
+			}
+		}
 	}
 	msg := followerFrame{FrameMessage: FrameMessage{
 		Type: MsgFrame, Lesson: l.ID, Step: to, Total: len(l.Steps), Computed: len(frames) - 1,
@@ -65,7 +82,7 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 		Title:  l.Title.In(loc) + " · " + t.UI().AppName,
 		URL:    lessonURL(l.ID, to, loc, false),
 		Panels: panels, TimelinePatch: patch,
-	}, Frame: followerOutcome{Outcome: frames[to].Outcome}}
+	}, Frame: followerOutcome{Outcome: frames[to].Outcome}, Edits: edits}
 	if from < 0 {
 		header := s.header(t, tl, "", to, false)
 		header.ClassStart, header.Class = false, &templates.ClassBar{Code: class}

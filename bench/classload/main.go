@@ -17,7 +17,10 @@
 //     must land on the class's current step.
 //
 // Run it from the module's root: go run ./bench/classload [-sizes
-// 100,1000,10000] [-steps 50] [-spread 3000] [-answers 10000].
+// 100,1000,10000] [-steps 50] [-spread 3000] [-answers 10000] [-wire
+// plain,deflate] [-reference OLD-CLASSSERVER] [-cpuprofile FILE]; with
+// -reference every one-server row is measured with the code before too, in
+// the same run, the two builds in turn.
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -47,6 +51,15 @@ type options struct {
 	answers int
 	lesson  string
 	target  time.Duration
+	// cpuprofile: where the one-server rows' server writes its CPU
+	// profile ("": none).
+	cpuprofile string
+	// reference: a classserver binary of the code before ("": none), run
+	// in turn with this code's for every one-server row.
+	reference string
+	// wires: the one-server rows' connections, plain (false) and/or
+	// deflated (true).
+	wires []bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -58,8 +71,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.spread, "spread", 3000, "students spread over three servers for the step row (0: no three-server rows)")
 	fs.IntVar(&o.answers, "answers", 10000, "students answering one question over three servers, and in the fault row (0: none)")
 	fs.StringVar(&o.lesson, "lesson", "stale-owner", "the course lesson the class shows")
+	wires := fs.String("wire", "plain", "the one-server rows' connections, comma-separated: plain (loopback's plain frames) and/or deflate (every connection offers permessage-deflate and says it is forwarded, X-Forwarded-For, so the server compresses as for a classroom's network)")
+	fs.StringVar(&o.reference, "reference", "", "a bench/classserver binary built from the code before (go build -o FILE ./bench/classserver in a checkout of it): every one-server row is measured with it, then with this code, in the same run")
+	cpuprofile := fs.String("cpuprofile", "", "the one-server rows' server writes a CPU profile of its run to this file (the last size's run is kept)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *cpuprofile != "" {
+		p, err := filepath.Abs(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "classload: flag -cpuprofile: %v\n", err)
+			return 2
+		}
+		o.cpuprofile = p
+	}
+	for _, w := range strings.Split(*wires, ",") {
+		switch strings.TrimSpace(w) {
+		case "plain":
+			o.wires = append(o.wires, false)
+		case "deflate":
+			o.wires = append(o.wires, true)
+		default:
+			fmt.Fprintf(stderr, "classload: flag -wire: %q is neither plain nor deflate\n", w)
+			return 2
+		}
+	}
+	if o.reference != "" {
+		if _, err := os.Stat(o.reference); err != nil {
+			fmt.Fprintf(stderr, "classload: flag -reference: %v\n", err)
+			return 2
+		}
 	}
 	for _, f := range strings.Split(*sizes, ",") {
 		if f = strings.TrimSpace(f); f == "" {
@@ -99,11 +140,21 @@ func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer)
 	if err != nil {
 		return err
 	}
+	builds := []struct{ name, bin string }{{"", bin}}
+	if o.reference != "" {
+		builds = []struct{ name, bin string }{{"the code before", o.reference}, {"this code", bin}}
+	}
 	for _, n := range o.sizes {
-		if err := oneServer(ctx, bin, n, o, t, log); err != nil {
-			return fmt.Errorf("one server, %d students: %w", n, err)
+		for _, deflate := range o.wires {
+			for _, b := range builds {
+				dialer.EnableCompression = deflate
+				if err := oneServer(ctx, b.bin, b.name, n, o, t, log); err != nil {
+					return fmt.Errorf("one server, %d students: %w", n, err)
+				}
+			}
 		}
 	}
+	dialer.EnableCompression = false
 	if o.spread > 0 {
 		if err := threeServers(ctx, bin, o, t, log); err != nil {
 			return fmt.Errorf("three servers: %w", err)
@@ -119,9 +170,10 @@ func limits(n int) []string {
 	return []string{"-max-sessions", m, "-max-sessions-per-addr", m, "-session-reserve", "-1", "-idle-timeout", "2h"}
 }
 
-// oneServer: a class of n students on one server.
-func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.Table, log io.Writer) error {
-	srv, err := startServer(bin, limits(n)...)
+// oneServer: a class of n students on one server, bin's (build names it in
+// the rows when not ""), over plain or deflated connections as dialer says.
+func oneServer(ctx context.Context, bin, build string, n int, o options, t *benchtable.Table, log io.Writer) error {
+	srv, err := startServer(bin, o.cpuprofile, limits(n)...)
 	if err != nil {
 		return err
 	}
@@ -148,6 +200,7 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 		return err
 	}
 	self0 := selfCPU()
+	bytes0 := received.Load()
 	lat, err := room.moves(ctx, p, o.steps)
 	if err != nil {
 		return err
@@ -157,23 +210,32 @@ func oneServer(ctx context.Context, bin string, n int, o options, t *benchtable.
 		return err
 	}
 	self1 := selfCPU()
+	wire := float64(received.Load()-bytes0) / float64(len(lat)) / float64(n)
 	after, err := srv.memory()
 	if err != nil {
 		return err
 	}
 	p50, p99 := pct(lat, 50), pct(lat, 99)
 	sec := "C1"
-	t.Add(sec, fmt.Sprintf("one server, %d students: presenter's move to the last student's frame (%d moves; joins took %s)", n, len(lat), joined.Round(time.Millisecond)),
+	wireName := map[bool]string{true: "deflated", false: "plain"}[dialer.EnableCompression]
+	label := fmt.Sprintf("one server, %d students, %s", n, wireName)
+	if build != "" {
+		label += ", " + build
+	}
+	t.Add(sec, fmt.Sprintf("%s: presenter's move to the last student's frame (%d moves; joins took %s)", label, len(lat), joined.Round(time.Millisecond)),
 		fmt.Sprintf("p50 %s, p99 %s", ms(p50), ms(p99)), "-", "-", "p99 ≤ 250 ms", benchtable.Yes(p99 <= o.target))
 	// CPU time, unlike the time to the last frame, hardly depends on what
 	// else the machine runs: the figure to compare changes by.
 	perMove := func(d time.Duration) time.Duration { return d / time.Duration(len(lat)) }
-	t.Add(sec, fmt.Sprintf("one server, %d students: CPU time per move (user and system; the server's includes its part of the loopback's TCP receive)", n),
-		fmt.Sprintf("server %s (%.1f µs per student)", ms(perMove(cpu1-cpu0)), float64(perMove(cpu1-cpu0))/float64(time.Microsecond)/float64(n)),
-		fmt.Sprintf("load generator %s", ms(perMove(self1-self0))), "-", "-", "-")
+	perStudentMove := float64(perMove(cpu1-cpu0)) / float64(time.Microsecond) / float64(n)
+	t.Add(sec, fmt.Sprintf("%s: CPU time per move (user and system; the server's includes its part of the loopback's TCP receive)", label),
+		fmt.Sprintf("server %s (%.1f µs per student)", ms(perMove(cpu1-cpu0)), perStudentMove),
+		fmt.Sprintf("load generator %s", ms(perMove(self1-self0))), "-", "≤ 8 µs per student (issue 34)", benchtable.Yes(perStudentMove <= 8))
+	t.Add(sec, fmt.Sprintf("%s: bytes a student reads per move (frame and status, websocket framing; the presenter's reads counted too, 1/%d of it)", label, n),
+		fmt.Sprintf("%.0f B (%.2f KiB)", wire, wire/1024), "-", "-", "≤ 2 KiB", benchtable.Yes(wire <= 2048))
 	heapPer := perStudent(after.heap, before.heap, n)
 	rssPer := perStudent(after.rss, before.rss, n)
-	t.Add(sec, fmt.Sprintf("one server, %d students: memory per student over the presenter alone (after 2 GCs)", n),
+	t.Add(sec, fmt.Sprintf("%s: memory per student over the presenter alone (after 2 GCs)", label),
 		fmt.Sprintf("heap %.1f KiB, RSS %.1f KiB", heapPer/1024, rssPer/1024),
 		fmt.Sprintf("heap %s → %s, RSS %s → %s, goroutines %d → %d", benchtable.MiB(before.heap), benchtable.MiB(after.heap), benchtable.MiB(before.rss), benchtable.MiB(after.rss), before.goroutines, after.goroutines),
 		"-", "≤ 64 KiB", benchtable.Yes(heapPer <= 64<<10 && rssPer <= 64<<10))
@@ -197,7 +259,7 @@ func threeServers(ctx context.Context, bin string, o options, t *benchtable.Tabl
 	}()
 	var bases []string
 	for range 3 {
-		s, err := startServer(bin, append(limits(total), "-classroom-redis", rs.URL)...)
+		s, err := startServer(bin, "", append(limits(total), "-classroom-redis", rs.URL)...)
 		if err != nil {
 			return err
 		}

@@ -5,8 +5,14 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
+
+// received counts the bytes every connection of the load generator read
+// from its socket (websocket frames as sent, deflated or not): per student
+// per move, the class's cost on the network.
+var received atomic.Int64
 
 // readChunk is how much a student's connection reads from the socket at
 // once: a move's frame and status (12 to 20 KiB, sent in one write) in one
@@ -79,6 +85,7 @@ func (c *pooledConn) fill() error {
 			return false // wait for the socket
 		}
 		if n > 0 {
+			received.Add(int64(n))
 			c.buf, c.r, c.w = b, 0, n
 		} else {
 			readBufs.Put(b)

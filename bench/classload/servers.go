@@ -40,10 +40,14 @@ type memStats struct {
 }
 
 // startServer starts bin (classserver) on a free loopback port with args
-// and waits for it to say where it serves.
-func startServer(bin string, args ...string) (*server, error) {
+// and waits for it to say where it serves; cpuprofile, when not "", is
+// the file its CPU profile goes to (bench/classserver).
+func startServer(bin, cpuprofile string, args ...string) (*server, error) {
 	args = append([]string{"-addr", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(bin, args...)
+	if cpuprofile != "" {
+		cmd.Env = append(os.Environ(), "CLASSSERVER_CPUPROFILE="+cpuprofile)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

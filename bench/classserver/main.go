@@ -9,6 +9,9 @@
 // heap being the heap after the collections (MemStats.HeapAlloc: what is
 // live) and rss the process's resident set (VmRSS of /proc/self/status). It is not part of the product: the
 // benchmark builds it to measure the server's memory per student.
+//
+// With CLASSSERVER_CPUPROFILE=FILE in its environment it writes a CPU
+// profile of its whole run to FILE (classload -cpuprofile).
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,6 +43,20 @@ func main() {
 			fmt.Printf("classserver-stats heap=%d rss=%d goroutines=%d\n", ms.HeapAlloc, rss(), runtime.NumGoroutine())
 		}
 	}()
+	if path := os.Getenv("CLASSSERVER_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "classserver: CLASSSERVER_CPUPROFILE: %v\n", err)
+			os.Exit(2)
+		}
+		code := cli.Serve(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		pprof.StopCPUProfile()
+		_ = f.Close()
+		os.Exit(code)
+	}
 	os.Exit(cli.Serve(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 

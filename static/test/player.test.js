@@ -146,3 +146,17 @@ test("fitPanel lowers the scale until the content fits, and only in presenter mo
   assert.equal(player.fitPanel(huge, true), 0.7, "never below min");
   assert.equal(player.fitPanel(null, true), 1);
 });
+
+test("applyEdit keeps, drops and inserts in UTF-16 units, and refuses an edit for other HTML", () => {
+  const old = '<p class="a">锁 1 held</p>';
+  // keep 13 (up to "锁 "), drop "1", insert "2", keep the rest
+  const e = { len: old.length, ops: [15, -1, "2"] };
+  assert.equal(player.applyEdit(old, e), '<p class="a">锁 2 held</p>');
+  assert.equal(player.applyEdit(old, { len: old.length, ops: [] }), old);
+  assert.equal(player.applyEdit(old, { len: old.length, ops: [-old.length, "x"] }), "x");
+  assert.equal(player.applyEdit(old + " ", e), null);
+  assert.equal(player.applyEdit(undefined, e), null);
+  assert.equal(player.applyEdit(old, { len: old.length, ops: [old.length + 1] }), null);
+  const astral = "a😀b";
+  assert.equal(player.applyEdit(astral, { len: 4, ops: [1, -2, "c"] }), "acb");
+});

@@ -1,0 +1,60 @@
+package view
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestEditFromApplies: an edit applied to the HTML it was made from gives
+// the new HTML, through JSON as the page gets it, for changes of words,
+// attributes, CJK text and astral characters, near and far apart; and a
+// small change of a long panel is far shorter than the panel.
+func TestEditFromApplies(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat(`<g class="col" data-c="7"><rect x="700" width="100"></rect><text>锁 held by A</text></g>`, 40)
+	pairs := [][2]string{
+		{"", "<p>x</p>"},
+		{"<p>x</p>", ""},
+		{`<p class="a">锁 1 held</p>`, `<p class="a">锁 2 held</p>`},
+		{`<p class="a">a😀b 取得</p>`, `<p class="b">a😀c 獲得</p>`},
+		{long, strings.Replace(long, `x="700"`, `x="800"`, 3)},
+		{long, strings.Replace(strings.Replace(long, "held by A", "held by B", 1), `data-c="7"`, `data-c="8"`, 1)},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"<b>", "</b>", " ", "lease", "锁", "😀", `"`, "=", "PTTL 30000", "\n"}
+	for range 200 {
+		var a, b strings.Builder
+		for range rng.IntN(60) {
+			w := words[rng.IntN(len(words))]
+			a.WriteString(w)
+			if rng.IntN(5) > 0 {
+				b.WriteString(w)
+			} else {
+				b.WriteString(words[rng.IntN(len(words))])
+			}
+		}
+		pairs = append(pairs, [2]string{a.String(), b.String()})
+	}
+	for _, p := range pairs {
+		e, _ := EditFrom(p[0], p[1])
+		raw, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Edit
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		html, ok := got.Apply(p[0])
+		if !ok || html != p[1] {
+			t.Fatalf("edit %s of %q gives %q (%v), want %q", raw, p[0], html, ok, p[1])
+		}
+	}
+	e, shorter := EditFrom(long, strings.Replace(long, `x="700"`, `x="800"`, 1))
+	raw, _ := json.Marshal(e)
+	if !shorter || len(raw) > 40 {
+		t.Errorf("one attribute of %d bytes: edit %s (shorter %v)", len(long), raw, shorter)
+	}
+}
