@@ -83,6 +83,16 @@ func TestBrowserFirstLoadBytes(t *testing.T) {
 		t.Errorf("first load: %d bytes, over 60 KB", first.total())
 	}
 
+	// Predict mode switched on loads its module then, and runs: the toggle
+	// pressed, Play off. Off again, the next page opens out of it.
+	click(t, ctx, `[data-action="predict"]`)
+	waitJS(t, ctx, `document.querySelector('#btn-predict').getAttribute('aria-pressed') === 'true' && document.querySelector('#btn-play').getAttribute('aria-disabled') === 'true'`, "predict mode on")
+	if !eval[bool](t, ctx, `performance.getEntriesByType('resource').some(r => r.name.includes('/static/predict.js?v='))`) {
+		t.Error("predict mode is on without predict.js loaded")
+	}
+	click(t, ctx, `[data-action="predict"]`)
+	waitJS(t, ctx, `document.querySelector('#btn-predict').getAttribute('aria-pressed') === 'false'`, "predict mode off")
+
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(lessons[1].ID, 1, "en", false)))
 	waitStep(t, ctx, 1)
 	second := read()
