@@ -5,7 +5,8 @@
 // the websocket; the modules connect (socket.js), swap the fragments in and
 // turn buttons and keys into protocol messages (player.js; protocol in the
 // doc of package web), keep the address (history.js), run predict mode
-// (predict.js) and explore's fork menu and undo (explore.js), and keep the
+// (predict.js, loaded only once the mode is on; predictdata.js holds
+// its state and scores meanwhile) and explore's fork menu and undo (explore.js), and keep the
 // learner's progress (course.js), and run a class (classroom.js, loaded
 // only where a class is: noclass.js stands in until then). The modules
 // export functions, given what they work on, so node --test loads them
@@ -14,7 +15,7 @@
 
 import * as socket from "./socket.js";
 import { frameAddress, isForkEntry, modeAtStart, newAddress, onPopState, setAddress, withMode } from "./history.js";
-import * as predict from "./predict.js";
+import { PREDICT_MODE_KEY, forgetSteps, newPredict, parseSteps, predictScore } from "./predictdata.js";
 import { copyLink, customAction, forkMessage, menuStep, newUndo, undoAnswered, undoFailed, undoMessage, undoSent } from "./explore.js";
 import * as player from "./player.js";
 import { saveProgress } from "./course.js";
@@ -29,6 +30,7 @@ function once(load) {
 }
 const playModule = once(() => import("./play.js"));
 const endModule = once(() => import("./endcard.js"));
+const predictModule = once(() => import("./predict.js"));
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -51,16 +53,21 @@ function createState(root, io, classroom) {
     view: player.newView(root.dataset),
     sock: socket.newSocket(io),
     address: newAddress(location),
-    predict: predict.newPredict(predict.parseSteps(root.dataset.predictSteps)),
+    predict: newPredict(parseSteps(root.dataset.predictSteps)),
     play: null, // Play's state (play.js), made at the first press
     undo: newUndo(),
   };
 }
 
 // startPlayer starts the player on root; classroomAtStart is
-// classroom.js, or noclass.js until a class starts (withClassroom).
-function startPlayer(doc, root, storage, classroomAtStart) {
+// classroom.js, or noclass.js until a class starts (withClassroom);
+// predictAtStart is predict.js where predict mode is on at the start, or
+// null until the learner switches it on (setPredict).
+function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   let classroom = classroomAtStart;
+  // predict is predict mode's module, null until the mode is first on:
+  // st.predict.on implies it is loaded.
+  let predict = predictAtStart;
   const t = (key) => player.text(doc, key);
   const setConn = (state, key) => player.setConn(doc, root, state, key);
   // Play runs in the page (play.js, loaded at the first press).
@@ -155,6 +162,24 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     );
     return true;
   };
+  // loadPredict runs f once predict mode's module is loaded.
+  let predictLoading = false;
+  const loadPredict = (f) => {
+    if (predictLoading) return;
+    predictLoading = true;
+    predictModule().then(
+      (m) => {
+        predictLoading = false;
+        predict = m;
+        f();
+      },
+      (err) => {
+        predictLoading = false;
+        const c = doc.querySelector("#conn");
+        if (c) c.textContent = String(err?.message || err);
+      },
+    );
+  };
   // runClass carries out the classroom's effects (see classroom.js).
   const runClass = (fx) => {
     for (const e of fx) {
@@ -171,7 +196,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   // fit keeps the narration on the projected screen (presenter mode).
   const fit = () => player.fitPanel(doc.querySelector(".narration"), v.presenter);
 
-  const showScore = () => predict.showScore(doc, st.predict, predict.predictScore(storage, v.lesson), t);
+  const showScore = () => predict.showScore(doc, st.predict, predictScore(storage, v.lesson), t);
   // run carries out predict mode's effects (see predict.js), in order.
   const run = (fx) => {
     for (const e of fx) {
@@ -196,24 +221,37 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     fit(); // the predict bar took or gave back height
   };
 
+  // relayout fits the page to a changed layout: the current column may
+  // have left the timeline's view, the narration its box.
+  const relayout = () => {
+    player.scrollTimeline(doc, true);
+    fit();
+  };
   const setPresenter = (on, remember) => {
     v.presenter = on;
     player.showPresenter(doc, on);
-    // The layout changed: the current column may have left the view.
-    player.scrollTimeline(doc, true);
-    fit();
+    // Presenter mode's stylesheet comes with the mode (issue 34): the page
+    // is laid out again once it has loaded.
+    if (on) player.linkStylesheet(doc, root.dataset.presenterCss, relayout);
+    relayout();
     if (!remember) return;
     storeFlag(storage, PRESENTER_KEY, on);
     address(withMode(location.href, "present", on), false);
   };
   const setPredict = (on, remember) => {
+    if (!predict) {
+      // Never on in this page: nothing of the mode shows. Switched on, it
+      // runs once its module has loaded.
+      if (on) loadPredict(() => setPredict(on, remember));
+      return true;
+    }
     const fx = predict.setMode(st.predict, on);
     predict.showModeButtons(doc, on, t);
     if (on) stopPlay();
     run(fx);
     showScore();
     if (!remember) return;
-    storeFlag(storage, predict.PREDICT_MODE_KEY, on);
+    storeFlag(storage, PREDICT_MODE_KEY, on);
     address(withMode(location.href, "predict", on, ["retry"]), false);
     if (on) run(predict.stepForward(st.predict, v.step, v.total).fx);
   };
@@ -290,7 +328,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     if (m.chrome) {
       // A load, a fork or an undo: the run may be a new timeline.
       if (m.timeline && m.timeline !== v.timeline) {
-        predict.forgetSteps(st.predict);
+        forgetSteps(st.predict);
         if (st.play) play.forgetSteps(st.play);
       }
       v.lesson = m.lesson;
@@ -391,7 +429,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
     }
   }
 
-  const choose = (outcome) => run(predict.choose(st.predict, outcome, v.step));
+  const choose = (outcome) => predict && run(predict.choose(st.predict, outcome, v.step));
 
   // onClassClick handles a click on the classroom's buttons; it reports
   // whether it did.
@@ -444,7 +482,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
       return;
     }
     const reason = e.target.closest("[data-why-choice]");
-    if (reason && !reason.disabled) {
+    if (reason && !reason.disabled && predict) {
       run(predict.chooseWhy(st.predict, Number(reason.dataset.whyChoice)));
       return;
     }
@@ -493,7 +531,7 @@ function startPlayer(doc, root, storage, classroomAtStart) {
         connect();
         return;
       }
-      const o = predict.choiceForKey(st.predict, e.key);
+      const o = predict?.choiceForKey(st.predict, e.key);
       if (o) {
         e.preventDefault();
         choose(o);
@@ -531,9 +569,9 @@ function startPlayer(doc, root, storage, classroomAtStart) {
   const params = new URLSearchParams(location.search);
   setPresenter(modeAtStart(params, "present", loadFlag(storage, PRESENTER_KEY)), false);
   // A student answers the class's questions, not predict mode's.
-  setPredict(st.cls.role !== "student" && modeAtStart(params, "predict", loadFlag(storage, predict.PREDICT_MODE_KEY)), false);
+  setPredict(st.cls.role !== "student" && predictAtStart !== null, false);
   classroom.render(doc, st.cls);
-  if (st.predict.on && params.get("retry") === "1") predict.startRetry(st.predict, predict.predictScore(storage, v.lesson).misses);
+  if (st.predict.on && params.get("retry") === "1") predict.startRetry(st.predict, predictScore(storage, v.lesson).misses);
   doc.addEventListener("click", onClick);
   doc.addEventListener("keydown", onKey);
   doc.addEventListener("submit", onSubmit);
@@ -584,5 +622,9 @@ export async function start(doc, root, storage) {
   // file's expect, which a learner does not need (app.css).
   doc.body.classList.toggle("author-view", new URLSearchParams(location.search).get("author") === "1");
   const classroom = noClass.classAtStart(root.dataset, tabStorage()) ? await import("./classroom.js") : noClass;
-  startPlayer(doc, root, storage, classroom);
+  // Predict mode on from the start (?predict=1, or as the learner left
+  // it) loads its module first; a page with it off does not load it.
+  const predictOn = modeAtStart(new URLSearchParams(location.search), "predict", loadFlag(storage, PREDICT_MODE_KEY));
+  const predict = predictOn ? await predictModule() : null;
+  startPlayer(doc, root, storage, classroom, predict);
 }

@@ -4,7 +4,7 @@
 
 import { fill } from "./text.js";
 import { loadJSON, storeJSON } from "./storage.js";
-import { predictScore } from "./predict.js";
+import { predictScore } from "./predictdata.js";
 import { cardProgress, courseState } from "./coursestate.js";
 
 export { cardProgress } from "./coursestate.js";

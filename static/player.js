@@ -333,6 +333,25 @@ export function showPresenter(doc, on) {
   for (const b of doc.querySelectorAll('[data-action="presenter"]')) b.setAttribute("aria-pressed", String(on));
 }
 
+// linkStylesheet links the stylesheet at url (presenter mode's, which a
+// page opened out of the mode does not load: issue 34) at the end of the
+// head, once, and calls loaded when it has loaded and applies; where the
+// page links it already, it calls loaded only if it is still loading (a
+// sheet loaded applies already). A url of "" does nothing.
+export function linkStylesheet(doc, url, loaded) {
+  if (!url) return;
+  const have = [...doc.querySelectorAll('link[rel="stylesheet"]')].find((l) => l.getAttribute("href") === url);
+  if (have) {
+    if (!have.sheet) have.addEventListener("load", loaded, { once: true });
+    return;
+  }
+  const link = doc.createElement("link");
+  link.rel = "stylesheet";
+  link.href = url;
+  link.addEventListener("load", loaded, { once: true });
+  doc.head.append(link);
+}
+
 // fitPanel fits a panel's content to its box in presenter mode, where a
 // projected page does not scroll: while the content is taller than the box
 // it lowers the panel's --fit scale (presenter.css sizes the panel's type by

@@ -4,7 +4,9 @@
 // verdict. Scores live in localStorage per lesson (the latest answer per
 // step), and "retry my misses" (?retry=1) walks the steps answered wrong.
 //
-// The state is a plain object made by newPredict. The rules are functions
+// The state is a plain object made by newPredict; it, the scores and the
+// page's steps are predictdata.js's (re-exported here), which a page loads
+// with the mode off, this module only once the mode is on. The rules are functions
 // that change it and return effects, plain objects the page carries out in
 // order:
 //   {ask: n}          show the question for step n (its outcomes as buttons)
@@ -22,69 +24,20 @@
 // renderBar and the functions after it are the DOM edge.
 
 import { fill } from "./text.js";
-import { loadJSON, storeJSON } from "./storage.js";
 
-export const PREDICT_KEY = "lockstep.predict.v1"; // lesson → {steps: {n: {guess, got, ok}}}
-export const PREDICT_MODE_KEY = "lockstep.predictMode";
+export {
+  PREDICT_KEY,
+  PREDICT_MODE_KEY,
+  scoreOf,
+  withAnswer,
+  predictScore,
+  recordPrediction,
+  parseSteps,
+  newPredict,
+  forgetSteps,
+} from "./predictdata.js";
 
-// ---------- scores ----------
-
-// scoreOf sums lesson's answers in all (PREDICT_KEY's object): right and
-// total, and the steps answered wrong, in order.
-export function scoreOf(all, lesson) {
-  const steps = (all[lesson] || {}).steps || {};
-  const out = { right: 0, total: 0, misses: [] };
-  for (const [n, a] of Object.entries(steps)) {
-    out.total++;
-    if (a.ok) out.right++;
-    else out.misses.push(Number(n));
-  }
-  out.misses.sort((a, b) => a - b);
-  return out;
-}
-
-// withAnswer records in all the answer guess for lesson's step, whose
-// outcome was got; a later answer for the step replaces an earlier one.
-export function withAnswer(all, lesson, step, guess, got) {
-  const p = all[lesson] || { steps: {} };
-  p.steps[step] = { guess, got, ok: guess === got };
-  all[lesson] = p;
-  return all;
-}
-
-export function predictScore(storage, lesson) {
-  return scoreOf(loadJSON(storage, PREDICT_KEY), lesson);
-}
-
-export function recordPrediction(storage, lesson, step, guess, got) {
-  storeJSON(storage, PREDICT_KEY, withAnswer(loadJSON(storage, PREDICT_KEY), lesson, step, guess, got));
-}
-
-// ---------- state and rules ----------
-
-// parseSteps reads the page's data-predict-steps: element i describes step
-// i+1 ({actor, do, lock, outcomes}), null when it has nothing to predict.
-export function parseSteps(json) {
-  try {
-    return JSON.parse(json || "[]") || [];
-  } catch {
-    return [];
-  }
-}
-
-// newPredict returns predict mode, off, for the steps of parseSteps.
-export function newPredict(steps) {
-  return {
-    on: false,
-    steps,
-    prompting: 0, // the step whose outcome the bar asks for
-    guess: null, // {step, outcome} sent, waiting for its frame
-    revealed: 0, // the step whose verdict the bar shows
-    afterSeek: 0, // retry: ask for this step once the seek lands before it
-    retry: null, // {list, i, started}: the misses being retried
-    whyAsking: 0, // the step whose "why" question the bar shows
-  };
-}
+// ---------- rules ----------
 
 // setMode turns predict mode on or off; off forgets any question, answer
 // on its way and retry, and hides the bar.
@@ -101,11 +54,6 @@ export function setMode(ps, on) {
 // startRetry begins "retry my misses" over the steps in misses.
 export function startRetry(ps, misses) {
   ps.retry = { list: misses, i: 0, started: false };
-}
-
-// forgetSteps: a timeline made on this page (a fork) has nothing to predict.
-export function forgetSteps(ps) {
-  ps.steps = [];
 }
 
 function hide(ps) {

@@ -103,7 +103,7 @@ func shell(lang, title string, assets Assets, bodyClass string) templ.Component 
 				return templ_7745c5c3_Err
 			}
 		}
-		if assets.Presenter != "" {
+		if assets.Presenter != "" && opensPresenting(bodyClass) {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<link rel=\"stylesheet\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

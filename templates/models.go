@@ -146,7 +146,7 @@ type UI struct {
 // Assets are the URLs of the static files, with their content hashes.
 type Assets struct {
 	CSS, JS, Icon string
-	Presenter     string // presenter mode's stylesheet (body.presenter), after CSS
+	Presenter     string // presenter mode's stylesheet (body.presenter), after CSS: linked by a page that opens in presenter mode, else by the player's script when the mode is switched on
 	NoScript      string // the stylesheet of a browser with JavaScript off
 	Page          string // a page's own stylesheet (the live page's), after CSS
 }

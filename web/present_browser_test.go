@@ -302,3 +302,31 @@ func TestBrowserOneDiagramShown(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserPresenterSwitchedOn opens the stale-owner lesson out of
+// presenter mode at 1024 x 768, where the page does not load presenter
+// mode's stylesheet (issue 34), and switches the mode on with its key: the
+// page links the stylesheet then and, once it has loaded, lays the page
+// out again, so the presenter layout fits the screen as when the page
+// opens in the mode (checkFit).
+func TestBrowserPresenterSwitchedOn(t *testing.T) {
+	t.Parallel()
+	ctx, l, ts := stalePlayer(t)
+	const presenterSheet = `[...document.querySelectorAll('link[rel="stylesheet"]')].filter(e => e.getAttribute('href').startsWith('/static/presenter.css?v='))`
+	run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, false)))
+	waitStep(t, ctx, 7)
+	if n := eval[int](t, ctx, presenterSheet+`.length`); n != 0 {
+		t.Fatalf("out of presenter mode the page links presenter.css (%d links)", n)
+	}
+	press(t, ctx, "p")
+	waitJS(t, ctx, presenterSheet+`.length === 1 && `+presenterSheet+`[0].sheet !== null`, "presenter.css linked and loaded")
+	// The load event's relayout runs in a task of its own: two frames on.
+	evalAwait[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	waitJS(t, ctx, currentColumnInView, "step 7's column in view")
+	checkFit(t, "switched on at 1024x768", readFit(t, ctx))
+	press(t, ctx, "p")
+	press(t, ctx, "p")
+	if n := eval[int](t, ctx, presenterSheet+`.length`); n != 1 {
+		t.Errorf("switched on again, the page links presenter.css %d times", n)
+	}
+}

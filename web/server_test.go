@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,25 +220,40 @@ func TestStaticFiles(t *testing.T) {
 // TestPageWeight keeps the player page and what it loads (HTML, CSS, the
 // script's modules, icon) under 210 KB (200 until issue 38 added the
 // presenter's room layout and the class strip), and checks it loads nothing from elsewhere.
+// Presenter mode's stylesheet is linked only by a page opened in the mode
+// (issue 34); out of it the page names it for its script to link.
 func TestPageWeight(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
-	total := len(page)
-	var paths []string
-	for _, n := range parseDOM(t, page).all(func(*html.Node) bool { return true }) {
-		for _, a := range n.Attr {
-			if (a.Key == "src" || a.Key == "href") && strings.HasPrefix(a.Val, "/static/") {
-				paths = append(paths, a.Val)
+	staticPaths := func(page string) []string {
+		var paths []string
+		for _, n := range parseDOM(t, page).all(func(*html.Node) bool { return true }) {
+			for _, a := range n.Attr {
+				if (a.Key == "src" || a.Key == "href") && strings.HasPrefix(a.Val, "/static/") {
+					paths = append(paths, a.Val)
+				}
 			}
 		}
+		return paths
 	}
-	if len(paths) != 4 { // app.css, presenter.css, main.js, icon.svg
-		t.Fatalf("page loads %d static files, want 4", len(paths))
+	presenterCSS := static.URL("/static/", "presenter.css")
+	_, presenting := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN&present=1", nil)
+	if got := staticPaths(presenting); len(got) != 4 || !slices.Contains(got, presenterCSS) { // app.css, presenter.css, main.js, icon.svg
+		t.Fatalf("a page in presenter mode loads %v, want app.css, presenter.css, main.js, icon.svg", got)
+	}
+	_, page := get(t, hs.URL+"/lessons/stale-owner?lang=zh-CN", nil)
+	total := len(page)
+	paths := staticPaths(page)
+	if len(paths) != 3 || slices.Contains(paths, presenterCSS) { // app.css, main.js, icon.svg
+		t.Fatalf("page loads %v, want app.css, main.js, icon.svg", paths)
+	}
+	if got, _ := attr(parseDOM(t, page).one(t, "#player", withAttr("id", "player")), "data-presenter-css"); got != presenterCSS {
+		t.Errorf("#player's data-presenter-css is %q, want %q", got, presenterCSS)
 	}
 	// The script is ES modules: main.js, which loads app.js on a player
-	// page, and what they import, each once (the classroom's, loaded by
-	// import() only where a class is, not).
+	// page, and what they import, each once (the classroom's and predict
+	// mode's, loaded by import() only where a class is or the mode is on,
+	// not).
 	paths = append(paths, static.URL("/static/", "app.js"))
 	imports := regexp.MustCompile(`(?m)^(?:import|export)\b[^;"']*?"\./([^"]+)"`)
 	seen := map[string]bool{}

@@ -48,7 +48,9 @@ func file(u string) string { return path.Base(strings.SplitN(u, "?", 2)[0]) }
 // peer as for any other (webnet.CompressPages), so loopback measures what a
 // phone on the classroom's Wi-Fi gets (Chromium offers gzip over http).
 // It also checks that the page loads only the modules it uses: none of
-// the classroom's, the lock form's, the Search page's or interview mode's.
+// the classroom's, the lock form's, the Search page's or interview mode's,
+// and neither presenter mode's stylesheet nor predict mode's module while
+// those modes are off.
 func TestBrowserFirstLoadBytes(t *testing.T) {
 	t.Parallel()
 	ctx, lessons, ts := courseTab(t, Config{})
@@ -68,6 +70,8 @@ func TestBrowserFirstLoadBytes(t *testing.T) {
 		switch file(r.Name) {
 		case "classroom.js", "lockform.js", "search.js", "interview.js":
 			t.Errorf("a lesson page loads %s", file(r.Name))
+		case "presenter.css", "predict.js": // loaded when the mode is on
+			t.Errorf("a lesson page out of presenter and predict mode loads %s", file(r.Name))
 		case "app.css":
 			if r.Encoded*3 > r.Decoded {
 				t.Errorf("app.css came as %d bytes for %d: not compressed", r.Encoded, r.Decoded)
@@ -75,12 +79,19 @@ func TestBrowserFirstLoadBytes(t *testing.T) {
 		}
 	}
 	t.Logf("first load: %d bytes (document %d) in %d resources: %s", first.total(), first.Document, len(first.Resources), strings.Join(files, " "))
-	// 64 KB: issue 34's target is 60 KB; the site's navigation, the
-	// course progress and the end card of issue 38 took the page past it
-	// (63.4 KB on 2026-12-06), and the target is not met again yet.
-	if first.total() > 64_000 {
-		t.Errorf("first load: %d bytes, over 64 KB", first.total())
+	if first.total() > 60_000 {
+		t.Errorf("first load: %d bytes, over 60 KB", first.total())
 	}
+
+	// Predict mode switched on loads its module then, and runs: the toggle
+	// pressed, Play off. Off again, the next page opens out of it.
+	click(t, ctx, `[data-action="predict"]`)
+	waitJS(t, ctx, `document.querySelector('#btn-predict').getAttribute('aria-pressed') === 'true' && document.querySelector('#btn-play').getAttribute('aria-disabled') === 'true'`, "predict mode on")
+	if !eval[bool](t, ctx, `performance.getEntriesByType('resource').some(r => r.name.includes('/static/predict.js?v='))`) {
+		t.Error("predict mode is on without predict.js loaded")
+	}
+	click(t, ctx, `[data-action="predict"]`)
+	waitJS(t, ctx, `document.querySelector('#btn-predict').getAttribute('aria-pressed') === 'false'`, "predict mode off")
 
 	run(t, ctx, chromedp.Navigate(ts.url+lessonURL(lessons[1].ID, 1, "en", false)))
 	waitStep(t, ctx, 1)

@@ -160,3 +160,55 @@ test("applyEdit keeps, drops and inserts in UTF-16 units, and refuses an edit fo
   const astral = "a😀b";
   assert.equal(player.applyEdit(astral, { len: 4, ops: [1, -2, "c"] }), "acb");
 });
+
+// fakeHead is a document with a head of stylesheet links, enough for
+// linkStylesheet: each link loads when its load() is called.
+function fakeHead(hrefs = []) {
+  const makeLink = () => {
+    const l = {
+      rel: "",
+      href: "",
+      sheet: null,
+      listeners: [],
+      getAttribute: (k) => (k === "href" ? l.href : null),
+      addEventListener: (type, f) => type === "load" && l.listeners.push(f),
+      load: () => {
+        l.sheet = {};
+        for (const f of l.listeners.splice(0)) f();
+      },
+    };
+    return l;
+  };
+  const links = hrefs.map((h) => Object.assign(makeLink(), { rel: "stylesheet", href: h, sheet: {} }));
+  return {
+    links,
+    head: { append: (l) => links.push(l) },
+    createElement: (tag) => (tag === "link" ? makeLink() : null),
+    querySelectorAll: (sel) => (sel === 'link[rel="stylesheet"]' ? links.filter((l) => l.rel === "stylesheet") : []),
+  };
+}
+
+test("linkStylesheet links a stylesheet once and calls back when it has loaded", () => {
+  const doc = fakeHead(["/static/app.css?v=1"]);
+  let laidOut = 0;
+  player.linkStylesheet(doc, "/static/presenter.css?v=2", () => laidOut++);
+  assert.deepEqual(doc.links.map((l) => l.href), ["/static/app.css?v=1", "/static/presenter.css?v=2"]);
+  assert.equal(laidOut, 0, "not before it has loaded");
+  player.linkStylesheet(doc, "/static/presenter.css?v=2", () => laidOut++); // switched on again while it loads
+  assert.equal(doc.links.length, 2);
+  doc.links[1].load();
+  assert.equal(laidOut, 2);
+  player.linkStylesheet(doc, "/static/presenter.css?v=2", () => laidOut++); // loaded: it applies already
+  assert.equal(doc.links.length, 2);
+  assert.equal(laidOut, 2);
+  player.linkStylesheet(doc, "", () => laidOut++);
+  assert.equal(doc.links.length, 2);
+});
+
+test("linkStylesheet leaves a stylesheet the page links already", () => {
+  const doc = fakeHead(["/static/app.css?v=1", "/static/presenter.css?v=2"]);
+  let laidOut = 0;
+  player.linkStylesheet(doc, "/static/presenter.css?v=2", () => laidOut++);
+  assert.equal(doc.links.length, 2);
+  assert.equal(laidOut, 0);
+});
