@@ -138,3 +138,34 @@ func TestUserScriptTouchesOnlyItsOwnKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerInKeysIsNoKey: an owner id a variant file passes in KEYS
+// (sim.Call.KeyValues) is a value, not one of the run's keys: a script
+// that writes to it, or to a key built from it, is refused on every
+// backend, so nothing lands outside Lockstep's namespace on a real Redis
+// (a fresh-eyes review of issue 33 found proc-A:A and proc-A:A:seen left
+// behind with no TTL), while the lock key beside it still works.
+func TestOwnerInKeysIsNoKey(t *testing.T) {
+	sb := backend.NewSandbox(backend.SandboxConfig{})
+	t.Cleanup(func() { sb.Close() })
+	call := func(sc *sim.Script) sim.Call {
+		return sim.Call{Script: sc, Keys: []string{"lock", "proc-A:A"}, KeyValues: []bool{false, true}, Args: []string{"A", "1000"}}
+	}
+	for name, open := range stores(t, sb) {
+		for body, refused := range map[string]bool{
+			"return redis.call('SET', KEYS[2], 1, 'PX', 1000)":             true,
+			"return redis.call('SET', KEYS[2] .. ':seen', 1, 'PX', 1000)":  true,
+			"return redis.call('SET', KEYS[1], KEYS[2], 'NX', 'PX', 1000)": false,
+		} {
+			st, err := open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := execOn(t, st, &sim.Batch{Prior: []sim.KeyState{sim.Absent("lock")}, Calls: []sim.Call{call(userScript(t, body))}})
+			st.Close(context.Background())
+			if got := guardErr(res.Replies[0]) != ""; got != refused {
+				t.Errorf("%s: %s: replied %+v, want refused %v", name, body, res.Replies[0], refused)
+			}
+		}
+	}
+}

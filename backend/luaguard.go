@@ -171,7 +171,7 @@ func keyGuard(level string) string {
 	code := `local redis, _G, loadstring, load = (function(R, G, LS, LD, KS)
 local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat
 local spec = '` + spec.String() + ` ' 
-local K = {} for i = 1, #KS do K[i] = ts(KS[i]) end
+local V = ` + valuesMarker + ` local K = {} for i = 1, #KS do if not V[i] then K[#K + 1] = ts(KS[i]) end end
 local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
 local function refuse(c, k) return '` + keyGuardMarker + ` ' .. upper(c) .. ' on key \'' .. ts(k) .. '\' refused: a script of your own may touch only its KEYS and keys that start with one of them and a colon (its run\'s own keys)' end
 local function check(...)
@@ -202,19 +202,45 @@ end)(redis, _G, loadstring, load, KEYS) `
 	return strings.ReplaceAll(code, "\n", " ")
 }
 
-// ScriptSource is the text a store sends for sc: a built-in script as it
-// is (sim.Script.RunSource); a user's script (sc.Custom) with the key
-// guard (keyGuardPrefix) before it, and on a miniredis (embedded true:
-// the embedded backend, its pairs and nodes, the Lua sandbox, a search's
-// own miniredis) Redis's environment (redisEnvPrefix) before that.
-func ScriptSource(sc *sim.Script, embedded bool) string {
+// valuesMarker stands in the guard's text for the Lua table of the KEYS
+// positions that hold a value, not a key (guardValues).
+const valuesMarker = "{--[[values]]}"
+
+// guardValues is the Lua table of c's KEYS positions that hold a value
+// (sim.Call.KeyValues: an owner id a variant file passes in KEYS, issue
+// 33 item 3), such as "{[2]=true}". The guard does not count those as the
+// script's own keys: the owner id is not under the run's namespace, so a
+// write to it would land outside Lockstep's keys on a real Redis and stay
+// there (a fresh-eyes review of issue 33).
+func guardValues(c *sim.Call) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range c.Keys {
+		if !c.IsKey(i) {
+			fmt.Fprintf(&b, "[%d]=true,", i+1)
+		}
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// ScriptSource is the text a store sends for c's script: a built-in script
+// as it is (sim.Script.RunSource); a user's script (Custom) with the key
+// guard (keyGuardPrefix, told which of c's KEYS are values) before it, and
+// on a miniredis (embedded true: the embedded backend, its pairs and
+// nodes, the Lua sandbox, a search's own miniredis) Redis's environment
+// (redisEnvPrefix) before that. A script's calls all pass the same kinds
+// of KEYS (its variant file's keys list), so its text is the same for each.
+func ScriptSource(c *sim.Call, embedded bool) string {
+	sc := c.Script
 	if !sc.Custom {
 		return sc.RunSource()
 	}
+	guard := strings.Replace(keyGuardPrefix(embedded), valuesMarker, guardValues(c), 1)
 	if embedded {
-		return redisEnvPrefix + keyGuardPrefix(true) + sc.RunSource()
+		return redisEnvPrefix + guard + sc.RunSource()
 	}
-	return keyGuardPrefix(false) + sc.RunSource()
+	return guard + sc.RunSource()
 }
 
 // KeyGuardRefused reports whether errText, a script's error reply, is the

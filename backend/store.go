@@ -31,11 +31,11 @@ var goScripts sync.Map // *sim.Script -> *redis.Script
 // script is sc as this store sends it (ScriptSource): a user's script
 // with the key guard, and on a miniredis (the embedded backend, an
 // embedded pair or nodes, the Lua sandbox) in Redis's own environment.
-func (s *Store) script(sc *sim.Script) *redis.Script {
-	if sc.Custom {
-		return redis.NewScript(ScriptSource(sc, s.Info().Embedded))
+func (s *Store) script(c *sim.Call) *redis.Script {
+	if c.Script.Custom {
+		return redis.NewScript(ScriptSource(c, s.Info().Embedded))
 	}
-	return builtinScript(sc)
+	return builtinScript(c.Script)
 }
 
 func builtinScript(s *sim.Script) *redis.Script {
@@ -343,7 +343,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			for j, a := range c.Args {
 				args[j] = a
 			}
-			calls[i] = run(ctx, p, s.script(c.Script), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+			calls[i] = run(ctx, p, s.script(&b.Calls[i]), eval || s.cached != nil && !s.cached[c.Script], keys, args)
 		}
 		for i, k := range read {
 			if _, ok := known[k.Name]; ok {
