@@ -14,7 +14,60 @@ import (
 // or false) arrives from go-redis as the error redis.Nil; an error reply is an
 // error implementing redis.Error. Any other error (the connection, a
 // deadline) is returned as is.
+//
+// A reply larger than MaxReplyBytes in all is a *ValueTooLargeError: a
+// script's reply is drawn in every frame, its panels and its exports, and
+// escaped there, so a 16 MB reply once made a 200 MB websocket frame (a
+// fresh-eyes attack on issue 37).
 func DecodeReply(v any, err error) (sim.Reply, error) {
+	if err == nil {
+		if n := replyBytes(v); n > MaxReplyBytes {
+			return sim.Reply{}, &ValueTooLargeError{What: "reply", Bytes: n}
+		}
+	}
+	return decodeReply(v, err)
+}
+
+// MaxReplyBytes bounds a script's reply, and a key's value (all of a
+// Hash's fields and values), that a step reads: 64 KiB, hundreds of times
+// what a lock holds.
+const MaxReplyBytes = 64 << 10
+
+// ValueTooLargeError is a step that read a reply or a key larger than
+// MaxReplyBytes; What is "reply" or the key's name.
+type ValueTooLargeError struct {
+	What  string
+	Bytes int
+}
+
+func (e *ValueTooLargeError) Error() string {
+	return fmt.Sprintf("backend: %s is %d bytes, over the %d bytes a step reads", e.What, e.Bytes, MaxReplyBytes)
+}
+
+// Message makes ValueTooLargeError a Coded error: backend.value-too-large.
+func (e *ValueTooLargeError) Message() sim.Msg {
+	return sim.M("backend.value-too-large", "What", e.What, "Bytes", e.Bytes, "Max", MaxReplyBytes)
+}
+
+// replyBytes is the length of v's strings, its elements' too.
+func replyBytes(v any) int {
+	switch t := v.(type) {
+	case string:
+		return len(t)
+	case []any:
+		n := 0
+		for _, e := range t {
+			n += replyBytes(e) + 8
+			if n > MaxReplyBytes {
+				return n
+			}
+		}
+		return n
+	}
+	return 8
+}
+
+func decodeReply(v any, err error) (sim.Reply, error) {
 	if err != nil {
 		if errors.Is(err, redis.Nil) {
 			return sim.NilReply(), nil
@@ -35,7 +88,7 @@ func DecodeReply(v any, err error) (sim.Reply, error) {
 	case []any:
 		out := sim.Reply{Kind: sim.ReplyArray, Elems: make([]sim.Reply, len(t))}
 		for i, e := range t {
-			r, err := DecodeReply(e, nil)
+			r, err := decodeReply(e, nil)
 			if err != nil {
 				return sim.Reply{}, err
 			}

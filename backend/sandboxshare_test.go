@@ -151,6 +151,14 @@ func TestRealRedisWriteThenLoopStopped(t *testing.T) {
 		if err != nil || r.Kind != sim.ReplyError || !sim.ScriptWasStopped(r.Str) {
 			t.Errorf("%s: %+v %v, want the turn bound's error", body, r, err)
 		}
+		// The same from a script file with CR line endings, which Lua
+		// reads as lines too (a fresh-eyes attack on issue 37: such a
+		// script ran without its counter and wedged redis-server).
+		cr := strings.ReplaceAll(strings.Replace(body, ") ", ")\r", 1), " return", "\rreturn")
+		r, err = callOnce(t, be.NewStore, userScriptFile(t, cr))
+		if err != nil || r.Kind != sim.ReplyError || !sim.ScriptWasStopped(r.Str) {
+			t.Errorf("%s: %+v %v, want the turn bound's error", body, r, err)
+		}
 		c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		if err := c.Ping(ctx).Err(); err != nil {
@@ -191,4 +199,18 @@ func TestSandboxErrorsNameNoLoopbackAddress(t *testing.T) {
 	if strings.Contains(err.Error(), "127.0.0.1") || strings.Contains(err.Error(), "[::1]") {
 		t.Errorf("the step's error names a loopback address: %v", err)
 	}
+}
+
+// userScriptFile is a user's acquire script read from its own file,
+// acquire.lua, holding body as it is (line endings included).
+func userScriptFile(t *testing.T, body string) *sim.Script {
+	t.Helper()
+	src := "name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
+		"acquire:\n  script: acquire.lua\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\n" +
+		"release:\n  source: return redis.call('DEL', KEYS[1])\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n"
+	d, err := sim.LoadVariant("mine.variant.yaml", []byte(src), sim.SentScripts("mine.variant.yaml", map[string]string{"acquire.lua": body}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Acquire.Script
 }

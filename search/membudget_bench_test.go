@@ -30,7 +30,7 @@ func BenchmarkSearchHeapAtLimit(b *testing.B) {
 		f      func(*testing.B) *File
 	}{
 		{"builtin", 32 << 20, func(*testing.B) *File { return builtin }},
-		{"64KiB-values", 16 << 20, func(b *testing.B) *File { return bigValueSearchTB(b, 64<<10) }},
+		{"60KiB-values", 16 << 20, func(b *testing.B) *File { return bigValueSearchTB(b, 60<<10) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			f := c.f(b)

@@ -42,12 +42,12 @@ func bigValueSearchTB(t testing.TB, pad int) *File {
 func TestSearchStopsAtByteBudget(t *testing.T) {
 	t.Parallel()
 	const budget = 2 << 20
-	big := bigValueSearch(t, 64<<10)
+	big := bigValueSearch(t, 60<<10) // under backend.MaxReplyBytes
 	res := run(t, big, Config{MaxBytes: budget, Workers: 2})
 	if res.End != EndMaxBytes || res.Complete || res.Bytes <= budget {
 		t.Fatalf("big values: end %q complete %v, %d bytes counted (budget %d), %d states; want stopped at max-bytes", res.End, res.Complete, res.Bytes, budget, res.States)
 	}
-	// Each state kept holds its 64 KiB value: the budget holds a few dozen.
+	// Each state kept holds its 60 KiB value: the budget holds a few dozen.
 	if res.States > 100 {
 		t.Errorf("big values: %d states within %d bytes", res.States, budget)
 	}
@@ -57,7 +57,7 @@ func TestSearchStopsAtByteBudget(t *testing.T) {
 			res.States, res.Bytes, res.Transitions, again.States, again.Bytes, again.Transitions)
 	}
 	small := run(t, bigValueSearch(t, 1), Config{MaxBytes: budget, Workers: 2})
-	t.Logf("64 KiB values: %d states, %d bytes (%s); 1 byte: %d states, %d bytes (%s)", res.States, res.Bytes, res.End, small.States, small.Bytes, small.End)
+	t.Logf("60 KiB values: %d states, %d bytes (%s); 1 byte: %d states, %d bytes (%s)", res.States, res.Bytes, res.End, small.States, small.Bytes, small.End)
 	if small.End == EndMaxBytes || small.States <= res.States {
 		t.Errorf("small values: end %q after %d states (%d bytes); want more states than the big values' %d within the budget", small.End, small.States, small.Bytes, res.States)
 	}

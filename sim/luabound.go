@@ -33,6 +33,11 @@ const scriptBoundMarker = "lockstep: script stopped after"
 // redis.call made a plain call: plainReturns), or src unchanged when
 // it does not scan (compileLua reports that).
 func bounded(src, name string) string {
+	// Lua ends a line at \n, \r, \r\n or \n\r; the offsets below count \n
+	// only, so the text run has \n alone (the same lines: a script with
+	// CR line endings once ran without its counter, a fresh-eyes attack on
+	// issue 37).
+	src = luaNewlines(src)
 	sum := sha256.Sum256([]byte(name + "\x00" + src))
 	turn := "__lockstep_turn_" + hex.EncodeToString(sum[:8])
 	sc := parse.NewScanner(strings.NewReader(src), name)
@@ -88,13 +93,39 @@ func bounded(src, name string) string {
 	prev := 0
 	for _, in := range at {
 		if in.off < prev || in.off > len(src) {
-			return src
+			// Never run a script without its counter.
+			return unboundable
 		}
 		b.WriteString(src[prev:in.off])
 		b.WriteString(in.text)
 		prev = in.off
 	}
 	b.WriteString(src[prev:])
+	return b.String()
+}
+
+// unboundable is what runs in place of a script bounded could not place
+// its counter in: an error, never the script without its bound.
+const unboundable = "error('lockstep: the script could not be given its turn bound, so it was not run')"
+
+// luaNewlines returns src with each of Lua's line ends (\n, \r, \r\n,
+// \n\r) as one \n, so that lines keep their numbers.
+func luaNewlines(src string) string {
+	if !strings.ContainsRune(src, '\r') {
+		return src
+	}
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != '\n' && c != '\r' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('\n')
+		if i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r') && src[i+1] != c {
+			i++
+		}
+	}
 	return b.String()
 }
 
