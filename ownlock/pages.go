@@ -476,6 +476,7 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 		case first == 0:
 			row.Kind, row.Same, row.Verdict = "same", true, t.T("LockSame")
 			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
+			row.BrokenNames = brokenNames(t, row.Broken)
 		default:
 			row.Kind, row.Step = "differs", first
 			want, got := "—", "—"
@@ -487,6 +488,7 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 			}
 			row.Verdict = t.T("LockDiffers", "Step", first, "Got", got, "Want", want)
 			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
+			row.BrokenNames = brokenNames(t, row.Broken)
 		}
 		rows = append(rows, row)
 	}
@@ -530,4 +532,16 @@ func (s *Pages) serveLockOpen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, s.host.ExploreURL(code, first, loc), http.StatusSeeOther)
+}
+
+// brokenNames are the titles of invariants ids in t's language, by id
+// (view.InvariantTitleID).
+func brokenNames(t Texts, ids []string) map[string]string {
+	out := map[string]string{}
+	for _, id := range ids {
+		if m := view.InvariantTitleID(id); m != "" {
+			out[id] = t.T(m)
+		}
+	}
+	return out
 }

@@ -73,7 +73,10 @@ type LockRow struct {
 	// Broken are the invariants the lock breaks on the lesson
 	// (explore.BrokenUnder), BrokenOwn those of them the lesson's own
 	// lock breaks too (marked).
-	Broken, BrokenOwn   []string
+	Broken, BrokenOwn []string
+	// BrokenNames are the invariants' titles in the page's language, by
+	// id (the id goes in a tooltip: issue 38, item 10).
+	BrokenNames         map[string]string
 	PlayURL, CompareURL string
 }
 

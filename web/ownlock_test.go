@@ -82,6 +82,20 @@ func TestOwnLockCourseTable(t *testing.T) {
 		t.Fatalf("passed lock %q", lock)
 	}
 	rows := lockRows(t, page)
+	// The invariants a row lists go by their titles, the id in a tooltip
+	// (issue 38, item 10: raw ids in this table, a fresh-eyes review).
+	named := 0
+	for _, sp := range page.all(func(n *html.Node) bool { return hasAttr(n, "data-invariant") }) {
+		id, _ := attr(sp, "data-invariant")
+		title, _ := attr(sp, "title")
+		if text := textOf(sp); text == id || text == "" || title != id {
+			t.Errorf("invariant %s shown as %q with tooltip %q", id, text, title)
+		}
+		named++
+	}
+	if named == 0 {
+		t.Error("no row lists an invariant")
+	}
 	if len(rows) != len(srv.lessons) {
 		t.Fatalf("%d rows for %d lessons", len(rows), len(srv.lessons))
 	}
