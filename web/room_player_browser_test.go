@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -182,6 +183,25 @@ func swipe(t *testing.T, ctx context.Context, y, x0, x1 float64) {
 		touch(input.DispatchTouchEventTypeTouchMove, x1, y), touch(input.DispatchTouchEventTypeTouchEnd, 0, 0))
 }
 
+// swipeTo swipes at height y() from x0 to x1 until the player shows step
+// n: a swipe is a swipe only within swipe.js's MAX_MS (800 ms) from touch
+// start to end, and on a loaded CI the CDP round trips between them once
+// took longer (a slow drag, rightly no step). Three tries; each is a whole
+// swipe, so a handler that never steps still fails.
+func swipeTo(t *testing.T, ctx context.Context, y func() float64, x0, x1 float64, n int) {
+	t.Helper()
+	shows := fmt.Sprintf(stepReady, n)
+	for try := 0; try < 3; try++ {
+		swipe(t, ctx, y(), x0, x1)
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if eval[bool](t, ctx, shows) {
+				return
+			}
+		}
+	}
+	waitStep(t, ctx, n)
+}
+
 // phoneFit is what a phone's player measures.
 type phoneFit struct {
 	ViewH      float64 `json:"viewH"`
@@ -274,11 +294,13 @@ func TestBrowserPhonePlayer(t *testing.T) {
 	}
 	_ = eval[bool](t, ctx, `scrollTo(0, 0), true`)
 	// Swipe on the narration: left steps, right goes back.
-	y := eval[float64](t, ctx, `(() => { const b = document.getElementById('panel-narration').getBoundingClientRect(); return b.top + b.height / 2; })()`)
-	swipe(t, ctx, y, 330, 60)
-	waitStep(t, ctx, 4)
-	swipe(t, ctx, y, 60, 330)
-	waitStep(t, ctx, 3)
+	// The narration's middle is read before each swipe: step 4's text is
+	// not step 3's length (a swipe at step 3's middle once missed it).
+	narrMid := func() float64 {
+		return eval[float64](t, ctx, `(() => { const b = document.getElementById('panel-narration').getBoundingClientRect(); return b.top + Math.min(b.height, 120) / 2; })()`)
+	}
+	swipeTo(t, ctx, narrMid, 330, 60, 4)
+	swipeTo(t, ctx, narrMid, 60, 330, 3)
 }
 
 // TestBrowserPlayStops: Play stops on its own after the step that breaks
