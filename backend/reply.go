@@ -49,6 +49,21 @@ func (e *ValueTooLargeError) Message() sim.Msg {
 	return sim.M("backend.value-too-large", "What", e.What, "Bytes", e.Bytes, "Max", MaxReplyBytes)
 }
 
+// CheckKeySize returns a *ValueTooLargeError when key ks, as a step read
+// it (a String's value, or all of a Hash's fields and values), is larger
+// than MaxReplyBytes; nil otherwise. Every store that reads keys for a
+// step (this package's, the search's) holds them to it.
+func CheckKeySize(ks sim.KeyState) error {
+	n := len(ks.Value)
+	for _, f := range ks.Fields {
+		n += len(f.Name) + len(f.Value)
+	}
+	if n > MaxReplyBytes {
+		return &ValueTooLargeError{What: ks.Name, Bytes: n}
+	}
+	return nil
+}
+
 // replyBytes is the length of v's strings, its elements' too.
 func replyBytes(v any) int {
 	switch t := v.(type) {

@@ -507,29 +507,19 @@ func readKey(k sim.KeyRef, pttl, read *redis.Cmd) (sim.KeyState, error) {
 		if err != nil {
 			return sim.KeyState{}, fmt.Errorf("backend: GET %s: %w", k.Name, err)
 		}
-		if len(v) > MaxReplyBytes {
-			return sim.KeyState{}, &ValueTooLargeError{What: k.Name, Bytes: len(v)}
-		}
 		ks.Value = v
-		return ks, nil
+		return ks, CheckKeySize(ks)
 	}
 	flat, err := read.StringSlice()
 	if err != nil {
 		return sim.KeyState{}, fmt.Errorf("backend: HGETALL %s: %w", k.Name, err)
-	}
-	n := 0
-	for _, f := range flat {
-		n += len(f)
-	}
-	if n > MaxReplyBytes {
-		return sim.KeyState{}, &ValueTooLargeError{What: k.Name, Bytes: n}
 	}
 	for i := 0; i+1 < len(flat); i += 2 {
 		ks.Fields = append(ks.Fields, sim.Field{Name: flat[i], Value: flat[i+1]})
 	}
 	// Hash field order differs between servers; frames must not.
 	sort.Slice(ks.Fields, func(i, j int) bool { return ks.Fields[i].Name < ks.Fields[j].Name })
-	return ks, nil
+	return ks, CheckKeySize(ks)
 }
 
 func isReply(err error) bool {

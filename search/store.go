@@ -207,14 +207,10 @@ func (s *miniStore) read(ref sim.KeyRef) (sim.KeyState, error) {
 			ks.Fields = append(ks.Fields, sim.Field{Name: n, Value: s.m.HGet(ref.Name, n)})
 		}
 	}
-	// The same bound as a run's store (backend.MaxReplyBytes), so a search
-	// finds no schedule the player cannot replay.
-	n := len(ks.Value)
-	for _, f := range ks.Fields {
-		n += len(f.Name) + len(f.Value)
-	}
-	if n > backend.MaxReplyBytes {
-		return sim.KeyState{}, &backend.ValueTooLargeError{What: ref.Name, Bytes: n}
+	// The same bound as a run's store, so a search finds no schedule the
+	// player cannot replay.
+	if err := backend.CheckKeySize(ks); err != nil {
+		return sim.KeyState{}, err
 	}
 	return ks, nil
 }
