@@ -22,11 +22,14 @@ const unconfinedFlag = "allow-custom-scripts-unconfined"
 // that user must be confined to Lockstep's keys and channels (~lockstep:*
 // &lockstep:*; a key and a channel outside them must be refused), unless
 // the operator confirmed with -allow-custom-scripts-unconfined; and it must
-// not reach the class state of -classroom-redis (classURL, "" for none): a
-// different user or server, and on the same server no key or channel of a
-// class (lockstep:{class-...}). It returns the error to print, naming the
-// flags, or nil.
-func checkCustomScripts(ctx context.Context, be *backend.Backend, redisURL, classURL string, unconfined bool) error {
+// not reach the class state of -classroom-redis (classURL, "" for none,
+// opened with caFile): a different user or server, and on the same server
+// no key or channel of a class (lockstep:{class-...}). Whether the two are
+// one server is asked of the servers (backend.ServerIDs), not read from
+// the URLs' host text, which can name one server many ways; a server that
+// will not say (INFO refused by its ACL) counts as the same. It returns the
+// error to print, naming the flags, or nil.
+func checkCustomScripts(ctx context.Context, be *backend.Backend, redisURL, classURL, caFile string, unconfined bool) error {
 	var id [6]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return err
@@ -45,9 +48,18 @@ func checkCustomScripts(ctx context.Context, be *backend.Backend, redisURL, clas
 		return nil
 	}
 	rAddr, rUser := urlUser(redisURL)
-	cAddr, cUser := urlUser(classURL)
-	if rAddr != cAddr {
+	_, cUser := urlUser(classURL)
+	same, told, err := sameServer(ctx, be, classURL, caFile)
+	if err != nil {
+		return err
+	}
+	if !same {
 		return nil
+	}
+	if !told {
+		// Said after either refusal below: why two URLs were taken for one
+		// server.
+		rAddr += " (INFO was refused, so Lockstep could not tell the two servers apart: allow +info to both users)"
 	}
 	if rUser == cUser {
 		return fmt.Errorf("flag -classroom-redis: visitors' scripts (-allow-custom-scripts) and class state would share Redis user %s on %s, so a visitor's lock could rewrite a class: give -classroom-redis another user, or another server", rUser, rAddr)
@@ -98,4 +110,27 @@ func urlUser(raw string) (addr, user string) {
 		user = u.User.Username()
 	}
 	return net.JoinHostPort(host, port), user
+}
+
+// sameServer reports whether classURL (opened with caFile) reaches the
+// same server's keys as be: their ServerIDs share one, or either server
+// will not say (INFO refused; told false), which counts as the same.
+func sameServer(ctx context.Context, be *backend.Backend, classURL, caFile string) (same, told bool, err error) {
+	cb, err := backend.Open(ctx, backend.Config{URL: classURL, CAFile: caFile})
+	if err != nil {
+		return false, false, fmt.Errorf("flag -classroom-redis: %w", err)
+	}
+	defer cb.Close()
+	rIDs, rKnown, err := be.ServerIDs(ctx)
+	if err != nil {
+		return false, false, fmt.Errorf("flag -allow-custom-scripts: telling the servers apart: %w", err)
+	}
+	cIDs, cKnown, err := cb.ServerIDs(ctx)
+	if err != nil {
+		return false, false, fmt.Errorf("flag -classroom-redis: telling the servers apart: %w", err)
+	}
+	if !rKnown || !cKnown {
+		return true, false, nil
+	}
+	return backend.SameServer(rIDs, cIDs), true, nil
 }

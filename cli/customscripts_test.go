@@ -44,7 +44,7 @@ func TestAllowCustomScriptsChecksTheUser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = checkCustomScripts(context.Background(), be, c.url, c.classURL, c.unconfined)
+		err = checkCustomScripts(context.Background(), be, c.url, c.classURL, "", c.unconfined)
 		be.Close()
 		if (err == nil) != c.ok {
 			t.Errorf("%s: %v", c.name, err)
@@ -80,7 +80,7 @@ func TestCustomScriptsAdviceWorks(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer be.Close()
-			return checkCustomScripts(ctx, be, url, c.classURL, false)
+			return checkCustomScripts(ctx, be, url, c.classURL, "", false)
 		}
 		err := check()
 		if err == nil {
@@ -106,6 +106,44 @@ func TestCustomScriptsAdviceWorks(t *testing.T) {
 		defer u.Close()
 		if err := u.Publish(ctx, backend.KeyNamespace+"{run-0123456789ab}:lock:channel", "0").Err(); err != nil {
 			t.Errorf("%s: after the advice (%v), a run's channel: %v", c.name, args, err)
+		}
+	}
+}
+
+// TestCustomScriptsKnowOneServerByItsID: -allow-custom-scripts and
+// -classroom-redis on one Redis are told apart by what the servers say they
+// are (INFO's run_id), not by the URLs' host text: the same server spelled
+// 127.0.0.1 and localhost, with the same user, passed the check, and a
+// visitor's script could then reach a class's state (a fresh-eyes attack
+// on issue 37). A server that refuses INFO counts as the same one; two
+// servers that answer it are two.
+func TestCustomScriptsKnowOneServerByItsID(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, other := redistest.Start(t), redistest.Start(t)
+	rules := strings.Fields(backend.ACLRules)
+	noInfo := append(append([]string{}, rules...), "-info")
+	confined := srv.AddUser(t, "lockstep", "pw", rules...)
+	elsewhere := other.AddUser(t, "lockstep", "pw", rules...)
+	blind := srv.AddUser(t, "blind", "pw", noInfo...)
+	blindElsewhere := other.AddUser(t, "blind", "pw", noInfo...)
+	for _, c := range []struct {
+		name, url, classURL string
+		ok                  bool
+		says                string
+	}{
+		{"one server, as 127.0.0.1 and as localhost", confined, strings.Replace(confined, "127.0.0.1", "localhost", 1), false, "share Redis user lockstep"},
+		{"two servers, one user name", confined, elsewhere, true, ""},
+		{"two servers that refuse INFO", blind, blindElsewhere, false, "INFO was refused"},
+	} {
+		be, err := backend.Open(ctx, backend.Config{URL: c.url, AllowCustomScripts: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkCustomScripts(ctx, be, c.url, c.classURL, "", false)
+		be.Close()
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want ok %v saying %q", c.name, err, c.ok, c.says)
 		}
 	}
 }

@@ -107,7 +107,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer be.Close()
 	if *allowCustom && *redisURL != "" {
-		if err := checkCustomScripts(ctx, be, *redisURL, *classRedis, *unconfined); err != nil {
+		if err := checkCustomScripts(ctx, be, *redisURL, *classRedis, *redisCA, *unconfined); err != nil {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)
 			return ExitInvalid
 		}
