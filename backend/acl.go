@@ -92,11 +92,11 @@ func (b *Backend) permission(cmd string, err error) error {
 	return &PermissionError{User: b.user, Command: cmd, Rule: rule, Err: err}
 }
 
-// permissionIn returns the first ACL refusal among cmds as a
-// *PermissionError, or nil.
-func (b *Backend) permissionIn(cmds []redis.Cmder) error {
+// permissionIn returns the first ACL refusal among cmds, but those in
+// skip, as a *PermissionError, or nil.
+func (b *Backend) permissionIn(cmds []redis.Cmder, skip map[redis.Cmder]bool) error {
 	for _, c := range cmds {
-		if isPermission(c.Err()) {
+		if isPermission(c.Err()) && !skip[c] {
 			return b.permission(strings.ToUpper(c.Name()), c.Err())
 		}
 	}

@@ -21,14 +21,18 @@ var RemovedGlobals = []string{
 	"_GOPHER_LUA_VERSION", "_printregs",
 }
 
-// MaxRepBytes bounds the string one string.rep call makes in a user's
-// script on the embedded Redis, in bytes (16 MiB). redis-server has no such
-// bound; gopher-lua's string.rep allocates its whole result at once, before
-// any memory watch could see it grow (issue 37: string.rep('x', 1e9) took
-// the server to 1 GB in one step).
-const MaxRepBytes = 16 << 20
+// MaxMadeBytes bounds the string one string.rep or table.concat call makes
+// in a user's script, in bytes: MaxReplyBytes (64 KiB), what a step reads
+// back at most, hundreds of times what a lock holds. Both make their whole
+// result at once, before any memory watch could see it grow (issue 37:
+// string.rep('x', 1e9) took the server to 1 GB in one step, and held a
+// real Redis unkillable for over 30 s). The key guard (keyGuardPrefix)
+// bounds them on every backend; on a miniredis the environment
+// (redisEnvPrefix) bounds the string and table libraries themselves, so
+// a method call (s:rep(n)) is bounded there too.
+const MaxMadeBytes = MaxReplyBytes
 
-// repStoppedMarker starts the error of a string.rep over MaxRepBytes, and
+// repStoppedMarker starts the error of a string.rep over MaxMadeBytes, and
 // concatStoppedMarker that of a table.concat whose result would be.
 const (
 	repStoppedMarker    = "lockstep: string.rep"
@@ -39,14 +43,14 @@ const (
 // script's first line so that its line numbers stay: in a block of its own
 // (so the script cannot name its locals) it removes RemovedGlobals with
 // rawset, past miniredis's protection of _G, and puts a string.rep and a table.concat
-// bounded by MaxRepBytes in the place of gopher-lua's, whose errors name
+// bounded by MaxMadeBytes in the place of gopher-lua's, whose errors name
 // the line of the script's call (level 3 in gopher-lua), not the prefix's.
 var redisEnvPrefix = func() string {
 	var b strings.Builder
 	b.WriteString("do local rep, max = string.rep, ")
-	fmt.Fprintf(&b, "%d ", MaxRepBytes)
-	b.WriteString("string.rep = function(s, n, ...) if (type(s) == 'string' or type(s) == 'number') and type(n) == 'number' and n > 0 and #tostring(s) * n > max then ")
-	fmt.Fprintf(&b, "error('%s of ' .. string.format('%%.0f', #tostring(s) * n) .. ' bytes is more than the %d the embedded Redis allows', 3) ", repStoppedMarker, MaxRepBytes)
+	fmt.Fprintf(&b, "%d ", MaxMadeBytes)
+	b.WriteString("string.rep = function(s, n, ...) local c = tonumber(n) if (type(s) == 'string' or type(s) == 'number') and c and c > 0 and #tostring(s) * c > max then ")
+	fmt.Fprintf(&b, "error('%s of ' .. string.format('%%.0f', #tostring(s) * c) .. ' bytes is more than the %d a script of your own may make', 3) ", repStoppedMarker, MaxMadeBytes)
 	b.WriteString("end return rep(s, n, ...) end ")
 	// table.concat likewise makes its whole result at once: 64 copies of a
 	// 16 MiB string took a sandbox to 339 MB before its memory watch ran
@@ -55,7 +59,7 @@ var redisEnvPrefix = func() string {
 	b.WriteString("table.concat = function(t, sep, i, j) if type(t) == 'table' and (sep == nil or type(sep) == 'string' or type(sep) == 'number') then ")
 	b.WriteString("local n, from, to, sl = 0, tonumber(i) or 1, tonumber(j) or #t, #tostring(sep or '') ")
 	b.WriteString("for k = from, to do local v = t[k] if type(v) == 'string' or type(v) == 'number' then n = n + #tostring(v) + sl end if n > max then ")
-	fmt.Fprintf(&b, "error('%s: table.concat of more than %d bytes is more than the embedded Redis allows', 3) ", concatStoppedMarker, MaxRepBytes)
+	fmt.Fprintf(&b, "error('%s of more than %d bytes is more than a script of your own may make', 3) ", concatStoppedMarker, MaxMadeBytes)
 	b.WriteString("end end end return concat(t, sep, i, j) end ")
 	b.WriteString("for _, name in ipairs({")
 	for i, g := range RemovedGlobals {

@@ -17,15 +17,23 @@ import (
 // 7 makes the globals and the `redis` table read-only, so redis.call
 // cannot be replaced in place. The guard (keyGuardPrefix) shadows them
 // lexically instead: the first line of a user's script declares locals
-// `redis`, `_G`, `loadstring` and `load` that check every command's keys
-// before handing it to the real redis.call or redis.pcall. Code the script
-// compiles at run time (loadstring, load) gets the same locals, so it
-// cannot reach the real table either; Lua 5.1 without getfenv and debug
-// (RemovedGlobals) has no other way to the globals. The shadow `redis` and
-// `_G` are tables of their own fields (call, pcall; redis, _G, loadstring,
-// load) that read the rest from the real ones through a metatable the
-// script cannot get (__metatable): copying every global at every call
-// cost some 25 KB a call. So pairs(_G) lists only those four names.
+// `redis`, `_G`, `loadstring`, `load`, `string`, `table` and
+// `getmetatable`. The shadow redis.call and redis.pcall check every
+// command's keys before handing it to the real ones; Lua 5.1 without
+// getfenv and debug (RemovedGlobals) has no other way to the globals.
+// loadstring and load refuse (compileRefused): code compiled as the script
+// runs is outside its turn count. string.rep and table.concat refuse a
+// result over MaxMadeBytes, and getmetatable of a string is nil (its
+// __index is the real string table). redis.REDIS_VERSION and
+// REDIS_VERSION_NUM read nil: the server's version is the operator's
+// business (a fresh-eyes attack on issue 37). The shadow tables hold their
+// own fields and read the rest from the real ones through a metatable the
+// script cannot get (__metatable): copying every global at every call cost
+// some 25 KB a call. So pairs(_G) lists only the seven names. What the
+// shadows cannot reach: a method call on a string value (s:rep(n), or
+// s[k] with k computed) goes through the strings' own metatable, which on
+// redis-server is the real string table; on a miniredis the environment
+// (redisEnvPrefix) bounds that table itself.
 //
 // The rule, the same on every backend: a key a command names must be one
 // of the script's KEYS as the call began, or start with one of them and a
@@ -58,6 +66,16 @@ import (
 // The price: such an error is a string, not redis-server's error table, so
 // its reply starts with ERR, as it does on a miniredis already, and a
 // script's own pcall(redis.call, ...) gets that string.
+
+// compileRefused is the error of loadstring and load in a user's script,
+// on every backend: the turn count (sim.MaxScriptTurns) is in the script's
+// own text, so code compiled as it runs would not be counted, and on a
+// real Redis such code after a write held Redis BUSY, unkillable (a
+// fresh-eyes attack on issue 37). A lock script needs neither.
+const compileRefused = keyGuardMarker + " loadstring and load refused: a script of your own may not compile code as it runs, as Lockstep could not count its turns"
+
+// maxMade is MaxMadeBytes as the guard's Lua text writes it.
+var maxMade = fmt.Sprint(MaxMadeBytes)
 
 // keyGuardMarker starts the error of a command the guard refuses (after
 // "ERR " in a reply of redis-server and in an error table of
@@ -168,8 +186,8 @@ func keyGuard(level string) string {
 	// Everything the guard uses is taken before the script runs: a script
 	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
 	// redis-server too), never the guard's own copies.
-	code := `local redis, _G, loadstring, load = (function(R, G, LS, LD, KS)
-local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat
+	code := `local redis, _G, loadstring, load, string, table, getmetatable = (function(R, G, KS, S, T, GM)
+local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat, rep, fmt = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat, string.rep, string.format
 local spec = '` + spec.String() + ` ' 
 local V = ` + valuesMarker + ` local K = {} for i = 1, #KS do if not V[i] then K[#K + 1] = ts(KS[i]) end end
 local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
@@ -187,18 +205,22 @@ if to > n then to = n end
 for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
 return nil
 end
-local r, g = {}, {}
+local r, g, s, t = {}, {}, {}, {}
 local pcall_ = R.pcall
 r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = pcall_(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
 r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return pcall_(...) end
-local ls, ld
-ls = function(src, name) if ty(src) ~= 'string' then return LS(src, name) end local f, e = LS('local redis, _G, loadstring, load = ... return function(...) ' .. src .. '\nend', name or src) if not f then return f, e end return f(r, g, ls, ld) end
-ld = function(fn, name) if ty(fn) ~= 'function' then return LD(fn, name) end local parts = {} while true do local p = fn() if p == nil or p == '' then break end parts[#parts + 1] = p end return ls(concat(parts), name or '=(load)') end
-g.redis, g._G, g.loadstring, g.load = r, g, ls, ld
-setmt(r, {__index = R, __newindex = R, __metatable = false})
+local function compile() err('` + compileRefused + `', ` + level + `) end
+s.rep = function(x, n, ...) local c = tn(n) if (ty(x) == 'string' or ty(x) == 'number') and c and c > 0 and #ts(x) * c > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. string.format('%.0f', #ts(x) * c) .. ' bytes is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end return rep(x, n, ...) end
+t.concat = function(a, sp, i, j) if ty(a) == 'table' and (sp == nil or ty(sp) == 'string' or ty(sp) == 'number') then local n, l = 0, #ts(sp or '') for k = tn(i) or 1, tn(j) or #a do local v = a[k] if ty(v) == 'string' or ty(v) == 'number' then n = n + #ts(v) + l end if n > ` + maxMade + ` then err('` + concatStoppedMarker + ` of more than ` + maxMade + ` bytes is more than a script of your own may make', ` + level + `) end end end return concat(a, sp, i, j) end
+local function gm(x) if ty(x) == 'string' then return nil end return GM(x) end
+g.redis, g._G, g.loadstring, g.load, g.string, g.table, g.getmetatable = r, g, compile, compile, s, t, gm
+local hidden = {REDIS_VERSION = true, REDIS_VERSION_NUM = true}
+setmt(r, {__index = function(_, k) if hidden[k] then return nil end return R[k] end, __newindex = R, __metatable = false})
 setmt(g, {__index = G, __newindex = G, __metatable = false})
-return r, g, ls, ld
-end)(redis, _G, loadstring, load, KEYS) `
+setmt(s, {__index = S, __newindex = S, __metatable = false})
+setmt(t, {__index = T, __newindex = T, __metatable = false})
+return r, g, compile, compile, s, t, gm
+end)(redis, _G, KEYS, string, table, getmetatable) `
 	return strings.ReplaceAll(code, "\n", " ")
 }
 
@@ -246,3 +268,9 @@ func ScriptSource(c *sim.Call, embedded bool) string {
 // KeyGuardRefused reports whether errText, a script's error reply, is the
 // key guard's refusal of a command.
 func KeyGuardRefused(errText string) bool { return strings.Contains(errText, keyGuardMarker) }
+
+// guardStopped reports whether errText, a script's error reply, is a
+// refusal or a bound of the key guard or of Redis's environment.
+func guardStopped(errText string) bool {
+	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker)
+}

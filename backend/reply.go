@@ -3,6 +3,8 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -89,7 +91,7 @@ func decodeReply(v any, err error) (sim.Reply, error) {
 		}
 		var re redis.Error
 		if errors.As(err, &re) {
-			return sim.ErrorReply(re.Error()), nil
+			return sim.ErrorReply(withoutUser(re.Error())), nil
 		}
 		return sim.Reply{}, err
 	}
@@ -111,7 +113,22 @@ func decodeReply(v any, err error) (sim.Reply, error) {
 		}
 		return out, nil
 	case redis.Error:
-		return sim.ErrorReply(t.Error()), nil
+		return sim.ErrorReply(withoutUser(t.Error())), nil
 	}
 	return sim.Reply{}, fmt.Errorf("backend: unexpected reply type %T", v)
+}
+
+// userNamed matches where an ACL refusal names the Redis user (Redis 7.2
+// on: "NOPERM User lockstep has no permissions to run the 'x' command").
+var userNamed = regexp.MustCompile(`\b[Uu]ser \S+ has no permissions`)
+
+// withoutUser returns an error reply's text with the Redis user's name
+// taken out of an ACL refusal ("this user has no permissions"): a reply is
+// shown to the visitor whose script got it, and which user Lockstep runs
+// as is the operator's business (a fresh-eyes attack on issue 37).
+func withoutUser(text string) string {
+	if !strings.Contains(text, "has no permissions") {
+		return text
+	}
+	return userNamed.ReplaceAllString(text, "this user has no permissions")
 }

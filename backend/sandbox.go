@@ -57,7 +57,7 @@ type SandboxConfig struct {
 // process killed, so the CPU it burned is free at once; the process exits
 // by itself when its heap passes the memory bound; either way the next run
 // starts a fresh one. Every script there runs in Redis's own environment
-// (RemovedGlobals, MaxRepBytes). A step in progress on a process that is
+// (RemovedGlobals, MaxMadeBytes). A step in progress on a process that is
 // killed for another step's script are sent once more to the restarted
 // process (sandboxshare.go); a client address whose scripts got it
 // stopped too often is refused for a while (MaxKillsPerAddr). Safe for

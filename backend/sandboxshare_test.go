@@ -47,7 +47,7 @@ func TestSandboxKillsBoundedPerAddr(t *testing.T) {
 	t.Parallel()
 	sb := backend.NewSandbox(backend.SandboxConfig{TimeLimit: time.Second, MaxKillsPerAddr: 2})
 	t.Cleanup(func() { sb.Close() })
-	loop := userScript(t, "loadstring('while true do end')()")
+	loop := userScript(t, runaway)
 	for i := range 2 {
 		_, err := callAs(t, sb, "192.0.2.1", loop)
 		overrun(t, "runaway "+string(rune('1'+i)), err, "sandbox")
@@ -90,7 +90,7 @@ func TestSandboxStepSurvivesAnothersKill(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, runawayErr = callAs(t, sb, "192.0.2.1", userScript(t, "loadstring('while true do end')()"))
+		_, runawayErr = callAs(t, sb, "192.0.2.1", userScript(t, runaway))
 	}()
 	// The runaway holds the sandbox's Redis (it runs one script at a
 	// time): this step waits behind it, in progress, until the kill.
@@ -117,7 +117,7 @@ func TestSandboxStepBoundHoldsForTheStep(t *testing.T) {
 	limit := 300 * time.Millisecond
 	sb := backend.NewSandbox(backend.SandboxConfig{TimeLimit: limit, MaxKillsPerAddr: -1})
 	t.Cleanup(func() { sb.Close() })
-	big := userScript(t, "local v = string.rep('x', 16 * 1024 * 1024) for i = 1, 20 do redis.call('SET', KEYS[1] .. ':' .. i, v) end return redis.call('SET', KEYS[1], v)")
+	big := userScript(t, "local v = string.rep('x', 65536) for i = 1, 8 do v = v .. v end for i = 1, 20 do redis.call('SET', KEYS[1] .. ':' .. i, v) end return redis.call('SET', KEYS[1], v)")
 	t0 := time.Now()
 	_, err := callAs(t, sb, "192.0.2.1", big, sim.KeyRef{Name: "lock", Type: sim.TypeString})
 	took := time.Since(t0)

@@ -281,11 +281,13 @@ func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error)
 }
 
 // stoppedIn reports whether a custom script of the batch was stopped for
-// running too long (sim.MaxScriptTurns): the step fails with that, so the
-// time its loop took must not send the batch again and again.
+// running too long (sim.MaxScriptTurns) or by a bound of the key guard
+// (a string past MaxMadeBytes, a refused call): the step fails with that
+// whenever it is sent, so the time it took must not send the batch again
+// and again.
 func stoppedIn(replies []sim.Reply) bool {
 	for _, r := range replies {
-		if r.Kind == sim.ReplyError && sim.ScriptWasStopped(r.Str) {
+		if r.Kind == sim.ReplyError && (sim.ScriptWasStopped(r.Str) || guardStopped(r.Str)) {
 			return true
 		}
 	}
@@ -364,7 +366,17 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 	if oerr := s.watch.check(s.be, err); oerr != nil {
 		return nil, noRetry, oerr
 	}
-	if perr := s.be.permissionIn(cmds); perr != nil {
+	// A user's script's ACL refusal is its own error reply, decoded
+	// below (without the user's name): a PermissionError names the Redis
+	// user and its rules, the operator's business, not a visitor's (a
+	// fresh-eyes attack on issue 37).
+	own := map[redis.Cmder]bool{}
+	for i, c := range b.Calls {
+		if c.Script.Custom && calls[i] != nil {
+			own[calls[i]] = true
+		}
+	}
+	if perr := s.be.permissionIn(cmds, own); perr != nil {
 		return nil, noRetry, fmt.Errorf("backend: %w", perr)
 	}
 	if err != nil && !isReply(err) {

@@ -154,3 +154,26 @@ func (s *Hub) reserveClass(addr, code string) (reserved, ok bool) {
 	ok = s.classes.reserve(addr)
 	return ok, ok
 }
+
+// ScriptAddr is the address a step of what class code shows is charged to
+// where a bound counts by address (the Lua sandbox's stops,
+// backend.WithClientAddr): the presenter's, when this server owns the
+// class; otherwise the class itself ("class CODE"), so that a presenter
+// on another server still has one bound for all its students. A class's
+// students re-run the presenter's script, so its stops were charged to
+// each student's address, a bound per student (a fresh-eyes attack on
+// issue 37).
+func (s *Hub) ScriptAddr(code string) string {
+	s.classMu.Lock()
+	oc := s.owned[code]
+	s.classMu.Unlock()
+	if oc != nil {
+		s.classes.mu.Lock()
+		addr, ok := s.classes.addrOf[oc]
+		s.classes.mu.Unlock()
+		if ok {
+			return addr
+		}
+	}
+	return "class " + code
+}

@@ -123,6 +123,9 @@ func (s *session) Open(re int64, st classroom.State) error {
 	if err != nil {
 		return perrOf(ErrCodeBadLink, err)
 	}
+	// The class's students re-run its presenter's script: a bound by
+	// address charges the presenter (Hub.ScriptAddr).
+	s.scriptAddr = s.srv.classes.ScriptAddr(st.Code)
 	s.start(re, tl, st.Timeline, st.Step)
 	return nil
 }

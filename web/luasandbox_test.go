@@ -59,7 +59,7 @@ func TestOwnLockVisitorLua(t *testing.T) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	page := parseDOM(t, lockPage(t, hs.URL, "loadstring('while true do end')()\n"))
+	page := parseDOM(t, lockPage(t, hs.URL, "string.find(string.rep('a', 60000), string.rep('a*', 30) .. 'b')\n"))
 	rows := lockRows(t, page)
 	if r := rows["nested-reentry"]; r[0] != "error" || !strings.Contains(r[1], "1s") {
 		t.Errorf("lesson 1 under an acquire that loops forever: %v", r)
@@ -94,7 +94,7 @@ func TestOwnLockMemoryBoundSaid(t *testing.T) {
 	t.Parallel()
 	// A time limit the memory watch comes well before.
 	_, hs := newTestHTTP(t, Config{ScriptTimeLimit: 30 * time.Second})
-	page := parseDOM(t, lockPage(t, hs.URL, "loadstring(\"local t = {} while true do t[#t + 1] = string.rep('x', 1e6) end\")()\n"))
+	page := parseDOM(t, lockPage(t, hs.URL, "local t = {} while true do t[#t + 1] = string.rep('x', 65536) .. #t end\n"))
 	rows := lockRows(t, page)
 	if r := rows["nested-reentry"]; r[0] != "error" || !strings.Contains(r[1], "MiB") {
 		t.Fatalf("lesson 1 under an acquire that fills memory: %v", r)

@@ -50,6 +50,11 @@ type session struct {
 	// code is an explore timeline's share code ("" for a course lesson or
 	// a drill).
 	code string
+	// scriptAddr is the address the run's steps are charged to where a
+	// bound counts by address (backend.WithClientAddr): the session's own
+	// ("") for what it loaded itself; for what a class it follows shows,
+	// the class's presenter (Hub.ScriptAddr), whose script it re-runs.
+	scriptAddr string
 	// page is what the frames sent since the last one with chrome have
 	// put on the page (view/delta.go).
 	page view.Page
@@ -387,6 +392,7 @@ func (s *session) load(m ClientMessage) {
 	if m.Step != nil {
 		target = *m.Step
 	}
+	s.scriptAddr = ""
 	s.start(m.ID, tl, m.Timeline, target)
 }
 
@@ -452,6 +458,7 @@ func (s *session) fork(m ClientMessage) {
 			// before the current run is closed.
 			var code string
 			if code, err = s.srv.encodeTimeline(tl); err == nil {
+				s.scriptAddr = ""
 				s.start(m.ID, tl, code, at+1)
 				return
 			}
@@ -476,6 +483,7 @@ func (s *session) undo(m ClientMessage) {
 		s.sendErr(m.ID, perr(ErrCodeBadStep, "undo-none"))
 		return
 	}
+	s.scriptAddr = ""
 	s.start(m.ID, tl, "", min(s.cur, len(tl.Lesson.Steps)))
 }
 
@@ -495,7 +503,11 @@ func (s *session) moveTo(re int64, target int) {
 func (s *session) runTo(target int) error {
 	target = max(0, min(target, len(s.tl.Lesson.Steps)))
 	for len(s.runner.Frames())-1 < target && !s.runner.Done() {
-		ctx, cancel := context.WithTimeout(backend.WithClientAddr(s.srv.ctx, s.c.addr), stepTimeout)
+		addr := s.c.addr
+		if s.scriptAddr != "" {
+			addr = s.scriptAddr
+		}
+		ctx, cancel := context.WithTimeout(backend.WithClientAddr(s.srv.ctx, addr), stepTimeout)
 		_, err := s.runner.Step(ctx)
 		cancel()
 		if err != nil {
