@@ -19,7 +19,9 @@ import (
 //   - a step of a user's script holds the sandbox for at most its time
 //     limit, retries included (Store.execBounded);
 //   - a client address whose steps got the process stopped (its time or
-//     memory bound) SandboxConfig.MaxKillsPerAddr times within
+//     memory bound; every stop, a retried one's too; a class's students'
+//     steps count as its presenter's, web's session.scriptAddr)
+//     SandboxConfig.MaxKillsPerAddr times within
 //     sandboxKillWindow is refused further steps of its own scripts until
 //     the oldest of those is a window old (SandboxKillsError);
 //   - a step that was in progress when another step's script got the
@@ -164,7 +166,17 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 	if err := s.be.kills.admit(addr, time.Now()); err != nil {
 		return nil, err
 	}
+	// Every stop counts, a first try's too: a memory stop whose retry
+	// answered was not counted, so a script that filled memory only now
+	// and then was never bounded (a fresh-eyes attack on issue 37).
+	noteStop := func(err error) {
+		var over *ScriptOverrunError
+		if errors.As(err, &over) && (over.Killed == "sandbox" || over.Killed == "memory") {
+			s.be.kills.note(addr, time.Now())
+		}
+	}
 	res, err := s.boundedStep(ctx, b, name)
+	noteStop(err)
 	var restarted *SandboxRestartedError
 	var over *ScriptOverrunError
 	retry := errors.As(err, &restarted) || errors.As(err, &over) && over.Killed == "memory"
@@ -174,10 +186,8 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 			s.be, s.client = nb, nb.client
 			s.pmu.Unlock()
 			res, err = s.boundedStep(ctx, b, name)
+			noteStop(err)
 		}
-	}
-	if errors.As(err, &over) && (over.Killed == "sandbox" || over.Killed == "memory") {
-		s.be.kills.note(addr, time.Now())
 	}
 	return res, withoutLoopback(err)
 }

@@ -21,9 +21,10 @@ import (
 // each `do` and `repeat`), before every `goto`, and at the entry of every
 // function, on the same lines, so that Lua errors keep their line numbers.
 // The counter bounds what the script's own text does; code it compiles at
-// run time (loadstring, load) and a single built-in call (string.rep of a
-// huge count) are not counted: the time limit and the memory watch of the
-// Lua sandbox (package backend, ScriptTimeLimit) stop those.
+// run time (loadstring, load) would not be counted, so package backend's
+// key guard refuses it, and a single built-in call (a backtracking
+// pattern) is not counted: the time limit and the memory watch of the Lua
+// sandbox (package backend, ScriptTimeLimit) stop that.
 const MaxScriptTurns = 100000
 
 // scriptBoundMarker starts the error a bounded script raises.
