@@ -1,12 +1,16 @@
 package web
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"lockstep/backend"
+	"lockstep/classserve"
+	"lockstep/explore"
 	"lockstep/sim"
 )
 
@@ -26,5 +30,59 @@ func TestSandboxKillsRefusedByName(t *testing.T) {
 		if !ok || code != ErrCodeRateLimited || !strings.Contains(reason, c.want) || !strings.Contains(reason, "3") {
 			t.Errorf("%s: %v %q %q, want rate-limited naming the bound and %q", c.loc, ok, code, reason, c.want)
 		}
+	}
+}
+
+// TestClassStudentsStepsChargedToPresenter: a class's students re-run
+// what the class shows, a presenter's own lock included, so the sandbox's
+// stops of those runs are charged to the presenter's address, not each
+// student's (a fresh-eyes attack on issue 37: a presenter's runaway lock
+// cost every student's address a stop, the presenter's none). Here the
+// presenter's address has used its one stop: a student's run of the
+// class's lock is refused by name, as the presenter's own would be.
+func TestClassStudentsStepsChargedToPresenter(t *testing.T) {
+	t.Parallel()
+	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: time.Second, Limits: Limits{TrustedProxies: loopbackProxies, SandboxKillsPerAddr: 1}})
+	timeline := func(acquire string) string {
+		t.Helper()
+		src := "name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
+			"acquire:\n  source: |\n    " + acquire + "\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\n" +
+			"release:\n  source: return redis.call('DEL', KEYS[1])\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n"
+		def, err := sim.LoadVariant("mine.variant.yaml", []byte(src), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lv, err := explore.AsLock(srv.lesson(context.Background(), classLesson).Lesson, def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := srv.encodeTimeline(explore.Timeline{Kind: explore.KindUnder, Lesson: lv, Origin: explore.Origin{Under: classLesson}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return code
+	}
+	from := func(addr string) *wsClient {
+		c := dial(t, hs, http.Header{"X-Forwarded-For": {addr}})
+		c.expect(MsgHello)
+		return c
+	}
+	const presenter, pupil = "203.0.113.7", "203.0.113.8"
+	p := from(presenter)
+	p.send(ClientMessage{Type: MsgLoad, Timeline: timeline("return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])"), Step: intp(1)})
+	p.expect(MsgFrame)
+	p.send(ClientMessage{Type: classserve.MsgClassStart, ID: 1})
+	pm := p.await(classserve.MsgClassPresenter, nil)
+	// The presenter's address stops the sandbox once, on another page.
+	other := from(presenter)
+	other.send(ClientMessage{Type: MsgLoad, ID: 2, Timeline: timeline("string.find(string.rep('a', 60000), string.rep('a*', 30) .. 'b')"), Step: intp(1)})
+	if m := other.await(MsgError, nil); m.Code != ErrCodeRedis {
+		t.Fatalf("the runaway: %s %s, want the step's failure", m.Code, m.Message)
+	}
+	s := from(pupil)
+	s.send(ClientMessage{Type: classserve.MsgClassJoin, ID: 3, Code: pm.Code})
+	m := s.await(MsgError, nil)
+	if m.Code != ErrCodeRateLimited || !strings.Contains(m.Message, "1") {
+		t.Errorf("a student's run of the presenter's lock: %s %s, want it refused as the presenter's", m.Code, m.Message)
 	}
 }
