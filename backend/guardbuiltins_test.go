@@ -15,7 +15,9 @@ import (
 // load: outside its turn count, such code after a write held a real Redis
 // BUSY and unkillable), nor make a string past backend.MaxMadeBytes in one
 // string.rep or table.concat call (string.rep('x', 1e9) held redis-server
-// for over 30 s), and it reads no redis.REDIS_VERSION(_NUM): each refusal
+// for over 30 s), nor match a pattern past backend.MaxPatternWork (one
+// that backtracks for ever cannot be stopped even by SCRIPT KILL), and it
+// reads no redis.REDIS_VERSION(_NUM): each refusal
 // is the same error on all three (a fresh-eyes attack on issue 37).
 func TestUserScriptBuiltinsBounded(t *testing.T) {
 	sb := backend.NewSandbox(backend.SandboxConfig{})
@@ -30,6 +32,8 @@ func TestUserScriptBuiltinsBounded(t *testing.T) {
 		"string.rep of _G":      "return #_G.string.rep('x', 1e9)",
 		"string.rep of a local": "local s = string return #s.rep('x', 1e9)",
 		"table.concat":          "return #table.concat({string.rep('x', 60000), string.rep('x', 60000)})",
+		"pattern":               "return string.find(string.rep('a', 60000), string.rep('a*', 30) .. 'b')",
+		"pattern, gsub":         "return string.gsub(string.rep('a', 5000), '(a*)(a*)(a*)b', '')",
 		"table.concat, looped":  "local t = {} for i = 1, 20 do t[i] = string.rep('x', 60000) end return #table.concat(t)",
 	}
 	errs := map[string]map[string]string{}
@@ -54,6 +58,8 @@ func TestUserScriptBuiltinsBounded(t *testing.T) {
 			"return string.rep('ab', 3)":                                                "ababab",
 			"return ('ab'):rep(2)":                                                      "abab",
 			"return table.concat({'a', 'b'}, ',')":                                      "a,b",
+			"return string.match('owner-1:3', '^(.-):(%d+)$')":                          "owner-1",
+			"return tostring(string.find(string.rep('a', 60000), 'a*b', 1, true))":      "nil",
 			"return type(getmetatable({}))":                                             "nil",
 			"return type(getmetatable(''))":                                             "nil",
 		} {

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -76,6 +77,24 @@ const compileRefused = keyGuardMarker + " loadstring and load refused: a script 
 
 // maxMade is MaxMadeBytes as the guard's Lua text writes it.
 var maxMade = fmt.Sprint(MaxMadeBytes)
+
+// MaxPatternWork bounds one pattern match (string.find, match, gmatch,
+// gsub) in a user's script called as string.find(...): a pattern with q
+// repetition items (*, +, -, ?, each counted, escaped or not) may
+// backtrack some n^(q+1) times on a string of n bytes, and one such call
+// ran for ever on every backend, out of reach of the turn count and of
+// SCRIPT KILL (a fresh-eyes review of issue 37). A call whose n^(q+1)
+// passes it is refused; a lock script matches short values with few
+// items (^(.-):(%d+)$ on up to 464 bytes).
+const MaxPatternWork = 1e8
+
+// patternWorkLog is the natural log of MaxPatternWork, as the guard's Lua
+// text compares it.
+var patternWorkLog = fmt.Sprintf("%.6f", math.Log(MaxPatternWork))
+
+// patternStoppedMarker starts the error of a pattern match the guard
+// refuses (MaxPatternWork).
+const patternStoppedMarker = "lockstep: pattern:"
 
 // keyGuardMarker starts the error of a command the guard refuses (after
 // "ERR " in a reply of redis-server and in an error table of
@@ -187,7 +206,7 @@ func keyGuard(level string) string {
 	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
 	// redis-server too), never the guard's own copies.
 	code := `local redis, _G, loadstring, load, string, table, getmetatable = (function(R, G, KS, S, T, GM)
-local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat, rep, fmt = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat, string.rep, string.format
+local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat, rep, fmt, gsub, log = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat, string.rep, string.format, string.gsub, math.log
 local spec = '` + spec.String() + ` ' 
 local V = ` + valuesMarker + ` local K = {} for i = 1, #KS do if not V[i] then K[#K + 1] = ts(KS[i]) end end
 local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
@@ -212,6 +231,12 @@ r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e
 local function compile() err('` + compileRefused + `', ` + level + `) end
 s.rep = function(x, n, ...) local c = tn(n) if (ty(x) == 'string' or ty(x) == 'number') and c and c > 0 and #ts(x) * c > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. string.format('%.0f', #ts(x) * c) .. ' bytes is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end return rep(x, n, ...) end
 t.concat = function(a, sp, i, j) if ty(a) == 'table' and (sp == nil or ty(sp) == 'string' or ty(sp) == 'number') then local n, l = 0, #ts(sp or '') for k = tn(i) or 1, tn(j) or #a do local v = a[k] if ty(v) == 'string' or ty(v) == 'number' then n = n + #ts(v) + l end if n > ` + maxMade + ` then err('` + concatStoppedMarker + ` of more than ` + maxMade + ` bytes is more than a script of your own may make', ` + level + `) end end end return concat(a, sp, i, j) end
+local function heavy(f, x, p, plain) if plain or ty(p) ~= 'string' or (ty(x) ~= 'string' and ty(x) ~= 'number') then return end local n = #ts(x) local _, q = gsub(p, '[%*%+%-%?]', '') if n > 1 and (q + 1) * log(n) > ` + patternWorkLog + ` then err('` + patternStoppedMarker + ` ' .. f .. ' of a pattern with ' .. q .. ' repetition items on ' .. n .. ' bytes refused: it could backtrack for hours', ` + level + `) end end
+local S_find, S_match, S_gmatch, S_gsub = S.find, S.match, S.gmatch, S.gsub
+s.find = function(x, p, i, plain) heavy('string.find', x, p, plain) return S_find(x, p, i, plain) end
+s.match = function(x, p, ...) heavy('string.match', x, p) return S_match(x, p, ...) end
+s.gmatch = function(x, p) heavy('string.gmatch', x, p) return S_gmatch(x, p) end
+s.gsub = function(x, p, ...) heavy('string.gsub', x, p) return S_gsub(x, p, ...) end
 local function gm(x) if ty(x) == 'string' then return nil end return GM(x) end
 g.redis, g._G, g.loadstring, g.load, g.string, g.table, g.getmetatable = r, g, compile, compile, s, t, gm
 local hidden = {REDIS_VERSION = true, REDIS_VERSION_NUM = true}
@@ -272,5 +297,5 @@ func KeyGuardRefused(errText string) bool { return strings.Contains(errText, key
 // guardStopped reports whether errText, a script's error reply, is a
 // refusal or a bound of the key guard or of Redis's environment.
 func guardStopped(errText string) bool {
-	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker)
+	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker) || strings.Contains(errText, patternStoppedMarker)
 }
