@@ -51,6 +51,16 @@ func WithClientAddr(ctx context.Context, addr string) context.Context {
 	return context.WithValue(ctx, clientAddrKey{}, addr)
 }
 
+type othersScriptKey struct{}
+
+// WithOthersScript returns ctx marking its steps as running a script of
+// another visitor's (a class's students re-run the presenter's lock): the
+// address WithClientAddr gives is then that visitor's, and a refusal says
+// so (SandboxKillsError.Others).
+func WithOthersScript(ctx context.Context) context.Context {
+	return context.WithValue(ctx, othersScriptKey{}, true)
+}
+
 func clientAddrOf(ctx context.Context) string {
 	a, _ := ctx.Value(clientAddrKey{}).(string)
 	return a
@@ -63,15 +73,23 @@ func clientAddrOf(ctx context.Context) string {
 type SandboxKillsError struct {
 	Max       int
 	Per, Wait time.Duration
+	// Others: the script is another visitor's, whose address was counted
+	// (WithOthersScript): a class's presenter's.
+	Others bool
 }
 
 func (e *SandboxKillsError) Error() string {
 	return fmt.Sprintf("backend: refused: scripts from this address stopped the Lua sandbox %d times within %s; try again in %s", e.Max, e.Per, e.Wait.Round(time.Second))
 }
 
-// Message makes SandboxKillsError a Coded error: backend.sandbox-kills.
+// Message makes SandboxKillsError a Coded error: backend.sandbox-kills, or
+// backend.sandbox-kills-class for a script of another visitor's.
 func (e *SandboxKillsError) Message() sim.Msg {
-	return sim.M("backend.sandbox-kills", "Max", e.Max, "Seconds", int(e.Per.Seconds()), "Wait", int(e.Wait.Round(time.Second).Seconds()))
+	id := "backend.sandbox-kills"
+	if e.Others {
+		id = "backend.sandbox-kills-class"
+	}
+	return sim.M(id, "Max", e.Max, "Seconds", int(e.Per.Seconds()), "Wait", int(e.Wait.Round(time.Second).Seconds()))
 }
 
 // SandboxRestartedError is a step that was in progress in the Lua
@@ -164,6 +182,10 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 	}
 	addr := clientAddrOf(ctx)
 	if err := s.be.kills.admit(addr, time.Now()); err != nil {
+		var k *SandboxKillsError
+		if errors.As(err, &k) {
+			k.Others, _ = ctx.Value(othersScriptKey{}).(bool)
+		}
 		return nil, err
 	}
 	// Every stop counts, a first try's too: a memory stop whose retry

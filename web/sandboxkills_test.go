@@ -30,6 +30,12 @@ func TestSandboxKillsRefusedByName(t *testing.T) {
 		if !ok || code != ErrCodeRateLimited || !strings.Contains(reason, c.want) || !strings.Contains(reason, "3") {
 			t.Errorf("%s: %v %q %q, want rate-limited naming the bound and %q", c.loc, ok, code, reason, c.want)
 		}
+		// A class's student, refused for the presenter's lock, is told so.
+		class := fmt.Errorf("sim: step 3: %w", &backend.SandboxKillsError{Max: 3, Per: time.Minute, Wait: 42 * time.Second, Others: true})
+		_, classReason, _ := stepRefusal(srv.tr(c.loc), class)
+		if !strings.Contains(classReason, c.want) || classReason == reason {
+			t.Errorf("%s: a class's refusal %q, want its own words and %q", c.loc, classReason, c.want)
+		}
 	}
 }
 
@@ -82,7 +88,7 @@ func TestClassStudentsStepsChargedToPresenter(t *testing.T) {
 	s := from(pupil)
 	s.send(ClientMessage{Type: classserve.MsgClassJoin, ID: 3, Code: pm.Code})
 	m := s.await(MsgError, nil)
-	if m.Code != ErrCodeRateLimited || !strings.Contains(m.Message, "1") {
-		t.Errorf("a student's run of the presenter's lock: %s %s, want it refused as the presenter's", m.Code, m.Message)
+	if m.Code != ErrCodeRateLimited || !strings.Contains(m.Message, "the lock this class shows") {
+		t.Errorf("a student's run of the presenter's lock: %s %s, want it refused as the class's", m.Code, m.Message)
 	}
 }

@@ -503,11 +503,11 @@ func (s *session) moveTo(re int64, target int) {
 func (s *session) runTo(target int) error {
 	target = max(0, min(target, len(s.tl.Lesson.Steps)))
 	for len(s.runner.Frames())-1 < target && !s.runner.Done() {
-		addr := s.c.addr
+		sctx := backend.WithClientAddr(s.srv.ctx, s.c.addr)
 		if s.scriptAddr != "" {
-			addr = s.scriptAddr
+			sctx = backend.WithOthersScript(backend.WithClientAddr(s.srv.ctx, s.scriptAddr))
 		}
-		ctx, cancel := context.WithTimeout(backend.WithClientAddr(s.srv.ctx, addr), stepTimeout)
+		ctx, cancel := context.WithTimeout(sctx, stepTimeout)
 		_, err := s.runner.Step(ctx)
 		cancel()
 		if err != nil {
