@@ -31,9 +31,12 @@ var goScripts sync.Map // *sim.Script -> *redis.Script
 // script is sc as this store sends it (ScriptSource): a user's script
 // with the key guard, and on a miniredis (the embedded backend, an
 // embedded pair or nodes, the Lua sandbox) in Redis's own environment.
-func (s *Store) script(c *sim.Call) *redis.Script {
+//
+// record (a Derived batch) makes the guard note the keys the script
+// writes (WrittenKey).
+func (s *Store) script(c *sim.Call, record bool) *redis.Script {
 	if c.Script.Custom {
-		return redis.NewScript(ScriptSource(c, s.Info().Embedded))
+		return redis.NewScript(ScriptSource(c, s.Info().Embedded, record))
 	}
 	return builtinScript(c.Script)
 }
@@ -82,10 +85,7 @@ type Store struct {
 
 	mu    sync.Mutex
 	names map[string]bool // logical keys this store has ever been asked about
-	// derived is set once a Derived batch ran: Close then also deletes
-	// whatever else its namespace holds (derived.go).
-	derived bool
-	info    Info // what the store runs on
+	info  Info            // what the store runs on
 
 	// pmu guards pair, which a run with a replica sets up at its first
 	// batch (replica.go), against a concurrent Close.
@@ -216,11 +216,6 @@ func (s *Store) execStep(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 			}
 		}
 	}
-	if b.Derived {
-		s.mu.Lock()
-		s.derived = true
-		s.mu.Unlock()
-	}
 	if b.Nodes > 0 {
 		return s.execNode(ctx, b)
 	}
@@ -256,16 +251,16 @@ func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error)
 		d = &derivedRead{}
 	}
 	for try := 0; try < maxTries; try++ {
-		res, again, err := s.exec(ctx, b, eval, d)
+		res, again, written, err := s.exec(ctx, b, eval, d)
 		if err == nil && again == noRetry && d != nil {
 			// Keys the calls built that the step did not read: read them
 			// too, by sending the step again from Prior.
-			if again, err = d.findNew(ctx, s, b); err == nil && again == noRetry {
+			if again, err = d.findNew(ctx, s, b, written); err == nil && again == noRetry {
 				res.Found = d.found(res)
 			}
 		} else if err == nil && d != nil {
 			// A resend starts from Prior: delete what the attempt built.
-			_, err = d.findNew(ctx, s, b)
+			_, err = d.findNew(ctx, s, b, written)
 		}
 		switch {
 		case err != nil:
@@ -303,7 +298,10 @@ const (
 	retryDerived
 )
 
-func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRead) (*sim.BatchResult, retry, error) {
+// exec sends one attempt at b (see Exec). It also returns, for a Derived batch (d not nil), the logical names of the
+// keys its calls wrote outside their KEYS (derived.go), also with a
+// retry.
+func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRead) (*sim.BatchResult, retry, []string, error) {
 	var restore *redis.Cmd
 	var t0, t1 *redis.TimeCmd
 	prior, known := b.Prior, map[string]sim.KeyState(nil)
@@ -318,6 +316,11 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 	} else if s.restore && b.Replica == sim.NoReplica && b.Nodes == 0 {
 		prior, known = touchedOnly(b)
 	}
+	var sets []string
+	if d != nil {
+		sets = s.writtenSets(b)
+	}
+	members := make([]*redis.StringSliceCmd, len(sets))
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(read))
 	reads := make([]*redis.Cmd, len(read))
@@ -343,7 +346,13 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			for j, a := range c.Args {
 				args[j] = a
 			}
-			calls[i] = run(ctx, p, s.script(&b.Calls[i]), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+			calls[i] = run(ctx, p, s.script(&b.Calls[i], d != nil), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+		}
+		for i, k := range sets {
+			members[i] = p.SMembers(ctx, k)
+		}
+		if len(sets) > 0 {
+			p.Del(ctx, sets...)
 		}
 		for i, k := range read {
 			if _, ok := known[k.Name]; ok {
@@ -361,27 +370,32 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		return nil
 	})
+	// The keys a script wrote are the run's, whatever became of the step.
+	written, werr := s.writtenNames(members)
 	if oerr := s.watch.check(s.be, err); oerr != nil {
-		return nil, noRetry, oerr
+		return nil, noRetry, nil, oerr
 	}
 	if perr := s.be.permissionIn(cmds); perr != nil {
-		return nil, noRetry, fmt.Errorf("backend: %w", perr)
+		return nil, noRetry, nil, fmt.Errorf("backend: %w", perr)
 	}
 	if err != nil && !isReply(err) {
-		return nil, noRetry, fmt.Errorf("backend: %w", err)
+		return nil, noRetry, nil, fmt.Errorf("backend: %w", err)
+	}
+	if werr != nil {
+		return nil, noRetry, nil, werr
 	}
 	if restore != nil {
 		if isNoScript(restore.Err()) {
-			return nil, retryNoScript, nil
+			return nil, retryNoScript, written, nil
 		}
 		if err := restore.Err(); err != nil {
-			return nil, noRetry, fmt.Errorf("backend: restore run keys: %w", err)
+			return nil, noRetry, nil, fmt.Errorf("backend: restore run keys: %w", err)
 		}
 	}
 	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(read))}
 	for i, c := range calls {
 		if isNoScript(c.Err()) {
-			return nil, retryNoScript, nil
+			return nil, retryNoScript, written, nil
 		}
 		// The script ran to its end, so the server keeps it: a reply or a
 		// nil reply (redis.Nil). After an error reply it may not (miniredis
@@ -392,7 +406,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		r, err := DecodeReply(c.Val(), c.Err())
 		if err != nil {
-			return nil, noRetry, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
+			return nil, noRetry, nil, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
 		}
 		out.Replies[i] = r
 	}
@@ -403,13 +417,13 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		ks, err := readKey(k, pttls[i], reads[i])
 		if err != nil {
-			return nil, noRetry, err
+			return nil, noRetry, nil, err
 		}
 		out.Keys[i] = ks
 	}
 	if t0 != nil {
 		if t0.Err() != nil || t1.Err() != nil {
-			return nil, noRetry, fmt.Errorf("backend: TIME: %w", errors.Join(t0.Err(), t1.Err()))
+			return nil, noRetry, nil, fmt.Errorf("backend: TIME: %w", errors.Join(t0.Err(), t1.Err()))
 		}
 		// The Lua sandbox's servers are miniredis, whose TTLs move only
 		// when told (the restore at each step's head): a step that
@@ -417,7 +431,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		// not sent again (under a race-instrumented test binary, the
 		// sandbox's child, a guarded step takes over a millisecond).
 		if t0.Val().UnixMilli() != t1.Val().UnixMilli() && !s.be.sandbox && !stoppedIn(out.Replies) {
-			return nil, retryStraddle, nil
+			return nil, retryStraddle, written, nil
 		}
 		s.lastMS = t1.Val().UnixMilli()
 		var longest int64
@@ -426,7 +440,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		s.expireBy = maxTime(s.expireBy, time.Now().Add(time.Duration(longest)*time.Millisecond))
 	}
-	return out, noRetry, nil
+	return out, noRetry, written, nil
 }
 
 // touchedOnly splits a batch of a single real Redis by the keys its calls
@@ -550,15 +564,8 @@ func (s *Store) Close(ctx context.Context) error {
 		for n := range s.names {
 			keys = append(keys, s.key(n))
 		}
-		derived := s.derived
 		s.mu.Unlock()
 		sort.Strings(keys)
-		if derived && s.pair == nil && s.nodes == nil {
-			// A key a script built that no batch found (its step failed).
-			if e := s.sweepNamespace(ctx); e != nil {
-				err = e
-			}
-		}
 		if len(keys) > 0 {
 			if e := s.client.Del(ctx, keys...).Err(); e != nil {
 				e = s.be.permission("DEL", e)
