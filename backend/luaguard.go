@@ -193,28 +193,41 @@ func WrittenKey(c *sim.Call, prefix string) (key string, ok bool) {
 // With record (a Derived batch's call, see WrittenKey) the guard also
 // notes every key a writing command names that is not one of KEYS in the
 // call's written set (WrittenKey), once per key and run of the script.
-func keyGuardPrefix(embedded, record bool) string {
-	return keyGuards[guardIndex(embedded, record)]
-}
-
-func guardIndex(embedded, record bool) int {
+//
+// With clock (redis-server 7.0 or later, a single server: vclock.go) the
+// guard also runs the script on the step's clock: see vclock.go.
+func keyGuardPrefix(embedded, record, clock bool) string {
 	i := 0
 	if embedded {
-		i = 1
+		i |= 1
 	}
 	if record {
-		i += 2
+		i |= 2
 	}
-	return i
+	if clock && !embedded {
+		i |= 4
+	}
+	return keyGuards[i]
 }
 
-// keyGuards are the guard for redis-server and for a miniredis, without
-// and with recording the keys written (guardIndex).
-var keyGuards = [4]string{keyGuard("2", false), keyGuard("3", false), keyGuard("2", true), keyGuard("3", true)}
+// keyGuards are the guard's texts by keyGuardPrefix's index: for
+// redis-server (level 2) or a miniredis (3), recording the keys written
+// or not, on the step's clock or not.
+var keyGuards = func() (out [8]string) {
+	for i := range out {
+		level := "2"
+		if i&1 != 0 {
+			level = "3"
+		}
+		out[i] = keyGuard(level, i&2 != 0, i&4 != 0)
+	}
+	return out
+}()
 
 // keyGuard returns the guard's first line, which raises its errors at
-// level (see keyGuardPrefix) and, with record, notes the keys written.
-func keyGuard(level string, record bool) string {
+// level (see keyGuardPrefix), with record notes the keys written and with
+// clock runs on the step's clock (vclock.go).
+func keyGuard(level string, record, clock bool) string {
 	names := make([]string, 0, len(guardedCommands))
 	for n := range guardedCommands {
 		names = append(names, n)
@@ -232,16 +245,22 @@ func keyGuard(level string, record bool) string {
 	if record {
 		rec = "true"
 	}
+	clk := "false"
+	if clock {
+		clk = "true"
+	}
 	// Everything the guard uses is taken before the script runs: a script
 	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
 	// redis-server too), never the guard's own copies.
 	code := `local redis, _G, loadstring, load = (function(R, G, LS, LD, KS)
-local pcall_ = R.pcall
+local pcall_, floor, unpack_ = R.pcall, math.floor, unpack
 local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat
 local spec = '` + spec.String() + ` ' 
 local V = ` + valuesMarker + ` local K = {} for i = 1, #KS do if not V[i] then K[#K + 1] = ts(KS[i]) end end
 local REG = K[1] and (K[1] .. '` + writtenSuffix + `') local REC, seen = ` + rec + `, {}
-local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) if k == REG then return false end for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
+local CLK = K[1] and (K[1] .. '` + clockSuffix + `') local VT = nil
+if ` + clk + ` and CLK then VT = tn(pcall_('GET', CLK)) if VT then local t = pcall_('TIME') if tn(t[1]) * 1000 + floor(tn(t[2]) / 1000) ~= VT then err('` + clockMovedMarker + `', 0) end end end
+local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) if k == REG or k == CLK then return false end for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
 local function refuse(c, k) return '` + keyGuardMarker + ` ' .. upper(c) .. ' on key \'' .. ts(k) .. '\' refused: a script of your own may touch only its KEYS and keys that start with one of them and a colon (its run\'s own keys)' end
 local function mine(k) for i = 1, #K do if k == K[i] then return true end end return false end
 local function check(...)
@@ -259,8 +278,10 @@ if REC and w and REG then for i = from, to, step do local k = ts(a[i]) if not se
 return nil
 end
 local r, g = {}, {}
-r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = pcall_(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
-r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return pcall_(...) end
+` + clockCode + `
+local function send(...) if VT then return timed(...) end return pcall_(...) end
+r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = send(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
+r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return send(...) end
 local ls, ld
 ls = function(src, name) if ty(src) ~= 'string' then return LS(src, name) end local f, e = LS('local redis, _G, loadstring, load = ... return function(...) ' .. src .. '\nend', name or src) if not f then return f, e end return f(r, g, ls, ld) end
 ld = function(fn, name) if ty(fn) ~= 'function' then return LD(fn, name) end local parts = {} while true do local p = fn() if p == nil or p == '' then break end parts[#parts + 1] = p end return ls(concat(parts), name or '=(load)') end
@@ -305,12 +326,15 @@ func guardValues(c *sim.Call) string {
 // record (a Derived batch: sim.Batch.Derived) makes the guard note the
 // keys the script writes outside its KEYS in the Set named by WrittenKey,
 // which the caller reads and deletes after the call.
-func ScriptSource(c *sim.Call, embedded, record bool) string {
+//
+// clock (a real Redis of version 7.0 or later, a single server: vclock.go)
+// runs the script on the step's clock, which the caller sets first.
+func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	sc := c.Script
 	if !sc.Custom {
 		return sc.RunSource()
 	}
-	guard := strings.Replace(keyGuardPrefix(embedded, record), valuesMarker, guardValues(c), 1)
+	guard := strings.Replace(keyGuardPrefix(embedded, record, clock), valuesMarker, guardValues(c), 1)
 	if embedded {
 		return redisEnvPrefix + guard + sc.RunSource()
 	}

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -34,9 +35,9 @@ var goScripts sync.Map // *sim.Script -> *redis.Script
 //
 // record (a Derived batch) makes the guard note the keys the script
 // writes (WrittenKey).
-func (s *Store) script(c *sim.Call, record bool) *redis.Script {
+func (s *Store) script(c *sim.Call, record, clock bool) *redis.Script {
 	if c.Script.Custom {
-		return redis.NewScript(ScriptSource(c, s.Info().Embedded, record))
+		return redis.NewScript(ScriptSource(c, s.Info().Embedded, record, clock))
 	}
 	return builtinScript(c.Script)
 }
@@ -321,6 +322,13 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		sets = s.writtenSets(b)
 	}
 	members := make([]*redis.StringSliceCmd, len(sets))
+	// clock: the step runs on its own clock (vclock.go).
+	clock := s.onClock(b)
+	var clockKeys []string
+	var clockCmd *redis.Cmd
+	if clock {
+		clockKeys = s.clockKeys(b)
+	}
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(read))
 	reads := make([]*redis.Cmd, len(read))
@@ -334,6 +342,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			keys, args := restoreArgs(s, prior)
 			restore = run(ctx, p, restoreScript, eval, keys, args)
 		}
+		if len(clockKeys) > 0 {
+			clockCmd = run(ctx, p, clockScript, eval, clockKeys, []any{clockTTL})
+		}
 		for i, c := range b.Calls {
 			keys := make([]string, len(c.Keys))
 			for j, k := range c.Keys {
@@ -346,7 +357,10 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			for j, a := range c.Args {
 				args[j] = a
 			}
-			calls[i] = run(ctx, p, s.script(&b.Calls[i], d != nil), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+			calls[i] = run(ctx, p, s.script(&b.Calls[i], d != nil, clock), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+		}
+		if len(clockKeys) > 0 {
+			p.Del(ctx, clockKeys...)
 		}
 		for i, k := range sets {
 			members[i] = p.SMembers(ctx, k)
@@ -358,7 +372,11 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			if _, ok := known[k.Name]; ok {
 				continue
 			}
-			pttls[i] = p.Do(ctx, "PTTL", s.key(k.Name))
+			if clock {
+				pttls[i] = p.Do(ctx, "PEXPIRETIME", s.key(k.Name))
+			} else {
+				pttls[i] = p.Do(ctx, "PTTL", s.key(k.Name))
+			}
 			if k.Type == sim.TypeString {
 				reads[i] = p.Do(ctx, "GET", s.key(k.Name))
 			} else {
@@ -392,6 +410,15 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			return nil, noRetry, nil, fmt.Errorf("backend: restore run keys: %w", err)
 		}
 	}
+	var vt int64
+	if clockCmd != nil {
+		if isNoScript(clockCmd.Err()) {
+			return nil, retryNoScript, written, nil
+		}
+		if vt, err = clockCmd.Int64(); err != nil {
+			return nil, noRetry, nil, fmt.Errorf("backend: fix the step's clock: %w", err)
+		}
+	}
 	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(read))}
 	for i, c := range calls {
 		if isNoScript(c.Err()) {
@@ -415,7 +442,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			out.Keys[i] = ks
 			continue
 		}
-		ks, err := readKey(k, pttls[i], reads[i])
+		ks, err := readKey(k, pttls[i], reads[i], vt)
 		if err != nil {
 			return nil, noRetry, nil, err
 		}
@@ -430,7 +457,14 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		// straddles a millisecond there reads the PTTLs it wrote, so it is
 		// not sent again (under a race-instrumented test binary, the
 		// sandbox's child, a guarded step takes over a millisecond).
-		if t0.Val().UnixMilli() != t1.Val().UnixMilli() && !s.be.sandbox && !stoppedIn(out.Replies) {
+		switch {
+		case clockCmd != nil:
+			// On the step's clock, only the restore and the scripts' starts
+			// must fall in its millisecond (vclock.go).
+			if slices.ContainsFunc(out.Replies, clockMoved) || clockStraddled(t0.Val().UnixMilli(), vt, t1.Val().UnixMilli(), prior, out.Keys) {
+				return nil, retryStraddle, written, nil
+			}
+		case t0.Val().UnixMilli() != t1.Val().UnixMilli() && !s.be.sandbox && !stoppedIn(out.Replies):
 			return nil, retryStraddle, written, nil
 		}
 		s.lastMS = t1.Val().UnixMilli()
@@ -507,10 +541,16 @@ func restoreArgs(s *Store, prior []sim.KeyState) ([]string, []any) {
 	return keys, args
 }
 
-func readKey(k sim.KeyRef, pttl, read *redis.Cmd) (sim.KeyState, error) {
+// readKey reads key k from its PTTL and GET or HGETALL replies; with vt
+// (the step's clock, vclock.go; 0 otherwise) pttl is PEXPIRETIME's reply
+// and the PTTL is that less vt.
+func readKey(k sim.KeyRef, pttl, read *redis.Cmd, vt int64) (sim.KeyState, error) {
 	ttl, err := pttl.Int64()
 	if err != nil {
 		return sim.KeyState{}, fmt.Errorf("backend: PTTL %s: %w", k.Name, err)
+	}
+	if vt != 0 && ttl >= 0 {
+		ttl = max(ttl-vt, 0)
 	}
 	if ttl == -2 {
 		return sim.Absent(k.Name), nil
