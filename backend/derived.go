@@ -13,19 +13,18 @@ import (
 )
 
 // A Derived batch (sim.Batch.Derived: a run under a user's variant file)
-// may write keys its scripts build themselves, KEYS[1] .. ":count". They
-// are found with SCAN MATCH over the run's own namespace (its hash-tagged
-// prefix on a real Redis; the whole of an embedded run's server of its
-// own), never KEYS, after the step's transaction, as plain commands. A
-// name the step did not read makes the store send the step again from
-// Prior (whose restore deletes it first, so the repeat is exact), this
-// time reading it in the transaction: its contents and PTTL are those of
-// the step's own millisecond, as every key's are. A step that builds no
-// new key costs one SCAN more.
-
-// scanCount is the COUNT hint of each SCAN: a run has a few keys, and a
-// shared Redis many; Redis reads about this many slots per call.
-const scanCount = 1000
+// may write keys its scripts build themselves, KEYS[1] .. ":count". Its
+// scripts go with a key guard that records (ScriptSource's record): every
+// key a writing command names outside the call's KEYS is added to the
+// call's written set (WrittenKey), which the step's transaction reads
+// (SMEMBERS) and deletes right after the calls. A name the step did not
+// read makes the store send the step again from Prior (whose restore
+// deletes it first, so the repeat is exact), this time reading it in the
+// transaction: its contents and PTTL are those of the step's own
+// millisecond, as every key's are. The cost is that of the keys written,
+// on every backend alike: a SCAN MATCH of the run's namespace, which this
+// replaced, walks the whole keyspace of a shared Redis (a fresh-eyes
+// review of issue 33: 10 s a run beside 300,000 keys of others).
 
 // derivedRead is what a Derived batch found so far, across its attempts.
 type derivedRead struct {
@@ -68,16 +67,12 @@ func (d *derivedRead) prior(s *Store, b *sim.Batch) []sim.KeyState {
 	return out
 }
 
-// findNew scans the run's namespace after an attempt of b and adds every
-// key neither Read nor an earlier scan names. It returns retryDerived
-// when it added any (the step is sent again to read them), noRetry
-// otherwise.
-func (d *derivedRead) findNew(ctx context.Context, s *Store, b *sim.Batch) (retry, error) {
+// findNew adds every key of written (names an attempt of b wrote, as
+// its written sets had them) that neither Read nor an earlier attempt
+// names. It returns retryDerived when it added any (the step is sent
+// again to read them), noRetry otherwise.
+func (d *derivedRead) findNew(ctx context.Context, s *Store, b *sim.Batch, written []string) (retry, error) {
 	d.resend = true
-	names, err := s.scanNamespace(ctx)
-	if err != nil {
-		return noRetry, err
-	}
 	known := make(map[string]bool, len(b.Read)+len(d.refs))
 	for _, k := range b.Read {
 		known[k.Name] = true
@@ -86,14 +81,16 @@ func (d *derivedRead) findNew(ctx context.Context, s *Store, b *sim.Batch) (retr
 		known[k.Name] = true
 	}
 	var fresh []string
-	for _, n := range names {
+	for _, n := range written {
 		if !known[n] {
+			known[n] = true
 			fresh = append(fresh, n)
 		}
 	}
 	if len(fresh) == 0 {
 		return noRetry, nil
 	}
+	sort.Strings(fresh)
 	types, err := s.typesOf(ctx, fresh)
 	if err != nil {
 		return noRetry, err
@@ -103,16 +100,51 @@ func (d *derivedRead) findNew(ctx context.Context, s *Store, b *sim.Batch) (retr
 		case sim.TypeHash, sim.TypeString:
 			d.refs = append(d.refs, sim.KeyRef{Name: n, Type: t})
 		case sim.TypeNone:
-			// Gone since the scan (its lease ran out): read it anyway,
-			// as a String; it is absent or the step makes it again.
+			// Gone since (deleted by the step, or its lease ran out):
+			// read it anyway, as a String; it is absent or the step
+			// makes it again.
 			d.refs = append(d.refs, sim.KeyRef{Name: n, Type: sim.TypeString})
 		default:
 			return noRetry, &DerivedTypeError{Key: n, Type: string(t)}
 		}
 	}
-	s.note(fresh...)
 	sort.Slice(d.refs, func(i, j int) bool { return d.refs[i].Name < d.refs[j].Name })
 	return retryDerived, nil
+}
+
+// writtenSets returns the written sets (WrittenKey) of b's calls, each
+// once, in the order of the calls.
+func (s *Store) writtenSets(b *sim.Batch) []string {
+	var out []string
+	for i := range b.Calls {
+		if !b.Calls[i].Script.Custom {
+			continue
+		}
+		if k, ok := WrittenKey(&b.Calls[i], s.prefix); ok && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// writtenNames returns the logical names the written sets' SMEMBERS
+// replies hold, and notes them as the run's keys (so that Close deletes
+// them even when the step then fails).
+func (s *Store) writtenNames(members []*redis.StringSliceCmd) ([]string, error) {
+	var out []string
+	for _, m := range members {
+		keys, err := m.Result()
+		if err != nil {
+			return nil, fmt.Errorf("backend: SMEMBERS of the keys a script wrote: %w", err)
+		}
+		for _, k := range keys {
+			if n, ok := strings.CutPrefix(k, s.prefix); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	s.note(out...)
+	return out, nil
 }
 
 // found splits res, read with d.refs after b.Read, into its Keys (Read's)
@@ -144,65 +176,6 @@ func (e *DerivedTypeError) Message() sim.Msg {
 	return sim.M("backend.derived-type", "Key", e.Key, "Type", e.Type)
 }
 
-// scanner is a connection SCAN can go through.
-type scanner interface {
-	Scan(ctx context.Context, cursor uint64, match string, count int64) *redis.ScanCmd
-}
-
-// scanConn is the connection that reaches the run's keys: on a Cluster,
-// the primary of the run's hash slot (every key of a run shares its
-// hash tag).
-func (s *Store) scanConn(ctx context.Context) (scanner, error) {
-	if cc, ok := s.client.(*redis.ClusterClient); ok {
-		c, err := cc.MasterForKey(ctx, s.key(""))
-		if err != nil {
-			return nil, fmt.Errorf("backend: the run's node: %w", err)
-		}
-		return c, nil
-	}
-	if sc, ok := s.client.(scanner); ok {
-		return sc, nil
-	}
-	return nil, fmt.Errorf("backend: %T cannot SCAN", s.client)
-}
-
-// globEscape escapes the characters SCAN MATCH reads as a pattern.
-func globEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`).Replace(s)
-}
-
-// scanNamespace returns the logical names of every key under the store's
-// prefix, sorted (SCAN may return a key twice; each comes once).
-func (s *Store) scanNamespace(ctx context.Context) ([]string, error) {
-	c, err := s.scanConn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var cursor uint64
-	for {
-		keys, next, err := c.Scan(ctx, cursor, globEscape(s.prefix)+"*", scanCount).Result()
-		if err != nil {
-			return nil, fmt.Errorf("backend: %w", s.be.permission("SCAN", err))
-		}
-		for _, k := range keys {
-			if n, ok := strings.CutPrefix(k, s.prefix); ok {
-				seen[n] = true
-			}
-		}
-		if next == 0 {
-			break
-		}
-		cursor = next
-	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // typesOf returns the TYPE of each logical name.
 func (s *Store) typesOf(ctx context.Context, names []string) ([]sim.KeyType, error) {
 	cmds := make([]*redis.StatusCmd, len(names))
@@ -220,22 +193,4 @@ func (s *Store) typesOf(ctx context.Context, names []string) ([]sim.KeyType, err
 		out[i] = sim.KeyType(c.Val())
 	}
 	return out, nil
-}
-
-// sweepNamespace deletes every key left under the store's prefix (Close of
-// a run that ran Derived batches: a key a failed step's script built may
-// be one the store was never told of).
-func (s *Store) sweepNamespace(ctx context.Context) error {
-	names, err := s.scanNamespace(ctx)
-	if err != nil || len(names) == 0 {
-		return err
-	}
-	keys := make([]string, len(names))
-	for i, n := range names {
-		keys[i] = s.key(n)
-	}
-	if err := s.client.Del(ctx, keys...).Err(); err != nil {
-		return fmt.Errorf("backend: delete run keys under %s: %w", s.prefix, s.be.permission("DEL", err))
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"lockstep/sim"
 )
@@ -168,6 +169,52 @@ var guardedCommands = map[string]keySpec{
 	"publish": keysFirst, "spublish": keysFirst,
 }
 
+// writingCommands are the guarded commands that may create, change or
+// delete a key they name (from Redis 7.0's COMMAND DOCS: the write flag).
+// A Derived batch's guard records their keys (keyGuard's record).
+var writingCommands = map[string]bool{
+	"set": true, "setnx": true, "setex": true, "psetex": true, "getset": true, "getdel": true, "getex": true,
+	"append": true, "incr": true, "decr": true, "incrby": true, "decrby": true, "incrbyfloat": true,
+	"setrange": true, "setbit": true, "mset": true, "msetnx": true,
+	"del": true, "unlink": true, "expire": true, "pexpire": true, "expireat": true, "pexpireat": true,
+	"persist": true, "rename": true, "renamenx": true,
+	"hset": true, "hsetnx": true, "hmset": true, "hdel": true, "hincrby": true, "hincrbyfloat": true,
+	"lpush": true, "rpush": true, "lpushx": true, "rpushx": true, "lpop": true, "rpop": true, "lset": true,
+	"lrem": true, "ltrim": true, "linsert": true, "rpoplpush": true, "lmove": true,
+	"sadd": true, "srem": true, "spop": true, "smove": true, "sinterstore": true, "sunionstore": true, "sdiffstore": true,
+	"zadd": true, "zrem": true, "zincrby": true, "zremrangebyrank": true, "zremrangebyscore": true,
+	"zremrangebylex": true, "zpopmin": true, "zpopmax": true, "zrangestore": true,
+	"zunionstore": true, "zinterstore": true, "zdiffstore": true,
+	"pfadd": true, "xadd": true, "xdel": true, "xtrim": true,
+}
+
+// writtenSuffix makes the name of a call's written set from its first
+// KEYS entry that is a key (WrittenKey). The guard refuses the name to the
+// script itself, so a user's script can neither read nor spoil it.
+const writtenSuffix = ":lockstep:written"
+
+// writtenTTL is the written set's TTL: the store deletes it in the
+// transaction that made it, so it outlives that only if the connection
+// broke mid-transaction.
+const writtenTTL = time.Minute
+
+// WrittenKey returns the key (as the store sends it: prefix included) of
+// the Set in which the guard of c's script, sent with record, notes the
+// keys it wrote that are not among c's KEYS: the first KEYS entry that is
+// a key, then writtenSuffix. ok is false when c names no key (its guard
+// refuses every key then, so it writes none). This is how a Derived batch
+// finds the keys a user's script built (derived.go): at the cost of the
+// keys written, where a SCAN of the run's namespace walks the whole
+// keyspace of a shared Redis.
+func WrittenKey(c *sim.Call, prefix string) (key string, ok bool) {
+	for i, k := range c.Keys {
+		if c.IsKey(i) {
+			return prefix + k + writtenSuffix, true
+		}
+	}
+	return "", false
+}
+
 // keyGuardPrefix is put before a user's script on every backend, on the
 // script's first line (line numbers stay). See the comment at the top of
 // this file for what it does. The command table is one string (" get=1
@@ -179,20 +226,45 @@ var guardedCommands = map[string]keySpec{
 // where sim.ScriptError reads the line from. That level is 2 in Lua 5.1
 // (redis-server) and 3 in gopher-lua, which counts the function that
 // calls error as level 2 (the embedded Redis: a miniredis).
-func keyGuardPrefix(embedded bool) string {
+//
+// With record (a Derived batch's call, see WrittenKey) the guard also
+// notes every key a writing command names that is not one of KEYS in the
+// call's written set (WrittenKey), once per key and run of the script.
+//
+// With clock (redis-server 7.0 or later, a single server: vclock.go) the
+// guard also runs the script on the step's clock: see vclock.go.
+func keyGuardPrefix(embedded, record, clock bool) string {
+	i := 0
 	if embedded {
-		return keyGuardEmbedded
+		i |= 1
 	}
-	return keyGuardRedis
+	if record {
+		i |= 2
+	}
+	if clock && !embedded {
+		i |= 4
+	}
+	return keyGuards[i]
 }
 
-// keyGuardEmbedded and keyGuardRedis are the guard for a miniredis and
-// for redis-server.
-var keyGuardEmbedded, keyGuardRedis = keyGuard("3"), keyGuard("2")
+// keyGuards are the guard's texts by keyGuardPrefix's index: for
+// redis-server (level 2) or a miniredis (3), recording the keys written
+// or not, on the step's clock or not.
+var keyGuards = func() (out [8]string) {
+	for i := range out {
+		level := "2"
+		if i&1 != 0 {
+			level = "3"
+		}
+		out[i] = keyGuard(level, i&2 != 0, i&4 != 0)
+	}
+	return out
+}()
 
 // keyGuard returns the guard's first line, which raises its errors at
-// level (see keyGuardPrefix).
-func keyGuard(level string) string {
+// level (see keyGuardPrefix), with record notes the keys written and with
+// clock runs on the step's clock (vclock.go).
+func keyGuard(level string, record, clock bool) string {
 	names := make([]string, 0, len(guardedCommands))
 	for n := range guardedCommands {
 		names = append(names, n)
@@ -200,21 +272,38 @@ func keyGuard(level string) string {
 	sort.Strings(names)
 	var spec strings.Builder
 	for _, n := range names {
-		fmt.Fprintf(&spec, " %s=%c", n, guardedCommands[n])
+		w := ""
+		if writingCommands[n] {
+			w = "+"
+		}
+		fmt.Fprintf(&spec, " %s=%c%s", n, guardedCommands[n], w)
+	}
+	rec := "false"
+	if record {
+		rec = "true"
+	}
+	clk := "false"
+	if clock {
+		clk = "true"
 	}
 	// Everything the guard uses is taken before the script runs: a script
 	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
 	// redis-server too), never the guard's own copies.
 	code := `local redis, _G, loadstring, load, string, table, getmetatable = (function(R, G, KS, S, T, GM)
+local pcall_, floor, unpack_ = R.pcall, math.floor, unpack
 local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat, rep, fmt, gsub, log = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat, string.rep, string.format, string.gsub, math.log
 local spec = '` + spec.String() + ` ' 
 local V = ` + valuesMarker + ` local K = {} for i = 1, #KS do if not V[i] then K[#K + 1] = ts(KS[i]) end end
-local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
+local REG = K[1] and (K[1] .. '` + writtenSuffix + `') local REC, seen = ` + rec + `, {}
+local CLK = K[1] and (K[1] .. '` + clockSuffix + `') local VT = nil
+if ` + clk + ` and CLK then VT = tn(pcall_('GET', CLK)) if VT then local t = pcall_('TIME') if tn(t[1]) * 1000 + floor(tn(t[2]) / 1000) ~= VT then err('` + clockMovedMarker + `', 0) end end end
+local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) if k == REG or k == CLK then return false end for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
 local function refuse(c, k) return '` + keyGuardMarker + ` ' .. upper(c) .. ' on key \'' .. ts(k) .. '\' refused: a script of your own may touch only its KEYS and keys that start with one of them and a colon (its run\'s own keys)' end
+local function mine(k) for i = 1, #K do if k == K[i] then return true end end return false end
 local function check(...)
 local n = sel('#', ...) if n == 0 then return nil end
-local a = {...} local c = lower(ts(a[1])) local s
-if not find(c, '[^%w]') then local _, e = find(spec, ' ' .. c .. '=', 1, true) if e then s = sub(spec, e + 1, e + 1) end end
+local a = {...} local c = lower(ts(a[1])) local s, w
+if not find(c, '[^%w]') then local _, e = find(spec, ' ' .. c .. '=', 1, true) if e then s, w = sub(spec, e + 1, e + 1), sub(spec, e + 2, e + 2) == '+' end end
 if s == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: a script of your own may not call it, as Lockstep cannot tell which keys it touches' end
 local from, to, step = 2, 1, 1
 if s == '1' then to = 2 elseif s == '2' then to = 3 elseif s == 'A' then to = n elseif s == 'M' then to, step = n, 2
@@ -222,12 +311,14 @@ elseif s == 'N' then if n >= 2 and not own(a[2]) then return refuse(c, a[2]) end
 elseif s == 'n' then local m = tn(a[2]) if m == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: no number of keys' end from, to = 3, 2 + m end
 if to > n then to = n end
 for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
+if REC and w and REG then for i = from, to, step do local k = ts(a[i]) if not seen[k] and not mine(k) then seen[k] = true pcall_('SADD', REG, k) pcall_('PEXPIRE', REG, ` + fmt.Sprint(writtenTTL.Milliseconds()) + `) end end end
 return nil
 end
 local r, g, s, t = {}, {}, {}, {}
-local pcall_ = R.pcall
-r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = pcall_(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
-r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return pcall_(...) end
+` + clockCode + `
+local function send(...) if VT then return timed(...) end return pcall_(...) end
+r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = send(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
+r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return send(...) end
 local function compile() err('` + compileRefused + `', ` + level + `) end
 s.rep = function(x, n, ...) local c = tn(n) if (ty(x) == 'string' or ty(x) == 'number') and c and c > 0 and #ts(x) * c > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. string.format('%.0f', #ts(x) * c) .. ' bytes is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end return rep(x, n, ...) end
 t.concat = function(a, sp, i, j) if ty(a) == 'table' and (sp == nil or ty(sp) == 'string' or ty(sp) == 'number') then local n, l = 0, #ts(sp or '') for k = tn(i) or 1, tn(j) or #a do local v = a[k] if ty(v) == 'string' or ty(v) == 'number' then n = n + #ts(v) + l end if n > ` + maxMade + ` then err('` + concatStoppedMarker + ` of more than ` + maxMade + ` bytes is more than a script of your own may make', ` + level + `) end end end return concat(a, sp, i, j) end
@@ -278,12 +369,19 @@ func guardValues(c *sim.Call) string {
 // nodes, the Lua sandbox, a search's own miniredis) Redis's environment
 // (redisEnvPrefix) before that. A script's calls all pass the same kinds
 // of KEYS (its variant file's keys list), so its text is the same for each.
-func ScriptSource(c *sim.Call, embedded bool) string {
+//
+// record (a Derived batch: sim.Batch.Derived) makes the guard note the
+// keys the script writes outside its KEYS in the Set named by WrittenKey,
+// which the caller reads and deletes after the call.
+//
+// clock (a real Redis of version 7.0 or later, a single server: vclock.go)
+// runs the script on the step's clock, which the caller sets first.
+func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	sc := c.Script
 	if !sc.Custom {
 		return sc.RunSource()
 	}
-	guard := strings.Replace(keyGuardPrefix(embedded), valuesMarker, guardValues(c), 1)
+	guard := strings.Replace(keyGuardPrefix(embedded, record, clock), valuesMarker, guardValues(c), 1)
 	if embedded {
 		return redisEnvPrefix + guard + sc.RunSource()
 	}

@@ -444,7 +444,7 @@ func readTyped(ctx context.Context, c *redis.Client, s *Store, refs []sim.KeyRef
 			out[i] = sim.Absent(k.Name)
 			continue
 		}
-		if out[i], err = readKey(k, pttls[i], reads[i]); err != nil {
+		if out[i], err = readKey(k, pttls[i], reads[i], 0); err != nil {
 			return nil, 0, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -31,9 +32,12 @@ var goScripts sync.Map // *sim.Script -> *redis.Script
 // script is sc as this store sends it (ScriptSource): a user's script
 // with the key guard, and on a miniredis (the embedded backend, an
 // embedded pair or nodes, the Lua sandbox) in Redis's own environment.
-func (s *Store) script(c *sim.Call) *redis.Script {
+//
+// record (a Derived batch) makes the guard note the keys the script
+// writes (WrittenKey).
+func (s *Store) script(c *sim.Call, record, clock bool) *redis.Script {
 	if c.Script.Custom {
-		return redis.NewScript(ScriptSource(c, s.Info().Embedded))
+		return redis.NewScript(ScriptSource(c, s.Info().Embedded, record, clock))
 	}
 	return builtinScript(c.Script)
 }
@@ -82,10 +86,7 @@ type Store struct {
 
 	mu    sync.Mutex
 	names map[string]bool // logical keys this store has ever been asked about
-	// derived is set once a Derived batch ran: Close then also deletes
-	// whatever else its namespace holds (derived.go).
-	derived bool
-	info    Info // what the store runs on
+	info  Info            // what the store runs on
 
 	// pmu guards pair, which a run with a replica sets up at its first
 	// batch (replica.go), against a concurrent Close.
@@ -216,11 +217,6 @@ func (s *Store) execStep(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 			}
 		}
 	}
-	if b.Derived {
-		s.mu.Lock()
-		s.derived = true
-		s.mu.Unlock()
-	}
 	if b.Nodes > 0 {
 		return s.execNode(ctx, b)
 	}
@@ -256,16 +252,16 @@ func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error)
 		d = &derivedRead{}
 	}
 	for try := 0; try < maxTries; try++ {
-		res, again, err := s.exec(ctx, b, eval, d)
+		res, again, written, err := s.exec(ctx, b, eval, d)
 		if err == nil && again == noRetry && d != nil {
 			// Keys the calls built that the step did not read: read them
 			// too, by sending the step again from Prior.
-			if again, err = d.findNew(ctx, s, b); err == nil && again == noRetry {
+			if again, err = d.findNew(ctx, s, b, written); err == nil && again == noRetry {
 				res.Found = d.found(res)
 			}
 		} else if err == nil && d != nil {
 			// A resend starts from Prior: delete what the attempt built.
-			_, err = d.findNew(ctx, s, b)
+			_, err = d.findNew(ctx, s, b, written)
 		}
 		switch {
 		case err != nil:
@@ -305,7 +301,10 @@ const (
 	retryDerived
 )
 
-func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRead) (*sim.BatchResult, retry, error) {
+// exec sends one attempt at b (see Exec). It also returns, for a Derived batch (d not nil), the logical names of the
+// keys its calls wrote outside their KEYS (derived.go), also with a
+// retry.
+func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRead) (*sim.BatchResult, retry, []string, error) {
 	var restore *redis.Cmd
 	var t0, t1 *redis.TimeCmd
 	prior, known := b.Prior, map[string]sim.KeyState(nil)
@@ -320,6 +319,18 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 	} else if s.restore && b.Replica == sim.NoReplica && b.Nodes == 0 {
 		prior, known = touchedOnly(b)
 	}
+	var sets []string
+	if d != nil {
+		sets = s.writtenSets(b)
+	}
+	members := make([]*redis.StringSliceCmd, len(sets))
+	// clock: the step runs on its own clock (vclock.go).
+	clock := s.onClock(b)
+	var clockKeys []string
+	var clockCmd *redis.Cmd
+	if clock {
+		clockKeys = s.clockKeys(b)
+	}
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(read))
 	reads := make([]*redis.Cmd, len(read))
@@ -333,6 +344,9 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			keys, args := restoreArgs(s, prior)
 			restore = run(ctx, p, restoreScript, eval, keys, args)
 		}
+		if len(clockKeys) > 0 {
+			clockCmd = run(ctx, p, clockScript, eval, clockKeys, []any{clockTTL})
+		}
 		for i, c := range b.Calls {
 			keys := make([]string, len(c.Keys))
 			for j, k := range c.Keys {
@@ -345,13 +359,26 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			for j, a := range c.Args {
 				args[j] = a
 			}
-			calls[i] = run(ctx, p, s.script(&b.Calls[i]), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+			calls[i] = run(ctx, p, s.script(&b.Calls[i], d != nil, clock), eval || s.cached != nil && !s.cached[c.Script], keys, args)
+		}
+		if len(clockKeys) > 0 {
+			p.Del(ctx, clockKeys...)
+		}
+		for i, k := range sets {
+			members[i] = p.SMembers(ctx, k)
+		}
+		if len(sets) > 0 {
+			p.Del(ctx, sets...)
 		}
 		for i, k := range read {
 			if _, ok := known[k.Name]; ok {
 				continue
 			}
-			pttls[i] = p.Do(ctx, "PTTL", s.key(k.Name))
+			if clock {
+				pttls[i] = p.Do(ctx, "PEXPIRETIME", s.key(k.Name))
+			} else {
+				pttls[i] = p.Do(ctx, "PTTL", s.key(k.Name))
+			}
 			if k.Type == sim.TypeString {
 				reads[i] = p.Do(ctx, "GET", s.key(k.Name))
 			} else {
@@ -363,8 +390,10 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		return nil
 	})
+	// The keys a script wrote are the run's, whatever became of the step.
+	written, werr := s.writtenNames(members)
 	if oerr := s.watch.check(s.be, err); oerr != nil {
-		return nil, noRetry, oerr
+		return nil, noRetry, nil, oerr
 	}
 	// A user's script's ACL refusal is its own error reply, decoded
 	// below (without the user's name): a PermissionError names the Redis
@@ -377,23 +406,35 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 	}
 	if perr := s.be.permissionIn(cmds, own); perr != nil {
-		return nil, noRetry, fmt.Errorf("backend: %w", perr)
+		return nil, noRetry, nil, fmt.Errorf("backend: %w", perr)
 	}
 	if err != nil && !isReply(err) {
-		return nil, noRetry, fmt.Errorf("backend: %w", err)
+		return nil, noRetry, nil, fmt.Errorf("backend: %w", err)
+	}
+	if werr != nil {
+		return nil, noRetry, nil, werr
 	}
 	if restore != nil {
 		if isNoScript(restore.Err()) {
-			return nil, retryNoScript, nil
+			return nil, retryNoScript, written, nil
 		}
 		if err := restore.Err(); err != nil {
-			return nil, noRetry, fmt.Errorf("backend: restore run keys: %w", err)
+			return nil, noRetry, nil, fmt.Errorf("backend: restore run keys: %w", err)
+		}
+	}
+	var vt int64
+	if clockCmd != nil {
+		if isNoScript(clockCmd.Err()) {
+			return nil, retryNoScript, written, nil
+		}
+		if vt, err = clockCmd.Int64(); err != nil {
+			return nil, noRetry, nil, fmt.Errorf("backend: fix the step's clock: %w", err)
 		}
 	}
 	out := &sim.BatchResult{Replies: make([]sim.Reply, len(calls)), Keys: make([]sim.KeyState, len(read))}
 	for i, c := range calls {
 		if isNoScript(c.Err()) {
-			return nil, retryNoScript, nil
+			return nil, retryNoScript, written, nil
 		}
 		// The script ran to its end, so the server keeps it: a reply or a
 		// nil reply (redis.Nil). After an error reply it may not (miniredis
@@ -404,7 +445,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		r, err := DecodeReply(c.Val(), c.Err())
 		if err != nil {
-			return nil, noRetry, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
+			return nil, noRetry, nil, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
 		}
 		out.Replies[i] = r
 	}
@@ -413,23 +454,30 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			out.Keys[i] = ks
 			continue
 		}
-		ks, err := readKey(k, pttls[i], reads[i])
+		ks, err := readKey(k, pttls[i], reads[i], vt)
 		if err != nil {
-			return nil, noRetry, err
+			return nil, noRetry, nil, err
 		}
 		out.Keys[i] = ks
 	}
 	if t0 != nil {
 		if t0.Err() != nil || t1.Err() != nil {
-			return nil, noRetry, fmt.Errorf("backend: TIME: %w", errors.Join(t0.Err(), t1.Err()))
+			return nil, noRetry, nil, fmt.Errorf("backend: TIME: %w", errors.Join(t0.Err(), t1.Err()))
 		}
 		// The Lua sandbox's servers are miniredis, whose TTLs move only
 		// when told (the restore at each step's head): a step that
 		// straddles a millisecond there reads the PTTLs it wrote, so it is
 		// not sent again (under a race-instrumented test binary, the
 		// sandbox's child, a guarded step takes over a millisecond).
-		if t0.Val().UnixMilli() != t1.Val().UnixMilli() && !s.be.sandbox && !stoppedIn(out.Replies) {
-			return nil, retryStraddle, nil
+		switch {
+		case clockCmd != nil:
+			// On the step's clock, only the restore and the scripts' starts
+			// must fall in its millisecond (vclock.go).
+			if slices.ContainsFunc(out.Replies, clockMoved) || clockStraddled(t0.Val().UnixMilli(), vt, t1.Val().UnixMilli(), prior, out.Keys) {
+				return nil, retryStraddle, written, nil
+			}
+		case t0.Val().UnixMilli() != t1.Val().UnixMilli() && !s.be.sandbox && !stoppedIn(out.Replies):
+			return nil, retryStraddle, written, nil
 		}
 		s.lastMS = t1.Val().UnixMilli()
 		var longest int64
@@ -438,7 +486,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		s.expireBy = maxTime(s.expireBy, time.Now().Add(time.Duration(longest)*time.Millisecond))
 	}
-	return out, noRetry, nil
+	return out, noRetry, written, nil
 }
 
 // touchedOnly splits a batch of a single real Redis by the keys its calls
@@ -505,10 +553,16 @@ func restoreArgs(s *Store, prior []sim.KeyState) ([]string, []any) {
 	return keys, args
 }
 
-func readKey(k sim.KeyRef, pttl, read *redis.Cmd) (sim.KeyState, error) {
+// readKey reads key k from its PTTL and GET or HGETALL replies; with vt
+// (the step's clock, vclock.go; 0 otherwise) pttl is PEXPIRETIME's reply
+// and the PTTL is that less vt.
+func readKey(k sim.KeyRef, pttl, read *redis.Cmd, vt int64) (sim.KeyState, error) {
 	ttl, err := pttl.Int64()
 	if err != nil {
 		return sim.KeyState{}, fmt.Errorf("backend: PTTL %s: %w", k.Name, err)
+	}
+	if vt != 0 && ttl >= 0 {
+		ttl = max(ttl-vt, 0)
 	}
 	if ttl == -2 {
 		return sim.Absent(k.Name), nil
@@ -562,15 +616,8 @@ func (s *Store) Close(ctx context.Context) error {
 		for n := range s.names {
 			keys = append(keys, s.key(n))
 		}
-		derived := s.derived
 		s.mu.Unlock()
 		sort.Strings(keys)
-		if derived && s.pair == nil && s.nodes == nil {
-			// A key a script built that no batch found (its step failed).
-			if e := s.sweepNamespace(ctx); e != nil {
-				err = e
-			}
-		}
 		if len(keys) > 0 {
 			if e := s.client.Del(ctx, keys...).Err(); e != nil {
 				e = s.be.permission("DEL", e)

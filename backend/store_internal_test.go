@@ -70,7 +70,7 @@ func TestCustomScriptsNotCached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (&Store{be: &Backend{}}).script(&sim.Call{Script: d.Acquire.Script}).Hash() == "" {
+		if (&Store{be: &Backend{}}).script(&sim.Call{Script: d.Acquire.Script}, false, false).Hash() == "" {
 			t.Fatal("no script")
 		}
 		if _, kept := goScripts.Load(d.Acquire.Script); kept {
@@ -78,7 +78,7 @@ func TestCustomScriptsNotCached(t *testing.T) {
 		}
 	}
 	builtin := sim.AllScripts()[0]
-	(&Store{be: &Backend{}}).script(&sim.Call{Script: builtin})
+	(&Store{be: &Backend{}}).script(&sim.Call{Script: builtin}, false, false)
 	if _, kept := goScripts.Load(builtin); !kept {
 		t.Fatal("a built-in script is not kept")
 	}

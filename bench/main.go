@@ -359,6 +359,10 @@ func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer)
 			fmt.Sprintf("%.1fx (Exec %.1fx)", float64(perStep)/float64(perEval), float64(perExec)/float64(perEval)), "report", "-")
 	}
 
+	if err := derivedRows(ctx, t, log); err != nil {
+		return err
+	}
+
 	// 4. Many sessions.
 	fmt.Fprintf(log, "bench: %d sessions\n", o.sessions)
 	lr, err := manySessions(o.sessions, o.idle, ls)

@@ -244,10 +244,11 @@ func TestTouchCourseRows(t *testing.T) {
 //     timeline breaks it: the lease must run out under A (a pause and an
 //     advance), B must take the lock and let it go (its own watchdog keeps
 //     it while B runs) and A must run again before its extend.
-//   - unnoticed-takeover never under touch within depth 7: an extend
-//     answers 1 only on a key that still holds A's owner id, and after B's
-//     hold only a new acquire of A's sets it again (which, with reentry
-//     none, needs an eighth step to come before the extend).
+//   - unnoticed-takeover never under touch: an extend answers 1 only on a
+//     key that still holds A's owner id, and after B's hold only a new
+//     acquire of A's sets it again, as a new hold (ACQUIRED), which the
+//     extend then confirms: no takeover since that hold was taken
+//     (TestNestedReacquireIsNoTakeover, the eight steps).
 func TestTouchSearch(t *testing.T) {
 	f, err := search.Load(variantFile("touch.search.yaml"))
 	if err != nil {

@@ -139,7 +139,7 @@ func TestCountKeyLesson(t *testing.T) {
 		case "KEYS", "FLUSHDB", "FLUSHALL", "CONFIG":
 			t.Errorf("ran %q", c.Args)
 		}
-		if c.Script {
+		if c.Script && strings.ToUpper(c.Args[0]) != "TIME" { // TIME names no key: the step's clock (backend/vclock.go)
 			scripts++
 			if len(c.Args) < 2 || !strings.HasPrefix(c.Args[1], backend.KeyNamespace) {
 				t.Errorf("a script ran %q, outside %s", c.Args, backend.KeyNamespace)

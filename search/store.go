@@ -78,7 +78,7 @@ func (s *miniStore) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, e
 		if !ok {
 			// A user's script runs as on every backend: in Redis's own
 			// environment, with its turn bound and its key guard.
-			sc.src = backend.ScriptSource(&c, true)
+			sc.src = backend.ScriptSource(&c, true, false, false)
 			sc.sha = redis.NewScript(sc.src).Hash()
 			s.scripts[c.Script] = sc
 		}

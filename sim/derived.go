@@ -32,12 +32,30 @@ func (r *Runner) readFound(keys, found []KeyState) []KeyState {
 }
 
 // keyNamed returns the run's key of logical name as last read, absent
-// when the run does not read it.
+// when the run does not read it: from countFrom while it is set (a node's
+// keys), from keys otherwise.
 func (r *Runner) keyNamed(name string) KeyState {
+	keys := r.keys
+	if r.countFrom != nil {
+		keys = r.countFrom
+	}
 	for i, k := range r.reads {
-		if k.Name == name && i < len(r.keys) {
-			return r.keys[i]
+		if k.Name == name && i < len(keys) {
+			return keys[i]
 		}
 	}
 	return Absent(name)
+}
+
+// holdsIn is the variant's holds of k, a key of the key set keys (in reads
+// order): a count the variant keeps in a second key (lock.count) is read
+// from the same set. In a run with nodes, each node's lock key goes with
+// its own count key, not with the majority's view (keys): read from that,
+// a Redlock lesson's first acquire under a count-key lock once read as
+// REENTERED (a fresh-eyes review of issue 33).
+func (r *Runner) holdsIn(keys []KeyState, k KeyState) map[string]int64 {
+	prev := r.countFrom
+	r.countFrom = keys
+	defer func() { r.countFrom = prev }()
+	return r.v.holds(k)
 }

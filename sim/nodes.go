@@ -140,7 +140,9 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		if err != nil {
 			return "", nil, nil, err
 		}
-		out, err := r.v.acquireOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+		out, err := r.outcomeOn(n, func(keys []KeyState) (Outcome, error) {
+			return r.v.acquireOutcome(op, g, replies[0], keys[r.lockRead[op.lock]])
+		})
 		if err != nil {
 			return "", nil, nil, err
 		}
@@ -178,7 +180,8 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		if !reachable(st, n) {
 			continue
 		}
-		before := r.nodeKeys[n-1][li]
+		beforeKeys := r.nodeKeys[n-1]
+		before := beforeKeys[li]
 		uo, rec, err := r.releaseOn(ctx, n, op, nil, undo)
 		if err != nil {
 			return "", nil, nil, err
@@ -186,7 +189,7 @@ func (r *Runner) quorumAcquire(ctx context.Context, st *Step, op lockOp, g *gran
 		calls = append(calls, rec)
 		h := r.current[op.lock]
 		if len(events) == 0 && (uo == Released || uo == StillHeld) && h != nil && h.context != a.context &&
-			r.v.holds(before)[h.owner] > 0 && !sameKey(before, r.nodeKeys[n-1][li]) {
+			r.holdsIn(beforeKeys, before)[h.owner] > 0 && !sameKey(before, r.nodeKeys[n-1][li]) {
 			taker := r.actorsInContext(h.context)
 			events = append(events, violation(InvWrongOwnerRelease, op.lock, append([]string{a.id}, taker...),
 				explainWrongOwnerRelease(a.id, taker, op.lock, uo)))
@@ -227,6 +230,16 @@ func (r *Runner) quorumRelease(ctx context.Context, st *Step, op lockOp, g *gran
 	return Released, calls, nil
 }
 
+// outcomeOn reads an outcome of node n with read, given the node's keys,
+// and with a count kept in a second key read from them too (holdsIn).
+func (r *Runner) outcomeOn(n int, read func(keys []KeyState) (Outcome, error)) (Outcome, error) {
+	keys := r.nodeKeys[n-1]
+	prev := r.countFrom
+	r.countFrom = keys
+	defer func() { r.countFrom = prev }()
+	return read(keys)
+}
+
 // releaseOn sends a release's call to node n and reads the node's outcome
 // (g: the caller's grant; nil for an acquire's undo), recorded with its
 // node.
@@ -235,7 +248,9 @@ func (r *Runner) releaseOn(ctx context.Context, n int, op lockOp, g *grant, call
 	if err != nil {
 		return "", CallRecord{}, err
 	}
-	out, err := r.v.releaseOutcome(op, g, replies[0], r.nodeKeys[n-1][r.lockRead[op.lock]])
+	out, err := r.outcomeOn(n, func(keys []KeyState) (Outcome, error) {
+		return r.v.releaseOutcome(op, g, replies[0], keys[r.lockRead[op.lock]])
+	})
 	if err != nil {
 		return "", CallRecord{}, err
 	}
@@ -316,7 +331,7 @@ func (r *Runner) quorumLock(i int) KeyState {
 		if !k.Exists() {
 			continue
 		}
-		for o, c := range r.v.holds(k) {
+		for o, c := range r.holdsIn(keys, k) {
 			if c > 0 {
 				per[o] = append(per[o], held{c, k.PTTL, n})
 			}

@@ -85,6 +85,9 @@ type Runner struct {
 	// on simulated time, nodeKeys[0] being node 1's; keys is then what a
 	// majority of them holds (quorumKeys). nil in every other run.
 	nodeKeys [][]KeyState
+	// countFrom, while set (holdsIn), is the key set a count kept in a
+	// second key is read from (keyNamed) instead of keys: one node's.
+	countFrom []KeyState
 	// lag is true while an unreplicated step runs; replicated records that
 	// the step being applied sent a Replicated batch.
 	lag, replicated bool

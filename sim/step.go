@@ -508,9 +508,16 @@ func (r *Runner) acquire(ctx context.Context, st *Step) (stepResult, error) {
 			a.grants[st.Lock] = g
 		}
 		// A nested call that gets ACQUIRED re-created an expired hold: the
-		// actor's belief now rests on this new hold.
+		// actor's belief now rests on this new hold, which no other
+		// context held after it was taken. A renewal that later confirms
+		// it confirms this hold, not the earlier one another context took
+		// over (that overlap is overlapping-holders'): the takeover is
+		// forgotten, as the invariant counts only takeovers since the hold
+		// confirmed was taken (InvUnnoticedTakeover; a search at depth 8
+		// on touch once read it as unnoticed-takeover).
 		g.count++
 		g.seq = seq
+		g.takenBy = ""
 		if r.info.Watchdog {
 			g.renewAt = r.now + r.renewPeriod(lease)
 		}

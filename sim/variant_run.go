@@ -178,10 +178,73 @@ func (v *defVariant) acquireOutcome(op lockOp, g *grant, reply Reply, after KeyS
 	if err != nil || out != OutHeld {
 		return Outcome(out), err
 	}
-	if v.d.Reentry != ReentryRedis || v.holds(after)[op.owner] == 1 {
+	if v.d.Reentry != ReentryRedis {
 		return Acquired, nil
 	}
-	return Reentered, nil
+	switch n := v.holds(after)[op.owner]; {
+	case n == 1:
+		return Acquired, nil
+	case n > 1:
+		return Reentered, nil
+	}
+	// The script says the owner holds, and Redis keeps no count of it: the
+	// file's declaration (lock.count, the layout) and its script disagree,
+	// and reading either outcome would be a guess (it once read as a
+	// silent REENTERED, a fresh-eyes review of issue 33).
+	e := &HeldWithoutCountError{Variant: v.d.Name, File: v.d.File, Script: v.d.Acquire.Script.Name, Key: after.Name, Pos: v.d.at["acquire.replies"]}
+	if ck := v.d.key(v.d.Lock.Count); ck != nil {
+		e.Count = keyName(ck.Name, strings.TrimPrefix(after.Name, lockKeyPrefix), "")
+		e.Pos = v.d.at["lock.count"]
+	}
+	return "", e
+}
+
+// HeldWithoutCountError is an acquire whose reply the variant file maps to
+// held (ACQUIRED at a count of 1, REENTERED above) while Redis keeps no
+// count of the owner after it: the lock key holds none, or the count key
+// the file declares (lock.count) is absent or not a number, since the
+// scripts never write it. The step fails with it.
+type HeldWithoutCountError struct {
+	Variant, File, Script string
+	// Key is the lock key; Count the count key lock.count names ("" when
+	// the file declares none).
+	Key, Count string
+	// Pos is where the file declares lock.count (or, without one, the
+	// acquire's reply map), zero when not known.
+	Pos Pos
+}
+
+// Where is the declaration's place, FILE:LINE:COL, "" when not known.
+func (e *HeldWithoutCountError) Where() string {
+	if e.File == "" || e.Pos.Line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", e.File, e.Pos.Line, e.Pos.Col)
+}
+
+func (e *HeldWithoutCountError) Error() string {
+	msg := fmt.Sprintf("sim: variant %s: script %s replied held, but Redis keeps no count for the owner of %s", e.Variant, e.Script, e.Key)
+	if e.Count != "" {
+		msg += fmt.Sprintf(" (count key %s, named by lock.count, is absent or not a number after it: the scripts do not write it)", e.Count)
+	}
+	if w := e.Where(); w != "" {
+		msg = w + ": " + msg
+	}
+	return msg
+}
+
+// Message makes HeldWithoutCountError a Coded error: variant.held-no-count
+// (with the count key: variant.held-no-count-key), each with Where ("" when
+// not known).
+func (e *HeldWithoutCountError) Message() Msg {
+	where := e.Where()
+	if where == "" {
+		where = e.Variant
+	}
+	if e.Count != "" {
+		return M("variant.held-no-count-key", "Where", where, "Script", e.Script, "Key", e.Key, "Count", e.Count)
+	}
+	return M("variant.held-no-count", "Where", where, "Script", e.Script, "Key", e.Key)
 }
 
 func (v *defVariant) releaseOutcome(op lockOp, g *grant, reply Reply, after KeyState) (Outcome, error) {
