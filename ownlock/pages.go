@@ -255,6 +255,18 @@ func (s *Pages) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.L
 	return out
 }
 
+// lockWarnings are def's warnings (the owner id in KEYS...) in loc, each
+// at its FILE:LINE:COL: what `lockstep run` and `search` print before a
+// run, shown on the page too.
+func (s *Pages) lockWarnings(loc sim.Locale, def *sim.VariantDef) []templates.ImportError {
+	var out []templates.ImportError
+	for _, e := range def.Warnings {
+		out = append(out, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.host.Catalog().Message(loc, e),
+			Where: fmt.Sprintf("%s:%d:%d", e.File, e.Pos.Line, e.Pos.Col)})
+	}
+	return out
+}
+
 // lockPage is the "Your lock" page in loc with the form filled from f.
 func (s *Pages) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
 	t := s.host.Texts(loc)
@@ -369,6 +381,7 @@ func (s *Pages) serveLock(w http.ResponseWriter, r *http.Request) {
 	p := s.lockPage(loc, filesOf(def))
 	p.Site = s.host.Site(loc, func(l sim.Locale) string { return lockURL(code, l) })
 	p.Name, p.ShareURL = def.Name, lockURL(code, loc)
+	p.Warnings = s.lockWarnings(loc, def)
 	p.SearchURL = "/search?lock=" + url.QueryEscape(code) + "&lang=" + string(loc)
 	if enc, err := s.host.EncodeTimeline(tl); err == nil {
 		p.SandboxURL = s.host.ExploreURL(enc, 0, loc)

@@ -2,9 +2,14 @@ package web
 
 import (
 	"context"
+	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"lockstep/backend"
 	"lockstep/explore"
@@ -91,4 +96,57 @@ func TestOwnerInKeysACLAdvice(t *testing.T) {
 		t.Errorf("reason %q: want the owner in KEYS at count-key.variant.yaml:14:16, not the ACL rule", reason)
 	}
 	c.expect(MsgFrame)
+}
+
+// TestOwnLockPageWarnsOwnerInKeys: the "Your lock" page of the count-key
+// lock (examples/testdata/own), which passes the owner id as KEYS[2] in
+// acquire and release, shows the warning the command line prints, once
+// per KEYS list that names the owner (variant file lines 14 and 19,
+// column 16), in the page's language; the Redisson example, which passes
+// it in ARGV, has none.
+func TestOwnLockPageWarnsOwnerInKeys(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "testdata", "own", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	files := map[string]string{
+		"variant_name": "count-key.variant.yaml", "variant": read("count-key.variant.yaml"),
+		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
+		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
+	}
+	warnings := func(files map[string]string, lang string) []*html.Node {
+		resp := postLock(t, hs.URL, files)
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("check: %d", resp.StatusCode)
+		}
+		loc := strings.Replace(resp.Header.Get("Location"), "lang=en", "lang="+lang, 1)
+		return parseDOM(t, getPage(t, hs.URL, loc, 200)).all(byTestID("lock-warning"))
+	}
+	def, err := sim.LoadVariant("count-key.variant.yaml", []byte(files["variant"]), sim.SentScripts("count-key.variant.yaml", map[string]string{
+		"count-key/acquire.lua": files["script_1"], "count-key/release.lua": files["script_2"]}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, loc := range sim.Locales {
+		ws := warnings(files, string(loc))
+		var at []string
+		for i, li := range ws {
+			where, _ := attr(li, "data-where")
+			at = append(at, where)
+			if want := where + " " + tr(loc).cat.Message(loc, def.Warnings[i]); i < len(def.Warnings) && strings.Join(strings.Fields(textOf(li)), " ") != strings.Join(strings.Fields(want), " ") {
+				t.Errorf("%s: warning %q, want %q", loc, textOf(li), want)
+			}
+		}
+		if want := []string{"count-key.variant.yaml:14:16", "count-key.variant.yaml:19:16"}; !slices.Equal(at, want) {
+			t.Errorf("%s: warnings at %v, want %v", loc, at, want)
+		}
+	}
+	if ws := warnings(redissonFiles(t), "en"); len(ws) != 0 {
+		t.Errorf("the Redisson example has %d warnings", len(ws))
+	}
 }
