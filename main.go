@@ -2,10 +2,10 @@
 // distributed locks on Redis.
 //
 //	lockstep [-addr 127.0.0.1:8080] [-redis URL] [-proxy ADDR]   serve the web player (and the Redis proxy)
-//	lockstep run FILE... [--redis URL] [--json] [--lang L]
+//	lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang L]
 //	lockstep lessons [--lang L]
 //	lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
-//	lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
+//	lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang L]
 //	lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] [-locks GLOBS] [-scenario FILE] [-save DIR]
 package main
 

@@ -64,8 +64,18 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printWarnings(stderr, cat, loc, l.VariantDef)
 		frames, failures, info, err := runLesson(ctx, be, l)
 		if err != nil {
-			fmt.Fprintf(stderr, "lockstep: %s\n", runError(cat, loc, l.File, err))
-			return ExitInvalid
+			// Said for this file, in JSON too where --json; the other
+			// files still run (each is reported, not only the first).
+			err = backend.ExplainACL(err, l.VariantDef)
+			msg := runError(cat, loc, l.File, err)
+			fmt.Fprintf(stderr, "lockstep: %s\n", msg)
+			if a.asJSON {
+				if jerr := json.NewEncoder(stdout).Encode(fileErrors{File: l.File, Errors: []fileError{{Message: msg}}}); jerr != nil {
+					fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
+				}
+			}
+			code = ExitInvalid
+			continue
 		}
 		if a.asJSON {
 			renderDetails(frames, cat, loc)
@@ -87,7 +97,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		for _, f := range failures {
 			fmt.Fprintln(stderr, cat.Render(loc, f.Message()))
-			code = ExitFailed
+			code = max(code, ExitFailed) // a file that could not run (ExitInvalid) outranks it
 		}
 	}
 	return code
@@ -270,8 +280,8 @@ func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool
 
 // runError returns, in locale loc, why lesson file could not run: the step
 // that could not (a *sim.StepRunError) and the catalogue's words for its
-// cause (a *sim.LimitError, a *backend.PermissionError), or err in plain
-// words.
+// cause (a *sim.LimitError, a *backend.PermissionError, a
+// *backend.OwnerInKeysError), or err in plain words.
 func runError(cat *catalog.Catalog, loc sim.Locale, file string, err error) string {
 	var se *sim.StepRunError
 	if errors.As(err, &se) {

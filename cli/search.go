@@ -33,14 +33,20 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	cat, loc := a.cat, a.loc
-	loaded, ok := loadFiles(a.files, search.Load, func(_ string, err error) {
+	loaded, ok := loadFiles(a.files, search.Load, func(file string, err error) {
 		// FILE:LINE:COL: message, in --lang where the problem has a
-		// code (the rest are English until search codes them).
+		// code (the rest are English until search codes them); with
+		// --json the same as a JSON object on stdout, as run prints it.
 		var es search.Errors
 		if errors.As(err, &es) {
 			err = sim.LoadErrors(es)
 		}
 		printLoadError(stderr, cat, loc, err)
+		if a.asJSON {
+			if jerr := json.NewEncoder(stdout).Encode(loadErrorJSON(cat, loc, file, err)); jerr != nil {
+				fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
+			}
+		}
 	})
 	if !ok {
 		return ExitInvalid
@@ -75,19 +81,21 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		start := time.Now()
 		res, err := search.Run(ctx, f, cfg)
 		if err != nil {
-			// A step over a bound (sim.LimitError) in --lang, with what to
-			// do; an advance's at its entry of the file (FILE:LINE:COL).
-			var ae *search.AdvanceError
-			if errors.As(err, &ae) {
-				fmt.Fprintf(stderr, "lockstep: %s\n", cat.Error(loc, err))
-			} else {
-				fmt.Fprintf(stderr, "lockstep: %s: %s\n", f.Path, cat.Error(loc, err))
+			// Said for this file (in JSON too where --json); the other
+			// files are still searched, each reported.
+			msg := searchError(cat, loc, f.Path, backend.ExplainACL(err, f.VariantDef))
+			fmt.Fprintf(stderr, "lockstep: %s\n", msg)
+			if a.asJSON {
+				if jerr := json.NewEncoder(stdout).Encode(fileErrors{File: f.Path, Errors: []fileError{{Message: msg}}}); jerr != nil {
+					fmt.Fprintf(stderr, "lockstep: %v\n", jerr)
+				}
 			}
-			return ExitInvalid
+			code = ExitInvalid
+			continue
 		}
 		took := time.Since(start)
 		if len(res.Found) > 0 {
-			code = ExitFailed
+			code = max(code, ExitFailed) // a file that could not be searched (ExitInvalid) outranks it
 		}
 		if a.asJSON {
 			if err := json.NewEncoder(stdout).Encode(jsonReport(res)); err != nil {
@@ -121,6 +129,40 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// searchError says, in locale loc, why search file path could not be
+// searched: a step over a bound (sim.LimitError) with what to do, an
+// advance's at its entry of the file (FILE:LINE:COL, search.AdvanceError),
+// a learner's script at its own line; anything else after the file's name,
+// once: the "search: PATH: " that package search's errors begin with is
+// not said again (it made "x.yaml: search: x.yaml: search: x.yaml: ...").
+func searchError(cat catalogRenderer, loc sim.Locale, path string, err error) string {
+	msg := cat.Error(loc, err)
+	var ae *search.AdvanceError
+	if errors.As(err, &ae) {
+		return msg
+	}
+	for {
+		rest, ok := strings.CutPrefix(msg, "search: ")
+		if !ok {
+			break
+		}
+		msg = rest
+	}
+	for {
+		rest, ok := strings.CutPrefix(msg, path+": ")
+		if !ok {
+			break
+		}
+		msg = strings.TrimPrefix(rest, "search: ")
+	}
+	return path + ": " + msg
+}
+
+// catalogRenderer is what searchError needs of the catalogue.
+type catalogRenderer interface {
+	Error(l sim.Locale, err error) string
 }
 
 // searchJSON is the --json object of one file (search-format.md).

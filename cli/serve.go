@@ -29,13 +29,13 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
-const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-max-live N]]
+const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-proxy-max-clients N] [-proxy-slow-script D] [-proxy-trace-size N] [-max-live N]]
                 [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N] [-search-max-mib N] [-sandbox-kills-per-addr N]
-       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--json] [--lang L]
+       lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang L]
        lockstep lessons [--lang L]
-       lockstep search FILE... [--redis URL] [--out DIR] [--json] [--lang L]
+       lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang L]
        lockstep doctor --redis URL [--redis-ca FILE] [--lang L] [--json]
-       lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] [-locks GLOBS] [-scenario FILE] [-save DIR] [-json] [-lang L]`
+       lockstep proxy [-listen 127.0.0.1:6380] [-redis URL] [-redis-ca FILE] [-locks GLOBS] [-scenario FILE] [-save DIR] [-trace-size N] [-max-clients N] [-slow-script D] [-json] [-lang L]`
 
 // Serve runs the web player: `lockstep [-addr 127.0.0.1:8080] [-redis URL]
 // [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-allowed-hosts H,...]`. It prints the URL, serves until ctx is done

@@ -51,11 +51,25 @@ func lessonRow(t *testing.T, cat *catalog.Catalog, be *backend.Backend, l *sim.L
 	r := courseRow{first: first}
 	if first > 0 {
 		r.got, r.want = frames[first].Outcome, own[first].Outcome
+		if explore.Differs(frames[first], own[first]) == explore.DiffRenewal {
+			// The step's outcome is the same: the row says what the
+			// renewals answered.
+			r.got, r.want = renewals(frames[first]), renewals(own[first])
+		}
 	}
 	r.broken, r.both = explore.BrokenUnder(frames, own)
 	b, _ := json.Marshal(frames)
 	r.framesJSONOut = string(b)
 	return r, frames
+}
+
+// renewals are the outcomes of f's renewals, joined by "+".
+func renewals(f sim.Frame) sim.Outcome {
+	var s []string
+	for _, o := range explore.RenewalOutcomes(f) {
+		s = append(s, string(o))
+	}
+	return sim.Outcome(strings.Join(s, "+"))
 }
 
 // TestTouchLesson runs touch.lesson.yaml (a slow holder) under its own lock
@@ -124,7 +138,10 @@ func TestTouchLesson(t *testing.T) {
 }
 
 // TestTouchCourseRows: the course table's rows under each lock, worked out
-// from the Lua, identical on both backends.
+// from the Lua, identical on both backends. A row's first differing step
+// is the first whose outcome, renewal answers or violations differ
+// (explore.Differs; the narration must not contradict the run); where only
+// the renewals differ the row gives their outcomes.
 //
 // touch.lesson.yaml (its own lock: touch):
 //   - under touch: the same run; overlapping-holders at step 4 (A, paused,
@@ -134,14 +151,16 @@ func TestTouchLesson(t *testing.T) {
 //     hold ended: unnoticed-takeover (A, then B). A still believes, so its
 //     write at step 9 is grant #1's after grant #2's: stale-write; its
 //     release at step 10 finds its own id and deletes the key: RELEASED
-//     where touch answered NOT_OWNER, the first differing step.
+//     where touch answered NOT_OWNER. The first differing step is 8:
+//     RENEWED where touch's extend answered LOST.
 //
 // 15-watchdog-renewal.yaml (its own lock: watchdog, whose renewal answers
 // GONE and leaves A believing): under either lock A's overdue renewal at
 // step 10 finds B's key (B took the expired lock at step 8 and still
 // holds it), so the extend answers 0 under both, LOST: A's belief ends, no
 // step's outcome differs (A's release is NOT_OWNER as under the watchdog)
-// and only overlapping-holders is broken, by the lesson's own lock too.
+// and only overlapping-holders is broken, by the lesson's own lock too;
+// the rows differ at step 10, LOST where the watchdog answered GONE.
 // That course lesson cannot tell the two apart: B never releases between
 // the expiry and A's extend.
 //
@@ -153,11 +172,13 @@ func TestTouchLesson(t *testing.T) {
 //   - under touch: the extend answers 0, LOST, and A's belief ends at step
 //     8: the same outcomes, A's write at step 9 goes round the lock (no
 //     stale-write), and only overlapping-holders is broken, by the
-//     lesson's own lock too.
+//     lesson's own lock too; the row differs at step 8, LOST where the
+//     watchdog answered GONE.
 //   - under touch-with-setnx: the extend re-takes the key (1, RENEWED):
 //     unnoticed-takeover at step 8, stale-write at step 9, and A's release
 //     deletes its re-taken key: RELEASED where the watchdog answered
-//     NOT_OWNER, step 10, the first differing step.
+//     NOT_OWNER at step 10; the first differing step is 8, RENEWED where
+//     the watchdog answered GONE.
 func TestTouchCourseRows(t *testing.T) {
 	cat := catalogtest.New(t)
 	touch, setnx := loadDef(t, "touch.variant.yaml"), loadDef(t, "touch-with-setnx.variant.yaml")
@@ -182,12 +203,12 @@ func TestTouchCourseRows(t *testing.T) {
 		lostAt int // the step whose frame ends A's belief, -1: none
 	}{
 		{"slow holder under touch", slow, touch, courseRow{broken: overlap, both: overlap}, 8},
-		{"slow holder under touch-with-setnx", slow, setnx, courseRow{first: 10, got: sim.Released, want: sim.NotOwner,
+		{"slow holder under touch-with-setnx", slow, setnx, courseRow{first: 8, got: sim.Renewed, want: sim.Lost,
 			broken: []string{sim.InvOverlappingHolders, sim.InvUnnoticedTakeover, sim.InvStaleWrite}, both: overlap}, -1},
-		{"15 under touch", course, touch, courseRow{broken: overlap, both: overlap}, 10},
-		{"15 under touch-with-setnx", course, setnx, courseRow{broken: overlap, both: overlap}, 10},
-		{"16d under touch", after, touch, courseRow{broken: overlap, both: overlap}, 8},
-		{"16d under touch-with-setnx", after, setnx, courseRow{first: 10, got: sim.Released, want: sim.NotOwner,
+		{"15 under touch", course, touch, courseRow{first: 10, got: sim.Lost, want: sim.Gone, broken: overlap, both: overlap}, 10},
+		{"15 under touch-with-setnx", course, setnx, courseRow{first: 10, got: sim.Lost, want: sim.Gone, broken: overlap, both: overlap}, 10},
+		{"16d under touch", after, touch, courseRow{first: 8, got: sim.Lost, want: sim.Gone, broken: overlap, both: overlap}, 8},
+		{"16d under touch-with-setnx", after, setnx, courseRow{first: 8, got: sim.Renewed, want: sim.Gone,
 			broken: []string{sim.InvOverlappingHolders, sim.InvUnnoticedTakeover, sim.InvStaleWrite},
 			both:   []string{sim.InvOverlappingHolders, sim.InvStaleWrite}}, -1},
 	}

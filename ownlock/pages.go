@@ -255,6 +255,18 @@ func (s *Pages) lockErrors(loc sim.Locale, f lockFiles, err error) []templates.L
 	return out
 }
 
+// lockWarnings are def's warnings (the owner id in KEYS...) in loc, each
+// at its FILE:LINE:COL: what `lockstep run` and `search` print before a
+// run, shown on the page too.
+func (s *Pages) lockWarnings(loc sim.Locale, def *sim.VariantDef) []templates.ImportError {
+	var out []templates.ImportError
+	for _, e := range def.Warnings {
+		out = append(out, templates.ImportError{Line: e.Pos.Line, Col: e.Pos.Col, Msg: s.host.Catalog().Message(loc, e),
+			Where: fmt.Sprintf("%s:%d:%d", e.File, e.Pos.Line, e.Pos.Col)})
+	}
+	return out
+}
+
 // lockPage is the "Your lock" page in loc with the form filled from f.
 func (s *Pages) lockPage(loc sim.Locale, f lockFiles) templates.LockPage {
 	t := s.host.Texts(loc)
@@ -369,6 +381,7 @@ func (s *Pages) serveLock(w http.ResponseWriter, r *http.Request) {
 	p := s.lockPage(loc, filesOf(def))
 	p.Site = s.host.Site(loc, func(l sim.Locale) string { return lockURL(code, l) })
 	p.Name, p.ShareURL = def.Name, lockURL(code, loc)
+	p.Warnings = s.lockWarnings(loc, def)
 	p.SearchURL = "/search?lock=" + url.QueryEscape(code) + "&lang=" + string(loc)
 	if enc, err := s.host.EncodeTimeline(tl); err == nil {
 		p.SandboxURL = s.host.ExploreURL(enc, 0, loc)
@@ -479,14 +492,7 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 			row.BrokenNames = brokenNames(t, row.Broken)
 		default:
 			row.Kind, row.Step = "differs", first
-			want, got := "—", "—"
-			if first < len(own) {
-				want = string(own[first].Outcome)
-			}
-			if first < len(frames) {
-				got = string(frames[first].Outcome)
-			}
-			row.Verdict = t.T("LockDiffers", "Step", first, "Got", got, "Want", want)
+			row.Verdict = differsVerdict(t, frames, own, first)
 			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
 			row.BrokenNames = brokenNames(t, row.Broken)
 		}
@@ -532,6 +538,67 @@ func (s *Pages) serveLockOpen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, s.host.ExploreURL(code, first, loc), http.StatusSeeOther)
+}
+
+// differsVerdict says in t's language what differs at step first of a
+// lesson's run under a lock (frames) from its run under its own lock
+// (own), as explore.Differs tells it: the step's outcome, what its
+// renewals answered, or the invariants it breaks. A run that ended
+// before step first gives "—" for it.
+func differsVerdict(t Texts, frames, own []sim.Frame, first int) string {
+	if first >= len(frames) || first >= len(own) {
+		want, got := "—", "—"
+		if first < len(own) {
+			want = string(own[first].Outcome)
+		}
+		if first < len(frames) {
+			got = string(frames[first].Outcome)
+		}
+		return t.T("LockDiffers", "Step", first, "Got", got, "Want", want)
+	}
+	f, o := frames[first], own[first]
+	switch explore.Differs(f, o) {
+	case explore.DiffRenewal:
+		return t.T("LockDiffersRenewal", "Step", first, "Got", renewalWords(t, f), "Want", renewalWords(t, o))
+	case explore.DiffViolations:
+		return t.T("LockDiffersViolations", "Step", first, "Got", violationWords(t, f), "Want", violationWords(t, o))
+	}
+	return t.T("LockDiffers", "Step", first, "Got", string(f.Outcome), "Want", string(o.Outcome))
+}
+
+// renewalWords are what frame f's renewals answered, and whose belief
+// one ended, in t's language ("LockNoRenewal" when none ran).
+func renewalWords(t Texts, f sim.Frame) string {
+	var parts []string
+	for _, o := range explore.RenewalOutcomes(f) {
+		parts = append(parts, string(o))
+	}
+	for _, l := range f.Lost {
+		parts = append(parts, t.T("LockBeliefEnded", "Actor", l.Actor))
+	}
+	if len(parts) == 0 {
+		return t.T("LockNoRenewal")
+	}
+	return strings.Join(parts, t.T("LockListSep"))
+}
+
+// violationWords are the titles of the invariants frame f breaks in t's
+// language ("LockNoViolation" when none).
+func violationWords(t Texts, f sim.Frame) string {
+	var parts []string
+	for _, v := range f.Violations {
+		title := v.Name
+		if m := view.InvariantTitleID(v.Name); m != "" {
+			title = t.T(m)
+		}
+		if !slices.Contains(parts, title) {
+			parts = append(parts, title)
+		}
+	}
+	if len(parts) == 0 {
+		return t.T("LockNoViolation")
+	}
+	return strings.Join(parts, t.T("LockListSep"))
 }
 
 // brokenNames are the titles of invariants ids in t's language, by id

@@ -50,11 +50,18 @@ func loadVariant(file string, src []byte, read ReadFunc, builtin bool) (*Variant
 	if src == nil {
 		b, err := read(file)
 		if err != nil {
+			// A file that cannot be read has no line to point at: the
+			// problem names the path alone (not 1:1 of a file that is
+			// not there).
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, LoadErrors{{File: file, Msg: fmt.Sprintf("%s: file not found", file),
+					Problem: M("variant.not-found", "File", file)}}
+			}
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, LoadErrors{{File: file, Pos: Pos{1, 1}, Msg: fmt.Sprintf("cannot read the variant file: %v", err),
+			return nil, LoadErrors{{File: file, Msg: fmt.Sprintf("cannot read the variant file: %v", err),
 				Problem: M("variant.unreadable", "File", file, "Reason", err.Error())}}
 		}
 		src = b

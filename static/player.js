@@ -110,10 +110,12 @@ export function failFromError(lastTarget, message, code = "redis") {
 }
 
 // isRefusal tells the error codes of a step refused before it ran (a
-// bound of the simulator, the Redis ACL) from Redis not answering: their
-// message, in the page's language, says why and what to change.
+// bound of the simulator, the Redis ACL) or failed by a learner's own
+// script (script-error: a Lua error at the script's line, the owner id in
+// KEYS) from Redis not answering: their message, in the page's language,
+// says why and what to change.
 export function isRefusal(code) {
-  return code === "step-too-large" || code === "redis-acl";
+  return code === "step-too-large" || code === "redis-acl" || code === "script-error";
 }
 
 // failAfterFrame is the failure f after frame m ({step, computed}): the

@@ -18,6 +18,10 @@ type LockPage struct {
 	// link, SandboxURL an empty sandbox under it, SearchURL the Search page
 	// on it.
 	Name, ShareURL, SandboxURL, SearchURL string
+	// Warnings are the passed lock's warnings (sim.VariantDef.Warnings: a
+	// design that runs here and fails elsewhere, such as the owner id in
+	// KEYS), each at its FILE:LINE:COL, as the command line prints them.
+	Warnings []ImportError
 	// Table is set when the course table was run; Rows are its lessons,
 	// TableNote says when the table is cut short or was refused.
 	Table     bool

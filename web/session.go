@@ -511,10 +511,14 @@ func (s *session) runTo(target int) error {
 		_, err := s.runner.Step(ctx)
 		cancel()
 		if err != nil {
+			err = backend.ExplainACL(err, s.tl.Lesson.VariantDef)
 			s.cur = len(s.runner.Frames()) - 1
 			step := len(s.runner.Frames())
 			t := s.srv.tr(s.locale)
-			if code, reason, ok := stepRefusal(t, err); ok {
+			if code, reason, ok := stepRefusal(t, err); ok && code == ErrCodeScriptError {
+				// The learner's script, not Redis: no outage to wait out.
+				return &protoError{code: code, msg: sim.M("StepScriptError", "Step", step, "Reason", reason)}
+			} else if ok {
 				// Refused before it ran, not a failure of Redis: said in
 				// the page's language, naming the bound or the ACL rule.
 				return &protoError{code: code, msg: sim.M("StepRefused", "Step", step, "Reason", reason)}

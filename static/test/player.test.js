@@ -64,8 +64,8 @@ test("a step Redis did not answer: kept until a step runs", () => {
   assert.equal(player.failAfterFrame(f, { step: 5, computed: 5 }), null);
 });
 
-test("a step refused before it ran is told from Redis not answering", () => {
-  for (const code of ["step-too-large", "redis-acl"]) {
+test("a step refused before it ran, or failed by the learner's script, is told from Redis not answering", () => {
+  for (const code of ["step-too-large", "redis-acl", "script-error"]) {
     assert.equal(player.isRefusal(code), true, code);
     const f = player.failAfterFrame(player.failFromError({ step: 2, load: false }, "Step 2 was not run: …", code), { step: 1, computed: 1 });
     assert.equal(f.code, code);
