@@ -87,6 +87,9 @@ func Choices(l *sim.Lesson, f sim.Frame) []Choice {
 			spec.Do = sim.ActWrite
 			spec.Value = fmt.Sprintf("%s@%d", a.ID, at+1)
 			add(a.ID, spec)
+			if l.CheckThenWrite && slices.Contains(a.PendingWrites, lock) {
+				add(a.ID, StepSpec{Actor: a.ID, Lock: lockField(l, lock), Do: sim.ActFinishWrite})
+			}
 			if replicating {
 				// The same three, answered before the replica has them.
 				for _, do := range []sim.Action{sim.ActAcquire, sim.ActRelease, sim.ActWrite} {

@@ -36,6 +36,12 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 		key = "timed-out"
 	case cur.Outcome == sim.NotOwner && st.Do == sim.ActAcquire:
 		key = "nested-no-token" // seed 001's nested_acquire, no Redis call
+	case st.Do == sim.ActWrite && cur.Outcome == sim.Pending:
+		key = "write-pending"
+	case st.Do == sim.ActFinishWrite && len(cur.Calls) == 0:
+		key = "finish-write-nothing"
+	case st.Do == sim.ActFinishWrite:
+		key = "finish-write"
 	case cur.Outcome == sim.Pending:
 		key = "pending"
 	case st.Do == sim.ActFinishRelease && cur.Outcome == sim.NotOwner && len(cur.Calls) == 0:
@@ -62,7 +68,7 @@ func Narrate(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) sim.Msg {
 // narrated are the keys of Narrate's own messages.
 var narrated = map[string]bool{
 	"local-REENTERED": true, "local-STILL_HELD": true, "no-context": true, "timed-out": true, "timed-out-acquire": true, "nested-no-token": true,
-	"pending": true, "finish-nothing": true, "finish-RELEASED": true, "finish-NOT_OWNER": true,
+	"pending": true, "finish-nothing": true, "write-pending": true, "finish-write": true, "finish-write-nothing": true, "finish-RELEASED": true, "finish-NOT_OWNER": true,
 	"crash": true, "exit": true, "clock-jump": true, "failover": true, "long-script": true,
 	"fork-inherit": true, "fork-lost": true, "generic": true, "renew-lost": true,
 }

@@ -82,12 +82,15 @@ type wireLesson struct {
 	Nodes int `json:"n,omitempty"`
 	// Cluster and FencingCounterTTLMS are the lesson fields cluster and
 	// fencing_counter_ttl (additions: codes without them still open).
-	Cluster             bool        `json:"cl,omitempty"`
-	FencingCounterTTLMS int64       `json:"fc,omitempty"`
-	Actors              []wireActor `json:"a,omitempty"`
-	Steps               []wireStep  `json:"t,omitempty"`
-	Origin              string      `json:"o,omitempty"`
-	At                  int         `json:"at,omitempty"`
+	Cluster             bool  `json:"cl,omitempty"`
+	FencingCounterTTLMS int64 `json:"fc,omitempty"`
+	// CheckThenWrite is the lesson field check_then_write (an addition:
+	// codes without it still open).
+	CheckThenWrite bool        `json:"cw,omitempty"`
+	Actors         []wireActor `json:"a,omitempty"`
+	Steps          []wireStep  `json:"t,omitempty"`
+	Origin         string      `json:"o,omitempty"`
+	At             int         `json:"at,omitempty"`
 	// Search is Origin.Search (an addition: codes without it still open).
 	Search string `json:"se,omitempty"`
 	// Under is Origin.Under (an addition: codes without it still open).
@@ -181,7 +184,7 @@ func Encode(l *sim.Lesson, o Origin, opts sim.Options) (string, error) {
 		Note:   toWire(l.Note),
 		Source: l.Source, Group: l.Group, Variant: l.Variant, LeaseMS: l.Lease.Milliseconds(),
 		Fencing: l.Fencing, Lock: l.Lock, Seed: l.Seed, Replica: l.Replica, Nodes: l.Nodes,
-		Cluster: l.Cluster, FencingCounterTTLMS: l.FencingCounterTTL.Milliseconds(),
+		Cluster: l.Cluster, FencingCounterTTLMS: l.FencingCounterTTL.Milliseconds(), CheckThenWrite: l.CheckThenWrite,
 		Origin: o.Lesson, At: o.At, Search: o.Search, Under: o.Under,
 	}
 	if d := l.VariantDef; d != nil && !d.Builtin {
@@ -452,6 +455,7 @@ func fromWireLesson(w *wireLesson) (*sim.Lesson, Origin, sim.LoadErrors) {
 		Note:   fromWire(w.Note),
 		Source: w.Source, Group: w.Group, Variant: w.Variant, Lease: dur("lease", w.LeaseMS, MaxLeaseMS),
 		Fencing: w.Fencing, Lock: w.Lock, Seed: w.Seed, Replica: w.Replica, Nodes: w.Nodes, Cluster: w.Cluster,
+		CheckThenWrite: w.CheckThenWrite,
 	}
 	if w.FencingCounterTTLMS != 0 {
 		l.FencingCounterTTL = dur("fencing_counter_ttl", w.FencingCounterTTLMS, MaxLeaseMS)

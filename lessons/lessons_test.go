@@ -147,7 +147,7 @@ func TestLessonsComplete(t *testing.T) {
 			if s.Misconception != nil {
 				lessontest.Complete(t, l.File, "step "+strconv.Itoa(i+1)+" misconception", s.Misconception)
 			}
-			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite || s.Do == sim.ActFinishRelease) && s.Expect == "" {
+			if (s.Do == sim.ActAcquire || s.Do == sim.ActRelease || s.Do == sim.ActWrite || s.Do == sim.ActFinishRelease || s.Do == sim.ActFinishWrite) && s.Expect == "" {
 				t.Errorf("%s: step %d (%s) asserts no outcome", l.File, i+1, s.Do)
 			}
 		}

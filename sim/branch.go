@@ -92,6 +92,7 @@ func (r *Runner) Restore(b *Branch) {
 	s.actors = slices.Clone(s.actors)
 	for i := range s.actors {
 		s.actors[i].pending = maps.Clone(s.actors[i].pending)
+		s.actors[i].pendingWrite = maps.Clone(s.actors[i].pendingWrite)
 		s.actors[i].lostUnlock = maps.Clone(s.actors[i].lostUnlock)
 	}
 	r.restore(s)
@@ -167,6 +168,9 @@ func (r *Runner) StateKey(horizonMS int64) string {
 			}
 			if p, ok := a.pending[lock]; ok {
 				b.WriteString("|p:" + lock + ":" + c.name(p))
+			}
+			if w, ok := a.pendingWrite[lock]; ok {
+				b.WriteString("|w:" + lock + ":f" + strconv.Itoa(fenceRank[w.fence]) + ":s" + strconv.Itoa(seqRank[w.seq]) + ":" + strconv.FormatBool(w.held))
 			}
 			if u, ok := a.lostUnlock[lock]; ok {
 				b.WriteString("|u:" + lock + ":" + c.name(u))

@@ -85,10 +85,10 @@ func SequenceDiagram(l *Lesson, frames []Frame, loc Locale, r Renderer) string {
 	d.redis = d.assign("R", "Redis")
 	hasWrite := false
 	if l != nil {
-		hasWrite = slices.ContainsFunc(l.Steps, func(s Step) bool { return s.Do == ActWrite })
+		hasWrite = slices.ContainsFunc(l.Steps, func(s Step) bool { return s.Do == ActWrite || s.Do == ActFinishWrite })
 	}
 	for _, f := range frames {
-		hasWrite = hasWrite || f.Step != nil && f.Step.Do == ActWrite
+		hasWrite = hasWrite || f.Step != nil && (f.Step.Do == ActWrite || f.Step.Do == ActFinishWrite)
 	}
 	if hasWrite {
 		d.resource = d.assign("W", "Resource")
@@ -342,7 +342,7 @@ func (d *seqDiagram) calls(n string, prev, f Frame, st StepInfo) {
 			from = d.first
 		}
 		to := d.redis
-		if strings.HasPrefix(c.Script, "resource/write") && d.resource != "" {
+		if (strings.HasPrefix(c.Script, "resource/write") || c.Script == "resource/check") && d.resource != "" {
 			to = d.resource
 		}
 		req := prefix + c.Script + " KEYS[" + strings.Join(quoteArgs(c.Keys), " ") + "] ARGV[" + strings.Join(quoteArgs(c.Args), " ") + "]"

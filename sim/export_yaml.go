@@ -81,6 +81,9 @@ func MarshalLesson(l *Lesson) ([]byte, error) {
 	if l.FencingCounterTTL > 0 {
 		add("fencing_counter_ttl", formatDuration(l.FencingCounterTTL))
 	}
+	if l.CheckThenWrite {
+		add("check_then_write", true)
+	}
 	if l.Lock != "lock" {
 		add("lock", yamlString(l.Lock))
 	}

@@ -197,6 +197,9 @@ func formatActor(a ActorView, onNodes bool) string {
 			s += " (not in Redis)"
 		}
 	}
+	for _, lock := range a.PendingWrites {
+		s += " | " + lock + " (write pending)"
+	}
 	return s
 }
 

@@ -68,7 +68,10 @@ type StepInfo struct {
 	// KeepPartial marks an acquire whose client, missing the majority,
 	// leaves the nodes that granted it as they are (lessons with nodes).
 	KeepPartial bool `json:"keep_partial,omitempty"`
-	Line        int  `json:"line,omitempty"` // line of the step in the lesson file
+	// CheckOnly marks a write step of a lesson with check_then_write: it
+	// sends only the token check; the write comes at finish-write.
+	CheckOnly bool `json:"check_only,omitempty"`
+	Line      int  `json:"line,omitempty"` // line of the step in the lesson file
 }
 
 // CallRecord is one Redis call a step made.
@@ -111,6 +114,10 @@ type ActorView struct {
 	// hash-refresh); "" when the context was lost.
 	RequestID string     `json:"request_id,omitempty"`
 	Holds     []HoldView `json:"holds"`
+	// PendingWrites are the locks whose resource this actor has checked its
+	// token with and not yet written to (check_then_write: between a write
+	// step and its finish-write), in the run's lock order.
+	PendingWrites []string `json:"pending_writes,omitempty"`
 }
 
 // HoldView is what an actor believes it holds on one lock.

@@ -162,7 +162,12 @@ func explainSharedContext(who []string, lock string) Msg {
 // fencing. With fencing such a write gets through only when the token is no
 // lower than the newer hold's: the counter went back, as when a failover lost
 // its increments.
-func explainStaleWrite(who string, seq, newest int, lock string, fence int64) Msg {
+func explainStaleWrite(who string, seq, newest int, lock string, fence int64, checkedApart bool) Msg {
+	if checkedApart {
+		// The token passed a check the resource made in a call of its own,
+		// before the newer write landed (check_then_write).
+		return M("violation.stale-write.checked-apart", "Lock", lock, "Actor", who, "Hold", seq, "Newer", newest, "Fence", fence)
+	}
 	if fence > 0 {
 		return M("violation.stale-write.fenced", "Lock", lock, "Actor", who, "Hold", seq, "Newer", newest, "Fence", fence)
 	}

@@ -36,7 +36,15 @@ type Lesson struct {
 	// Lockstep's cleanup TTL, longer than the run, so within a run it never
 	// expires.
 	FencingCounterTTL time.Duration
-	Lock              string // default lock name; "lock" when the file names none
+	// CheckThenWrite makes the protected resource check a write's fencing
+	// token and write in two round trips (lesson field `check_then_write`,
+	// an addition; only with Fencing): a write step sends only the check
+	// (resource/check.lua; PENDING when the token is not lower than the
+	// highest accepted) and a finish-write step sends the write itself
+	// (resource/write_unchecked.lua), with no second comparison. false: the
+	// resource compares and writes in one script (resource/write_fenced.lua).
+	CheckThenWrite bool
+	Lock           string // default lock name; "lock" when the file names none
 	// Seed seeds the run's RNG (grant tokens, request ids). The spec leaves it
 	// out; files may add `seed:` and otherwise it is derived from ID, so every
 	// run of a lesson draws the same tokens.
@@ -109,10 +117,14 @@ const (
 	// back empty, as a Redis without persistence does, and the clients
 	// are not told.
 	ActRestart Action = "restart"
+	// ActFinishWrite sends the write whose token check an earlier write
+	// step made, in a lesson with check_then_write: the second round trip,
+	// which compares nothing.
+	ActFinishWrite Action = "finish-write"
 )
 
 // Actions lists every action in the order the spec gives them.
-var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover, ActLongScript, ActRestart}
+var Actions = []Action{ActAcquire, ActRelease, ActWrite, ActPause, ActResume, ActCrash, ActFork, ActAdvance, ActFinishRelease, ActExit, ActClockJump, ActFailover, ActLongScript, ActRestart, ActFinishWrite}
 
 // Step is one step of a lesson's timeline.
 type Step struct {
@@ -164,7 +176,7 @@ type Step struct {
 	Context string
 	By      time.Duration // advance, clock-jump: how far the clock moves; long-script: how long the script runs (> 0)
 	Say     Text
-	// Why (acquire, release, finish-release, write; an addition) is a
+	// Why (acquire, release, finish-release, write, finish-write; an addition) is a
 	// question about the reason for the step's outcome that predict mode
 	// asks once the outcome is revealed; Because are the reasons it offers,
 	// the right one first (the player shows them in another order). Both or
@@ -207,7 +219,9 @@ const (
 	// to the spec.
 	TimedOut Outcome = "TIMED_OUT"
 	// Pending: the first round trip of a two-step release (get-then-del)
-	// found the caller's token; the DEL comes at finish-release. An addition.
+	// found the caller's token; the DEL comes at finish-release. Also the
+	// first round trip of a check_then_write write: the token passed the
+	// check; the write comes at finish-write. An addition.
 	Pending  Outcome = "PENDING"
 	Accepted Outcome = "ACCEPTED"
 	// Renewed and Gone are the outcomes of a watchdog's renewal call, which
@@ -236,6 +250,8 @@ func OutcomesFor(a Action) []Outcome {
 	case ActFinishRelease:
 		return []Outcome{Released, NotOwner}
 	case ActWrite:
+		return []Outcome{Accepted, Rejected, Pending}
+	case ActFinishWrite:
 		return []Outcome{Accepted, Rejected}
 	}
 	return []Outcome{OK}

@@ -274,7 +274,7 @@ func (d *decoder) lesson(src []byte) (*Lesson, bool) {
 	plain := fieldsOf{
 		strs:      map[string]*string{"id": &l.ID, "source": &l.Source, "group": &l.Group, "variant": &l.Variant, "lock": &l.Lock},
 		texts:     map[string]*Text{"title": &l.Title, "summary": &l.Summary, "takeaway": &l.Takeaway, "note": &l.Note},
-		bools:     map[string]*bool{"fencing": &l.Fencing, "replica": &l.Replica, "cluster": &l.Cluster},
+		bools:     map[string]*bool{"fencing": &l.Fencing, "replica": &l.Replica, "cluster": &l.Cluster, "check_then_write": &l.CheckThenWrite},
 		durations: map[string]*time.Duration{"lease": &l.Lease, "fencing_counter_ttl": &l.FencingCounterTTL},
 	}
 	d.decodeFields(fields, "lesson", plain, func(kv keyValue) bool {

@@ -158,7 +158,7 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name: "outcome in lower case",
 			src:  withSteps("  - actor: A", "    do: write", "    value: x", "    expect: accepted"),
-			want: []string{`t.yaml:10:13: unknown outcome "accepted" for write (want one of ACCEPTED, REJECTED)`},
+			want: []string{`t.yaml:10:13: unknown outcome "accepted" for write (want one of ACCEPTED, REJECTED, PENDING)`},
 		},
 		{
 			name: "unknown locale in a flow mapping",

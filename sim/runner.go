@@ -118,6 +118,9 @@ type actor struct {
 	// pending holds, per lock, the token of a two-step release whose DEL is
 	// still to come (get-then-del).
 	pending map[string]string
+	// pendingWrite holds, per lock, a write whose token check passed and
+	// whose write is still to come (check_then_write).
+	pendingWrite map[string]pendingWrite
 	// lostUnlock holds, per lock, the id of a release call whose reply was
 	// lost; the actor's next release of the lock retries that very call.
 	lostUnlock map[string]string
@@ -230,7 +233,7 @@ func NewRunner(l *Lesson, s Store) (*Runner, error) {
 		if st.Do != ActAdvance && st.Do != ActClockJump && st.Do != ActFailover && st.Do != ActLongScript && st.Do != ActRestart {
 			addLock(st.Lock)
 		}
-		if st.Do == ActWrite {
+		if st.Do == ActWrite || st.Do == ActFinishWrite {
 			writes[st.Lock] = true
 		}
 	}
@@ -309,7 +312,7 @@ func (r *Runner) spec(id string) ActorSpec {
 func (r *Runner) addActor(id, parent, mode string) *actor {
 	sp := r.spec(id)
 	a := &actor{id: id, name: sp.Name, instance: sp.Instance, status: StatusRunning, context: id, thread: id,
-		grants: map[string]*grant{}, pending: map[string]string{}, lostUnlock: map[string]string{}}
+		grants: map[string]*grant{}, pending: map[string]string{}, pendingWrite: map[string]pendingWrite{}, lostUnlock: map[string]string{}}
 	if p := r.byID[parent]; p != nil {
 		a.parent, a.mode = parent, mode
 		if a.instance == "" {

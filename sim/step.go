@@ -48,6 +48,8 @@ func (r *Runner) apply(ctx context.Context, st *Step) (Frame, error) {
 		res, err = r.finishRelease(ctx, st)
 	case ActWrite:
 		res, err = r.write(ctx, st)
+	case ActFinishWrite:
+		res, err = r.finishWrite(ctx, st)
 	case ActPause:
 		r.byID[st.Actor].status, res.outcome = StatusPaused, OK
 	case ActResume:
@@ -751,9 +753,64 @@ func (r *Runner) write(ctx context.Context, st *Step) (stepResult, error) {
 	}
 	key := resourceKeyPrefix + st.Lock
 	call := &Call{Script: mustScript("resource/write"), Keys: []string{key}, Args: []string{st.Value, a.id, ms(r.keepMS)}}
-	if r.lesson.Fencing {
+	switch {
+	case r.lesson.Fencing && r.lesson.CheckThenWrite:
+		return r.checkWrite(ctx, a, st, pendingWrite{value: st.Value, fence: fence, seq: seq, held: g != nil})
+	case r.lesson.Fencing:
 		call = &Call{Script: mustScript("resource/write_fenced"), Keys: []string{key}, Args: []string{st.Value, a.id, fmt.Sprint(fence), ms(r.keepMS)}}
 	}
+	return r.landWrite(ctx, a, st.Lock, call, pendingWrite{value: st.Value, fence: fence, seq: seq, held: g != nil})
+}
+
+// pendingWrite is a write of a check_then_write resource between its two
+// round trips: what the check passed, to be written at finish-write.
+type pendingWrite struct {
+	value string
+	fence int64 // the writer's fencing token when it checked
+	seq   int   // the hold the writer believed in when it checked
+	held  bool  // whether it believed it held the lock then
+}
+
+// checkWrite sends round trip 1 of a check_then_write write: it reads the
+// highest token the resource has accepted, and the client compares its own
+// with it. PENDING (the write comes at finish-write) when its token is not
+// lower, REJECTED otherwise.
+func (r *Runner) checkWrite(ctx context.Context, a *actor, st *Step, w pendingWrite) (stepResult, error) {
+	call := &Call{Script: mustScript("resource/check"), Keys: []string{resourceKeyPrefix + st.Lock}}
+	replies, err := r.exec(ctx, call)
+	if err != nil {
+		return stepResult{}, err
+	}
+	if replies[0].Kind != ReplyInt {
+		return stepResult{}, fmt.Errorf("%s: unexpected reply %s", call.Script.Name, replies[0])
+	}
+	out := Rejected
+	if w.fence >= replies[0].Int {
+		out = Pending
+		a.pendingWrite[st.Lock] = w
+	}
+	return stepResult{outcome: out, calls: []CallRecord{record(call, replies[0], out)}}, nil
+}
+
+// finishWrite sends round trip 2 of a check_then_write write: the write the
+// check passed, compared with nothing. Without such a check pending there is
+// nothing to send, and the outcome is REJECTED.
+func (r *Runner) finishWrite(ctx context.Context, st *Step) (stepResult, error) {
+	a := r.byID[st.Actor]
+	w, ok := a.pendingWrite[st.Lock]
+	if !ok {
+		return stepResult{outcome: Rejected}, nil
+	}
+	delete(a.pendingWrite, st.Lock)
+	call := &Call{Script: mustScript("resource/write_unchecked"), Keys: []string{resourceKeyPrefix + st.Lock},
+		Args: []string{w.value, a.id, fmt.Sprint(w.fence), ms(r.keepMS)}}
+	return r.landWrite(ctx, a, st.Lock, call, w)
+}
+
+// landWrite sends a resource write call (1: accepted, 0: refused) and, when
+// it lands, reports a stale write: one by a hold older than the newest hold
+// whose write the resource accepted.
+func (r *Runner) landWrite(ctx context.Context, a *actor, lock string, call *Call, w pendingWrite) (stepResult, error) {
 	replies, err := r.exec(ctx, call)
 	if err != nil {
 		return stepResult{}, err
@@ -776,10 +833,10 @@ func (r *Runner) write(ctx context.Context, st *Step) (stepResult, error) {
 		// it runs under a lock that refuses it (lesson 09's B under any
 		// lock that tells B BUSY), and the search's clients write only
 		// while they hold (issue 33).
-		if newest := r.written[st.Lock]; g != nil && seq < newest {
-			res.events = append(res.events, violation(InvStaleWrite, st.Lock, []string{a.id}, explainStaleWrite(a.id, seq, newest, st.Lock, fenceIf(r.lesson.Fencing, fence))))
+		if newest := r.written[lock]; w.held && w.seq < newest {
+			res.events = append(res.events, violation(InvStaleWrite, lock, []string{a.id}, explainStaleWrite(a.id, w.seq, newest, lock, fenceIf(r.lesson.Fencing, w.fence), call.Script.Name == "resource/write_unchecked")))
 		}
-		r.written[st.Lock] = max(r.written[st.Lock], seq)
+		r.written[lock] = max(r.written[lock], w.seq)
 	}
 	return res, nil
 }
@@ -904,7 +961,7 @@ func (r *Runner) save() runnerState {
 		failedOver: r.failedOver, nodeKeys: cloneNodes(r.nodeKeys)}
 	for _, a := range r.actors {
 		c := *a
-		c.pending, c.lostUnlock = maps.Clone(a.pending), maps.Clone(a.lostUnlock)
+		c.pending, c.pendingWrite, c.lostUnlock = maps.Clone(a.pending), maps.Clone(a.pendingWrite), maps.Clone(a.lostUnlock)
 		s.actors = append(s.actors, c)
 		gs := map[string]grant{}
 		for k, g := range a.grants {

@@ -177,6 +177,16 @@ func (v *validator) header() {
 			v.add("fencing_counter_ttl", Pos{}, M("lesson.fencing-counter-ttl-no-fencing"), "fencing_counter_ttl: the lesson issues no fencing token; add fencing: true")
 		}
 	}
+	if l.CheckThenWrite && !l.Fencing && v.checked("check_then_write") {
+		v.add("check_then_write", Pos{}, M("lesson.check-then-write-no-fencing"), "check_then_write: the resource has no fencing token to check; add fencing: true")
+	}
+	if !l.CheckThenWrite {
+		for i, s := range l.Steps {
+			if s.Do == ActFinishWrite && v.checked(fmt.Sprintf("steps[%d].do", i+1)) {
+				v.add(fmt.Sprintf("steps[%d].do", i+1), Pos{}, M("lesson.finish-write-no-check", "Step", i+1), "step %d: finish-write sends the second round trip of a check_then_write resource; add check_then_write: true to the lesson", i+1)
+			}
+		}
+	}
 	switch {
 	case v.at.loaded && !v.at.has("steps"):
 		v.missing("steps", v.at.top, "", "steps")
@@ -325,6 +335,7 @@ var stepFields = map[Action][]string{
 	ActFailover:      {},
 	ActLongScript:    {"actor", "by"},
 	ActRestart:       {"node"},
+	ActFinishWrite:   {"actor", "lock", "why", "because"},
 }
 
 // StepFields returns the fields of the lesson format ("lock", "lease",
@@ -640,7 +651,7 @@ func (v *validator) nodes() {
 			inRange(path+".node", Pos{}, s.Node, n)
 		case s.Do == ActAcquire && s.KeepPartial && !has:
 			v.add(path+".keep_partial", v.posOr(path+".keep_partial", s.Pos), M("lesson.keep-partial-no-nodes", "Step", n), "step %d: keep_partial keeps the nodes a failed majority took; add nodes: 3 to the lesson", n)
-		case s.Do == ActWrite && has:
+		case (s.Do == ActWrite || s.Do == ActFinishWrite) && has:
 			v.add(path+".do", s.Pos, M("lesson.nodes-write", "Step", n), "step %d: a lesson on several nodes has no resource to write to", n)
 		case s.Do == ActLongScript && has:
 			// The long script's renew call busies one server; the model

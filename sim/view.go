@@ -45,9 +45,10 @@ func (r *Runner) frame(st *Step, out Outcome, calls []CallRecord, events []Viola
 	if st != nil {
 		f.Step = &StepInfo{Actor: st.Actor, Do: st.Do, Value: st.Value, Child: st.Child, Context: st.Context, Line: st.Pos.Line,
 			ReplyLost: st.ReplyLost, Nested: st.Nested, Unreplicated: st.Unreplicated, Node: st.Node, Unreachable: slices.Clone(st.Unreachable), KeepPartial: st.KeepPartial}
-		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite || st.Do == ActFinishRelease {
+		if st.Do == ActAcquire || st.Do == ActRelease || st.Do == ActWrite || st.Do == ActFinishRelease || st.Do == ActFinishWrite {
 			f.Step.Lock = st.Lock
 		}
+		f.Step.CheckOnly = st.Do == ActWrite && r.lesson.Fencing && r.lesson.CheckThenWrite
 		if st.Do == ActAcquire {
 			f.Step.LeaseMS = r.lesson.Lease.Milliseconds()
 			if st.Lease > 0 {
@@ -128,6 +129,11 @@ func (r *Runner) actorView(a *actor) ActorView {
 		_, pending := a.pending[lock]
 		v.Holds = append(v.Holds, HoldView{Lock: lock, Token: g.token, Count: g.count, Fence: g.fence, Hold: g.seq,
 			RenewAtMS: g.renewAt, Pending: pending, InRedis: r.v.holds(r.lockKey(lock))[g.token] > 0})
+	}
+	for _, lock := range r.locks {
+		if _, ok := a.pendingWrite[lock]; ok {
+			v.PendingWrites = append(v.PendingWrites, lock)
+		}
 	}
 	return v
 }

@@ -21,7 +21,7 @@ func CourseKinds() []CourseKind {
 	return []CourseKind{
 		{"Identity", []string{"instance-owner", "owner-reused", "unlock-other-thread", "shared-context-concurrent", "lost-context", "lost-context-self-block", "unlock-timeout-thread-reused", "unbalanced-release", "threadlocal-left-on-pooled-thread", "context-confusion"}, []string{"nested-reentry"}},
 		{"Atomicity", []string{"setnx-del", "get-then-del", "nil-read-as-false", "nested-after-expiry-silent", "retried-unlock", "acquire-reply-lost-count", "acquire-reply-lost-token", "unlock-error-count-diverges", "cluster-hash-tag"}, []string{"nested-after-expiry-lost", "idempotent-unlock"}},
-		{"Time", []string{"missed-release", "choosing-the-lease", "stale-owner-unfenced", "nested-after-takeover-busy", "local-count-expiry", "nested-shortens-lease", "watchdog-renewal", "watchdog-outlives-task", "renewal-timeout-silent", "renewal-after-takeover", "long-script-blocks", "clock-jump", "fencing-counter-expires"}, []string{"stale-owner", "fencing-counter-durable"}},
+		{"Time", []string{"missed-release", "choosing-the-lease", "stale-owner-unfenced", "nested-after-takeover-busy", "local-count-expiry", "nested-shortens-lease", "watchdog-renewal", "watchdog-outlives-task", "renewal-timeout-silent", "renewal-after-takeover", "long-script-blocks", "clock-jump", "fencing-counter-expires", "fencing-check-then-write"}, []string{"stale-owner", "fencing-counter-durable", "fencing-compare-and-write"}},
 		{"Replication", []string{"failover", "wait-not-enough", "redlock-restart", "min-replicas-waitaof", "redlock-failed-majority", "redlock-node-clock-jump"}, nil},
 	}
 }

@@ -166,7 +166,8 @@ func (v *Step) stepLine(st *sim.Step) string {
 	if lease == 0 {
 		lease = v.lesson.Lease
 	}
-	h, d := v.headline(&sim.StepInfo{Actor: st.Actor, Do: st.Do, Lock: st.Lock, LeaseMS: lease.Milliseconds(), ByMS: st.By.Milliseconds(), Value: st.Value, Child: st.Child, Context: st.Context, ReplyLost: st.ReplyLost})
+	h, d := v.headline(&sim.StepInfo{Actor: st.Actor, Do: st.Do, Lock: st.Lock, LeaseMS: lease.Milliseconds(), ByMS: st.By.Milliseconds(), Value: st.Value, Child: st.Child, Context: st.Context, ReplyLost: st.ReplyLost,
+		CheckOnly: checkOnly(v.lesson, *st)})
 	if d != "" {
 		return h + " · " + d
 	}

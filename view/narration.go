@@ -154,7 +154,12 @@ func (v *Step) headline(st *sim.StepInfo) (string, string) {
 	case sim.ActRestart:
 		return t.T("HeadRestart", "Node", st.Node), ""
 	case sim.ActWrite:
+		if st.CheckOnly {
+			return t.T("HeadCheckWrite", "Actor", a, "Lock", st.Lock, "Value", st.Value), ""
+		}
 		return t.T("HeadWrite", "Actor", a, "Lock", st.Lock, "Value", st.Value), ""
+	case sim.ActFinishWrite:
+		return t.T("HeadFinishWrite", "Actor", a, "Lock", st.Lock), ""
 	case sim.ActPause:
 		return t.T("HeadPause", "Actor", a), ""
 	case sim.ActResume:

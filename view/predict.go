@@ -37,7 +37,8 @@ type PredictStep struct {
 // l, or nil when there is nothing to predict (the action has one outcome).
 // They are sim.OutcomesFor(st.Do) without those the step cannot come to
 // whatever Redis replies: TIMED_OUT only for a call whose reply is lost,
-// PENDING only for the first round trip of a two-step release, NO_CONTEXT
+// PENDING only for the first round trip of a two-step release or of a
+// check_then_write write (whose check is never ACCEPTED), NO_CONTEXT
 // only in a lesson where some fork loses its context, NOT_OWNER for an
 // acquire only when it is declared nested, CROSSSLOT only in a lesson
 // with cluster: true.
@@ -56,7 +57,11 @@ func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 				continue
 			}
 		case sim.Pending:
-			if !info.TwoStepRelease || st.Do != sim.ActRelease {
+			if !(info.TwoStepRelease && st.Do == sim.ActRelease) && !(checkOnly(l, st)) {
+				continue
+			}
+		case sim.Accepted:
+			if checkOnly(l, st) {
 				continue
 			}
 		case sim.NoContext:
@@ -75,6 +80,12 @@ func PredictOutcomes(l *sim.Lesson, st sim.Step) []sim.Outcome {
 		out = append(out, o)
 	}
 	return out
+}
+
+// checkOnly reports whether st is a write that sends only the token check
+// (lesson field check_then_write).
+func checkOnly(l *sim.Lesson, st sim.Step) bool {
+	return st.Do == sim.ActWrite && l.Fencing && l.CheckThenWrite
 }
 
 // PredictSteps is the JSON of the data-predict-steps attribute: one entry

@@ -321,3 +321,28 @@ func TestCourseMapCoversTheCourse(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckThenWriteHeadlines checks the heads of the resource that checks
+// the fencing token and writes in two round trips (issue 39, missing topic
+// 1): the write step of fencing-check-then-write says it checks the token,
+// not that it writes, and finish-write has a head of its own, in every
+// language; the write step of fencing-compare-and-write writes.
+func TestCheckThenWriteHeadlines(t *testing.T) {
+	t.Parallel()
+	c := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		write := tr(loc).T("HeadWrite", "Actor", "A", "Lock", "order:42", "Value", "refunded")
+		check := c.at("fencing-check-then-write", 2, loc).Narration().Headline
+		finish := c.at("fencing-check-then-write", 9, loc).Narration().Headline
+		fenced := c.at("fencing-compare-and-write", 7, loc).Narration().Headline
+		if check == write || !strings.Contains(check, "refunded") {
+			t.Errorf("%s: the check step's head is %q, want the token check before writing “refunded”", loc, check)
+		}
+		if finish == "" || finish == string(sim.ActFinishWrite) || strings.Contains(finish, "refunded") {
+			t.Errorf("%s: finish-write's head is %q, want its own", loc, finish)
+		}
+		if fenced != write {
+			t.Errorf("%s: the one-step write's head is %q, want %q", loc, fenced, write)
+		}
+	}
+}

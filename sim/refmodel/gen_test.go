@@ -99,6 +99,9 @@ func genLesson(t *rapid.T) *sim.Lesson {
 		// and the rendered repro must run the same.
 		Seed: rapid.Uint64Min(1).Draw(t, "seed"),
 	}
+	// A fenced resource may check the token in one call and write in the
+	// next (check_then_write): its writes then take a finish-write.
+	l.CheckThenWrite = fencing && rapid.Bool().Draw(t, "check_then_write")
 	status := map[string]string{}
 	var order []string // actors in creation order
 	nActors := rapid.IntRange(2, 3).Draw(t, "actors")
@@ -116,6 +119,9 @@ func genLesson(t *rapid.T) *sim.Lesson {
 	info, _ := sim.Variant(variant)
 	if info.TwoStepRelease {
 		kinds = twoStepKinds
+	}
+	if l.CheckThenWrite {
+		kinds = append(slices.Clone(kinds), sim.ActFinishWrite)
 	}
 	// followUp is the step the latest release calls for, until its actor
 	// takes it: the retry (another release) of a release whose reply was
@@ -178,6 +184,13 @@ func genLesson(t *rapid.T) *sim.Lesson {
 			}
 		case sim.ActWrite:
 			st.Value = rapid.SampledFrom([]string{"paid", "shipped", "v3"}).Draw(t, "value")
+			if l.CheckThenWrite {
+				followUp.actor, followUp.do = st.Actor, sim.ActFinishWrite
+			}
+		case sim.ActFinishWrite:
+			if followUp.do == sim.ActFinishWrite && followUp.actor == st.Actor {
+				followUp.actor, followUp.do = "", ""
+			}
 		case sim.ActLongScript:
 			st.By = durationMS(t, leaseMS, "script_ms")
 		case sim.ActPause:
@@ -233,6 +246,9 @@ func lessonYAML(l *sim.Lesson) string {
 	if l.Fencing {
 		b.WriteString("fencing: true\n")
 	}
+	if l.CheckThenWrite {
+		b.WriteString("check_then_write: true\n")
+	}
 	if l.Replica {
 		b.WriteString("replica: true\n")
 	}
@@ -259,7 +275,7 @@ func lessonYAML(l *sim.Lesson) string {
 			fmt.Fprintf(&b, "  - actor: %s\n    do: %s\n", s.Actor, s.Do)
 		}
 		switch s.Do {
-		case sim.ActAcquire, sim.ActRelease, sim.ActWrite, sim.ActFinishRelease:
+		case sim.ActAcquire, sim.ActRelease, sim.ActWrite, sim.ActFinishRelease, sim.ActFinishWrite:
 			if s.Lock != l.Lock {
 				fmt.Fprintf(&b, "    lock: %q\n", s.Lock)
 			}

@@ -396,6 +396,8 @@ var scriptModels = map[string]scriptModel{
 	"idempotent-unlock/release": idempotentUnlockRelease,
 	"resource/write":            resourceWrite,
 	"resource/write_fenced":     resourceWriteFenced,
+	"resource/check":            resourceCheck,
+	"resource/write_unchecked":  resourceWriteUnchecked,
 	"resource/fence":            resourceFence,
 }
 
@@ -831,7 +833,7 @@ func localCountRelease(s *Store, keys, args []string) sim.Reply {
 // keys: resource; args: value, writer, TTL ms. Every write lands: value and
 // writer are replaced (any other field stays), the TTL is set anew, 1.
 func resourceWrite(s *Store, keys, args []string) sim.Reply {
-	return writeResource(s, "resource/write", keys, args, false)
+	return writeResource(s, "resource/write", keys, args, false, false)
 }
 
 // resourceWriteFenced: keys: resource; args: value, writer, fencing token
@@ -839,12 +841,39 @@ func resourceWrite(s *Store, keys, args []string) sim.Reply {
 // (0 before any). A lower token is refused (0, nothing changes); an equal or
 // higher one lands like resourceWrite and becomes the highest (1).
 func resourceWriteFenced(s *Store, keys, args []string) sim.Reply {
-	return writeResource(s, "resource/write_fenced", keys, args, true)
+	return writeResource(s, "resource/write_fenced", keys, args, true, true)
 }
 
-// writeResource is the write of both resource scripts; keys: resource;
-// args: value, writer, [fencing token, when fenced,] TTL ms.
-func writeResource(s *Store, name string, keys, args []string, fenced bool) sim.Reply {
+// resourceCheck: round trip 1 of a resource that checks and writes apart;
+// keys: resource. The reply is the highest token the resource has accepted
+// (0 before any, or when the resource has no fence field); nothing changes.
+func resourceCheck(s *Store, keys, args []string) sim.Reply {
+	if e := need("resource/check", keys, args, 1, 0); e != nil {
+		return *e
+	}
+	h, e := s.hash(keys[0])
+	if e != nil {
+		return *e
+	}
+	highest, e := fieldInt(h, "fence")
+	if e != nil {
+		return *e
+	}
+	return sim.IntReply(highest)
+}
+
+// resourceWriteUnchecked: round trip 2 of a resource that checks and writes
+// apart; keys: resource; args: value, writer, fencing token, TTL ms. It
+// compares nothing: value, writer and fence (the token given, even a lower
+// one than the fence kept) are replaced, the TTL is set anew, 1.
+func resourceWriteUnchecked(s *Store, keys, args []string) sim.Reply {
+	return writeResource(s, "resource/write_unchecked", keys, args, true, false)
+}
+
+// writeResource is the write of the resource scripts; keys: resource;
+// args: value, writer, [fencing token, when fenced,] TTL ms. compare (with
+// fenced) refuses a token lower than the fence kept.
+func writeResource(s *Store, name string, keys, args []string, fenced, compare bool) sim.Reply {
 	nArgs := 3
 	if fenced {
 		nArgs = 4
@@ -873,7 +902,7 @@ func writeResource(s *Store, name string, keys, args []string, fenced bool) sim.
 		if e != nil {
 			return *e
 		}
-		if token < highest {
+		if compare && token < highest {
 			return sim.IntReply(0)
 		}
 		fields = append(fields, "fence", itoa(token))

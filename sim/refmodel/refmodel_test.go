@@ -219,6 +219,13 @@ func TestScriptBranches(t *testing.T) {
 			[]string{rk}, []string{"paid", "A", "0", "90000"}, iReply(0), []sim.KeyState{hash(rk, 5, "fence", "1", "value", "shipped", "writer", "B")}},
 		{"fenced write after an unfenced write treats the missing fence as 0", []sim.KeyState{hash(rk, 5, "value", "paid", "writer", "A")}, "resource/write_fenced",
 			[]string{rk}, []string{"shipped", "B", "0", "90000"}, iReply(1), []sim.KeyState{hash(rk, 90000, "fence", "0", "value", "shipped", "writer", "B")}},
+		// resource/check and resource/write_unchecked (a check and a write in two round trips)
+		{"check of a new resource answers 0", nil, "resource/check",
+			[]string{rk}, nil, iReply(0), []sim.KeyState{absent(rk)}},
+		{"check answers the highest token and changes nothing", []sim.KeyState{hash(rk, 5, "fence", "3", "value", "shipped", "writer", "B")}, "resource/check",
+			[]string{rk}, nil, iReply(3), []sim.KeyState{hash(rk, 5, "fence", "3", "value", "shipped", "writer", "B")}},
+		{"unchecked write with a lower token lands and moves the fence back", []sim.KeyState{hash(rk, 5, "fence", "3", "value", "shipped", "writer", "B")}, "resource/write_unchecked",
+			[]string{rk}, []string{"refunded", "A", "2", "90000"}, iReply(1), []sim.KeyState{hash(rk, 90000, "fence", "2", "value", "refunded", "writer", "A")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
