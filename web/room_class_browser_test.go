@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,7 +42,8 @@ const contrastJS = `(() => {
 // presenter at 1280 x 800 starts a class from a lesson, a student on a
 // 390 x 844 phone joins, the presenter steps to step 3 and asks.
 //   - item 4: the panel warns that its 127.0.0.1 address reaches no phone
-//     and gives the command that fixes it; the phone joins through /join,
+//     and gives the command that fixes it, on the port the server listens
+//     on (not always 8080); the phone joins through /join,
 //     linked from the site header, typing the code in lower case.
 //   - item 2: the student's question is dark on light (contrast at least
 //     4.5) and names the step: its actor, action and lock.
@@ -71,8 +73,15 @@ func TestBrowserRoomClass(t *testing.T) {
 	eval[bool](t, p, contrastJS)
 	warn := eval[[]string](t, p, `(() => { const w = document.querySelector('[data-class-loopback]');
 		return w && w.getBoundingClientRect().height > 0 ? [w.querySelector('code').textContent, String(contrast(w))] : []; })()`)
-	if !strings.HasPrefix(join, "http://127.0.0.1:") || len(warn) != 2 || warn[0] != templates.LoopbackCommand {
-		t.Errorf("join address %s: the loopback warning shows %q, want the command %q", join, warn, templates.LoopbackCommand)
+	// The command keeps the port the server listens on (a fresh-eyes
+	// review of issue 38: it said 8080 whatever the port).
+	u, err := url.Parse(ts.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if want := templates.LoopbackCommand(port); port == 8080 || !strings.HasPrefix(join, "http://127.0.0.1:") || len(warn) != 2 || warn[0] != want {
+		t.Errorf("join address %s: the loopback warning shows %q, want the command %q", join, warn, want)
 	} else if c, _ := strconv.ParseFloat(warn[1], 64); c < 4.5 {
 		t.Errorf("the loopback warning's contrast is %.2f:1", c)
 	}

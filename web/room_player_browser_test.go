@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"lockstep/sim"
 )
@@ -46,6 +47,17 @@ func TestBrowserEndCard(t *testing.T) {
 	openStep(t, ctx, ts, l.ID, last-1, sim.English)
 	if h := eval[float64](t, ctx, `document.getElementById('end-card')?.getBoundingClientRect().height ?? 0`); h != 0 {
 		t.Errorf("step %d of %d shows an end card %.0f px tall", last-1, last, h)
+	}
+	// End shows the card, and the course then shows the lesson done (a
+	// fresh-eyes review of issue 38: the card said done, the course did
+	// not record it). From step 2: End is no step forward.
+	openStep(t, ctx, ts, l.ID, 2, sim.English)
+	press(t, ctx, kb.End)
+	waitJS(t, ctx, `(document.querySelector('#end-card .end-card')?.getBoundingClientRect().height ?? 0) > 0`, "the end card after End")
+	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
+	waitJS(t, ctx, `document.querySelector('.lesson-card.started') !== null`, "the course's progress")
+	if done := eval[bool](t, ctx, fmt.Sprintf(`document.querySelector('.lesson-card[data-lesson=%q]').classList.contains('done')`, l.ID)); !done {
+		t.Errorf("after End showed the end card, the course does not show lesson %s done", l.ID)
 	}
 	type card struct {
 		Visible   bool    `json:"visible"`
