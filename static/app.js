@@ -601,6 +601,11 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     player.scrollTimeline(doc, true);
     fit();
   });
+  // The narration's box also changes with what comes above the board
+  // without a frame (the class panel, its tally at Ask): fit it again.
+  // Its box is the grid's, so the fit does not resize it in turn.
+  const narration = doc.querySelector(".narration");
+  if (narration && typeof ResizeObserver === "function") new ResizeObserver(() => fit()).observe(narration);
   // A touch screen steps by swipes (swipe.js).
   if ("ontouchstart" in window || matchMedia("(pointer: coarse)").matches) {
     import("./swipe.js").then((m) =>
