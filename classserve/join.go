@@ -54,9 +54,10 @@ func qrView(text, label string) (templates.QRView, error) {
 	return templates.QRView{Size: len(bits) + 2*quiet, Path: path.String(), Label: label}, nil
 }
 
-// templatesClassPanel is the presenter's class panel in t's language.
-func templatesClassPanel(t Texts, code string, urls []string, qr templates.QRView) templ.Component {
-	return templates.ClassPanel(templates.ClassPanelView{T: t.Class(), Code: code, URLs: urls, QR: qr})
+// templatesClassPanel is the presenter's class panel in t's language;
+// port is the one the server listens on (Player.ListenPort).
+func templatesClassPanel(t Texts, code string, urls []string, qr templates.QRView, port int) templ.Component {
+	return templates.ClassPanel(templates.ClassPanelView{T: t.Class(), Code: code, URLs: urls, QR: qr, Port: port})
 }
 
 // joinLimits bounds the joins of unknown class codes per address

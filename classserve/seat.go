@@ -42,6 +42,11 @@ type Player interface {
 	// page was opened at (the join address without Config.URLs).
 	Addr() string
 	Host() string
+	// ListenPort is the TCP port the server accepted the page's
+	// connection on (its listener's, whatever -addr said), 0 when unknown:
+	// the port of the command the class panel gives to listen on the
+	// room's network (templates.LoopbackCommand).
+	ListenPort() int
 	// Touch records the class's activity as the session's; the
 	// connection's writer calls it too.
 	Touch()

@@ -208,7 +208,7 @@ func (s *Seat) sendPresenter(re int64, key string) {
 		return
 	}
 	var panel bytes.Buffer
-	if err := templatesClassPanel(t, code, urls, qr).Render(context.Background(), &panel); err != nil {
+	if err := templatesClassPanel(t, code, urls, qr, s.p.ListenPort()).Render(context.Background(), &panel); err != nil {
 		s.sendErr(re, perr(errCodeInternal, "internal", "Lesson", code, "Reason", err.Error()))
 		return
 	}

@@ -390,7 +390,12 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
-    saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
+    // The end card says the lesson is done (endcard.js): whatever shows it
+    // (a step, End, the scrubber, a link) records it, so the course shows
+    // it done too (a fresh-eyes review of issue 38: End showed the card
+    // and left the lesson not done).
+    const ended = v.total > 0 && v.step >= v.total && Boolean(doc.querySelector("#end-card-tpl"));
+    saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep) || ended);
     if (st.play) runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;
@@ -596,6 +601,11 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     player.scrollTimeline(doc, true);
     fit();
   });
+  // The narration's box also changes with what comes above the board
+  // without a frame (the class panel, its tally at Ask): fit it again.
+  // Its box is the grid's, so the fit does not resize it in turn.
+  const narration = doc.querySelector(".narration");
+  if (narration && typeof ResizeObserver === "function") new ResizeObserver(() => fit()).observe(narration);
   // A touch screen steps by swipes (swipe.js).
   if ("ontouchstart" in window || matchMedia("(pointer: coarse)").matches) {
     import("./swipe.js").then((m) =>

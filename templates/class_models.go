@@ -3,6 +3,7 @@ package templates
 import (
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -75,6 +76,9 @@ type ClassPanelView struct {
 	Code string
 	URLs []string
 	QR   QRView
+	// Port is the TCP port the server listens on (0: unknown), which the
+	// loopback warning's command keeps (LoopbackCommand).
+	Port int
 }
 
 // joinHead and joinTail split a join address before its class code, so
@@ -95,8 +99,15 @@ func joinTail(u, code string) string {
 
 // LoopbackCommand is the command the class panel gives when its join
 // address is loopback: the server again, listening on every interface
-// (cli's -addr; webnet.HostRule then answers IP addresses).
-const LoopbackCommand = "go run . -addr 0.0.0.0:8080"
+// (cli's -addr; webnet.HostRule then answers IP addresses), on port, the
+// one it listens on now (issue 38: it said 8080 whatever the port); 0,
+// unknown, gives serve's default, 8080.
+func LoopbackCommand(port int) string {
+	if port <= 0 {
+		port = 8080
+	}
+	return "go run . -addr 0.0.0.0:" + strconv.Itoa(port)
+}
 
 // loopbackOnly reports whether every join address in urls is on loopback
 // (localhost, 127.0.0.0/8, ::1), which no phone in the room can open.

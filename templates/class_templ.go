@@ -376,9 +376,9 @@ func ClassPanel(v ClassPanelView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var26 string
-			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(LoopbackCommand)
+			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(LoopbackCommand(v.Port))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `class.templ`, Line: 39, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `class.templ`, Line: 39, Col: 103}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 			if templ_7745c5c3_Err != nil {

@@ -36,7 +36,7 @@ type dgGeometry struct {
 
 var (
 	dgScreen    = dgGeometry{nodeW: 150, nodeH: 52, gap: 235, left: 56, right: 24, top: 112, below: 124, lineH: 15, maxUnit: 34, loopCtrl: 78, loopLabel: 66, downExtra: 56, nameDY: 6}
-	dgProjector = dgGeometry{nodeW: 132, nodeH: 52, gap: 200, left: 44, right: 16, top: 134, below: 124, lineH: 23, maxUnit: 16, loopCtrl: 100, loopLabel: 84, downExtra: 96, nameDY: 7}
+	dgProjector = dgGeometry{nodeW: 132, nodeH: 52, gap: 200, left: 44, right: 28, top: 134, below: 124, lineH: 23, maxUnit: 16, loopCtrl: 100, loopLabel: 84, downExtra: 96, nameDY: 7}
 )
 
 // Diagram returns the step's state diagram of its focus lock: both

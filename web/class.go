@@ -111,6 +111,7 @@ func (s *session) CloseRun()                       { s.closeRun() }
 func (s *session) MoveTo(re int64, step int)       { s.moveTo(re, step) }
 func (s *session) Addr() string                    { return s.c.addr }
 func (s *session) Host() string                    { return s.c.host }
+func (s *session) ListenPort() int                 { return s.c.listenPort }
 func (s *session) Touch()                          { s.srv.table.Touch(s.slot) }
 func (s *session) WriterWake() chan struct{}       { return s.c.classWake }
 func (s *session) Follow(f *classserve.Follower)   { s.c.follower.Store(f) }

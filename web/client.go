@@ -55,6 +55,9 @@ type client struct {
 	// handshake was sent to (a class's join address, without
 	// Config.ClassURLs).
 	addr, host string
+	// listenPort is the TCP port the connection was accepted on
+	// (webnet.ListenPort), 0 when unknown.
+	listenPort int
 	readLimit  int64
 	// limiter bounds the rate of the page's messages (Config.MessageRate);
 	// nil means no bound.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,7 +42,8 @@ const contrastJS = `(() => {
 // presenter at 1280 x 800 starts a class from a lesson, a student on a
 // 390 x 844 phone joins, the presenter steps to step 3 and asks.
 //   - item 4: the panel warns that its 127.0.0.1 address reaches no phone
-//     and gives the command that fixes it; the phone joins through /join,
+//     and gives the command that fixes it, on the port the server listens
+//     on (not always 8080); the phone joins through /join,
 //     linked from the site header, typing the code in lower case.
 //   - item 2: the student's question is dark on light (contrast at least
 //     4.5) and names the step: its actor, action and lock.
@@ -71,8 +73,15 @@ func TestBrowserRoomClass(t *testing.T) {
 	eval[bool](t, p, contrastJS)
 	warn := eval[[]string](t, p, `(() => { const w = document.querySelector('[data-class-loopback]');
 		return w && w.getBoundingClientRect().height > 0 ? [w.querySelector('code').textContent, String(contrast(w))] : []; })()`)
-	if !strings.HasPrefix(join, "http://127.0.0.1:") || len(warn) != 2 || warn[0] != templates.LoopbackCommand {
-		t.Errorf("join address %s: the loopback warning shows %q, want the command %q", join, warn, templates.LoopbackCommand)
+	// The command keeps the port the server listens on (a fresh-eyes
+	// review of issue 38: it said 8080 whatever the port).
+	u, err := url.Parse(ts.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if want := templates.LoopbackCommand(port); port == 8080 || !strings.HasPrefix(join, "http://127.0.0.1:") || len(warn) != 2 || warn[0] != want {
+		t.Errorf("join address %s: the loopback warning shows %q, want the command %q", join, warn, want)
 	} else if c, _ := strconv.ParseFloat(warn[1], 64); c < 4.5 {
 		t.Errorf("the loopback warning's contrast is %.2f:1", c)
 	}
@@ -201,5 +210,97 @@ func checkClassPanelPlace(t *testing.T, ctx context.Context) {
 	}
 	if got.Choices < 2 || got.Rows != 1 || got.TallyH > 40 {
 		t.Errorf("the tally: %d choices in %d rows, %.0f px tall; want one row of at most 40 px", got.Choices, got.Rows, got.TallyH)
+	}
+}
+
+// TestBrowserPresenterClassFits: presenter mode with a class, at 1280 x
+// 800 and 1024 x 768 (a fresh-eyes review of issue 38: the class panel
+// squeezed the command card, cut off at Reveal, and the lanes).
+//   - With the join code up (no student yet) the lanes are on the screen.
+//   - With a student in, on the stale-owner lesson at steps 4 and 6
+//     asked and revealed: the lanes keep at least 35% of the height and
+//     their text at least 11 px, the current step's column is in view,
+//     and no panel cuts its content (checkFit: the command card too;
+//     the diagram's texts at least 11 px, or the state in words).
+//   - A second presenter's class refused (too many classes) says so
+//     inside the controls bar, which stays inside the screen (it ran
+//     800 px past the bar's right edge).
+func TestBrowserPresenterClassFits(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	l := staleLesson(t, all)
+	for _, s := range []struct{ w, h int64 }{{1280, 800}, {1024, 768}} {
+		where := fmt.Sprintf("%dx%d", s.w, s.h)
+		ts := startServer(t, Config{Lessons: all, Limits: Limits{MaxClassesPerAddr: 1}}, "127.0.0.1:0")
+		p := newTab(t)
+		run(t, p, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 3, sim.English, true)))
+		waitStep(t, p, 3)
+		click(t, p, "[data-class-start]")
+		code := waitValue[string](t, p, `document.querySelector('[data-class-code-text]')?.textContent || ''`, where+": the class code")
+		var f laneFit
+		if err := json.Unmarshal(eval[[]byte](t, p, measureLanes), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.MinText == 0 {
+			t.Errorf("%s, the join code up: the lanes are cut at the screen's bottom (%s)", where, f.Smallest)
+		}
+
+		// A second class from the same address is refused: the message
+		// fits the presenter's bar.
+		other := newTab(t)
+		run(t, other, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 3, sim.English, true)))
+		waitStep(t, other, 3)
+		click(t, other, "[data-class-start]")
+		waitJS(t, other, `document.getElementById('player').dataset.error === 'class-limit'`, where+": the class refused")
+		var bar struct {
+			Conn, Bar          box
+			ViewW, DocW, Lines float64
+		}
+		if err := json.Unmarshal(eval[[]byte](t, other, `(() => {
+			const r = el => { const b = el.getBoundingClientRect(); return {Left: b.left, Top: b.top, Right: b.right, Bottom: b.bottom}; };
+			const c = document.getElementById('conn');
+			return {Conn: r(c), Bar: r(document.querySelector('.controls')), ViewW: innerWidth, DocW: document.documentElement.scrollWidth,
+				Lines: c.getBoundingClientRect().height / parseFloat(getComputedStyle(c).lineHeight === 'normal' ? 1.2 * parseFloat(getComputedStyle(c).fontSize) : getComputedStyle(c).lineHeight)};
+		})()`), &bar); err != nil {
+			t.Fatal(err)
+		}
+		if !bar.Conn.inside(bar.Bar) || bar.Bar.Right > bar.ViewW+0.5 || bar.DocW > bar.ViewW {
+			t.Errorf("%s: the refusal at %+v is not inside the controls bar %+v (screen %.0f px, page %.0f px wide)", where, bar.Conn, bar.Bar, bar.ViewW, bar.DocW)
+		}
+
+		st := newTab(t)
+		run(t, st, chromedp.EmulateViewport(390, 844), chromedp.Navigate(ts.url+"/class/"+code))
+		waitJS(t, p, `(() => { const c = document.querySelector('[data-class-chip]'); return !!c && !c.hidden; })()`, where+": the join chip")
+		cur := 3
+		for _, n := range []int{4, 6} {
+			for cur < n {
+				press(t, p, kb.ArrowRight)
+				cur++
+				waitStep(t, p, cur)
+			}
+			waitStep(t, st, n)
+			for _, phase := range []string{"ask", "reveal"} {
+				click(t, p, fmt.Sprintf(`[data-class-action=%q]`, phase))
+				at := fmt.Sprintf("%s step %d %s", where, n, phase)
+				if phase == "ask" {
+					waitJS(t, p, `document.querySelectorAll('[data-class-tally] li').length >= 2`, at+": the tally")
+				} else {
+					cur++
+					waitStep(t, p, cur)
+					waitJS(t, p, `!!document.querySelector('[data-class-tally] li.right')`, at+": the right answer")
+				}
+				// the narration's fit and the timeline's scroll follow the
+				// layout a frame later
+				evalAwait[bool](t, p, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				waitJS(t, p, currentColumnInView, at+": the current column in view")
+				if err := json.Unmarshal(eval[[]byte](t, p, measureLanes), &f); err != nil {
+					t.Fatal(err)
+				}
+				if f.CardH < 0.35*f.ViewH || f.Texts < 10 || f.MinText < 11 {
+					t.Errorf("%s: the timeline is %.0f px of %.0f, its smallest text (%s) %.1f px (%d texts); want at least 35%% and 11 px", at, f.CardH, f.ViewH, f.Smallest, f.MinText, f.Texts)
+				}
+				checkFit(t, at, readFit(t, p))
+			}
+		}
 	}
 }

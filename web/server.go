@@ -576,7 +576,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(webnet.CompressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.batch = bc
-	c.addr, c.host, c.local = s.clientAddr(r), r.Host, webnet.LocalPeer(r)
+	c.addr, c.host, c.local, c.listenPort = s.clientAddr(r), r.Host, webnet.LocalPeer(r), webnet.ListenPort(r)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)
 	c.stop = s.ctx.Done()

@@ -97,6 +97,17 @@ func ParseTrustedProxies(list string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
+// ListenPort is the TCP port the server accepted r's connection on (the
+// listener's own address, http.LocalAddrContextKey: behind a proxy or a
+// Host header that names another port, still the one listened on), 0 when
+// r carries none.
+func ListenPort(r *http.Request) int {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return 0
+}
+
 // LocalPeer reports whether r comes from loopback and names no client of
 // a proxy: someone on the server's own machine.
 func LocalPeer(r *http.Request) bool {
