@@ -277,3 +277,50 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserNoticesUnderHeader: the notes a page makes on its own address
+// (templates.Notice: a bad step, lang or drill level) are drawn under the
+// site header, inside the page's main landmark, on the screen and above
+// the page's content, at 1280 x 800 and on a 390 x 844 phone (they stood
+// above the site header, outside every landmark: issue 38).
+func TestBrowserNoticesUnderHeader(t *testing.T) {
+	t.Parallel()
+	l := staleLesson(t, testLessons(t))
+	ctx, ts := tabAt(t, Config{Lessons: testLessons(t)}, "/join?lang=en")
+	paths := []string{"/lessons/" + l.ID + "?lang=xx&step=999", "/search?lang=xx", "/drills?lang=en&level=99", "/explore/lock?lang=xx", "/?lang=xx"}
+	for _, size := range [][2]int64{{1280, 800}, {390, 844}} {
+		run(t, ctx, chromedp.EmulateViewport(size[0], size[1]))
+		for _, path := range paths {
+			run(t, ctx, chromedp.Navigate(ts.url+path))
+			waitJS(t, ctx, `document.readyState === 'complete'`, path)
+			var got struct {
+				Notices                       int
+				InMain                        bool
+				HeaderBottom, Top, Bottom, Vh float64
+				ContentTop                    float64
+				Content                       string
+			}
+			raw := eval[[]byte](t, ctx, `(() => {
+				const ns = [...document.querySelectorAll('.page-notice')], r = el => el.getBoundingClientRect();
+				if (!ns.length) return {Notices: 0};
+				const box = ns[0].closest('.page-notices'), main = box.closest('main');
+				const next = main && [...main.children].find(el => el !== box && r(el).height > 0);
+				return {Notices: ns.length, InMain: !!main && ns.every(n => main.contains(n)),
+					HeaderBottom: r(document.querySelector('header.site')).bottom, Top: r(box).top, Bottom: r(box).bottom, Vh: innerHeight,
+					ContentTop: next ? r(next).top : 0, Content: next ? next.className : ''};
+			})()`)
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			at := fmt.Sprintf("%s at %dx%d", path, size[0], size[1])
+			if got.Notices == 0 {
+				t.Errorf("%s: no notice", at)
+				continue
+			}
+			if !got.InMain || got.Top < got.HeaderBottom-0.5 || got.Bottom > got.Vh || got.ContentTop < got.Bottom-0.5 {
+				t.Errorf("%s: notices in main %v at y=%.0f-%.0f, the header ends at %.0f, the content (%s) starts at %.0f, screen %.0f; want in main, under the header, above the content, on the screen",
+					at, got.InMain, got.Top, got.Bottom, got.HeaderBottom, got.Content, got.ContentTop, got.Vh)
+			}
+		}
+	}
+}
