@@ -204,19 +204,23 @@ func swipeTo(t *testing.T, ctx context.Context, y func() float64, x0, x1 float64
 
 // phoneFit is what a phone's player measures.
 type phoneFit struct {
-	ViewH      float64 `json:"viewH"`
-	HeaderH    float64 `json:"headerH"`
-	BarTop     float64 `json:"barTop"`
-	BarBottom  float64 `json:"barBottom"`
-	BarPos     string  `json:"barPos"`
-	PlayLabel  string  `json:"playLabel"`
-	StepLabel  string  `json:"stepLabel"`
-	PlayBg     string  `json:"playBg"`
-	StepBg     string  `json:"stepBg"`
-	Projector  []string
-	NarrBottom float64 `json:"narrBottom"`
-	LanesTop   float64 `json:"lanesTop"`
-	DiagTop    float64 `json:"diagTop"`
+	ViewH     float64 `json:"viewH"`
+	HeaderH   float64 `json:"headerH"`
+	BarTop    float64 `json:"barTop"`
+	BarBottom float64 `json:"barBottom"`
+	BarPos    string  `json:"barPos"`
+	PlayLabel string  `json:"playLabel"`
+	StepLabel string  `json:"stepLabel"`
+	// PredictLabel is what the Predict button says in words (it was an
+	// icon alone on a phone), Cut the bar's buttons whose words do not fit.
+	PredictLabel string   `json:"predictLabel"`
+	Cut          []string `json:"cut"`
+	PlayBg       string   `json:"playBg"`
+	StepBg       string   `json:"stepBg"`
+	Projector    []string
+	NarrBottom   float64 `json:"narrBottom"`
+	LanesTop     float64 `json:"lanesTop"`
+	DiagTop      float64 `json:"diagTop"`
 	// Overlaps are the pairs of the header's links and buttons drawn
 	// over each other (the site's navigation ran under the languages).
 	Overlaps []string `json:"overlaps"`
@@ -230,6 +234,9 @@ const measurePhone = `(() => {
 	return {viewH: innerHeight, headerH: r(document.querySelector('header.site')).height,
 		barTop: bar.top, barBottom: bar.bottom, barPos: getComputedStyle(document.querySelector('.controls-wrap')).position,
 		playLabel: label('btn-play'), stepLabel: label('btn-step'),
+		predictLabel: document.getElementById('btn-predict').innerText.trim(),
+		cut: [...document.querySelectorAll('.controls button')].filter(shown)
+			.filter(b => b.scrollWidth > b.clientWidth + 0.5 || r(b).right > innerWidth + 0.5).map(b => b.id),
 		playBg: getComputedStyle(document.getElementById('btn-play')).backgroundColor,
 		stepBg: getComputedStyle(document.getElementById('btn-step')).backgroundColor,
 		Projector: [...document.querySelectorAll('[data-action="presenter"], [data-class-start]')].filter(shown).map(e => e.textContent.trim()),
@@ -279,6 +286,7 @@ func TestBrowserPhonePlayer(t *testing.T) {
 	if len(f.Overlaps) > 0 {
 		t.Errorf("the header's links and buttons overlap: %q", f.Overlaps)
 	}
+	checkPhonePredict(t, f, sim.English)
 	if len(f.Projector) > 0 {
 		t.Errorf("a phone offers %q", f.Projector)
 	}
@@ -301,6 +309,27 @@ func TestBrowserPhonePlayer(t *testing.T) {
 	}
 	swipeTo(t, ctx, narrMid, 330, 60, 4)
 	swipeTo(t, ctx, narrMid, 60, 330, 3)
+	for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
+		openStep(t, ctx, ts, l.ID, 3, loc)
+		var f phoneFit
+		if err := json.Unmarshal(eval[[]byte](t, ctx, measurePhone), &f); err != nil {
+			t.Fatal(err)
+		}
+		checkPhonePredict(t, f, loc)
+	}
+}
+
+// checkPhonePredict fails t unless the phone's bar says Predict in words,
+// in loc's language, and every button of the bar shows its words whole
+// (issue 38: Predict was an icon alone, its only name a tooltip).
+func checkPhonePredict(t *testing.T, f phoneFit, loc sim.Locale) {
+	t.Helper()
+	if want := tr(loc).Interview().PredictMode; f.PredictLabel != want {
+		t.Errorf("%s: the bar's Predict button says %q, want %q", loc, f.PredictLabel, want)
+	}
+	if len(f.Cut) > 0 {
+		t.Errorf("%s: the bar's buttons %q do not fit their words or the screen", loc, f.Cut)
+	}
 }
 
 // TestBrowserPlayStops: Play stops on its own after the step that breaks
