@@ -118,6 +118,8 @@ type deskFit struct {
 	LanesTop     float64 `json:"lanesTop"`
 	LanesBottom  float64 `json:"lanesBottom"`
 	Left, Right  float64
+	// Wrapped are the controls drawn below the controls' first line.
+	Wrapped []string
 }
 
 const measureDesk = `(() => {
@@ -126,7 +128,12 @@ const measureDesk = `(() => {
 	const body = r(document.querySelector('[data-panel="timeline"] .tl-body'));
 	return {ViewW: innerWidth, ViewH: innerHeight, headerH: r(document.querySelector('header.site')).height,
 		lanesTop: body.top + scrollY, lanesBottom: body.bottom + scrollY,
-		Left: Math.min(...cards.map(b => b.left)), Right: Math.max(...cards.map(b => b.right))};
+		Left: Math.min(...cards.map(b => b.left)), Right: Math.max(...cards.map(b => b.right)),
+		Wrapped: (() => {
+			const items = [...document.querySelectorAll('.controls > :not(.buttons), .controls .buttons > *')].filter(el => r(el).width > 0);
+			const first = Math.min(...items.map(el => r(el).bottom));
+			return items.filter(el => r(el).top >= first - 0.5).map(el => el.id || el.className);
+		})()};
 })()`
 
 // TestBrowserDeskLayout: on a desk (1280 x 800 and 1920 x 1080), at the
@@ -134,16 +141,20 @@ const measureDesk = `(() => {
 // lanes start on the first screen, under the narration, with at least one
 // lane's height of them shown, and the board grows with the screen (issue
 // 38, item 6: the lanes began at y = 1,060-1,370 and a quarter of a
-// 1920 px screen was empty). With -update-screenshot it writes the 1280 x
+// 1920 px screen was empty); the controls are one line, at 1024 x 768
+// too (the connection took a second line there), in the three languages. With -update-screenshot it writes the 1280 x
 // 800 screen to docs/screenshot-desk-1280x800.png.
 func TestBrowserDeskLayout(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	step := staleStep(expectedFrames(t, l))
-	for _, s := range []struct{ w, h int64 }{{1920, 1080}, {1280, 800}} {
-		where := fmt.Sprintf("%dx%d", s.w, s.h)
+	for _, s := range []struct {
+		w, h int64
+		loc  sim.Locale
+	}{{1920, 1080, sim.English}, {1024, 768, sim.English}, {1024, 768, sim.SimplifiedChinese}, {1024, 768, sim.TraditionalChinese}, {1280, 800, sim.English}} {
+		where := fmt.Sprintf("%dx%d %s", s.w, s.h, s.loc)
 		run(t, ctx, chromedp.EmulateViewport(s.w, s.h))
-		openStep(t, ctx, ts, l.ID, step, sim.English)
+		openStep(t, ctx, ts, l.ID, step, s.loc)
 		var f deskFit
 		if err := json.Unmarshal(eval[[]byte](t, ctx, measureDesk), &f); err != nil {
 			t.Fatal(err)
@@ -158,6 +169,9 @@ func TestBrowserDeskLayout(t *testing.T) {
 		}
 		if used := f.Right - f.Left; used < 0.9*f.ViewW {
 			t.Errorf("%s: the board's cards take %.0f px of %.0f, want at least 90%%", where, used, f.ViewW)
+		}
+		if len(f.Wrapped) > 0 {
+			t.Errorf("%s: the controls %q are on a second line, want one", where, f.Wrapped)
 		}
 		t.Logf("%s: header %.0f px, lanes at y=%.0f-%.0f, cards x=%.0f-%.0f", where, f.HeaderH, f.LanesTop, f.LanesBottom, f.Left, f.Right)
 	}
