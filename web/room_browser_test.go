@@ -127,7 +127,8 @@ func TestBrowserCourseMapNumbers(t *testing.T) {
 // site header's layout and its nav on one line at 1280 px; and every page
 // with a form (the Search page, /join, the lock page with its builder open,
 // explore's sandbox, the drills) draws each kind of control (field, select,
-// text area, check box, file picker, button, primary button, fieldset) in
+// text area, check box, file picker, button, primary button, fieldset,
+// label) in
 // one computed style, the same on every page, in the page's font, the
 // selects without the browser's own look (the forms were the browser's
 // defaults, and a <button class="button"> 13.33 px on one page and 16 px
@@ -157,7 +158,7 @@ func TestBrowserSiteHeaderAndForms(t *testing.T) {
 		}
 	}
 	// kind -> style -> the pages that draw a control of that kind so
-	want := map[string]int{"field": 5, "select": 3, "textarea": 2, "check": 3, "file": 2, "button": 3, "primary": 4, "fieldset": 2}
+	want := map[string]int{"field": 5, "select": 3, "textarea": 2, "check": 3, "file": 2, "button": 3, "primary": 4, "fieldset": 2, "label": 5}
 	styles := map[string]map[string][]string{}
 	for _, path := range []string{"/search?lang=en", "/join?lang=en", "/explore/lock?lang=en", "/explore?lang=en", "/drills?lang=en"} {
 		run(t, ctx, chromedp.Navigate(ts.url+path))
@@ -192,7 +193,7 @@ func TestBrowserSiteHeaderAndForms(t *testing.T) {
 			if k == "select" && !strings.Contains(st, "appearance:none") {
 				t.Errorf("select in the browser's look: %s", st)
 			}
-			if k != "check" && k != "fieldset" && !strings.Contains(st, "font-size:16px") && !(k == "textarea" && strings.Contains(st, "font-size:14.4px")) {
+			if k != "check" && k != "fieldset" && k != "label" && !strings.Contains(st, "font-size:16px") && !(k == "textarea" && strings.Contains(st, "font-size:14.4px")) {
 				t.Errorf("%s not in the page's font size: %s", k, st)
 			}
 		}
@@ -216,6 +217,7 @@ const measureForms = `(() => {
 		button: ['main button.button:not(.primary)', box],
 		primary: ['main button.button.primary', box],
 		fieldset: ['main fieldset', ['border-top-width', 'border-top-style', 'border-top-color', 'border-top-left-radius', 'padding-left']],
+		label: ['main label:not(.check)', ['font-size', 'font-weight', 'color']],
 	};
 	const out = {};
 	for (const [k, [sel, props, pseudo]] of Object.entries(kinds)) {
