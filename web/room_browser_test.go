@@ -233,8 +233,8 @@ const measureForms = `(() => {
 // pages under it (the Search page, /join, the lock page, the course) is
 // collapsed as the player's (issue 38, items 8 and 11: it was 238 px): at
 // most 90 px, the logo and the languages on one line, the site's
-// navigation on one line under them, scrolled sideways, nothing drawn over
-// anything else, and the page's heading within the first third of the
+// navigation on one line under them, scrolled sideways to the current
+// page's link, nothing drawn over anything else, and the page's heading within the first third of the
 // screen; in the three languages.
 func TestBrowserPhoneSiteHeader(t *testing.T) {
 	t.Parallel()
@@ -250,6 +250,7 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 				NavRows, Links        int
 				NavScroll             string
 				Overlaps              []string
+				Here                  string // the current page's link when it is off the nav's shown part
 			}
 			raw := eval[[]byte](t, ctx, `(() => {
 				const r = el => el.getBoundingClientRect(), h = document.querySelector('header.site'), nav = h.querySelector('.site-nav');
@@ -262,7 +263,8 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 				}
 				return {ViewH: innerHeight, HeaderH: r(h).height, H1Top: r(document.querySelector('main h1')).top,
 					NavRows: new Set([...nav.querySelectorAll('a')].map(a => Math.round(r(a).top))).size,
-					Links: nav.querySelectorAll('a').length, NavScroll: getComputedStyle(nav).overflowX, Overlaps: overlaps};
+					Links: nav.querySelectorAll('a').length, NavScroll: getComputedStyle(nav).overflowX, Overlaps: overlaps,
+					Here: [...nav.querySelectorAll('[aria-current="page"]')].filter(a => r(a).left < r(nav).left - 1 || r(a).right > r(nav).right + 1).map(a => a.textContent).join()};
 			})()`)
 			if err := json.Unmarshal(raw, &got); err != nil {
 				t.Fatal(err)
@@ -275,6 +277,9 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 			}
 			if len(got.Overlaps) > 0 {
 				t.Errorf("%s: the header's parts overlap: %q", path, got.Overlaps)
+			}
+			if got.Here != "" {
+				t.Errorf("%s: the current page's link %q is scrolled out of the nav", path, got.Here)
 			}
 		}
 	}
