@@ -46,3 +46,14 @@ if (search) {
     }),
   );
 }
+
+// On a phone the site's navigation is one line scrolled sideways (app.css):
+// the current page's link is scrolled into it (on /join it was past the
+// screen's edge).
+const here = document.querySelector("header.site > .site-nav [aria-current='page']");
+if (here) {
+  const nav = here.parentElement;
+  const a = here.getBoundingClientRect();
+  const n = nav.getBoundingClientRect();
+  if (a.right > n.right || a.left < n.left) nav.scrollLeft += a.left - n.left - (n.width - a.width) / 2;
+}

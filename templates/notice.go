@@ -2,7 +2,7 @@ package templates
 
 import "context"
 
-// Notice is a note at the top of a page about its own address: a query
+// Notice is a note at the top of a page's main content about its own address: a query
 // parameter the page could not use as given (a step past the lesson's end,
 // a language the site does not speak, a drill level that does not exist),
 // what the valid values are and what the page shows instead. Param is the
@@ -17,8 +17,8 @@ type Notice struct {
 type noticesKey struct{}
 
 // WithNotices returns ctx carrying ns after the notices ctx already
-// carries. Every page rendered with such a context (shell) shows them at
-// the top of its body: the server adds the language notice to every
+// carries. Every page rendered with such a context shows them first in its
+// main landmark, under the site header (pageNotices): the server adds the language notice to every
 // request (web.Server.ServeHTTP), a page's handler the notices of its own
 // parameters, so that no page drops a bad parameter without a word.
 func WithNotices(ctx context.Context, ns ...Notice) context.Context {

@@ -79,8 +79,8 @@ func seriousAxe(t *testing.T, tab context.Context, script, what string) {
 
 // TestBrowserAxe runs axe-core (pinned in testdata/axe's lockfile) on the
 // course page, a player at the stale-owner step (its Redis panel's key
-// table and PTTL labels, its controls), the Search page and the "Your
-// lock" page, empty and with a check's problems, at 1280x800 and on a
+// table and PTTL labels, its controls), the Search page, /join and the
+// "Your lock" page, empty and with a check's problems, at 1280x800 and on a
 // 390x844 phone:
 // no serious or critical violation, and no content outside a landmark
 // (issue 38, item 16).
@@ -105,6 +105,9 @@ func TestBrowserAxe(t *testing.T) {
 		run(t, ctx, chromedp.Navigate(ts.url+"/search?lang=en"))
 		waitJS(t, ctx, `document.readyState === 'complete'`, "the Search page")
 		seriousAxe(t, ctx, script, "the Search page"+at)
+		run(t, ctx, chromedp.Navigate(ts.url+"/join?lang=zh-TW"))
+		waitJS(t, ctx, `document.readyState === 'complete'`, "the join page")
+		seriousAxe(t, ctx, script, "the join page"+at)
 		run(t, ctx, chromedp.Navigate(ts.url+"/explore/lock?lang=en"))
 		waitJS(t, ctx, `document.readyState === 'complete'`, "the lock page")
 		seriousAxe(t, ctx, script, "the lock page"+at)

@@ -49,7 +49,7 @@ func TestBrowserNoScript(t *testing.T) {
 		return JSON.stringify({
 			shown, connShown: seen(document.getElementById('conn')),
 			noticeTop: notice.top, noticeH: notice.height,
-			boardTop: document.querySelector('main.board').getBoundingClientRect().top,
+			boardTop: document.querySelector('.board').getBoundingClientRect().top,
 			step: document.querySelector('[data-panel="narration"] .narr')?.dataset.step || '',
 			say: say ? say.textContent.trim() : '', sayShown: !!say && seen(say),
 			conn: document.getElementById('player').dataset.conn,

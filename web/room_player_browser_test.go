@@ -130,6 +130,8 @@ type deskFit struct {
 	LanesTop     float64 `json:"lanesTop"`
 	LanesBottom  float64 `json:"lanesBottom"`
 	Left, Right  float64
+	// Wrapped are the controls drawn below the controls' first line.
+	Wrapped []string
 }
 
 const measureDesk = `(() => {
@@ -138,7 +140,12 @@ const measureDesk = `(() => {
 	const body = r(document.querySelector('[data-panel="timeline"] .tl-body'));
 	return {ViewW: innerWidth, ViewH: innerHeight, headerH: r(document.querySelector('header.site')).height,
 		lanesTop: body.top + scrollY, lanesBottom: body.bottom + scrollY,
-		Left: Math.min(...cards.map(b => b.left)), Right: Math.max(...cards.map(b => b.right))};
+		Left: Math.min(...cards.map(b => b.left)), Right: Math.max(...cards.map(b => b.right)),
+		Wrapped: (() => {
+			const items = [...document.querySelectorAll('.controls > :not(.buttons), .controls .buttons > *')].filter(el => r(el).width > 0);
+			const first = Math.min(...items.map(el => r(el).bottom));
+			return items.filter(el => r(el).top >= first - 0.5).map(el => el.id || el.className);
+		})()};
 })()`
 
 // TestBrowserDeskLayout: on a desk (1280 x 800 and 1920 x 1080), at the
@@ -159,10 +166,11 @@ func TestBrowserDeskLayout(t *testing.T) {
 	for _, s := range []struct {
 		w, h int64
 		step int
-	}{{1024, 768, step}, {1024, 768, 7}, {1920, 1080, step}, {1280, 800, step}} {
-		where := fmt.Sprintf("%dx%d step %d", s.w, s.h, s.step)
+		loc  sim.Locale
+	}{{1024, 768, step, sim.English}, {1024, 768, 7, sim.English}, {1024, 768, step, sim.SimplifiedChinese}, {1024, 768, step, sim.TraditionalChinese}, {1920, 1080, step, sim.English}, {1280, 800, step, sim.English}} {
+		where := fmt.Sprintf("%dx%d step %d %s", s.w, s.h, s.step, s.loc)
 		run(t, ctx, chromedp.EmulateViewport(s.w, s.h))
-		openStep(t, ctx, ts, l.ID, s.step, sim.English)
+		openStep(t, ctx, ts, l.ID, s.step, s.loc)
 		if s.w == 1024 {
 			if !eval[bool](t, ctx, `document.getElementById('conn').getBoundingClientRect().top < document.getElementById('btn-step').getBoundingClientRect().bottom`) {
 				t.Errorf("%s: the connection's status is on a line of its own under the controls", where)
@@ -182,6 +190,9 @@ func TestBrowserDeskLayout(t *testing.T) {
 		}
 		if used := f.Right - f.Left; used < 0.9*f.ViewW {
 			t.Errorf("%s: the board's cards take %.0f px of %.0f, want at least 90%%", where, used, f.ViewW)
+		}
+		if len(f.Wrapped) > 0 {
+			t.Errorf("%s: the controls %q are on a second line, want one", where, f.Wrapped)
 		}
 		t.Logf("%s: header %.0f px, lanes at y=%.0f-%.0f, cards x=%.0f-%.0f", where, f.HeaderH, f.LanesTop, f.LanesBottom, f.Left, f.Right)
 	}
@@ -228,19 +239,23 @@ func swipeTo(t *testing.T, ctx context.Context, y func() float64, x0, x1 float64
 
 // phoneFit is what a phone's player measures.
 type phoneFit struct {
-	ViewH      float64 `json:"viewH"`
-	HeaderH    float64 `json:"headerH"`
-	BarTop     float64 `json:"barTop"`
-	BarBottom  float64 `json:"barBottom"`
-	BarPos     string  `json:"barPos"`
-	PlayLabel  string  `json:"playLabel"`
-	StepLabel  string  `json:"stepLabel"`
-	PlayBg     string  `json:"playBg"`
-	StepBg     string  `json:"stepBg"`
-	Projector  []string
-	NarrBottom float64 `json:"narrBottom"`
-	LanesTop   float64 `json:"lanesTop"`
-	DiagTop    float64 `json:"diagTop"`
+	ViewH     float64 `json:"viewH"`
+	HeaderH   float64 `json:"headerH"`
+	BarTop    float64 `json:"barTop"`
+	BarBottom float64 `json:"barBottom"`
+	BarPos    string  `json:"barPos"`
+	PlayLabel string  `json:"playLabel"`
+	StepLabel string  `json:"stepLabel"`
+	// PredictLabel is what the Predict button says in words (it was an
+	// icon alone on a phone), Cut the bar's buttons whose words do not fit.
+	PredictLabel string   `json:"predictLabel"`
+	Cut          []string `json:"cut"`
+	PlayBg       string   `json:"playBg"`
+	StepBg       string   `json:"stepBg"`
+	Projector    []string
+	NarrBottom   float64 `json:"narrBottom"`
+	LanesTop     float64 `json:"lanesTop"`
+	DiagTop      float64 `json:"diagTop"`
 	// Overlaps are the pairs of the header's links and buttons drawn
 	// over each other (the site's navigation ran under the languages).
 	Overlaps []string `json:"overlaps"`
@@ -254,6 +269,9 @@ const measurePhone = `(() => {
 	return {viewH: innerHeight, headerH: r(document.querySelector('header.site')).height,
 		barTop: bar.top, barBottom: bar.bottom, barPos: getComputedStyle(document.querySelector('.controls-wrap')).position,
 		playLabel: label('btn-play'), stepLabel: label('btn-step'),
+		predictLabel: document.getElementById('btn-predict').innerText.trim(),
+		cut: [...document.querySelectorAll('.controls button')].filter(shown)
+			.filter(b => b.scrollWidth > b.clientWidth + 0.5 || r(b).right > innerWidth + 0.5).map(b => b.id),
 		playBg: getComputedStyle(document.getElementById('btn-play')).backgroundColor,
 		stepBg: getComputedStyle(document.getElementById('btn-step')).backgroundColor,
 		Projector: [...document.querySelectorAll('[data-action="presenter"], [data-class-start]')].filter(shown).map(e => e.textContent.trim()),
@@ -303,6 +321,7 @@ func TestBrowserPhonePlayer(t *testing.T) {
 	if len(f.Overlaps) > 0 {
 		t.Errorf("the header's links and buttons overlap: %q", f.Overlaps)
 	}
+	checkPhonePredict(t, f, sim.English)
 	if len(f.Projector) > 0 {
 		t.Errorf("a phone offers %q", f.Projector)
 	}
@@ -325,6 +344,27 @@ func TestBrowserPhonePlayer(t *testing.T) {
 	}
 	swipeTo(t, ctx, narrMid, 330, 60, 4)
 	swipeTo(t, ctx, narrMid, 60, 330, 3)
+	for _, loc := range []sim.Locale{sim.SimplifiedChinese, sim.TraditionalChinese} {
+		openStep(t, ctx, ts, l.ID, 3, loc)
+		var f phoneFit
+		if err := json.Unmarshal(eval[[]byte](t, ctx, measurePhone), &f); err != nil {
+			t.Fatal(err)
+		}
+		checkPhonePredict(t, f, loc)
+	}
+}
+
+// checkPhonePredict fails t unless the phone's bar says Predict in words,
+// in loc's language, and every button of the bar shows its words whole
+// (issue 38: Predict was an icon alone, its only name a tooltip).
+func checkPhonePredict(t *testing.T, f phoneFit, loc sim.Locale) {
+	t.Helper()
+	if want := tr(loc).Interview().PredictMode; f.PredictLabel != want {
+		t.Errorf("%s: the bar's Predict button says %q, want %q", loc, f.PredictLabel, want)
+	}
+	if len(f.Cut) > 0 {
+		t.Errorf("%s: the bar's buttons %q do not fit their words or the screen", loc, f.Cut)
+	}
 }
 
 // TestBrowserPlayStops: Play stops on its own after the step that breaks
