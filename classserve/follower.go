@@ -37,6 +37,10 @@ type Follower struct {
 	// the server's session table): a student who follows a lecture sends
 	// nothing for long stretches.
 	touch func()
+	// deliver is the writer's fast path (Player.WriterDeliver): the feed
+	// shows the follower a move from its own goroutines, and wakes the
+	// writer only when deliver could not.
+	deliver func() bool
 
 	// mu guards what follows, between the session and the writer; neither
 	// holds it while it waits on the other.
