@@ -235,6 +235,7 @@ func oneServer(ctx context.Context, bin, build, floorBin string, n int, o option
 		fmt.Sprintf("server %s (%.1f µs per student: user %.1f, system %.1f)", ms(perMove(cpu1-cpu0)), perStudentMove,
 			float64(perMove(user1-user0))/float64(time.Microsecond)/float64(n), float64(perMove(sys1-sys0))/float64(time.Microsecond)/float64(n)),
 		fmt.Sprintf("load generator %s", ms(perMove(self1-self0))), "-", "≤ 8 µs per student (issue 34)", benchtable.Yes(perStudentMove <= 8))
+	room.close() // the floor's n connections fit under the same ulimit -n
 	floor, err := writeFloor(ctx, floorBin, n, len(lat), int(wire+0.5))
 	if err != nil {
 		return err
