@@ -66,10 +66,14 @@ fuzz:
 # of 50 clients looping lock/unlock, is not part of it).
 # bench/classmem prints what a class costs in memory while it lives and
 # after -class-grace drops it (issue 37).
+# CLASSLOAD_FLAGS are passed to bench/classload, e.g. the code before for
+# the class rows in the same run: CLASSLOAD_FLAGS='-reference FILE'
+# (docs/performance.md, How to measure).
+CLASSLOAD_FLAGS ?=
 bench:
 	@command -v redis-server >/dev/null 2>&1 || $(MAKE) deps
 	$(GO) run ./bench
-	$(GO) run ./bench/classload
+	$(GO) run ./bench/classload $(CLASSLOAD_FLAGS)
 	$(GO) run ./bench/proxyload
 	$(GO) run ./bench/classmem
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,9 @@ type classFeed struct {
 	mu      sync.Mutex
 	latest  classroom.State
 	members map[*Follower]struct{}
+	// woken is update's list of the students it shows a state to, kept
+	// for the next (only the feed's reader calls update).
+	woken []*Follower
 	// shown is latest and the step before it, for state and moved: 10,000
 	// students read it after a move while update may still be waking the
 	// rest under mu.
@@ -133,18 +137,51 @@ func (f *classFeed) moved() (classroom.State, int) {
 	return s.st, s.before
 }
 
-// update keeps st when it is newer than what the feed has, and wakes the
-// students.
+// update keeps st when it is newer than what the feed has, and shows it
+// to the students (show). Only the feed's reader (run) calls it.
 func (f *classFeed) update(st classroom.State) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if st.Seq <= f.latest.Seq && (!st.Ended || f.latest.Ended) {
+		f.mu.Unlock()
 		return
 	}
 	f.latest = st
 	f.shown.Store(&feedState{st: st, before: stepBefore(f.shown.Load(), st)})
+	f.woken = f.woken[:0]
 	for m := range f.members {
-		poke(m.wake)
+		f.woken = append(f.woken, m)
+	}
+	f.mu.Unlock()
+	show(f.woken)
+	clear(f.woken) // keeps no student who left
+}
+
+// showChunk is the fewest students per goroutine show uses.
+const showChunk = 256
+
+// show shows each student the feed's newest state: through its writer's
+// fast path (Follower.deliver: one write that does not wait, from here),
+// else by waking its writer. A large class is split over GOMAXPROCS
+// goroutines, one part each, which end when their part is done.
+func show(list []*Follower) {
+	w := min(runtime.GOMAXPROCS(0), (len(list)+showChunk-1)/showChunk)
+	if w <= 1 {
+		showEach(list)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range w {
+		part := list[i*len(list)/w : (i+1)*len(list)/w]
+		wg.Go(func() { showEach(part) })
+	}
+	wg.Wait()
+}
+
+func showEach(list []*Follower) {
+	for _, m := range list {
+		if m.deliver == nil || !m.deliver() {
+			poke(m.wake)
+		}
 	}
 }
 

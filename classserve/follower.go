@@ -10,11 +10,14 @@ import (
 
 // Follower is one student's membership of a class feed
 // (feed.go), served by the student's connection writer (client.go)
-// rather than by its session: on a move the feed wakes the writer, which
-// reads the feed's newest state and writes the class's shared frame and
-// status to the page itself, in one write (batchConn). A move of 10,000
-// students then wakes 10,000 writers, not 10,000 sessions that each wake
-// their writer (docs/performance.md, the Classes section).
+// rather than by its session: on a move the feed has the writer's fast
+// path (deliver) write the class's shared frame and status to the page from
+// the feed's own goroutines, in one write that does not wait
+// (webnet.BatchConn's TryFlush), and wakes the writer, which reads the
+// feed's newest state and writes them itself, only when the writer is busy
+// or the socket full. A move of 10,000 students then wakes no goroutine per
+// student, where it woke 10,000 writers, and before them 10,000 sessions
+// (docs/performance.md, the Classes section).
 //
 // The writer serves it only while direct: the student follows the class and
 // the class shows a course lesson, whose frames the class's students share
@@ -37,6 +40,10 @@ type Follower struct {
 	// the server's session table): a student who follows a lecture sends
 	// nothing for long stretches.
 	touch func()
+	// deliver is the writer's fast path (Player.WriterDeliver): the feed
+	// shows the follower a move from its own goroutines, and wakes the
+	// writer only when deliver could not.
+	deliver func() bool
 
 	// mu guards what follows, between the session and the writer; neither
 	// holds it while it waits on the other.

@@ -53,6 +53,11 @@ type Player interface {
 	// WriterWake is the connection writer's one-slot wake channel; Follow
 	// has the writer serve f (nil: none), Unfollow stops it serving f.
 	WriterWake() chan struct{}
+	// WriterDeliver shows the Follow'ed follower its feed's newest state
+	// from the caller's goroutine, without waiting on the connection, when
+	// the writer is idle; false: not done, the caller wakes the writer
+	// (WriterWake).
+	WriterDeliver() bool
 	Follow(f *Follower)
 	Unfollow(f *Follower)
 }

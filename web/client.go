@@ -79,6 +79,11 @@ type client struct {
 	classWake chan struct{}
 	follower  atomic.Pointer[classserve.Follower]
 	followed  atomic.Int64
+	// wmu is held by whoever writes to conn: the writer, or a class feed's
+	// goroutine in deliver. ended (under wmu): the writer has stopped, or
+	// sent the close frame, and nothing more may be written.
+	wmu   sync.Mutex
+	ended bool
 
 	closeOnce   sync.Once
 	closeCode   int
@@ -258,23 +263,93 @@ func (c *client) writePump() {
 	ticker := time.NewTicker(pingPeriod)
 	defer ticker.Stop()
 	for {
+		var msg outgoing
+		var ok, wake, ping bool
 		select {
-		case msg, ok := <-c.send:
-			if !c.writeQueued(msg, ok) {
-				return
-			}
+		case msg, ok = <-c.send:
 		case <-c.classWake:
-			if !c.follow() {
-				return
-			}
+			wake = true
 		case <-ticker.C:
+			ping = true
+		}
+		c.wmu.Lock()
+		goOn := c.flushPending()
+		switch {
+		case !goOn:
+		case wake:
+			goOn = c.follow()
+		case ping:
 			_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
 			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
 				_ = c.conn.Close()
-				return
+				goOn = false
 			}
+		default:
+			goOn = c.writeQueued(msg, ok)
+		}
+		c.ended = !goOn
+		c.wmu.Unlock()
+		if !goOn {
+			return
 		}
 	}
+}
+
+// flushPending writes what a deliver left unwritten (webnet.BatchConn's
+// TryFlush), before anything else; it reports whether the writer goes on.
+func (c *client) flushPending() bool {
+	if c.batch == nil {
+		return true
+	}
+	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	if err := c.batch.FlushPending(); err != nil {
+		_ = c.conn.Close()
+		return false
+	}
+	return true
+}
+
+// deliver shows the follower the newest state of its class's feed from
+// the caller's goroutine (a class feed's, classserve.Follower's deliver)
+// when the writer is idle, nothing is queued and nothing is pending: one
+// write that does not wait (webnet.BatchConn's TryFlush). A move of 10,000
+// students then wakes no writer goroutine at all, each wake a switch of
+// goroutine, a select and often a grown stack (docs/performance.md, the
+// Classes section). It reports whether it is done; false: the caller wakes
+// the writer, which shows the state or writes what is left.
+func (c *client) deliver() bool {
+	if c.batch == nil || !c.wmu.TryLock() {
+		return false
+	}
+	defer c.wmu.Unlock()
+	if c.ended || len(c.send) > 0 || c.batch.Pending() {
+		return c.ended
+	}
+	f := c.follower.Load()
+	if f == nil {
+		return true
+	}
+	frame, status := f.Next()
+	if frame == nil && status == nil {
+		return true
+	}
+	c.followed.Store(time.Now().UnixNano())
+	f.Touch()
+	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	c.batch.Hold()
+	var err error
+	for _, pm := range [2]*websocket.PreparedMessage{frame, status} {
+		if pm != nil && err == nil {
+			err = c.conn.WritePreparedMessage(pm)
+		}
+	}
+	done, ferr := c.batch.TryFlush()
+	if err != nil || ferr != nil {
+		_ = c.conn.Close()
+		c.ended = true
+		return true
+	}
+	return done
 }
 
 // follow shows the follower the newest state of its class's feed

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -38,6 +39,15 @@ type BatchConn struct {
 	mu      sync.Mutex
 	holding bool
 	buf     *[]byte
+	// pending: buf holds the bytes a TryFlush could not write (the socket
+	// was full), the start of a batch's frames. Writes append to them
+	// until the writer's FlushPending or Hold and Flush send them all, so
+	// that nothing goes out between the halves of a frame.
+	pending bool
+	// raw is Conn's raw connection for TryFlush's write that does not wait;
+	// nil when Conn has none (TryFlush then writes nothing).
+	raw     syscall.RawConn
+	rawDone bool
 }
 
 // NewBatchConn is a BatchConn whose batches are written from the buffers
@@ -57,7 +67,7 @@ const batchBufKept = 256 << 10
 // Write keeps p while the writer holds, else writes it.
 func (c *BatchConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	if c.holding {
+	if c.holding || c.pending {
 		*c.buf = append(*c.buf, p...)
 		c.mu.Unlock()
 		return len(p), nil
@@ -106,8 +116,100 @@ func (c *BatchConn) Hold() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.holding = true
+	if c.pending { // the batch starts with what a TryFlush left
+		c.pending = false
+		return
+	}
 	c.buf = c.bufs.Get().(*[]byte)
 	*c.buf = (*c.buf)[:0]
+}
+
+// Pending reports whether a TryFlush left bytes unwritten: until the
+// writer's FlushPending (or Hold and Flush) sends them, only they may
+// write.
+func (c *BatchConn) Pending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending
+}
+
+// FlushPending writes, waiting as Flush does, what a TryFlush left
+// unwritten and what was written after it; nothing when there is none.
+func (c *BatchConn) FlushPending() error {
+	c.mu.Lock()
+	pending := c.pending
+	c.mu.Unlock()
+	if !pending {
+		return nil
+	}
+	c.Hold()
+	return c.Flush()
+}
+
+// TryFlush is Flush for a caller that must not wait on a full socket (a
+// class feed writing to thousands of students from a few goroutines,
+// web.client's deliver): it writes what was kept since Hold with one
+// write(2) that does not wait, and stops holding. It reports whether all
+// of it went; what did not stays pending, to be sent by the connection's
+// own writer (FlushPending), which may wait. A connection without a raw
+// file descriptor (TLS) writes nothing here: all of it stays pending.
+func (c *BatchConn) TryFlush() (bool, error) {
+	c.mu.Lock()
+	if !c.rawDone {
+		c.rawDone = true
+		if sc, ok := c.Conn.(syscall.Conn); ok {
+			c.raw, _ = sc.SyscallConn()
+		}
+	}
+	raw, b, deadline, set := c.raw, c.buf, c.deadline, c.deadlineSet
+	c.mu.Unlock()
+	if b == nil {
+		return true, nil
+	}
+	if set {
+		// The socket's deadline, though this write does not wait: one
+		// that passed (the last set by the writer, minutes ago) fails it.
+		if err := c.apply(deadline); err != nil {
+			return false, err
+		}
+	}
+	// Still holding while the bytes go: a write of another goroutine (a
+	// control frame) is appended after them, not sent between.
+	out := *b
+	n := 0
+	var werr error
+	if raw != nil && len(out) > 0 {
+		err := raw.Write(func(fd uintptr) bool {
+			for {
+				n, werr = syscall.Write(int(fd), out)
+				if werr != syscall.EINTR {
+					break
+				}
+			}
+			return true // one try, never a wait
+		})
+		if werr == syscall.EAGAIN {
+			n, werr = 0, nil
+		}
+		if err != nil {
+			werr = err
+		}
+		n = max(n, 0)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holding = false
+	rest := (*c.buf)[n:]
+	if werr != nil || len(rest) == 0 {
+		if cap(*c.buf) <= batchBufKept {
+			c.bufs.Put(c.buf)
+		}
+		c.buf, c.deadline, c.deadlineSet = nil, time.Time{}, false
+		return werr == nil, werr
+	}
+	*c.buf = (*c.buf)[:copy(*c.buf, rest)]
+	c.pending = true
+	return false, nil
 }
 
 // Flush writes what was kept since Hold, in one write, under the deadline

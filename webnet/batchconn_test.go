@@ -83,3 +83,126 @@ func TestBatchConnOneWritePerBatch(t *testing.T) {
 		t.Fatalf("read %q", all)
 	}
 }
+
+// TestBatchConnTryFlushLeavesTheRestPending: on a TCP connection whose
+// peer does not read, TryFlush writes what the socket takes without
+// waiting and keeps the rest pending; a write after it (a control frame
+// of another goroutine) is kept behind the rest, never sent between its
+// halves, and FlushPending sends it all, in order, once the peer reads.
+func TestBatchConnTryFlushLeavesTheRestPending(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server := <-accepted
+	if server == nil {
+		t.Fatal("no connection accepted")
+	}
+	defer server.Close()
+	// Small socket buffers, so that a batch of 8 MiB cannot fit.
+	_ = server.(*net.TCPConn).SetWriteBuffer(64 << 10)
+	_ = client.(*net.TCPConn).SetReadBuffer(64 << 10)
+	pool := sync.Pool{New: NewBatchBuf}
+	bc := &BatchConn{Conn: server, bufs: &pool}
+
+	batch := bytes.Repeat([]byte("0123456789abcdef"), 8<<20/16)
+	bc.Hold()
+	if _, err := bc.Write(batch); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	done, err := bc.TryFlush()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done || !bc.Pending() {
+		t.Fatalf("TryFlush of 8 MiB to a peer that reads nothing: done %v, pending %v; want the rest pending", done, bc.Pending())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("TryFlush waited %s", d)
+	}
+	if _, err := bc.Write([]byte("ping;")); err != nil { // after the rest, not between
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		all, _ := io.ReadAll(client)
+		got <- all
+	}()
+	if err := bc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := bc.FlushPending(); err != nil {
+		t.Fatal(err)
+	}
+	if bc.Pending() {
+		t.Fatal("pending after FlushPending")
+	}
+	if _, err := bc.Write([]byte("alone;")); err != nil { // straight through again
+		t.Fatal(err)
+	}
+	_ = server.Close()
+	want := append(append(batch, "ping;"...), "alone;"...)
+	if all := <-got; !bytes.Equal(all, want) {
+		t.Fatalf("the peer read %d bytes, not the %d written in order", len(all), len(want))
+	}
+}
+
+// TestBatchConnTryFlushAllAtOnce: a batch the socket takes whole is
+// written by TryFlush in one write, under the deadline set while holding,
+// and nothing stays pending.
+func TestBatchConnTryFlushAllAtOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server := <-accepted
+	defer server.Close()
+	pool := sync.Pool{New: NewBatchBuf}
+	bc := &BatchConn{Conn: server, bufs: &pool}
+	// A deadline that passed (the writer's last, long ago) does not fail
+	// the batch: the one set while holding is the socket's before it goes.
+	if err := bc.SetWriteDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	bc.Hold()
+	if err := bc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"frame;", "status;"} {
+		if _, err := bc.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := bc.TryFlush()
+	if err != nil || !done || bc.Pending() {
+		t.Fatalf("TryFlush of 13 bytes: done %v, err %v, pending %v", done, err, bc.Pending())
+	}
+	buf := make([]byte, 13)
+	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(client, buf); err != nil || string(buf) != "frame;status;" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+}

@@ -148,7 +148,7 @@ func measure(ctx context.Context, o options, t *benchtable.Table, log io.Writer)
 		for _, deflate := range o.wires {
 			for _, b := range builds {
 				dialer.EnableCompression = deflate
-				if err := oneServer(ctx, b.bin, b.name, n, o, t, log); err != nil {
+				if err := oneServer(ctx, b.bin, b.name, bin, n, o, t, log); err != nil {
 					return fmt.Errorf("one server, %d students: %w", n, err)
 				}
 			}
@@ -171,8 +171,10 @@ func limits(n int) []string {
 }
 
 // oneServer: a class of n students on one server, bin's (build names it in
-// the rows when not ""), over plain or deflated connections as dialer says.
-func oneServer(ctx context.Context, bin, build string, n int, o options, t *benchtable.Table, log io.Writer) error {
+// the rows when not ""), over plain or deflated connections as dialer says;
+// floorBin is this code's classserver, whose write floor it measures
+// after.
+func oneServer(ctx context.Context, bin, build, floorBin string, n int, o options, t *benchtable.Table, log io.Writer) error {
 	srv, err := startServer(bin, o.cpuprofile, limits(n)...)
 	if err != nil {
 		return err
@@ -195,7 +197,7 @@ func oneServer(ctx context.Context, bin, build string, n int, o options, t *benc
 	}
 	joined := time.Since(start)
 	fmt.Fprintf(log, "classload: %d students joined in %s\n", n, joined.Round(time.Millisecond))
-	cpu0, err := srv.cpu()
+	user0, sys0, err := srv.cpuParts()
 	if err != nil {
 		return err
 	}
@@ -205,11 +207,12 @@ func oneServer(ctx context.Context, bin, build string, n int, o options, t *benc
 	if err != nil {
 		return err
 	}
-	cpu1, err := srv.cpu()
+	user1, sys1, err := srv.cpuParts()
 	if err != nil {
 		return err
 	}
 	self1 := selfCPU()
+	cpu0, cpu1 := user0+sys0, user1+sys1
 	wire := float64(received.Load()-bytes0) / float64(len(lat)) / float64(n)
 	after, err := srv.memory()
 	if err != nil {
@@ -229,8 +232,17 @@ func oneServer(ctx context.Context, bin, build string, n int, o options, t *benc
 	perMove := func(d time.Duration) time.Duration { return d / time.Duration(len(lat)) }
 	perStudentMove := float64(perMove(cpu1-cpu0)) / float64(time.Microsecond) / float64(n)
 	t.Add(sec, fmt.Sprintf("%s: CPU time per move (user and system; the server's includes its part of the loopback's TCP receive)", label),
-		fmt.Sprintf("server %s (%.1f µs per student)", ms(perMove(cpu1-cpu0)), perStudentMove),
+		fmt.Sprintf("server %s (%.1f µs per student: user %.1f, system %.1f)", ms(perMove(cpu1-cpu0)), perStudentMove,
+			float64(perMove(user1-user0))/float64(time.Microsecond)/float64(n), float64(perMove(sys1-sys0))/float64(time.Microsecond)/float64(n)),
 		fmt.Sprintf("load generator %s", ms(perMove(self1-self0))), "-", "≤ 8 µs per student (issue 34)", benchtable.Yes(perStudentMove <= 8))
+	room.close() // the floor's n connections fit under the same ulimit -n
+	floor, err := writeFloor(ctx, floorBin, n, len(lat), int(wire+0.5))
+	if err != nil {
+		return err
+	}
+	floorUS := float64(floor) / float64(time.Microsecond)
+	t.Add(sec, fmt.Sprintf("%s: server CPU per student per move against the floor, one write(2) of the same bytes per student and move to as many loopback sockets with nothing else (bench/classserver's write floor, run right after)", label),
+		fmt.Sprintf("%.1f µs", perStudentMove), fmt.Sprintf("floor %.1f µs", floorUS), fmt.Sprintf("%.2fx", perStudentMove/floorUS), "-", "-")
 	t.Add(sec, fmt.Sprintf("%s: bytes a student reads per move (frame and status, websocket framing; the presenter's reads counted too, 1/%d of it)", label, n),
 		fmt.Sprintf("%.0f B (%.2f KiB)", wire, wire/1024), "-", "-", "≤ 2 KiB", benchtable.Yes(wire <= 2048))
 	heapPer := perStudent(after.heap, before.heap, n)

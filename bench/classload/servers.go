@@ -136,28 +136,34 @@ const clockTick = 10 * time.Millisecond
 // system, from /proc/PID/stat, in clock ticks of 10 ms); 0 and an error
 // where /proc does not say.
 func (s *server) cpu() (time.Duration, error) {
+	user, sys, err := s.cpuParts()
+	return user + sys, err
+}
+
+// cpuParts is cpu in its user and system parts.
+func (s *server) cpuParts() (user, sys time.Duration, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// The command's name, in parentheses, may hold spaces: the fields
 	// after it are counted from its closing parenthesis.
 	i := strings.LastIndexByte(string(b), ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", s.cmd.Process.Pid)
+		return 0, 0, fmt.Errorf("/proc/%d/stat: no command name", s.cmd.Process.Pid)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", s.cmd.Process.Pid, len(f))
+		return 0, 0, fmt.Errorf("/proc/%d/stat: %d fields", s.cmd.Process.Pid, len(f))
 	}
 	// Fields 14 and 15 of stat(5), utime and stime: 12 and 13 after the
 	// name (the state is field 3).
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", s.cmd.Process.Pid, f[11], f[12])
+		return 0, 0, fmt.Errorf("/proc/%d/stat: utime %q, stime %q", s.cmd.Process.Pid, f[11], f[12])
 	}
-	return time.Duration(utime+stime) * clockTick, nil
+	return time.Duration(utime) * clockTick, time.Duration(stime) * clockTick, nil
 }
 
 // selfCPU is the CPU time the load generator's own process has used so

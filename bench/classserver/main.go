@@ -12,6 +12,11 @@
 //
 // With CLASSSERVER_CPUPROFILE=FILE in its environment it writes a CPU
 // profile of its whole run to FILE (classload -cpuprofile).
+//
+// With CLASSSERVER_WRITEFLOOR=1 it serves no Lockstep at all: it is the
+// floor the class rows compare a student's cost with (writefloor.go), a
+// process that writes the same bytes to each of its loopback connections
+// once per move, one write(2) each, and nothing else.
 package main
 
 import (
@@ -32,6 +37,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if os.Getenv("CLASSSERVER_WRITEFLOOR") != "" {
+		os.Exit(writeFloor(os.Stdin, os.Stdout))
+	}
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	go func() {
