@@ -37,11 +37,11 @@ type ClientInfo struct {
 // upstream's replies and writes to the client all those that have arrived
 // in one write.
 type session struct {
-	id    int64
-	lane  string
-	p     *Proxy
-	conn  net.Conn       // the client
-	rd    *redcon.Reader // the client's commands
+	id   int64
+	lane string
+	p    *Proxy
+	conn net.Conn       // the client
+	rd   *redcon.Reader // the client's commands
 	// up and upR are the client's own upstream connection, nil while it
 	// is on sharedUp (shared.go); readLoop sets them, under mu.
 	up       net.Conn
