@@ -28,10 +28,10 @@ type ClientInfo struct {
 	Closed         time.Time `json:"closed,omitzero"`
 }
 
-// session is one client connection and its own upstream connection: a
-// per-client upstream keeps every client's protocol state (RESP3, SELECT,
-// MULTI, subscriptions, AUTH) where the client set it, and replies pass
-// through byte for byte. Two goroutines move its traffic: readLoop reads
+// session is one client connection and its upstream: a shared one while
+// it sends only sharable commands (shared.go), then its own, which keeps
+// the client's protocol state (RESP3, SELECT, MULTI, subscriptions, AUTH)
+// where the client set it; replies pass through byte for byte. Two goroutines move its traffic: readLoop reads
 // the client's commands as redcon's reader delimits them, a pipeline at a
 // time, and writes them upstream in one write; replyLoop reads the
 // upstream's replies and writes to the client all those that have arrived
