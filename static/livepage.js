@@ -200,6 +200,7 @@ function onMessage(msg) {
       break;
     case "events": {
       const d = applyFrame(model, msg);
+      if (msg.skipped) status(texts.skipped.replace("{what}", model.skipped));
       if (d.findings) drawFindings();
       if (d.suggested) drawLocks();
       if (d.any) scheduleTimeline();
