@@ -23,6 +23,8 @@ const (
 	answerBuffer = 8                // answers queued for the writer
 	msgRate      = 5                // browser messages per second, sustained
 	msgBurst     = 10
+	frameEvery   = 50 * time.Millisecond // events are sent a frame at a time (20 a second)
+	maxBatch     = 256                   // events of one frame message at most
 )
 
 // serveWS upgrades to the live websocket and runs one connection: the
@@ -95,8 +97,9 @@ func (h *Handler) read(ctx context.Context, cancel context.CancelFunc, conn *web
 	}
 }
 
-// write is the connection's only writer: the snapshot, then each event,
-// a fresh snapshot at each resync, the reader's answers and pings.
+// write is the connection's only writer: the snapshot, then the events a
+// frame (frameEvery) at a time in one message each, a fresh snapshot at
+// each resync, the reader's answers and pings.
 func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Subscription, r renderer, answers <-chan outMsg) {
 	send := func(m outMsg) bool {
 		b, err := json.Marshal(m)
@@ -130,6 +133,23 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 	}
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
+	// Events go out a frame at a time: those that came within frameEvery
+	// of the first, in one message (one write, one browser redraw).
+	var batch []outMsg
+	var frame <-chan time.Time
+	skipped := sub.Skipped()
+	flush := func() bool {
+		frame = nil
+		if len(batch) == 0 {
+			return true
+		}
+		now := sub.Skipped()
+		m := outMsg{Type: "events", Events: batch, Skipped: now - skipped}
+		skipped = now
+		ok := send(m)
+		batch = batch[:0]
+		return ok
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -140,6 +160,7 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 				return
 			}
 			if e.Kind == proxy.EventResync {
+				batch, frame = batch[:0], nil // the snapshot holds them
 				if !snapshot() {
 					return
 				}
@@ -156,7 +177,17 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 				seen[e.Lock.Key] = true
 				m.Suggested, m.Chosen = h.cfg.Proxy.Suggested()
 			}
-			if !send(m) {
+			batch = append(batch, m)
+			switch {
+			case len(batch) >= maxBatch:
+				if !flush() {
+					return
+				}
+			case frame == nil:
+				frame = time.After(frameEvery)
+			}
+		case <-frame:
+			if !flush() {
 				return
 			}
 		case a := <-answers:

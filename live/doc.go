@@ -9,10 +9,13 @@
 //
 // Data path: proxy.Proxy records each client command, lock state, fault
 // and finding in its trace. The page's websocket (/live/ws) gets one
-// proxy.Snapshot first, then every new proxy.Event from a bounded
-// subscription; when the browser falls behind the proxy drops events for
-// it and sends an EventResync, and the connection answers with a fresh
-// snapshot, so nothing is lost without the page knowing. A connection has
+// proxy.Snapshot first, then the new proxy.Events from a bounded
+// subscription, a frame (50 ms) at a time in one message; plain commands
+// (on no lock key, running no script) beyond 5,000 a second are left out
+// and counted in the next frame's "skipped"; when the browser falls behind
+// the proxy drops events for it and sends an EventResync, and the
+// connection answers with a fresh snapshot, so nothing is lost without the
+// page knowing. A connection has
 // one reader goroutine (client messages, read limit and deadline, a rate
 // limit) and one writer goroutine (the only one that writes; a bounded
 // queue of replies, write deadlines, pings). The application never waits
@@ -23,7 +26,9 @@
 // Server to browser, JSON objects by "type":
 //
 //	{"type":"snapshot","snapshot":proxy.Snapshot,"texts":[finding text per Snapshot.Findings],"lanes":[LaneView]}
-//	{"type":"event","event":proxy.Event,"text":"finding text, for kind finding","library":"a known script's lock library",
+//	{"type":"events","events":[event message...],"skipped":N}  a frame: the events of up to 50 ms (at most 256),
+//	                                                  and the plain commands left out since the frame before
+//	event message: {"type":"event","event":proxy.Event,"text":"finding text, for kind finding","library":"a known script's lock library",
 //	 "suggested":{...},"chosen":[...]}                 (the proxy's lock suggestions, with a lock key new to the page)
 //	{"type":"done","for":"pause"}                     a browser message was carried out
 //	{"type":"error","for":"pause","message":"..."}    it was refused (text in the page's language, naming the message)

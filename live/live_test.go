@@ -27,6 +27,8 @@ type msg struct {
 	Saved    *proxy.Saved    `json:"saved"`
 	// Suggested comes with a lock key new to the page.
 	Suggested map[string]string `json:"suggested"`
+	// Events are a frame's event messages (type "events").
+	Events []msg `json:"events"`
 }
 
 // liveServer starts a proxy on the embedded Redis and the live page in
@@ -47,25 +49,44 @@ func liveServer(t *testing.T) (*proxy.Proxy, string) {
 	return p, "ws" + strings.TrimPrefix(srv.URL, "http") + "/live/ws"
 }
 
-func dial(t *testing.T, url string) *websocket.Conn {
+// page is a live page's websocket as the page reads it: a frame's
+// "events" message is taken one event at a time.
+type page struct {
+	*websocket.Conn
+	queue []msg
+}
+
+func dial(t *testing.T, url string) *page {
 	t.Helper()
 	c, _, err := websocket.DefaultDialer.Dial(url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return c
+	return &page{Conn: c}
 }
 
-// next reads messages until one satisfies want (10 s at most).
-func next(t *testing.T, c *websocket.Conn, what string, want func(msg) bool) msg {
+// next reads messages until one satisfies want (10 s at most); the events
+// of a frame message are read in their order, each as an "event" message.
+func next(t *testing.T, c *page, what string, want func(msg) bool) msg {
 	t.Helper()
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	for {
-		var m msg
-		if err := c.ReadJSON(&m); err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
+		if len(c.queue) == 0 {
+			var m msg
+			if err := c.ReadJSON(&m); err != nil {
+				t.Fatalf("waiting for %s: %v", what, err)
+			}
+			if m.Type != "events" {
+				c.queue = append(c.queue, m)
+			} else if len(m.Events) == 0 {
+				t.Fatalf("waiting for %s: a frame message with no events", what)
+			} else {
+				c.queue = append(c.queue, m.Events...)
+			}
 		}
+		m := c.queue[0]
+		c.queue = c.queue[1:]
 		if want(m) {
 			return m
 		}

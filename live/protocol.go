@@ -46,6 +46,11 @@ type outMsg struct {
 	// connection had not seen (proxy.Proxy.Suggested), without -locks.
 	Suggested map[string]string `json:"suggested,omitempty"`
 	Chosen    []string          `json:"chosen,omitempty"`
+	// Events are a frame's event messages (type "events"); Skipped counts
+	// the plain events the proxy did not send since the frame before
+	// (proxy.Subscription.Skipped).
+	Events  []outMsg `json:"events,omitempty"`
+	Skipped uint64   `json:"skipped,omitempty"`
 }
 
 // maxFaultMS bounds a pause or a delay from the page, in ms (the proxy's

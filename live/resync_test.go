@@ -81,8 +81,12 @@ func TestSlowBrowserResyncs(t *testing.T) {
 					sets++
 				}
 			}
-		case resynced && m.Type == "event" && m.Event.Kind == proxy.EventCommand && m.Event.Command.Name == "SET":
-			sets++
+		case resynced && m.Type == "events":
+			for _, e := range m.Events {
+				if e.Event.Kind == proxy.EventCommand && e.Event.Command.Name == "SET" {
+					sets++
+				}
+			}
 		}
 	}
 	if sets != 6 {

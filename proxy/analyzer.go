@@ -213,6 +213,11 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 				"Limit", sim.Millis(a.p.cfg.SlowScript.Milliseconds()))})
 	}
 	for _, k := range o.keys {
+		if st, ok := setState(o.e.Command, k); ok {
+			st.Cause = o.e.Seq
+			a.update(k, st, o, st.Read)
+			continue
+		}
 		st, err := a.read(ctx, k)
 		if err != nil {
 			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Fault: &FaultEvent{Kind: FaultObserverBehind, Key: k}, Error: err.Error()})
@@ -220,6 +225,42 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 		}
 		a.update(k, st, o, st.Read)
 	}
+}
+
+// setState is the state a SET answered OK left its key in, known from
+// the command itself: this reader runs beside the clients, so a read
+// after the SET may already show what a later command did (another
+// client's release of the new hold, which would then never be seen: the
+// release-by-other the lock reader missed under load). ok is false when
+// the command is no such SET of key, or its options leave the state
+// unknown here (KEEPTTL, GET, an absolute expiry).
+func setState(c *CommandEvent, key string) (LockState, bool) {
+	if c == nil || c.cmd.name != "SET" || len(c.cmd.args) < 3 || c.cmd.args[1] != key || c.value.Kind != '+' || c.value.Str != "OK" {
+		return LockState{}, false
+	}
+	st := LockState{Key: key, Type: "string", Value: c.cmd.args[2], PTTL: -1, Read: c.Replied}
+	opts := c.cmd.args[3:]
+	for i := 0; i < len(opts); i++ {
+		switch o := strings.ToUpper(opts[i]); o {
+		case "NX", "XX":
+		case "PX", "EX":
+			if i+1 == len(opts) {
+				return LockState{}, false
+			}
+			n, err := strconv.ParseInt(opts[i+1], 10, 64)
+			if err != nil || n <= 0 || n > 1<<40 {
+				return LockState{}, false
+			}
+			if o == "EX" {
+				n *= 1000
+			}
+			st.PTTL = n
+			i++
+		default:
+			return LockState{}, false
+		}
+	}
+	return st, true
 }
 
 // read reads key's type, PTTL and contents in one transaction (MULTI

@@ -10,18 +10,26 @@
 // The proxy accepts connections itself (proxy.go: the -max-clients bound)
 // and reads each client's commands with tidwall/redcon's RESP reader, which
 // hands over every complete command the client has sent, a pipeline at a
-// time (session.go). A connection's first commands give it its own
-// upstream connection (the embedded miniredis, default, or -redis with its
-// TLS, ACL user and database; a Cluster is refused, ErrCluster). Two
-// goroutines per client: readLoop queues each command as pending and sends
-// a pipeline's RESP bytes upstream in one write; replyLoop reads the
-// upstream's replies with a RESP2 and RESP3 reader (resp.go, which only
-// delimits and decodes), matches each to the oldest pending command
-// (pending.go), and writes the bytes to the client as they came, all the
-// replies that have arrived in one write. A per-client upstream keeps all
+// time (session.go). A connection starts on one of two shared upstream
+// connections (shared.go; the embedded miniredis, default, or -redis with
+// its TLS, ACL user and database; a Cluster is refused, ErrCluster) and
+// keeps to it while it sends only commands that leave no state on a
+// connection and never wait there (sharable: GET, SET, EVALSHA, ...):
+// many clients' commands then go upstream pipelined in one write, and one
+// read brings back replies for many, which the shared reader hands to
+// each client in its order. Its first other command (HELLO, AUTH,
+// SELECT, CLIENT ..., MULTI, WATCH, SUBSCRIBE, a blocking command,
+// anything unlisted) moves it, once the replies to what it sent before
+// have come back, to its own upstream connection, which keeps all
 // protocol state where the client put it (HELLO 3, SELECT, AUTH,
-// MULTI/EXEC, WATCH, subscriptions); pushes (RESP3 '>' and, on a
-// subscribed RESP2 connection, message and subscribe arrays) answer no
+// MULTI/EXEC, WATCH, subscriptions). Two goroutines per client: readLoop
+// queues each command as pending and sends a pipeline's RESP bytes
+// upstream in one write; replyLoop takes the replies (from the shared
+// reader, or read from its own connection with a RESP2 and RESP3 reader,
+// resp.go, which only delimits and decodes), matches each to the oldest
+// pending command (pending.go), and writes the bytes to the client as
+// they came, all the replies that have arrived in one write. Pushes (RESP3
+// '>' and, on a subscribed RESP2 connection, message and subscribe arrays) answer no
 // command and pass through as push events. A command on a lock key is
 // recorded before its reply is written (what its client does next follows
 // it in the trace), others after; no subscriber is ever waited for. The embedded
@@ -48,7 +56,8 @@
 // one goroutine fed by a bounded queue, reads the key's type, contents and
 // PTTL in one MULTI/EXEC with its own connection (so a read may already
 // show a later command; a command that names the owner a sweep found
-// first still claims its hold) and
+// first still claims its hold, and a SET answered OK gives the state it
+// left from its own arguments, unread) and
 // derives findings: FindingLeaseExpired, FindingOverlap,
 // FindingReleaseByOther, FindingRenewalRecreated, FindingReleaseNotOwner,
 // FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
@@ -72,9 +81,11 @@
 //
 // A page renders Snapshot once and applies events after it (Seq orders
 // them; skip those at or below the snapshot's last Seq). A subscriber never
-// slows the application: its channel is bounded, it is sent at most 5,000
-// events a second, events beyond either are dropped and counted, and an
-// EventResync follows (take a new Snapshot), at most one every 2 seconds. Finding.Message
+// slows the application: plain events (a command on no lock key that
+// runs no script, a push) beyond 5,000 a second are skipped and counted
+// (Subscription.Skipped); events that find its bounded channel full are
+// dropped and counted, and an EventResync follows (take a new Snapshot),
+// at most one every 2 seconds. Finding.Message
 // is rendered in the page's language by catalog.Catalog.Render; Finding.Events
 // are the Seqs of the commands that show it, to highlight them on the
 // lanes. Times are wall-clock (the real-time axis).
@@ -100,6 +111,9 @@
 // Config.TraceSize and Config.MaxClients (refused beyond MaxTraceSize and
 // MaxMaxClients with a *LimitError naming the flag; a connection beyond
 // MaxClients is answered with an error naming -max-clients), at most 4096
-// pipelined commands per client, replies of at most 64 MiB, 1000 findings,
+// pipelined commands per client, replies of at most 64 MiB, at most 64 MiB
+// of replies waiting for a client on a shared upstream (one that is
+// paused, delayed or reads none; beyond it its connection is closed, as
+// Redis closes a client past its output buffer limit), 1000 findings,
 // 1000 suggested keys and scripts, pauses and delays of at most 10 minutes.
 package proxy

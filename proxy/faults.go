@@ -177,6 +177,7 @@ func (p *Proxy) RestartUpstream(ctx context.Context) error {
 	if p.mini == nil {
 		return ErrNotEmbedded
 	}
+	p.closeShared()
 	p.miniMu.Lock()
 	p.mini.Close()
 	p.mini.FlushAll()

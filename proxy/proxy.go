@@ -52,6 +52,11 @@ type Proxy struct {
 
 	an *analyzer
 
+	// sharedConns are the shared upstream connections (shared.go), dialled
+	// on first use, under sharedMu.
+	sharedMu    sync.Mutex
+	sharedConns [sharedUpstreams]*sharedUp
+
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -133,6 +138,7 @@ func (p *Proxy) Close() error {
 		for _, s := range p.openSessions() {
 			s.close(nil)
 		}
+		p.closeShared()
 		p.wg.Wait()
 		p.closeUpstream()
 	})

@@ -28,24 +28,34 @@ type ClientInfo struct {
 	Closed         time.Time `json:"closed,omitzero"`
 }
 
-// session is one client connection and its own upstream connection: a
-// per-client upstream keeps every client's protocol state (RESP3, SELECT,
-// MULTI, subscriptions, AUTH) where the client set it, and replies pass
-// through byte for byte. Two goroutines move its traffic: readLoop reads
+// session is one client connection and its upstream: a shared one while
+// it sends only sharable commands (shared.go), then its own, which keeps
+// the client's protocol state (RESP3, SELECT, MULTI, subscriptions, AUTH)
+// where the client set it; replies pass through byte for byte. Two goroutines move its traffic: readLoop reads
 // the client's commands as redcon's reader delimits them, a pipeline at a
 // time, and writes them upstream in one write; replyLoop reads the
 // upstream's replies and writes to the client all those that have arrived
 // in one write.
 type session struct {
-	id    int64
-	lane  string
-	p     *Proxy
-	conn  net.Conn       // the client
-	rd    *redcon.Reader // the client's commands
-	up    net.Conn
-	upR   *bufio.Reader
-	queue *pendingQueue
-	upBuf []byte // commands for the upstream, readLoop only
+	id   int64
+	lane string
+	p    *Proxy
+	conn net.Conn       // the client
+	rd   *redcon.Reader // the client's commands
+	// up and upR are the client's own upstream connection, nil while it
+	// is on sharedUp (shared.go); readLoop sets them, under mu.
+	up       net.Conn
+	upR      *bufio.Reader
+	sharedUp *sharedUp
+	queue    *pendingQueue
+	upBuf    []byte // commands for the upstream, readLoop only
+	upCount  int    // commands in upBuf, readLoop only
+	// On a shared upstream: the replies handed over (inbox), the commands
+	// sent and not yet answered (outstanding), and a signal when that
+	// count reaches 0 (drained).
+	inbox       inbox
+	outstanding atomic.Int64
+	drained     chan struct{}
 
 	wmu  sync.Mutex // client writes
 	wbuf []byte     // replies not yet written to the client, under wmu
@@ -56,6 +66,7 @@ type session struct {
 	delay    time.Duration // added before each reply until delayEnd
 	delayEnd time.Time
 	loseNext bool
+	closed   bool
 
 	subscribed atomic.Bool
 	inMulti    bool      // reader goroutine only
@@ -71,7 +82,9 @@ const maxWriteBatch = 64 << 10
 
 // runSession serves one accepted connection: it waits for the client's
 // first commands (a connection that sends none gets no lane and no
-// upstream connection), dials the upstream and forwards.
+// upstream connection), joins it to a shared upstream connection
+// (shared.go: it leaves for its own at its first command that must not
+// share one) and forwards.
 func (p *Proxy) runSession(c net.Conn) {
 	rd := redcon.NewReader(c)
 	cmds, err := rd.ReadCommands()
@@ -85,21 +98,22 @@ func (p *Proxy) runSession(c net.Conn) {
 	id := p.nextID
 	p.mu.Unlock()
 	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, rd: rd,
-		queue: newPendingQueue(), done: make(chan struct{})}
+		queue: newPendingQueue(), done: make(chan struct{}), inbox: newInbox(), drained: make(chan struct{}, 1)}
 	s.info = ClientInfo{Lane: s.lane, Addr: c.RemoteAddr().String(), Protocol: 2, Connected: time.Now()}
-	p.miniMu.Lock() // not while the embedded upstream restarts
-	up, upR, err := p.dialUpstream(p.ctx)
-	p.miniMu.Unlock()
+	u, err := p.shared(id)
+	if err == nil && !u.join(s) {
+		err = errUpstreamClosed
+	}
 	if err != nil {
 		_, _ = c.Write([]byte("-ERR " + oneLine(err.Error()) + "\r\n"))
 		p.dropConn(c)
 		return
 	}
-	s.up, s.upR = up, upR
+	s.sharedUp = u
 	p.mu.Lock()
 	if p.ctx.Err() != nil { // Close began: it no longer sees new sessions
 		p.mu.Unlock()
-		up.Close()
+		u.leave(s)
 		p.dropConn(c)
 		return
 	}
@@ -108,7 +122,7 @@ func (p *Proxy) runSession(c net.Conn) {
 	p.mu.Unlock()
 	info := s.info
 	p.trace.add(Event{Kind: EventConnect, At: info.Connected, Lane: s.lane, Client: &info})
-	go s.replyLoop()
+	go s.replyLoop(true)
 	s.readLoop(cmds)
 }
 
@@ -160,6 +174,9 @@ func (s *session) forward(cmd redcon.Command) bool {
 		return false
 	}
 	c := parseCommand(cmd.Args, s.p.script)
+	if s.sharedUp != nil && !sharable[c.name] && !s.leaveShared() {
+		return false
+	}
 	if c.script != nil && c.sha == "" {
 		s.p.learn(c.script)
 	}
@@ -204,6 +221,7 @@ func (s *session) forward(cmd redcon.Command) bool {
 		}
 	}
 	s.upBuf = append(s.upBuf, raw...)
+	s.upCount++
 	return len(s.upBuf) < maxWriteBatch || s.flushUp()
 }
 
@@ -213,7 +231,15 @@ func (s *session) flushUp() bool {
 	if len(s.upBuf) == 0 {
 		return true
 	}
-	_, err := s.up.Write(s.upBuf)
+	var err error
+	if s.sharedUp != nil {
+		if !s.sharedUp.send(s, s.upBuf, s.upCount) {
+			err = errUpstreamClosed
+		}
+	} else {
+		_, err = s.up.Write(s.upBuf)
+	}
+	s.upCount = 0
 	if cap(s.upBuf) > 4*maxWriteBatch {
 		s.upBuf = nil
 	} else {
@@ -228,8 +254,12 @@ func (s *session) flushUp() bool {
 
 // replyLoop reads the upstream's replies, matches each to the oldest
 // pending command (pushes answer none) and passes it to the client as it
-// came, in one write for all the replies that have arrived.
-func (s *session) replyLoop() {
+// came, in one write for all the replies that have arrived; shared: the
+// client starts on a shared upstream (replyShared).
+func (s *session) replyLoop(shared bool) {
+	if shared && !s.replyShared() {
+		return
+	}
 	var raw []byte
 	for {
 		var v Value
@@ -243,47 +273,57 @@ func (s *session) replyLoop() {
 			s.close(err)
 			return
 		}
-		replied := time.Now()
-		if s.holding() {
-			s.flush() // what came before the pause or delay goes out
-		}
-		if !s.waitGate() {
+		if !s.pass(raw, v, time.Now(), s.upR.Buffered() > 0) {
 			return
-		}
-		s.waitDelay()
-		var pend pending
-		ok := false
-		if !s.isPush(v) {
-			pend, ok = s.queue.pop()
-		}
-		if !ok {
-			s.write(raw, true)
-			ev := &CommandEvent{Name: "(push)", Reply: pushShape(v), Sent: replied, Replied: replied}
-			s.p.trace.add(Event{Kind: EventPush, At: replied, Lane: s.lane, Command: ev})
-			continue
-		}
-		if s.takeLoseNext() {
-			s.record(&pend, raw, v, replied, true)
-			s.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultLoseReply, Lane: s.lane}})
-			s.close(errReplyLost)
-			return
-		}
-		// A command on a lock key is traced and handed to the analyzer
-		// before its client sees the reply: what the client does next
-		// (another client's acquire, a pause) comes after it in the trace.
-		// Other commands are recorded after the write.
-		lock := len(pend.locks) > 0
-		if lock {
-			s.record(&pend, raw, v, replied, false)
-		}
-		s.write(raw, s.upR.Buffered() == 0)
-		if !lock {
-			s.record(&pend, raw, v, replied, false)
 		}
 		if cap(raw) > maxWriteBatch {
 			raw = nil
 		}
 	}
+}
+
+// pass passes one reply (raw, decoded v, come at replied) to the client:
+// it waits out a pause or a delay, matches it to the oldest pending
+// command, traces it, and writes it, at once unless more replies are at
+// hand. False when the session ended.
+func (s *session) pass(raw []byte, v Value, replied time.Time, more bool) bool {
+	if s.holding() {
+		s.flush() // what came before the pause or delay goes out
+	}
+	if !s.waitGate() {
+		return false
+	}
+	s.waitDelay()
+	var pend pending
+	ok := false
+	if !s.isPush(v) {
+		pend, ok = s.queue.pop()
+	}
+	if !ok {
+		s.write(raw, !more)
+		ev := &CommandEvent{Name: "(push)", Reply: pushShape(v), Sent: replied, Replied: replied}
+		s.p.trace.add(Event{Kind: EventPush, At: replied, Lane: s.lane, Command: ev})
+		return true
+	}
+	if s.takeLoseNext() {
+		s.record(&pend, raw, v, replied, true)
+		s.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultLoseReply, Lane: s.lane}})
+		s.close(errReplyLost)
+		return false
+	}
+	// A command on a lock key is traced and handed to the analyzer
+	// before its client sees the reply: what the client does next
+	// (another client's acquire, a pause) comes after it in the trace.
+	// Other commands are recorded after the write.
+	lock := len(pend.locks) > 0
+	if lock {
+		s.record(&pend, raw, v, replied, false)
+	}
+	s.write(raw, !more)
+	if !lock {
+		s.record(&pend, raw, v, replied, false)
+	}
+	return true
 }
 
 var (
@@ -534,7 +574,16 @@ func (s *session) close(err error) {
 		_ = s.flushLocked()
 		s.conn.Close()
 		s.wmu.Unlock()
-		s.up.Close()
+		s.mu.Lock()
+		s.closed = true
+		up, shared := s.up, s.sharedUp
+		s.mu.Unlock()
+		if up != nil {
+			up.Close()
+		}
+		if shared != nil {
+			shared.leave(s)
+		}
 		s.p.clients.Add(-1)
 		s.mu.Lock()
 		s.info.Closed = time.Now()

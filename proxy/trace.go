@@ -142,11 +142,13 @@ func (r *ring) events() ([]Event, uint64) {
 	return out, r.dropped
 }
 
-// What a subscriber (a live page) is sent at most: subscriberRate events
-// a second on average, subscriberBurst at once, and one EventResync every
-// resyncEvery. A browser draws no more, and the page's encoding runs on
-// the proxy's machine: beyond them events are dropped and counted, never
-// waited for, and the resync's Snapshot carries what was dropped.
+// What a subscriber (a live page) is sent at most: subscriberRate plain
+// events a second on average, subscriberBurst at once, and one
+// EventResync every resyncEvery. A browser draws no more, and the page's
+// encoding runs on the proxy's machine: plain events beyond them are
+// skipped and counted, other events that find the channel full are
+// dropped and counted, never waited for, and the resync's Snapshot
+// carries what was dropped.
 const (
 	subscriberRate  = 5000
 	subscriberBurst = 5000
@@ -157,10 +159,12 @@ const (
 )
 
 // Subscription receives the trace's new events on C. A subscriber that
-// does not keep up never slows the proxy: when C is full, or more than
-// 5,000 events a second come (subscriberRate), the events are dropped, and
-// once there is room again C gets an EventResync first (take a new
-// Snapshot), at most one every 2 seconds (resyncEvery). Close ends it.
+// does not keep up never slows the proxy: plain events (a command on no
+// lock key that runs no script, a push) beyond 5,000 a second
+// (subscriberRate) are skipped and counted (Skipped); when C is full the
+// events are dropped, and once there is room again C gets an EventResync
+// first (take a new Snapshot), at most one every 2 seconds (resyncEvery).
+// Close ends it.
 type Subscription struct {
 	C <-chan Event
 	c chan Event
@@ -168,20 +172,35 @@ type Subscription struct {
 	// Under r.mu:
 	lagging  bool
 	dropped  uint64
+	skipped  uint64    // plain events beyond the rate (offer)
 	tokens   float64   // events it may be sent now
 	refilled time.Time // when tokens was last refilled
 	resynced time.Time // the last EventResync
 	capped   bool      // held to subscriberRate and resyncEvery (a page)
 }
 
-// Dropped counts the events this subscriber missed.
+// Dropped counts the events this subscriber missed and was sent a
+// resync for.
 func (s *Subscription) Dropped() uint64 {
 	s.r.mu.Lock()
 	defer s.r.mu.Unlock()
 	return s.dropped
 }
 
-// offer sends e without blocking; called with r.mu held.
+// Skipped counts the plain events (a command on no lock key that runs no
+// script, a push) this subscriber was not sent because they came faster
+// than 5,000 a second; no resync follows them.
+func (s *Subscription) Skipped() uint64 {
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	return s.skipped
+}
+
+// offer sends e without blocking; called with r.mu held. Beyond the
+// rate a plain event (plainEvent) is skipped and counted, with no resync:
+// the page's model (lanes, lock states, findings, faults) does not need
+// it. Any other event is sent while the channel has room; when it has
+// none the subscriber lags and owes a resync.
 func (s *Subscription) offer(e Event, now time.Time) {
 	if s.lagging && !s.resync(now) {
 		s.dropped++
@@ -193,16 +212,31 @@ func (s *Subscription) offer(e Event, now time.Time) {
 		s.tokens = min(subscriberBurst, s.tokens+now.Sub(s.refilled).Seconds()*subscriberRate)
 		s.refilled = now
 	}
-	if s.tokens >= 1 {
-		select {
-		case s.c <- e:
-			s.tokens--
-			return
-		default:
-		}
+	if s.tokens < 1 && plainEvent(e) {
+		s.skipped++
+		return
+	}
+	select {
+	case s.c <- e:
+		s.tokens = max(s.tokens-1, 0)
+		return
+	default:
 	}
 	s.lagging = true
 	s.dropped++
+}
+
+// plainEvent reports whether e is a command on no lock key that runs no
+// script, or a push: a row on its client's lane that changes nothing else
+// the page shows.
+func plainEvent(e Event) bool {
+	switch e.Kind {
+	case EventPush:
+		return true
+	case EventCommand:
+		return e.Command != nil && len(e.Command.Locks) == 0 && e.Command.Script == "" && e.Error == ""
+	}
+	return false
 }
 
 // resync sends a lagging subscriber its EventResync when it is due and

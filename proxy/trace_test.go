@@ -6,8 +6,9 @@ import (
 )
 
 // TestPageSubscriberCapped: a page's subscription gets at most
-// subscriberBurst events of a burst and counts the rest as dropped, then
-// one resync; an in-process subscriber (the scenario runner) gets them all.
+// subscriberBurst plain events of a burst and counts the rest as skipped,
+// with no resync (the page's model needs none of them); an in-process
+// subscriber (the scenario runner) gets them all.
 func TestPageSubscriberCapped(t *testing.T) {
 	r := newRing(100)
 	clock := time.Now()
@@ -17,8 +18,6 @@ func TestPageSubscriberCapped(t *testing.T) {
 	for range n {
 		r.add(Event{Kind: EventPush, At: clock})
 	}
-	// The first drop is followed by one resync (there is room), the rest
-	// wait resyncEvery.
 	events, resyncs := 0, 0
 	for len(page.C) > 0 {
 		if e := <-page.C; e.Kind == EventResync {
@@ -27,15 +26,41 @@ func TestPageSubscriberCapped(t *testing.T) {
 			events++
 		}
 	}
-	if events != subscriberBurst || resyncs != 1 || page.Dropped() != n-subscriberBurst {
-		t.Errorf("page got %d of %d events (want %d) and %d resyncs (want 1), dropped %d", events, n, subscriberBurst, resyncs, page.Dropped())
+	if events != subscriberBurst || resyncs != 0 || page.Skipped() != n-subscriberBurst || page.Dropped() != 0 {
+		t.Errorf("page got %d of %d plain events (want %d) and %d resyncs (want 0), skipped %d, dropped %d",
+			events, n, subscriberBurst, resyncs, page.Skipped(), page.Dropped())
 	}
-	if got := len(all.C); got != n || all.Dropped() != 0 {
-		t.Errorf("in-process subscriber got %d of %d, dropped %d", got, n, all.Dropped())
+	if got := len(all.C); got != n || all.Dropped() != 0 || all.Skipped() != 0 {
+		t.Errorf("in-process subscriber got %d of %d, dropped %d, skipped %d", got, n, all.Dropped(), all.Skipped())
+	}
+	// Beyond the rate a lock state still goes out.
+	r.add(Event{Kind: EventLock, At: clock, Lock: &LockState{Key: "lock:a"}})
+	if e := <-page.C; e.Kind != EventLock {
+		t.Errorf("a lock state beyond the rate: got %v", e.Kind)
+	}
+}
+
+// TestPageSubscriberResyncs: an event that finds the page's channel full
+// is dropped and owed a resync, sent once there is room, then at most one
+// every resyncEvery.
+func TestPageSubscriberResyncs(t *testing.T) {
+	r := newRing(100)
+	clock := time.Now()
+	r.now = func() time.Time { return clock }
+	page := r.subscribe(1, true)
+	for range 3 {
+		r.add(Event{Kind: EventLock, At: clock, Lock: &LockState{Key: "lock:a"}})
+	}
+	if e := <-page.C; e.Kind != EventLock || page.Dropped() != 2 {
+		t.Fatalf("got %v, dropped %d (want a lock state, 2)", e.Kind, page.Dropped())
+	}
+	r.retryResyncs(clock)
+	if e := <-page.C; e.Kind != EventResync {
+		t.Fatalf("after the room came back: %v, want a resync", e.Kind)
 	}
 	// A second resync waits resyncEvery.
 	page.r.mu.Lock()
-	page.lagging, page.tokens = true, 0
+	page.lagging = true
 	page.r.mu.Unlock()
 	r.retryResyncs(clock)
 	if len(page.C) != 0 {

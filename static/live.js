@@ -8,7 +8,7 @@ export const REDIS = "redis";
 
 // newModel is an empty model.
 export function newModel() {
-  return { started: 0, lanes: new Map(), events: [], lastSeq: 0, findings: [], suggested: {}, chosen: [], fixed: false, resyncs: 0 };
+  return { started: 0, lanes: new Map(), events: [], lastSeq: 0, findings: [], suggested: {}, chosen: [], fixed: false, resyncs: 0, skipped: 0 };
 }
 
 function ms(t) {
@@ -61,6 +61,22 @@ export function applyEvent(model, msg) {
   }
   if (e.kind === "finding" && e.finding) model.findings.push({ ...e.finding, text: msg.text || e.finding.code });
   return true;
+}
+
+// applyFrame adds a frame message ({events: [event messages], skipped}):
+// each event as applyEvent does, and the count of plain commands the
+// proxy left out (over its rate) in model.skipped. It says what to
+// redraw: any event, a finding, new suggestions.
+export function applyFrame(model, msg) {
+  const drawn = { any: false, findings: false, suggested: false };
+  for (const m of msg.events || []) {
+    if (!applyEvent(model, m)) continue;
+    drawn.any = true;
+    if (m.event.kind === "finding") drawn.findings = true;
+    if (m.suggested) drawn.suggested = true;
+  }
+  model.skipped += msg.skipped || 0;
+  return drawn;
 }
 
 // laneIDs are the timeline's columns: Redis first, then the clients in

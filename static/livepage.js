@@ -3,7 +3,7 @@
 // save messages (protocol in the doc of package live). main.js calls it on
 // the live page.
 
-import { REDIS, applyEvent, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
+import { REDIS, applyEvent, applyFrame, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
 
 // startLive runs the live page in document, root its <main id="live">.
 export function startLive(document, root) {
@@ -198,6 +198,14 @@ function onMessage(msg) {
         scheduleTimeline();
       }
       break;
+    case "events": {
+      const d = applyFrame(model, msg);
+      if (msg.skipped) status(texts.skipped.replace("{what}", model.skipped));
+      if (d.findings) drawFindings();
+      if (d.suggested) drawLocks();
+      if (d.any) scheduleTimeline();
+      break;
+    }
     case "done":
       answer(texts.done.replace("{what}", texts["fault." + msg.for] || msg.for), false);
       break;

@@ -256,7 +256,7 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 	perConn := func(a, b uint64) string {
 		return fmt.Sprintf("%.1f KiB", float64(int64(a)-int64(b))/float64(conns)/1024)
 	}
-	t.Add("P4", fmt.Sprintf("heap per client connection (%d connections, each with its upstream connection, both sides' buffers)", conns),
+	t.Add("P4", fmt.Sprintf("heap per client connection (%d connections that sent a PING: on the shared upstream connections, with no upstream connection of their own)", conns),
 		perConn(after.HeapAlloc, before.HeapAlloc), "goroutine stacks "+perConn(after.StackInuse, before.StackInuse), "", "report", "-")
 	for _, c := range open {
 		c.Close()

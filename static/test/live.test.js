@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { REDIS, applyEvent, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "../live.js";
+import { REDIS, applyEvent, applyFrame, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "../live.js";
 
 const t0 = "2026-01-01T00:00:00Z";
 const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
@@ -132,4 +132,22 @@ test("a lock key new to the page brings the proxy's suggestions", () => {
   const m = applySnapshot(newModel(), snapshot());
   applyEvent(m, { event: { seq: 4, kind: "lock", at: at(30), lock: { key: "job:c", type: "string", value: "t" } }, suggested: { "lock:a": "set-nx", "job:c": "script-ttl" }, chosen: [] });
   assert.deepEqual(suggestions(m).map((x) => [x.key, x.reason, x.ticked]), [["job:c", "script-ttl", true], ["lock:a", "set-nx", true]]);
+});
+
+test("a frame: its events in order, old seqs skipped, the proxy's skipped count kept", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  const d = applyFrame(m, {
+    type: "events",
+    skipped: 7,
+    events: [
+      { event: { seq: 3, kind: "lock", at: at(11) } },
+      { event: { seq: 4, kind: "command", at: at(20), lane: "c1", command: { name: "GET", args: ["GET", "k"], reply: "(value)" } } },
+      { event: { seq: 5, kind: "finding", at: at(30), finding: { code: "overlap", lane: "c2", events: [4] } }, text: "f" },
+    ],
+  });
+  assert.deepEqual(d, { any: true, findings: true, suggested: false });
+  assert.deepEqual(m.events.map((e) => e.seq), [1, 2, 3, 4, 5]);
+  assert.equal(m.findings[1].text, "f");
+  assert.equal(m.skipped, 7);
+  assert.deepEqual(applyFrame(m, { events: [{ event: { seq: 5, kind: "lock", at: at(40) } }] }), { any: false, findings: false, suggested: false });
 });
