@@ -210,7 +210,7 @@ steps:
   - {actor: Z, do: acquire}
   - {actor: A, do: jump}
 `)
-	actions := "acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover, long-script, restart"
+	actions := "acquire, release, write, pause, resume, crash, fork, advance, finish-release, exit, clock-jump, failover, long-script, restart, finish-write"
 	for _, c := range []struct {
 		lang string
 		want []string
