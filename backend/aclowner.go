@@ -3,6 +3,7 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"lockstep/sim"
 )
@@ -15,7 +16,9 @@ import (
 // already has) would not help. Where is the FILE:LINE:COL of the KEYS
 // list that names the owner, Script the script's role (acquire,
 // release...). Err is the refusal as it came (it wraps the
-// *PermissionError).
+// *PermissionError, or is the *sim.ScriptError of a user's script whose
+// call Redis refused: then Perm.User is "", since which Redis user
+// Lockstep runs as is the operator's business, not a visitor's).
 type OwnerInKeysError struct {
 	Perm   *PermissionError
 	Where  string
@@ -24,6 +27,10 @@ type OwnerInKeysError struct {
 }
 
 func (e *OwnerInKeysError) Error() string {
+	if e.Perm.User == "" {
+		return fmt.Sprintf("the Redis ACL refused %s (%v) because the lock passes the owner id in KEYS (%s): Redis checks every KEYS entry against the user's key patterns, and an owner id is not a key under %s*; pass the owner id in ARGV",
+			e.Perm.Command, e.Perm.Err, e.Where, KeyNamespace)
+	}
 	return fmt.Sprintf("the Redis ACL refused %s to user %s (%v) because the lock passes the owner id in KEYS (%s): Redis checks every KEYS entry against the user's key patterns, and an owner id is not a key under %s*; pass the owner id in ARGV",
 		e.Perm.Command, e.Perm.User, e.Perm.Err, e.Where, KeyNamespace)
 }
@@ -32,11 +39,15 @@ func (e *OwnerInKeysError) Unwrap() error { return e.Err }
 
 // Message makes OwnerInKeysError a sim.Coded error:
 // backend.acl-owner-in-keys with User, Command, the server's Reply, Where
-// and Script.
+// and Script; backend.acl-owner-in-keys-own, without User, when Perm.User
+// is "".
 func (e *OwnerInKeysError) Message() sim.Msg {
 	reply := ""
 	if e.Perm.Err != nil {
 		reply = e.Perm.Err.Error()
+	}
+	if e.Perm.User == "" {
+		return sim.M("backend.acl-owner-in-keys-own", "Command", e.Perm.Command, "Reply", reply, "Where", e.Where, "Script", e.Script, "Namespace", KeyNamespace)
 	}
 	return sim.M("backend.acl-owner-in-keys", "User", e.Perm.User, "Command", e.Perm.Command, "Reply", reply, "Where", e.Where, "Script", e.Script, "Namespace", KeyNamespace)
 }
@@ -46,9 +57,24 @@ func (e *OwnerInKeysError) Message() sim.Msg {
 // def, the variant the run used, passes the owner id in KEYS (its
 // warning variant.owner-in-keys, the first one's place named); err
 // unchanged otherwise, nil included.
+//
+// A user's own script's refusal comes as its error reply (a
+// *sim.ScriptError: the store does not name the Redis user to a visitor,
+// store.go's permissionIn); one that refuses "one of the keys" is taken
+// for the same refusal, with no user named.
 func ExplainACL(err error, def *sim.VariantDef) error {
 	var pe *PermissionError
-	if def == nil || !errors.As(err, &pe) || pe.Rule != "~"+KeyNamespace+"*" {
+	var se *sim.ScriptError
+	switch {
+	case def == nil:
+		return err
+	case errors.As(err, &pe):
+		if pe.Rule != "~"+KeyNamespace+"*" {
+			return err
+		}
+	case errors.As(err, &se) && strings.HasPrefix(se.Reply, "NOPERM") && strings.Contains(se.Reply, "keys"):
+		pe = &PermissionError{Command: "EVALSHA", Rule: "~" + KeyNamespace + "*", Err: errors.New(se.Reply)}
+	default:
 		return err
 	}
 	for _, w := range def.Warnings {

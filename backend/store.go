@@ -411,14 +411,11 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 	if err != nil && !isReply(err) {
 		return nil, noRetry, nil, fmt.Errorf("backend: %w", err)
 	}
-	if werr != nil {
-		return nil, noRetry, nil, werr
-	}
 	if restore != nil {
 		if isNoScript(restore.Err()) {
 			return nil, retryNoScript, written, nil
 		}
-		if err := restore.Err(); err != nil {
+		if err := restore.Err(); err != nil && !isExecAbort(err) {
 			return nil, noRetry, nil, fmt.Errorf("backend: restore run keys: %w", err)
 		}
 	}
@@ -427,7 +424,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		if isNoScript(clockCmd.Err()) {
 			return nil, retryNoScript, written, nil
 		}
-		if vt, err = clockCmd.Int64(); err != nil {
+		if vt, err = clockCmd.Int64(); err != nil && !isExecAbort(err) {
 			return nil, noRetry, nil, fmt.Errorf("backend: fix the step's clock: %w", err)
 		}
 	}
@@ -448,6 +445,24 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 			return nil, noRetry, nil, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
 		}
 		out.Replies[i] = r
+	}
+	// After the calls: when Redis refused the transaction (EXECABORT), a
+	// call's own error says why; the written sets' SMEMBERS only echo it.
+	if werr != nil && !isExecAbort(werr) {
+		return nil, noRetry, nil, werr
+	}
+	if isExecAbort(err) {
+		// Nothing ran: the keys are as the step found them (Prior), and
+		// the refused call's error reply is the step's outcome.
+		for i, k := range read {
+			out.Keys[i] = sim.Absent(k.Name)
+			for _, p := range b.Prior {
+				if p.Name == k.Name {
+					out.Keys[i] = p
+				}
+			}
+		}
+		return out, noRetry, written, nil
 	}
 	for i, k := range read {
 		if ks, ok := known[k.Name]; ok {
@@ -594,6 +609,11 @@ func isReply(err error) bool {
 }
 
 func isNoScript(err error) bool { return redis.HasErrorPrefix(err, "NOSCRIPT") }
+
+// isExecAbort reports whether err is Redis's EXECABORT: a command of the
+// transaction was refused as it was queued (an ACL refusal of a user's
+// script, say), and that command's own error says why.
+func isExecAbort(err error) bool { return redis.HasErrorPrefix(err, "EXECABORT") }
 
 // Close ends the run: on a real Redis it deletes every key of the run (even
 // when ctx is already done, it tries for up to 3 s more); on the embedded one

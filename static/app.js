@@ -101,10 +101,10 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
       if (!st.play.on) runPlay(m.start(st.play, v.step, v.total, m.narrationText(doc), speed(), v.frame));
     });
   let endLoaded = false;
-  const showEnd = () => {
+  const showEnd = (done) => {
     if (!endLoaded && !(v.total > 0 && v.step >= v.total)) return;
     endLoaded = true;
-    endModule().then((m) => m.showEnd(doc, v.step, v.total));
+    endModule().then((m) => m.showEnd(doc, v.step, v.total, done));
   };
   // A student's page walks the class's servers when its own is lost: own
   // first, then data-class-peers (peers.js); current is the one that last
@@ -385,17 +385,15 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     }
     player.updateControls(doc, v, location.href);
     v.frame = m.frame;
-    showEnd();
+    // The lesson is complete when the learner stepped to its end (→ or
+    // Play), now or before; a link, End or the scrubber to the last step
+    // shows the end card without completing it, and the card says so.
+    const progress = saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep));
+    showEnd(Boolean(progress && progress.done));
     if (st.predict.on) run(predict.onFrame(st.predict, m, Boolean(m.chrome))); // before announce: it veils answers
     player.announce(doc);
     player.scrollTimeline(doc, matchMedia("(prefers-reduced-motion: reduce)").matches);
     fit();
-    // The end card says the lesson is done (endcard.js): whatever shows it
-    // (a step, End, the scrubber, a link) records it, so the course shows
-    // it done too (a fresh-eyes review of issue 38: End showed the card
-    // and left the lesson not done).
-    const ended = v.total > 0 && v.step >= v.total && Boolean(doc.querySelector("#end-card-tpl"));
-    saveProgress(storage, v.lesson, v.step, v.total, player.isStepForward(m, prevStep) || ended);
     if (st.play) runPlay(play.onFrame(st.play, m, play.narrationText(doc)));
     if (m.chrome && v.pendingAction) {
       const a = v.pendingAction;

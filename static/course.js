@@ -31,11 +31,14 @@ export function progressAfter(p, step, total, stepped) {
   return out;
 }
 
+// saveProgress stores lesson's progress after the player showed step of
+// total (see progressAfter) and returns it.
 export function saveProgress(storage, lesson, step, total, stepped) {
   const all = loadJSON(storage, PROGRESS_KEY);
   all[lesson] = progressAfter(all[lesson], step, total, stepped);
   storeJSON(storage, PROGRESS_KEY, all);
   storeJSON(storage, LAST_KEY, { id: lesson });
+  return all[lesson];
 }
 
 // showCourseProgress fills the course page's cards (root: #course) in from

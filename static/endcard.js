@@ -14,7 +14,10 @@ export function endVisible(step, total) {
 // showEnd shows the end card at step of total, or hides it; a page with
 // no card (a drill, an explore timeline, a student's page) has none to
 // show. The slot is filled again only when the header's card changed.
-export function showEnd(doc, step, total) {
+// done says whether the course records the lesson complete (the learner
+// stepped to its end, now or before: course.js): the card says so only
+// then, and otherwise that stepping through is what completes it.
+export function showEnd(doc, step, total, done) {
   const slot = doc.querySelector("[data-end-slot]");
   if (!slot) return;
   const tpl = doc.querySelector("#end-card-tpl");
@@ -22,6 +25,11 @@ export function showEnd(doc, step, total) {
   if (on && slot.dataset.from !== tpl.innerHTML) {
     slot.replaceChildren(tpl.content.cloneNode(true));
     slot.dataset.from = tpl.innerHTML;
+  }
+  if (on) {
+    const when = done ? "done" : "skipped";
+    for (const el of slot.querySelectorAll("[data-when]")) el.hidden = el.dataset.when !== when;
+    slot.setAttribute("aria-labelledby", done ? "end-title" : "end-title-skipped");
   }
   slot.hidden = !on;
 }

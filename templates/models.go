@@ -116,13 +116,18 @@ type UI struct {
 	PlayStopEnd       string
 	EndDone           string
 	EndDoneBody       string
-	EndNext           string
-	EndLastLesson     string
-	EndReplay         string
-	EndReplayHelp     string
-	EndFork           string
-	EndForkHelp       string
-	LessonAbout       string
+	// EndSkipped and EndSkippedBody head the end card when the learner
+	// came to the last step by a link, End or the scrubber rather than
+	// stepping: the lesson is not recorded complete then (static/course.js).
+	EndSkipped     string
+	EndSkippedBody string
+	EndNext        string
+	EndLastLesson  string
+	EndReplay      string
+	EndReplayHelp  string
+	EndFork        string
+	EndForkHelp    string
+	LessonAbout    string
 	// The course page's index and overall progress, a lesson's info mark,
 	// the author view and the lock page's examples (issue 38; messages in
 	// catalog/ui.*.toml).

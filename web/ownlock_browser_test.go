@@ -24,7 +24,9 @@ func TestBrowserOwnLock(t *testing.T) {
 		run(t, ctx, chromedp.SetValue(chromedp.CSS(fmt.Sprintf(`[data-testid="lock-form"] [name=%q]`, name)), files[name]))
 	}
 	run(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="lock-check"]`)))
-	waitNewDocument(t, ctx, `location.pathname === '/explore/lock' && !!document.querySelector('[data-testid="lock-table"]')`, "the course table")
+	// readyState: the page is parsed whole, every row in (a loaded machine
+	// parsed the table in chunks, and a read found 43 rows of 47).
+	waitNewDocument(t, ctx, `location.pathname === '/explore/lock' && document.readyState !== 'loading' && !!document.querySelector('[data-testid="lock-table"]')`, "the course table")
 	share := eval[string](t, ctx, `location.href`)
 	table := func() string {
 		return eval[string](t, ctx, `JSON.stringify([...document.querySelectorAll('[data-testid="lock-table"] tr[data-lesson]')].map(r => r.dataset.lesson + ':' + r.dataset.kind + ':' + r.dataset.step))`)
@@ -50,7 +52,7 @@ func TestBrowserOwnLock(t *testing.T) {
 	// The lock's link, in a fresh browser context.
 	fresh := newTab(t)
 	run(t, fresh, chromedp.Navigate(share))
-	waitJS(t, fresh, `!!document.querySelector('[data-testid="lock-table"]')`, "the shared course table")
+	waitJS(t, fresh, `document.readyState !== 'loading' && !!document.querySelector('[data-testid="lock-table"]')`, "the shared course table")
 	again := eval[string](t, fresh, `JSON.stringify([...document.querySelectorAll('[data-testid="lock-table"] tr[data-lesson]')].map(r => r.dataset.lesson + ':' + r.dataset.kind + ':' + r.dataset.step))`)
 	if again != rows {
 		t.Errorf("the shared link's table differs:\n%s\n%s", again, rows)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,16 +49,35 @@ func TestBrowserEndCard(t *testing.T) {
 	if h := eval[float64](t, ctx, `document.getElementById('end-card')?.getBoundingClientRect().height ?? 0`); h != 0 {
 		t.Errorf("step %d of %d shows an end card %.0f px tall", last-1, last, h)
 	}
-	// End shows the card, and the course then shows the lesson done (a
-	// fresh-eyes review of issue 38: the card said done, the course did
-	// not record it). From step 2: End is no step forward.
+	// End shows the card, but says the lesson is not complete, and the
+	// course agrees: End skips the steps (a fresh-eyes review of issue 38
+	// found the card saying "complete" where the course did not). From
+	// step 2: End is no step forward.
+	visibleTitle := `[...document.querySelectorAll('#end-card .end-title')].filter(h => h.getBoundingClientRect().height > 0).map(h => h.textContent.trim()).join('|')`
+	courseDone := func(when string) bool {
+		t.Helper()
+		run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
+		waitJS(t, ctx, `document.querySelector('.lesson-card.started') !== null`, "the course's progress "+when)
+		return eval[bool](t, ctx, fmt.Sprintf(`document.querySelector('.lesson-card[data-lesson=%q]').classList.contains('done')`, l.ID))
+	}
+	en := tr(sim.English).UI()
 	openStep(t, ctx, ts, l.ID, 2, sim.English)
 	press(t, ctx, kb.End)
 	waitJS(t, ctx, `(document.querySelector('#end-card .end-card')?.getBoundingClientRect().height ?? 0) > 0`, "the end card after End")
-	run(t, ctx, chromedp.Navigate(ts.url+"/?lang=en"))
-	waitJS(t, ctx, `document.querySelector('.lesson-card.started') !== null`, "the course's progress")
-	if done := eval[bool](t, ctx, fmt.Sprintf(`document.querySelector('.lesson-card[data-lesson=%q]').classList.contains('done')`, l.ID)); !done {
-		t.Errorf("after End showed the end card, the course does not show lesson %s done", l.ID)
+	if got := eval[string](t, ctx, visibleTitle); got != en.EndSkipped {
+		t.Errorf("after End the end card says %q, want %q", got, en.EndSkipped)
+	}
+	if courseDone("after End") {
+		t.Errorf("after End the course shows lesson %s done", l.ID)
+	}
+	// Stepping to the end completes it: the card says so, and so does the
+	// course.
+	openStep(t, ctx, ts, l.ID, last-1, sim.English)
+	press(t, ctx, kb.ArrowRight)
+	waitStep(t, ctx, last)
+	waitJS(t, ctx, visibleTitle+` === `+strconv.Quote(en.EndDone), "the end card saying the lesson is complete")
+	if !courseDone("after stepping to the end") {
+		t.Errorf("after stepping to the end the course does not show lesson %s done", l.ID)
 	}
 	type card struct {
 		Visible   bool    `json:"visible"`
@@ -79,7 +99,7 @@ func TestBrowserEndCard(t *testing.T) {
 			const b = el.getBoundingClientRect(); if (b.height === 0) return null;
 			const next = el.querySelector('[data-end="next"]'), replay = el.querySelector('[data-end="replay"]');
 			return {visible: true, top: b.top, narrBot: document.getElementById('panel-narration').getBoundingClientRect().bottom,
-				viewH: innerHeight, title: el.querySelector('h2').textContent.trim(),
+				viewH: innerHeight, title: [...el.querySelectorAll('h2')].filter(h => h.getBoundingClientRect().height > 0).map(h => h.textContent.trim()).join('|'),
 				nextHref: next ? next.getAttribute('href') : '', nextText: next ? next.textContent.replace(/\s+/g, ' ').trim() : '',
 				replay: replay ? replay.getAttribute('href') : '', fork: el.querySelector('[data-end="fork"]')?.textContent.replace(/\s+/g, ' ').trim() || '',
 				border: getComputedStyle(el).borderTopColor};
