@@ -48,7 +48,7 @@ func TestSandboxKillsRefusedByName(t *testing.T) {
 // class's lock is refused by name, as the presenter's own would be.
 func TestClassStudentsStepsChargedToPresenter(t *testing.T) {
 	t.Parallel()
-	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: time.Second, Limits: Limits{TrustedProxies: loopbackProxies, SandboxKillsPerAddr: 1}})
+	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: 3 * time.Second, Limits: Limits{TrustedProxies: loopbackProxies, SandboxKillsPerAddr: 1}}) // 3 s: a loaded machine ran an ordinary step past 1 s
 	timeline := func(acquire string) string {
 		t.Helper()
 		src := "name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
