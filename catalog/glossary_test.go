@@ -293,6 +293,8 @@ func TestGlossaryNewTerms(t *testing.T) {
 		{"acquire (verb", "zh-CN", "三个里拿到两个"},
 		{"acquire (verb", "zh-TW", "B 拿到鎖：令牌為 2"},
 		{"acquire (verb", "zh-TW", "鎖是空閒的，拿到了它"},
+		{"acquire (verb", "zh-CN", "一旦别的持有者拿走了锁"},
+		{"acquire (verb", "zh-TW", "A 拿下了節點 1 和 2"},
 	} {
 		var form *glossaryForm
 		for i := range g.Terms {
