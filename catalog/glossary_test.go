@@ -264,8 +264,9 @@ func TestGlossaryFindsForbidden(t *testing.T) {
 }
 
 // TestGlossaryNewTerms checks that the glossary holds the terms of issue
-// 39's new lessons (Cluster, Redlock's rules, fencing counters) and that
-// each catches the variant it replaces.
+// 39's new lessons (Cluster, Redlock's rules, fencing counters) and the
+// terms the course once wrote two ways, and that each catches the variant
+// it replaces.
 func TestGlossaryNewTerms(t *testing.T) {
 	g := loadGlossary(t)
 	for _, c := range []struct{ en, loc, bad string }{
@@ -277,6 +278,23 @@ func TestGlossaryNewTerms(t *testing.T) {
 		{"clock drift", "zh-CN", "时钟偏移的余量"},
 		{"fencing counter", "zh-TW", "圍欄計數器從 1 開始"},
 		{"row version", "zh-TW", "行版本檢查"},
+		// One term per concept across the course (issue 39, left by the
+		// fresh-eyes review): 修訂號 not 修訂版號, the resource's token
+		// check 核对 / 核對, acquiring a lock 获取锁 / 取得鎖.
+		{"revision", "zh-TW", "共識儲存的修訂版號"},
+		{"revision", "zh-CN", "共识存储的修订版号"},
+		{"check of a fencing token", "zh-CN", "资源检查 A 的栅栏令牌"},
+		{"check of a fencing token", "zh-CN", "由存储一方校验令牌"},
+		{"check of a fencing token", "zh-TW", "被保護的資源不檢查柵欄令牌"},
+		{"check of a fencing token", "zh-TW", "由儲存端驗證令牌"},
+		{"check-then-write", "zh-TW", "「先檢查、後寫入」的資源"},
+		{"check / validate", "zh-CN", "释放必须检查获锁令牌"},
+		{"acquire (verb", "zh-CN", "B 拿到锁：令牌为 2"},
+		{"acquire (verb", "zh-CN", "三个里拿到两个"},
+		{"acquire (verb", "zh-TW", "B 拿到鎖：令牌為 2"},
+		{"acquire (verb", "zh-TW", "鎖是空閒的，拿到了它"},
+		{"acquire (verb", "zh-CN", "一旦别的持有者拿走了锁"},
+		{"acquire (verb", "zh-TW", "A 拿下了節點 1 和 2"},
 	} {
 		var form *glossaryForm
 		for i := range g.Terms {

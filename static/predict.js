@@ -231,7 +231,7 @@ export function verdictLines(v, text, glosses) {
 // of parseSteps).
 export function questionLines(n, s, text, glosses) {
   return [
-    ["predict-q", fill(text("tPredictPrompt"), { step: n, actor: s.actor, action: glosses[`act:${s.do}`] || s.do, lock: s.lock })],
+    ["predict-q", fill(text("tPredictPrompt"), { step: n, actor: s.actor, action: glosses[s.check_only ? "act:check-token" : `act:${s.do}`] || s.do, lock: s.lock })],
     ["predict-hint", fill(text("tPredictChoose"), { last: s.outcomes.length })],
   ];
 }

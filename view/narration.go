@@ -186,6 +186,17 @@ func ActionName(t Texts, a sim.Action) string {
 	return string(a)
 }
 
+// stepActionName is the short name of a step's action do on the
+// timeline: a write that sends only the token check (checkOnly: lesson
+// field check_then_write) is named for the check (ActCheckToken), since it
+// writes nothing; the write comes at finish-write.
+func stepActionName(t Texts, do sim.Action, checkOnly bool) string {
+	if do == sim.ActWrite && checkOnly {
+		return t.T("ActCheckToken")
+	}
+	return ActionName(t, do)
+}
+
 // camel turns "finish-release" into "FinishRelease", for message ids.
 func Camel(s string) string {
 	var b strings.Builder

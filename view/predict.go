@@ -21,6 +21,10 @@ type PredictStep struct {
 	Actor    string        `json:"actor"`
 	Lock     string        `json:"lock"`
 	Outcomes []sim.Outcome `json:"outcomes"`
+	// CheckOnly marks a write that sends only the token check (lesson
+	// field check_then_write): the question names it by the gloss
+	// "act:check-token", not "act:write".
+	CheckOnly bool `json:"check_only,omitempty"`
 	// Why is the step's "why" question (lesson field why) in every locale
 	// of the catalogue, asked once the outcome is revealed; Because are its
 	// reasons in the order shown, Right the index of the right one among
@@ -96,7 +100,7 @@ func PredictSteps(l *sim.Lesson) string {
 	steps := make([]*PredictStep, len(l.Steps))
 	for i, st := range l.Steps {
 		if outs := PredictOutcomes(l, st); outs != nil {
-			steps[i] = &PredictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs, Pause: WorthPredicting(st)}
+			steps[i] = &PredictStep{Do: st.Do, Actor: st.Actor, Lock: st.Lock, Outcomes: outs, CheckOnly: checkOnly(l, st), Pause: WorthPredicting(st)}
 			if st.Why != nil && len(st.Because) > 1 {
 				steps[i].Why = inLocales(st.Why)
 				steps[i].Because, steps[i].Right = reasonsShown(st.Because, i)
@@ -126,7 +130,8 @@ func WorthPredicting(st sim.Step) bool {
 
 // PredictGlosses is the JSON of the controls' data-glosses attribute: the
 // gloss of every outcome a prediction may offer, and the name of every
-// action under "act:<action>", in t's language.
+// action under "act:<action>" (and a write that only checks its token under
+// "act:check-token"), in t's language.
 func PredictGlosses(t Texts) string {
 	m := map[string]string{}
 	for _, a := range sim.Actions {
@@ -137,6 +142,7 @@ func PredictGlosses(t Texts) string {
 		}
 		m["act:"+string(a)] = ActionName(t, a)
 	}
+	m["act:check-token"] = stepActionName(t, sim.ActWrite, true)
 	b, _ := json.Marshal(m)
 	return string(b)
 }

@@ -54,18 +54,19 @@ func (v *Step) ghostColumn(lay tlLayout, c templates.TLColumn) templates.TLColum
 	x := c.Step * TimelineColumnWidth
 	mid := x + TimelineColumnWidth/2
 	st := v.lesson.Steps[c.Step-1]
-	c.Title = strings.TrimSpace(st.Actor + " " + ActionName(t, st.Do))
+	action := stepActionName(t, st.Do, checkOnly(v.lesson, st))
+	c.Title = strings.TrimSpace(st.Actor + " " + action)
 	if st.Do == sim.ActAdvance || st.Do == sim.ActClockJump {
 		c.Texts = append(c.Texts, templates.TLText{X: mid, Y: lay.redisY + 18, Text: clockLabel(t, st.Do, st.By.Milliseconds()), Class: "ghost-text", Anchor: "middle"})
 		return c
 	}
 	ly, ok := lay.laneY[st.Actor]
 	if !ok {
-		c.Texts = append(c.Texts, templates.TLText{X: mid, Y: lay.redisY + 18, Text: Clip(ActionName(t, st.Do), 15), Class: "ghost-text", Anchor: "middle"})
+		c.Texts = append(c.Texts, templates.TLText{X: mid, Y: lay.redisY + 18, Text: Clip(action, 15), Class: "ghost-text", Anchor: "middle"})
 		return c
 	}
 	c.Rects = append(c.Rects, templates.TLRect{X: x + 6, Y: ly + tlChipTop, W: TimelineColumnWidth - 12, H: tlChipH, Class: "chip ghost"})
-	c.Texts = append(c.Texts, templates.TLText{X: mid, Y: ly + tlChipTop + 20, Text: Clip(ActionName(t, st.Do), 14), Class: "ghost-text", Anchor: "middle"})
+	c.Texts = append(c.Texts, templates.TLText{X: mid, Y: ly + tlChipTop + 20, Text: Clip(action, 14), Class: "ghost-text", Anchor: "middle"})
 	return c
 }
 
@@ -264,7 +265,7 @@ func (d *columnDraw) scriptChip(ly int, title string, line bool) {
 // Redis with the reply, and a fork's line to the child's lane.
 func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 	t, f, x, mid, redisY := d.v.t, d.f, d.x, d.mid, d.lay.redisY
-	action := ActionName(t, st.Do)
+	action := stepActionName(t, st.Do, st.CheckOnly)
 	if st.Do == sim.ActFork {
 		action += " → " + st.Child
 	}

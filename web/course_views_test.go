@@ -346,3 +346,54 @@ func TestCheckThenWriteHeadlines(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckThenWriteChipsNameTheCheck checks that the timeline and the
+// predict question name a write step of fencing-check-then-write (steps 2
+// and 6, which send only the token check) for what it does, not "write",
+// in every language, before it runs (ghost chip) and after (chip); the
+// finish-write steps and fencing-compare-and-write's one-step write keep
+// their own names (issue 39, left by the fresh-eyes review).
+func TestCheckThenWriteChipsNameTheCheck(t *testing.T) {
+	t.Parallel()
+	c := newCourseViews(t)
+	chip := func(v *view.Step, step int, class string) string {
+		for _, tx := range v.Timeline().Columns[step].Texts {
+			if tx.Class == class {
+				return tx.Text
+			}
+		}
+		return ""
+	}
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		check, write, finish := tl.T("ActCheckToken"), view.ActionName(tl, sim.ActWrite), view.ActionName(tl, sim.ActFinishWrite)
+		if check == write {
+			t.Fatalf("%s: the check's name %q is the write's", loc, check)
+		}
+		end := c.at("fencing-check-then-write", 9, loc)
+		for step, want := range map[int]string{2: check, 6: check, 7: finish, 9: finish} {
+			if got := chip(end, step, "chip-action"); got != want {
+				t.Errorf("%s: step %d's chip says %q, want %q", loc, step, got, want)
+			}
+		}
+		if got := chip(c.at("fencing-check-then-write", 1, loc), 2, "ghost-text"); got != check {
+			t.Errorf("%s: step 2's ghost chip says %q, want %q", loc, got, check)
+		}
+		if got := chip(c.at("fencing-compare-and-write", 7, loc), 7, "chip-action"); got != write {
+			t.Errorf("%s: the one-step write's chip says %q, want %q", loc, got, write)
+		}
+		var glosses map[string]string
+		if err := json.Unmarshal([]byte(view.PredictGlosses(tl)), &glosses); err != nil || glosses["act:check-token"] != check {
+			t.Errorf("%s: the predict glosses name the check %q (%v), want %q", loc, glosses["act:check-token"], err, check)
+		}
+	}
+	var steps []*view.PredictStep
+	if err := json.Unmarshal([]byte(view.PredictSteps(lessonByID(t, c.all, "fencing-check-then-write"))), &steps); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range steps {
+		if st != nil && st.CheckOnly != (i == 1 || i == 5) {
+			t.Errorf("predict step %d: check_only %v", i+1, st.CheckOnly)
+		}
+	}
+}

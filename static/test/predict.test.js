@@ -185,6 +185,11 @@ test("the bar's lines: question, verdict, retry line, score", () => {
     ["predict-q", "Step 2: A will acquire the lock order:1"],
     ["predict-hint", "<tPredictChoose>"],
   ]);
+  // A write that only checks its token is asked about as the check.
+  const checkGl = { ...gl, "act:write": "write", "act:check-token": "check token" };
+  const asked = (s) => predict.questionLines(2, s, (k) => (k === "tPredictPrompt" ? "{action}" : text(k)), checkGl)[0][1];
+  assert.equal(asked({ ...steps[1], do: "write", check_only: true }), "check token");
+  assert.equal(asked({ ...steps[1], do: "write" }), "write");
   // The keys hint names as many keys as there are choices.
   const hint = predict.questionLines(2, steps[1], (k) => (k === "tPredictChoose" ? "keys 1–{last}" : text(k)), gl)[1][1];
   assert.equal(hint, `keys 1–${steps[1].outcomes.length}`);

@@ -1,4 +1,4 @@
--- hash-nil: acquire (semantics of seed 004, the Redis Hash design).
+-- hash-nil: acquire (the Java design's Redis Hash lock).
 -- HINCRBY creates the owner's field at 1 on a free lock, so one write serves
 -- a first acquire and a reentry alike.
 -- KEYS[1]  the lock: Hash {<owner token> = holds}

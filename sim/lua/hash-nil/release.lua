@@ -1,4 +1,4 @@
--- hash-nil: release one hold (semantics of seed 004).
+-- hash-nil: release one hold (the Java design's Redis Hash lock).
 -- Three replies: nil when the caller holds nothing here, 0 when holds remain,
 -- 1 when the last hold is gone. A client that reads the reply as a boolean
 -- sees nil and 0 both as false.

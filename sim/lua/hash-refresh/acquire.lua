@@ -1,4 +1,4 @@
--- hash-refresh: acquire (semantics of seed 000, Node.js AsyncLocalStorage).
+-- hash-refresh: acquire (the Node.js design, AsyncLocalStorage).
 -- The owner is the execution context's request id; the Hash maps it to a count.
 -- Every successful call renews the lease.
 -- KEYS[1]  the lock: Hash {<owner id> = holds}

@@ -1,4 +1,4 @@
--- hash-refresh: release one hold (semantics of seed 000).
+-- hash-refresh: release one hold (the Node.js design).
 -- A partial release renews the lease; the last one deletes the key.
 -- The reply is 1 both for "still held" and for "released": only the key
 -- itself tells the two apart.

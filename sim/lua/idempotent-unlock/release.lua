@@ -1,4 +1,4 @@
--- idempotent-unlock: token-count's release (seed 001), made safe to retry.
+-- idempotent-unlock: token-count's release, made safe to retry.
 -- Each unlock call carries an id, and its first answer is kept in a latch
 -- key of that call's own, with its own TTL (as Redisson's unlock latch
 -- does): a retry of the same call within the TTL gets that answer back

@@ -1,4 +1,4 @@
--- local-count: take the plain lock (semantics of seed 004, ThreadLocal design).
+-- local-count: take the plain lock (the Java design's ThreadLocal count).
 -- Reentry never reaches Redis: the caller counts holds in its own memory, so
 -- only the first acquire sets the lease and nothing ever extends it.
 -- KEYS[1]  the lock: String = owner token

@@ -1,4 +1,5 @@
--- local-count: the last local release drops the plain lock (seed 004).
+-- local-count: the last local release drops the plain lock (the Java design's
+-- ThreadLocal count).
 -- Delete only while the value is still the caller's token: after a lease ran
 -- out the key may belong to someone else.
 -- KEYS[1]  the lock: String = owner token

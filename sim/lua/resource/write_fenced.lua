@@ -1,6 +1,7 @@
--- The protected resource, checking fencing tokens (seed 001): it remembers the
--- highest token it has accepted and refuses any lower one, so a stale owner
--- that wakes up after its lease ended cannot overwrite a newer owner's work.
+-- The protected resource, comparing fencing tokens inside its own write: it
+-- remembers the highest token it has accepted and, in the same script that
+-- writes, refuses any lower one, so a stale owner that wakes up after its
+-- lease ended cannot overwrite a newer owner's work.
 -- KEYS[1]  the resource: Hash {value, writer, fence}
 -- ARGV[1]  value
 -- ARGV[2]  writer (actor id, for the learner's eyes)

@@ -1,6 +1,7 @@
 -- setnx-del: a plain lock, SET NX with a lease (a known mistake).
 -- There is no reentrancy: a nested call runs the same SET NX, finds its own
--- key, and is refused like any stranger (seed 001, follow-up question 1).
+-- key, and is refused like any stranger: a plain lock cannot tell its own
+-- holder's nested call from another owner's.
 -- KEYS[1]  the lock: String = owner token
 -- ARGV[1]  owner token
 -- ARGV[2]  lease in milliseconds

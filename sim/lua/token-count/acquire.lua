@@ -1,4 +1,4 @@
--- token-count: acquire (semantics of seed 001, the interview card).
+-- token-count: acquire (the interview card's design: a grant token per outermost acquire).
 -- The Hash keeps the grant token of the outermost acquire and a hold count.
 -- KEYS[1]  the lock: Hash {owner = grant token, count = holds}
 -- KEYS[2]  only with fencing: the lock's fencing-token counter

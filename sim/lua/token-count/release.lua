@@ -1,4 +1,4 @@
--- token-count: release one hold (semantics of seed 001).
+-- token-count: release one hold (the interview card's design).
 -- KEYS[1]  the lock: Hash {owner = grant token, count = holds}
 -- ARGV[1]  the caller's grant token
 local lock, token = KEYS[1], ARGV[1]
