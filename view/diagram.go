@@ -20,7 +20,9 @@ import (
 // narrower, with labels of fewer, larger lines, so that drawn at about 86%
 // of its size, beside the narration on a 1024 px wide projector, its
 // labels are still 18 px tall (app.css sets the label sizes, lineH here is
-// their line spacing in the same units).
+// their line spacing in the same units). A desk player (961 px and wider)
+// shows the projector's drawing too, in the board's right column, where the
+// screen's drew its labels 5-9 px; a phone shows the screen's.
 type dgGeometry struct {
 	nodeW, nodeH int
 	gap          int // distance between node centers

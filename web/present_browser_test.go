@@ -299,22 +299,25 @@ func TestBrowserPresenterPredictFits(t *testing.T) {
 
 // TestBrowserOneDiagramShown: the player draws the state diagram twice
 // (templates/diagram.templ: one for the screen, one with projector-sized
-// labels), and shows exactly one of them: the screen's in normal mode, the
-// projector's in presenter mode. A stylesheet rule that outranked the
-// hiding one once showed both, one under the other, on every lesson.
+// labels), and shows exactly one of them: the screen's on a phone, the
+// projector's on a desk (its labels readable in the board's right column,
+// a review of issue 38) and in presenter mode. A stylesheet rule that
+// outranked the hiding one once showed both, one under the other, on every
+// lesson.
 func TestBrowserOneDiagramShown(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
 	const shown = `[...document.querySelectorAll('[data-testid="diagram"] svg')].filter(s => getComputedStyle(s).display !== 'none' && s.getBoundingClientRect().height > 0).map(s => s.getAttribute('class'))`
 	for _, c := range []struct {
+		w, h      int64
 		presenter bool
 		want      string
-	}{{false, "dg-screen"}, {true, "dg-projector"}} {
-		run(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.url+lessonURL(l.ID, 3, sim.English, c.presenter)))
+	}{{390, 844, false, "dg-screen"}, {1280, 800, false, "dg-projector"}, {1280, 800, true, "dg-projector"}} {
+		run(t, ctx, chromedp.EmulateViewport(c.w, c.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 3, sim.English, c.presenter)))
 		waitStep(t, ctx, 3)
 		got := eval[[]string](t, ctx, shown)
 		if len(got) != 1 || !slices.Contains(strings.Fields(got[0]), c.want) {
-			t.Errorf("presenter %v: shown diagram drawings %q, want one %s", c.presenter, got, c.want)
+			t.Errorf("%dx%d presenter %v: shown diagram drawings %q, want one %s", c.w, c.h, c.presenter, got, c.want)
 		}
 	}
 }

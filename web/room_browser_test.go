@@ -47,14 +47,22 @@ const measureLanes = `(() => {
 // timeline takes at least 35% of the screen's height and every text of
 // its lanes on the screen is drawn at least 11 px tall (issue 38, item 1:
 // it was 127 px and 5 px), and the two banners are one line each, side by
-// side. With -update-screenshot it writes both to
-// docs/.
+// side; the same at 1280 x 800 in simplified Chinese. With
+// -update-screenshot it writes each to docs/ (screenshot-presenter-WxH.png,
+// the Chinese one screenshot-presenter-WxH-zh-CN.png: the README showed
+// English only).
 func TestBrowserPresenterLanesReadable(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
-	for _, s := range []struct{ w, h int64 }{{1280, 800}, {1024, 768}} {
-		where := fmt.Sprintf("%dx%d", s.w, s.h)
-		run(t, ctx, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, sim.English, true)))
+	for _, s := range []struct {
+		w, h int64
+		loc  sim.Locale
+	}{{1280, 800, sim.English}, {1024, 768, sim.English}, {1280, 800, sim.SimplifiedChinese}} {
+		where, shot := fmt.Sprintf("%dx%d", s.w, s.h), ""
+		if s.loc != sim.English {
+			where, shot = where+" "+string(s.loc), "-"+string(s.loc)
+		}
+		run(t, ctx, chromedp.EmulateViewport(s.w, s.h), chromedp.Navigate(ts.url+lessonURL(l.ID, 7, s.loc, true)))
 		waitStep(t, ctx, 7)
 		waitJS(t, ctx, currentColumnInView, where+": step 7's column in view")
 		var f laneFit
@@ -87,7 +95,7 @@ func TestBrowserPresenterLanesReadable(t *testing.T) {
 				t.Errorf("%s: banner %d at y=%.0f (the first at %.0f), %.1f lines tall; want one line, beside the first", where, i, b.Top, banners[0].Top, b.Lines)
 			}
 		}
-		shootScreen(t, ctx, "screenshot-presenter-"+where+".png")
+		shootScreen(t, ctx, fmt.Sprintf("screenshot-presenter-%dx%d%s.png", s.w, s.h, shot))
 		t.Logf("%s: timeline %.0f px of %.0f, smallest lane text %.1f px (%s)", where, f.CardH, f.ViewH, f.MinText, f.Smallest)
 	}
 }

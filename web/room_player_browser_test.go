@@ -152,6 +152,15 @@ type deskFit struct {
 	Left, Right  float64
 	// Wrapped are the controls drawn below the controls' first line.
 	Wrapped []string
+	// DiagMin is the smallest drawn size (font size times the drawing's
+	// scale) of the shown diagram's texts, DiagSmallest that text,
+	// DiagTexts how many there are.
+	DiagMin      float64
+	DiagSmallest string
+	DiagTexts    int
+	// NarrBottom is where the narration ends, SayPx its text's font size.
+	NarrBottom float64
+	SayPx      float64
 }
 
 const measureDesk = `(() => {
@@ -165,7 +174,19 @@ const measureDesk = `(() => {
 			const items = [...document.querySelectorAll('.controls > :not(.buttons), .controls .buttons > *')].filter(el => r(el).width > 0);
 			const first = Math.min(...items.map(el => r(el).bottom));
 			return items.filter(el => r(el).top >= first - 0.5).map(el => el.id || el.className);
-		})()};
+		})(),
+		...(() => {
+			let min = Infinity, smallest = '', n = 0;
+			for (const el of document.querySelectorAll('[data-testid="diagram"] svg text')) {
+				if (r(el).width === 0 || getComputedStyle(el).display === 'none') continue;
+				const px = parseFloat(getComputedStyle(el).fontSize) * el.getScreenCTM().a;
+				n++;
+				if (px < min) { min = px; smallest = el.textContent; }
+			}
+			return {DiagMin: min, DiagSmallest: smallest, DiagTexts: n};
+		})(),
+		NarrBottom: r(document.getElementById('panel-narration')).bottom + scrollY,
+		SayPx: parseFloat(getComputedStyle(document.querySelector('#panel-narration .say')).fontSize)};
 })()`
 
 // TestBrowserDeskLayout: on a desk (1280 x 800 and 1920 x 1080), at the
@@ -177,8 +198,12 @@ const measureDesk = `(() => {
 // step 7 (the longest narration), the lanes start on the first screen too,
 // and the connection's status stays on the controls' line (a fresh-eyes
 // review of issue 38: "Connected" took a line of its own and the lanes
-// began at y = 717). With -update-screenshot it writes the 1280 x 800
-// screen to docs/screenshot-desk-1280x800.png.
+// began at y = 717). At every size the lanes start 200 px above the
+// screen's bottom or higher, under the whole narration, drawn at 16 px or
+// more, and the state diagram's texts are drawn at least 11 px tall (a
+// review of issue 38: at 1024 x 768 step 7 put the lanes at y = 662-687
+// and the diagram's labels were about 6 px). With -update-screenshot it
+// writes the 1280 x 800 screen to docs/screenshot-desk-1280x800.png.
 func TestBrowserDeskLayout(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
@@ -205,8 +230,19 @@ func TestBrowserDeskLayout(t *testing.T) {
 		if f.HeaderH > 160 {
 			t.Errorf("%s: the header is %.0f px tall, want at most 160", where, f.HeaderH)
 		}
-		if (s.w > 1024 && f.LanesTop > 0.72*f.ViewH) || f.LanesTop+90 > f.ViewH {
-			t.Errorf("%s: the lanes start at y=%.0f of a %.0f px screen, want on the first screen with a lane's height shown", where, f.LanesTop, f.ViewH)
+		if (s.w > 1024 && f.LanesTop > 0.72*f.ViewH) || f.LanesTop+200 > f.ViewH {
+			t.Errorf("%s: the lanes start at y=%.0f of a %.0f px screen, want on the first screen with 200 px of them shown", where, f.LanesTop, f.ViewH)
+		}
+		// The narration above the lanes, whole on the first screen, in
+		// its reading size (the lanes were pushed down by it, not the
+		// other way round).
+		if f.NarrBottom > f.LanesTop || f.NarrBottom > f.ViewH || f.SayPx < 16 {
+			t.Errorf("%s: the narration ends at y=%.0f (lanes at %.0f, screen %.0f), its text %.1f px; want it whole above the lanes at 16 px or more", where, f.NarrBottom, f.LanesTop, f.ViewH, f.SayPx)
+		}
+		// The diagram's labels readable (a review of issue 38: about 6 px
+		// at 1024 x 768, 6.5 at 1280 x 800, 9 at 1920 x 1080).
+		if f.DiagTexts < 5 || f.DiagMin < 11 {
+			t.Errorf("%s: the diagram's smallest text (%q) is drawn %.1f px tall (%d texts), want at least 11", where, f.DiagSmallest, f.DiagMin, f.DiagTexts)
 		}
 		if used := f.Right - f.Left; used < 0.9*f.ViewW {
 			t.Errorf("%s: the board's cards take %.0f px of %.0f, want at least 90%%", where, used, f.ViewW)
@@ -214,7 +250,7 @@ func TestBrowserDeskLayout(t *testing.T) {
 		if len(f.Wrapped) > 0 {
 			t.Errorf("%s: the controls %q are on a second line, want one", where, f.Wrapped)
 		}
-		t.Logf("%s: header %.0f px, lanes at y=%.0f-%.0f, cards x=%.0f-%.0f", where, f.HeaderH, f.LanesTop, f.LanesBottom, f.Left, f.Right)
+		t.Logf("%s: header %.0f px, narration to y=%.0f, lanes at y=%.0f-%.0f, cards x=%.0f-%.0f, diagram text %.1f px and up", where, f.HeaderH, f.NarrBottom, f.LanesTop, f.LanesBottom, f.Left, f.Right, f.DiagMin)
 	}
 	shootScreen(t, ctx, "screenshot-desk-1280x800.png")
 }
