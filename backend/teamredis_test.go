@@ -54,6 +54,7 @@ func TestCluster(t *testing.T) {
 		}
 		run(t, aclBe, l, nil)
 	})
+	t.Run("owner-in-keys", func(t *testing.T) { clusterOwnerInKeys(t, cl) })
 }
 
 // TestACLUser runs the course as a user that may touch only Lockstep's keys

@@ -66,7 +66,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			// Said for this file, in JSON too where --json; the other
 			// files still run (each is reported, not only the first).
-			err = backend.ExplainACL(err, l.VariantDef)
+			err = backend.ExplainOwnerInKeys(err, l.VariantDef)
 			msg := runError(cat, loc, l.File, err)
 			fmt.Fprintf(stderr, "lockstep: %s\n", msg)
 			if a.asJSON {

@@ -83,7 +83,7 @@ func Search(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			// Said for this file (in JSON too where --json); the other
 			// files are still searched, each reported.
-			msg := searchError(cat, loc, f.Path, backend.ExplainACL(err, f.VariantDef))
+			msg := searchError(cat, loc, f.Path, backend.ExplainOwnerInKeys(err, f.VariantDef))
 			fmt.Fprintf(stderr, "lockstep: %s\n", msg)
 			if a.asJSON {
 				if jerr := json.NewEncoder(stdout).Encode(fileErrors{File: f.Path, Errors: []fileError{{Message: msg}}}); jerr != nil {

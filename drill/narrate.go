@@ -13,12 +13,21 @@ func say(key string, vars map[string]any) sim.Msg {
 	return sim.Msg{ID: "narration." + key, Args: vars}
 }
 
-// leaseOf is the lease of an acquire step: its own, or the lesson's.
+// leaseOf is the lease an acquire step sets: its own, or the lesson's;
+// under a variant file whose acquire passes the lease as lease_s (for
+// EXPIRE), that lease in whole seconds, rounded up as the script is sent it
+// (a 1.5 s lesson lease is a 2 s key there).
 func leaseOf(l *sim.Lesson, st *sim.Step) time.Duration {
+	d := l.Lease
 	if st.Lease > 0 {
-		return st.Lease
+		d = st.Lease
 	}
-	return l.Lease
+	if def := l.VariantDef; def != nil && def.Acquire != nil && slices.ContainsFunc(def.Acquire.Args, func(v sim.ValueRef) bool {
+		return !v.IsLiteral && v.Name == sim.ValLeaseS
+	}) {
+		d = (d + time.Second - 1).Truncate(time.Second)
+	}
+	return d
 }
 
 func lockOf(f sim.Frame, lock string) sim.LockView {
@@ -94,6 +103,16 @@ func Explain(l *sim.Lesson, st *sim.Step, prev, cur sim.Frame) (sim.Msg, bool) {
 		switch cur.Outcome {
 		case sim.Acquired:
 			vars["Owner"] = cl.Owner
+			switch {
+			case pl.State != sim.Idle && own && len(others) == 0:
+				// The lock was the actor's own: a script that keeps its
+				// own count re-entered it, and its reply reads as a first
+				// acquire (a variant file's reentry: none over such a
+				// script, issue 33).
+				return say("acquired-own-held", vars), true
+			case pl.State != sim.Idle && len(pl.Holders) > 0:
+				return say("acquired-over-holder", vars), true
+			}
 			switch l.Variant {
 			case "setnx-del", "get-then-del":
 				return say("acquired-plain", vars), true

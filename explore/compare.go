@@ -20,6 +20,19 @@ type Side struct {
 	Frames  []sim.Frame // frames[0] is the start
 }
 
+// RunError is a side of Compare whose run failed: Variant names it, Def
+// is the variant file it ran (nil for a built-in variant without one), so
+// that a caller can explain an error the file's design causes (the owner
+// id in KEYS: backend.ExplainOwnerInKeys); Err is the run's error.
+type RunError struct {
+	Variant string
+	Def     *sim.VariantDef
+	Err     error
+}
+
+func (e *RunError) Error() string { return fmt.Sprintf("explore: compare %s: %v", e.Variant, e.Err) }
+func (e *RunError) Unwrap() error { return e.Err }
+
 // Comparison is one timeline run under two variants.
 type Comparison struct {
 	A, B Side
@@ -36,7 +49,7 @@ type Comparison struct {
 // seed included, so the two runs draw the same tokens. A variant under
 // which the timeline cannot run is an error that names it; a failed store
 // or Redis call is wrapped. A variant named as one of defs (a learner's own
-// lock) runs that variant file.
+// lock) runs that variant file. A failed run is a *RunError.
 func Compare(ctx context.Context, l *sim.Lesson, a, b string, open StoreOpener, defs ...*sim.VariantDef) (*Comparison, error) {
 	c := &Comparison{Diffs: map[int]bool{}}
 	for i, v := range []string{a, b} {
@@ -102,7 +115,7 @@ func runAs(ctx context.Context, l *sim.Lesson, v string, open StoreOpener, defs 
 	}
 	frames, err := sim.RunFrames(ctx, lv, open)
 	if err != nil {
-		return Side{}, fmt.Errorf("explore: compare %s: %w", v, err)
+		return Side{}, &RunError{Variant: v, Def: lv.VariantDef, Err: err}
 	}
 	return Side{Variant: v, Lesson: lv, Frames: frames}, nil
 }

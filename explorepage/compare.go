@@ -2,9 +2,11 @@ package explorepage
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 
+	"lockstep/backend"
 	"lockstep/explore"
 	"lockstep/sim"
 	"lockstep/templates"
@@ -62,6 +64,12 @@ func (s *Pages) ServeCompare(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	c, err := explore.Compare(ctx, l, p.A, p.B, s.host.Opener(l, defs), defs...)
 	if err != nil {
+		// A refusal the side's own lock causes (its owner id in KEYS) is
+		// explained as the player explains it.
+		var re *explore.RunError
+		if errors.As(err, &re) {
+			err = backend.ExplainOwnerInKeys(err, re.Def)
+		}
 		p.Error = t.Err(err)
 		if reason, _, ok := s.host.Refusal(loc, err); ok {
 			p.Error = t.T("TimelineRefused", "Reason", reason)
@@ -71,7 +79,11 @@ func (s *Pages) ServeCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	own, err := s.ownFrames(ctx, l, c)
 	if err != nil {
+		err = backend.ExplainOwnerInKeys(err, l.VariantDef)
 		p.Error = t.Err(err)
+		if reason, _, ok := s.host.Refusal(loc, err); ok {
+			p.Error = t.T("TimelineRefused", "Reason", reason)
+		}
 		s.host.WritePage(w, r, http.StatusUnprocessableEntity, templates.Compare(p))
 		return
 	}

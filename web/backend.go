@@ -68,7 +68,7 @@ func (s *Server) runFrames(ctx context.Context, l *sim.Lesson) ([]sim.Frame, err
 	defer cancel()
 	frames, err := sim.RunFrames(ctx, l, s.openerFor(l))
 	if err != nil {
-		return nil, fmt.Errorf("web: %w", backend.ExplainACL(err, l.VariantDef))
+		return nil, fmt.Errorf("web: %w", backend.ExplainOwnerInKeys(err, l.VariantDef))
 	}
 	return frames, nil
 }

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,6 +78,20 @@ func TestLuaErrorInPlayerIsTheScripts(t *testing.T) {
 // owner, and does not advise the ACL rule ~lockstep:* the user already has.
 func TestOwnerInKeysACLAdvice(t *testing.T) {
 	t.Parallel()
+	hs := confinedACLServer(t)
+	reason := playerStepOneReason(t, hs, sim.TraditionalChinese)
+	advice := tr(sim.TraditionalChinese).Msg(sim.M("backend.acl-refused", "User", "ls", "Command", "EVALSHA", "Rule", "~lockstep:*", "Reply", "\x00"))
+	advice, _, _ = strings.Cut(advice, "\x00")
+	if !strings.Contains(reason, "count-key.variant.yaml:14:16") || !strings.Contains(reason, "ARGV") || strings.HasPrefix(reason, advice) {
+		t.Errorf("reason %q: want the owner in KEYS at count-key.variant.yaml:14:16, not the ACL rule", reason)
+	}
+}
+
+// confinedACLServer is a server on a redis-server of the test's own whose
+// ACL gives Lockstep's user exactly what it needs (backend.ACLRules),
+// custom scripts allowed.
+func confinedACLServer(t *testing.T) *httptest.Server {
+	t.Helper()
 	rs := redistest.Start(t)
 	be, err := backend.Open(context.Background(), backend.Config{URL: rs.AddUser(t, "ls", "pw", strings.Fields(backend.ACLRules)...), AllowCustomScripts: true})
 	if err != nil {
@@ -83,19 +99,74 @@ func TestOwnerInKeysACLAdvice(t *testing.T) {
 	}
 	t.Cleanup(func() { be.Close() })
 	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be), AllowCustomScripts: true})
-	c, _ := loadedSession(t, hs, ClientMessage{Timeline: ownLessonCode(t, "count-key.lesson.yaml"), Lang: "zh-TW"})
+	return hs
+}
+
+// playerStepOneReason steps the count-key lesson (examples/testdata/own)
+// once in the player of hs, in loc, and returns the reason the page is
+// given for its refusal, after StepScriptError's words; the step must be
+// refused as the script's error.
+func playerStepOneReason(t *testing.T, hs *httptest.Server, loc sim.Locale) string {
+	t.Helper()
+	c, _ := loadedSession(t, hs, ClientMessage{Timeline: ownLessonCode(t, "count-key.lesson.yaml"), Lang: string(loc)})
+	defer c.conn.Close()
 	c.send(ClientMessage{Type: MsgStep, ID: 1})
 	m := c.expect(MsgError)
-	reason, ok := strings.CutPrefix(m.Message, stepScriptPrefix(sim.TraditionalChinese, 1))
+	reason, ok := strings.CutPrefix(m.Message, stepScriptPrefix(loc, 1))
 	if m.Code != ErrCodeScriptError || !ok {
-		t.Fatalf("%+v, want code %s in zh-TW", m, ErrCodeScriptError)
-	}
-	advice := tr(sim.TraditionalChinese).Msg(sim.M("backend.acl-refused", "User", "ls", "Command", "EVALSHA", "Rule", "~lockstep:*", "Reply", "\x00"))
-	advice, _, _ = strings.Cut(advice, "\x00")
-	if !strings.Contains(reason, "count-key.variant.yaml:14:16") || !strings.Contains(reason, "ARGV") || strings.HasPrefix(reason, advice) {
-		t.Errorf("reason %q: want the owner in KEYS at count-key.variant.yaml:14:16, not the ACL rule", reason)
+		t.Fatalf("%+v, want code %s in %s", m, ErrCodeScriptError, loc)
 	}
 	c.expect(MsgFrame)
+	return reason
+}
+
+// TestOwnerInKeysACLAdviceOnCompare: on the confined ACL user of
+// TestOwnerInKeysACLAdvice, Compare of the count-key lock says what the
+// player says at its first acquire: the owner id in KEYS, at the variant
+// file's KEYS list, as the refusal of the timeline, in the page's
+// language. It does so for a timeline that names the variant file (t=,
+// the lock as column a) and for a course lesson under the lock of a share
+// code (k=, from the your-lock course table's compare link).
+func TestOwnerInKeysACLAdviceOnCompare(t *testing.T) {
+	t.Parallel()
+	hs := confinedACLServer(t)
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "testdata", "own", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	resp := postLock(t, hs.URL, map[string]string{
+		"variant_name": "count-key.variant.yaml", "variant": read("count-key.variant.yaml"),
+		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
+		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
+	})
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther || err != nil || loc.Query().Get("k") == "" {
+		t.Fatalf("check: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	lockCode := loc.Query().Get("k")
+	for _, lang := range []sim.Locale{sim.English, sim.SimplifiedChinese} {
+		reason := playerStepOneReason(t, hs, lang)
+		if !strings.Contains(reason, "ARGV") {
+			t.Fatalf("%s: the player's reason %q is not the owner-in-KEYS advice", lang, reason)
+		}
+		want := tr(lang).T("TimelineRefused", "Reason", reason)
+		// The lock of k was uploaded as count-key.variant.yaml, without the
+		// lesson file's directory.
+		wantK := strings.ReplaceAll(want, filepath.Join("..", "examples", "testdata", "own")+"/", "")
+		for path, want := range map[string]string{
+			"/explore/compare?" + url.Values{"lang": {string(lang)}, "b": {"token-count"}, "t": {ownLessonCode(t, "count-key.lesson.yaml")}}.Encode():                   want,
+			"/explore/compare?" + url.Values{"lang": {string(lang)}, "lesson": {"nested-reentry"}, "a": {"count-key"}, "b": {"hash-refresh"}, "k": {lockCode}}.Encode(): wantK,
+		} {
+			resp, body := get(t, hs.URL+path, nil)
+			msg := textOf(parseDOM(t, body).one(t, "compare-error", byTestID("compare-error")))
+			if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(strings.Join(strings.Fields(msg), " "), strings.Join(strings.Fields(want), " ")) {
+				t.Errorf("%s: %d %q, want 422 and %q", path, resp.StatusCode, msg, want)
+			}
+		}
+	}
 }
 
 // TestOwnLockPageWarnsOwnerInKeys: the "Your lock" page of the count-key

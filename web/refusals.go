@@ -29,7 +29,7 @@ const (
 // stepRefusal says, in t's language, why err refused a step: a bound of
 // package sim (naming it), a learner's script (a Lua runtime error at its
 // file and line, or the owner id in KEYS that the ACL refuses as a key;
-// backend.ExplainACL must have been applied), the Redis ACL (naming the
+// backend.ExplainOwnerInKeys must have been applied), the Redis ACL (naming the
 // command and the rule to add) or the client address's bound on stops of the Lua sandbox
 // (backend.SandboxKillsError, naming the bound and when to try again). ok is false for any other error.
 func stepRefusal(t *translator, err error) (code, reason string, ok bool) {

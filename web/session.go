@@ -511,7 +511,7 @@ func (s *session) runTo(target int) error {
 		_, err := s.runner.Step(ctx)
 		cancel()
 		if err != nil {
-			err = backend.ExplainACL(err, s.tl.Lesson.VariantDef)
+			err = backend.ExplainOwnerInKeys(err, s.tl.Lesson.VariantDef)
 			s.cur = len(s.runner.Frames()) - 1
 			step := len(s.runner.Frames())
 			t := s.srv.tr(s.locale)
