@@ -376,6 +376,9 @@ func guardValues(c *sim.Call) string {
 //
 // clock (a real Redis of version 7.0 or later, a single server: vclock.go)
 // runs the script on the step's clock, which the caller sets first.
+//
+// On redis-server (embedded false) every concatenation is checked against
+// MaxScriptHeap (heapBounded), the check defined on the guard's line.
 func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	sc := c.Script
 	if !sc.Custom {
@@ -385,7 +388,8 @@ func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	if embedded {
 		return redisEnvPrefix + guard + sc.RunSource()
 	}
-	return guard + sc.RunSource()
+	src, heap := heapBounded(sc.RunSource())
+	return guard + heap + src
 }
 
 // KeyGuardRefused reports whether errText, a script's error reply, is the
@@ -395,5 +399,5 @@ func KeyGuardRefused(errText string) bool { return strings.Contains(errText, key
 // guardStopped reports whether errText, a script's error reply, is a
 // refusal or a bound of the key guard or of Redis's environment.
 func guardStopped(errText string) bool {
-	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker) || strings.Contains(errText, patternStoppedMarker)
+	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker) || strings.Contains(errText, patternStoppedMarker) || strings.Contains(errText, heapStoppedMarker)
 }
