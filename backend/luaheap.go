@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
 
 	"lockstep/sim"
@@ -54,7 +55,13 @@ func heapBounded(src string) (out, def string) {
 			lineStart = append(lineStart, i+1)
 		}
 	}
-	var at []int
+	type insert struct {
+		off    int
+		concat bool
+	}
+	var at []insert
+	var prev3 [3]ast.Token // the three tokens before, latest last
+	concats := 0
 	for {
 		tk, err := sc.Scan(lx)
 		if err != nil {
@@ -64,13 +71,25 @@ func heapBounded(src string) (out, def string) {
 			break
 		}
 		lx.PrevTokenType = tk.Type
-		if tk.Type != parse.T2Comma {
-			continue
-		}
 		if tk.Pos.Line < 1 || tk.Pos.Line >= len(lineStart) {
 			return src, ""
 		}
-		at = append(at, lineStart[tk.Pos.Line]+tk.Pos.Column-1+len(tk.Str))
+		end := lineStart[tk.Pos.Line] + tk.Pos.Column - 1 + len(tk.Str)
+		switch {
+		case tk.Type == parse.T2Comma:
+			at = append(at, insert{end, true})
+			concats++
+		case tk.Type == ')' && prev3[2].Type == '(' && prev3[1].Type == parse.TIdent &&
+			strings.HasPrefix(prev3[1].Str, sim.TurnCounterPrefix) && prev3[0].Type != parse.TFunction &&
+			prev3[0].Type != '.' && prev3[0].Type != ':':
+			// A call of the turn counter (sim.MaxScriptTurns) that
+			// sim inserted at a loop's turn or a function's entry: the
+			// heap is checked there too, so that growth by other means
+			// than `..` (string.format('%s%s', s, s) in a loop) is
+			// stopped within one turn.
+			at = append(at, insert{end, false})
+		}
+		prev3 = [3]ast.Token{prev3[1], prev3[2], tk}
 	}
 	if len(at) == 0 {
 		return src, ""
@@ -79,18 +98,22 @@ func heapBounded(src string) (out, def string) {
 	name := "__lockstep_heap_" + hex.EncodeToString(sum[:8])
 	var b strings.Builder
 	prev := 0
-	for _, off := range at {
-		if off < prev || off > len(src) {
+	for _, in := range at {
+		if in.off < prev || in.off > len(src) {
 			return src, ""
 		}
-		b.WriteString(src[prev:off])
-		b.WriteString(" " + name + "() ..")
-		prev = off
+		b.WriteString(src[prev:in.off])
+		if in.concat {
+			b.WriteString(" " + name + "() ..")
+		} else {
+			b.WriteString(" " + name + "();")
+		}
+		prev = in.off
 	}
 	b.WriteString(src[prev:])
-	// A chain has at most len(at)+1 operands; with each CHECK inserted,
+	// A chain has at most concats+1 operands; with each CHECK inserted,
 	// twice as many operands as there were, the empty ones adding nothing.
-	per := MaxScriptHeap / (2 * (len(at) + 1))
+	per := MaxScriptHeap / (2 * (concats + 1))
 	def = fmt.Sprintf("local %s do local cg, err, base = collectgarbage, error, collectgarbage('count') "+
 		"%s = function() if (cg('count') - base) * 1024 > %d then cg('collect') "+
 		"if (cg('count') - base) * 1024 > %d then err('%s a script of your own may grow Redis\\'s Lua heap by at most %d bytes (%d per concatenation of this script: %d bytes in all)', 2) end end return '' end end ",

@@ -45,6 +45,7 @@ func TestRealRedisConcatBounded(t *testing.T) {
 	for what, body := range map[string]string{
 		"doubling":      "local s = 'x'\nfor i = 1, 28 do s = s .. s end\nreturn #s",
 		"chains":        "local s = string.rep('x', 65536)\n" + strings.Repeat(chain+"\n", 6) + "return #s",
+		"format":        "local s = 'x'\nfor i = 1, 28 do s = string.format('%s%s', s, s) end\nreturn #s",
 		"in redis.call": "local s = 'x'\nfor i = 1, 28 do s = s .. s end\nreturn redis.call('SET', KEYS[1], s)",
 	} {
 		before := luaHeap()
