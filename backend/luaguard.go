@@ -34,8 +34,11 @@ import (
 // some 25 KB a call. So pairs(_G) lists only the seven names. What the
 // shadows cannot reach: a method call on a string value (s:rep(n), or
 // s[k] with k computed) goes through the strings' own metatable, which on
-// redis-server is the real string table; on a miniredis the environment
-// (redisEnvPrefix) bounds that table itself.
+// redis-server is the real string table, read-only there (so the guard
+// cannot route it either); on a miniredis the environment
+// (redisEnvPrefix) bounds that table itself. What such a call makes or
+// how long it runs is not bounded on redis-server (docs/security.md, Known
+// gaps); growth by `..` and turn by turn is (luaheap.go, MaxScriptHeap).
 //
 // The rule, the same on every backend: a key a command names must be one
 // of the script's KEYS as the call began, or start with one of them and a
