@@ -34,8 +34,11 @@ import (
 // some 25 KB a call. So pairs(_G) lists only the seven names. What the
 // shadows cannot reach: a method call on a string value (s:rep(n), or
 // s[k] with k computed) goes through the strings' own metatable, which on
-// redis-server is the real string table; on a miniredis the environment
-// (redisEnvPrefix) bounds that table itself.
+// redis-server is the real string table, read-only there (so the guard
+// cannot route it either); on a miniredis the environment
+// (redisEnvPrefix) bounds that table itself. What such a call makes or
+// how long it runs is not bounded on redis-server (docs/security.md, Known
+// gaps); growth by `..` and turn by turn is (luaheap.go, MaxScriptHeap).
 //
 // The rule, the same on every backend: a key a command names must be one
 // of the script's KEYS as the call began, or start with one of them and a
@@ -376,6 +379,9 @@ func guardValues(c *sim.Call) string {
 //
 // clock (a real Redis of version 7.0 or later, a single server: vclock.go)
 // runs the script on the step's clock, which the caller sets first.
+//
+// On redis-server (embedded false) every concatenation is checked against
+// MaxScriptHeap (heapBounded), the check defined on the guard's line.
 func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	sc := c.Script
 	if !sc.Custom {
@@ -385,7 +391,8 @@ func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	if embedded {
 		return redisEnvPrefix + guard + sc.RunSource()
 	}
-	return guard + sc.RunSource()
+	src, heap := heapBounded(sc.RunSource())
+	return guard + heap + src
 }
 
 // KeyGuardRefused reports whether errText, a script's error reply, is the
@@ -395,5 +402,5 @@ func KeyGuardRefused(errText string) bool { return strings.Contains(errText, key
 // guardStopped reports whether errText, a script's error reply, is a
 // refusal or a bound of the key guard or of Redis's environment.
 func guardStopped(errText string) bool {
-	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker) || strings.Contains(errText, patternStoppedMarker)
+	return strings.Contains(errText, keyGuardMarker) || strings.Contains(errText, repStoppedMarker) || strings.Contains(errText, concatStoppedMarker) || strings.Contains(errText, patternStoppedMarker) || strings.Contains(errText, heapStoppedMarker)
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log"
 	"slices"
 	"sort"
 	"sync"
@@ -253,6 +254,11 @@ func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error)
 	}
 	for try := 0; try < maxTries; try++ {
 		res, again, written, err := s.exec(ctx, b, eval, d)
+		if err == nil && res != nil && !s.Info().Embedded && heapSpent(res.Replies) {
+			if cerr := collectLuaHeap(ctx, s.client); cerr != nil {
+				log.Print(cerr)
+			}
+		}
 		if err == nil && again == noRetry && d != nil {
 			// Keys the calls built that the step did not read: read them
 			// too, by sending the step again from Prior.

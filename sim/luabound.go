@@ -27,6 +27,11 @@ import (
 // sandbox (package backend, ScriptTimeLimit) stop that.
 const MaxScriptTurns = 100000
 
+// TurnCounterPrefix starts the name of the turn counter bounded inserts
+// (the rest is from the source's hash): package backend finds its calls
+// by it, to check redis-server's Lua heap at each turn too.
+const TurnCounterPrefix = "__lockstep_turn_"
+
 // scriptBoundMarker starts the error a bounded script raises.
 const scriptBoundMarker = "lockstep: script stopped after"
 
@@ -40,7 +45,7 @@ func bounded(src, name string) string {
 	// issue 37).
 	src = luaNewlines(src)
 	sum := sha256.Sum256([]byte(name + "\x00" + src))
-	turn := "__lockstep_turn_" + hex.EncodeToString(sum[:8])
+	turn := TurnCounterPrefix + hex.EncodeToString(sum[:8])
 	sc := parse.NewScanner(strings.NewReader(src), name)
 	lx := &parse.Lexer{}
 	// Byte offsets of the start of every line, to place insertions.
