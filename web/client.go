@@ -333,9 +333,10 @@ func (c *client) deliver() bool {
 	if frame == nil && status == nil {
 		return true
 	}
-	c.followed.Store(time.Now().UnixNano())
+	now := time.Now() // one read of the clock per student of a move
+	c.followed.Store(now.UnixNano())
 	f.Touch()
-	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	_ = c.conn.SetWriteDeadline(now.Add(writeWait))
 	c.batch.Hold()
 	var err error
 	for _, pm := range [2]*websocket.PreparedMessage{frame, status} {
