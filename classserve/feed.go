@@ -157,13 +157,6 @@ func (f *classFeed) state() classroom.State {
 	return f.shown.Load().st
 }
 
-// moved is the newest state the feed saw and the step the class showed
-// before it (feedState.before).
-func (f *classFeed) moved() (classroom.State, int) {
-	s := f.shown.Load()
-	return s.st, s.before
-}
-
 // update keeps st when it is newer than what the feed has, and shows it
 // to the students (show). Only the feed's reader (run) calls it.
 func (f *classFeed) update(st classroom.State, moves []inSync) {
