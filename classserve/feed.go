@@ -250,14 +250,19 @@ func (f *classFeed) prepare(st classroom.State) []inSync {
 func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 	for {
 		for b := range sub.C() {
-			m, err := classroom.DecodeMessage(b)
-			if err != nil {
-				f.srv.logf("classserve: class %s: %v", f.code, err)
+			st := f.decodeState(b)
+			if st == nil {
 				continue
 			}
-			if m.State != nil {
-				f.update(*m.State, f.prepare(*m.State))
+			// A state is whole: of the states already queued behind it
+			// (10,000 joins in a burst each publish one), only the newest
+			// is shown, one write per student instead of one per state.
+			for queued := len(sub.C()); queued > 0; queued-- {
+				if next := f.decodeState(<-sub.C()); next != nil {
+					st = next
+				}
 			}
+			f.update(*st, f.prepare(*st))
 		}
 		if ctx.Err() != nil || sub.Err() == nil {
 			return
@@ -290,6 +295,17 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 			f.update(st, nil)
 		}
 	}
+}
+
+// decodeState is the class state bus message b carries, nil when it
+// carries none (an answer, a join) or cannot be decoded (logged).
+func (f *classFeed) decodeState(b []byte) *classroom.State {
+	m, err := classroom.DecodeMessage(b)
+	if err != nil {
+		f.srv.logf("classserve: class %s: %v", f.code, err)
+		return nil
+	}
+	return m.State
 }
 
 // resubscribe subscribes to class code's channel again, trying with a
