@@ -9,8 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/websocket"
+
 	"lockstep/classbus"
 	"lockstep/classroom"
+	"lockstep/sim"
 )
 
 // classFeed is one class as the students on this server follow it: one
@@ -49,6 +52,30 @@ type classFeed struct {
 type feedState struct {
 	st     classroom.State
 	before int
+	// moves are the messages of a move to st for the students in sync,
+	// one per language (prepare): what nearly every student gets, found
+	// by Follower.next without a lock or a map (nil: none drawn, not a
+	// move).
+	moves []inSync
+}
+
+// inSync is what a following student of language locale in sync (its page
+// shows the step before, it has not answered) gets on a move: the shared
+// frame without chrome and the class-status.
+type inSync struct {
+	locale        sim.Locale
+	frame, status *websocket.PreparedMessage
+}
+
+// inSync is the move's messages for a student in sync of language loc,
+// nil when none were drawn.
+func (s *feedState) inSync(loc sim.Locale) *inSync {
+	for i := range s.moves {
+		if s.moves[i].locale == loc {
+			return &s.moves[i]
+		}
+	}
+	return nil
 }
 
 // ownerBackWait is how long a feed whose subscription was cut waits for
@@ -130,23 +157,16 @@ func (f *classFeed) state() classroom.State {
 	return f.shown.Load().st
 }
 
-// moved is the newest state the feed saw and the step the class showed
-// before it (feedState.before).
-func (f *classFeed) moved() (classroom.State, int) {
-	s := f.shown.Load()
-	return s.st, s.before
-}
-
 // update keeps st when it is newer than what the feed has, and shows it
 // to the students (show). Only the feed's reader (run) calls it.
-func (f *classFeed) update(st classroom.State) {
+func (f *classFeed) update(st classroom.State, moves []inSync) {
 	f.mu.Lock()
 	if st.Seq <= f.latest.Seq && (!st.Ended || f.latest.Ended) {
 		f.mu.Unlock()
 		return
 	}
 	f.latest = st
-	f.shown.Store(&feedState{st: st, before: stepBefore(f.shown.Load(), st)})
+	f.shown.Store(&feedState{st: st, before: stepBefore(f.shown.Load(), st), moves: moves})
 	f.woken = f.woken[:0]
 	for m := range f.members {
 		f.woken = append(f.woken, m)
@@ -198,19 +218,29 @@ func stepBefore(was *feedState, st classroom.State) int {
 
 // prepare draws the frame message of a move to st for the students in
 // sync, in each language the class's students were last sent a frame in,
-// before update wakes them: else the first of them draws it while the
-// others, 1,000 on a move of a large class, wait in turn on its sync.Once
-// (a handoff per student, each a wake and a switch of goroutine).
-func (f *classFeed) prepare(st classroom.State) {
+// and their class-status, before update wakes them: else the first of
+// them draws it while the others, 1,000 on a move of a large class, wait
+// in turn on its sync.Once (a handoff per student, each a wake and a
+// switch of goroutine). It returns them for feedState.moves (nil: not a
+// move).
+func (f *classFeed) prepare(st classroom.State) []inSync {
 	was := f.shown.Load()
 	before := stepBefore(was, st)
 	l := f.srv.cfg.Host.Course(st.Lesson)
 	if st.Seq <= was.st.Seq || st.Ended || before < 0 || st.Step == was.st.Step || l == nil {
-		return
+		return nil
 	}
+	var moves []inSync
 	for _, loc := range f.frames.locales() {
-		_, _ = f.frames.message(f.srv, l, loc, before, st.Step, f.code) // an error: the students try again, and log it
+		frame, err := f.frames.message(f.srv, l, loc, before, st.Step, f.code)
+		if err != nil {
+			continue // the students try again, and log it
+		}
+		if status := f.studentStatus(st, loc, true, nil); status != nil {
+			moves = append(moves, inSync{locale: loc, frame: frame, status: status})
+		}
 	}
+	return moves
 }
 
 // run reads the feed's subscription until ctx ends. A subscription that
@@ -220,15 +250,19 @@ func (f *classFeed) prepare(st classroom.State) {
 func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 	for {
 		for b := range sub.C() {
-			m, err := classroom.DecodeMessage(b)
-			if err != nil {
-				f.srv.logf("classserve: class %s: %v", f.code, err)
+			st := f.decodeState(b)
+			if st == nil {
 				continue
 			}
-			if m.State != nil {
-				f.prepare(*m.State)
-				f.update(*m.State)
+			// A state is whole: of the states already queued behind it
+			// (10,000 joins in a burst each publish one), only the newest
+			// is shown, one write per student instead of one per state.
+			for queued := len(sub.C()); queued > 0; queued-- {
+				if next := f.decodeState(<-sub.C()); next != nil {
+					st = next
+				}
 			}
+			f.update(*st, f.prepare(*st))
 		}
 		if ctx.Err() != nil || sub.Err() == nil {
 			return
@@ -254,13 +288,24 @@ func (f *classFeed) run(ctx context.Context, sub classbus.Subscription) {
 		case errors.Is(err, classbus.ErrNoClass):
 			st = f.state()
 			st.Ended, st.EndReason = true, classroom.EndIdle
-			f.update(st)
+			f.update(st, nil)
 		case err != nil:
 			f.srv.logf("classserve: class %s: %v", f.code, err)
 		default:
-			f.update(st)
+			f.update(st, nil)
 		}
 	}
+}
+
+// decodeState is the class state bus message b carries, nil when it
+// carries none (an answer, a join) or cannot be decoded (logged).
+func (f *classFeed) decodeState(b []byte) *classroom.State {
+	m, err := classroom.DecodeMessage(b)
+	if err != nil {
+		f.srv.logf("classserve: class %s: %v", f.code, err)
+		return nil
+	}
+	return m.State
 }
 
 // resubscribe subscribes to class code's channel again, trying with a

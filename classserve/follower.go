@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"lockstep/classroom"
 	"lockstep/sim"
 )
 
@@ -137,7 +138,14 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 		poke(f.session)
 		return nil, nil
 	}
-	st, before := f.feed.moved()
+	shown := f.feed.shown.Load()
+	st, before := shown.st, shown.before
+	if m := shown.inSync(f.locale); m != nil && f.inSync(st, before) {
+		// Nearly every student on a move: the messages prepare drew.
+		f.shown.step, f.shownSeq = st.Step, st.Seq
+		f.edited++
+		return m.frame, m.status
+	}
 	lesson := f.srv.cfg.Host.Course(st.Lesson)
 	if st.Ended || st.Timeline != "" || lesson == nil {
 		f.direct, f.shown.step = false, -1
@@ -173,4 +181,18 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 		status = f.feed.studentStatus(st, f.locale, true, f.answer)
 	}
 	return frame, status
+}
+
+// inSync reports whether the student's page shows step before of st's
+// lesson in its language, is not due a frame with chrome, has not had st's
+// class-status and has not answered st's question: what it gets on the
+// move to st is then the feed's shared messages for those in sync
+// (feedState.moves), as next would find them. f.mu is held.
+func (f *Follower) inSync(st classroom.State, before int) bool {
+	if before < 0 || f.shown.step != before || f.shown.lesson != st.Lesson || f.shown.locale != string(f.locale) ||
+		f.edited >= followerFullEvery || st.Seq == f.shownSeq {
+		return false
+	}
+	q := st.Question
+	return q == nil || f.answer[q.Step] == ""
 }

@@ -68,8 +68,7 @@ func TestFollowerEditsOnlyInSync(t *testing.T) {
 	move := func(step int, q *classroom.Question) {
 		seq++
 		st.Seq, st.Step, st.Question = seq, step, q
-		feed.prepare(st)
-		feed.update(st)
+		feed.update(st, feed.prepare(st))
 	}
 	// frame is what next sent f: the from and to it was drawn for, or
 	// "none".
@@ -132,5 +131,18 @@ func TestFollowerEditsOnlyInSync(t *testing.T) {
 		if got := frame(a); got != want {
 			t.Fatalf("move to %d: %s, want %s", step, got, want)
 		}
+	}
+	// A move with a question open: a student in sync who answered it gets
+	// a class-status with its answer, not the one prepared for those who
+	// did not.
+	a.answer = map[int]string{followerFullEvery + 2: "x"}
+	move(followerFullEvery+2, &classroom.Question{Step: followerFullEvery + 2, Open: true, Choices: []string{"x"}})
+	pm, status := a.next()
+	shared := feed.shown.Load().inSync("en")
+	if shared == nil || pm != shared.frame {
+		t.Fatalf("in sync: the frame is not the one prepared for the move (%v)", shared)
+	}
+	if status == nil || status == shared.status {
+		t.Fatalf("an answered question: the class-status is the one of those who did not answer")
 	}
 }

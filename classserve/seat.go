@@ -53,11 +53,14 @@ type Player interface {
 	// WriterWake is the connection writer's one-slot wake channel; Follow
 	// has the writer serve f (nil: none), Unfollow stops it serving f.
 	WriterWake() chan struct{}
-	// WriterDeliver shows the Follow'ed follower its feed's newest state
-	// from the caller's goroutine, without waiting on the connection, when
-	// the writer is idle; false: not done, the caller wakes the writer
-	// (WriterWake).
-	WriterDeliver() bool
+	// WriterDeliver is the connection writer's fast path, a func that
+	// shows the Follow'ed follower its feed's newest state from the
+	// caller's goroutine, without waiting on the connection, when the
+	// writer is idle, and returns false when it did not (the caller then
+	// wakes the writer, WriterWake). A func of the writer's own, not a
+	// method of the Player: a move calls it for every student, and each
+	// hop through the session is a cache miss.
+	WriterDeliver() func() bool
 	Follow(f *Follower)
 	Unfollow(f *Follower)
 }

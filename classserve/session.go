@@ -376,7 +376,7 @@ func (s *Seat) joinClass(m Request) {
 	}
 	wake := make(chan struct{}, 1)
 	follow := &Follower{srv: s.srv, code: m.Code, wake: s.p.WriterWake(), session: wake, shown: sharedShown{step: -1},
-		touch: s.p.Touch, deliver: s.p.WriterDeliver}
+		touch: s.p.Touch, deliver: s.p.WriterDeliver()}
 	feed, err := s.srv.joinFeed(m.Code, follow)
 	switch {
 	case errors.Is(err, classbus.ErrNoClass):

@@ -114,7 +114,7 @@ func (s *session) Host() string                    { return s.c.host }
 func (s *session) ListenPort() int                 { return s.c.listenPort }
 func (s *session) Touch()                          { s.srv.table.Touch(s.slot) }
 func (s *session) WriterWake() chan struct{}       { return s.c.classWake }
-func (s *session) WriterDeliver() bool             { return s.c.deliver() }
+func (s *session) WriterDeliver() func() bool      { return s.c.deliver }
 func (s *session) Follow(f *classserve.Follower)   { s.c.follower.Store(f) }
 func (s *session) Unfollow(f *classserve.Follower) { s.c.follower.CompareAndSwap(f, nil) }
 

@@ -84,6 +84,9 @@ type client struct {
 	// sent the close frame, and nothing more may be written.
 	wmu   sync.Mutex
 	ended bool
+	// touched (under wmu) is when (UnixNano) the writer last recorded a
+	// send to a follower as the session's activity (touch).
+	touched int64
 
 	closeOnce   sync.Once
 	closeCode   int
@@ -333,9 +336,10 @@ func (c *client) deliver() bool {
 	if frame == nil && status == nil {
 		return true
 	}
-	c.followed.Store(time.Now().UnixNano())
-	f.Touch()
-	_ = c.conn.SetWriteDeadline(time.Now().Add(writeWait))
+	now := time.Now() // one read of the clock per student of a move
+	c.followed.Store(now.UnixNano())
+	c.touch(f, now)
+	_ = c.conn.SetWriteDeadline(now.Add(writeWait))
 	c.batch.Hold()
 	var err error
 	for _, pm := range [2]*websocket.PreparedMessage{frame, status} {
@@ -350,6 +354,23 @@ func (c *client) deliver() bool {
 		return true
 	}
 	return done
+}
+
+// touchEvery is how often at most the writer records its sends to a
+// follower as the session's activity in the server's session table: the
+// table keeps a time per session for the sessions it may evict when full
+// (Config.IdleGrace, minutes), and a move of 10,000 students touched 10,000
+// slots (each a cache miss) where one per second says as much.
+const touchEvery = time.Second
+
+// touch records a send to follower f at now as the session's activity
+// (classserve.Follower's Touch), at most once per touchEvery. c.wmu is
+// held.
+func (c *client) touch(f *classserve.Follower, now time.Time) {
+	if t := now.UnixNano(); t-c.touched >= int64(touchEvery) {
+		c.touched = t
+		f.Touch()
+	}
 }
 
 // follow shows the follower the newest state of its class's feed
@@ -381,8 +402,9 @@ func (c *client) follow() bool {
 	case frame == nil:
 		msg = outgoing{prepared: status}
 	}
-	c.followed.Store(time.Now().UnixNano())
-	f.Touch()
+	now := time.Now()
+	c.followed.Store(now.UnixNano())
+	c.touch(f, now)
 	return c.writeQueued(msg, true)
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // BatchConn is a websocket's network connection whose writer can send
@@ -180,21 +181,12 @@ func (c *BatchConn) TryFlush() (bool, error) {
 	var werr error
 	if raw != nil && len(out) > 0 {
 		err := raw.Write(func(fd uintptr) bool {
-			for {
-				n, werr = syscall.Write(int(fd), out)
-				if werr != syscall.EINTR {
-					break
-				}
-			}
+			n, werr = writeNow(fd, out)
 			return true // one try, never a wait
 		})
-		if werr == syscall.EAGAIN {
-			n, werr = 0, nil
-		}
 		if err != nil {
 			werr = err
 		}
-		n = max(n, 0)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -259,4 +251,32 @@ func (h batchHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	h.conn.Conn = nc
 	return h.conn, rw, nil
+}
+
+// writeNow writes p to the non-blocking socket fd with one write(2) that
+// does not wait, and returns how much went (0 and nil when the socket is
+// full: EAGAIN).
+//
+// It is a raw system call (syscall.RawSyscall: no entersyscall and
+// exitsyscall around it): TryFlush's caller, a class feed's goroutine, makes
+// one per student, thousands in a row on every P. Through syscall.Write each
+// was marked blocking, and the runtime's monitor, seeing every P in a system
+// call for 20 µs at a time, took the P away and handed it to another thread,
+// which the writer then had to win back: at 1,000 students that was a third
+// of the server's CPU beyond the write itself (docs/performance.md,
+// Classes). The socket is non-blocking (Go's net package opens every socket
+// so), so the call returns as soon as the kernel took what fits.
+func writeNow(fd uintptr, p []byte) (int, error) {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+		switch e {
+		case 0:
+			return int(r), nil
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return 0, nil
+		}
+		return 0, e
+	}
 }
