@@ -148,6 +148,47 @@ func TestCaptionsFitKeyType(t *testing.T) {
 	}
 }
 
+// TestNarrationRedlockCaptions checks issue 39 (a fresh review): the
+// caption of a Redlock step's outcome says what each node did, where one
+// Redis's caption ("the key exists, so SET NX wrote nothing", "nothing
+// deleted") is false: a node that granted a failed attempt, the client's
+// unlock that released it again or its absence, a release that reached
+// one node only.
+func TestNarrationRedlockCaptions(t *testing.T) {
+	t.Parallel()
+	cv := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		grantedOne := func(node string) string {
+			return tl.T("NodesGrantedNoMajority", "Nodes", node, "Count", 1, "Total", 3)
+		}
+		for _, tc := range []struct {
+			id   string
+			step int
+			want string
+			not  string
+		}{
+			{"redlock-failed-majority", 1, tl.T("NodesKept", "Gloss", grantedOne("1")), "OutcomeBUSY.local"},
+			{"redlock-failed-majority", 2, tl.T("NodesUndone", "Gloss", grantedOne("2"), "Nodes", "2"), "OutcomeBUSY.local"},
+			{"redlock-failed-majority", 4, tl.T("NodesUndone", "Gloss", grantedOne("1"), "Nodes", "1"), "OutcomeBUSY.local"},
+			{"redlock-failed-majority", 6, tl.T("NodesGranted", "Nodes", "1, 2", "Count", 2, "Total", 3), "OutcomeACQUIRED.local"},
+			{"redlock-node-clock-jump", 6, tl.T("NodesUndone", "Gloss", grantedOne("2"), "Nodes", "2"), "OutcomeBUSY.local"},
+			{"redlock-node-clock-jump", 7, tl.T("NodesReleasedNoMajority", "Actor", "A", "Nodes", "1", "Count", 1, "Total", 3), "OutcomeNOT_OWNER.local"},
+			{"redlock-node-clock-jump", 8, tl.T("NodesReleased", "Actor", "A", "Nodes", "1, 3", "Count", 2, "Total", 3), "OutcomeRELEASED.local"},
+			{"redlock-restart", 5, tl.T("NodesReleasedNoMajority", "Actor", "A", "Nodes", "1", "Count", 1, "Total", 3), "OutcomeNOT_OWNER.local"},
+		} {
+			got := cv.at(tc.id, tc.step, loc).Narration().OutcomeGloss
+			if got != tc.want || got == tl.T(tc.not) {
+				t.Errorf("%s step %d (%s): caption %q, want %q", tc.id, tc.step, loc, got, tc.want)
+			}
+		}
+	}
+	// One Redis keeps its own captions.
+	if got, want := cv.at("local-count-expiry", 1, sim.English).Narration().OutcomeGloss, tr(sim.English).T("OutcomeACQUIRED.local"); got != want {
+		t.Errorf("local-count-expiry step 1: caption %q, want %q", got, want)
+	}
+}
+
 // TestSetNXDrillNarration checks that a SET NX lock's refusal is not
 // explained as an owner-id comparison (issue 16 item 1.10): SET NX only
 // finds the key there.
