@@ -189,6 +189,60 @@ func TestNarrationRedlockCaptions(t *testing.T) {
 	}
 }
 
+// TestNarrationFencingCounterCause checks issue 39 (a fresh review): the
+// fencing counter's TTL in lesson 19a is the application's bug the lesson
+// shows, not Lockstep's cleanup, and the stale-write banner names why the
+// counter went back in each lesson: its expiry in 19a, the failover that
+// lost the writer's hold and its increment in 20 (whose zh banner then
+// does not call A's lost hold expired).
+func TestNarrationFencingCounterCause(t *testing.T) {
+	t.Parallel()
+	cv := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		var note string
+		for _, k := range cv.at("fencing-counter-expires", 1, loc).Redis().Keys {
+			if sim.IsFencingCounterKey(k.Name) {
+				note = k.PTTLNote
+			}
+		}
+		if want := tl.T("FencingTTLLesson", "TTL", view.Seconds(tl, 60_000)); note != want {
+			t.Errorf("fencing-counter-expires step 1 (%s): the counter's TTL note %q, want %q", loc, note, want)
+		}
+		for _, tc := range []struct {
+			id   string
+			step int
+			want string
+		}{
+			{"fencing-counter-expires", 10, "violation.stale-write.fenced.expired"},
+			{"failover", 8, "violation.stale-write.fenced.failover"},
+		} {
+			a := cv.at(tc.id, tc.step, loc).Alerts()
+			var ids, shown []string
+			for _, vi := range cv.frames[tc.id][tc.step].Violations {
+				if vi.Name == sim.InvStaleWrite {
+					ids = append(ids, vi.Detail.ID)
+					shown = append(shown, tl.Msg(vi.Detail))
+				}
+			}
+			var got []string
+			for _, vi := range a.Violations {
+				if vi.Name == sim.InvStaleWrite {
+					got = append(got, vi.Detail)
+				}
+			}
+			if len(ids) != 1 || ids[0] != tc.want || !slices.Equal(got, shown) {
+				t.Errorf("%s step %d (%s): stale-write banners %q (%v), want message %s", tc.id, tc.step, loc, got, ids, tc.want)
+			}
+		}
+	}
+	for _, vi := range cv.at("failover", 8, sim.SimplifiedChinese).Alerts().Violations {
+		if vi.Name == sim.InvStaleWrite && strings.Contains(vi.Detail, "过期") {
+			t.Errorf("failover step 8: the banner calls A's hold, lost in the failover, expired: %q", vi.Detail)
+		}
+	}
+}
+
 // TestSetNXDrillNarration checks that a SET NX lock's refusal is not
 // explained as an owner-id comparison (issue 16 item 1.10): SET NX only
 // finds the key there.
