@@ -243,6 +243,38 @@ func TestNarrationFencingCounterCause(t *testing.T) {
 	}
 }
 
+// TestNarrationLaneContext checks issue 39 (a fresh review): a lane whose
+// actor runs in another's execution context without descending from it (a
+// pooled thread's next task in 16a and 10c, a callback a library runs in
+// request B's context in 07a) is labelled with whose context it has, not
+// as forked from that actor and inheriting its context.
+func TestNarrationLaneContext(t *testing.T) {
+	t.Parallel()
+	cv := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		for _, tc := range []struct{ id, child, parent string }{
+			{"context-confusion", "CB", "B"},
+			{"unlock-timeout-thread-reused", "T7b", "T7"},
+			{"threadlocal-left-on-pooled-thread", "T2", "T1"},
+		} {
+			want := tl.T("LaneSameContext", "Parent", tc.parent)
+			found := false
+			for _, lane := range cv.at(tc.id, 3, loc).Timeline().Lanes {
+				if lane.ID == tc.child {
+					found = true
+					if lane.Sub != want {
+						t.Errorf("%s (%s): lane %s labelled %q, want %q", tc.id, loc, tc.child, lane.Sub, want)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s (%s): no lane %s", tc.id, loc, tc.child)
+			}
+		}
+	}
+}
+
 // TestSetNXDrillNarration checks that a SET NX lock's refusal is not
 // explained as an owner-id comparison (issue 16 item 1.10): SET NX only
 // finds the key there.
