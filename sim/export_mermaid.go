@@ -252,11 +252,14 @@ func (d *seqDiagram) step(prev, f Frame) {
 		if !slices.Contains(d.lanes, d.ids[st.Child]) {
 			d.participant("create ", child)
 		}
-		mode := d.t("inherit")
 		if st.Context == "lost" {
-			mode = d.t("lost")
+			d.arrow(actor, "->>", d.ids[st.Child], n+d.t("fork", "Child", st.Child, "Context", d.t("lost")))
+			break
 		}
-		d.arrow(actor, "->>", d.ids[st.Child], n+d.t("fork", "Child", st.Child, "Context", mode))
+		// A child in its parent's context need not descend from it (a
+		// pooled thread's next task, a callback another request's context
+		// runs; issue 39): the arrow says only whose context it starts in.
+		d.arrow(actor, "->>", d.ids[st.Child], n+d.t("same-context", "Child", st.Child))
 	case ActAdvance:
 		d.note(d.span(), n+d.t("advance", "By", d.seconds(st.ByMS)))
 		d.calls(n, prev, f, st)

@@ -160,18 +160,49 @@ func explainSharedContext(who []string, lock string) Msg {
 // explainStaleWrite explains a write from an older hold accepted after one
 // from a newer hold. fence is the stale writer's fencing token, 0 without
 // fencing. With fencing such a write gets through only when the token is no
-// lower than the newer hold's: the counter went back, as when a failover lost
-// its increments.
-func explainStaleWrite(who string, seq, newest int, lock string, fence int64, checkedApart bool) Msg {
+// lower than the newer hold's: the counter went back, and back names why
+// (backFailover, backExpired; "" when the run cannot tell), so that the
+// banner says what happened in this run (issue 39: lesson 19a's counter
+// expired, lesson 20's failover lost the writer's hold with its increment).
+func explainStaleWrite(who string, seq, newest int, lock string, fence int64, checkedApart bool, back string) Msg {
 	if checkedApart {
 		// The token passed a check the resource made in a call of its own,
 		// before the newer write landed (check_then_write).
 		return M("violation.stale-write.checked-apart", "Lock", lock, "Actor", who, "Hold", seq, "Newer", newest, "Fence", fence)
 	}
 	if fence > 0 {
-		return M("violation.stale-write.fenced", "Lock", lock, "Actor", who, "Hold", seq, "Newer", newest, "Fence", fence)
+		id := "violation.stale-write.fenced"
+		if back != "" {
+			id += "." + back
+		}
+		return M(id, "Lock", lock, "Actor", who, "Hold", seq, "Newer", newest, "Fence", fence)
 	}
 	return M("violation.stale-write", "Lock", lock, "Actor", who, "Hold", seq, "Newer", newest)
+}
+
+// Why a fencing counter went back, for explainStaleWrite.
+const (
+	// backFailover: a failover promoted a replica that never got the
+	// counter's last increments (nor the hold that came with them).
+	backFailover = "failover"
+	// backExpired: the lesson gave the counter a TTL of its own
+	// (Lesson.FencingCounterTTL), and the counter lapsed and restarted.
+	backExpired = "expired"
+)
+
+// counterBack is why the run's fencing counter can have gone back: a
+// failover when the run has had one and the counter has Lockstep's TTL
+// longer than the run, its expiry when the lesson gave it a TTL and no
+// failover happened; "" when both or neither could be the cause (a
+// variant that issues its own tokens, a node restart).
+func (r *Runner) counterBack() string {
+	switch {
+	case r.failedOver && r.lesson.FencingCounterTTL == 0:
+		return backFailover
+	case !r.failedOver && r.lesson.FencingCounterTTL > 0 && !r.onNodes():
+		return backExpired
+	}
+	return ""
 }
 
 func explainWrongOwnerRelease(who string, taker []string, lock string, out Outcome) Msg {

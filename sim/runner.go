@@ -26,6 +26,12 @@ func IsFencingKey(name string) bool {
 	return strings.HasPrefix(name, fenceKeyPrefix) || strings.HasPrefix(name, resourceKeyPrefix)
 }
 
+// IsFencingCounterKey reports whether name (a logical key name) is a lock's
+// fencing-token counter, whose TTL is the lesson's own when it sets
+// Lesson.FencingCounterTTL (the bug lesson 19a shows), not Lockstep's
+// cleanup TTL.
+func IsFencingCounterKey(name string) bool { return strings.HasPrefix(name, fenceKeyPrefix) }
+
 // keepBase is the TTL Lockstep gives the keys a lock does not lease (the
 // protected resource, the fencing counter) on top of the lesson's total
 // simulated time, so they outlive the run but never stay forever. The run

@@ -834,7 +834,7 @@ func (r *Runner) landWrite(ctx context.Context, a *actor, lock string, call *Cal
 		// lock that tells B BUSY), and the search's clients write only
 		// while they hold (issue 33).
 		if newest := r.written[lock]; w.held && w.seq < newest {
-			res.events = append(res.events, violation(InvStaleWrite, lock, []string{a.id}, explainStaleWrite(a.id, w.seq, newest, lock, fenceIf(r.lesson.Fencing, w.fence), call.Script.Name == "resource/write_unchecked")))
+			res.events = append(res.events, violation(InvStaleWrite, lock, []string{a.id}, explainStaleWrite(a.id, w.seq, newest, lock, fenceIf(r.lesson.Fencing, w.fence), call.Script.Name == "resource/write_unchecked", r.counterBack())))
 		}
 		r.written[lock] = max(r.written[lock], w.seq)
 	}

@@ -52,7 +52,10 @@ func (v *Step) Narration() templates.NarrationView {
 		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreplicated"), " · ")
 	}
 	n.Outcome = string(f.Outcome)
-	n.OutcomeGloss = outcomeGloss(t, v.lesson.Variant, f.Step.Do, f.Outcome)
+	n.OutcomeGloss = nodeGloss(t, v.lesson.Nodes, f.Step, f.Outcome, f.Calls)
+	if n.OutcomeGloss == "" {
+		n.OutcomeGloss = outcomeGloss(t, v.lesson.Variant, f.Step.Do, f.Outcome)
+	}
 	n.OutcomeKind = outcomeKind(f.Outcome)
 	if c := f.Check; c != nil {
 		want := string(c.Expect)

@@ -194,6 +194,9 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 			} else if compare {
 				kv.BarFrom = 0
 			}
+		} else if sim.IsFencingCounterKey(k.Name) && v.lesson.FencingCounterTTL > 0 {
+			// The lesson's own TTL: the application's bug it teaches.
+			kv.PTTLNote = t.T("FencingTTLLesson", "TTL", Seconds(t, v.lesson.FencingCounterTTL.Milliseconds()))
 		} else if sim.IsFencingKey(k.Name) {
 			kv.PTTLNote = t.T("FencingTTL")
 		} else {

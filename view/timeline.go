@@ -269,11 +269,14 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 			lane.Name = Clip(a.id+" · "+n, tlNameUnits)
 		}
 		if a.parent != "" {
-			mode := t.T("ModeInherit")
+			// A child that runs in its parent's context need not descend
+			// from it (issue 39: a pooled thread's next task, a callback a
+			// library runs in another request's context): its label says
+			// only whose context it has.
+			lane.Sub = Clip(t.T("LaneSameContext", "Parent", a.parent), tlSubUnits)
 			if a.mode == "lost" {
-				mode = t.T("ModeLost")
+				lane.Sub = Clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", t.T("ModeLost")), tlSubUnits)
 			}
-			lane.Sub = Clip(t.T("ForkedFrom", "Parent", a.parent, "Mode", mode), tlSubUnits)
 			lane.Faint = v.cur < a.forkStep
 		} else if av, ok := actorIn(last, a.id); ok {
 			lane.Sub = Clip(t.T("ProcessOf", "Instance", av.Instance), tlSubUnits)

@@ -148,6 +148,133 @@ func TestCaptionsFitKeyType(t *testing.T) {
 	}
 }
 
+// TestNarrationRedlockCaptions checks issue 39 (a fresh review): the
+// caption of a Redlock step's outcome says what each node did, where one
+// Redis's caption ("the key exists, so SET NX wrote nothing", "nothing
+// deleted") is false: a node that granted a failed attempt, the client's
+// unlock that released it again or its absence, a release that reached
+// one node only.
+func TestNarrationRedlockCaptions(t *testing.T) {
+	t.Parallel()
+	cv := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		grantedOne := func(node string) string {
+			return tl.T("NodesGrantedNoMajority", "Nodes", node, "Count", 1, "Total", 3)
+		}
+		for _, tc := range []struct {
+			id   string
+			step int
+			want string
+			not  string
+		}{
+			{"redlock-failed-majority", 1, tl.T("NodesKept", "Gloss", grantedOne("1")), "OutcomeBUSY.local"},
+			{"redlock-failed-majority", 2, tl.T("NodesUndone", "Gloss", grantedOne("2"), "Nodes", "2"), "OutcomeBUSY.local"},
+			{"redlock-failed-majority", 4, tl.T("NodesUndone", "Gloss", grantedOne("1"), "Nodes", "1"), "OutcomeBUSY.local"},
+			{"redlock-failed-majority", 6, tl.T("NodesGranted", "Nodes", "1, 2", "Count", 2, "Total", 3), "OutcomeACQUIRED.local"},
+			{"redlock-node-clock-jump", 6, tl.T("NodesUndone", "Gloss", grantedOne("2"), "Nodes", "2"), "OutcomeBUSY.local"},
+			{"redlock-node-clock-jump", 7, tl.T("NodesReleasedNoMajority", "Actor", "A", "Nodes", "1", "Count", 1, "Total", 3), "OutcomeNOT_OWNER.local"},
+			{"redlock-node-clock-jump", 8, tl.T("NodesReleased", "Actor", "A", "Nodes", "1, 3", "Count", 2, "Total", 3), "OutcomeRELEASED.local"},
+			{"redlock-restart", 5, tl.T("NodesReleasedNoMajority", "Actor", "A", "Nodes", "1", "Count", 1, "Total", 3), "OutcomeNOT_OWNER.local"},
+		} {
+			got := cv.at(tc.id, tc.step, loc).Narration().OutcomeGloss
+			if got != tc.want || got == tl.T(tc.not) {
+				t.Errorf("%s step %d (%s): caption %q, want %q", tc.id, tc.step, loc, got, tc.want)
+			}
+		}
+	}
+	// One Redis keeps its own captions.
+	if got, want := cv.at("local-count-expiry", 1, sim.English).Narration().OutcomeGloss, tr(sim.English).T("OutcomeACQUIRED.local"); got != want {
+		t.Errorf("local-count-expiry step 1: caption %q, want %q", got, want)
+	}
+}
+
+// TestNarrationFencingCounterCause checks issue 39 (a fresh review): the
+// fencing counter's TTL in lesson 19a is the application's bug the lesson
+// shows, not Lockstep's cleanup, and the stale-write banner names why the
+// counter went back in each lesson: its expiry in 19a, the failover that
+// lost the writer's hold and its increment in 20 (whose zh banner then
+// does not call A's lost hold expired).
+func TestNarrationFencingCounterCause(t *testing.T) {
+	t.Parallel()
+	cv := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		var note string
+		for _, k := range cv.at("fencing-counter-expires", 1, loc).Redis().Keys {
+			if sim.IsFencingCounterKey(k.Name) {
+				note = k.PTTLNote
+			}
+		}
+		if want := tl.T("FencingTTLLesson", "TTL", view.Seconds(tl, 60_000)); note != want {
+			t.Errorf("fencing-counter-expires step 1 (%s): the counter's TTL note %q, want %q", loc, note, want)
+		}
+		for _, tc := range []struct {
+			id   string
+			step int
+			want string
+		}{
+			{"fencing-counter-expires", 10, "violation.stale-write.fenced.expired"},
+			{"failover", 8, "violation.stale-write.fenced.failover"},
+		} {
+			a := cv.at(tc.id, tc.step, loc).Alerts()
+			var ids, shown []string
+			for _, vi := range cv.frames[tc.id][tc.step].Violations {
+				if vi.Name == sim.InvStaleWrite {
+					ids = append(ids, vi.Detail.ID)
+					shown = append(shown, tl.Msg(vi.Detail))
+				}
+			}
+			var got []string
+			for _, vi := range a.Violations {
+				if vi.Name == sim.InvStaleWrite {
+					got = append(got, vi.Detail)
+				}
+			}
+			if len(ids) != 1 || ids[0] != tc.want || !slices.Equal(got, shown) {
+				t.Errorf("%s step %d (%s): stale-write banners %q (%v), want message %s", tc.id, tc.step, loc, got, ids, tc.want)
+			}
+		}
+	}
+	for _, vi := range cv.at("failover", 8, sim.SimplifiedChinese).Alerts().Violations {
+		if vi.Name == sim.InvStaleWrite && strings.Contains(vi.Detail, "过期") {
+			t.Errorf("failover step 8: the banner calls A's hold, lost in the failover, expired: %q", vi.Detail)
+		}
+	}
+}
+
+// TestNarrationLaneContext checks issue 39 (a fresh review): a lane whose
+// actor runs in another's execution context without descending from it (a
+// pooled thread's next task in 16a and 10c, a callback a library runs in
+// request B's context in 07a) is labelled with whose context it has, not
+// as forked from that actor and inheriting its context.
+func TestNarrationLaneContext(t *testing.T) {
+	t.Parallel()
+	cv := newCourseViews(t)
+	for _, loc := range sim.Locales {
+		tl := tr(loc)
+		for _, tc := range []struct{ id, child, parent string }{
+			{"context-confusion", "CB", "B"},
+			{"unlock-timeout-thread-reused", "T7b", "T7"},
+			{"threadlocal-left-on-pooled-thread", "T2", "T1"},
+		} {
+			want := tl.T("LaneSameContext", "Parent", tc.parent)
+			found := false
+			for _, lane := range cv.at(tc.id, 3, loc).Timeline().Lanes {
+				if lane.ID == tc.child {
+					found = true
+					if lane.Sub != want {
+						t.Errorf("%s (%s): lane %s labelled %q, want %q", tc.id, loc, tc.child, lane.Sub, want)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s (%s): no lane %s", tc.id, loc, tc.child)
+			}
+		}
+	}
+}
+
 // TestSetNXDrillNarration checks that a SET NX lock's refusal is not
 // explained as an owner-id comparison (issue 16 item 1.10): SET NX only
 // finds the key there.
