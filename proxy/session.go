@@ -53,9 +53,12 @@ type session struct {
 	// On a shared upstream: the replies handed over (inbox), the commands
 	// sent and not yet answered (outstanding), and a signal when that
 	// count reaches 0 (drained).
-	inbox       inbox
-	outstanding atomic.Int64
-	drained     chan struct{}
+	inbox inbox
+	// inboxTouched: the shared reader handed it replies it has not yet
+	// woken it for (the shared reader's goroutine only).
+	inboxTouched bool
+	outstanding  atomic.Int64
+	drained      chan struct{}
 
 	wmu  sync.Mutex // client writes
 	wbuf []byte     // replies not yet written to the client, under wmu

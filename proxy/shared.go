@@ -215,7 +215,26 @@ func (u *sharedUp) writeLoop() {
 func (u *sharedUp) readLoop() {
 	var raw []byte
 	var err error
+	// touched are the clients handed replies since the last wake-up:
+	// each is woken once, when the read side has no more buffered
+	// replies (or after handBatch of them), so a pipeline's replies go to
+	// its client in one write and its reply goroutine wakes once for
+	// them, not once a reply.
+	var touched []*session
+	handed := 0
+	wakeTouched := func() {
+		for i, s := range touched {
+			s.inboxTouched = false
+			s.inbox.signal()
+			touched[i] = nil
+		}
+		touched, handed = touched[:0], 0
+	}
+	defer wakeTouched()
 	for {
+		if len(touched) > 0 && (u.r.Buffered() == 0 || handed >= handBatch) {
+			wakeTouched()
+		}
 		var v Value
 		budget := maxReplyBytes
 		raw, v, err = readValue(u.r, raw[:0], 0, &budget)
@@ -238,6 +257,11 @@ func (u *sharedUp) readLoop() {
 		}
 		u.mu.Unlock()
 		s.deliver(raw, v)
+		handed++
+		if !s.inboxTouched {
+			s.inboxTouched = true
+			touched = append(touched, s)
+		}
 		if cap(raw) > maxWriteBatch {
 			raw = nil
 		}
@@ -287,8 +311,13 @@ func (b *inbox) signal() {
 	}
 }
 
+// handBatch is the most replies the shared reader hands over before it
+// wakes the clients it handed them to, even while more are buffered.
+const handBatch = 256
+
 // deliver is the shared reader's: one reply for s, whose command it
-// answers is the oldest s has outstanding.
+// answers is the oldest s has outstanding. The reader wakes s's reply
+// goroutine after it (readLoop's wakeTouched).
 func (s *session) deliver(raw []byte, v Value) {
 	b := &s.inbox
 	b.mu.Lock()
@@ -306,7 +335,6 @@ func (s *session) deliver(raw []byte, v Value) {
 		default:
 		}
 	}
-	b.signal()
 }
 
 // fail ends the inbox with err after what it holds.
