@@ -225,7 +225,7 @@ func (u *sharedUp) readLoop() {
 	wakeTouched := func() {
 		for i, s := range touched {
 			s.inboxTouched = false
-			s.inbox.signal()
+			s.passInline()
 			touched[i] = nil
 		}
 		touched, handed = touched[:0], 0
@@ -356,38 +356,103 @@ func (b *inbox) take(raw []byte, replies []inReply) ([]byte, []inReply, bool, er
 	return raw, replies, b.switched, b.err
 }
 
+// taken is what a client's reply passer took from its inbox: the
+// replies' bytes, each reply's end, the next to pass and where its bytes
+// start, and what came after them (the client moved to its own upstream,
+// or the shared connection failed). Under session.replyMu.
+type taken struct {
+	raw      []byte
+	replies  []inReply
+	next     int
+	start    int
+	switched bool
+	err      error
+}
+
+// What passReplies came to.
+const (
+	passedAll   = iota // every reply taken was passed
+	passSwitch         // the client moved to its own upstream
+	passEnded          // the session ended
+	passHandOff        // passInline stopped: the client's goroutine goes on
+)
+
+// passReplies passes the client's replies from its inbox, taking more
+// while there are; called with replyMu held. inline (the shared reader's
+// goroutine): it stops at what only the client's own goroutine may do
+// (a fault armed, the move to its own upstream, an error).
+func (s *session) passReplies(inline bool) int {
+	t := &s.taken
+	for {
+		if t.next == len(t.replies) {
+			switch {
+			case inline && (t.err != nil || t.switched):
+				return passHandOff
+			case t.err != nil:
+				s.close(t.err)
+				return passEnded
+			case t.switched:
+				return passSwitch
+			}
+			clear(t.replies) // the values' strings go with the trace
+			if cap(t.raw) > 4*maxWriteBatch {
+				t.raw = nil
+			}
+			t.raw, t.replies, t.switched, t.err = s.inbox.take(t.raw, t.replies)
+			t.next, t.start = 0, 0
+			if len(t.replies) == 0 && t.err == nil && !t.switched {
+				return passedAll
+			}
+		}
+		for t.next < len(t.replies) {
+			if inline && s.armed.Load() {
+				return passHandOff
+			}
+			r := t.replies[t.next]
+			if !s.pass(t.raw[t.start:r.end], r.v, r.at, t.next < len(t.replies)-1, inline) {
+				return passEnded
+			}
+			t.start = r.end
+			t.next++
+		}
+	}
+}
+
+// passInline is the shared reader's wake-up of a client it handed
+// replies: when no fault was ever armed on the client and its reply
+// goroutine is not passing replies now, the reader passes them itself
+// (writeNow never waits for the client's socket), which spares a
+// goroutine hand-off per round trip; otherwise it wakes that goroutine.
+func (s *session) passInline() {
+	if s.rawConn == nil || s.armed.Load() || !s.replyMu.TryLock() {
+		s.inbox.signal()
+		return
+	}
+	res := s.passReplies(true)
+	s.replyMu.Unlock()
+	if res == passHandOff {
+		s.inbox.signal()
+	}
+}
+
 // replyShared is replyLoop while the client is on a shared upstream: it
-// takes the replies the shared reader handed it and passes each on as
-// replyLoop does with its own upstream's; true when the client moved to
-// its own upstream (then read that), false when the session ended.
+// passes the replies the shared reader handed it (passReplies) when the
+// reader did not pass them itself; true when the client moved to its own
+// upstream (then read that), false when the session ended.
 func (s *session) replyShared() bool {
-	var raw []byte
-	var replies []inReply
 	for {
 		select {
 		case <-s.inbox.wake:
 		case <-s.done:
 			return false
 		}
-		var switched bool
-		var err error
-		raw, replies, switched, err = s.inbox.take(raw, replies)
-		start := 0
-		for i, r := range replies {
-			if !s.pass(raw[start:r.end], r.v, r.at, i < len(replies)-1) {
-				return false
-			}
-			start = r.end
-		}
-		clear(replies) // the values' strings go with the trace
-		if cap(raw) > 4*maxWriteBatch {
-			raw = nil
-		}
-		switch {
-		case err != nil:
-			s.close(err)
+		s.replyMu.Lock()
+		res := s.passReplies(false)
+		s.replyMu.Unlock()
+		switch res {
+		case passEnded:
 			return false
-		case switched:
+		case passSwitch:
 			return true
 		}
 	}
