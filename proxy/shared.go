@@ -222,6 +222,7 @@ func (u *sharedUp) readLoop() {
 	// them, not once a reply.
 	var touched []*session
 	handed := 0
+	var at time.Time // when this read batch's replies came
 	wakeTouched := func() {
 		for i, s := range touched {
 			s.inboxTouched = false
@@ -241,6 +242,11 @@ func (u *sharedUp) readLoop() {
 		if err != nil {
 			break
 		}
+		if handed == 0 {
+			// The replies of one read batch came back together: one
+			// clock reading stands for all of them.
+			at = time.Now()
+		}
 		u.mu.Lock()
 		if u.head == len(u.fifo) {
 			u.mu.Unlock()
@@ -256,7 +262,7 @@ func (u *sharedUp) readLoop() {
 			u.fifo, u.head = append(u.fifo[:0], u.fifo[u.head:]...), 0
 		}
 		u.mu.Unlock()
-		s.deliver(raw, v)
+		s.deliver(raw, v, at)
 		handed++
 		if !s.inboxTouched {
 			s.inboxTouched = true
@@ -318,12 +324,12 @@ const handBatch = 256
 // deliver is the shared reader's: one reply for s, whose command it
 // answers is the oldest s has outstanding. The reader wakes s's reply
 // goroutine after it (readLoop's wakeTouched).
-func (s *session) deliver(raw []byte, v Value) {
+func (s *session) deliver(raw []byte, v Value, at time.Time) {
 	b := &s.inbox
 	b.mu.Lock()
 	if b.err == nil {
 		b.raw = append(b.raw, raw...)
-		b.replies = append(b.replies, inReply{end: len(b.raw), v: v, at: time.Now()})
+		b.replies = append(b.replies, inReply{end: len(b.raw), v: v, at: at})
 		if len(b.raw) > maxInboxBytes {
 			b.err = errInboxFull
 		}
