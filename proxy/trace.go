@@ -78,6 +78,9 @@ type ring struct {
 	// not (Snapshot.Untraced).
 	plainBudget atomic.Int64
 	untraced    atomic.Uint64
+	// plainRefill is plainBudget each resyncRetry (plainTraceRate's
+	// share; a test sets its own).
+	plainRefill atomic.Int64
 }
 
 // At most plainTraceRate plain commands (a command on no lock key that
@@ -107,7 +110,7 @@ func (r *ring) runResyncs(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			r.plainBudget.Store(plainTraceRate * int64(resyncRetry) / int64(time.Second))
+			r.plainBudget.Store(r.plainRefill.Load())
 			r.retryResyncs(now)
 		}
 	}
@@ -115,7 +118,8 @@ func (r *ring) runResyncs(ctx context.Context) {
 
 func newRing(size int) *ring {
 	r := &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}, now: time.Now}
-	r.plainBudget.Store(plainTraceRate * int64(resyncRetry) / int64(time.Second))
+	r.plainRefill.Store(plainTraceRate * int64(resyncRetry) / int64(time.Second))
+	r.plainBudget.Store(r.plainRefill.Load())
 	return r
 }
 
