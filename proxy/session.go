@@ -520,12 +520,19 @@ func tryWrite(rc syscall.RawConn, b []byte) (n int, err error) {
 }
 
 // flushLocked writes the gathered replies when no write is under way;
-// called with wmu held (close).
+// called with wmu held (close). It does not wait for the client's
+// socket when it has a raw one: the shared reader may be waiting for wmu,
+// and a client that stopped reading must not hold it.
 func (s *session) flushLocked() error {
 	if len(s.wbuf) == 0 || s.writing {
 		return nil
 	}
-	_, err := s.conn.Write(s.wbuf)
+	var err error
+	if s.rawConn != nil {
+		_, err = tryWrite(s.rawConn, s.wbuf)
+	} else {
+		_, err = s.conn.Write(s.wbuf)
+	}
 	s.wbuf = s.wbuf[:0]
 	return err
 }
