@@ -33,6 +33,7 @@ func (p *Proxy) ChooseLocks(keys []string) error {
 	defer p.mu.Unlock()
 	if len(keys) == 0 {
 		p.chosen = nil
+		p.refreshLockSet()
 		return nil
 	}
 	chosen := make(map[string]bool, len(keys))
@@ -43,6 +44,7 @@ func (p *Proxy) ChooseLocks(keys []string) error {
 		chosen[k] = true
 	}
 	p.chosen = chosen
+	p.refreshLockSet()
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"path"
@@ -235,4 +236,61 @@ func (g globs) match(key string) bool {
 		}
 	}
 	return false
+}
+
+// plainNames are the commands plainCommand may find plain: sharable ones
+// that run no script and name keys.
+var plainNames = func() map[string]bool {
+	m := map[string]bool{}
+	for n := range sharable {
+		if !scriptCommands[n] && !keyless[n] && n != "SCRIPT LOAD" {
+			m[n] = true
+		}
+	}
+	return m
+}()
+
+// plainCommand reports, without copying its arguments, whether args is a
+// plain command: one of plainNames, not SET ... NX (which suggests a
+// lock), naming at least one key and no lock key (as parseCommand finds
+// its keys). The trace may skip such a command (ring.takePlain).
+func (p *Proxy) plainCommand(args [][]byte) bool {
+	if len(args) < 2 || len(args[0]) > 16 {
+		return false
+	}
+	var up [16]byte
+	name := up[:len(args[0])]
+	for i, c := range args[0] {
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		name[i] = c
+	}
+	if !plainNames[string(name)] {
+		return false
+	}
+	keys := args[1:2]
+	switch string(name) {
+	case "SET":
+		for _, a := range args[3:] {
+			if bytes.EqualFold(a, []byte("NX")) {
+				return false
+			}
+		}
+	case "DEL", "UNLINK", "EXISTS", "MGET", "TOUCH":
+		keys = args[1:]
+	case "MSET", "MSETNX":
+		for i := 1; i < len(args); i += 2 {
+			if p.isLock(string(args[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, k := range keys {
+		if p.isLock(string(k)) {
+			return false
+		}
+	}
+	return true
 }

@@ -112,6 +112,7 @@ func (p *Proxy) Pause(client string, d time.Duration) error {
 		}
 		g := make(chan struct{})
 		s.gate = g
+		s.armed.Store(true)
 		s.mu.Unlock()
 		p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultPause, Lane: s.lane, MS: d.Milliseconds()}})
 		time.AfterFunc(d, func() { p.endPause(s, g) }) // unless Resume ended it first
@@ -129,6 +130,7 @@ func (p *Proxy) LoseNextReply(client string) error {
 	for _, s := range ss {
 		s.mu.Lock()
 		s.loseNext = true
+		s.armed.Store(true)
 		s.mu.Unlock()
 	}
 	return nil
@@ -150,6 +152,7 @@ func (p *Proxy) DelayReplies(client string, d, span time.Duration) error {
 	for _, s := range ss {
 		s.mu.Lock()
 		s.delay, s.delayEnd = d, time.Now().Add(span)
+		s.armed.Store(true)
 		s.mu.Unlock()
 		p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultDelay, Lane: s.lane, MS: d.Milliseconds()}})
 	}

@@ -10,6 +10,9 @@ type pending struct {
 	cmd   command
 	locks []string
 	sent  time.Time
+	// untraced: a plain command beyond the trace's rate (takePlain):
+	// its reply is passed on and not recorded.
+	untraced bool
 }
 
 // pendingQueue is a session's commands awaiting replies, oldest first: at

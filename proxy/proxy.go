@@ -48,7 +48,10 @@ type Proxy struct {
 	scripts     map[string]*Script // by SHA, every script seen
 	suggest     map[string]string  // suggested lock keys and why (a reason code)
 	chosen      map[string]bool    // the suggested keys ticked as locks (ChooseLocks); nil: all of them
-	clients     atomic.Int64
+	// lockSet is what isLock reads: the chosen keys, else the suggested
+	// ones (refreshLockSet), replaced whole on each change.
+	lockSet atomic.Pointer[map[string]bool]
+	clients atomic.Int64
 
 	an *analyzer
 
@@ -341,13 +344,28 @@ func (p *Proxy) isLock(key string) bool {
 	if len(p.locks) > 0 {
 		return p.locks.match(key)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.chosen != nil {
-		return p.chosen[key]
+	if m := p.lockSet.Load(); m != nil {
+		return (*m)[key]
 	}
-	_, ok := p.suggest[key]
-	return ok
+	return false
+}
+
+// refreshLockSet publishes the keys isLock takes for locks without
+// -locks: the chosen ones, or every suggested one; called with mu held
+// whenever suggest or chosen changes (rarely: at most maxSuggestions
+// keys), so that isLock, on every command, takes no lock.
+func (p *Proxy) refreshLockSet() {
+	m := make(map[string]bool, len(p.suggest))
+	if p.chosen != nil {
+		for k := range p.chosen {
+			m[k] = true
+		}
+	} else {
+		for k := range p.suggest {
+			m[k] = true
+		}
+	}
+	p.lockSet.Store(&m)
 }
 
 // maxSuggestions bounds the suggested lock keys.
@@ -369,5 +387,6 @@ func (p *Proxy) suggestLocks(c command) {
 	defer p.mu.Unlock()
 	if _, ok := p.suggest[c.keys[0]]; !ok && len(p.suggest) < maxSuggestions {
 		p.suggest[c.keys[0]] = reason
+		p.refreshLockSet()
 	}
 }

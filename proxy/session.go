@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/tidwall/redcon"
@@ -53,12 +54,32 @@ type session struct {
 	// On a shared upstream: the replies handed over (inbox), the commands
 	// sent and not yet answered (outstanding), and a signal when that
 	// count reaches 0 (drained).
-	inbox       inbox
-	outstanding atomic.Int64
-	drained     chan struct{}
+	inbox inbox
+	// inboxTouched: the shared reader handed it replies it has not yet
+	// woken it for (the shared reader's goroutine only).
+	inboxTouched bool
+	outstanding  atomic.Int64
+	drained      chan struct{}
 
 	wmu  sync.Mutex // client writes
 	wbuf []byte     // replies not yet written to the client, under wmu
+	// writing: a goroutine is writing to the client outside wmu
+	// (drainWrites); what others add meanwhile goes out in its next
+	// write. spare is the buffer the last write emptied. Under wmu.
+	writing bool
+	spare   []byte
+	// rawConn is the client's socket for writes that never wait
+	// (writeNow); nil when the connection has none.
+	rawConn syscall.RawConn
+	// armed: a fault (pause, delay, lost reply) was set on the client
+	// once; from then on its replies take the path that checks for them
+	// (pass), never the shared reader's (passInline).
+	armed atomic.Bool
+	// replyMu is held by whoever passes the client's replies from the
+	// inbox (its reply goroutine, or the shared reader in passInline);
+	// taken is what was taken from the inbox and not yet passed.
+	replyMu sync.Mutex
+	taken   taken
 
 	mu       sync.Mutex
 	info     ClientInfo
@@ -100,6 +121,11 @@ func (p *Proxy) runSession(c net.Conn) {
 	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, rd: rd,
 		queue: newPendingQueue(), done: make(chan struct{}), inbox: newInbox(), drained: make(chan struct{}, 1)}
 	s.info = ClientInfo{Lane: s.lane, Addr: c.RemoteAddr().String(), Protocol: 2, Connected: time.Now()}
+	if sc, ok := c.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			s.rawConn = rc
+		}
+	}
 	u, err := p.shared(id)
 	if err == nil && !u.join(s) {
 		err = errUpstreamClosed
@@ -167,11 +193,16 @@ func (s *session) readLoop(cmds []redcon.Command) {
 // forward notes one command, queues its pending reply and adds it to the
 // upstream batch; false when the session ended.
 func (s *session) forward(cmd redcon.Command) bool {
-	if s.holding() && !s.flushUp() {
-		return false
+	if s.armed.Load() {
+		if s.holding() && !s.flushUp() {
+			return false
+		}
+		if !s.waitGate() {
+			return false
+		}
 	}
-	if !s.waitGate() {
-		return false
+	if !s.inMulti && !s.armed.Load() && len(cmd.Raw) > 0 && cmd.Raw[0] == '*' && s.p.plainCommand(cmd.Args) && !s.p.trace.takePlain() {
+		return s.queueCommand(pending{untraced: true}, cmd.Raw, true)
 	}
 	c := parseCommand(cmd.Args, s.p.script)
 	if s.sharedUp != nil && !sharable[c.name] && !s.leaveShared() {
@@ -205,8 +236,16 @@ func (s *session) forward(cmd redcon.Command) bool {
 		s.subscribed.Store(true)
 		ev := &CommandEvent{Name: c.name, Args: c.traceArgs(false), Sent: now, Replied: now, Reply: "(push)", cmd: c}
 		s.p.trace.add(Event{Kind: EventCommand, At: now, Lane: s.lane, Command: ev})
-	} else {
-		pend := pending{cmd: c, locks: dedupe(locks), sent: now}
+		return s.queueCommand(pending{}, raw, false)
+	}
+	return s.queueCommand(pending{cmd: c, locks: dedupe(locks), sent: now}, raw, true)
+}
+
+// queueCommand queues pend as awaiting its reply when awaits (a
+// subscribe is answered by pushes) and adds raw to the upstream batch;
+// false when the session ended.
+func (s *session) queueCommand(pend pending, raw []byte, awaits bool) bool {
+	if awaits {
 		for !s.queue.push(pend) {
 			// As many replies are awaited as the queue holds: send what
 			// is gathered, then wait for room as on a full socket.
@@ -273,7 +312,7 @@ func (s *session) replyLoop(shared bool) {
 			s.close(err)
 			return
 		}
-		if !s.pass(raw, v, time.Now(), s.upR.Buffered() > 0) {
+		if !s.pass(raw, v, time.Now(), s.upR.Buffered() > 0, false) {
 			return
 		}
 		if cap(raw) > maxWriteBatch {
@@ -286,27 +325,48 @@ func (s *session) replyLoop(shared bool) {
 // it waits out a pause or a delay, matches it to the oldest pending
 // command, traces it, and writes it, at once unless more replies are at
 // hand. False when the session ended.
-func (s *session) pass(raw []byte, v Value, replied time.Time, more bool) bool {
-	if s.holding() {
-		s.flush() // what came before the pause or delay goes out
+//
+// inline: the shared reader's goroutine calls it (passInline), on a
+// client with no fault armed: it writes with writeNow and waits for
+// nothing.
+func (s *session) pass(raw []byte, v Value, replied time.Time, more, inline bool) bool {
+	write := s.write
+	if inline {
+		write = s.writeNow
 	}
-	if !s.waitGate() {
-		return false
+	// A fault armed while the shared reader passes this reply holds
+	// the next one (passReplies hands off to the client's goroutine).
+	armed := !inline && s.armed.Load()
+	if armed {
+		if s.holding() {
+			s.flush() // what came before the pause or delay goes out
+		}
+		if !s.waitGate() {
+			return false
+		}
+		s.waitDelay()
+	} else {
+		select {
+		case <-s.done:
+			return false
+		default:
+		}
 	}
-	s.waitDelay()
 	var pend pending
 	ok := false
 	if !s.isPush(v) {
 		pend, ok = s.queue.pop()
 	}
 	if !ok {
-		s.write(raw, !more)
+		write(raw, !more)
 		ev := &CommandEvent{Name: "(push)", Reply: pushShape(v), Sent: replied, Replied: replied}
 		s.p.trace.add(Event{Kind: EventPush, At: replied, Lane: s.lane, Command: ev})
 		return true
 	}
-	if s.takeLoseNext() {
-		s.record(&pend, raw, v, replied, true)
+	if armed && s.takeLoseNext() {
+		if !pend.untraced { // an untraced command touches no lock
+			s.record(&pend, raw, v, replied, true)
+		}
 		s.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultLoseReply, Lane: s.lane}})
 		s.close(errReplyLost)
 		return false
@@ -315,11 +375,15 @@ func (s *session) pass(raw []byte, v Value, replied time.Time, more bool) bool {
 	// before its client sees the reply: what the client does next
 	// (another client's acquire, a pause) comes after it in the trace.
 	// Other commands are recorded after the write.
+	if pend.untraced {
+		write(raw, !more)
+		return true
+	}
 	lock := len(pend.locks) > 0
 	if lock {
 		s.record(&pend, raw, v, replied, false)
 	}
-	s.write(raw, !more)
+	write(raw, !more)
 	if !lock {
 		s.record(&pend, raw, v, replied, false)
 	}
@@ -358,40 +422,123 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 }
 
 // write adds raw to the client's replies and writes them when asked (or
-// when they reach maxWriteBatch).
+// when they reach maxWriteBatch), waiting for the client's socket: the
+// session's own goroutines only. While another write is under way it
+// leaves them to that one (drainWrites).
 func (s *session) write(raw []byte, flush bool) {
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
 	s.wbuf = append(s.wbuf, raw...)
-	if flush || len(s.wbuf) >= maxWriteBatch {
-		if err := s.flushLocked(); err != nil {
-			go s.close(err)
-		}
+	if s.writing || (!flush && len(s.wbuf) < maxWriteBatch) {
+		s.wmu.Unlock()
+		return
+	}
+	s.writing = true
+	s.drainWrites()
+}
+
+// writeNow is write for the shared reader's goroutine (passInline): it
+// never waits for the client's socket. What the socket does not take at
+// once goes out by a goroutine of the session's (a client that reads
+// slowly holds up no other client), and a client whose unwritten replies
+// pass maxInboxBytes is closed, as on the inbox.
+func (s *session) writeNow(raw []byte, flush bool) {
+	s.wmu.Lock()
+	s.wbuf = append(s.wbuf, raw...)
+	if len(s.wbuf) > maxInboxBytes {
+		s.wmu.Unlock()
+		go s.close(errInboxFull)
+		return
+	}
+	if s.writing || (!flush && len(s.wbuf) < maxWriteBatch) {
+		s.wmu.Unlock()
+		return
+	}
+	n, err := tryWrite(s.rawConn, s.wbuf)
+	switch {
+	case err != nil:
+		s.wbuf = s.wbuf[:0]
+		s.wmu.Unlock()
+		go s.close(err)
+	case n == len(s.wbuf):
+		s.wbuf = s.wbuf[:0]
+		s.wmu.Unlock()
+	default:
+		s.wbuf = append(s.wbuf[:0], s.wbuf[n:]...)
+		s.writing = true
+		s.wmu.Unlock()
+		go func() {
+			s.wmu.Lock()
+			s.drainWrites()
+		}()
 	}
 }
 
-// flushLocked writes the gathered replies; called with wmu held.
+// drainWrites writes the gathered replies until none are left, outside
+// wmu, so that others add theirs meanwhile; called with wmu held and
+// writing set, it returns with wmu released and writing cleared.
+func (s *session) drainWrites() {
+	for len(s.wbuf) > 0 {
+		out := s.wbuf
+		s.wbuf = s.spare[:0]
+		s.spare = nil
+		s.wmu.Unlock()
+		_, err := s.conn.Write(out)
+		s.wmu.Lock()
+		if cap(out) <= 4*maxWriteBatch {
+			s.spare = out[:0]
+		}
+		if err != nil {
+			s.wbuf = s.wbuf[:0]
+			s.writing = false
+			s.wmu.Unlock()
+			go s.close(err)
+			return
+		}
+	}
+	s.writing = false
+	s.wmu.Unlock()
+}
+
+// tryWrite writes what the socket takes of b at once, without waiting
+// for room: n is how much (0 when it takes none).
+func tryWrite(rc syscall.RawConn, b []byte) (n int, err error) {
+	var werr error
+	if err := rc.Write(func(fd uintptr) bool {
+		for {
+			n, werr = syscall.Write(int(fd), b)
+			if werr != syscall.EINTR {
+				return true // done: never wait for the socket here
+			}
+		}
+	}); err != nil {
+		return 0, err
+	}
+	if werr == syscall.EAGAIN {
+		return 0, nil
+	}
+	return max(n, 0), werr
+}
+
+// flushLocked writes the gathered replies when no write is under way;
+// called with wmu held (close). It does not wait for the client's
+// socket when it has a raw one: the shared reader may be waiting for wmu,
+// and a client that stopped reading must not hold it.
 func (s *session) flushLocked() error {
-	if len(s.wbuf) == 0 {
+	if len(s.wbuf) == 0 || s.writing {
 		return nil
 	}
-	_, err := s.conn.Write(s.wbuf)
-	if cap(s.wbuf) > 4*maxWriteBatch {
-		s.wbuf = nil
+	var err error
+	if s.rawConn != nil {
+		_, err = tryWrite(s.rawConn, s.wbuf)
 	} else {
-		s.wbuf = s.wbuf[:0]
+		_, err = s.conn.Write(s.wbuf)
 	}
+	s.wbuf = s.wbuf[:0]
 	return err
 }
 
 // flush writes the replies gathered so far.
-func (s *session) flush() {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.flushLocked(); err != nil {
-		go s.close(err)
-	}
-}
+func (s *session) flush() { s.write(nil, true) }
 
 // isPush reports whether v answers no command: a RESP3 push, or under
 // RESP2 on a subscribed connection a message or a (un)subscribe

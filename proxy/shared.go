@@ -215,12 +215,37 @@ func (u *sharedUp) writeLoop() {
 func (u *sharedUp) readLoop() {
 	var raw []byte
 	var err error
+	// touched are the clients handed replies since the last wake-up:
+	// each is woken once, when the read side has no more buffered
+	// replies (or after handBatch of them), so a pipeline's replies go to
+	// its client in one write and its reply goroutine wakes once for
+	// them, not once a reply.
+	var touched []*session
+	handed := 0
+	var at time.Time // when this read batch's replies came
+	wakeTouched := func() {
+		for i, s := range touched {
+			s.inboxTouched = false
+			s.passInline()
+			touched[i] = nil
+		}
+		touched, handed = touched[:0], 0
+	}
+	defer wakeTouched()
 	for {
+		if len(touched) > 0 && (u.r.Buffered() == 0 || handed >= handBatch) {
+			wakeTouched()
+		}
 		var v Value
 		budget := maxReplyBytes
 		raw, v, err = readValue(u.r, raw[:0], 0, &budget)
 		if err != nil {
 			break
+		}
+		if handed == 0 {
+			// The replies of one read batch came back together: one
+			// clock reading stands for all of them.
+			at = time.Now()
 		}
 		u.mu.Lock()
 		if u.head == len(u.fifo) {
@@ -237,7 +262,12 @@ func (u *sharedUp) readLoop() {
 			u.fifo, u.head = append(u.fifo[:0], u.fifo[u.head:]...), 0
 		}
 		u.mu.Unlock()
-		s.deliver(raw, v)
+		s.deliver(raw, v, at)
+		handed++
+		if !s.inboxTouched {
+			s.inboxTouched = true
+			touched = append(touched, s)
+		}
 		if cap(raw) > maxWriteBatch {
 			raw = nil
 		}
@@ -287,14 +317,19 @@ func (b *inbox) signal() {
 	}
 }
 
+// handBatch is the most replies the shared reader hands over before it
+// wakes the clients it handed them to, even while more are buffered.
+const handBatch = 256
+
 // deliver is the shared reader's: one reply for s, whose command it
-// answers is the oldest s has outstanding.
-func (s *session) deliver(raw []byte, v Value) {
+// answers is the oldest s has outstanding. The reader wakes s's reply
+// goroutine after it (readLoop's wakeTouched).
+func (s *session) deliver(raw []byte, v Value, at time.Time) {
 	b := &s.inbox
 	b.mu.Lock()
 	if b.err == nil {
 		b.raw = append(b.raw, raw...)
-		b.replies = append(b.replies, inReply{end: len(b.raw), v: v, at: time.Now()})
+		b.replies = append(b.replies, inReply{end: len(b.raw), v: v, at: at})
 		if len(b.raw) > maxInboxBytes {
 			b.err = errInboxFull
 		}
@@ -306,7 +341,6 @@ func (s *session) deliver(raw []byte, v Value) {
 		default:
 		}
 	}
-	b.signal()
 }
 
 // fail ends the inbox with err after what it holds.
@@ -328,38 +362,103 @@ func (b *inbox) take(raw []byte, replies []inReply) ([]byte, []inReply, bool, er
 	return raw, replies, b.switched, b.err
 }
 
+// taken is what a client's reply passer took from its inbox: the
+// replies' bytes, each reply's end, the next to pass and where its bytes
+// start, and what came after them (the client moved to its own upstream,
+// or the shared connection failed). Under session.replyMu.
+type taken struct {
+	raw      []byte
+	replies  []inReply
+	next     int
+	start    int
+	switched bool
+	err      error
+}
+
+// What passReplies came to.
+const (
+	passedAll   = iota // every reply taken was passed
+	passSwitch         // the client moved to its own upstream
+	passEnded          // the session ended
+	passHandOff        // passInline stopped: the client's goroutine goes on
+)
+
+// passReplies passes the client's replies from its inbox, taking more
+// while there are; called with replyMu held. inline (the shared reader's
+// goroutine): it stops at what only the client's own goroutine may do
+// (a fault armed, the move to its own upstream, an error).
+func (s *session) passReplies(inline bool) int {
+	t := &s.taken
+	for {
+		if t.next == len(t.replies) {
+			switch {
+			case inline && (t.err != nil || t.switched):
+				return passHandOff
+			case t.err != nil:
+				s.close(t.err)
+				return passEnded
+			case t.switched:
+				return passSwitch
+			}
+			clear(t.replies) // the values' strings go with the trace
+			if cap(t.raw) > 4*maxWriteBatch {
+				t.raw = nil
+			}
+			t.raw, t.replies, t.switched, t.err = s.inbox.take(t.raw, t.replies)
+			t.next, t.start = 0, 0
+			if len(t.replies) == 0 && t.err == nil && !t.switched {
+				return passedAll
+			}
+		}
+		for t.next < len(t.replies) {
+			if inline && s.armed.Load() {
+				return passHandOff
+			}
+			r := t.replies[t.next]
+			if !s.pass(t.raw[t.start:r.end], r.v, r.at, t.next < len(t.replies)-1, inline) {
+				return passEnded
+			}
+			t.start = r.end
+			t.next++
+		}
+	}
+}
+
+// passInline is the shared reader's wake-up of a client it handed
+// replies: when no fault was ever armed on the client and its reply
+// goroutine is not passing replies now, the reader passes them itself
+// (writeNow never waits for the client's socket), which spares a
+// goroutine hand-off per round trip; otherwise it wakes that goroutine.
+func (s *session) passInline() {
+	if s.rawConn == nil || s.armed.Load() || !s.replyMu.TryLock() {
+		s.inbox.signal()
+		return
+	}
+	res := s.passReplies(true)
+	s.replyMu.Unlock()
+	if res == passHandOff {
+		s.inbox.signal()
+	}
+}
+
 // replyShared is replyLoop while the client is on a shared upstream: it
-// takes the replies the shared reader handed it and passes each on as
-// replyLoop does with its own upstream's; true when the client moved to
-// its own upstream (then read that), false when the session ended.
+// passes the replies the shared reader handed it (passReplies) when the
+// reader did not pass them itself; true when the client moved to its own
+// upstream (then read that), false when the session ended.
 func (s *session) replyShared() bool {
-	var raw []byte
-	var replies []inReply
 	for {
 		select {
 		case <-s.inbox.wake:
 		case <-s.done:
 			return false
 		}
-		var switched bool
-		var err error
-		raw, replies, switched, err = s.inbox.take(raw, replies)
-		start := 0
-		for i, r := range replies {
-			if !s.pass(raw[start:r.end], r.v, r.at, i < len(replies)-1) {
-				return false
-			}
-			start = r.end
-		}
-		clear(replies) // the values' strings go with the trace
-		if cap(raw) > 4*maxWriteBatch {
-			raw = nil
-		}
-		switch {
-		case err != nil:
-			s.close(err)
+		s.replyMu.Lock()
+		res := s.passReplies(false)
+		s.replyMu.Unlock()
+		switch res {
+		case passEnded:
 			return false
-		case switched:
+		case passSwitch:
 			return true
 		}
 	}

@@ -70,6 +70,10 @@ func TestSharedUpstream(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { p.Close() })
+			// Every INCR is traced (1,200 at once, beyond the plain
+			// commands' rate): this test reads their lanes.
+			p.trace.plainRefill.Store(1 << 40)
+			p.trace.plainBudget.Store(1 << 40)
 			const n = 6
 			clients := make([]*rawClient, n)
 			for i := range clients {

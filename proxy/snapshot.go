@@ -12,15 +12,18 @@ import (
 // Suggested the keys the proxy takes for locks without -locks and why
 // ("set-nx", "script-ttl"), Chosen those of them the user ticked.
 type Snapshot struct {
-	Started   time.Time         `json:"started"`
-	Now       time.Time         `json:"now"`
-	Listen    string            `json:"listen"`
-	Upstream  string            `json:"upstream"`
-	LockGlobs []string          `json:"lock_globs,omitempty"`
-	Lanes     []ClientInfo      `json:"lanes"`
-	Redis     RedisLane         `json:"redis"`
-	Events    []Event           `json:"events"`
-	Dropped   uint64            `json:"dropped"`
+	Started   time.Time    `json:"started"`
+	Now       time.Time    `json:"now"`
+	Listen    string       `json:"listen"`
+	Upstream  string       `json:"upstream"`
+	LockGlobs []string     `json:"lock_globs,omitempty"`
+	Lanes     []ClientInfo `json:"lanes"`
+	Redis     RedisLane    `json:"redis"`
+	Events    []Event      `json:"events"`
+	Dropped   uint64       `json:"dropped"`
+	// Untraced counts the plain commands (on no lock key, running no
+	// script) forwarded beyond 10,000 a second and not traced.
+	Untraced  uint64            `json:"untraced,omitempty"`
 	Findings  []Finding         `json:"findings"`
 	Suggested map[string]string `json:"suggested,omitempty"`
 	// Chosen are the suggested keys ticked as locks (ChooseLocks); empty
@@ -64,7 +67,7 @@ func (p *Proxy) Snapshot() Snapshot {
 	})
 	sort.Slice(scripts, func(i, j int) bool { return scripts[i].SHA < scripts[j].SHA })
 	return Snapshot{Started: p.started, Now: time.Now(), Listen: p.Addr(), Upstream: p.Upstream(), LockGlobs: p.locks,
-		Lanes: lanes, Redis: RedisLane{Locks: locks}, Events: events, Dropped: dropped, Findings: findings,
+		Lanes: lanes, Redis: RedisLane{Locks: locks}, Events: events, Dropped: dropped, Untraced: p.trace.untraced.Load(), Findings: findings,
 		Suggested: suggested, Chosen: chosen, Scripts: scripts}
 }
 

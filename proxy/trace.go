@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -72,6 +73,32 @@ type ring struct {
 	dropped uint64 // events overwritten
 	subs    map[*Subscription]struct{}
 	now     func() time.Time // time.Now; a test's clock
+	// plainBudget is how many more plain commands (plainCommand) may be
+	// traced before the next refill; untraced counts those that were
+	// not (Snapshot.Untraced).
+	plainBudget atomic.Int64
+	untraced    atomic.Uint64
+	// plainRefill is plainBudget each resyncRetry (plainTraceRate's
+	// share; a test sets its own).
+	plainRefill atomic.Int64
+}
+
+// At most plainTraceRate plain commands (a command on no lock key that
+// runs no script, plainCommand) a second are traced, refilled every
+// resyncRetry: beyond it they are forwarded untouched and only counted
+// (Snapshot.Untraced). A ring of 10,000 events would hold under a tenth
+// of a second of a benchmark's commands and lose the lock events to
+// them, and tracing each one is most of what forwarding it costs.
+const plainTraceRate = 10000
+
+// takePlain reports whether one more plain command may be traced now;
+// when not, it counts it as untraced.
+func (r *ring) takePlain() bool {
+	if r.plainBudget.Add(-1) >= 0 {
+		return true
+	}
+	r.untraced.Add(1)
+	return false
 }
 
 // runResyncs retries lagging subscribers' resyncs until ctx ends.
@@ -83,13 +110,17 @@ func (r *ring) runResyncs(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
+			r.plainBudget.Store(r.plainRefill.Load())
 			r.retryResyncs(now)
 		}
 	}
 }
 
 func newRing(size int) *ring {
-	return &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}, now: time.Now}
+	r := &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}, now: time.Now}
+	r.plainRefill.Store(plainTraceRate * int64(resyncRetry) / int64(time.Second))
+	r.plainBudget.Store(r.plainRefill.Load())
+	return r
 }
 
 // add numbers e, stores it (overwriting the oldest when full) and offers
