@@ -395,6 +395,13 @@ func ScriptSource(c *sim.Call, embedded, record, clock bool) string {
 	return guard + heap + src
 }
 
+// clockedBuiltin returns the text of c's built-in script run on the step's
+// clock on redis-server (see vclock.go): the guard's line, recording
+// nothing, before the script's own text.
+func clockedBuiltin(c *sim.Call) string {
+	return strings.Replace(keyGuardPrefix(false, false, true), valuesMarker, guardValues(c), 1) + c.Script.RunSource()
+}
+
 // KeyGuardRefused reports whether errText, a script's error reply, is the
 // key guard's refusal of a command.
 func KeyGuardRefused(errText string) bool { return strings.Contains(errText, keyGuardMarker) }

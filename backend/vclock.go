@@ -24,7 +24,8 @@ import (
 // So on redis-server 7.0 or later, for a step on a single server that
 // calls a user's script, the step's clock is fixed instead: a small
 // script (clock.lua) run right after the restore writes the server's
-// millisecond, VT, to each call's clock key (KEYS[1] of the call and
+// millisecond, VT, to each call's clock key (a built-in script's beside a
+// user's too: it runs under the guard's clock part, clockedBuiltin) (KEYS[1] of the call and
 // clockSuffix), and the key guard (keyGuard's clock) reads it when the
 // script starts and runs the script at VT: SET and GETEX with EX or PX,
 // SETEX, PSETEX, EXPIRE and PEXPIRE set their expiry as VT plus the time
@@ -94,14 +95,12 @@ func versionAtLeast7(v string) bool {
 	return err == nil && n >= 7
 }
 
-// clockKeys returns the clock keys of b's calls of a user's script, each
-// once.
+// clockKeys returns the clock keys of b's calls, each once: a user's
+// script's, and a built-in script's beside it, which runs on the step's
+// clock too (Store.script).
 func (s *Store) clockKeys(b *sim.Batch) []string {
 	var out []string
 	for i := range b.Calls {
-		if !b.Calls[i].Script.Custom {
-			continue
-		}
 		if k, ok := WrittenKey(&b.Calls[i], s.prefix); ok {
 			k = strings.TrimSuffix(k, writtenSuffix) + clockSuffix
 			if !slices.Contains(out, k) {

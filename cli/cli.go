@@ -285,7 +285,14 @@ func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool
 func runError(cat *catalog.Catalog, loc sim.Locale, file string, err error) string {
 	var se *sim.StepRunError
 	if errors.As(err, &se) {
-		return cat.T(loc, "run.step-failed", "File", file, "Step", se.Step, "Do", string(se.Do), "Reason", cat.Error(loc, se.Err))
+		var reason error = se.Err
+		// backend.ExplainOwnerInKeys wraps the step's error: its words,
+		// not the step's raw refusal, are the reason (a fresh-eyes review
+		// of issue 33: run printed the bare NOPERM).
+		if oe := (*backend.OwnerInKeysError)(nil); errors.As(err, &oe) {
+			reason = oe
+		}
+		return cat.T(loc, "run.step-failed", "File", file, "Step", se.Step, "Do", string(se.Do), "Reason", cat.Error(loc, reason))
 	}
 	return file + ": " + cat.Error(loc, err)
 }

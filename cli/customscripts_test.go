@@ -147,3 +147,30 @@ func TestCustomScriptsKnowOneServerByItsID(t *testing.T) {
 		}
 	}
 }
+
+// TestRunExplainsOwnerInKeys: `lockstep run` of the count-key lesson
+// (examples/testdata/own: the owner id in KEYS[2]) with a user confined to
+// Lockstep's keys (backend.ACLRules): Redis refuses the owner id as a key,
+// and run says why, naming the variant file's KEYS list and ARGV, as the
+// player does, in English and zh-CN; it printed the bare NOPERM (a
+// fresh-eyes review of issue 33).
+func TestRunExplainsOwnerInKeys(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	confined := srv.AddUser(t, "lockstep", "pw", strings.Fields(backend.ACLRules)...)
+	for _, lang := range []string{"en", "zh-CN"} {
+		var out, errw bytes.Buffer
+		code := Run(context.Background(), []string{"../examples/testdata/own/count-key.lesson.yaml", "--redis", confined, "--allow-custom-scripts", "--lang", lang}, &out, &errw)
+		// The error's line, not the variant's warnings before it (which
+		// name the place too).
+		msg := ""
+		for _, line := range strings.Split(errw.String(), "\n") {
+			if strings.HasPrefix(line, "lockstep: ") {
+				msg = line
+			}
+		}
+		if code != ExitInvalid || !strings.Contains(msg, "count-key.variant.yaml:14:16") || !strings.Contains(msg, "ARGV") {
+			t.Errorf("%s: exit %d, %s; want the owner in KEYS named at count-key.variant.yaml:14:16", lang, code, msg)
+		}
+	}
+}
