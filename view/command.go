@@ -41,7 +41,7 @@ func (v *Step) Command() templates.CommandView {
 		var docs map[string]string
 		if s := sim.ScriptByName(call.Script); s != nil {
 			docs = ScriptDocs(s.Source)
-			branch := s.BranchLines(call.Outcome)
+			branch := replyBranch(s.Source, s.BranchLines(call.Outcome), call.Reply.Kind)
 			for n, line := range strings.Split(strings.TrimRight(s.Source, "\n"), "\n") {
 				cv.Lines = append(cv.Lines, templates.SourceLine{N: n + 1, Text: line, Branch: slices.Contains(branch, n+1)})
 			}
@@ -55,4 +55,29 @@ func (v *Step) Command() templates.CommandView {
 		c.Calls = append(c.Calls, cv)
 	}
 	return c
+}
+
+// replyBranch narrows lines, the lines of src tagged with a call's outcome
+// (sim.Script.BranchLines), to those whose return fits the reply's kind
+// when more than one is tagged: token-count's acquire answers ACQUIRED as
+// {'ACQUIRED', fence} with fencing and as 'ACQUIRED' without, and the Lua
+// panel marked both as the branch that replied (a fresh-eyes review of
+// issue 39). lines is returned as it is when no line or every line fits.
+func replyBranch(src string, lines []int, kind sim.ReplyKind) []int {
+	if len(lines) < 2 {
+		return lines
+	}
+	text := strings.Split(src, "\n")
+	var fit []int
+	for _, n := range lines {
+		code, _, _ := strings.Cut(text[n-1], "--")
+		table := strings.Contains(code, "return {")
+		if table == (kind == sim.ReplyArray) {
+			fit = append(fit, n)
+		}
+	}
+	if len(fit) == 0 {
+		return lines
+	}
+	return fit
 }

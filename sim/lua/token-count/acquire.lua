@@ -6,9 +6,9 @@
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  "1" for an outermost acquire (may take a free lock), "0" for nested
 -- ARGV[4]  only with fencing: TTL of the counter key in milliseconds
--- ARGV[4] is Lockstep's cleanup TTL, longer than the run, so a run leaves nothing
--- behind on someone's Redis; a lesson that sets a shorter one (fencing_counter_ttl)
--- shows the bug an expiring counter is. A production fencing counter must never expire and never
+-- The counter's TTL (the fourth argument) is Lockstep's cleanup, longer than the
+-- run, so a run leaves nothing behind on someone's Redis; a lesson that sets a
+-- shorter one (fencing_counter_ttl) shows the bug an expiring counter is. A production fencing counter must never expire and never
 -- go back (a durable, monotonic store: a consensus store's revision, a database
 -- sequence): a counter that restarts at 1 issues tokens the resource has seen
 -- already, the backwards-token failure of lesson 20.
