@@ -20,8 +20,13 @@ GO ?= go
 # builds for the race detector anyway; a separate `go vet ./...` compiled
 # everything a second time, without -race: 115 CPU-s of a cold run
 # (docs/testing.md). `make vet` stays for a vet alone.
+# ./web first: go test runs packages in the order they are named, two at a
+# time, and ./... names web (its browser tests, the longest package by far)
+# last, so it started once most others were done and the run waited for it
+# alone; named first, it runs beside all the others (go test -json's start
+# times show the order).
 test: deps templ-check js-test
-	$(GO) test -race -vet=all -count=1 -parallel 4 -timeout 20m ./...
+	$(GO) test -race -vet=all -count=1 -parallel 4 -timeout 20m ./web ./...
 
 # fuzz runs each fuzz target on top of its seed corpus in testdata/fuzz
 # (make test runs only the corpora; this takes some three CPU-minutes, most

@@ -82,12 +82,21 @@ func (e *OwnerInKeysError) Message() sim.Msg {
 // *sim.ScriptError: the store does not name the Redis user to a visitor,
 // store.go's permissionIn); one that refuses "one of the keys" is taken
 // for the ACL's refusal, with no user named.
+//
+// Where err holds a *sim.StepRunError (a step of a run that failed), the
+// explanation takes the place of the step's own error inside it, wrapping
+// that error, and err is returned with its wrappers: whoever reads the
+// step's error (StepRunError.Err) reads the explanation, with the step's
+// number kept (a review of issue 33 found the CLI reading the bare
+// NOPERM there). err must be the caller's own, fresh from its run. An
+// err already explained is returned as it is.
 func ExplainOwnerInKeys(err error, def *sim.VariantDef) error {
 	var pe *PermissionError
 	var se *sim.ScriptError
+	var done *OwnerInKeysError
 	crossSlot := ""
 	switch {
-	case def == nil:
+	case def == nil, errors.As(err, &done):
 		return err
 	case errors.As(err, &pe):
 		if pe.Rule != "~"+KeyNamespace+"*" {
@@ -105,7 +114,13 @@ func ExplainOwnerInKeys(err error, def *sim.VariantDef) error {
 			continue
 		}
 		script, _ := w.Problem.Args["Script"].(string)
-		return &OwnerInKeysError{Perm: pe, CrossSlot: crossSlot, Where: fmt.Sprintf("%s:%d:%d", w.File, w.Pos.Line, w.Pos.Col), Script: script, Err: err}
+		oe := &OwnerInKeysError{Perm: pe, CrossSlot: crossSlot, Where: fmt.Sprintf("%s:%d:%d", w.File, w.Pos.Line, w.Pos.Col), Script: script, Err: err}
+		var sre *sim.StepRunError
+		if errors.As(err, &sre) {
+			oe.Err, sre.Err = sre.Err, oe
+			return err
+		}
+		return oe
 	}
 	return err
 }

@@ -65,6 +65,12 @@ type Config struct {
 	// Redis with AllowCustomScripts (see the constant ScriptTimeLimit);
 	// 0 means that constant.
 	ScriptTimeLimit time.Duration
+	// ScriptTimePerAddr bounds the time one client address's steps of a
+	// user's script may take on a real Redis with AllowCustomScripts within
+	// a minute (flag -script-time-per-addr); over it they are refused
+	// (ScriptTimeError), and an address runs one such step at once. 0
+	// means DefaultScriptTimePerAddr (3 s); negative, no bound.
+	ScriptTimePerAddr time.Duration
 }
 
 // Info describes a backend, or what one run's Store runs on, for people (the
@@ -102,6 +108,38 @@ const (
 	PairStarted Pair = "started"
 )
 
+// Message returns i as a message of the catalogue, for the CLI's header and
+// a local player's badge in the reader's language (a fresh review of issue
+// 39: `run --lang zh-CN` named a real Redis in English): an embedded Redis,
+// pair or nodes (backend.embedded, backend.embedded-pair,
+// backend.embedded-nodes), a pair or nodes Lockstep started
+// (backend.started-pair, backend.started-nodes), each with "-not-on" when
+// a URL was given that the run does not use, or a Redis given by URL
+// (backend-redis: its version, address, cluster and TLS).
+func (i Info) Message() sim.Msg {
+	switch {
+	case i.Nodes > 0 && i.Embedded && i.NotOn != "":
+		return sim.M("backend.embedded-nodes-not-on", "Nodes", i.Nodes, "NotOn", i.NotOn)
+	case i.Nodes > 0 && i.Embedded:
+		return sim.M("backend.embedded-nodes", "Nodes", i.Nodes)
+	case i.Nodes > 0 && i.NotOn != "":
+		return sim.M("backend.started-nodes-not-on", "Nodes", i.Nodes, "Version", i.Version, "Addr", i.Addr, "NotOn", i.NotOn)
+	case i.Nodes > 0:
+		return sim.M("backend.started-nodes", "Nodes", i.Nodes, "Version", i.Version, "Addr", i.Addr)
+	case i.Pair == PairEmbedded && i.NotOn != "":
+		return sim.M("backend.embedded-pair-not-on", "NotOn", i.NotOn)
+	case i.Pair == PairEmbedded:
+		return sim.M("backend.embedded-pair")
+	case i.Pair == PairStarted && i.NotOn != "":
+		return sim.M("backend.started-pair-not-on", "Version", i.Version, "Addr", i.Addr, "Replica", i.ReplicaAddr, "NotOn", i.NotOn)
+	case i.Pair == PairStarted:
+		return sim.M("backend.started-pair", "Version", i.Version, "Addr", i.Addr, "Replica", i.ReplicaAddr)
+	case i.Embedded:
+		return sim.M("backend.embedded")
+	}
+	return sim.M("backend-redis", "Version", i.Version, "Addr", i.Addr, "Cluster", i.Cluster, "TLS", i.TLS)
+}
+
 // String is "embedded Redis (miniredis)", "Redis 7.0.15 at 127.0.0.1:6379"
 // (with " (cluster, TLS)" after it on a cluster over TLS; without the
 // version when the server refused INFO),
@@ -111,28 +149,8 @@ const (
 // or for a run with a replica "embedded Redis pair (miniredis primary +
 // replica)" or "private primary+replica redis-server pair (Redis 7.0.15,
 // primary 127.0.0.1:41001, replica 127.0.0.1:41002)", then, when a URL was
-// given, which Redis it does not run on and why.
-// Message returns i for the catalogue where it has words of its own (an
-// embedded Redis, an embedded pair, embedded nodes, not on a given Redis:
-// backend.embedded, backend.embedded-pair, backend.embedded-pair-not-on,
-// backend.embedded-nodes, backend.embedded-nodes-not-on), and false where
-// String's text is all addresses, versions and names.
-func (i Info) Message() (sim.Msg, bool) {
-	switch {
-	case i.Nodes > 0 && i.Embedded && i.NotOn != "":
-		return sim.M("backend.embedded-nodes-not-on", "Nodes", i.Nodes, "NotOn", i.NotOn), true
-	case i.Nodes > 0 && i.Embedded:
-		return sim.M("backend.embedded-nodes", "Nodes", i.Nodes), true
-	case i.Pair == PairEmbedded && i.NotOn != "":
-		return sim.M("backend.embedded-pair-not-on", "NotOn", i.NotOn), true
-	case i.Pair == PairEmbedded:
-		return sim.M("backend.embedded-pair"), true
-	case i.Pair == "" && i.Embedded:
-		return sim.M("backend.embedded"), true
-	}
-	return sim.Msg{}, false
-}
-
+// given, which Redis it does not run on and why. Message says the same in
+// the catalogue's words.
 func (i Info) String() string {
 	var s string
 	switch {
@@ -221,6 +239,10 @@ type Backend struct {
 	// kills counts the sandbox's stops per client address (shared by the
 	// sandbox's processes, sandboxshare.go); nil elsewhere.
 	kills *killLedger
+	// scriptTime charges each client address the time its steps of a
+	// user's script take on a real Redis with AllowCustomScripts
+	// (scripttime.go); nil elsewhere.
+	scriptTime *timeLedger
 }
 
 // quietLogger drops go-redis's own log lines (pool dial retries): Lockstep

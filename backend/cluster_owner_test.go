@@ -3,6 +3,7 @@ package backend_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,32 @@ func clusterOwnerInKeys(t *testing.T, cl *redistest.Cluster) {
 	plain.Warnings = nil
 	if got := backend.ExplainOwnerInKeys(stepErr, &plain); got != stepErr {
 		t.Errorf("without the owner in KEYS: %v", got)
+	}
+}
+
+// TestOwnerInKeysInTheStepsError: the explanation takes the place of the
+// step's own error inside a *sim.StepRunError, under the error's other
+// wrappers, so a consumer that reads the step's error (the CLI's run,
+// StepRunError.Err) reads the explanation with the step's number (a review
+// of issue 33 found cli special-casing it); explaining again changes
+// nothing.
+func TestOwnerInKeysInTheStepsError(t *testing.T) {
+	def, err := sim.LoadVariantFile(filepath.Join("..", "examples", "testdata", "own", "count-key.variant.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := &sim.ScriptError{Script: "count-key/acquire", Reply: "CROSSSLOT Keys in request don't hash to the same slot"}
+	wrapped := fmt.Errorf("web: %w", &sim.StepRunError{Step: 3, Do: sim.ActAcquire, Err: reply})
+	got := backend.ExplainOwnerInKeys(wrapped, def)
+	var sre *sim.StepRunError
+	if !errors.As(got, &sre) || sre.Step != 3 || !strings.HasPrefix(got.Error(), "web: ") {
+		t.Fatalf("explained: %v, want the step's error under its wrapper", got)
+	}
+	oe, ok := sre.Err.(*backend.OwnerInKeysError)
+	if !ok || oe.CrossSlot != reply.Reply || !errors.Is(oe, reply) {
+		t.Fatalf("the step's error is %#v, want the explanation wrapping the reply", sre.Err)
+	}
+	if again := backend.ExplainOwnerInKeys(got, def); again != got || sre.Err != oe {
+		t.Errorf("explained twice: %v", again)
 	}
 }

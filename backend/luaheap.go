@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/yuin/gopher-lua/ast"
@@ -38,6 +39,30 @@ import (
 // Lua sandbox has its own heap watch (sandbox.go) and gopher-lua's
 // collectgarbage counts nothing, so on a miniredis nothing is inserted.
 const MaxScriptHeap = 16 << 20
+
+// MaxScriptRunTime bounds how long a user's script runs on redis-server,
+// checked inside the script with MaxScriptHeap's check (every
+// timeCheckEvery checks, at a turn of the turn count or a `..`), against
+// the server's TIME: a script that has written cannot be stopped by
+// SCRIPT KILL (Redis answers UNKILLABLE), and each of its 100,000 turns
+// may run a built-in the guard does not charge (comparing or copying
+// strings of megabytes: minutes in all). Past it the script fails at its
+// line with timeStoppedMarker's error; what it wrote stays (Redis runs a
+// script whole or stops it where it is). 1 s is half the step's time
+// (ScriptTimeLimit) and some hundreds of times what a lock script takes.
+const MaxScriptRunTime = time.Second
+
+// timeCheckEvery is how many of the heap checks pass between two reads of
+// the server's time (one TIME call each).
+const timeCheckEvery = 16
+
+// nowName is the name of the guard's local that reads the server's time in
+// ms (keyGuard), which the heap check uses.
+const nowName = "__lockstep_now"
+
+// timeStoppedMarker starts the error of a script stopped by
+// MaxScriptRunTime.
+const timeStoppedMarker = "lockstep: time:"
 
 // heapStoppedMarker starts the error of a script stopped by MaxScriptHeap.
 const heapStoppedMarker = "lockstep: memory:"
@@ -114,10 +139,12 @@ func heapBounded(src string) (out, def string) {
 	// A chain has at most concats+1 operands; with each CHECK inserted,
 	// twice as many operands as there were, the empty ones adding nothing.
 	per := MaxScriptHeap / (2 * (concats + 1))
-	def = fmt.Sprintf("local %s do local cg, err, base = collectgarbage, error, collectgarbage('count') "+
-		"%s = function() if (cg('count') - base) * 1024 > %d then cg('collect') "+
+	def = fmt.Sprintf("local %s do local cg, err, base, now, k = collectgarbage, error, collectgarbage('count'), %s, 0 local t0 = now() "+
+		"%s = function() k = k + 1 if k %% %d == 0 and now() - t0 > %d then err('%s a script of your own may run at most %d ms on Redis', 2) end "+
+		"if (cg('count') - base) * 1024 > %d then cg('collect') "+
 		"if (cg('count') - base) * 1024 > %d then err('%s a script of your own may grow Redis\\'s Lua heap by at most %d bytes (%d per concatenation of this script: %d bytes in all)', 2) end end return '' end end ",
-		name, name, per, per, heapStoppedMarker, MaxScriptHeap, per, MaxScriptHeap)
+		name, nowName, name, timeCheckEvery, MaxScriptRunTime.Milliseconds(), timeStoppedMarker, MaxScriptRunTime.Milliseconds(),
+		per, per, heapStoppedMarker, MaxScriptHeap, per, MaxScriptHeap)
 	return b.String(), def
 }
 

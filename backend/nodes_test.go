@@ -99,8 +99,8 @@ func TestNodesWithoutRedisServer(t *testing.T) {
 	if info.Nodes != 3 || !info.Embedded || info.NotOn != srv.Addr || !strings.Contains(info.String(), "no redis-server is on PATH") {
 		t.Errorf("store info %+v (%s), want embedded nodes instead of %s", info, info, srv.Addr)
 	}
-	if m, ok := info.Message(); !ok || m.ID != "backend.embedded-nodes-not-on" {
-		t.Errorf("store info message %v %v, want backend.embedded-nodes-not-on", m, ok)
+	if m := info.Message(); m.ID != "backend.embedded-nodes-not-on" {
+		t.Errorf("store info message %v, want backend.embedded-nodes-not-on", m)
 	}
 	checkOwnServersOnly(t, srv, l)
 }

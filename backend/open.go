@@ -61,6 +61,12 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	b.pairSlots = make(chan struct{}, maxPairs)
 	if cfg.AllowCustomScripts {
 		b.overrun, b.scriptLimit = b.killScript, cfg.ScriptTimeLimit
+		if budget := cfg.ScriptTimePerAddr; budget >= 0 {
+			if budget == 0 {
+				budget = DefaultScriptTimePerAddr
+			}
+			b.scriptTime = newTimeLedger(budget)
+		}
 	}
 	cluster, err := isCluster(ctx, single)
 	if err != nil {

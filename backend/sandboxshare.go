@@ -178,7 +178,18 @@ func callsCustom(b *sim.Batch) string {
 // address in its error.
 func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*sim.BatchResult, error) {
 	if !s.be.sandbox {
-		return s.boundedStep(ctx, b, name)
+		release, err := s.be.scriptTime.acquire(ctx, clientAddrOf(ctx))
+		if err != nil {
+			var te *ScriptTimeError
+			if errors.As(err, &te) {
+				te.Others, _ = ctx.Value(othersScriptKey{}).(bool)
+			}
+			return nil, err
+		}
+		start := time.Now()
+		res, err := s.boundedStep(ctx, b, name)
+		release(time.Since(start))
+		return res, err
 	}
 	addr := clientAddrOf(ctx)
 	if err := s.be.kills.admit(addr, time.Now()); err != nil {

@@ -29,6 +29,9 @@ func TestScriptErrorsNameTheirLine(t *testing.T) {
 			{"a key the guard refuses", "local v = redis.call('GET', 'victim') return v"},
 			{"a command the guard refuses", "local v = redis.call('FLUSHALL') return v"},
 			{"string.rep past the bound", "local v = string.rep('x', 1e9) return v"},
+			// miniredis's guard of _G once named its own line 16 (a
+			// fresh-eyes review of issue 37).
+			{"a removed global", "local v = loadfile('/etc/hostname') return v"},
 			// A call in a return is a tail call in Lua: the script's own
 			// frame is gone by the time the guard raises, unless the call
 			// is made a plain one (sim.Script.RunSource).

@@ -109,6 +109,9 @@ type Store struct {
 	// watch bounds the step in progress when it calls a user's script
 	// (execBounded); nil between steps and for other steps.
 	watch *overrunWatch
+	// runWritten is what the run's calls of a user's script wrote, under
+	// mu (chargeWrites, MaxRunWriteBytes).
+	runWritten int64
 }
 
 // Info describes what the store runs on: the backend's Info, until the first
@@ -194,7 +197,21 @@ var ErrClockStraddle = errors.New("backend: step never ran within one server mil
 //
 // A batch that calls a user's script on a backend that bounds them runs
 // within the script's time limit as a whole (execBounded).
+//
+// The writes of a run's calls of a user's script are counted over the run
+// (chargeWrites, MaxRunWriteBytes), on every backend.
 func (s *Store) Exec(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
+	res, err := s.exec1(ctx, b)
+	if err == nil && res != nil && callsCustom(b) != "" {
+		if err = s.chargeWrites(b, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, err
+}
+
+// exec1 runs b (see Exec) without the run's count of writes.
+func (s *Store) exec1(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error) {
 	if name := callsCustom(b); name != "" && s.be.overrun != nil {
 		return s.execBounded(ctx, b, name)
 	}
@@ -459,7 +476,7 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		if err != nil {
 			return nil, noRetry, nil, fmt.Errorf("backend: %s: %w", b.Calls[i].Script.Name, err)
 		}
-		out.Replies[i] = r
+		out.Replies[i] = guardReplyAsRun(r, s.prefix)
 	}
 	// After the calls: when Redis refused the transaction (EXECABORT), a
 	// call's own error says why; the written sets' SMEMBERS only echo it.

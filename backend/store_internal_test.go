@@ -83,3 +83,23 @@ func TestCustomScriptsNotCached(t *testing.T) {
 		t.Fatal("a built-in script is not kept")
 	}
 }
+
+// TestGuardReplyAsRun: a key-guard refusal names the run's key without
+// the run's namespace, also as an element of an array (a refusal the
+// script caught with redis.pcall and returned in a table); another run's
+// key and other replies are left as they are.
+func TestGuardReplyAsRun(t *testing.T) {
+	const prefix = KeyNamespace + "{run-0123456789ab}:"
+	refusal := func(key string) sim.Reply {
+		return sim.ErrorReply(keyGuardMarker + " GET on key '" + key + "' refused: a script of your own may touch only its KEYS")
+	}
+	got := guardReplyAsRun(sim.Reply{Kind: sim.ReplyArray, Elems: []sim.Reply{
+		refusal(prefix + "lock:lockstep:clock"), refusal(KeyNamespace + "{run-000000000000}:lock"), sim.StringReply(prefix + "lock"),
+	}}, prefix)
+	want := []sim.Reply{refusal("lock:lockstep:clock"), refusal(KeyNamespace + "{run-000000000000}:lock"), sim.StringReply(prefix + "lock")}
+	for i := range want {
+		if got.Elems[i].Str != want[i].Str {
+			t.Errorf("element %d: %q, want %q", i, got.Elems[i].Str, want[i].Str)
+		}
+	}
+}

@@ -285,25 +285,17 @@ func language(lang string, stderr io.Writer) (*catalog.Catalog, sim.Locale, bool
 func runError(cat *catalog.Catalog, loc sim.Locale, file string, err error) string {
 	var se *sim.StepRunError
 	if errors.As(err, &se) {
-		var reason error = se.Err
-		// backend.ExplainOwnerInKeys wraps the step's error: its words,
-		// not the step's raw refusal, are the reason (a fresh-eyes review
-		// of issue 33: run printed the bare NOPERM).
-		if oe := (*backend.OwnerInKeysError)(nil); errors.As(err, &oe) {
-			reason = oe
-		}
-		return cat.T(loc, "run.step-failed", "File", file, "Step", se.Step, "Do", string(se.Do), "Reason", cat.Error(loc, reason))
+		// The step's error, explained where backend.ExplainOwnerInKeys
+		// put its explanation in its place.
+		return cat.T(loc, "run.step-failed", "File", file, "Step", se.Step, "Do", string(se.Do), "Reason", cat.Error(loc, se.Err))
 	}
 	return file + ": " + cat.Error(loc, err)
 }
 
-// backendText names what a run ran on, in locale loc where the catalogue
-// has words for it (backend.Info.Message).
+// backendText names what a run ran on, in locale loc
+// (backend.Info.Message).
 func backendText(cat *catalog.Catalog, loc sim.Locale, info backend.Info) string {
-	if m, ok := info.Message(); ok {
-		return cat.Render(loc, m)
-	}
-	return info.String()
+	return cat.Render(loc, info.Message())
 }
 
 // renderDetails fills the text of every violation's detail in locale loc,

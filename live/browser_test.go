@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -246,7 +247,7 @@ func TestBrowserLive(t *testing.T) {
 	// side by side, each headed by its lock library once it ran a script.
 	waitFor(t, ctx, `[...document.querySelectorAll("[data-testid=live-lane]")].filter(h => h.querySelector("[data-testid=live-lock-lib]")?.textContent.includes("redsync")).length === 2`, "both lanes known as redsync")
 	heads := eval[[]box](t, ctx, `[...document.querySelectorAll("#live-timeline .live-head")].map(e => { const r = e.getBoundingClientRect(); return {Left: r.left, Top: r.top, Right: r.right, Bottom: r.bottom, Width: r.width, Found: true}; })`)
-	names := eval[[]string](t, ctx, `[...document.querySelectorAll("#live-timeline .live-head")].map(e => e.dataset.lane ? (e.querySelector("strong")?.textContent || e.dataset.lane) : "axis")`)
+	names := eval[[]string](t, ctx, `[...document.querySelectorAll("#live-timeline .live-head")].map(e => e.dataset.lane === "redis" ? "redis" : e.dataset.lane ? (e.querySelector("strong")?.textContent || e.dataset.lane) : "axis")`)
 	if strings.Join(names, ",") != "axis,redis,worker-a,worker-b" {
 		t.Errorf("lane heads %v, want the axis, Redis, worker-a, worker-b", names)
 	}
@@ -276,6 +277,39 @@ func TestBrowserLive(t *testing.T) {
 	}
 	browse(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid=live-open]`), chromedp.NodeVisible))
 	waitAcrossNavigation(t, ctx, `document.getElementById("lesson-title") !== null && document.getElementById("lesson-title").textContent.includes("lock:job") && location.pathname === "/explore"`, "the player with the saved lesson")
+
+	// A page opened on more events than its window: the newest only, the
+	// lock key's state heading the Redis lane though its commands are
+	// older, and scrolling up fetches the older ones, back to the first.
+	firstCmd := uint64(0)
+	for _, e := range p.Snapshot().Events {
+		if e.Kind == proxy.EventCommand && firstCmd == 0 {
+			firstCmd = e.Seq
+		}
+	}
+	filler := redisClient(t, p, "filler")
+	pipe := filler.Pipeline()
+	for range proxy.WindowEvents + 100 {
+		pipe.Ping(ctx)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	browse(t, ctx, chromedp.Navigate(site+"/live?lang=en"))
+	waitAcrossNavigation(t, ctx, `document.querySelector("[data-testid=live-older]") !== null`, "the button to earlier events")
+	if st := eval[[]string](t, ctx, `[...document.querySelectorAll("[data-testid=live-lock-state]")].map(e => e.textContent)`); len(st) != 1 || !strings.HasPrefix(st[0], "lock:job") {
+		t.Errorf("the Redis lane's lock states %q, want lock:job's", st)
+	}
+	minSeq := `Math.min(...[...document.querySelectorAll("#live-timeline .live-cell")].map(e => Number(e.dataset.seq)))`
+	if m := eval[float64](t, ctx, minSeq); m <= float64(firstCmd) {
+		t.Fatalf("the page opened with row %v, at or before the first command %d: want the newest events only", m, firstCmd)
+	}
+	// Down to the newest, then up until the first row shows; each scroll
+	// is drawn (two frames) before the next.
+	for _, scroll := range []string{"window.scrollTo(0, document.documentElement.scrollHeight)", `document.querySelector("[data-testid=live-older]").scrollIntoView()`} {
+		browse(t, ctx, chromedp.Evaluate[chromedp.Void](`new Promise(r => { `+scroll+`; requestAnimationFrame(() => requestAnimationFrame(() => r(true))); })`, chromedp.EvalAwaitPromise))
+	}
+	waitFor(t, ctx, `document.querySelector("[data-testid=live-older]") === null && `+minSeq+` <= `+strconv.FormatUint(firstCmd, 10), "the earliest events after scrolling up")
 
 	// A phone: the header and the cards fit its width (the lanes scroll
 	// inside their card).

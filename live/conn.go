@@ -86,6 +86,8 @@ func (h *Handler) read(ctx context.Context, cancel context.CancelFunc, conn *web
 			out = outMsg{Type: "error", Message: r.Render(sim.M("live.error.not-json", "Err", err.Error()))}
 		case !lim.Allow():
 			out = outMsg{Type: "error", For: m.Type, Message: r.Render(sim.M("live.error.rate", "Type", m.Type))}
+		case m.Type == "older":
+			out = h.older(r, m.Before)
 		default:
 			out = carry(ctx, h.cfg.Proxy, r, m)
 		}
@@ -114,7 +116,7 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 	seen := map[string]bool{}
 	fixed := false
 	snapshot := func() bool {
-		snap := h.cfg.Proxy.Snapshot()
+		snap := h.cfg.Proxy.Window()
 		fixed = len(snap.LockGlobs) > 0
 		for k := range snap.Suggested {
 			seen[k] = true
@@ -166,13 +168,7 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 				}
 				continue
 			}
-			m := outMsg{Type: "event", Event: &e}
-			if e.Finding != nil {
-				m.Text = r.Render(e.Finding.Message)
-			}
-			if e.Command != nil {
-				m.Library = KnownScript(e.Command.Script)
-			}
+			m := eventMsg(r, e)
 			if e.Lock != nil && !fixed && !seen[e.Lock.Key] {
 				seen[e.Lock.Key] = true
 				m.Suggested, m.Chosen = h.cfg.Proxy.Suggested()
@@ -200,4 +196,32 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 			}
 		}
 	}
+}
+
+// eventMsg is e as the page is sent it: a finding's text in the page's
+// language, the lock library of a known script.
+func eventMsg(r renderer, e proxy.Event) outMsg {
+	m := outMsg{Type: "event", Event: &e}
+	if e.Finding != nil {
+		m.Text = r.Render(e.Finding.Message)
+	}
+	if e.Command != nil {
+		m.Library = KnownScript(e.Command.Script)
+	}
+	return m
+}
+
+// older answers a page scrolled back past its window: the events just
+// before Seq before (proxy.Proxy.EventsBefore, a window's worth at most)
+// and the oldest Seq the proxy still holds.
+func (h *Handler) older(r renderer, before uint64) outMsg {
+	if before == 0 {
+		return outMsg{Type: "error", For: "older", Message: r.Render(sim.M("live.error.missing", "Type", "older", "Field", "before"))}
+	}
+	events, first := h.cfg.Proxy.EventsBefore(before, proxy.WindowEvents)
+	out := outMsg{Type: "older", For: "older", First: first, Events: make([]outMsg, 0, len(events))}
+	for _, e := range events {
+		out.Events = append(out.Events, eventMsg(r, e))
+	}
+	return out
 }

@@ -9,13 +9,18 @@
 //
 // Data path: proxy.Proxy records each client command, lock state, fault
 // and finding in its trace. The page's websocket (/live/ws) gets one
-// proxy.Snapshot first, then the new proxy.Events from a bounded
+// window of the trace first (proxy.Proxy.Window: the newest events, at
+// most 500 and about 256 KiB of them, with every lane, each lock key's
+// state and the newest 200 findings, so its size does not grow with the
+// trace), then the new proxy.Events from a bounded
 // subscription, a frame (50 ms) at a time in one message; plain commands
 // (on no lock key, running no script) beyond 5,000 a second are left out
 // and counted in the next frame's "skipped"; when the browser falls behind
 // the proxy drops events for it and sends an EventResync, and the
-// connection answers with a fresh snapshot, so nothing is lost without the
-// page knowing. A connection has
+// connection answers with a fresh window, so nothing is lost without the
+// page knowing. Events older than the page's are fetched when the user
+// scrolls back to them ("older"), a window's worth at a time; the page
+// keeps the newest 1,000 events beside what it fetched. A connection has
 // one reader goroutine (client messages, read limit and deadline, a rate
 // limit) and one writer goroutine (the only one that writes; a bounded
 // queue of replies, write deadlines, pings). The application never waits
@@ -26,6 +31,9 @@
 // Server to browser, JSON objects by "type":
 //
 //	{"type":"snapshot","snapshot":proxy.Snapshot,"texts":[finding text per Snapshot.Findings],"lanes":[LaneView]}
+//	                                                  (a window: Snapshot.First is the oldest Seq the proxy holds)
+//	{"type":"older","for":"older","events":[event message...],"first":N}  the answer to older: the events
+//	                                                  just before the one asked for, oldest first
 //	{"type":"events","events":[event message...],"skipped":N}  a frame: the events of up to 50 ms (at most 256),
 //	                                                  and the plain commands left out since the frame before
 //	event message: {"type":"event","event":proxy.Event,"text":"finding text, for kind finding","library":"a known script's lock library",
@@ -46,6 +54,7 @@
 //	{"type":"close","client":"c1"}                    proxy.CloseClient
 //	{"type":"locks","keys":["lock:a"]}                proxy.ChooseLocks
 //	{"type":"save","id":"my-app","key":"lock:a"}      proxy.SaveLesson
+//	{"type":"older","before":1234}                    proxy.Proxy.EventsBefore (the page scrolled back)
 //
 // # Bounds
 //

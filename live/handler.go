@@ -22,6 +22,10 @@ const DefaultMaxConns = 8
 type Proxy interface {
 	Faults
 	Snapshot() proxy.Snapshot
+	// Window is the snapshot a page is sent (the newest events only);
+	// EventsBefore the events a page scrolled back asks for.
+	Window() proxy.Snapshot
+	EventsBefore(seq uint64, n int) ([]proxy.Event, uint64)
 	Suggested() (map[string]string, []string)
 	Subscribe(buf int) *proxy.Subscription
 }
@@ -85,7 +89,7 @@ func (h *Handler) locale(r *http.Request) sim.Locale {
 var scriptTexts = []string{"connecting", "connected", "disconnected", "resync", "redis-lane", "no-lanes",
 	"no-findings", "locks-none", "reason.set-nx", "reason.script-ttl", "done", "saved", "missing",
 	"download-lesson", "download-variant", "reply-lost", "library", "lock-library", "closed", "open-player", "axis",
-	"diagram-none", "fault.pause", "fault.resume", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close", "skipped"}
+	"diagram-none", "older", "fault.pause", "fault.resume", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close", "skipped"}
 
 // servePage renders the live page under the site's header, in the
 // request's language.
@@ -97,7 +101,7 @@ func (h *Handler) servePage(w http.ResponseWriter, r *http.Request) {
 	site, tx := h.cfg.Site(r)
 	loc := tx.Locale()
 	t := func(id string, kv ...any) string { return h.cfg.Catalog.T(loc, "live.ui."+id, kv...) }
-	snap := h.cfg.Proxy.Snapshot()
+	snap := h.cfg.Proxy.Window()
 	texts := map[string]string{}
 	for _, id := range scriptTexts {
 		texts[id] = t(id, "What", "{what}", "Lib", "{lib}")

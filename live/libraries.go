@@ -60,9 +60,19 @@ type LaneView struct {
 }
 
 // Lanes are s's client lanes in the order of connection, each with the
-// lock library of the first known script it ran among s's events.
+// lock library of the first known script it ran: among the scripts its
+// lane records (proxy.ClientInfo.Scripts, however old), else among s's
+// events.
 func Lanes(s proxy.Snapshot) []LaneView {
 	libs := laneLibraries(s.Events)
+	for _, l := range s.Lanes {
+		for _, sha := range l.Scripts {
+			if lib := KnownScript(sha); lib != "" {
+				libs[l.Lane] = lib
+				break
+			}
+		}
+	}
 	out := make([]LaneView, 0, len(s.Lanes))
 	for _, l := range s.Lanes {
 		lib := l.Library

@@ -22,6 +22,8 @@ type inMsg struct {
 	SpanMS int64    `json:"span_ms,omitempty"`
 	Keys   []string `json:"keys,omitempty"`
 	ID     string   `json:"id,omitempty"`
+	// Before is the Seq an "older" message asks for the events before.
+	Before uint64 `json:"before,omitempty"`
 }
 
 // outMsg is a server message (see the package doc).
@@ -51,6 +53,9 @@ type outMsg struct {
 	// (proxy.Subscription.Skipped).
 	Events  []outMsg `json:"events,omitempty"`
 	Skipped uint64   `json:"skipped,omitempty"`
+	// First answers "older": the Seq of the oldest event the proxy
+	// still holds (proxy.Snapshot.First).
+	First uint64 `json:"first,omitempty"`
 }
 
 // maxFaultMS bounds a pause or a delay from the page, in ms (the proxy's

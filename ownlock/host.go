@@ -7,7 +7,7 @@
 //	GET  /explore/lock?lang=L      the form (ServeLock)
 //	POST /explore/lock             the files: 303 to the lock's link, or 422 with the problems (ServeLockCheck)
 //	GET  /explore/lock?k=LOCK      the lock's link: its files and the course table (ServeLock)
-//	GET  /explore/lock/open?k=LOCK&lesson=ID[&to=compare]   303 to the lesson under the lock (ServeLockOpen)
+//	GET  /explore/lock/open?k=LOCK&lesson=ID[&to=compare]   303 to the lesson under the lock, or the lock page with why not: 400 k, 404 lesson, 422 its run (ServeLockOpen)
 //
 // The lock travels in its link (a share code of package explore), not in a
 // store. Package web routes the requests here and is the Host: pages,

@@ -509,20 +509,38 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 
 // serveLockOpen opens course lesson `lesson` under the lock of k: in the
 // player at the first step that differs, or (to=compare) on Compare with
-// the lesson's own variant.
+// the lesson's own variant. A link that cannot be opened answers the lock
+// page with the reason (OpenFailed): 400 for a bad k, 404 for an unknown
+// lesson, 422 for a run that failed under the lock.
 func (s *Pages) serveLockOpen(w http.ResponseWriter, r *http.Request) {
 	loc := s.host.Negotiate(r)
 	t := s.host.Texts(loc)
 	q := r.URL.Query()
+	// A link that cannot be opened gets the lock page's error view in the
+	// reader's language, naming what failed (a fresh review of issue 33:
+	// it was bare text): the link's field, or the lesson's run.
+	fail := func(status int, f lockFiles, msg sim.Msg) {
+		p := s.lockPage(loc, f)
+		p.Site = s.host.Site(loc, func(l sim.Locale) string {
+			q2 := r.URL.Query()
+			q2.Set("lang", string(l))
+			return "/explore/lock/open?" + q2.Encode()
+		})
+		p.OpenFailed = t.Msg(msg)
+		s.host.WritePage(w, r, status, templates.LockStart(p))
+	}
 	def, _, err := s.decodeLock(q.Get("k"))
 	if err != nil {
-		http.Error(w, t.Err(err), http.StatusBadRequest)
+		fail(http.StatusBadRequest, lockFiles{}, sim.M("web.lock.open-field", "Field", "k", "Reason", t.Err(err)))
 		return
 	}
 	l := s.host.Course(q.Get("lesson"))
 	if l == nil {
-		http.Error(w, t.Msg(sim.M("web.no-such-lesson", "ID", q.Get("lesson"))), http.StatusNotFound)
+		fail(http.StatusNotFound, filesOf(def), sim.M("web.lock.open-field", "Field", "lesson", "Reason", t.Msg(sim.M("web.no-such-lesson", "ID", q.Get("lesson")))))
 		return
+	}
+	runFailed := func(reason string) {
+		fail(http.StatusUnprocessableEntity, filesOf(def), sim.M("web.lock.open-failed", "Lesson", l.ID, "Title", l.Title.In(loc), "Reason", reason))
 	}
 	if q.Get("to") == "compare" {
 		c := url.Values{"lesson": {l.ID}, "a": {def.Name}, "b": {l.Variant}, "k": {q.Get("k")}, "lang": {string(loc)}}
@@ -533,14 +551,14 @@ func (s *Pages) serveLockOpen(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		msg := t.Err(err)
 		if reason, ok := s.host.Refusal(t.Locale(), err); ok {
-			msg = t.T("TimelineRefused", "Reason", reason)
+			msg = reason
 		}
-		http.Error(w, msg, http.StatusUnprocessableEntity)
+		runFailed(msg)
 		return
 	}
 	code, err := s.host.EncodeTimeline(tl)
 	if err != nil {
-		http.Error(w, t.Err(err), http.StatusUnprocessableEntity)
+		runFailed(t.Err(err))
 		return
 	}
 	http.Redirect(w, r, s.host.ExploreURL(code, first, loc), http.StatusSeeOther)

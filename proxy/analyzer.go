@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/redcon"
-
 	"lockstep/sim"
 )
 
@@ -98,6 +96,9 @@ type obs struct {
 	keys  []string
 	slow  bool
 	until chan struct{} // closed when done (faults wait for it)
+	// states are keys' states read right after the command on its own
+	// connection (inlineRead), used instead of a read now.
+	states map[string]LockState
 }
 
 // analyzer reads lock keys after the commands that touch them and derives
@@ -135,6 +136,26 @@ func (a *analyzer) command(s *session, e Event) {
 	}
 	select {
 	case a.in <- obs{s: s, e: e, keys: c.Locks, slow: slow}:
+		a.behind.Store(false)
+	default:
+		if !a.behind.Swap(true) {
+			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultObserverBehind}})
+		}
+	}
+}
+
+// commandRead is command for a command whose lock keys were read right
+// after it on its own connection (inlineRead): states by key, exact; a
+// key without one is read by the lock reader.
+func (a *analyzer) commandRead(s *session, e Event, states map[string]LockState) {
+	c := e.Command
+	if ranNothing(c) {
+		return
+	}
+	slow := c.cmd.script != nil || scriptCommands[c.Name]
+	slow = slow && c.Replied.Sub(c.Sent) > a.p.cfg.SlowScript
+	select {
+	case a.in <- obs{s: s, e: e, keys: c.Locks, slow: slow, states: states}:
 		a.behind.Store(false)
 	default:
 		if !a.behind.Swap(true) {
@@ -218,6 +239,11 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 			a.update(k, st, o, st.Read)
 			continue
 		}
+		if st, ok := o.states[k]; ok {
+			st.Cause = o.e.Seq
+			a.update(k, st, o, st.Read)
+			continue
+		}
 		st, err := a.read(ctx, k)
 		if err != nil {
 			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Fault: &FaultEvent{Kind: FaultObserverBehind, Key: k}, Error: err.Error()})
@@ -273,7 +299,13 @@ func (a *analyzer) read(ctx context.Context, key string) (LockState, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Read = time.Now()
+	return lockStateFromExec(key, v, time.Now())
+}
+
+// lockStateFromExec is key's state from the EXEC reply of the read
+// transaction (MULTI TYPE PTTL GET HGETALL EXEC), read at read.
+func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
+	st := LockState{Key: key, Read: read, PTTL: -2}
 	if v.Kind != '*' || v.Null || len(v.Elems) != 4 {
 		return st, fmt.Errorf("proxy: reading lock %q: the transaction answered %s", key, v.String())
 	}
@@ -318,17 +350,7 @@ func (a *analyzer) transact(ctx context.Context, key string) (Value, error) {
 		}
 		a.conn, a.connR = c, r
 	}
-	b := a.wbuf[:0]
-	for _, cmd := range [...][2]string{{"MULTI"}, {"TYPE", key}, {"PTTL", key}, {"GET", key}, {"HGETALL", key}, {"EXEC"}} {
-		n := 1
-		if cmd[1] != "" {
-			n = 2
-		}
-		b = redcon.AppendArray(b, n)
-		for _, arg := range cmd[:n] {
-			b = redcon.AppendBulkString(b, arg)
-		}
-	}
+	b := appendReadTx(a.wbuf[:0], key)
 	a.wbuf = b
 	fail := func(err error) (Value, error) {
 		a.conn.Close()
@@ -344,12 +366,12 @@ func (a *analyzer) transact(ctx context.Context, key string) (Value, error) {
 		return fail(err)
 	}
 	var v Value
-	for i := range 6 { // +OK, four +QUEUED, then EXEC's array
+	for i := range readTxLen { // +OK, four +QUEUED, then EXEC's array
 		var err error
 		if _, v, err = readReply(a.connR); err != nil {
 			return fail(err)
 		}
-		if v.IsError() && i < 5 {
+		if v.IsError() && i < readTxLen-1 {
 			return fail(fmt.Errorf("proxy: reading lock %q: %s", key, v.Str))
 		}
 	}

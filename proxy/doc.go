@@ -63,12 +63,16 @@
 // The trace (trace.go) is a ring of Config.TraceSize events (default
 // 10,000): connections (lane, address, CLIENT SETNAME name, CLIENT SETINFO
 // library), commands with their raw replies, lock states, faults and
-// findings. After each command on a lock key the analyzer (analyzer.go),
-// one goroutine fed by a bounded queue, reads the key's type, contents and
-// PTTL in one MULTI/EXEC with its own connection (so a read may already
-// show a later command; a command that names the owner a sweep found
-// first still claims its hold, and a SET answered OK gives the state it
-// left from its own arguments, unread) and
+// findings. After each command on a lock key the key's type, contents and
+// PTTL are read in one MULTI/EXEC: right after the command on the
+// command's own upstream connection when the client speaks RESP2 outside
+// its own MULTI and WATCH (inlineread.go; none of its later commands runs
+// between, and the client never sees these replies), else by the
+// analyzer's own connection (so such a read may already show a later
+// command; a command that names the owner a sweep found first still
+// claims its hold, and a SET answered OK gives the state it left from its
+// own arguments, unread). The analyzer (analyzer.go), one goroutine fed by
+// a bounded queue, takes the states and
 // derives findings: FindingLeaseExpired, FindingOverlap,
 // FindingReleaseByOther, FindingRenewalRecreated, FindingReleaseNotOwner,
 // FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
@@ -82,10 +86,12 @@
 //
 //	p, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:6380"})
 //	snap := p.Snapshot()      // the whole model, JSON-ready: Lanes, Redis.Locks, Events, Findings
+//	win := p.Window()         // the same with the newest events only (a page's: bounded)
+//	old, first := p.EventsBefore(win.Events[0].Seq, 500) // older ones, on demand
 //	sub := p.Subscribe(256)   // then each new Event on sub.C
 //	defer sub.Close()
 //	for e := range sub.C {
-//		if e.Kind == proxy.EventResync { snap = p.Snapshot(); continue }
+//		if e.Kind == proxy.EventResync { win = p.Window(); continue }
 //		// apply e: EventCommand on lane e.Lane, EventLock on the Redis lane, ...
 //	}
 //	saved, err := p.SaveLesson(ctx, proxy.SaveOptions{ID: "my-app", Renderer: cat})

@@ -13,6 +13,10 @@ type pending struct {
 	// untraced: a plain command beyond the trace's rate (takePlain):
 	// its reply is passed on and not recorded.
 	untraced bool
+	// read: the command's lock keys are read after it on its connection
+	// (inlineRead); inline: this entry is one of that read's replies.
+	read   *inlineRead
+	inline *inlinePart
 }
 
 // pendingQueue is a session's commands awaiting replies, oldest first: at
@@ -45,6 +49,51 @@ func (q *pendingQueue) push(p pending) bool {
 	q.buf[(q.head+q.n)%len(q.buf)] = p
 	q.n++
 	return true
+}
+
+// pushAll appends all of ps or, when fewer than len(ps) fit under
+// maxPipeline, none (false).
+func (q *pendingQueue) pushAll(ps []pending) bool {
+	q.mu.Lock()
+	room := maxPipeline - q.n
+	q.mu.Unlock()
+	if room < len(ps) {
+		return false
+	}
+	for _, p := range ps {
+		if !q.push(p) { // only the reader goroutine pushes: room stays
+			return false
+		}
+	}
+	return true
+}
+
+// peekInline is the oldest entry's inline part (nil when it is a
+// client's command, or none awaits a reply).
+func (q *pendingQueue) peekInline() *inlinePart {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.n == 0 {
+		return nil
+	}
+	return q.buf[q.head].inline
+}
+
+// inlineReads are the inline reads of the entries awaiting replies.
+func (q *pendingQueue) inlineReads() []*inlineRead {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*inlineRead
+	for i := range q.n {
+		p := q.buf[(q.head+i)%len(q.buf)]
+		switch {
+		case p.read != nil:
+			out = append(out, p.read)
+		case p.inline != nil && p.inline.exec:
+			out = append(out, p.inline.r)
+		}
+	}
+	return out
 }
 
 // pop takes the oldest; false when none awaits a reply.

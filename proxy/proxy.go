@@ -29,6 +29,9 @@ type Proxy struct {
 	started time.Time
 	ln      net.Listener
 	trace   *ring
+	// inlineAwaited counts commands recorded whose inline reads are not
+	// back yet (inlineRead.counted): SaveLesson waits for them.
+	inlineAwaited atomic.Int64
 
 	// upstream
 	mini     *miniredis.Miniredis // embedded upstream, nil with RedisURL

@@ -49,7 +49,8 @@ var lessonIDPattern = regexp.MustCompile(`^[a-z0-9-]+$`)
 
 // SaveLesson turns the proxy's trace into a lesson and a variant file.
 func (p *Proxy) SaveLesson(ctx context.Context, opt SaveOptions) (Saved, error) {
-	p.an.fault(ctx, Event{}, nil) // the lock states of the commands so far are read
+	p.awaitInline(ctx)            // the commands so far are with the analyzer
+	p.an.fault(ctx, Event{}, nil) // and their lock states are read
 	events, dropped := p.trace.events()
 	p.mu.Lock()
 	scripts := make(map[string]*Script, len(p.scripts))

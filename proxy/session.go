@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,14 @@ type ClientInfo struct {
 	Protocol       int       `json:"protocol"` // 2, or 3 after HELLO 3
 	Connected      time.Time `json:"connected"`
 	Closed         time.Time `json:"closed,omitzero"`
+	// Scripts are the digests of the first scripts (at most
+	// maxLaneScripts, in the order first run) the client ran by EVAL or
+	// EVALSHA: what the page knows its lock library by, however long ago.
+	Scripts []string `json:"scripts,omitempty"`
 }
+
+// maxLaneScripts bounds ClientInfo.Scripts.
+const maxLaneScripts = 8
 
 // session is one client connection and its upstream: a shared one while
 // it sends only sharable commands (shared.go), then its own, which keeps
@@ -91,6 +99,7 @@ type session struct {
 
 	subscribed atomic.Bool
 	inMulti    bool      // reader goroutine only
+	watching   bool      // WATCH sent, no EXEC, DISCARD or UNWATCH since; reader goroutine only
 	queued     []command // commands since MULTI, reader goroutine only
 
 	done      chan struct{}
@@ -217,7 +226,12 @@ func (s *session) forward(cmd redcon.Command) bool {
 	switch {
 	case c.name == "MULTI":
 		s.inMulti, s.queued = true, nil
+	case c.name == "WATCH":
+		s.watching = true
+	case c.name == "UNWATCH":
+		s.watching = false
 	case c.name == "EXEC" || c.name == "DISCARD":
+		defer func() { s.watching = false }()
 		if c.name == "EXEC" {
 			for _, q := range s.queued {
 				locks = append(locks, s.lockKeys(q.keys)...)
@@ -238,8 +252,18 @@ func (s *session) forward(cmd redcon.Command) bool {
 		s.p.trace.add(Event{Kind: EventCommand, At: now, Lane: s.lane, Command: ev})
 		return s.queueCommand(pending{}, raw, false)
 	}
-	return s.queueCommand(pending{cmd: c, locks: dedupe(locks), sent: now}, raw, true)
+	pend := pending{cmd: c, locks: dedupe(locks), sent: now}
+	if len(pend.locks) == 0 || !s.inlineEligible(c) {
+		return s.queueCommand(pend, raw, true)
+	}
+	pend.read = &inlineRead{keys: pend.locks[:min(len(pend.locks), maxInlineKeys)]}
+	pend.read.left = len(pend.read.keys)
+	return s.queueCommand(pend, raw, true) && s.queueInlineRead(pend.read)
 }
+
+// maxInlineKeys bounds the lock keys read after one command on its
+// connection; a command naming more has the rest read by the lock reader.
+const maxInlineKeys = 4
 
 // queueCommand queues pend as awaiting its reply when awaits (a
 // subscribe is answered by pushes) and adds raw to the upstream batch;
@@ -334,6 +358,14 @@ func (s *session) pass(raw []byte, v Value, replied time.Time, more, inline bool
 	if inline {
 		write = s.writeNow
 	}
+	// The replies to an inline read are the proxy's own: taken before
+	// any fault, never written to the client.
+	if part := s.queue.peekInline(); part != nil && !s.isPush(v) {
+		s.queue.pop()
+		s.inlineReply(part, v, replied)
+		write(nil, !more)
+		return true
+	}
 	// A fault armed while the shared reader passes this reply holds
 	// the next one (passReplies hands off to the client's goroutine).
 	armed := !inline && s.armed.Load()
@@ -411,6 +443,9 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	} else if c.sha != "" {
 		ev.Script = c.sha
 	}
+	if ev.Script != "" && c.name != "SCRIPT LOAD" {
+		s.noteScript(ev.Script)
+	}
 	if len(pend.locks) > 0 || keyless[c.name] || strings.HasPrefix(c.name, "CLIENT ") || c.name == "SCRIPT LOAD" {
 		ev.Reply = v.String()
 		ev.Raw = string(raw[:min(len(raw), 4096)])
@@ -418,6 +453,10 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 		ev.Reply = shape(v)
 	}
 	e := s.p.trace.add(Event{Kind: EventCommand, At: pend.sent, Lane: s.lane, Command: ev})
+	if pend.read != nil && !lost {
+		s.recorded(pend.read, e)
+		return
+	}
 	s.p.an.command(s, e)
 }
 
@@ -709,7 +748,19 @@ func (s *session) takeLoseNext() bool {
 func (s *session) clientInfo() ClientInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.info
+	info := s.info
+	info.Scripts = slices.Clone(info.Scripts)
+	return info
+}
+
+// noteScript adds the digest of a script the client ran to its lane's
+// ClientInfo.Scripts, the first maxLaneScripts distinct ones.
+func (s *session) noteScript(sha string) {
+	s.mu.Lock()
+	if len(s.info.Scripts) < maxLaneScripts && !slices.Contains(s.info.Scripts, sha) {
+		s.info.Scripts = append(s.info.Scripts, sha)
+	}
+	s.mu.Unlock()
 }
 
 // close ends the session once: both connections, the trace's close event
@@ -730,6 +781,9 @@ func (s *session) close(err error) {
 		}
 		if shared != nil {
 			shared.leave(s)
+		}
+		for _, r := range s.queue.inlineReads() {
+			s.abandonInline(r) // their reads will not come back
 		}
 		s.p.clients.Add(-1)
 		s.mu.Lock()

@@ -21,6 +21,10 @@ type Snapshot struct {
 	Redis     RedisLane    `json:"redis"`
 	Events    []Event      `json:"events"`
 	Dropped   uint64       `json:"dropped"`
+	// First is the Seq of the oldest event the ring still holds: a
+	// window (Window) that starts after it has older events to fetch
+	// (EventsBefore).
+	First uint64 `json:"first"`
 	// Untraced counts the plain commands (on no lock key, running no
 	// script) forwarded beyond 10,000 a second and not traced.
 	Untraced  uint64            `json:"untraced,omitempty"`
@@ -42,6 +46,52 @@ type RedisLane struct {
 // on while the caller reads it.
 func (p *Proxy) Snapshot() Snapshot {
 	events, dropped := p.trace.events()
+	return p.snapshot(events, dropped)
+}
+
+// The live page's window: what a page is sent when it opens or resyncs.
+const (
+	// WindowEvents is how many of the newest events Window gives at most.
+	WindowEvents = 500
+	// WindowBytes bounds the window's events by their estimated JSON
+	// size, so a resync costs the same whatever the ring holds (20,000
+	// events of large script bodies as much as 10).
+	WindowBytes = 256 << 10
+	// WindowFindings is how many of the newest findings Window gives at
+	// most (the proxy keeps 1,000).
+	WindowFindings = 200
+)
+
+// Window is Snapshot with only the newest events: at most WindowEvents,
+// and no more than about WindowBytes of them (at least one; strings
+// counted as their bytes, so text JSON must escape weighs more), oldest
+// first, the newest WindowFindings findings, and without the scripts'
+// bodies (Scripts). Older ones are read
+// by EventsBefore, from Snapshot.First on. A live page is sent this, not
+// the whole ring, when it opens and at each resync: its cost is bounded
+// whatever the trace size.
+func (p *Proxy) Window() Snapshot {
+	events, _ := p.trace.before(0, WindowEvents, WindowBytes)
+	p.trace.mu.Lock()
+	dropped := p.trace.dropped
+	p.trace.mu.Unlock()
+	s := p.snapshot(events, dropped)
+	s.Scripts = nil
+	s.Findings = s.Findings[max(0, len(s.Findings)-WindowFindings):]
+	return s
+}
+
+// EventsBefore returns up to n events (at most WindowEvents, and about
+// WindowBytes; at least one when any is older) that came just before the
+// event numbered seq, oldest first, and the Seq of the oldest event the
+// ring holds: none is older than it. It is how a page scrolled back
+// fetches what its window left out.
+func (p *Proxy) EventsBefore(seq uint64, n int) ([]Event, uint64) {
+	return p.trace.before(max(seq, 1), min(max(n, 1), WindowEvents), WindowBytes)
+}
+
+// snapshot is the model with events as the trace's.
+func (p *Proxy) snapshot(events []Event, dropped uint64) Snapshot {
 	locks, findings := p.an.snapshot()
 	open := p.openSessions()
 	p.mu.Lock()
@@ -66,8 +116,11 @@ func (p *Proxy) Snapshot() Snapshot {
 		return a < b
 	})
 	sort.Slice(scripts, func(i, j int) bool { return scripts[i].SHA < scripts[j].SHA })
+	p.trace.mu.Lock()
+	first := p.trace.first()
+	p.trace.mu.Unlock()
 	return Snapshot{Started: p.started, Now: time.Now(), Listen: p.Addr(), Upstream: p.Upstream(), LockGlobs: p.locks,
-		Lanes: lanes, Redis: RedisLane{Locks: locks}, Events: events, Dropped: dropped, Untraced: p.trace.untraced.Load(), Findings: findings,
+		Lanes: lanes, Redis: RedisLane{Locks: locks}, Events: events, Dropped: dropped, First: first, Untraced: p.trace.untraced.Load(), Findings: findings,
 		Suggested: suggested, Chosen: chosen, Scripts: scripts}
 }
 

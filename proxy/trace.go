@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -163,14 +164,76 @@ func (r *ring) events() ([]Event, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Event, 0, len(r.buf))
-	first := uint64(1)
-	if r.next > uint64(len(r.buf)) {
-		first = r.next - uint64(len(r.buf))
-	}
-	for s := first; s < r.next; s++ {
+	for s := r.first(); s < r.next; s++ {
 		out = append(out, r.buf[s%uint64(len(r.buf))])
 	}
 	return out, r.dropped
+}
+
+// first is the Seq of the oldest event the ring still holds (next when
+// it holds none); called with r.mu held.
+func (r *ring) first() uint64 {
+	if r.next > uint64(len(r.buf)) {
+		return r.next - uint64(len(r.buf))
+	}
+	return 1
+}
+
+// before returns at most n events older than Seq seq (all the newest
+// ones below it, 0 for the newest of the ring), oldest first, stopping
+// early when their estimated size (eventBytes) passes budget bytes (at
+// least one is returned when any is older), and the Seq of the oldest
+// event the ring holds.
+func (r *ring) before(seq uint64, n, budget int) ([]Event, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	first := r.first()
+	if seq == 0 || seq > r.next {
+		seq = r.next
+	}
+	var out []Event
+	size := 0
+	for s := seq; s > first && len(out) < n; s-- {
+		e := r.buf[(s-1)%uint64(len(r.buf))]
+		size += eventBytes(&e)
+		if len(out) > 0 && size > budget {
+			break
+		}
+		out = append(out, e)
+	}
+	slices.Reverse(out)
+	return out, first
+}
+
+// eventBytes estimates e's size as JSON on the page, in bytes: a fixed
+// part for the fields every event has, and the strings that vary.
+func eventBytes(e *Event) int {
+	n := 160 + len(e.Error)
+	if c := e.Command; c != nil {
+		n += 120 + len(c.Name) + len(c.Reply) + 2*len(c.Raw) + len(c.Script)
+		for _, a := range c.Args {
+			n += len(a) + 4
+		}
+		for _, k := range c.Locks {
+			n += len(k) + 4
+		}
+	}
+	if l := e.Lock; l != nil {
+		n += 120 + len(l.Key) + len(l.Value) + len(l.Owner)
+		for k, v := range l.Fields {
+			n += len(k) + len(v) + 6
+		}
+	}
+	if c := e.Client; c != nil {
+		n += 120 + len(c.Name) + len(c.Addr) + len(c.Library) + len(c.LibraryVersion)
+	}
+	if f := e.Finding; f != nil {
+		n += 400 + len(f.Key) + 12*len(f.Events)
+	}
+	if f := e.Fault; f != nil {
+		n += 100 + len(f.Lane) + len(f.Key)
+	}
+	return n
 }
 
 // What a subscriber (a live page) is sent at most: subscriberRate plain

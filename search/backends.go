@@ -81,14 +81,9 @@ func Model() *Backend {
 	return &Backend{Name: "reference model (sim/refmodel)", Msg: sim.M("backend-model"), worker: open, replay: open}
 }
 
-// infoMsg is a Redis backend's description as a message code: package
-// backend's where it has one, else its version and address.
-func infoMsg(i backend.Info) sim.Msg {
-	if m, ok := i.Message(); ok {
-		return m
-	}
-	return sim.M("backend-redis", "Version", i.Version, "Addr", i.Addr, "Cluster", i.Cluster, "TLS", i.TLS)
-}
+// infoMsg is a Redis backend's description as a message code
+// (backend.Info.Message).
+func infoMsg(i backend.Info) sim.Msg { return i.Message() }
 
 // storeOf opens a run's store on be.
 func storeOf(ctx context.Context, be *backend.Backend) (sim.Store, func(), error) {

@@ -72,7 +72,29 @@ func (e *ScriptError) Error() string {
 // the script's line.
 func (e *ScriptError) Message() Msg {
 	if e.Where != "" {
+		for _, b := range scriptBounds {
+			if strings.Contains(e.Detail, b.marker) {
+				return M(b.code, "Where", e.Where, "Script", e.Script, "Detail", e.Detail)
+			}
+		}
 		return M("variant.lua-runtime-error", "Where", e.Where, "Script", e.Script, "Detail", e.Detail)
 	}
 	return M("variant.script-error", "Script", e.Script, "Reply", e.Reply)
+}
+
+// scriptBounds are the starts of the errors package backend's key guard
+// raises at a user's script's line when a call passes one of its bounds
+// (backend.MaxScriptWriteBytes, MaxMadeBytes and MaxScriptMadeBytes,
+// MaxPatternWork), and the message that says which in the reader's
+// language; the error's own text, which names the number, follows it.
+var scriptBounds = []struct{ marker, code string }{
+	{"lockstep: writes:", "variant.script-writes"},
+	{"lockstep: pattern:", "variant.script-pattern"},
+	{"lockstep: string.rep", "variant.script-makes"},
+	{"lockstep: table.concat", "variant.script-makes"},
+	{"lockstep: string.gsub", "variant.script-makes"},
+	{"lockstep: string.format", "variant.script-makes"},
+	{"lockstep: encode:", "variant.script-makes"},
+	{"lockstep: made:", "variant.script-makes"},
+	{"lockstep: time:", "variant.script-time"},
 }

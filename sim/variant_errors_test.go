@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,23 @@ func TestVariantErrors(t *testing.T) {
 		if !found {
 			t.Errorf("%s: want %s at %d:%d, got:\n%v", c.name, c.code, c.line, c.col, es)
 		}
+	}
+}
+
+// TestKeysHintNamesOwner: an unknown name in KEYS is told what KEYS takes,
+// and that includes owner, which it takes with a warning
+// (variant.owner-in-keys; a fresh review of issue 33 found the hint
+// without it).
+func TestKeysHintNamesOwner(t *testing.T) {
+	src := strings.Replace(inlineVariant, "  keys: [lock]\n  argv: [owner, lease_ms]", "  keys: [lock, ownr]\n  argv: [owner, lease_ms]", 1)
+	_, err := sim.LoadVariant("my-lock.variant.yaml", []byte(src), noFiles)
+	var es sim.LoadErrors
+	if !errors.As(err, &es) || len(es) != 1 || es[0].Problem.ID != "variant.unknown-value-name" {
+		t.Fatalf("want one unknown-value-name, got %v", err)
+	}
+	want, _ := es[0].Problem.Args["Want"].(string)
+	if !slices.Contains(strings.Split(want, ", "), "owner") || !slices.Contains(strings.Split(want, ", "), "lock") {
+		t.Errorf("KEYS hint %q does not name lock and owner", want)
 	}
 }
 

@@ -194,7 +194,29 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   const speed = () => Number(doc.querySelector("#speed")?.value) || 1;
   const address = (u, push) => setAddress(st.address, history, u, push);
   // fit keeps the narration on the projected screen (presenter mode).
-  const fit = () => player.fitPanel(doc.querySelector(".narration"), v.presenter);
+  // The timeline's place comes first: it sets the narration's box.
+  const fit = () => {
+    if (player.placeTimeline(doc, v.presenter)) player.scrollTimeline(doc, true);
+    const scale = player.fitPanel(doc.querySelector(".narration"), v.presenter);
+    for (const el of moreCards) {
+      player.markMore(el, v.presenter);
+      if (moreSize) for (const k of [el, ...el.children]) moreSize.observe(k);
+    }
+    return scale;
+  };
+  // The cards that scroll on a projector say when more follows (markMore):
+  // again when scrolled, and when the card or what it holds changes size
+  // (a font loaded, the end card, a class's strip).
+  const moreCards = [...doc.querySelectorAll(".board :is(.narration, .redis, .command)")];
+  const moreSize = typeof ResizeObserver === "function"
+    ? new ResizeObserver((es) => {
+      for (const e of es) {
+        const c = e.target.closest(".card");
+        if (c) player.markMore(c, v.presenter);
+      }
+    })
+    : null;
+  for (const el of moreCards) el.addEventListener("scroll", () => player.markMore(el, v.presenter), { passive: true });
 
   const showScore = () => predict.showScore(doc, st.predict, predictScore(storage, v.lesson), t);
   // run carries out predict mode's effects (see predict.js), in order.

@@ -207,9 +207,11 @@ export function studentView(cs, t, describe = () => "") {
     return view;
   }
   if (q.revealed) {
-    // The outcomes by their codes, as the command card shows them, the
-    // right one glossed: "✗ You said BUSY; it was ACQUIRED (the lock was free: …)".
-    const vars = { answer: q.correct, guess: cs.answer, gloss: label(q.correct) };
+    // The student's answer and the outcome by the labels the student
+    // tapped among, in their language, not by codes they never saw
+    // (issue 38 review, item 7): "✗ You said “another owner holds it”; it
+    // was “the lock was free: taken, lease set”."
+    const vars = { answer: label(q.correct), guess: label(cs.answer) };
     if (!cs.answer) view.verdict = fill(t.noAnswer, vars);
     else if (cs.answer === q.correct) view.verdict = fill(t.right, vars);
     else view.verdict = fill(t.wrong, vars);

@@ -8,11 +8,13 @@
 // step), the step its link continues at (null: from its start), and the
 // step its text names (shown): the further of the best step and the one
 // it continues at, so that a lesson opened by a deep link at step 7 reads
-// "Step 7 of 11 · Continue", not "Step 0".
+// "Step 7 of 11 · Continue", not "Step 0"; left at its end unstepped (a
+// jump), at the first step not stepped through.
 export function cardProgress(p, steps) {
   const best = Math.min(p.best || 0, steps);
   const done = p.done === undefined ? best >= steps : Boolean(p.done);
-  const continueAt = !done && p.last ? Math.min(p.last, steps) : null;
+  let continueAt = !done && p.last ? Math.min(p.last, steps) : null;
+  if (continueAt !== null && continueAt >= steps) continueAt = best > 0 ? Math.min(best + 1, steps) : null;
   return {
     best,
     done,

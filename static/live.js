@@ -6,9 +6,18 @@
 // REDIS is the Redis lane's id in the lane list.
 export const REDIS = "redis";
 
-// newModel is an empty model.
+// KEEP is how many of the newest events the page keeps as new ones come
+// (the server's window, proxy.WindowEvents, is 500): older ones are
+// dropped from the page and fetched again on demand (olderMessage).
+export const KEEP = 1000;
+
+// newModel is an empty model. events are a run of consecutive events
+// (the server's window, then what came after, then what the user
+// scrolled back to); first is the oldest Seq the proxy still holds;
+// keep how many the page keeps (KEEP, plus what was fetched on demand);
+// locks each lock key's latest state.
 export function newModel() {
-  return { started: 0, lanes: new Map(), events: [], lastSeq: 0, findings: [], suggested: {}, chosen: [], fixed: false, resyncs: 0, skipped: 0 };
+  return { started: 0, lanes: new Map(), events: [], lastSeq: 0, first: 0, keep: KEEP, locks: new Map(), findings: [], suggested: {}, chosen: [], fixed: false, resyncs: 0, skipped: 0 };
 }
 
 function ms(t) {
@@ -33,6 +42,8 @@ export function applySnapshot(model, msg) {
   }
   m.events = (s.events || []).filter((e) => e.kind !== "resync");
   m.lastSeq = m.events.length ? m.events[m.events.length - 1].seq : 0;
+  m.first = s.first || 0;
+  for (const st of (s.redis && s.redis.locks) || []) m.locks.set(st.key, st);
   const texts = msg.texts || [];
   m.findings = (s.findings || []).map((f, i) => ({ ...f, text: texts[i] || f.code }));
   m.suggested = s.suggested || {};
@@ -49,6 +60,8 @@ export function applyEvent(model, msg) {
   if (!e || e.seq <= model.lastSeq) return false;
   model.lastSeq = e.seq;
   model.events.push(e);
+  if (model.events.length > model.keep) model.events.splice(0, model.events.length - model.keep);
+  if (e.kind === "lock" && e.lock) model.locks.set(e.lock.key, e.lock);
   if (e.client) {
     const was = model.lanes.get(e.client.lane);
     model.lanes.set(e.client.lane, { ...e.client, lock_library: was && was.lock_library });
@@ -77,6 +90,32 @@ export function applyFrame(model, msg) {
   }
   model.skipped += msg.skipped || 0;
   return drawn;
+}
+
+// hasOlder reports whether the proxy holds events older than the
+// page's: the user may scroll back to them.
+export function hasOlder(model) {
+  return model.events.length > 0 && model.first > 0 && model.events[0].seq > model.first;
+}
+
+// olderMessage is the websocket message asking for the events before
+// the page's oldest, or null when there are none.
+export function olderMessage(model) {
+  return hasOlder(model) ? { type: "older", before: model.events[0].seq } : null;
+}
+
+// applyOlder puts an "older" answer ({events: [event messages], first})
+// before the page's events: those older than its oldest, which the page
+// then keeps beside the newest (keep grows by as many). Lanes, findings
+// and lock states are the snapshot's already. It returns how many it
+// added.
+export function applyOlder(model, msg) {
+  model.first = msg.first || model.first;
+  const oldest = model.events.length ? model.events[0].seq : Infinity;
+  const add = (msg.events || []).map((m) => m.event).filter((e) => e && e.seq < oldest);
+  model.events.unshift(...add);
+  model.keep += add.length;
+  return add.length;
 }
 
 // laneIDs are the timeline's columns: Redis first, then the clients in
@@ -134,7 +173,14 @@ export function diagramState(model, edges) {
     byKey.set(e.lock.key, e);
     last = e;
   }
-  if (!last) return null;
+  if (!last) {
+    // No lock event among the page's: the newest state the snapshot had.
+    let st = null;
+    for (const l of model.locks.values()) if (!st || ms(l.read) > ms(st.read)) st = l;
+    if (!st) return null;
+    const c = holdCount(st);
+    return { key: st.key, state: stateOf(c), count: c, edge: null };
+  }
   const count = holdCount(last.lock);
   const state = stateOf(count);
   const out = { key: last.lock.key, state, count, edge: null };

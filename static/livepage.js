@@ -3,7 +3,7 @@
 // save messages (protocol in the doc of package live). main.js calls it on
 // the live page.
 
-import { REDIS, applyEvent, applyFrame, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "./live.js";
+import { REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, diagramState, faultMessage, gapPx, hasOlder, highlighted, laneIDs, laneTitle, lockText, markStale, newModel, olderMessage, rows, suggestions } from "./live.js";
 
 // startLive runs the live page in document, root its <main id="live">.
 export function startLive(document, root) {
@@ -61,7 +61,10 @@ function drawTimeline() {
   const cells = [el("div", { class: "live-head live-axis" }, texts.axis)];
   for (const id of ids) {
     if (id === REDIS) {
-      cells.push(el("div", { class: "live-head", "data-lane": REDIS }, texts["redis-lane"]));
+      // The lock keys' latest states head the Redis lane, however old
+      // the command that left them.
+      const states = [...model.locks.values()].sort((a, b) => (a.key < b.key ? -1 : 1)).map((st) => el("small", { class: "live-lock-state", "data-testid": "live-lock-state" }, lockText(st)));
+      cells.push(el("div", { class: "live-head", "data-lane": REDIS }, el("strong", {}, texts["redis-lane"]), ...states));
       continue;
     }
     const l = model.lanes.get(id);
@@ -71,6 +74,16 @@ function drawTimeline() {
     if (t.lib) head.append(el("small", { class: "live-lib" }, `${texts.library}: ${t.lib}`));
     if (l.closed) head.append(el("small", { class: "live-closed" }, texts.closed));
     cells.push(head);
+  }
+  if (hasOlder(model)) {
+    // The proxy holds events older than the page's: scrolling up to
+    // this button (or pressing it) fetches them.
+    const b = el("button", { type: "button", class: "live-older", "data-testid": "live-older" }, texts.older);
+    b.style.gridColumn = `1 / span ${ids.length + 1}`;
+    b.addEventListener("click", requestOlder);
+    cells.push(b);
+    olderSeen.disconnect();
+    olderSeen.observe(b);
   }
   let prev = null; // the first row sits right under the heads
   for (const r of markStale(model, rows(model))) {
@@ -99,6 +112,35 @@ function drawTimeline() {
   tl.replaceChildren(...cells);
   const dl = document.getElementById("live-clients");
   dl.replaceChildren(...[...model.lanes.values()].filter((l) => !l.closed).map((l) => el("option", { value: l.lane }, l.name || l.addr)));
+}
+
+// requestOlder asks for the events before the page's oldest, one
+// request at a time.
+let olderPending = false;
+function requestOlder() {
+  const m = olderMessage(model);
+  if (!m || olderPending) return;
+  olderPending = true;
+  send(m);
+}
+
+// Scrolling until the older-events button shows fetches them; a button
+// that shows without the user scrolling (a page that opens at its top)
+// waits for a press, so opening the page fetches nothing more.
+let scrolled = false;
+window.addEventListener("scroll", () => { scrolled = true; }, { passive: true });
+const olderSeen = new IntersectionObserver((entries) => {
+  if (scrolled && entries.some((e) => e.isIntersecting)) requestOlder();
+});
+
+// showOlder puts the fetched events above the rows, keeping what the
+// user looks at where it was.
+function showOlder(msg) {
+  olderPending = false;
+  const h = document.documentElement.scrollHeight;
+  applyOlder(model, msg);
+  drawTimeline();
+  window.scrollBy(0, document.documentElement.scrollHeight - h);
 }
 
 // scheduleTimeline redraws the timeline once per animation frame, however
@@ -209,7 +251,11 @@ function onMessage(msg) {
     case "done":
       answer(texts.done.replace("{what}", texts["fault." + msg.for] || msg.for), false);
       break;
+    case "older":
+      showOlder(msg);
+      break;
     case "error":
+      if (msg.for === "older") olderPending = false;
       answer(msg.message, true);
       break;
     case "saved":

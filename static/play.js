@@ -148,10 +148,28 @@ export function onFrame(ps, m, text) {
 
 // ---------- DOM edge ----------
 
-// narrationText is the text Play gives a step to be read: the narration
-// panel's words.
+// NOT_READ are the narration's parts a learner does not read as the
+// step's story: the step line ("Step 3 of 9 · 2.0 s") and the author's
+// expect-check, hidden outside the author view (issue 38 review, item 5:
+// counting them made Play dwell the 15 s cap on ~180 visible characters).
+const NOT_READ = ".step-line, .check, [aria-hidden=\"true\"]";
+
+// readableText is the text under node (a DOM node) a learner reads: its
+// text nodes, less those inside a hidden element or a NOT_READ part.
+export function readableText(node) {
+  if (!node) return "";
+  if (node.nodeType === 3) return node.data || "";
+  if (node.nodeType !== 1 || node.hidden || node.matches(NOT_READ)) return "";
+  let out = "";
+  for (const c of node.childNodes) out += " " + readableText(c);
+  return out;
+}
+
+// narrationText is the text Play gives a step to be read: the narration's
+// words as a learner sees them (readableText of .narr), not the panel's
+// heading, step line or author check.
 export function narrationText(doc) {
-  return doc.querySelector('[data-panel="narration"]')?.textContent || "";
+  return readableText(doc.querySelector('[data-panel="narration"] .narr'));
 }
 
 // showStopped says in the control bar why Play stopped on its own (the

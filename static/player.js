@@ -354,6 +354,35 @@ export function linkStylesheet(doc, url, loaded) {
   doc.head.append(link);
 }
 
+// placeTimeline places presenter mode's timeline (on, presenter.css): where
+// its drawing at its own size (lane text 11-13 px) would take more than 45%
+// of the screen's height (the board's is about 90%), or the Redis keys show
+// a section per node (their cards want the height), it sets the board's
+// data-tl to "side": the timeline takes the board's left side at full
+// height; there, where the drawing takes at most 55% of the screen, it
+// also sets data-under: the narration goes under the timeline, whose card
+// is then only as tall as its drawing. Else, and off
+// presenter mode, it clears them (the timeline across the bottom). It returns
+// whether the timeline is at the side.
+export function placeTimeline(doc, on) {
+  const board = doc.querySelector(".board");
+  const svg = board?.querySelector('[data-panel="timeline"] .tl-body');
+  if (!board || !svg) return false;
+  const zoom = Number.parseFloat(doc.defaultView?.getComputedStyle(svg).zoom) || 1;
+  const drawn = (Number(svg.getAttribute("height")) || 0) * zoom;
+  const screen = doc.defaultView?.innerHeight || Infinity;
+  const side = on && (drawn > 0.45 * screen || !!board.querySelector(".node-keys"));
+  // at the side, a drawing of at most 55% of the screen (four lanes,
+  // Redlock's nodes) leaves the narration the column's width under it
+  const under = side && drawn <= 0.55 * screen;
+  if (under) board.dataset.under = "";
+  else delete board.dataset.under;
+  if (side === (board.dataset.tl === "side")) return false;
+  if (side) board.dataset.tl = "side";
+  else delete board.dataset.tl;
+  return true;
+}
+
 // fitPanel fits a panel's content to its box in presenter mode, where a
 // projected page does not scroll: while the content is taller than the box
 // it lowers the panel's --fit scale (presenter.css sizes the panel's type by
@@ -369,6 +398,21 @@ export function fitPanel(el, on, min = 0.7) {
     el.style.setProperty("--fit", String(scale));
   }
   return scale;
+}
+
+// markMore marks a presenter-mode card whose content goes on below what it
+// shows (its own scroll: a projected page shows no scroll bar): data-more
+// is set while some of it is under the card's bottom edge, so that
+// presenter.css draws a cue that more follows (a fresh review of issue
+// 38: a lesson's takeaway hidden under the fold with no sign). Off
+// presenter mode (on false), or once all of it is in view, it is cleared.
+// It returns whether the cue is set.
+export function markMore(el, on) {
+  if (!el) return false;
+  const more = on && el.scrollTop + el.clientHeight < el.scrollHeight - 1;
+  if (more) el.dataset.more = "";
+  else delete el.dataset.more;
+  return more;
 }
 
 // showRedisAlert shows, in the page's language, that a step could not run

@@ -41,13 +41,14 @@ type ClassTexts struct {
 	ClassQuestion     string // student: "What will step {step} come to?"
 	ClassYourAnswer   string // "Your answer: {answer}"
 	ClassWaitReveal   string
-	ClassRight        string // "✓ Right, it was {answer} ({gloss}), as you said."
-	ClassWrong        string // "✗ You said {guess}; it was {answer} ({gloss})."
+	ClassRight        string // "✓ Right, it was “{answer}”, as you said." (labels, not codes)
+	ClassWrong        string // "✗ You said “{guess}”; it was “{answer}”." (labels, not codes)
 	ClassNoAnswer     string // revealed, the student did not answer
 	ClassEndedTitle   string
 	ClassEndedBody    string
 	ClassUnknownTitle string
 	ClassUnknownBody  string
+	ClassJoinAgain    string // the "no such class" page's link back to /join
 	ClassBusDown      string
 	ClassResumeFailed string
 }

@@ -1,5 +1,7 @@
 package templates
 
+import "strings"
+
 // Interview holds the strings of interview mode in one language: the
 // player's predict mode, the drills page and the two interview pages.
 // Package web fills every field from its message files, like UI (the
@@ -65,6 +67,17 @@ type NavLink struct {
 	Label   string
 	URL     string
 	Current bool
+}
+
+// joinLink is the link of links to the class code page (/join), unless
+// the page is that page: what joinQuick shows on a phone.
+func joinLink(links []NavLink) (NavLink, bool) {
+	for _, l := range links {
+		if strings.HasPrefix(l.URL, "/join") && !l.Current {
+			return l, true
+		}
+	}
+	return NavLink{}, false
 }
 
 // PredictData is what the player's predict mode needs beside the strings:

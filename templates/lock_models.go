@@ -12,6 +12,10 @@ type LockPage struct {
 	// Failed is why the files could not be read (a bound, not UTF-8, a bad
 	// link), "" when they were.
 	Failed string
+	// OpenFailed is why a lesson of the lock's course table could not be
+	// opened (GET /explore/lock/open): the link's k or lesson, named, or
+	// the lesson's run under the lock; "" otherwise.
+	OpenFailed string
 	// Files are the files with problems, each with its lines.
 	Files []LockFile
 	// Name is the lock's name once it passed the checks; ShareURL its page's
@@ -108,7 +112,7 @@ func lockBuilderSections() []lockBuilderSection {
 // docsVariantFormat is where the server serves the variant file format
 // (docs.VariantFormatURL; package templates does not import the server's
 // packages).
-const docsVariantFormat = "/docs/variant-format.md"
+const docsVariantFormat = "/docs/variant-format"
 
 // MarkPiece is a piece of a listed line: its text, and the 1-based column
 // a problem is at when the piece is that column's mark (0 otherwise).

@@ -633,4 +633,7 @@ type NotFoundPage struct {
 	ID        string // the id asked for
 	CourseURL string
 	Langs     []LangOption
+	// AgainURL and AgainLabel, when set, lead to a place to try again (a
+	// class page with no such class: /join).
+	AgainURL, AgainLabel string
 }

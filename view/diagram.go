@@ -36,9 +36,15 @@ type dgGeometry struct {
 	nameDY       int // baseline of a state's name below the node's middle
 }
 
+// dgProjector's loopLabel is 92, not the 84 the loop's height alone would
+// allow: the arc from Held to Reentered puts its label's top line 100 units
+// left of Reentered's loop label, whose lowest line sat one unit above it;
+// drawn a little smaller (a class's tally taking a second row), hinted
+// glyphs made the two overlap (TestBrowserPresenterClassFits). Eight units
+// leave a descent between them; top grows by the same.
 var (
 	dgScreen    = dgGeometry{nodeW: 150, nodeH: 52, gap: 235, left: 56, right: 24, top: 112, below: 124, lineH: 15, maxUnit: 34, loopCtrl: 78, loopLabel: 66, downExtra: 56, nameDY: 6}
-	dgProjector = dgGeometry{nodeW: 132, nodeH: 52, gap: 200, left: 44, right: 28, top: 134, below: 124, lineH: 23, maxUnit: 16, loopCtrl: 100, loopLabel: 84, downExtra: 96, nameDY: 7}
+	dgProjector = dgGeometry{nodeW: 132, nodeH: 52, gap: 200, left: 44, right: 28, top: 142, below: 124, lineH: 23, maxUnit: 16, loopCtrl: 100, loopLabel: 92, downExtra: 96, nameDY: 7}
 )
 
 // Diagram returns the step's state diagram of its focus lock: both

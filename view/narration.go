@@ -42,11 +42,7 @@ func (v *Step) Narration() templates.NarrationView {
 	n.StepLabel = t.T("StepOfTotal", "Step", v.cur, "Total", v.total())
 	n.Headline, n.Detail = v.headline(f.Step)
 	if len(f.Step.Unreachable) > 0 {
-		nodes := make([]string, len(f.Step.Unreachable))
-		for i, node := range f.Step.Unreachable {
-			nodes[i] = strconv.Itoa(node)
-		}
-		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreachable", "Nodes", strings.Join(nodes, ", ")), " · ")
+		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreachable", "Nodes", nodeList(t, f.Step.Unreachable)), " · ")
 	}
 	if f.Step.Unreplicated {
 		n.Detail = strings.TrimPrefix(n.Detail+" · "+t.T("DetailUnreplicated"), " · ")

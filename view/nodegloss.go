@@ -49,35 +49,37 @@ func nodeGloss(t Texts, nodes int, st *sim.StepInfo, out sim.Outcome, calls []si
 	q := sim.Quorum(nodes)
 	switch {
 	case st.Do == sim.ActAcquire && (out == sim.Acquired || out == sim.Reentered) && len(granted) >= q:
-		return t.T("NodesGranted", "Nodes", nodeList(granted), "Count", len(granted), "Total", nodes)
+		return t.T("NodesGranted", "Nodes", nodeList(t, granted), "Count", len(granted), "Total", nodes)
 	case st.Do == sim.ActAcquire && (out == sim.Busy || out == sim.Lost):
 		if len(granted) == 0 {
 			return t.T("NodesGrantedNone", "Total", nodes)
 		}
-		g := t.T("NodesGrantedNoMajority", "Nodes", nodeList(granted), "Count", len(granted), "Total", nodes)
+		g := t.T("NodesGrantedNoMajority", "Nodes", nodeList(t, granted), "Count", len(granted), "Total", nodes)
 		switch {
 		case !undo:
 			return t.T("NodesKept", "Gloss", g)
 		case len(released) > 0:
-			return t.T("NodesUndone", "Gloss", g, "Nodes", nodeList(released))
+			return t.T("NodesUndone", "Gloss", g, "Nodes", nodeList(t, released))
 		}
 		return g
 	case st.Do == sim.ActRelease && out == sim.Released && len(released) >= q:
-		return t.T("NodesReleased", "Actor", st.Actor, "Nodes", nodeList(released), "Count", len(released), "Total", nodes)
+		return t.T("NodesReleased", "Actor", st.Actor, "Nodes", nodeList(t, released), "Count", len(released), "Total", nodes)
 	case st.Do == sim.ActRelease && out == sim.NotOwner:
 		if len(released) == 0 {
 			return t.T("NodesReleasedNone", "Actor", st.Actor, "Total", nodes)
 		}
-		return t.T("NodesReleasedNoMajority", "Actor", st.Actor, "Nodes", nodeList(released), "Count", len(released), "Total", nodes)
+		return t.T("NodesReleasedNoMajority", "Actor", st.Actor, "Nodes", nodeList(t, released), "Count", len(released), "Total", nodes)
 	}
 	return ""
 }
 
-// nodeList is node numbers as DetailUnreachable lists them: "1, 3".
-func nodeList(ns []int) string {
+// nodeList is node numbers as a list in t's language: "1, 3" in English,
+// "1、3" in Chinese (LockListSep; a fresh review of issue 39 found "1, 2"
+// in the zh captions).
+func nodeList(t Texts, ns []int) string {
 	s := make([]string, len(ns))
 	for i, n := range ns {
 		s[i] = strconv.Itoa(n)
 	}
-	return strings.Join(s, ", ")
+	return strings.Join(s, t.T("LockListSep"))
 }

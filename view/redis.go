@@ -148,12 +148,12 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 			continue
 		}
 		for _, fl := range k.Fields {
-			fv := templates.FieldView{Name: fl.Name, Value: fl.Value}
+			fv := templates.FieldView{Name: shown(t, fl.Name), Value: shown(t, fl.Value)}
 			if pk.Exists() {
 				if old, ok := pk.Field(fl.Name); !ok {
 					fv.New = true
 				} else if old != fl.Value {
-					fv.Changed, fv.Old = true, old
+					fv.Changed, fv.Old = true, shown(t, old)
 				}
 			}
 			if w := who(fl.Name); w != "" {
@@ -166,14 +166,14 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 		if pk.Exists() {
 			for _, fl := range pk.Fields {
 				if _, ok := k.Field(fl.Name); !ok {
-					kv.Fields = append(kv.Fields, templates.FieldView{Name: fl.Name, Value: fl.Value, Gone: true})
+					kv.Fields = append(kv.Fields, templates.FieldView{Name: shown(t, fl.Name), Value: shown(t, fl.Value), Gone: true})
 				}
 			}
 		}
 		if k.Type == sim.TypeString {
-			kv.Value = k.Value
+			kv.Value = shown(t, k.Value)
 			if pk.Exists() && pk.Value != k.Value {
-				kv.ValueChg, kv.ValueOld = true, pk.Value
+				kv.ValueChg, kv.ValueOld = true, shown(t, pk.Value)
 			}
 			kv.Owner = who(k.Value)
 		}

@@ -31,6 +31,7 @@ const (
 	tlBeliefH           = 14
 	tlTruthH            = 6
 	tlReplyH            = 26 // the Redis lane's reply row
+	tlAdvanceUnits      = 14 // a step without an actor's label in the reply row (textUnits)
 	tlGaugeH            = 30 // the lease gauge of one lock
 	tlGaugeRw           = 50 // a lock row of the Redis lane: owner label and gauge
 )

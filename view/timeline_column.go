@@ -244,7 +244,16 @@ func (d *columnDraw) stepMarks(title string) {
 	if st.Do == sim.ActRestart && st.Node > 0 {
 		action = d.v.t.T("TLRestartNode", "Node", st.Node)
 	}
-	d.text(templates.TLText{X: d.mid, Y: d.lay.redisY + 18, Text: Clip("⚠ "+action, 16), Class: "advance", Anchor: "middle"})
+	// At most 14 units (about 92 px of the column's 100 at 11 px bold), so
+	// that it neither runs into the next column's reply ("1:nil 2:OK 3:OK")
+	// nor past the drawing's edge (a fresh review of issue 38: "⚠ restart
+	// node 2", 16 units, over both): the mark goes first where the words
+	// need the room; the title keeps the whole.
+	label := "⚠ " + action
+	if textUnits(label) > tlAdvanceUnits {
+		label = action
+	}
+	d.text(templates.TLText{X: d.mid, Y: d.lay.redisY + 18, Text: Clip(label, tlAdvanceUnits), Class: "advance", Anchor: "middle", Title: "⚠ " + action})
 }
 
 // scriptChip is a long script's chip on its actor's lane (at ly), with a bar
@@ -345,7 +354,16 @@ func (d *columnDraw) renewals(st *sim.StepInfo) (own bool) {
 		d.text(templates.TLText{X: mid, Y: cy + 27, Text: Clip(string(lastOut), 14), Class: "chip-outcome oc-" + outcomeKind(lastOut), Anchor: "middle"})
 		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, cy+tlChipH, redisY+4), Class: "call-line"})
 	}
-	d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(clockLabel(t, st.Do, st.ByMS), 15), Class: "advance", Anchor: "middle"})
+	// within its column (see stepMarks): a clock jump too long for it
+	// ("clock jump +25 s", 16 units) keeps its amount, a clock face (◷:
+	// DejaVu has it, not ⏱, TestTimelineGlyphsHaveFont)
+	// saying what it is; the title keeps the whole
+	label := clockLabel(t, st.Do, st.ByMS)
+	text := label
+	if textUnits(text) > tlAdvanceUnits && st.Do == sim.ActClockJump {
+		text = "◷ +" + Seconds(t, st.ByMS)
+	}
+	d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(text, tlAdvanceUnits), Class: "advance", Anchor: "middle", Title: label})
 	return own
 }
 

@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"lockstep/backend"
 	"lockstep/search"
@@ -120,6 +122,27 @@ func (s *Server) openSandbox() (sim.Store, func(context.Context) error, error) {
 		defer cancel()
 		return st.Close(ctx)
 	}, nil
+}
+
+// hostPort is an IPv4 or [IPv6] address with its port, as a dial error
+// names the Redis it could not reach.
+var hostPort = regexp.MustCompile(`(\b\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]+\]):\d+\b`)
+
+// visibleReason is the text of err, a step's failure on Redis, as a peer
+// may read it: all of it for a local peer; for anyone else without the
+// server's Redis's address (info's, and any address with a port the error
+// names), as visibleInfo tells them none (issue 37, item 8).
+func visibleReason(err error, info backend.Info, local bool) string {
+	s := err.Error()
+	if local || info.Embedded {
+		return s
+	}
+	for _, a := range []string{info.Addr, info.ReplicaAddr, info.NotOn} {
+		if a != "" {
+			s = strings.ReplaceAll(s, a, "-redis")
+		}
+	}
+	return hostPort.ReplaceAllString(s, "-redis")
 }
 
 // visibleInfo is what a hello or a step's error tells a peer of the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image/png"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -195,7 +197,16 @@ func waitValue[T any](t *testing.T, ctx context.Context, js, what string) T {
 	t.Helper()
 	tctx, cancel := context.WithTimeout(ctx, waitTimeout+5*time.Second)
 	defer cancel()
+	deadline := time.Now().Add(waitTimeout)
 	v, err := chromedp.Run(tctx, chromedp.Poll[T](js, chromedp.WithPollingTimeout(waitTimeout), chromedp.WithPollingInterval(20*time.Millisecond)))
+	// A poll begun in the document a navigation is replacing loses its
+	// execution context ("Cannot find context with specified id"): on a
+	// loaded machine chromedp.Navigate can return before the old
+	// document's context is gone. Poll again, in the new document.
+	for err != nil && staleContext(err) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		v, err = chromedp.Run(tctx, chromedp.Poll[T](js, chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(20*time.Millisecond)))
+	}
 	if err != nil {
 		// A page that answers nothing must not hang the test: a short
 		// deadline for the state read too.
@@ -205,6 +216,13 @@ func waitValue[T any](t *testing.T, ctx context.Context, js, what string) T {
 		t.Fatalf("waiting for %s: %v (player %s)", what, err, state)
 	}
 	return v
+}
+
+// staleContext reports whether err is the DevTools protocol's answer to an
+// evaluation in an execution context that a navigation destroyed.
+func staleContext(err error) bool {
+	var pe *cdproto.Error
+	return errors.As(err, &pe) && strings.Contains(pe.Message, "Cannot find context with specified id")
 }
 
 // waitNewDocument waits until js is true in the tab, across a navigation

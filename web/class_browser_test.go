@@ -70,9 +70,16 @@ func TestBrowserClass(t *testing.T) {
 	}{{"zh-CN", zh}, {"phone", phone}}
 	// Each answers a different choice, so one is right and one wrong.
 	choices := make([]string, len(students))
+	// Each student's labels of its answer and of the outcome, as its
+	// buttons show them (gone after Reveal).
+	answerLabels, outcomeLabels := make([]string, len(students)), make([]string, len(students))
+	label := func(tab context.Context, id string) string {
+		return eval[string](t, tab, fmt.Sprintf(`document.querySelector('[data-class-choice=%q]')?.textContent.trim() || ''`, id))
+	}
 	for i, s := range students {
 		waitJS(t, s.tab, `document.querySelectorAll('[data-class-choice]').length >= 2`, s.name+": the question")
 		choices[i] = eval[string](t, s.tab, fmt.Sprintf(`document.querySelectorAll('[data-class-choice]')[%d].dataset.classChoice`, i))
+		answerLabels[i], outcomeLabels[i] = label(s.tab, choices[i]), label(s.tab, correct)
 		click(t, s.tab, fmt.Sprintf(`[data-class-choice="%s"]`, choices[i]))
 	}
 	waitJS(t, p, `[...document.querySelectorAll('[data-class-tally] li')].reduce((n, li) => n + Number(li.dataset.count), 0) === 2`, "2 answers in the distribution")
@@ -96,8 +103,9 @@ func TestBrowserClass(t *testing.T) {
 		}
 		lead, _, _ := strings.Cut(phrase, "{")
 		verdict := eval[string](t, s.tab, `document.querySelector('[data-class-verdict]').textContent`)
-		if !strings.HasPrefix(verdict, lead) || !strings.Contains(verdict, choices[i]) || !strings.Contains(verdict, correct) {
-			t.Errorf("%s: the verdict %q, want it to start %q and name the answer %s and the outcome %s", s.name, verdict, lead, choices[i], correct)
+		// By the labels the student tapped among (review of issue 38, item 7).
+		if answer, outcome := answerLabels[i], outcomeLabels[i]; answer == "" || outcome == "" || !strings.HasPrefix(verdict, lead) || !strings.Contains(verdict, answer) || !strings.Contains(verdict, outcome) {
+			t.Errorf("%s: the verdict %q, want it to start %q and name the answer %q and the outcome %q", s.name, verdict, lead, answer, outcome)
 		}
 	}
 }

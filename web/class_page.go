@@ -85,13 +85,15 @@ func classURL(code string, l sim.Locale) string {
 }
 
 // classGone answers a class page that cannot be shown: status, and a page
-// in t's language that says title and body, naming what was asked.
+// in t's language that says title and body, naming what was asked, with a
+// link back to /join to type another code (review of issue 38, item 7).
 func (s *Server) classGone(w http.ResponseWriter, r *http.Request, t *translator, code string, status int, title, body string) {
 	ui := t.UI()
 	ui.NotFoundTitle, ui.NotFoundBody = title, body
 	loc := t.locale
 	writePage(w, r, status, templates.NotFound(templates.NotFoundPage{
 		UI: ui, Lang: string(loc), Assets: assets(), ID: view.Clip(code, maxEcho), CourseURL: "/?lang=" + string(loc),
-		Langs: langOptions(t, func(l sim.Locale) string { return "?lang=" + string(l) }),
+		Langs:    langOptions(t, func(l sim.Locale) string { return "?lang=" + string(l) }),
+		AgainURL: "/join?lang=" + string(loc), AgainLabel: t.cl.ClassJoinAgain,
 	}))
 }

@@ -11,6 +11,8 @@ import (
 
 	"lockstep/classroom"
 	"lockstep/classserve"
+
+	"golang.org/x/net/html"
 )
 
 // classMsg is a class message of the server, decoded loosely.
@@ -306,9 +308,19 @@ func TestClassWrongCodeKeyAndMalformed(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	h1 := parseDOM(t, string(body)).text(t, "title", tag("h1"))
+	page := parseDOM(t, string(body))
+	h1 := page.text(t, "title", tag("h1"))
 	if resp.StatusCode != http.StatusNotFound || h1 != tr("zh-CN").cl.ClassUnknownTitle {
 		t.Fatalf("wrong code page: %d %q", resp.StatusCode, h1)
+	}
+	// ... and a way back to the join form, in the page's language (review
+	// of issue 38, item 7: the page had none).
+	again := page.one(t, "the link back to /join", func(n *html.Node) bool {
+		href, _ := attr(n, "href")
+		return n.Data == "a" && strings.HasPrefix(href, "/join?") && !strings.Contains(href, "code=")
+	})
+	if href, _ := attr(again, "href"); href != "/join?lang=zh-CN" || textOf(again) != tr("zh-CN").cl.ClassJoinAgain {
+		t.Errorf("the wrong code page links %q, saying %q; want /join?lang=zh-CN, %q", href, textOf(again), tr("zh-CN").cl.ClassJoinAgain)
 	}
 }
 

@@ -78,7 +78,8 @@ const readLockListing = `(() => {
 // TestBrowserLockPage is the "Your lock" page as a learner meets it
 // (issue 38, item 9): each example we ship (the Redisson RLock and its
 // broken copy) loads into the form in one click, exactly as the files in
-// examples/variants; the format guide's link serves docs/variant-format.md;
+// examples/variants; the format guide's link serves docs/variant-format.md
+// as a page of the site;
 // and a check that finds a problem lands, at 1280x800 and on a 390x844
 // phone, with the problems in the window and the focus on them, listed one
 // line a row (single-spaced), the problem's line marked and its column
@@ -108,20 +109,40 @@ func TestBrowserLockPage(t *testing.T) {
 			}
 		}
 	}
-	// The format guide, served.
+	// The format guide, served as a page of the site (review of issue 38,
+	// item 7: it was the raw Markdown, text/plain): the site's header, the
+	// guide's title as its heading, a section a "## " heading, its tables
+	// drawn as tables, in the site's type (not a browser's plain text).
 	guide, err := os.ReadFile("../docs/variant-format.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	served := eval[[]byte](t, ctx, `(() => { const a = document.querySelector('[data-testid="lock-guide"]'); if (!a) return null;
-		const x = new XMLHttpRequest(); x.open('GET', a.href, false); x.send();
-		return {status: x.status, type: x.getResponseHeader('Content-Type'), body: x.responseText}; })()`)
-	var g struct {
-		Status     int
-		Type, Body string
+	sections := 0
+	for _, line := range strings.Split(string(guide), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			sections++
+		}
 	}
-	if err := json.Unmarshal(served, &g); err != nil || g.Status != 200 || !strings.HasPrefix(g.Type, "text/plain") || g.Body != string(guide) {
-		t.Errorf("the format guide's link serves %d %q (%d bytes; the guide has %d)", g.Status, g.Type, len(g.Body), len(guide))
+	href := eval[string](t, ctx, `document.querySelector('[data-testid="lock-guide"]')?.href || ''`)
+	if href == "" {
+		t.Fatal("no link to the format guide")
+	}
+	run(t, ctx, chromedp.Navigate(href))
+	waitJS(t, ctx, `document.readyState === 'complete'`, "the format guide")
+	var page struct {
+		Type, H1, Font string
+		Header         float64
+		H2, Tables     int
+	}
+	if err := json.Unmarshal(eval[[]byte](t, ctx, `(() => { const m = document.querySelector('main');
+		return {type: document.contentType, h1: m?.querySelector('h1')?.textContent || '', font: m ? getComputedStyle(m).fontFamily : '',
+			header: document.querySelector('header.site')?.getBoundingClientRect().height || 0,
+			h2: m ? m.querySelectorAll('h2').length : 0, tables: m ? m.querySelectorAll('table').length : 0}; })()`), &page); err != nil {
+		t.Fatal(err)
+	}
+	if page.Type != "text/html" || page.H1 != "Variant files (version 1)" || page.Header == 0 || page.H2 != sections || page.Tables == 0 ||
+		strings.Contains(page.Font, "monospace") || page.Font == "" {
+		t.Errorf("the format guide's link serves %+v; want an HTML page with the site's header, the title, %d sections and tables, in the site's type", page, sections)
 	}
 	// A problem: the Redisson example with an unknown reentry, checked.
 	for _, size := range [][2]int64{{1280, 800}, {390, 844}} {

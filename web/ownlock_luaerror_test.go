@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,44 @@ func TestOwnLockGuardErrorLine(t *testing.T) {
 		if r[0] != "error" || !strings.HasPrefix(r[1], "redisson-rlock/acquire.lua:3: ") || !strings.Contains(r[1], "key guard") {
 			t.Errorf("%q: nested-reentry row %q: want the guard's refusal at redisson-rlock/acquire.lua:3", line3, r)
 		}
+	}
+}
+
+// TestOwnLockOpenErrorPage: a course table row's link
+// (/explore/lock/open) that cannot open its lesson answers the lock page's
+// error view in the reader's language, not bare text (a fresh review of
+// issue 33): a row whose run the key guard stopped (422) names the lesson
+// and the refusal at its line, a damaged k (400) and an unknown lesson
+// (404) name the link's field.
+func TestOwnLockOpenErrorPage(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	files["script_1"] = "local a = 1\nlocal b = 2\nlocal v = redis.call('GET', 'victim')\n" + files["script_1"]
+	resp := postLock(t, hs.URL, files)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := loc.Query().Get("k")
+	open := func(k, lesson string, status int) string {
+		q := url.Values{"k": {k}, "lesson": {lesson}, "lang": {"zh-TW"}}
+		d := parseDOM(t, getPage(t, hs.URL, "/explore/lock/open?"+q.Encode(), status))
+		if !d.has(byTestID("lock-form")) && !d.has(withAttr("id", "lock")) {
+			t.Errorf("lesson %s: not the lock page", lesson)
+		}
+		return d.text(t, "the open error", byTestID("lock-open-failed"))
+	}
+	if got := open(k, "nested-reentry", http.StatusUnprocessableEntity); !strings.Contains(got, "nested-reentry") || !strings.Contains(got, "無法執行") || !strings.Contains(got, "redisson-rlock/acquire.lua:3") {
+		t.Errorf("run error: %q, want the lesson, in zh-TW, and the refusal at redisson-rlock/acquire.lua:3", got)
+	}
+	if got := open(k[:len(k)/2], "nested-reentry", http.StatusBadRequest); !strings.Contains(got, "k") || !strings.Contains(got, "無效") {
+		t.Errorf("damaged k: %q, want the field k named in zh-TW", got)
+	}
+	if got := open(k, "no-such", http.StatusNotFound); !strings.Contains(got, "lesson") || !strings.Contains(got, "no-such") {
+		t.Errorf("unknown lesson: %q, want the field lesson and the id named", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,10 @@ func ownLessonCode(t *testing.T, name string) string {
 	}
 	return code
 }
+
+// lowerAfterStop is a sentence that starts in lower case, or with a
+// relative path, after a full stop (English) or a Chinese full stop.
+var lowerAfterStop = regexp.MustCompile(`(\. |。)[a-z./]`)
 
 // stepScriptPrefix is the text StepScriptError gives step in loc before
 // its reason.
@@ -61,6 +66,12 @@ func TestLuaErrorInPlayerIsTheScripts(t *testing.T) {
 		prefix := stepScriptPrefix(loc, 1)
 		if reason, ok := strings.CutPrefix(m.Message, prefix); !ok || !strings.Contains(reason, "lua-error/acquire.lua:7: ") && !strings.Contains(reason, "lua-error/acquire.lua:7：") || !strings.Contains(reason, "attempt to compare") {
 			t.Errorf("%s: message %q, want %q then the error at lua-error/acquire.lua:7", loc, m.Message, prefix)
+		}
+		// The reason (a Lua error, a file path, a refusal's words) starts
+		// in lower case: it follows a colon, not a full stop (a fresh
+		// review of issue 33).
+		if w := lowerAfterStop.FindString(m.Message); w != "" {
+			t.Errorf("%s: message %q: a sentence starts in lower case at %q", loc, m.Message, w)
 		}
 		if f := c.expect(MsgFrame); f.Step != 0 || f.Re != 1 {
 			t.Errorf("%s: after the error the run is at step %d, want 0", loc, f.Step)

@@ -26,7 +26,7 @@ type presentFit struct {
 	ViewH        float64            `json:"viewH"`
 	ViewW        float64            `json:"viewW"`
 	Panels       map[string]box     `json:"panels"`
-	Clipped      map[string]float64 `json:"clipped"`   // px of a panel's content it cannot show
+	Clipped      map[string]float64 `json:"clipped"`   // px of a panel's content it cannot show (0 for a panel that scrolls)
 	LabelPx      []float64          `json:"labelPx"`   // drawn size of each label of the shown diagram
 	NamePx       []float64          `json:"namePx"`    // of each state name
 	OtherPx      []float64          `json:"otherPx"`   // of every other text of the drawing shown ("● now")
@@ -53,7 +53,10 @@ const measurePresent = `(() => {
 	for (const name of ['narration', 'redis', 'diagram', 'command', 'timeline']) {
 		const el = document.getElementById('panel-' + name);
 		panels[name] = r(el);
-		clipped[name] = Math.max(0, el.scrollHeight - el.clientHeight);
+		// a panel that scrolls (the narration, the keys: issue 38) shows
+		// what it holds once scrolled to it; one that hides its overflow cuts it
+		const scrolls = /auto|scroll/.test(getComputedStyle(el).overflowY);
+		clipped[name] = scrolls ? 0 : Math.max(0, el.scrollHeight - el.clientHeight);
 	}
 	const svg = [...document.querySelectorAll('[data-testid="diagram"] svg')].find(s => s.getBoundingClientRect().width > 0);
 	const drawn = el => parseFloat(getComputedStyle(el).fontSize) * el.getScreenCTM().a;

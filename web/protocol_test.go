@@ -651,6 +651,25 @@ func TestProtocolRedisDown(t *testing.T) {
 	}
 }
 
+// TestProtocolRedisDownRemoteInItsLanguage: a remote page (not on this
+// machine) whose step fails on Redis is told so in its language, naming
+// a real Redis without its address, as its header's badge does (it was
+// told "a real Redis (the server's -redis)" in English).
+func TestProtocolRedisDownRemoteInItsLanguage(t *testing.T) {
+	be, rs := realBackend(t)
+	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
+	far := dial(t, hs, http.Header{"X-Forwarded-For": {"203.0.113.5"}})
+	far.expect(MsgHello)
+	far.send(ClientMessage{Type: MsgLoad, Lesson: "nested-reentry", Lang: "zh-TW"})
+	far.expect(MsgFrame)
+	rs.Stop()
+	far.send(ClientMessage{Type: MsgStep, ID: 7})
+	m := far.expect(MsgError)
+	if want := tr(sim.TraditionalChinese).T("BackendReal"); m.Code != ErrCodeRedis || !strings.Contains(m.Message, want) || strings.Contains(m.Message, rs.Addr) {
+		t.Errorf("remote step error %+v, want %q in it and no address", m, want)
+	}
+}
+
 // TestProtocolBurstWhileReading: a page that sends a burst of messages (a
 // held key, a presenter remote) within its rate limit and reads every reply
 // gets every reply; it is not taken for a client that does not read.

@@ -49,6 +49,16 @@ func stepRefusal(t *translator, err error) (code, reason string, ok bool) {
 	if errors.As(err, &pe) {
 		return ErrCodeRedisACL, t.Msg(pe.Message()), true
 	}
+	var we *backend.RunWritesError
+	if errors.As(err, &we) {
+		// The learner's scripts wrote past the run's bound: refused by name.
+		return ErrCodeScriptError, t.Msg(we.Message()), true
+	}
+	var te *backend.ScriptTimeError
+	if errors.As(err, &te) {
+		// The address's share of a real Redis's time for its scripts.
+		return ErrCodeRateLimited, t.Msg(te.Message()), true
+	}
 	var ke *backend.SandboxKillsError
 	if errors.As(err, &ke) {
 		// The address's bound on stops of the shared Lua sandbox: not

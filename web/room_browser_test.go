@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
+	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -18,6 +20,7 @@ import (
 // card's height against the screen's, and the drawn size (font size times
 // the drawing's scale) of every text of its lanes that is on the screen.
 type laneFit struct {
+	ViewW    float64 `json:"viewW"`
 	ViewH    float64 `json:"viewH"`
 	CardH    float64 `json:"cardH"`
 	MinText  float64 `json:"minText"`
@@ -39,7 +42,7 @@ const measureLanes = `(() => {
 		n++;
 		if (px < min) { min = px; smallest = el.getAttribute('class') + ' ' + el.textContent; }
 	}
-	return {viewH: innerHeight, cardH: card.height, minText: min, smallest, texts: n};
+	return {viewW: innerWidth, viewH: innerHeight, cardH: card.height, minText: min, smallest, texts: n};
 })()`
 
 // TestBrowserPresenterLanesReadable: in presenter mode at 1280 x 800 and
@@ -242,8 +245,8 @@ const measureForms = `(() => {
 // collapsed as the player's (issue 38, items 8 and 11: it was 238 px): at
 // most 90 px, the logo and the languages on one line, the site's
 // navigation on one line under them, scrolled sideways to the current
-// page's link, nothing drawn over anything else, and the page's heading within the first third of the
-// screen; in the three languages.
+// page's link, nothing drawn over anything else, the page's heading within the first third of the
+// screen, and one link to /join; in the three languages.
 func TestBrowserPhoneSiteHeader(t *testing.T) {
 	t.Parallel()
 	ctx, ts := tabAt(t, Config{Lessons: testLessons(t)}, "/join?lang=en")
@@ -255,7 +258,7 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 			waitJS(t, ctx, `document.readyState === 'complete'`, path)
 			var got struct {
 				ViewH, HeaderH, H1Top float64
-				NavRows, Links        int
+				NavRows, Links, Joins int
 				NavScroll             string
 				Overlaps              []string
 				Here                  string // the current page's link when it is off the nav's shown part
@@ -270,7 +273,8 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 						overlaps.push(parts[i].className + ' / ' + parts[j].className);
 				}
 				return {ViewH: innerHeight, HeaderH: r(h).height, H1Top: r(document.querySelector('main h1')).top,
-					NavRows: new Set([...nav.querySelectorAll('a')].map(a => Math.round(r(a).top))).size,
+					NavRows: new Set([...nav.querySelectorAll('a')].filter(shown).map(a => Math.round(r(a).top))).size,
+					Joins: [...h.querySelectorAll('.join-quick, .site-nav a[href^="/join"]')].filter(shown).length,
 					Links: nav.querySelectorAll('a').length, NavScroll: getComputedStyle(nav).overflowX, Overlaps: overlaps,
 					Here: [...nav.querySelectorAll('[aria-current="page"]')].filter(a => r(a).left < r(nav).left - 1 || r(a).right > r(nav).right + 1).map(a => a.textContent).join()};
 			})()`)
@@ -282,6 +286,11 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 			}
 			if got.NavRows != 1 || got.Links < 5 || got.NavScroll != "auto" {
 				t.Errorf("%s: the nav's %d links in %d rows, overflow-x %s; want one row scrolled sideways", path, got.Links, got.NavRows, got.NavScroll)
+			}
+			// One "Join a class" (review of issue 38, item 7: the quick link
+			// and the nav's last link both said it).
+			if got.Joins != 1 {
+				t.Errorf("%s: %d links to /join in the header; want one", path, got.Joins)
 			}
 			if len(got.Overlaps) > 0 {
 				t.Errorf("%s: the header's parts overlap: %q", path, got.Overlaps)
@@ -337,5 +346,358 @@ func TestBrowserNoticesUnderHeader(t *testing.T) {
 					at, got.InMain, got.Top, got.Bottom, got.HeaderBottom, got.Content, got.ContentTop, got.Vh)
 			}
 		}
+	}
+}
+
+// presenterStep is the step of lesson l that is hardest for presenter
+// mode, found from its frames: the most banners up (a violation, a stale
+// owner), then the most keys shown (the primary's, the replica's, each
+// node's), then the latest; and, for a lesson with a replica or nodes,
+// keysStep, the (latest) step that shows the most keys, else 0.
+func presenterStep(t *testing.T, l *sim.Lesson) (step, banners, keysStep int) {
+	t.Helper()
+	best, most := -1, -1
+	for _, f := range expectedFrames(t, l) {
+		if f.Index == 0 {
+			continue
+		}
+		b := 0
+		if len(f.Violations) > 0 {
+			b++
+		}
+	stale:
+		for _, a := range f.Actors {
+			if a.Status == sim.StatusCrashed {
+				continue
+			}
+			for _, h := range a.Holds {
+				if h.Count > 0 && !h.InRedis {
+					b++
+					break stale
+				}
+			}
+		}
+		keys := len(f.Keys) + len(f.Replica)
+		for _, n := range f.Nodes {
+			keys += len(n)
+		}
+		if score := b*1000 + keys; score >= best {
+			best, step, banners = score, f.Index, b
+		}
+		if (f.Replica != nil || f.Nodes != nil) && keys >= most {
+			most, keysStep = keys, f.Index
+		}
+	}
+	if keysStep == step {
+		keysStep = 0
+	}
+	return step, banners, keysStep
+}
+
+// mostCalls is the (first) step of lesson l with the most Redis calls
+// where that is more than four (a watchdog renewing each lock it holds),
+// else 0: its command card is the longest.
+func mostCalls(t *testing.T, l *sim.Lesson) int {
+	t.Helper()
+	step, most := 0, 4
+	for _, f := range expectedFrames(t, l) {
+		if len(f.Calls) > most {
+			step, most = f.Index, len(f.Calls)
+		}
+	}
+	return step
+}
+
+// presenterRead is what measurePresenterRead finds of presenter mode's
+// board: the lanes (laneFit), every lane's name on the screen and in the
+// timeline's card, the banners' words, the narration's and the keys'.
+type presenterRead struct {
+	laneFit
+	LanesOut []string `json:"lanesOut"` // lane names not wholly on the screen and in the card
+	Cut      []string `json:"cut"`      // what a learner cannot read: a banner's, the narration's or a key's words
+	NarrPx   float64  `json:"narrPx"`   // the narration's smallest text
+	BannerPx float64  `json:"bannerPx"` // the banners' smallest text
+	Banners  int      `json:"banners"`
+	// Hidden is how far each scrolling card's words go under its edge (px).
+	Hidden   map[string]float64 `json:"hidden"`
+	Overlaps []string           `json:"overlaps"` // cards over one another, a lane's step mark over another text or past the drawing
+	Small    []string           `json:"small"`    // the command's or the diagram's heading's texts under 11 px
+}
+
+// measurePresenterRead measures presenter mode's board (see
+// presenterRead). A text is cut when it is clipped by a box that cannot
+// be scrolled to it, or ellipsized; a banner's words must be whole on its
+// line, else whole once the banner has the focus (reachable by Tab).
+const measurePresenterRead = `(async () => {
+	// what is painted: the page's observers (the cards' cues) have run
+	await new Promise(res => requestAnimationFrame(() => requestAnimationFrame(res)));
+	const lanes = ` + measureLanes + `;
+	const r = el => el.getBoundingClientRect(), out = [], cut = [];
+	const card = r(document.getElementById('panel-timeline'));
+	for (const el of document.querySelectorAll('[data-panel="timeline"] .tl-labels .lane-name')) {
+		const b = r(el);
+		if (b.top < Math.max(0, card.top) - 0.5 || b.bottom > Math.min(innerHeight, card.bottom) + 0.5) out.push(el.textContent);
+	}
+	const px = el => parseFloat(getComputedStyle(el).fontSize);
+	// clipped: el's box is cut by an ancestor that hides its overflow and
+	// does not scroll (or the screen)
+	const clipped = el => {
+		const b = r(el);
+		if (b.width === 0) return false;
+		// the extents still to show: a scroller shows what it holds once
+		// scrolled to it, so past one its own box is what must be shown
+		let x = [b.left, b.right], y = [b.top, b.bottom];
+		for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+			const s = getComputedStyle(p), pb = r(p);
+			if (s.overflowX !== 'visible') {
+				if (/auto|scroll/.test(s.overflowX)) x = [Math.max(x[0], pb.left), Math.min(x[1], pb.right)];
+				else if (x[0] < pb.left - 1 || x[1] > pb.right + 1) return true;
+			}
+			if (s.overflowY !== 'visible') {
+				if (/auto|scroll/.test(s.overflowY)) y = [Math.max(y[0], pb.top), Math.min(y[1], pb.bottom)];
+				else if (y[0] < pb.top - 1 || y[1] > pb.bottom + 1) return true;
+			}
+		}
+		return x[1] > innerWidth + 0.5 || y[1] > innerHeight + 0.5 || x[0] < -0.5 || y[0] < -0.5;
+	};
+	const ellipsized = el => getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1;
+	let bannerPx = Infinity;
+	const banners = [...document.querySelectorAll('#panel-alerts .banner')];
+	const shown = el => r(el).width > 0 && !clipped(el);
+	for (const b of banners) {
+		// its words: the heading, each violation's title and detail, each
+		// stale owner's sentence; its headline: a violation's titles, else
+		// the heading
+		const words = [...b.querySelectorAll('h2, li strong, li .detail, li:not(:has(strong))')];
+		const head = [...b.querySelectorAll('li strong')];
+		if (!head.length) head.push(b.querySelector('h2'));
+		const whole = () => !ellipsized(b.querySelector(':scope > div')) && words.every(shown);
+		const size = () => words.forEach(w => { if (r(w).width > 0) bannerPx = Math.min(bannerPx, px(w)); });
+		if (whole()) { size(); continue; }
+		for (const w of head) if (!shown(w)) cut.push('banner headline: ' + w.textContent);
+		size();
+		b.focus();
+		await new Promise(res => requestAnimationFrame(() => requestAnimationFrame(res)));
+		if (document.activeElement !== b || !whole()) cut.push('banner (focused): ' + b.textContent.trim().slice(0, 80));
+		size();
+		b.blur();
+	}
+	// every element of the narration with words of its own
+	let narrPx = Infinity;
+	for (const el of document.querySelectorAll('#panel-narration .narr *')) {
+		if (r(el).width === 0 || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+		narrPx = Math.min(narrPx, px(el));
+		if (clipped(el)) cut.push('narration: ' + el.textContent.trim().slice(0, 60));
+	}
+	for (const el of document.querySelectorAll('#panel-redis :is(.key-name, .keys-title, .absent-note)')) {
+		if (clipped(el)) cut.push('key: ' + el.textContent.trim().slice(0, 60));
+	}
+	// a card that scrolls (no scroll bar on a projector) and holds more
+	// than it shows says so: a visible cue (data-more, drawn by its ::after)
+	const hidden = {};
+	for (const id of ['narration', 'redis', 'command']) {
+		const c = document.getElementById('panel-' + id);
+		const h = c.scrollHeight - c.scrollTop - c.clientHeight;
+		if (r(c).width === 0 || h <= 1) continue;
+		hidden[id] = Math.round(h);
+		const cue = getComputedStyle(c, '::after');
+		if (!('more' in c.dataset) || cue.content === 'none' || cue.display === 'none') cut.push(id + ': ' + Math.round(h) + ' px under the card with no cue that more follows');
+	}
+	// no card over another
+	const overlaps = [], cards = [...document.querySelectorAll('.board .card')].filter(c => r(c).width > 0 && r(c).height > 0);
+	cards.forEach((a, i) => cards.slice(i + 1).forEach(b => {
+		const p = r(a), q = r(b);
+		const w = Math.min(p.right, q.right) - Math.max(p.left, q.left), h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+		if (w > 1 && h > 1) overlaps.push(a.id + ' and ' + b.id + ' (' + Math.round(w) + 'x' + Math.round(h) + ' px)');
+	}));
+	// the command's and the diagram's heading's print
+	const small = [];
+	for (const el of document.querySelectorAll('#panel-command *, #panel-diagram .card-title, #panel-diagram .card-title *')) {
+		if (r(el).width === 0 || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+		if (px(el) < 11 - 0.05) small.push(el.textContent.trim().slice(0, 30) + ' ' + px(el).toFixed(1) + ' px');
+	}
+	// a step's mark in the Redis lane ("⚠ restart node 2") within its
+	// drawing and apart from every other text (the next column's reply)
+	const all = [...document.querySelectorAll('[data-panel="timeline"] .tl-body text')].filter(e => r(e).width > 0);
+	for (const a of all.filter(e => e.classList.contains('advance'))) {
+		const p = r(a), d = r(a.ownerSVGElement);
+		if (p.left < d.left - 0.5 || p.right > d.right + 0.5) overlaps.push('lane text "' + a.textContent + '" past the drawing\'s edge');
+		for (const b of all) {
+			if (b === a) continue;
+			const q = r(b);
+			const w = Math.min(p.right, q.right) - Math.max(p.left, q.left), h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+			if (w > 1 && h > 1) overlaps.push('lane texts "' + a.textContent + '" and "' + b.textContent + '" (' + Math.round(w) + 'x' + Math.round(h) + ' px)');
+		}
+	}
+	return {...lanes, lanesOut: out, cut, narrPx, bannerPx: banners.length ? bannerPx : 0, banners: banners.length, hidden, overlaps, small};
+})()`
+
+// measureEndCard is whether presenter mode shows the end card on the
+// screen, its texts' smallest font size and what of it is cut.
+const measureEndCard = `(() => {
+	const c = document.getElementById('end-card'), r = el => el.getBoundingClientRect();
+	const b = r(c), shown = !c.hidden && b.width > 0 && b.height > 0;
+	let min = Infinity; const cut = [];
+	for (const el of c.querySelectorAll('*')) {
+		if (r(el).width === 0 || ![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+		min = Math.min(min, parseFloat(getComputedStyle(el).fontSize));
+		const e = r(el);
+		if (e.left < b.left - 1 || e.right > b.right + 1 || e.top < b.top - 1 || e.bottom > b.bottom + 1 || e.bottom > innerHeight) cut.push(el.textContent.trim());
+	}
+	return {shown, minPx: shown ? min : 0, cut};
+})()`
+
+// TestBrowserPresenterEveryLesson: presenter mode is right for every
+// lesson of the course, not only the one TestBrowserPresenterLanesReadable
+// measures (a fresh review of issue 38: lanes 101 px tall with 3.2 px text
+// on redlock-restart, 9.6 px on every lesson of four or more lanes,
+// banners cut with "…" in 18 lessons, the narration shrunk to 8.9 px, the
+// end card hidden). In one tab, with no animation, each lesson at its
+// hardest step (presenterStep, from its frames) at 1024 x 768 in English;
+// every third lesson also at 1280 x 800 (the same page resized), the
+// next ones in simplified Chinese, a lesson with a replica or nodes also
+// at its step of the most keys, one with a step of more than four calls
+// at the first step of the most, and every fifth at its end. At each:
+// the timeline's card takes at least 35% of the screen's height, every
+// lane text on the screen is drawn at least 11 px, every lane's name is
+// on the screen inside the card, the banners the frames call for are
+// shown and their words whole (on the line at 14 px or more, else the
+// headline on the line and everything once the banner has the focus),
+// the narration is at least 14 px and nothing of it or of the keys is
+// cut where it cannot be scrolled to, a card that scrolls (the narration,
+// the keys, the command) and holds more than it shows has a visible cue
+// (a fresh review: the takeaway hidden 377 px with no sign), no card
+// overlaps another (18 renewals over the diagram), the command's and the
+// diagram heading's texts are at least 11 px, and checkFit holds (every panel on
+// the screen, none cutting what it cannot scroll to); at the end the end
+// card shows, its texts at least 14 px, nothing of it cut. About 15 s of
+// CPU (Go and Chromium) for 45 lessons.
+func TestBrowserPresenterEveryLesson(t *testing.T) {
+	t.Parallel()
+	ctx := newStillTab(t)
+	course, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, Config{Lessons: course}, "127.0.0.1:0")
+	worst := map[string]struct {
+		px, card float64
+		what     string
+	}{}
+	// the most of a card's words under its edge (with the cue), logged
+	hidden := map[string]struct {
+		px float64
+		at string
+	}{}
+	check := func(at string, f presenterRead, wantBanners int) {
+		t.Helper()
+		if f.CardH < 0.35*f.ViewH {
+			t.Errorf("%s: the timeline is %.0f px of a %.0f px screen, want at least 35%%", at, f.CardH, f.ViewH)
+		}
+		if f.Texts < 10 || f.MinText < 11 {
+			t.Errorf("%s: the lanes' smallest text (%s) is drawn %.1f px tall (%d texts), want at least 11", at, f.Smallest, f.MinText, f.Texts)
+		}
+		if len(f.LanesOut) > 0 {
+			t.Errorf("%s: lanes %q are not on the screen in the timeline's card", at, f.LanesOut)
+		}
+		if wantBanners >= 0 && f.Banners != wantBanners {
+			t.Errorf("%s: %d banners shown, the frames have %d", at, f.Banners, wantBanners)
+		}
+		if f.Banners > 0 && f.BannerPx < 14 {
+			t.Errorf("%s: a banner's text is %.1f px, want at least 14", at, f.BannerPx)
+		}
+		if f.NarrPx < 14 {
+			t.Errorf("%s: the narration's smallest text is %.1f px, want at least 14", at, f.NarrPx)
+		}
+		for _, c := range f.Cut {
+			t.Errorf("%s: cut: %s", at, c)
+		}
+		for _, o := range f.Overlaps {
+			t.Errorf("%s: overlap: %s", at, o)
+		}
+		if len(f.Small) > 0 {
+			t.Errorf("%s: the command's or the diagram's print under 11 px: %q", at, f.Small)
+		}
+		for id, h := range f.Hidden {
+			if h > hidden[id].px {
+				hidden[id] = struct {
+					px float64
+					at string
+				}{h, at}
+			}
+		}
+	}
+	measure := func(at string) presenterRead {
+		t.Helper()
+		waitJS(t, ctx, currentColumnInView, at+": the column in view")
+		var f presenterRead
+		if err := json.Unmarshal(evalAwait[[]byte](t, ctx, measurePresenterRead), &f); err != nil {
+			t.Fatal(err)
+		}
+		checkFit(t, at, readFit(t, ctx)) // every panel on the screen, none cutting what it cannot scroll to
+		where := fmt.Sprintf("%.0fx%.0f", f.ViewW, f.ViewH)
+		if w, ok := worst[where]; !ok || f.MinText < w.px || (f.MinText == w.px && f.CardH < w.card) {
+			worst[where] = struct {
+				px, card float64
+				what     string
+			}{f.MinText, f.CardH, at}
+		}
+		return f
+	}
+	for i, l := range course {
+		step, wantBanners, keysStep := presenterStep(t, l)
+		at := fmt.Sprintf("%s step %d", l.ID, step)
+		run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, step, sim.English, true)))
+		waitStep(t, ctx, step)
+		check(at+" 1024x768 en", measure(at+" 1024x768 en"), wantBanners)
+		switch i % 3 {
+		case 0: // the same page on a larger screen
+			run(t, ctx, chromedp.EmulateViewport(1280, 800))
+			check(at+" 1280x800 en", measure(at+" 1280x800 en"), wantBanners)
+		case 1:
+			run(t, ctx, chromedp.Navigate(ts.url+lessonURL(l.ID, step, sim.SimplifiedChinese, true)))
+			waitStep(t, ctx, step)
+			check(at+" 1024x768 zh-CN", measure(at+" 1024x768 zh-CN"), wantBanners)
+		}
+		if n := mostCalls(t, l); n > 0 && n != step && n != keysStep {
+			// a long command card (a watchdog's renewals) beside the diagram
+			cat := fmt.Sprintf("%s step %d (the most calls) 1024x768 en", l.ID, n)
+			run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, true)))
+			waitStep(t, ctx, n)
+			check(cat, measure(cat), -1)
+		}
+		if keysStep > 0 {
+			// a replica's or the nodes' keys at their most
+			kat := fmt.Sprintf("%s step %d (the most keys) 1024x768 en", l.ID, keysStep)
+			run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, keysStep, sim.English, true)))
+			waitStep(t, ctx, keysStep)
+			check(kat, measure(kat), -1)
+		}
+		if i%5 != 0 {
+			continue
+		}
+		// The lesson's end: the end card shows, readable, and leaves the
+		// lanes their room.
+		press(t, ctx, kb.End)
+		waitStep(t, ctx, len(l.Steps))
+		end := at + " its end"
+		check(end, measure(end), -1)
+		var card struct {
+			Shown bool     `json:"shown"`
+			MinPx float64  `json:"minPx"`
+			Cut   []string `json:"cut"`
+		}
+		if err := json.Unmarshal(eval[[]byte](t, ctx, measureEndCard), &card); err != nil {
+			t.Fatal(err)
+		}
+		if !card.Shown || card.MinPx < 14 || len(card.Cut) > 0 {
+			t.Errorf("%s: end card shown %v, its smallest text %.1f px, cut %q; want it shown, at least 14 px, nothing cut", end, card.Shown, card.MinPx, card.Cut)
+		}
+	}
+	for where, w := range worst {
+		t.Logf("%s: smallest lane text %.1f px, card %.0f px, at %s", where, w.px, w.card, w.what)
+	}
+	for id, h := range hidden {
+		t.Logf("%s: at most %.0f px under its card (with the cue), at %s", id, h.px, h.at)
 	}
 }

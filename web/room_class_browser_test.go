@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,6 +130,8 @@ func TestBrowserRoomClass(t *testing.T) {
 	shootScreen(t, phone, "screenshot-student-question.png")
 
 	choice := eval[string](t, phone, `document.querySelector('[data-class-choice]').dataset.classChoice`)
+	// the labels on the buttons the student sees, by choice (gone after Reveal)
+	shownLabel := eval[map[string]string](t, phone, `Object.fromEntries([...document.querySelectorAll('[data-class-choice]')].map(b => [b.dataset.classChoice, b.textContent.trim()]))`)
 	click(t, phone, fmt.Sprintf(`[data-class-choice="%s"]`, choice))
 	waitJS(t, p, `[...document.querySelectorAll('[data-class-tally] li')].reduce((n, li) => n + Number(li.dataset.count), 0) === 1`, "1 answer in the distribution")
 	click(t, p, `[data-class-action="reveal"]`)
@@ -139,16 +142,18 @@ func TestBrowserRoomClass(t *testing.T) {
 	if c := eval[float64](t, phone, `contrast(document.querySelector('[data-class-verdict]'))`); c < 4.5 {
 		t.Errorf("the student's verdict has contrast %.2f:1, want at least 4.5", c)
 	}
-	// Item 12: the verdict echoes the answer and names the outcome; a
-	// student is offered no presenter mode.
+	// Item 12: the verdict echoes the answer and names the outcome, by
+	// the labels the student saw (a fresh review of issue 38: it quoted
+	// choice codes); a student is offered no presenter mode.
 	correct := string(expectedFrames(t, l)[4].Outcome)
 	verdict := eval[string](t, phone, `document.querySelector('[data-class-verdict]').textContent`)
 	mark := "✗"
 	if choice == correct {
 		mark = "✓"
 	}
-	if !strings.HasPrefix(verdict, mark) || !strings.Contains(verdict, choice) || !strings.Contains(verdict, correct) {
-		t.Errorf("the verdict %q: want %s, the answer %s and the outcome %s", verdict, mark, choice, correct)
+	said, was := shownLabel[choice], shownLabel[correct]
+	if said == "" || was == "" || !strings.HasPrefix(verdict, mark) || !strings.Contains(verdict, said) || !strings.Contains(verdict, was) {
+		t.Errorf("the verdict %q: want %s, the answer %q (%s) and the outcome %q (%s)", verdict, mark, said, choice, was, correct)
 	}
 	if h := eval[float64](t, phone, `document.querySelector('[data-action="presenter"]').getBoundingClientRect().height`); h != 0 {
 		t.Errorf("the student's page offers presenter mode (%v px)", h)
@@ -300,6 +305,17 @@ func TestBrowserPresenterClassFits(t *testing.T) {
 					t.Errorf("%s: the timeline is %.0f px of %.0f, its smallest text (%s) %.1f px (%d texts); want at least 35%% and 11 px", at, f.CardH, f.ViewH, f.Smallest, f.MinText, f.Texts)
 				}
 				checkFit(t, at, readFit(t, p))
+				// under the class's strip too, a card's words under its
+				// edge come with a cue, and no card covers another (a
+				// fresh review of issue 38: at Reveal the narration hid
+				// 152 px, the keys 65, with no sign)
+				var r presenterRead
+				if err := json.Unmarshal(evalAwait[[]byte](t, p, measurePresenterRead), &r); err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range slices.Concat(r.Cut, r.Overlaps) {
+					t.Errorf("%s: %s", at, c)
+				}
 			}
 		}
 	}

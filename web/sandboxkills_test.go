@@ -81,7 +81,7 @@ func TestClassStudentsStepsChargedToPresenter(t *testing.T) {
 	pm := p.await(classserve.MsgClassPresenter, nil)
 	// The presenter's address stops the sandbox once, on another page.
 	other := from(presenter)
-	other.send(ClientMessage{Type: MsgLoad, ID: 2, Timeline: timeline("(string.rep('a', 60000)):find(string.rep('a*', 30) .. 'b')"), Step: intp(1)})
+	other.send(ClientMessage{Type: MsgLoad, ID: 2, Timeline: timeline(runaway), Step: intp(1)})
 	if m := other.await(MsgError, nil); m.Code != ErrCodeRedis {
 		t.Fatalf("the runaway: %s %s, want the step's failure", m.Code, m.Message)
 	}

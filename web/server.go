@@ -377,8 +377,12 @@ func New(cfg Config) (*Server, error) {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /static/", http.StripPrefix("/static/", static.Handler()))
-	mux.Handle("GET /docs/", http.StripPrefix("/docs", docs.Handler())) // the guides pages link to
-	mux.HandleFunc("GET /", s.serveNotFound)                            // every other address
+	guides, err := docs.Handler(s.serveGuide) // the guides pages link to
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("GET /docs/", http.StripPrefix("/docs", guides))
+	mux.HandleFunc("GET /", s.serveNotFound) // every other address
 	s.mux = mux
 	if s.routes, err = webnet.CompressPages(mux, cfg.PlainPages); err != nil {
 		return nil, err

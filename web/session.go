@@ -523,15 +523,17 @@ func (s *session) runTo(target int) error {
 				// the page's language, naming the bound or the ACL rule.
 				return &protoError{code: code, msg: sim.M("StepRefused", "Step", step, "Reason", reason)}
 			}
-			// The backend in the page's language where the catalogue
-			// words it; the error's own text (go-redis's, Redis's) is
-			// quoted as it came.
-			info, text := visibleInfo(s.srv.cfg.Backend.Info(), s.c.local)
-			var be any = text
-			if m, ok := info.Message(); ok && s.c.local {
-				be = m
+			// The backend in the page's language: all of it for a local
+			// page, a real Redis without its address for a remote one (as
+			// the header's badge says); the error's own text (go-redis's,
+			// Redis's) is quoted as it came.
+			full := s.srv.cfg.Backend.Info()
+			info, _ := visibleInfo(full, s.c.local)
+			var be any = sim.M("BackendReal")
+			if s.c.local || info.Embedded {
+				be = info.Message()
 			}
-			return perr(ErrCodeRedis, "step-failed", "Step", step, "Backend", be, "Reason", err.Error())
+			return perr(ErrCodeRedis, "step-failed", "Step", step, "Backend", be, "Reason", visibleReason(err, full, s.c.local))
 		}
 	}
 	s.cur = target
@@ -602,7 +604,7 @@ func (s *session) sendFrame(re int64, chrome bool) {
 		Playing: s.playing, Speed: s.speed, Lang: string(s.locale),
 		Title: s.tl.Lesson.Title.In(s.locale) + " · " + t.UI().AppName,
 		URL:   lessonURL(s.tl.Lesson.ID, s.cur, s.locale, false),
-		Frame: frames[s.cur], Panels: panels, TimelinePatch: patch,
+		Frame: view.ShownFrame(frames[s.cur]), Panels: panels, TimelinePatch: patch,
 	}
 	if s.tl.Explore() {
 		msg.Timeline = s.code

@@ -5,7 +5,7 @@ import { brokenStorage, fakeStorage } from "./fakes.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const T = {
-  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{guess}>{answer}/{gloss}", wrong: "W:{guess}>{answer}/{gloss}", noAnswer: "N:{answer}/{gloss}",
+  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{guess}>{answer}", wrong: "W:{guess}>{answer}", noAnswer: "N:{answer}",
   students: "{n} st", studentsOne: "one st", chip: "{code}·{n}", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
 };
 const question = (over) => ({
@@ -72,14 +72,14 @@ test("a student answers only the open question, with one of its choices", () => 
     note: "A:busy",
   });
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ open: false, revealed: true, correct: "GRANTED" }) });
-  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:BUSY>GRANTED/granted", "wrong"]);
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:busy>granted", "wrong"]);
   // The next question starts unanswered.
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7 }) });
   assert.equal(s.answer, "");
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7, open: false, revealed: true, correct: "BUSY" }) });
-  assert.equal(classroom.studentView(s, T).verdict, "N:BUSY/busy");
+  assert.equal(classroom.studentView(s, T).verdict, "N:busy");
   s.answer = "BUSY";
-  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["R:BUSY>BUSY/busy", "right"]);
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["R:busy>busy", "right"]);
 });
 
 test("an ended class, or a wrong code, takes a student to the class's page", () => {

@@ -42,6 +42,10 @@ test("cardProgress: what a course card shows", () => {
   assert.deepEqual(cardProgress({ best: 0, last: 0 }, 10), { best: 0, done: false, percent: 0, continueAt: null, shown: 0 });
   // Only a deep link to step 7: the card names step 7, where Continue goes.
   assert.deepEqual(cardProgress(progressAfter(undefined, 7, 11, false), 11), { best: 0, done: false, percent: 0, continueAt: 7, shown: 7 });
+  // A jump to the last step (End, the scrubber) without stepping there:
+  // Continue goes to the first step not stepped through, not the end.
+  assert.deepEqual(cardProgress(progressAfter({ best: 4, last: 4, total: 11 }, 11, 11, false), 11), { best: 4, done: false, percent: 36, continueAt: 5, shown: 5 });
+  assert.deepEqual(cardProgress(progressAfter(undefined, 11, 11, false), 11), { best: 0, done: false, percent: 0, continueAt: null, shown: 0 });
   assert.equal(cardProgress({ best: 10 }, 10).done, true, "stored before done existed");
   assert.equal(cardProgress({ best: 0 }, 0).percent, 0);
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { REDIS, applyEvent, applyFrame, applySnapshot, clockText, diagramState, faultMessage, gapPx, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, rows, suggestions } from "../live.js";
+import { KEEP, REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, diagramState, faultMessage, gapPx, hasOlder, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, olderMessage, rows, suggestions } from "../live.js";
 
 const t0 = "2026-01-01T00:00:00Z";
 const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
@@ -150,4 +150,53 @@ test("a frame: its events in order, old seqs skipped, the proxy's skipped count 
   assert.equal(m.findings[1].text, "f");
   assert.equal(m.skipped, 7);
   assert.deepEqual(applyFrame(m, { events: [{ event: { seq: 5, kind: "lock", at: at(40) } }] }), { any: false, findings: false, suggested: false });
+});
+
+// A window snapshot: the proxy holds events from Seq 1, the page was sent
+// 100..102 only.
+function window100() {
+  const ev = (seq, extra) => ({ seq, kind: "command", at: at(seq), lane: "c1", command: { name: "GET", args: ["GET", "k"], reply: "(nil)" }, ...extra });
+  return {
+    type: "snapshot",
+    snapshot: {
+      started: t0,
+      first: 1,
+      lanes: [{ lane: "c1", addr: "127.0.0.1:1" }],
+      events: [ev(100), ev(101), ev(102)],
+      redis: { locks: [{ key: "lock:a", type: "hash", fields: { o1: "2" }, pttl: 900, read: at(50) }] },
+      findings: [],
+    },
+  };
+}
+
+test("a window snapshot: older events are fetched on demand and put before, once", () => {
+  const m = applySnapshot(newModel(), window100());
+  assert.equal(hasOlder(m), true);
+  assert.deepEqual(olderMessage(m), { type: "older", before: 100 });
+  const page = (from, to) => ({ type: "older", first: 1, events: Array.from({ length: to - from + 1 }, (_, i) => ({ type: "event", event: { seq: from + i, kind: "close", at: at(from + i), lane: "c1" } })) });
+  // an answer overlapping what the page has adds only the older ones
+  assert.equal(applyOlder(m, page(50, 101)), 50);
+  assert.deepEqual(m.events.map((e) => e.seq).slice(0, 2), [50, 51]);
+  assert.deepEqual(olderMessage(m), { type: "older", before: 50 });
+  assert.equal(m.keep, KEEP + 50);
+  assert.equal(applyOlder(m, page(1, 49)), 49);
+  assert.equal(hasOlder(m), false);
+  assert.equal(olderMessage(m), null);
+  assert.deepEqual(m.events.map((e) => e.seq), Array.from({ length: 102 }, (_, i) => i + 1));
+});
+
+test("the page keeps the newest events as they come; the dropped ones are fetchable", () => {
+  const m = applySnapshot(newModel(), window100());
+  for (let seq = 103; seq < 103 + KEEP; seq++) applyEvent(m, { event: { seq, kind: "close", at: at(seq), lane: "c1" } });
+  assert.equal(m.events.length, KEEP);
+  assert.equal(m.events[m.events.length - 1].seq, 102 + KEEP);
+  assert.deepEqual(olderMessage(m), { type: "older", before: 103 });
+});
+
+test("lock states: the snapshot's head the page when its window holds no lock event; new ones replace them", () => {
+  const m = applySnapshot(newModel(), window100());
+  assert.deepEqual(diagramState(m, []), { key: "lock:a", state: "held-many", count: 2, edge: null });
+  applyEvent(m, { event: { seq: 103, kind: "lock", at: at(103), lock: { key: "lock:a", type: "none", pttl: -2, read: at(103) } } });
+  assert.equal(m.locks.get("lock:a").type, "none");
+  assert.equal(diagramState(m, []).state, "idle");
 });

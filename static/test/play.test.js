@@ -119,3 +119,53 @@ test("start takes the invariants the shown frame breaks as known: only a new one
   assert.deepEqual(play.onFrame(fresh, frame(2, [stale]), short), [{ show: true }]);
   assert.equal(fresh.reason, "invariant");
 });
+
+// el and txt build the few DOM nodes readableText walks: an element with a
+// class list (matched as ".name" or [aria-hidden="true"]), and a text node.
+function el(cls, kids, attrs = {}) {
+  const classes = cls ? cls.split(" ") : [];
+  return {
+    nodeType: 1,
+    hidden: !!attrs.hidden,
+    childNodes: kids,
+    matches(sel) {
+      return sel.split(",").some((s) => {
+        s = s.trim();
+        if (s.startsWith(".")) return classes.includes(s.slice(1));
+        if (s === '[aria-hidden="true"]') return attrs.ariaHidden === true;
+        return false;
+      });
+    },
+    get textContent() {
+      return kids.map((k) => (k.nodeType === 3 ? k.data : k.textContent)).join("");
+    },
+  };
+}
+const txt = (data) => ({ nodeType: 3, data });
+
+test("Play dwells on the narration a learner reads, not the heading, step line or author check", () => {
+  const story =
+    "A takes the lock order:42 with a 10 s lease. The lease runs out while A is paused; B takes the same lock, and A still believes it is the owner.";
+  const narr = el("narr", [
+    el("step-line", [el("step-label", [txt("Step 1 of 9")]), el("time", [txt("t = 0.0 s")])]),
+    el("headline", [el("what", [txt(story)]), el("outcome ok", [txt("ACQUIRED")]), el("gloss", [txt("the lock was free")])]),
+    el("check ok", [el("", [txt("✓")], { ariaHidden: true }), txt("as the lesson expects: ACQUIRED ".repeat(8))]),
+    el("say", [txt("Watch the PTTL.")]),
+    el("misconception", [txt("An old hint.")], { hidden: true }),
+  ]);
+  const panel = el("card narration", [el("card-title", [txt("Narration")]), narr]);
+  const doc = {
+    querySelector(sel) {
+      if (sel === '[data-panel="narration"] .narr') return narr;
+      if (sel === '[data-panel="narration"]') return panel;
+      return null;
+    },
+  };
+  const read = play.readableText(narr).replace(/\s+/g, " ").trim();
+  assert.equal(read, `${story} ACQUIRED the lock was free Watch the PTTL.`);
+  assert.equal(play.narrationText(doc).replace(/\s+/g, " ").trim(), read);
+  // The whole panel's text would hit the cap; what the learner reads does not.
+  assert.equal(play.dwellMs(panel.textContent, 1), play.MAX_DWELL_MS);
+  assert.ok(play.dwellMs(play.narrationText(doc), 1) < play.MAX_DWELL_MS);
+  assert.equal(play.dwellMs(play.narrationText(doc), 1), play.dwellMs(read, 1));
+});

@@ -147,6 +147,46 @@ test("fitPanel lowers the scale until the content fits, and only in presenter mo
   assert.equal(player.fitPanel(null, true), 1);
 });
 
+// fakeBoard is a document of a board whose timeline's drawing is height
+// units tall, on a screen innerHeight px tall, with node sections or not.
+function fakeBoard(height, innerHeight, nodes = false) {
+  const svg = { getAttribute: (a) => (a === "height" ? String(height) : null) };
+  const board = {
+    dataset: {},
+    querySelector: (sel) => (sel.includes(".tl-body") ? svg : sel === ".node-keys" && nodes ? {} : null),
+  };
+  return {
+    board,
+    defaultView: { innerHeight, getComputedStyle: () => ({ zoom: "1" }) },
+    querySelector: (sel) => (sel === ".board" ? board : null),
+  };
+}
+
+test("placeTimeline puts a tall timeline or a lesson on nodes at the side, only in presenter mode", () => {
+  const short = fakeBoard(298, 768);
+  assert.equal(player.placeTimeline(short, true), false, "three lanes stay across the bottom");
+  assert.equal(short.board.dataset.tl, undefined);
+  const tall = fakeBoard(386, 768);
+  assert.equal(player.placeTimeline(tall, true), true, "four lanes go to the side");
+  assert.equal(tall.board.dataset.tl, "side");
+  assert.equal(player.placeTimeline(tall, true), false, "no change, no move");
+  assert.equal(player.placeTimeline(tall, false), true, "off presenter mode it is cleared");
+  assert.equal(tall.board.dataset.tl, undefined);
+  assert.ok(!("under" in tall.board.dataset), "off presenter mode the narration is back");
+  const four = fakeBoard(386, 768);
+  player.placeTimeline(four, true);
+  assert.ok("under" in four.board.dataset, "a drawing of at most 55% of the screen: the narration under it");
+  const five = fakeBoard(474, 768);
+  player.placeTimeline(five, true);
+  assert.equal(five.board.dataset.tl, "side");
+  assert.ok(!("under" in five.board.dataset), "taller: the narration in the right column");
+  const nodes = fakeBoard(298, 768, true);
+  player.placeTimeline(nodes, true);
+  assert.equal(nodes.board.dataset.tl, "side");
+  assert.ok("under" in nodes.board.dataset);
+  assert.equal(player.placeTimeline({ querySelector: () => null }, true), false);
+});
+
 test("applyEdit keeps, drops and inserts in UTF-16 units, and refuses an edit for other HTML", () => {
   const old = '<p class="a">锁 1 held</p>';
   // keep 13 (up to "锁 "), drop "1", insert "2", keep the rest
@@ -211,4 +251,22 @@ test("linkStylesheet leaves a stylesheet the page links already", () => {
   player.linkStylesheet(doc, "/static/presenter.css?v=2", () => laidOut++);
   assert.equal(doc.links.length, 2);
   assert.equal(laidOut, 0);
+});
+
+test("markMore marks a card whose content goes on under its edge, until scrolled to its end, only in presenter mode", () => {
+  const card = (scrollHeight, clientHeight, scrollTop = 0) => ({ dataset: {}, scrollHeight, clientHeight, scrollTop });
+  const long = card(600, 300);
+  assert.equal(player.markMore(long, true), true);
+  assert.ok("more" in long.dataset);
+  long.scrollTop = 300;
+  assert.equal(player.markMore(long, true), false, "scrolled to its end");
+  assert.ok(!("more" in long.dataset));
+  long.scrollTop = 0;
+  player.markMore(long, true);
+  assert.equal(player.markMore(long, false), false, "off presenter mode");
+  assert.ok(!("more" in long.dataset));
+  const fits = card(300, 300);
+  assert.equal(player.markMore(fits, true), false);
+  assert.ok(!("more" in fits.dataset));
+  assert.equal(player.markMore(null, true), false);
 });
