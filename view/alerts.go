@@ -60,7 +60,7 @@ func (v *Step) Alerts() templates.AlertsView {
 		}
 		title := InvariantTitle(t, vi.Name)
 		a.Violations = append(a.Violations, templates.AlertItem{
-			Name: vi.Name, Title: title, Detail: t.Msg(vi.Detail), Lock: vi.Lock, Actors: strings.Join(vi.Actors, ", "),
+			Name: vi.Name, Title: title, Detail: t.Msg(vi.Detail), Lock: vi.Lock, Actors: strings.Join(vi.Actors, t.T("LockListSep")),
 		})
 	}
 	for _, av := range f.Actors {

@@ -190,7 +190,7 @@ func (v *Step) wrongOwnerNote(lock string, tr *sim.Transition) string {
 	from, to := t.Msg(sim.StateNames[tr.From]), t.Msg(sim.StateNames[tr.To])
 	for _, vi := range v.frame().Violations {
 		if vi.Name == sim.InvWrongOwnerRelease && vi.Lock == lock && len(vi.Actors) > 1 {
-			return t.T("WrongOwnerNote", "From", from, "To", to, "Actor", vi.Actors[0], "Takers", strings.Join(vi.Actors[1:], ", "))
+			return t.T("WrongOwnerNote", "From", from, "To", to, "Actor", vi.Actors[0], "Takers", strings.Join(vi.Actors[1:], t.T("LockListSep")))
 		}
 	}
 	return t.T("OffDiagram", "From", from, "To", to)

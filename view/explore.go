@@ -156,7 +156,7 @@ func cell(t Texts, frames []sim.Frame, n int) templates.CompareCell {
 		vios = append(vios, InvariantTitle(t, v.Name))
 	}
 	c.Replies = strings.Join(replies, "; ")
-	c.Violations = strings.Join(vios, ", ")
+	c.Violations = strings.Join(vios, t.T("LockListSep"))
 	return c
 }
 

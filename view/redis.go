@@ -123,7 +123,7 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 	scale := maxLease(v.lesson)
 	who := func(token string) string {
 		if ids := owners[token]; len(ids) > 0 {
-			return t.T("TokenOf", "Actors", strings.Join(ids, ", "))
+			return t.T("TokenOf", "Actors", strings.Join(ids, t.T("LockListSep")))
 		}
 		return ""
 	}
