@@ -37,7 +37,10 @@ func TestPageWindowBounded(t *testing.T) {
 	srv := httptest.NewServer(live.New(live.Config{Proxy: p, Catalog: cat}))
 	t.Cleanup(srv.Close)
 	ctx := t.Context()
-	rc := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 1, MaxRetries: -1})
+	// A pipeline of 1,200 scripts under -race on a loaded machine can take
+	// longer than go-redis's 3 s read timeout (it failed so before this
+	// branch's changes too): the test waits for the replies, it times nothing.
+	rc := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 1, MaxRetries: -1, ReadTimeout: time.Minute})
 	t.Cleanup(func() { rc.Close() })
 	if err := rc.Set(ctx, "lock:a", "owner-1", time.Minute).Err(); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 // names the new owner, must still make the hold its lane's and report the
 // overlap with the expired holder.
 func TestSweepBeforeAcquireStillOverlaps(t *testing.T) {
-	p := &Proxy{trace: newRing(100), sessions: map[int64]*session{}}
+	p := &Proxy{trace: newRing(100, 0), sessions: map[int64]*session{}}
 	a := newAnalyzer(p)
 	t0 := time.Now()
 	setNX := func(seq uint64, lane, token string, at time.Time) obs {

@@ -59,6 +59,10 @@ type Config struct {
 	SlowScript time.Duration
 	// ClockTick is the embedded Redis's clock step (DefaultClockTick).
 	ClockTick time.Duration
+	// plainRate, when set, is the plain commands' trace budget and its
+	// refills (a test's: a budget that no timer refills); nil:
+	// defaultPlainRate.
+	plainRate *plainRate
 }
 
 // LimitError is a refused limit: the flag (or Config field) and its bound.

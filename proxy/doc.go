@@ -24,7 +24,11 @@
 // protocol state where the client put it (HELLO 3, SELECT, AUTH,
 // MULTI/EXEC, WATCH, subscriptions). Two goroutines per client: readLoop
 // queues each command as pending and sends a pipeline's RESP bytes
-// upstream in one write; replyLoop takes the replies (from the shared
+// upstream in one write (a pipeline that redcon's buffer split, its end
+// still in the client's read buffer, as one too); on a shared upstream a
+// client that sends while others' commands are in flight yields once
+// first, so the clients whose pipelines came in the same poll share that
+// write; replyLoop takes the replies (from the shared
 // reader, or read from its own connection with a RESP2 and RESP3 reader,
 // resp.go, which only delimits and decodes), matches each to the oldest
 // pending command (pending.go), and writes the bytes to the client as

@@ -13,16 +13,15 @@ import (
 // only counted (Snapshot.Untraced), while every command on a lock key in
 // the same pipeline is still traced with its reply.
 func TestPlainCommandsBeyondRateUntraced(t *testing.T) {
-	p, err := Start(context.Background(), Config{Listen: "127.0.0.1:0", Locks: "lock:*"})
+	// A budget of 100 plain commands that no tick refills (the rate
+	// source is injected, with no ticker): the count does not hang on
+	// how fast this machine runs the pipeline.
+	const budget = 100
+	p, err := Start(context.Background(), Config{Listen: "127.0.0.1:0", Locks: "lock:*", plainRate: &plainRate{budget: budget}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	// A budget of 100 plain commands, never refilled: the count does
-	// not hang on how fast this machine runs the pipeline.
-	const budget = 100
-	p.trace.plainRefill.Store(0)
-	p.trace.plainBudget.Store(budget)
 	rc := dialRaw(t, p.Addr())
 	const n = 2000
 	var cmds [][]string

@@ -83,9 +83,16 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{cfg: cfg, locks: g, started: time.Now(), trace: newRing(cfg.TraceSize),
+	rate, stopRate := plainRate{}, func() {}
+	if cfg.plainRate != nil {
+		rate = *cfg.plainRate
+	} else {
+		rate, stopRate = defaultPlainRate()
+	}
+	p := &Proxy{cfg: cfg, locks: g, started: time.Now(), trace: newRing(cfg.TraceSize, rate.budget),
 		sessions: map[int64]*session{}, conns: map[net.Conn]struct{}{}, scripts: map[string]*Script{}, suggest: map[string]string{}}
 	if err := p.openUpstream(ctx); err != nil {
+		stopRate()
 		return nil, err
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -93,12 +100,14 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		p.closeUpstream()
+		stopRate()
 		return nil, fmt.Errorf("proxy: listen on %s (-listen): %w", cfg.Listen, err)
 	}
 	p.ln = ln
-	p.wg.Add(3)
+	p.wg.Add(4)
 	go func() { defer p.wg.Done(); p.serve(ln) }()
 	go func() { defer p.wg.Done(); p.trace.runResyncs(p.ctx) }()
+	go func() { defer p.wg.Done(); defer stopRate(); p.trace.runPlainRefills(p.ctx, rate) }()
 	go func() { defer p.wg.Done(); p.an.run(p.ctx) }()
 	if p.mini != nil {
 		p.wg.Add(1)

@@ -58,24 +58,28 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 	if len(line) < 3 || line[len(line)-2] != '\r' {
 		return raw, Value{}, fmt.Errorf("%w: line %q", errReply, line)
 	}
-	kind, body := line[0], string(line[1:len(line)-2])
+	// body stays bytes: a length or a count is parsed from a string
+	// that does not escape (no allocation); only a string reply keeps one.
+	kind, body := line[0], line[1:len(line)-2]
 	v := Value{Kind: kind}
 	switch kind {
 	case '+', '-', ',', '(':
-		v.Str = body
+		v.Str = string(body)
 	case '#':
-		v.Str = body
-		v.Int = map[bool]int64{true: 1}[body == "t"]
+		v.Str = string(body)
+		if v.Str == "t" {
+			v.Int = 1
+		}
 	case '_':
 		v.Null = true
 	case ':':
-		n, err := strconv.ParseInt(body, 10, 64)
+		n, err := strconv.ParseInt(string(body), 10, 64)
 		if err != nil {
 			return raw, v, fmt.Errorf("%w: integer %q", errReply, body)
 		}
 		v.Int = n
 	case '$', '!', '=':
-		n, err := strconv.Atoi(body)
+		n, err := strconv.Atoi(string(body))
 		if err != nil || n < -1 {
 			return raw, v, fmt.Errorf("%w: length %q", errReply, body)
 		}
@@ -93,7 +97,7 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 		}
 		v.Str = string(raw[start : start+n])
 	case '*', '%', '~', '>', '|':
-		n, err := strconv.Atoi(body)
+		n, err := strconv.Atoi(string(body))
 		if err != nil || n < -1 {
 			return raw, v, fmt.Errorf("%w: count %q", errReply, body)
 		}

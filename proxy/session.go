@@ -51,6 +51,10 @@ type session struct {
 	p    *Proxy
 	conn net.Conn       // the client
 	rd   *redcon.Reader // the client's commands
+	// br is rd's buffered reader (redcon.NewReader keeps a *bufio.Reader
+	// it is given): bytes it holds are the rest of a pipeline that
+	// redcon's buffer split.
+	br *bufio.Reader
 	// up and upR are the client's own upstream connection, nil while it
 	// is on sharedUp (shared.go); readLoop sets them, under mu.
 	up       net.Conn
@@ -116,7 +120,8 @@ const maxWriteBatch = 64 << 10
 // (shared.go: it leaves for its own at its first command that must not
 // share one) and forwards.
 func (p *Proxy) runSession(c net.Conn) {
-	rd := redcon.NewReader(c)
+	br := bufio.NewReaderSize(c, clientBuffer)
+	rd := redcon.NewReader(br)
 	cmds, err := rd.ReadCommands()
 	if err != nil {
 		writeProtocolError(c, err)
@@ -127,7 +132,7 @@ func (p *Proxy) runSession(c net.Conn) {
 	p.nextID++
 	id := p.nextID
 	p.mu.Unlock()
-	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, rd: rd,
+	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, rd: rd, br: br,
 		queue: newPendingQueue(), done: make(chan struct{}), inbox: newInbox(), drained: make(chan struct{}, 1)}
 	s.info = ClientInfo{Lane: s.lane, Addr: c.RemoteAddr().String(), Protocol: 2, Connected: time.Now()}
 	if sc, ok := c.(syscall.Conn); ok {
@@ -175,8 +180,14 @@ func writeProtocolError(c net.Conn, err error) {
 // oneLine keeps an error reply on one line.
 func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
+// clientBuffer is the read buffer of a client connection, as redcon's
+// own (4 KiB).
+const clientBuffer = 4096
+
 // readLoop forwards the client's commands upstream in order: each batch
 // redcon's reader gives (what the client pipelined) goes out in one write.
+// A pipeline that redcon's buffer split (its end is still buffered, read
+// by the same system call) goes out whole, in one write.
 func (s *session) readLoop(cmds []redcon.Command) {
 	for {
 		for _, cmd := range cmds {
@@ -184,7 +195,7 @@ func (s *session) readLoop(cmds []redcon.Command) {
 				return
 			}
 		}
-		if !s.flushUp() {
+		if s.br.Buffered() == 0 && !s.flushUp() {
 			return
 		}
 		var err error

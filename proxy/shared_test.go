@@ -65,15 +65,14 @@ func TestSharedUpstream(t *testing.T) {
 		"redis-server": func() string { return redistest.Start(t).URL },
 	} {
 		t.Run(name, func(t *testing.T) {
-			p, err := Start(context.Background(), Config{Listen: "127.0.0.1:0", RedisURL: url(), Locks: "lock:*"})
+			// Every INCR is traced (1,200 at once, beyond the plain
+			// commands' rate): this test reads their lanes. The budget
+			// is injected, with no refill that could lower it.
+			p, err := Start(context.Background(), Config{Listen: "127.0.0.1:0", RedisURL: url(), Locks: "lock:*", plainRate: &plainRate{budget: 1 << 40}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { p.Close() })
-			// Every INCR is traced (1,200 at once, beyond the plain
-			// commands' rate): this test reads their lanes.
-			p.trace.plainRefill.Store(1 << 40)
-			p.trace.plainBudget.Store(1 << 40)
 			const n = 6
 			clients := make([]*rawClient, n)
 			for i := range clients {

@@ -75,13 +75,10 @@ type ring struct {
 	subs    map[*Subscription]struct{}
 	now     func() time.Time // time.Now; a test's clock
 	// plainBudget is how many more plain commands (plainCommand) may be
-	// traced before the next refill; untraced counts those that were
-	// not (Snapshot.Untraced).
+	// traced before the next refill (runPlainRefills); untraced counts
+	// those that were not (Snapshot.Untraced).
 	plainBudget atomic.Int64
 	untraced    atomic.Uint64
-	// plainRefill is plainBudget each resyncRetry (plainTraceRate's
-	// share; a test sets its own).
-	plainRefill atomic.Int64
 }
 
 // At most plainTraceRate plain commands (a command on no lock key that
@@ -91,6 +88,36 @@ type ring struct {
 // of a second of a benchmark's commands and lose the lock events to
 // them, and tracing each one is most of what forwarding it costs.
 const plainTraceRate = 10000
+
+// plainRate is where the plain commands' trace budget comes from: budget
+// plain commands may be traced from one refill to the next, and a refill
+// comes on each tick (nil: never, the budget is spent once). Config's
+// plainRate injects a test's; the default (defaultPlainRate) is
+// plainTraceRate's share of resyncRetry, on a ticker of resyncRetry.
+type plainRate struct {
+	budget int64
+	tick   <-chan time.Time
+}
+
+// defaultPlainRate is plainTraceRate as a budget refilled every
+// resyncRetry by a ticker; stop stops the ticker.
+func defaultPlainRate() (r plainRate, stop func()) {
+	t := time.NewTicker(resyncRetry)
+	return plainRate{budget: plainTraceRate * int64(resyncRetry) / int64(time.Second), tick: t.C}, t.Stop
+}
+
+// runPlainRefills sets the plain commands' budget to rate.budget on each
+// of rate's ticks until ctx ends.
+func (r *ring) runPlainRefills(ctx context.Context, rate plainRate) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-rate.tick:
+			r.plainBudget.Store(rate.budget)
+		}
+	}
+}
 
 // takePlain reports whether one more plain command may be traced now;
 // when not, it counts it as untraced.
@@ -111,16 +138,16 @@ func (r *ring) runResyncs(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			r.plainBudget.Store(r.plainRefill.Load())
 			r.retryResyncs(now)
 		}
 	}
 }
 
-func newRing(size int) *ring {
+// newRing returns a ring of size events whose plain commands' budget
+// starts at plainBudget (refilled by runPlainRefills).
+func newRing(size int, plainBudget int64) *ring {
 	r := &ring{buf: make([]Event, size), next: 1, subs: map[*Subscription]struct{}{}, now: time.Now}
-	r.plainRefill.Store(plainTraceRate * int64(resyncRetry) / int64(time.Second))
-	r.plainBudget.Store(r.plainRefill.Load())
+	r.plainBudget.Store(plainBudget)
 	return r
 }
 

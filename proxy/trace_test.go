@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -10,7 +12,7 @@ import (
 // with no resync (the page's model needs none of them); an in-process
 // subscriber (the scenario runner) gets them all.
 func TestPageSubscriberCapped(t *testing.T) {
-	r := newRing(100)
+	r := newRing(100, 0)
 	clock := time.Now()
 	r.now = func() time.Time { return clock } // no refill during the burst
 	const n = subscriberBurst + 1000
@@ -44,7 +46,7 @@ func TestPageSubscriberCapped(t *testing.T) {
 // is dropped and owed a resync, sent once there is room, then at most one
 // every resyncEvery.
 func TestPageSubscriberResyncs(t *testing.T) {
-	r := newRing(100)
+	r := newRing(100, 0)
 	clock := time.Now()
 	r.now = func() time.Time { return clock }
 	page := r.subscribe(1, true)
@@ -69,5 +71,28 @@ func TestPageSubscriberResyncs(t *testing.T) {
 	r.retryResyncs(clock.Add(resyncEvery))
 	if len(page.C) != 1 {
 		t.Errorf("no resync after %s", resyncEvery)
+	}
+}
+
+// TestPlainBudgetRefills: the plain commands' trace budget is spent, then
+// refilled whole on a tick of its injected rate source, never by a timer.
+func TestPlainBudgetRefills(t *testing.T) {
+	r := newRing(100, 2)
+	tick := make(chan time.Time) // unbuffered: a second send returns only once the first refill is stored
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go r.runPlainRefills(ctx, plainRate{budget: 2, tick: tick})
+	var got []bool
+	for range 3 {
+		got = append(got, r.takePlain())
+	}
+	tick <- time.Time{}
+	tick <- time.Time{}
+	for range 3 {
+		got = append(got, r.takePlain())
+	}
+	want := []bool{true, true, false, true, true, false}
+	if !slices.Equal(got, want) || r.untraced.Load() != 2 {
+		t.Errorf("takePlain gave %v with %d untraced, want %v and 2", got, r.untraced.Load(), want)
 	}
 }
