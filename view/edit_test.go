@@ -58,3 +58,41 @@ func TestEditFromApplies(t *testing.T) {
 		t.Errorf("one attribute of %d bytes: edit %s (shorter %v)", len(long), raw, shorter)
 	}
 }
+
+// TestEditCopies: what a move inserts that the page holds already (a
+// script's source drawn once per call, a block that moved) goes as copies
+// of the old HTML or of the new built so far, through JSON as the page gets
+// it, CJK and astral characters counted in UTF-16 units.
+func TestEditCopies(t *testing.T) {
+	t.Parallel()
+	src := `<details class="source"><pre class="lua"><code>` + strings.Repeat(`<span class="ln">-- 锁的持有者 😀 holds: redis.call('HINCRBY', KEYS[1], ARGV[2], 1)</span>`, 20) + `</code></pre></details>`
+	call := func(i int) string {
+		return `<article class="call" data-n="` + string(rune('a'+i)) + `">` + src + `</article>`
+	}
+	var many strings.Builder
+	for i := range 18 {
+		many.WriteString(call(i))
+	}
+	pairs := [][2]string{
+		{`<p class="no-call">nothing</p>`, many.String()},                    // repeats within the new
+		{call(0) + `<p>锁</p>`, `<p>锁 😀</p>` + call(1)},                       // a block that moved
+		{many.String(), `<p>x</p>` + many.String()[len(call(0)):] + call(0)}, // both
+	}
+	for _, p := range pairs {
+		e, shorter := EditFrom(p[0], p[1])
+		raw, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Edit
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatal(err)
+		}
+		if html, ok := got.Apply(p[0]); !ok || html != p[1] {
+			t.Fatalf("edit %s does not give the new HTML (%v)", raw, ok)
+		}
+		if !shorter || len(raw) > len(src)+600 {
+			t.Errorf("edit of %d bytes for new HTML of %d with a %d-byte block repeated (shorter %v)", len(raw), len(p[1]), len(src), shorter)
+		}
+	}
+}
