@@ -245,7 +245,8 @@ function svgFragment(doc, html) {
 }
 
 // patchTimeline applies a step's timeline patch (see TimelinePatch in
-// package web): the columns that changed, each in its three layers, the
+// package web): the columns that changed, each in its three layers (a
+// layer in "packed": an edit of "", view.TimelinePatch.Pack), the
 // lane labels when they changed, and the current-step marker.
 export function patchTimeline(doc, v, p) {
   const sel = '[data-panel="timeline"]';
@@ -257,7 +258,9 @@ export function patchTimeline(doc, v, p) {
   for (const c of p.cols) {
     for (const layer of ["back", "mid", "front"]) {
       const g = tl.querySelector(`[data-layer="${layer}"] > [data-c="${c.col}"]`);
-      if (g) g.innerHTML = c[layer];
+      // A following student's layer may come packed: an edit of "".
+      const html = c.packed && c.packed[layer] ? applyEdit("", c.packed[layer]) : c[layer];
+      if (g && html !== null) g.innerHTML = html;
     }
   }
   for (const g of tl.querySelectorAll(".col.current")) g.classList.remove("current");

@@ -96,3 +96,44 @@ func TestEditCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelinePatchPack: a packed column's layers, each applied to "" as
+// the page does, are the layers drawn; a packed layer is shorter in JSON
+// than the layer, and what Pack leaves as it is stays.
+func TestTimelinePatchPack(t *testing.T) {
+	t.Parallel()
+	col := func(x int) string {
+		var b strings.Builder
+		for y := range 6 {
+			b.WriteString(`<text class="belief-text stale" x="` + itoa(x) + `" y="` + itoa(40+y*16) + `" text-anchor="middle">×2 锁</text>`)
+		}
+		return b.String()
+	}
+	p := &TimelinePatch{Cols: []TimelineColumnPatch{{Col: 4, Back: col(450), Mid: "", Front: `<text x="1">a</text>`}}}
+	want := p.Cols[0]
+	p.Pack()
+	raw, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got TimelinePatch
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	c := got.Cols[0]
+	e, ok := c.Packed["back"]
+	if !ok || c.Back != "" {
+		t.Fatalf("back not packed: %s", raw)
+	}
+	if html, ok := e.Apply(""); !ok || html != want.Back {
+		t.Errorf("packed back gives %q (%v), want %q", html, ok, want.Back)
+	}
+	if jsonLen(e) >= jsonLen(want.Back) {
+		t.Errorf("packed back %d bytes, the layer %d", jsonLen(e), jsonLen(want.Back))
+	}
+	if _, ok := c.Packed["front"]; ok || c.Front != want.Front || c.Mid != "" {
+		t.Errorf("a short front or an empty mid was packed: %s", raw)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
