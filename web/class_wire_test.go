@@ -231,7 +231,7 @@ func BenchmarkFollowerFrameFields(b *testing.B) {
 		b.Logf("%-28s %6d B a move, %4.1f%%", n, sum[n]/moves, 100*float64(sum[n])/float64(total))
 	}
 	b.ReportMetric(float64(total)/float64(moves), "B-move")
-	for _, n := range []string{"edits.command", "edits.narration", "edits.diagram", "edits.redis", "timeline_patch.cols.back", "timeline_patch.cols.front"} {
+	for _, n := range []string{"edits.command", "edits.narration", "edits.diagram", "edits.redis", "timeline_patch.cols.packed", "timeline_patch.cols.back", "timeline_patch.cols.front"} {
 		b.ReportMetric(float64(sum[n])/float64(moves), n+"-B-move")
 	}
 	b.ReportMetric(0, "ns/op")
