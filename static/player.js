@@ -207,25 +207,34 @@ export function swap(doc, v, undo, sel, html) {
 // applyEdit applies an edit (view.Edit in package view: a following
 // student's panel, from the step before) to old, the HTML the page holds:
 // a positive number keeps that many characters, a negative one drops that
-// many, a string is inserted, the rest is kept. null when the edit is not
-// for old (its length differs): the page must not guess.
+// many, a string is inserted, a pair [at, n] inserts a copy of n
+// characters from position at of old followed by what is built so far
+// (view/editcopy.go), the rest is kept. null when the edit is not for old
+// (its length differs) or copies what is not there: the page must not
+// guess.
 export function applyEdit(old, e) {
   if (typeof old !== "string" || old.length !== e.len) return null;
-  const out = [];
+  let out = "";
   let at = 0;
   for (const op of e.ops) {
-    if (typeof op === "string") out.push(op);
-    else if (op > 0) {
+    if (typeof op === "string") out += op;
+    else if (Array.isArray(op)) {
+      const [from, n] = op;
+      if (!(from >= 0 && n >= 0)) return null;
+      if (from + n <= old.length) out += old.slice(from, from + n);
+      else if (from >= old.length && from - old.length + n <= out.length)
+        out += out.slice(from - old.length, from - old.length + n);
+      else return null;
+    } else if (op > 0) {
       if (at + op > old.length) return null;
-      out.push(old.slice(at, at + op));
+      out += old.slice(at, at + op);
       at += op;
     } else {
       at -= op;
       if (at > old.length) return null;
     }
   }
-  out.push(old.slice(at));
-  return out.join("");
+  return out + old.slice(at);
 }
 
 // svgFragment parses a whole <svg> element sent as HTML.
@@ -236,7 +245,8 @@ function svgFragment(doc, html) {
 }
 
 // patchTimeline applies a step's timeline patch (see TimelinePatch in
-// package web): the columns that changed, each in its three layers, the
+// package web): the columns that changed, each in its three layers (a
+// layer in "packed": an edit of "", view.TimelinePatch.Pack), the
 // lane labels when they changed, and the current-step marker.
 export function patchTimeline(doc, v, p) {
   const sel = '[data-panel="timeline"]';
@@ -248,7 +258,9 @@ export function patchTimeline(doc, v, p) {
   for (const c of p.cols) {
     for (const layer of ["back", "mid", "front"]) {
       const g = tl.querySelector(`[data-layer="${layer}"] > [data-c="${c.col}"]`);
-      if (g) g.innerHTML = c[layer];
+      // A following student's layer may come packed: an edit of "".
+      const html = c.packed && c.packed[layer] ? applyEdit("", c.packed[layer]) : c[layer];
+      if (g && html !== null) g.innerHTML = html;
     }
   }
   for (const g of tl.querySelectorAll(".col.current")) g.classList.remove("current");

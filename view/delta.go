@@ -1,8 +1,11 @@
 package view
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -50,6 +53,35 @@ type TimelineColumnPatch struct {
 	Back  string `json:"back"`
 	Mid   string `json:"mid"`
 	Front string `json:"front"`
+	// Packed holds the layers (by name: back, mid, front) sent as an Edit
+	// of "" when that is shorter (Pack), their string field then ""; a
+	// following student's frames only.
+	Packed map[string]Edit `json:"packed,omitempty"`
+}
+
+// Pack sends each of p's columns' layers as an Edit of "" (its runs that
+// repeat copied from before, editcopy.go) where that is shorter: a new
+// column's SVG repeats its attributes (text-anchor, y, class) from element
+// to element, 20% of it over every move of the course. It changes p's
+// columns only, never what a Drawings keeps.
+func (p *TimelinePatch) Pack() {
+	for i := range p.Cols {
+		c := &p.Cols[i]
+		for _, l := range []struct {
+			name string
+			html *string
+		}{{"back", &c.Back}, {"mid", &c.Mid}, {"front", &c.Front}} {
+			if *l.html == "" {
+				continue
+			}
+			if e, _ := EditFrom("", *l.html); jsonLen(e) < jsonLen(*l.html) {
+				if c.Packed == nil {
+					c.Packed = map[string]Edit{}
+				}
+				c.Packed[l.name], *l.html = e, ""
+			}
+		}
+	}
 }
 
 // framePanels renders what a frame message of the current step carries:
@@ -157,6 +189,18 @@ func (v *Step) drawTimelineColumn(ctx context.Context, lay tlLayout, i int) (Tim
 		return cp, fmt.Errorf("view: render timeline column %d: %w", i, err)
 	}
 	return cp, nil
+}
+
+// jsonLen is the length of v in JSON as a frame message carries it (HTML
+// not escaped); a large number when it cannot be encoded.
+func jsonLen(v any) int {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return math.MaxInt
+	}
+	return b.Len()
 }
 
 // Render renders one component to a string.

@@ -13,8 +13,9 @@ import (
 //
 // Len is the length of the HTML the edit applies to, Ops what to do with
 // it from the start: a positive number keeps that many characters, a
-// negative one drops that many, a string is inserted; what is left after
-// the last op is kept. Lengths count UTF-16 code units, as a JavaScript
+// negative one drops that many, a string is inserted, a pair [at, n]
+// inserts a copy of what the page holds or has built (editcopy.go); what
+// is left after the last op is kept. Lengths count UTF-16 code units, as a JavaScript
 // string does (static/player.js, applyEdit), so the page applies an edit
 // with slices of the string it holds.
 type Edit struct {
@@ -48,7 +49,8 @@ func EditFrom(old, new string) (Edit, bool) {
 		at = c.end
 	}
 	em.flush() // what is kept after the last change is implied
-	return em.e, em.size < len(new)
+	size := em.e.withCopies(old, new)
+	return em.e, size < len(new)
 }
 
 // editEmitter turns keeps and changes, in order, into an Edit's ops.
@@ -340,7 +342,17 @@ func (e Edit) Apply(old string) (string, bool) {
 		case string:
 			out = append(out, utf16.Encode([]rune(o))...)
 		default:
-			return "", false
+			from, n, ok := copyOp(op)
+			switch {
+			case !ok || from < 0 || n < 0:
+				return "", false
+			case from+n <= len(u):
+				out = append(out, u[from:from+n]...)
+			case from >= len(u) && from-len(u)+n <= len(out):
+				out = append(out, out[from-len(u):from-len(u)+n]...)
+			default:
+				return "", false
+			}
 		}
 	}
 	out = append(out, u[at:]...)

@@ -63,6 +63,9 @@ func (s *Server) classFrameJSON(ctx context.Context, l *sim.Lesson, loc sim.Loca
 	if err != nil {
 		return nil, err
 	}
+	if patch != nil {
+		patch.Pack()
+	}
 	var edits map[string]view.Edit
 	if was != nil {
 		// Hidden while following (app.css): a student who explores on

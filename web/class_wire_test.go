@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 	"testing"
 
 	"lockstep/backend"
@@ -159,4 +160,79 @@ func BenchmarkFollowerFrameDraw(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*(len(l.Steps)-1)), "µs-move")
+}
+
+// BenchmarkFollowerFrameFields weighs a following student's frame message
+// per field over every forward move of every course lesson but those with
+// a replica or nodes (the class's lessons, bench/classload), in English:
+// B-move is the whole message, and each field's share of it is reported
+// (a panel's edit or whole HTML, a timeline patch's layers, the message's
+// other fields) as field-B-move; -v logs them largest first.
+func BenchmarkFollowerFrameFields(b *testing.B) {
+	be := lessontest.Open(b, backend.Config{})
+	srv, err := New(Config{Backend: RedisBackend(be), Lessons: lessontest.Course(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close(context.Background())
+	sum := map[string]int{}
+	total, moves := 0, 0
+	add := func(name string, key string, v json.RawMessage) { sum[name] += len(key) + len(v) + 4 } // "key":v,
+	for range b.N {
+		for _, l := range srv.lessons {
+			if l.Replica || l.Nodes > 0 {
+				continue
+			}
+			for to := 1; to < len(l.Steps); to++ {
+				msg, err := srv.classFrameJSON(context.Background(), l, "en", to-1, to, "ABC")
+				if err != nil {
+					b.Fatal(err)
+				}
+				total, moves = total+len(msg), moves+1
+				var m map[string]json.RawMessage
+				if err := json.Unmarshal(msg, &m); err != nil {
+					b.Fatal(err)
+				}
+				for k, v := range m {
+					switch k {
+					case "panels", "edits":
+						var p map[string]json.RawMessage
+						_ = json.Unmarshal(v, &p)
+						for n, x := range p {
+							add(k+"."+n, n, x)
+						}
+					case "timeline_patch":
+						var p struct {
+							Cols []map[string]json.RawMessage `json:"cols"`
+						}
+						_ = json.Unmarshal(v, &p)
+						for _, c := range p.Cols {
+							for n, x := range c {
+								add("timeline_patch.cols."+n, n, x)
+							}
+						}
+						var q map[string]json.RawMessage
+						_ = json.Unmarshal(v, &q)
+						for n, x := range q {
+							if n != "cols" {
+								add("timeline_patch."+n, n, x)
+							}
+						}
+					default:
+						add(k, k, v)
+					}
+				}
+			}
+		}
+	}
+	names := slices.Collect(maps.Keys(sum))
+	slices.SortFunc(names, func(a, c string) int { return sum[c] - sum[a] })
+	for _, n := range names {
+		b.Logf("%-28s %6d B a move, %4.1f%%", n, sum[n]/moves, 100*float64(sum[n])/float64(total))
+	}
+	b.ReportMetric(float64(total)/float64(moves), "B-move")
+	for _, n := range []string{"edits.command", "edits.narration", "edits.diagram", "edits.redis", "timeline_patch.cols.packed", "timeline_patch.cols.back", "timeline_patch.cols.front"} {
+		b.ReportMetric(float64(sum[n])/float64(moves), n+"-B-move")
+	}
+	b.ReportMetric(0, "ns/op")
 }

@@ -201,6 +201,16 @@ test("applyEdit keeps, drops and inserts in UTF-16 units, and refuses an edit fo
   assert.equal(player.applyEdit(astral, { len: 4, ops: [1, -2, "c"] }), "acb");
 });
 
+test("applyEdit copies from the old HTML and from what it built, never past either", () => {
+  const old = "<b>锁 held</b>";
+  // copy "锁 held" from old (3..8), then the first 3 built ("<i>") again
+  const e = { len: old.length, ops: [-old.length, "<i>", [3, 6], [old.length, 3]] };
+  assert.equal(player.applyEdit(old, e), "<i>锁 held<i>");
+  assert.equal(player.applyEdit(old, { len: old.length, ops: [[old.length - 2, 3]] }), null); // straddles
+  assert.equal(player.applyEdit(old, { len: old.length, ops: [[old.length, 1]] }), null); // not built yet
+  assert.equal(player.applyEdit(old, { len: old.length, ops: [[-1, 1]] }), null);
+});
+
 // fakeHead is a document with a head of stylesheet links, enough for
 // linkStylesheet: each link loads when its load() is called.
 function fakeHead(hrefs = []) {
