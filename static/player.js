@@ -383,6 +383,44 @@ export function placeTimeline(doc, on) {
   return true;
 }
 
+// roomStates are the layouts makeRoom tries, in order, for a board with
+// its timeline at the side (side) or across the bottom: each sets the
+// board's data-under (the narration under a side timeline) and data-room
+// (presenter.css: what gives way to the narration, more at each level).
+const roomStates = {
+  // under: the narration across the board's width under the drawing;
+  // then in the right column, its row first, the column wider at each level
+  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"]],
+  // the diagram in words and the narration's column wider, then the
+  // narration two columns wide, then wider still
+  bottom: [[null, "1"], [null, "2"], [null, "3"]],
+};
+
+// makeRoom keeps presenter mode's narration whole on the screen (a fresh
+// review of issue 38: on 65 of 826 steps at 1024 x 768 and 1280 x 800 only
+// its "▼" cue showed): after placeTimeline, while the narration's words go
+// on below its card's edge, it tries the next of roomStates, and keeps the
+// first where they fit (else the last). Off presenter mode (on false) it
+// clears data-room. It returns the level kept ("" for none).
+export function makeRoom(doc, on) {
+  const board = doc.querySelector(".board");
+  const narr = board?.querySelector(".narration");
+  if (!board || !narr) return "";
+  delete board.dataset.room;
+  const fits = () => narr.scrollHeight <= narr.clientHeight + 1;
+  if (!on || fits()) return "";
+  const placedUnder = "under" in board.dataset;
+  for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
+    if (under === null && !placedUnder && board.dataset.tl === "side") continue;
+    const u = under === null ? placedUnder : under;
+    if (u) board.dataset.under = "";
+    else delete board.dataset.under;
+    board.dataset.room = room;
+    if (fits()) break;
+  }
+  return board.dataset.room;
+}
+
 // fitPanel fits a panel's content to its box in presenter mode, where a
 // projected page does not scroll: while the content is taller than the box
 // it lowers the panel's --fit scale (presenter.css sizes the panel's type by

@@ -394,6 +394,23 @@ func presenterStep(t *testing.T, l *sim.Lesson) (step, banners, keysStep int) {
 	return step, banners, keysStep
 }
 
+// longestNarration is the (first) step of lesson l whose own words (its
+// say, why, because and misconception in English) are the longest: its
+// narration wants the most room.
+func longestNarration(l *sim.Lesson) int {
+	step, most := 1, -1
+	for i, s := range l.Steps {
+		n := len(s.Say.In(sim.English)) + len(s.Why.In(sim.English)) + len(s.Misconception.In(sim.English))
+		for _, b := range s.Because {
+			n += len(b.In(sim.English))
+		}
+		if n > most {
+			step, most = i+1, n
+		}
+	}
+	return step
+}
+
 // mostCalls is the (first) step of lesson l with the most Redis calls
 // where that is more than four (a watchdog renewing each lock it holds),
 // else 0: its command card is the longest.
@@ -568,7 +585,9 @@ const measureEndCard = `(() => {
 // the keys, the command) and holds more than it shows has a visible cue
 // (a fresh review: the takeaway hidden 377 px with no sign), no card
 // overlaps another (18 renewals over the diagram), the command's and the
-// diagram heading's texts are at least 11 px, and checkFit holds (every panel on
+// diagram heading's texts are at least 11 px, the narration is whole in
+// its card, not scrolled (also at each lesson's step of the longest
+// narration, longestNarration, at 1024 x 768 and 1280 x 800), and checkFit holds (every panel on
 // the screen, none cutting what it cannot scroll to); at the end the end
 // card shows, its texts at least 14 px, nothing of it cut. About 15 s of
 // CPU (Go and Chromium) for 45 lessons.
@@ -605,6 +624,12 @@ func TestBrowserPresenterEveryLesson(t *testing.T) {
 		}
 		if f.Banners > 0 && f.BannerPx < 14 {
 			t.Errorf("%s: a banner's text is %.1f px, want at least 14", at, f.BannerPx)
+		}
+		// the narration whole in its card, not scrolled (a fresh review:
+		// on 65 of 826 steps only its "▼" cue showed, 277 px of it under
+		// the card's edge on setnx-del step 14)
+		if h := f.Hidden["narration"]; h > 1 {
+			t.Errorf("%s: %.0f px of the narration is under its card's edge, want it all shown", at, h)
 		}
 		if f.NarrPx < 14 {
 			t.Errorf("%s: the narration's smallest text is %.1f px, want at least 14", at, f.NarrPx)
@@ -665,6 +690,15 @@ func TestBrowserPresenterEveryLesson(t *testing.T) {
 			run(t, ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, true)))
 			waitStep(t, ctx, n)
 			check(cat, measure(cat), -1)
+		}
+		if n := longestNarration(l); n != step {
+			// the most words of the lesson's steps, at both projector sizes
+			for _, sz := range [][2]int64{{1024, 768}, {1280, 800}} {
+				nat := fmt.Sprintf("%s step %d (the longest narration) %dx%d en", l.ID, n, sz[0], sz[1])
+				run(t, ctx, chromedp.EmulateViewport(sz[0], sz[1]), chromedp.Navigate(ts.url+lessonURL(l.ID, n, sim.English, true)))
+				waitStep(t, ctx, n)
+				check(nat, measure(nat), -1)
+			}
 		}
 		if keysStep > 0 {
 			// a replica's or the nodes' keys at their most
