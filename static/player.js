@@ -398,8 +398,9 @@ const roomStates = {
 
 // makeRoom keeps presenter mode's narration whole on the screen (a fresh
 // review of issue 38: on 65 of 826 steps at 1024 x 768 and 1280 x 800 only
-// its "▼" cue showed): after placeTimeline, while the narration's words go
-// on below its card's edge, it tries the next of roomStates, and keeps the
+// its "▼" cue showed), and on independent nodes the Redis keys too: after
+// placeTimeline, while the narration's words (or the keys) go on below
+// their card's edge, it tries the next of roomStates, and keeps the
 // first where they fit (else the last). Off presenter mode (on false) it
 // clears data-room. It returns the level kept ("" for none).
 export function makeRoom(doc, on) {
@@ -407,7 +408,11 @@ export function makeRoom(doc, on) {
   const narr = board?.querySelector(".narration");
   if (!board || !narr) return "";
   delete board.dataset.room;
-  const fits = () => narr.scrollHeight <= narr.clientHeight + 1;
+  // the narration, and on independent nodes the keys: each node's rows
+  // (they were cut by up to 211 px, redlock-node-clock-jump)
+  const keys = board.querySelector(".redis:has(.node-keys)");
+  const whole = (el) => !el || el.scrollHeight <= el.clientHeight + 1;
+  const fits = () => whole(narr) && whole(keys);
   if (!on || fits()) return "";
   const placedUnder = "under" in board.dataset;
   for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
