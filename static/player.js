@@ -401,7 +401,7 @@ const roomStates = {
 // its "▼" cue showed), and on independent nodes the Redis keys too: after
 // placeTimeline, while the narration's words (or the keys) go on below
 // their card's edge, it tries the next of roomStates, and keeps the
-// first where they fit (else the last). Off presenter mode (on false) it
+// first where they fit (else the one that hides the least). Off presenter mode (on false) it
 // clears data-room. It returns the level kept ("" for none).
 export function makeRoom(doc, on) {
   const board = doc.querySelector(".board");
@@ -411,19 +411,27 @@ export function makeRoom(doc, on) {
   // the narration, and on independent nodes the keys: each node's rows
   // (they were cut by up to 211 px, redlock-node-clock-jump)
   const keys = board.querySelector(".redis:has(.node-keys)");
-  const whole = (el) => !el || el.scrollHeight <= el.clientHeight + 1;
-  const fits = () => whole(narr) && whole(keys);
-  if (!on || fits()) return "";
+  const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) : 0);
+  const cut = () => hidden(narr) + hidden(keys);
+  if (!on || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
-  for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
-    if (under === null && !placedUnder && board.dataset.tl === "side") continue;
-    const u = under === null ? placedUnder : under;
+  const set = (u, room) => {
     if (u) board.dataset.under = "";
     else delete board.dataset.under;
     board.dataset.room = room;
-    if (fits()) break;
+  };
+  let best = null;
+  for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
+    if (under === null && !placedUnder && board.dataset.tl === "side") continue;
+    const u = under === null ? placedUnder : under;
+    set(u, room);
+    const c = cut();
+    if (c === 0) return room;
+    if (!best || c < best.c) best = { u, room, c };
   }
-  return board.dataset.room;
+  // nowhere whole: the state that hides the least
+  set(best.u, best.room);
+  return best.room;
 }
 
 // fitPanel fits a panel's content to its box in presenter mode, where a

@@ -446,6 +446,7 @@ type presenterRead struct {
 	Hidden   map[string]float64 `json:"hidden"`
 	Overlaps []string           `json:"overlaps"` // cards over one another, a lane's step mark over another text or past the drawing
 	Small    []string           `json:"small"`    // the command's or the diagram's heading's texts under 11 px
+	NodeKeys bool               `json:"nodeKeys"` // the keys card shows a section per node
 }
 
 // measurePresenterRead measures presenter mode's board (see
@@ -553,7 +554,7 @@ const measurePresenterRead = `(async () => {
 			if (w > 1 && h > 1) overlaps.push('lane texts "' + a.textContent + '" and "' + b.textContent + '" (' + Math.round(w) + 'x' + Math.round(h) + ' px)');
 		}
 	}
-	return {...lanes, lanesOut: out, cut, narrPx, bannerPx: banners.length ? bannerPx : 0, banners: banners.length, hidden, overlaps, small};
+	return {...lanes, nodeKeys: !!document.querySelector('#panel-redis .node-keys'), lanesOut: out, cut, narrPx, bannerPx: banners.length ? bannerPx : 0, banners: banners.length, hidden, overlaps, small};
 })()`
 
 // measureEndCard is whether presenter mode shows the end card on the
@@ -637,6 +638,11 @@ func TestBrowserPresenterEveryLesson(t *testing.T) {
 		// the card's edge on setnx-del step 14)
 		if h := f.Hidden["narration"]; h > 1 {
 			t.Errorf("%s: %.0f px of the narration is under its card's edge, want it all shown", at, h)
+		}
+		// on independent nodes, every node's keys shown (a fresh review:
+		// the keys card cut 193-198 px of them, five groups)
+		if h := f.Hidden["redis"]; f.NodeKeys && h > 1 {
+			t.Errorf("%s: %.0f px of the nodes' keys is under their card's edge, want every node's keys shown", at, h)
 		}
 		if f.NarrPx < 14 {
 			t.Errorf("%s: the narration's smallest text is %.1f px, want at least 14", at, f.NarrPx)
