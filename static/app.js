@@ -196,7 +196,15 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   // fit keeps the narration on the projected screen (presenter mode).
   // The timeline's place comes first: it sets the narration's box.
   const fit = () => {
-    if (player.placeTimeline(doc, v.presenter)) player.scrollTimeline(doc, true);
+    // ...then the room the narration takes (the timeline's box may change)
+    // (trying a layout can clamp the window of steps' scroll: then it is
+    // scrolled to the current step again)
+    const board = doc.querySelector(".board");
+    const sc = doc.querySelector('[data-panel="timeline"] .tl-scroll');
+    const was = `${board?.dataset.room}${board?.dataset.under}${sc?.scrollLeft}`;
+    const moved = player.placeTimeline(doc, v.presenter);
+    player.makeRoom(doc, v.presenter);
+    if (moved || was !== `${board?.dataset.room}${board?.dataset.under}${sc?.scrollLeft}`) player.scrollTimeline(doc, true);
     const scale = player.fitPanel(doc.querySelector(".narration"), v.presenter);
     for (const el of moreCards) {
       player.markMore(el, v.presenter);

@@ -395,6 +395,57 @@ export function placeTimeline(doc, on) {
   return true;
 }
 
+// roomStates are the layouts makeRoom tries, in order, for a board with
+// its timeline at the side (side) or across the bottom: each sets the
+// board's data-under (the narration under a side timeline) and data-room
+// (presenter.css: what gives way to the narration, more at each level).
+const roomStates = {
+  // under: the narration across the board's width under the drawing;
+  // then in the right column, its row first, the column wider at each level
+  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"]],
+  // the diagram in words and the narration's column wider, then the
+  // narration two columns wide, then wider still
+  bottom: [[null, "1"], [null, "2"], [null, "3"]],
+};
+
+// makeRoom keeps presenter mode's narration whole on the screen (a fresh
+// review of issue 38: on 65 of 826 steps at 1024 x 768 and 1280 x 800 only
+// its "▼" cue showed), and on independent nodes the Redis keys too: after
+// placeTimeline, while the narration's words (or the keys) go on below
+// their card's edge, it tries the next of roomStates, and keeps the
+// first where they fit (else the one that hides the least). Off presenter mode (on false) it
+// clears data-room. It returns the level kept ("" for none).
+export function makeRoom(doc, on) {
+  const board = doc.querySelector(".board");
+  const narr = board?.querySelector(".narration");
+  if (!board || !narr) return "";
+  delete board.dataset.room;
+  // the narration, and on independent nodes the keys: each node's rows
+  // (they were cut by up to 211 px, redlock-node-clock-jump)
+  const keys = board.querySelector(".redis:has(.node-keys)");
+  const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) : 0);
+  const cut = () => hidden(narr) + hidden(keys);
+  if (!on || cut() === 0) return "";
+  const placedUnder = "under" in board.dataset;
+  const set = (u, room) => {
+    if (u) board.dataset.under = "";
+    else delete board.dataset.under;
+    board.dataset.room = room;
+  };
+  let best = null;
+  for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
+    if (under === null && !placedUnder && board.dataset.tl === "side") continue;
+    const u = under === null ? placedUnder : under;
+    set(u, room);
+    const c = cut();
+    if (c === 0) return room;
+    if (!best || c < best.c) best = { u, room, c };
+  }
+  // nowhere whole: the state that hides the least
+  set(best.u, best.room);
+  return best.room;
+}
+
 // fitPanel fits a panel's content to its box in presenter mode, where a
 // projected page does not scroll: while the content is taller than the box
 // it lowers the panel's --fit scale (presenter.css sizes the panel's type by

@@ -423,9 +423,11 @@ type CommandView struct {
 	NoCall string
 }
 
-// CallView is one script call.
+// CallView is one script call, or Repeat consecutive calls alike (the
+// same script, node, KEYS, ARGV and reply).
 type CallView struct {
-	Index      int
+	Index      int // 1-based, of the first call
+	Repeat     int // how many calls the row stands for, at least 1
 	Script     string
 	SourceID   string // element id of the <details> with the source
 	Keys       []ArgView

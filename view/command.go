@@ -19,6 +19,9 @@ func sourceID(script string, i int) string {
 	return id
 }
 
+// Command is the step's command card: each Redis call of the step, in
+// order, with its source and the branch that replied; consecutive calls
+// alike (sameCall) make one row with their count (CallView.Repeat).
 func (v *Step) Command() templates.CommandView {
 	t := v.t
 	f := v.frame()
@@ -31,7 +34,14 @@ func (v *Step) Command() templates.CommandView {
 	}
 	seen := map[string]int{}
 	for i, call := range f.Calls {
-		cv := templates.CallView{Index: i + 1, Script: call.Script, Reply: call.Reply.String(), AsBoolean: call.AsBoolean,
+		// a call like the one before, with the same reply (a watchdog's 18
+		// renewals in one step: a fresh review of issue 38) is counted on
+		// that one's row
+		if i > 0 && sameCall(f.Calls[i-1], call) {
+			c.Calls[len(c.Calls)-1].Repeat++
+			continue
+		}
+		cv := templates.CallView{Index: i + 1, Repeat: 1, Script: call.Script, Reply: call.Reply.String(), AsBoolean: call.AsBoolean,
 			Outcome: string(call.Outcome), OutcomeKnd: outcomeKind(call.Outcome)}
 		if call.Node > 0 {
 			cv.Node, cv.NodeLabel = call.Node, t.T("NodeLabel", "Node", call.Node)
@@ -55,6 +65,14 @@ func (v *Step) Command() templates.CommandView {
 		c.Calls = append(c.Calls, cv)
 	}
 	return c
+}
+
+// sameCall reports whether calls a and b are the same call with the same
+// answer: script, node, KEYS, ARGV, reply, its Boolean reading and
+// outcome.
+func sameCall(a, b sim.CallRecord) bool {
+	return a.Script == b.Script && a.Node == b.Node && slices.Equal(a.Keys, b.Keys) && slices.Equal(a.Args, b.Args) &&
+		a.Reply.String() == b.Reply.String() && a.AsBoolean == b.AsBoolean && a.Outcome == b.Outcome
 }
 
 // replyBranch narrows lines, the lines of src tagged with a call's outcome

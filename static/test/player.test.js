@@ -280,3 +280,40 @@ test("markMore marks a card whose content goes on under its edge, until scrolled
   assert.ok(!("more" in fits.dataset));
   assert.equal(player.markMore(null, true), false);
 });
+
+// roomBoard is a document of a board (side or not, under or not) whose
+// narration is need px tall and gets, at each room level, the box of
+// boxes[level] px (level "" is index 0).
+function roomBoard(side, under, need, boxes) {
+  const board = { dataset: {} };
+  if (side) board.dataset.tl = "side";
+  if (under) board.dataset.under = "";
+  const level = () => Number(board.dataset.room || 0) + ("under" in board.dataset ? 0 : 10 * Number(side && under));
+  const narr = {
+    get scrollHeight() { return need; },
+    get clientHeight() { return boxes[level()] ?? 0; },
+  };
+  board.querySelector = (sel) => (sel === ".narration" ? narr : null);
+  return { board, querySelector: (sel) => (sel === ".board" ? board : null) };
+}
+
+test("makeRoom gives way to the narration level by level, and only as far as it needs", () => {
+  const fits = roomBoard(false, false, 200, [300]);
+  assert.equal(player.makeRoom(fits, true), "", "it fits: nothing gives way");
+  assert.equal(fits.board.dataset.room, undefined);
+  const two = roomBoard(false, false, 400, [300, 350, 420, 500]);
+  assert.equal(player.makeRoom(two, true), "2", "the first level where it fits");
+  assert.equal(player.makeRoom(two, false), "", "off presenter mode: cleared");
+  assert.equal(two.board.dataset.room, undefined);
+  const never = roomBoard(false, false, 900, [300, 350, 420, 500]);
+  assert.equal(player.makeRoom(never, true), "3", "nowhere: the last level");
+  // a side timeline with the narration under it: first across the board
+  // under the drawing (still under), then in the right column (not under)
+  const under = roomBoard(true, true, 400, [190, 420]);
+  assert.equal(player.makeRoom(under, true), "1");
+  assert.ok("under" in under.board.dataset, "across the board, under the drawing");
+  const right = roomBoard(true, true, 400, [190, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 390, 420]);
+  assert.equal(player.makeRoom(right, true), "2");
+  assert.ok(!("under" in right.board.dataset), "in the right column");
+  assert.equal(player.makeRoom({ querySelector: () => null }, true), "");
+});
