@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"runtime"
 	"strings"
@@ -25,21 +24,7 @@ func TestOwnLockRunWritesBounded(t *testing.T) {
 	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	const acquire = `local n = redis.call('INCR', KEYS[1] .. ':n') redis.call('PEXPIRE', KEYS[1] .. ':n', 600000) local v = string.rep('x', 65000) for i = 1, 15 do redis.call('SET', KEYS[1] .. ':' .. n .. ':' .. i, v, 'PX', 600000) end return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])`
-	src := "name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
-		"acquire:\n  source: |\n    " + acquire + "\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\n" +
-		"release:\n  source: return redis.call('DEL', KEYS[1])\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n"
-	def, err := sim.LoadVariant("mine.variant.yaml", []byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lv, err := explore.AsLock(srv.lesson(context.Background(), classLesson).Lesson, def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := srv.encodeTimeline(explore.Timeline{Kind: explore.KindUnder, Lesson: lv, Origin: explore.Origin{Under: classLesson}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := ownLockTimeline(t, srv, acquire)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapInuse
