@@ -166,6 +166,9 @@ func TestOwnLockManyFieldsBounded(t *testing.T) {
 					}
 				}
 			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			heapBefore := ms.HeapInuse
 			c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code, Step: intp(0)})
 			at, _ := next()
 			refused := 0
@@ -182,7 +185,8 @@ func TestOwnLockManyFieldsBounded(t *testing.T) {
 				}
 				at = step
 			}
-			t.Logf("largest message %d bytes; steps reached %d; refused %d of %d forks", largest, at, refused, forks)
+			runtime.ReadMemStats(&ms)
+			t.Logf("largest message %d bytes; steps reached %d; refused %d of %d forks; heap in use %d -> %d MB (the test's process, other tests included)", largest, at, refused, forks, heapBefore>>20, ms.HeapInuse>>20)
 			if refused == 0 && !real {
 				t.Error("ten forks of 4,000 fields and 40 keys each never refused by MaxRunWriteBytes")
 			}
