@@ -400,16 +400,16 @@ type KeyView struct {
 	// (view.MaxShownFields), "" when it shows all.
 	FieldsMore string
 	Value      string
-	ValueOld string
-	ValueChg bool
-	Owner    string // actors whose token the string value is, if any
-	PTTL     string // "28000 ms"
-	PTTLSec  string // "28 s"
-	PTTLNote string // renewed / ticked / housekeeping
-	Bar      bool   // draw a lease bar
-	BarFrom  int    // bar width before the step, per mille
-	BarTo    int    // bar width after the step, per mille
-	Renewed  bool
+	ValueOld   string
+	ValueChg   bool
+	Owner      string // actors whose token the string value is, if any
+	PTTL       string // "28000 ms"
+	PTTLSec    string // "28 s"
+	PTTLNote   string // renewed / ticked / housekeeping
+	Bar        bool   // draw a lease bar
+	BarFrom    int    // bar width before the step, per mille
+	BarTo      int    // bar width after the step, per mille
+	Renewed    bool
 }
 
 // FieldView is one field of a Hash.
