@@ -69,8 +69,16 @@ type Config struct {
 	// user's script may take on a real Redis with AllowCustomScripts within
 	// a minute (flag -script-time-per-addr); over it they are refused
 	// (ScriptTimeError), and an address runs one such step at once. 0
-	// means DefaultScriptTimePerAddr (3 s); negative, no bound.
+	// means DefaultScriptTimePerAddr (3 s); negative, no bound of its own.
+	// It is cut to a quarter of ScriptTimeTotal when that is smaller.
 	ScriptTimePerAddr time.Duration
+	// ScriptTimeTotal bounds the time the steps of users' scripts from all
+	// client addresses together may take on a real Redis with
+	// AllowCustomScripts within a minute (flag -script-time-total), so
+	// that many addresses do not multiply ScriptTimePerAddr; over it they
+	// are refused (ScriptTimeError with Server set). 0 means
+	// DefaultScriptTimeTotal (20 s); negative, no bound.
+	ScriptTimeTotal time.Duration
 }
 
 // Info describes a backend, or what one run's Store runs on, for people (the

@@ -341,7 +341,7 @@ elseif s == 'N' then if n >= 2 and not own(a[2]) then return refuse(c, a[2]) end
 elseif s == 'n' then local m = tn(a[2]) if m == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: no number of keys' end from, to = 3, 2 + m end
 if to > n then to = n end
 for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
-if w then local b = ` + fmt.Sprint(writeOverhead) + ` if c == 'setrange' then b = b + (tn(a[3]) or 0) + #ts(a[4] or '') elseif c == 'setbit' then b = b + floor((tn(a[3]) or 0) / 8) + 1 else for i = 2, n do local v = a[i] if ty(v) == 'string' or ty(v) == 'number' then v = ts(v) b = b + #v - keyBase(v) end end end if c == 'pfadd' then b = b + ` + fmt.Sprint(hllBytes) + ` end
+if w then local b = ` + fmt.Sprint(writeOverhead) + ` if c == 'setrange' then b = b + (tn(a[3]) or 0) + #ts(a[4] or '') elseif c == 'setbit' then b = b + floor((tn(a[3]) or 0) / 8) + 1 else for i = 2, n do local v = a[i] if ty(v) == 'string' or ty(v) == 'number' then v = ts(v) b = b + #v - keyBase(v) end end end if c == 'pfadd' then b = b + ` + fmt.Sprint(hllBytes) + ` end if n > 2 and find(' ` + strings.Join(elementCommands, " ") + ` ', ' ' .. c .. ' ', 1, true) then b = b + ` + fmt.Sprint(elementOverhead) + ` * (n - 2) end
 WB = WB + b if WB > ` + fmt.Sprint(MaxScriptWriteBytes) + ` then return '` + writesStoppedMarker + ` ' .. upper(c) .. ' refused: a script of your own may write at most ` + fmt.Sprint(MaxScriptWriteBytes) + ` bytes in one call (keys and values, and the offsets of SETRANGE and SETBIT)' end end
 if REC and w and REG then for i = from, to, step do local k = ts(a[i]) if not seen[k] and not mine(k) then seen[k] = true pcall_('SADD', REG, k) pcall_('PEXPIRE', REG, ` + fmt.Sprint(writtenTTL.Milliseconds()) + `) end end end
 return nil
@@ -504,7 +504,8 @@ func guardStopped(errText string) bool {
 // script's own KEYS entry a key or value starts with, which differs between
 // backends by the run's namespace, so that a script's count is the same on
 // each) and
-// writeOverhead for each, SETRANGE's offset and SETBIT's offset over 8 (the
+// writeOverhead for each, elementOverhead for each argument after the key
+// of a command that adds fields or elements, SETRANGE's offset and SETBIT's offset over 8 (the
 // bytes Redis makes to reach them), and a HyperLogLog's 12 KiB for PFADD.
 // Without it one `SETRANGE k 536870911 x` made 512 MB in Redis (or in the
 // embedded server's Go heap), and APPEND, SET or RPUSH in a loop grew it by
@@ -518,6 +519,17 @@ const MaxScriptWriteBytes = 1 << 20
 // arguments: about what Redis keeps for a key or an element (so a loop of
 // many tiny writes counts too).
 const writeOverhead = 64
+
+// elementOverhead is what a command that adds fields, members or
+// elements (elementCommands) is charged besides writeOverhead for each
+// argument after its key: Redis keeps each entry with some bytes of its
+// own, and a frame draws each field (a fresh-eyes re-check of issue 37:
+// one HSET of many one-byte fields was charged as one key).
+const elementOverhead = 16
+
+// elementCommands are the writing commands whose arguments after the key
+// are each a field, member or element (or its value or score).
+var elementCommands = []string{"hset", "hmset", "hsetnx", "sadd", "zadd", "rpush", "lpush", "rpushx", "lpushx", "linsert", "xadd", "geoadd", "mset", "msetnx"}
 
 // hllBytes is a dense HyperLogLog's size, what one PFADD may make.
 const hllBytes = 12304

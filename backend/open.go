@@ -61,11 +61,15 @@ func Open(ctx context.Context, cfg Config) (*Backend, error) {
 	b.pairSlots = make(chan struct{}, maxPairs)
 	if cfg.AllowCustomScripts {
 		b.overrun, b.scriptLimit = b.killScript, cfg.ScriptTimeLimit
-		if budget := cfg.ScriptTimePerAddr; budget >= 0 {
-			if budget == 0 {
-				budget = DefaultScriptTimePerAddr
-			}
-			b.scriptTime = newTimeLedger(budget)
+		budget, total := cfg.ScriptTimePerAddr, cfg.ScriptTimeTotal
+		if budget == 0 {
+			budget = DefaultScriptTimePerAddr
+		}
+		if total == 0 {
+			total = DefaultScriptTimeTotal
+		}
+		if budget > 0 || total > 0 {
+			b.scriptTime = newTimeLedger(budget, total)
 		}
 	}
 	cluster, err := isCluster(ctx, single)

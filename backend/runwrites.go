@@ -11,8 +11,12 @@ import (
 // timeline (every step from its start: a fork runs the timeline again on a
 // fresh store, so a run's count starts at 0 and grows step by step), in
 // bytes, on every backend: each key a step of a user's script left new or
-// changed counts its name, its value (a Hash: its fields and values) and
-// writeOverhead. MaxScriptWriteBytes bounds one call; without a bound per
+// changed counts its name, its value and writeOverhead, and a Hash each
+// of its fields' name and value and writeOverhead more (a fresh-eyes
+// re-check of issue 37: charged a key's overhead once, Hashes of
+// thousands of one-byte fields made frames of megabytes within the
+// bound; what a frame draws of them is bounded apart, view.MaxShownKeys
+// and view.MaxShownFields). MaxScriptWriteBytes bounds one call; without a bound per
 // run, a script writing 1 MiB of keys a call made the keys pile up step
 // after step, each step's frame holding them all (a fresh-eyes attack on
 // issue 37: 400 to 600 MB of the server's RSS from one visitor, frames of
@@ -58,7 +62,7 @@ func (s *Store) chargeWrites(b *sim.Batch, res *sim.BatchResult) error {
 			}
 			n += int64(len(k.Name)+len(k.Value)) + writeOverhead
 			for _, f := range k.Fields {
-				n += int64(len(f.Name) + len(f.Value))
+				n += int64(len(f.Name)+len(f.Value)) + writeOverhead
 			}
 		}
 	}

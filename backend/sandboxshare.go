@@ -178,7 +178,12 @@ func callsCustom(b *sim.Batch) string {
 // address in its error.
 func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*sim.BatchResult, error) {
 	if !s.be.sandbox {
-		release, err := s.be.scriptTime.acquire(ctx, clientAddrOf(ctx))
+		limit := s.be.scriptLimit
+		if limit <= 0 {
+			limit = ScriptTimeLimit
+		}
+		// The step's bound (boundedStep) is the most it may take.
+		release, err := s.be.scriptTime.acquire(ctx, clientAddrOf(ctx), limit)
 		if err != nil {
 			var te *ScriptTimeError
 			if errors.As(err, &te) {

@@ -285,6 +285,16 @@ func (s *Store) run(ctx context.Context, b *sim.Batch) (*sim.BatchResult, error)
 				log.Print(cerr)
 			}
 		}
+		if err == nil && again == noRetry && d != nil && stoppedIn(res.Replies) {
+			// A bound stopped a script: that is the step's outcome, sent
+			// once. Reading what it built would send it again and run it
+			// as long again (a fresh-eyes attack on issue 37: a script
+			// stopped at its 1 s ran twice, and the step was reported as
+			// the overrun watch's SCRIPT KILL); the keys it wrote are the
+			// run's all the same (writtenNames), deleted by the next
+			// step's restore and at Close.
+			return res, nil
+		}
 		if err == nil && again == noRetry && d != nil {
 			// Keys the calls built that the step did not read: read them
 			// too, by sending the step again from Prior.
@@ -519,8 +529,10 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		switch {
 		case clockCmd != nil:
 			// On the step's clock, only the restore and the scripts' starts
-			// must fall in its millisecond (vclock.go).
-			if slices.ContainsFunc(out.Replies, clockMoved) || clockStraddled(t0.Val().UnixMilli(), vt, t1.Val().UnixMilli(), prior, out.Keys) {
+			// must fall in its millisecond (vclock.go). A bound's stop is
+			// the step's outcome however long it took: sent again, it
+			// would run as long again (stoppedIn).
+			if !stoppedIn(out.Replies) && slices.ContainsFunc(out.Replies, clockMoved) || clockStraddled(t0.Val().UnixMilli(), vt, t1.Val().UnixMilli(), prior, out.Keys) {
 				return nil, retryStraddle, written, nil
 			}
 		case t0.Val().UnixMilli() != t1.Val().UnixMilli() && !s.be.sandbox && !stoppedIn(out.Replies):

@@ -30,7 +30,7 @@ const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
 const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-proxy-max-clients N] [-proxy-slow-script D] [-proxy-trace-size N] [-max-live N]]
-                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N] [-search-max-mib N] [-sandbox-kills-per-addr N] [-script-time-per-addr D]
+                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N] [-search-max-mib N] [-sandbox-kills-per-addr N] [-script-time-per-addr D] [-script-time-total D]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang L]
@@ -53,6 +53,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	classIdle := fs.Duration("class-idle", web.DefaultClassIdle, "end a class after this long without a move, a question, an answer or a join (its students get the end page); 1m to 24h")
 	allowCustom := fs.Bool("allow-custom-scripts", false, "with -redis: run the Lua of learners' own locks (Explore: Your lock) on that Redis. This gives EVERY VISITOR ALL THE POWER OF THE REDIS USER: their scripts may read, write and delete any key and run any command that user may, and one that runs long is stopped only by SCRIPT KILL once Redis takes it (lua-time-limit). Lockstep refuses to start unless the user is confined to ~lockstep:* &lockstep:* (or -"+unconfinedFlag+" is given). Without this flag they run in a sandboxed embedded Redis of the server's own")
 	scriptTime := fs.Duration("script-time-per-addr", backend.DefaultScriptTimePerAddr, "with -allow-custom-scripts: the time one client address's steps of learners' own scripts may take on that Redis within a minute; over it they are refused until it is a minute old, and an address runs one such step at once (negative: no bound)")
+	scriptTotal := fs.Duration("script-time-total", backend.DefaultScriptTimeTotal, "with -allow-custom-scripts: the time the steps of learners' own scripts from all client addresses together may take on that Redis within a minute; over it they are refused until it is a minute old, and one address may take at most a quarter of it (negative: no bound)")
 	unconfined := fs.Bool(unconfinedFlag, false, "with -allow-custom-scripts: start even though the Redis user may touch keys and channels outside Lockstep's; every visitor then has all that user may do")
 	classRedis := fs.String("classroom-redis", "", "share classes with the other Lockstep servers that use the Redis at this redis:// URL (pub/sub and keys under lockstep:{class-CODE}:, see classbus.Redis; -redis-ca applies to it too); empty: classes live in this process")
 	classPeers := fs.String("classroom-peers", "", "with -classroom-redis: comma-separated public base URLs (http:// or https://) of the other Lockstep servers sharing the classes; a student's page reconnects to them, in order, when this server is lost, and their pages may open this server's websocket")
@@ -101,7 +102,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid
 	}
-	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, MaxPairs: *maxPairs, AllowCustomScripts: *allowCustom, ScriptTimePerAddr: *scriptTime})
+	be, err := backend.Open(ctx, backend.Config{URL: *redisURL, CAFile: *redisCA, MaxPairs: *maxPairs, AllowCustomScripts: *allowCustom, ScriptTimePerAddr: *scriptTime, ScriptTimeTotal: *scriptTotal})
 	if err != nil {
 		fmt.Fprintf(stderr, "lockstep: %v\n", err)
 		return ExitInvalid

@@ -375,6 +375,9 @@ type RedisView struct {
 	// independent primaries), node 1 first; PrimaryTitle then heads Keys,
 	// what a majority of the nodes holds.
 	Nodes []NodeKeysView
+	// KeysMore and ReplicaMore say how many keys of Keys and Replica the
+	// panel does not show (view.MaxShownKeys), "" when it shows all.
+	KeysMore, ReplicaMore string
 }
 
 // NodeKeysView is one node's keys in the Redis panel.
@@ -382,6 +385,7 @@ type NodeKeysView struct {
 	Node  int    // 1-based
 	Title string // "Node 2"
 	Keys  []KeyView
+	More  string // how many keys the panel does not show, "" when none
 }
 
 // KeyView is one key in the Redis panel.
@@ -392,17 +396,20 @@ type KeyView struct {
 	Change   string // "", new, deleted, changed
 	ChangeTx string // the change in words
 	Fields   []FieldView
-	Value    string
-	ValueOld string
-	ValueChg bool
-	Owner    string // actors whose token the string value is, if any
-	PTTL     string // "28000 ms"
-	PTTLSec  string // "28 s"
-	PTTLNote string // renewed / ticked / housekeeping
-	Bar      bool   // draw a lease bar
-	BarFrom  int    // bar width before the step, per mille
-	BarTo    int    // bar width after the step, per mille
-	Renewed  bool
+	// FieldsMore says how many fields the panel does not show
+	// (view.MaxShownFields), "" when it shows all.
+	FieldsMore string
+	Value      string
+	ValueOld   string
+	ValueChg   bool
+	Owner      string // actors whose token the string value is, if any
+	PTTL       string // "28000 ms"
+	PTTLSec    string // "28 s"
+	PTTLNote   string // renewed / ticked / housekeeping
+	Bar        bool   // draw a lease bar
+	BarFrom    int    // bar width before the step, per mille
+	BarTo      int    // bar width after the step, per mille
+	Renewed    bool
 }
 
 // FieldView is one field of a Hash.

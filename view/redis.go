@@ -86,7 +86,7 @@ func (v *Step) Redis() templates.RedisView {
 	if prev != nil {
 		prevKeys = prev.Keys
 	}
-	rv.Keys = v.keyViews(f, f.Keys, prevKeys, prev != nil)
+	rv.Keys, rv.KeysMore = v.keyViews(f, f.Keys, prevKeys, prev != nil)
 	if f.Replica != nil {
 		rv.PrimaryTitle = t.T("PrimaryHeading")
 		rv.ReplicaTitle = t.T("ReplicaHeading")
@@ -94,7 +94,7 @@ func (v *Step) Redis() templates.RedisView {
 		if prev != nil {
 			prevReplica = prev.Replica
 		}
-		rv.Replica = v.keyViews(f, f.Replica, prevReplica, prev != nil && prev.Replica != nil)
+		rv.Replica, rv.ReplicaMore = v.keyViews(f, f.Replica, prevReplica, prev != nil && prev.Replica != nil)
 	}
 	if f.Nodes != nil {
 		rv.PrimaryTitle = t.T("QuorumHeading", "Quorum", sim.Quorum(len(f.Nodes)), "Nodes", len(f.Nodes))
@@ -103,16 +103,19 @@ func (v *Step) Redis() templates.RedisView {
 			if prev != nil && i < len(prev.Nodes) {
 				prevNode = prev.Nodes[i]
 			}
-			rv.Nodes = append(rv.Nodes, templates.NodeKeysView{Node: i + 1, Title: t.T("NodeHeading", "Node", i+1),
-				Keys: v.keyViews(f, keys, prevNode, prevNode != nil)})
+			nk := templates.NodeKeysView{Node: i + 1, Title: t.T("NodeHeading", "Node", i+1)}
+			nk.Keys, nk.More = v.keyViews(f, keys, prevNode, prevNode != nil)
+			rv.Nodes = append(rv.Nodes, nk)
 		}
 	}
 	return rv
 }
 
 // keyViews shows keys as Redis holds them, with what changed since prevKeys
-// (compared only when compare is set).
-func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool) []templates.KeyView {
+// (compared only when compare is set): the frame's lock keys and the
+// others in order up to MaxShownKeys, each with up to MaxShownFields
+// fields; more says how many keys it left out ("" when none).
+func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool) (out []templates.KeyView, more string) {
 	t := v.t
 	ui := t.UI()
 	owners := v.tokenOwners(f)
@@ -127,8 +130,12 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 		}
 		return ""
 	}
-	var out []templates.KeyView
+	left := 0
 	for _, k := range keys {
+		if len(out) >= MaxShownKeys && !lockKeys[k.Name] {
+			left++
+			continue
+		}
 		kv := templates.KeyView{Name: k.Name, Type: string(k.Type), Exists: k.Exists()}
 		pk := sim.Absent(k.Name)
 		if compare {
@@ -147,7 +154,12 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 			out = append(out, kv)
 			continue
 		}
+		fieldsLeft := 0
 		for _, fl := range k.Fields {
+			if len(kv.Fields) >= MaxShownFields {
+				fieldsLeft++
+				continue
+			}
 			fv := templates.FieldView{Name: shown(t, fl.Name), Value: shown(t, fl.Value)}
 			if pk.Exists() {
 				if old, ok := pk.Field(fl.Name); !ok {
@@ -164,11 +176,20 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 			kv.Fields = append(kv.Fields, fv)
 		}
 		if pk.Exists() {
+			now := make(map[string]bool, len(k.Fields))
+			for _, fl := range k.Fields {
+				now[fl.Name] = true
+			}
 			for _, fl := range pk.Fields {
-				if _, ok := k.Field(fl.Name); !ok {
+				if ok := now[fl.Name]; !ok && len(kv.Fields) >= MaxShownFields {
+					fieldsLeft++
+				} else if !ok {
 					kv.Fields = append(kv.Fields, templates.FieldView{Name: shown(t, fl.Name), Value: shown(t, fl.Value), Gone: true})
 				}
 			}
+		}
+		if fieldsLeft > 0 {
+			kv.FieldsMore = t.T("FieldsMore", "N", fieldsLeft)
 		}
 		if k.Type == sim.TypeString {
 			kv.Value = shown(t, k.Value)
@@ -204,5 +225,8 @@ func (v *Step) keyViews(f sim.Frame, keys, prevKeys []sim.KeyState, compare bool
 		}
 		out = append(out, kv)
 	}
-	return out
+	if left > 0 {
+		more = t.T("KeysMore", "N", left)
+	}
+	return out, more
 }

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"slices"
 	"unicode/utf8"
 
 	"lockstep/sim"
@@ -17,6 +16,21 @@ import (
 // fresh-eyes attack on issue 37).
 const MaxShownValue = 256
 
+// MaxShownKeys bounds the keys of one list (the run's keys, a replica's,
+// a node's) that a frame draws: the frame's lock keys and the others in
+// order up to 32, the rest said as a count ("+ N more keys", message
+// KeysMore). MaxShownFields bounds the fields of one Hash it draws, 16,
+// the rest likewise (FieldsMore). A lock keeps a few keys of a few fields;
+// a learner's script may write thousands of small fields within
+// backend.MaxRunWriteBytes, and every frame draws the run's keys, so
+// without them a frame grew to megabytes (frames of 3.1, 6.1 and 9.2 MB,
+// a fresh-eyes re-check of issue 37). With MaxShownValue a frame's keys
+// are bounded whatever a script wrote.
+const (
+	MaxShownKeys   = 32
+	MaxShownFields = 16
+)
+
 // shown returns s as a frame draws it: all of it up to MaxShownValue
 // bytes, else its first MaxShownValue bytes (cut on a character's start)
 // and how many bytes more it holds, in t's language.
@@ -30,50 +44,59 @@ func shown(t Texts, s string) string {
 }
 
 // ShownFrame returns f as a frame message carries it: its keys (Keys,
-// Replica, Nodes) with every value, Hash field name and value longer than
-// MaxShownValue bytes cut to its first MaxShownValue bytes (on a
+// Replica, Nodes) as the Redis panel draws them, the lock keys and the
+// others in order up to MaxShownKeys a list, each Hash's first
+// MaxShownFields fields, and every value, field name and value longer
+// than MaxShownValue bytes cut to its first MaxShownValue bytes (on a
 // character's start) and "…". f itself is not changed: the run keeps
 // what Redis held. The page reads a frame message's violations and
 // outcome, never its keys' values, so a message's size is bounded
 // whatever a learner's script wrote.
 func ShownFrame(f sim.Frame) sim.Frame {
-	f.Keys = shownKeys(f.Keys)
-	f.Replica = shownKeys(f.Replica)
+	locks := make(map[string]bool, len(f.Locks))
+	for _, l := range f.Locks {
+		locks[l.Key] = true
+	}
+	f.Keys = shownKeys(f.Keys, locks)
+	f.Replica = shownKeys(f.Replica, locks)
 	if f.Nodes != nil {
 		nodes := make([][]sim.KeyState, len(f.Nodes))
 		for i, n := range f.Nodes {
-			nodes[i] = shownKeys(n)
+			nodes[i] = shownKeys(n, locks)
 		}
 		f.Nodes = nodes
 	}
 	return f
 }
 
-// shownKeys returns keys, or a copy with long values cut (ShownFrame).
-func shownKeys(keys []sim.KeyState) []sim.KeyState {
+// shownKeys returns keys, or a copy with what ShownFrame leaves out
+// taken out and long values cut.
+func shownKeys(keys []sim.KeyState, locks map[string]bool) []sim.KeyState {
 	long := func(s string) bool { return len(s) > MaxShownValue }
-	var out []sim.KeyState
-	for i, k := range keys {
-		cut := long(k.Value)
+	cut := len(keys) > MaxShownKeys
+	for _, k := range keys {
+		cut = cut || long(k.Value) || len(k.Fields) > MaxShownFields
 		for _, f := range k.Fields {
 			cut = cut || long(f.Name) || long(f.Value)
 		}
-		if !cut {
+	}
+	if !cut {
+		return keys
+	}
+	out := make([]sim.KeyState, 0, min(len(keys), MaxShownKeys+len(locks)))
+	for _, k := range keys {
+		if len(out) >= MaxShownKeys && !locks[k.Name] {
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(keys)
-		}
-		out[i].Value = clipped(k.Value)
+		k.Value = clipped(k.Value)
 		if k.Fields != nil {
-			out[i].Fields = make([]sim.Field, len(k.Fields))
-			for j, f := range k.Fields {
-				out[i].Fields[j] = sim.Field{Name: clipped(f.Name), Value: clipped(f.Value)}
+			fields := make([]sim.Field, min(len(k.Fields), MaxShownFields))
+			for j := range fields {
+				fields[j] = sim.Field{Name: clipped(k.Fields[j].Name), Value: clipped(k.Fields[j].Value)}
 			}
+			k.Fields = fields
 		}
-	}
-	if out == nil {
-		return keys
+		out = append(out, k)
 	}
 	return out
 }

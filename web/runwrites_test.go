@@ -3,12 +3,15 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"lockstep/backend"
 	"lockstep/explore"
+	"lockstep/internal/redistest"
 	"lockstep/sim"
 )
 
@@ -25,21 +28,7 @@ func TestOwnLockRunWritesBounded(t *testing.T) {
 	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	const acquire = `local n = redis.call('INCR', KEYS[1] .. ':n') redis.call('PEXPIRE', KEYS[1] .. ':n', 600000) local v = string.rep('x', 65000) for i = 1, 15 do redis.call('SET', KEYS[1] .. ':' .. n .. ':' .. i, v, 'PX', 600000) end return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])`
-	src := "name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
-		"acquire:\n  source: |\n    " + acquire + "\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\n" +
-		"release:\n  source: return redis.call('DEL', KEYS[1])\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n"
-	def, err := sim.LoadVariant("mine.variant.yaml", []byte(src), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lv, err := explore.AsLock(srv.lesson(context.Background(), classLesson).Lesson, def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := srv.encodeTimeline(explore.Timeline{Kind: explore.KindUnder, Lesson: lv, Origin: explore.Origin{Under: classLesson}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := ownLockTimeline(t, srv, acquire)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapInuse
@@ -98,5 +87,115 @@ func TestOwnLockRunWritesBounded(t *testing.T) {
 	}
 	if largest > 256<<10 {
 		t.Errorf("a message of %d bytes: a frame draws the run's keys whole", largest)
+	}
+}
+
+// manyFields is the source of an acquire that writes, each call, a Hash
+// of its own of 20 × %d small fields (4,000: some 24 KB, within every
+// bound of one call and of a key a step reads) and 40 small Strings, then
+// takes the lock.
+const manyFields = `local n = redis.call('INCR', KEYS[1] .. ':n') redis.call('PEXPIRE', KEYS[1] .. ':n', 600000) local key = KEYS[1] .. ':' .. n for j = 1, %d do local a = {} for i = 1, 20 do a[#a + 1] = j * 20 + i a[#a + 1] = 1 end redis.call('HSET', key, unpack(a)) end redis.call('PEXPIRE', key, 600000) for i = 1, 40 do redis.call('SET', key .. ':' .. i, i, 'PX', 600000) end return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])`
+
+// TestOwnLockManyFieldsBounded: a learner's lock that writes Hashes of
+// many small fields is charged each field it writes (not some 64 bytes a
+// key), and a frame shows at most view.MaxShownKeys keys and
+// view.MaxShownFields fields of a key, with a "+N more" row for the rest
+// (a fresh-eyes re-check of issue 37: frames of 3.1, 6.1 and 9.2 MB, the
+// server's RSS at 116 MB). On the sandbox and on a real Redis with
+// -allow-custom-scripts: over ten forks, each acquiring once more, every
+// message stays small, the keys panel says how many keys and fields it
+// does not show, and the run is refused by name once its writes pass
+// backend.MaxRunWriteBytes.
+func TestOwnLockManyFieldsBounded(t *testing.T) {
+	t.Parallel()
+	for _, real := range []bool{false, true} {
+		name := "sandbox"
+		if real {
+			name = "redis-server"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{}
+			if real {
+				rs := redistest.Start(t)
+				be, err := backend.Open(context.Background(), backend.Config{URL: rs.URL, AllowCustomScripts: true, ScriptTimePerAddr: -1, ScriptTimeTotal: -1, ScriptTimeLimit: 10 * time.Second}) // 10 s: a loaded machine
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { be.Close() })
+				cfg = Config{Backend: RedisBackend(be), AllowCustomScripts: true}
+			}
+			srv, hs := newTestHTTP(t, cfg)
+			// On redis-server a step whose restore takes over a millisecond
+			// is sent again until it does not (the step's clock), so there
+			// the run is kept small: 400 fields a call, two forks (a third step,
+			// restoring 84 keys, was sent 200 times and failed: left for later).
+			hsets, forks := 200, 10
+			if real {
+				hsets, forks = 20, 2
+			}
+			code := ownLockTimeline(t, srv, fmt.Sprintf(manyFields, hsets))
+			c := dial(t, hs, nil)
+			c.expect(MsgHello)
+			largest, keysMore, fieldsMore := 0, false, false
+			// next reads messages up to the next frame: the frame's step
+			// and the errors before it.
+			next := func() (step int, errs []serverMsg) {
+				t.Helper()
+				for {
+					_ = c.conn.SetReadDeadline(time.Now().Add(120 * time.Second))
+					_, data, err := c.conn.ReadMessage()
+					if err != nil {
+						t.Fatalf("read: %v", err)
+					}
+					largest = max(largest, len(data))
+					var m serverMsg
+					if err := json.Unmarshal(data, &m); err != nil {
+						t.Fatalf("decode: %v", err)
+					}
+					switch m.Type {
+					case MsgError:
+						errs = append(errs, m)
+					case MsgFrame:
+						if p, ok := m.Panels["redis"]; ok {
+							d := parseDOM(t, p)
+							keysMore = keysMore || d.has(byTestID("keys-more"))
+							fieldsMore = fieldsMore || d.has(withClass("fields-more"))
+						}
+						return m.Step, errs
+					}
+				}
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			heapBefore := ms.HeapInuse
+			c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code, Step: intp(0)})
+			at, _ := next()
+			refused := 0
+			for i := 0; i < forks; i++ {
+				spec := explore.StepSpec{Actor: "A", Do: sim.ActAcquire, Lock: "lock"}
+				c.send(ClientMessage{Type: MsgFork, ID: int64(2 + i), At: &at, Action: &spec})
+				step, errs := next()
+				for _, e := range errs {
+					if e.Code == ErrCodeScriptError && strings.Contains(e.Message, "MaxRunWriteBytes") {
+						refused++
+					} else {
+						t.Errorf("fork %d: %s %s, want only the run's write bound", i, e.Code, e.Message)
+					}
+				}
+				at = step
+			}
+			runtime.ReadMemStats(&ms)
+			t.Logf("largest message %d bytes; steps reached %d; refused %d of %d forks; heap in use %d -> %d MB (the test's process, other tests included)", largest, at, refused, forks, heapBefore>>20, ms.HeapInuse>>20)
+			if refused == 0 && !real {
+				t.Error("ten forks of 4,000 fields and 40 keys each never refused by MaxRunWriteBytes")
+			}
+			if !keysMore || !fieldsMore {
+				t.Errorf("the keys panel said how many keys (%v) and fields (%v) it does not show, want both", keysMore, fieldsMore)
+			}
+			if largest > 256<<10 {
+				t.Errorf("a message of %d bytes: a frame draws every key and field", largest)
+			}
+		})
 	}
 }

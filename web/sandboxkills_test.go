@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"lockstep/backend"
 	"lockstep/classserve"
-	"lockstep/explore"
 	"lockstep/sim"
 )
 
@@ -49,25 +47,7 @@ func TestSandboxKillsRefusedByName(t *testing.T) {
 func TestClassStudentsStepsChargedToPresenter(t *testing.T) {
 	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: 3 * time.Second, Limits: Limits{TrustedProxies: loopbackProxies, SandboxKillsPerAddr: 1}}) // 3 s: a loaded machine ran an ordinary step past 1 s
-	timeline := func(acquire string) string {
-		t.Helper()
-		src := "name: mine\nlock: {type: string}\nowner: grant-token\nreentry: none\n" +
-			"acquire:\n  source: |\n    " + acquire + "\n  keys: [lock]\n  argv: [owner, lease_ms]\n  replies: {OK: ACQUIRED, nil: BUSY}\n" +
-			"release:\n  source: return redis.call('DEL', KEYS[1])\n  keys: [lock]\n  replies: {1: RELEASED, 0: NOT_OWNER}\n"
-		def, err := sim.LoadVariant("mine.variant.yaml", []byte(src), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lv, err := explore.AsLock(srv.lesson(context.Background(), classLesson).Lesson, def)
-		if err != nil {
-			t.Fatal(err)
-		}
-		code, err := srv.encodeTimeline(explore.Timeline{Kind: explore.KindUnder, Lesson: lv, Origin: explore.Origin{Under: classLesson}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return code
-	}
+	timeline := func(acquire string) string { return ownLockTimeline(t, srv, acquire) }
 	from := func(addr string) *wsClient {
 		c := dial(t, hs, http.Header{"X-Forwarded-For": {addr}})
 		c.expect(MsgHello)
