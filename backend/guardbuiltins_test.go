@@ -20,7 +20,7 @@ import (
 // reads no redis.REDIS_VERSION(_NUM): each refusal
 // is the same error on all three (a fresh-eyes attack on issue 37).
 func TestUserScriptBuiltinsBounded(t *testing.T) {
-	sb := backend.NewSandbox(backend.SandboxConfig{})
+	sb := backend.NewSandbox(backend.SandboxConfig{TimeLimit: workBoundTimeLimit})
 	t.Cleanup(func() { sb.Close() })
 	refused := map[string]string{
 		"loadstring":            "return loadstring('return 1')()",
@@ -37,7 +37,7 @@ func TestUserScriptBuiltinsBounded(t *testing.T) {
 		"table.concat, looped":  "local t = {} for i = 1, 20 do t[i] = string.rep('x', 60000) end return #table.concat(t)",
 	}
 	errs := map[string]map[string]string{}
-	for name, open := range stores(t, sb) {
+	for name, open := range storesLimit(t, sb, workBoundTimeLimit) {
 		for what, body := range refused {
 			r, err := callOnce(t, open, userScript(t, body))
 			if err != nil {

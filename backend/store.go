@@ -22,6 +22,13 @@ var restoreSource string
 
 var restoreScript = redis.NewScript(restoreSource)
 
+//go:embed lua/expire.lua
+var expireSource string
+
+// expireScript sets the PTTLs of the keys a step's restore wrote (see
+// Store.exec).
+var expireScript = redis.NewScript(expireSource)
+
 // goScripts caches one redis.Script (with its SHA1) per built-in
 // sim.Script: a fixed set. A custom script (a user's variant file) is not
 // kept: every load of a variant file (each share link of a learner's lock
@@ -179,8 +186,8 @@ const maxTries = 200
 var ErrClockStraddle = errors.New("backend: step never ran within one server millisecond")
 
 // Exec implements sim.Store: one MULTI/EXEC per step holding, on a real Redis,
-// TIME, the restore script (every run key re-established with its simulated
-// contents and PTTL), the calls as EVALSHA, the reads (PTTL plus HGETALL or
+// the restore script (every run key re-established with its simulated
+// contents), TIME, the expire script (the keys' PTTLs), the calls as EVALSHA, the reads (PTTL plus HGETALL or
 // GET per key), and TIME again. Redis 7.0 does not freeze its clock inside a
 // transaction, so when the two TIMEs fall in different milliseconds the PTTLs
 // read may be off by the time that passed: the transaction is then sent
@@ -376,15 +383,28 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 	calls := make([]*redis.Cmd, len(b.Calls))
 	pttls := make([]*redis.Cmd, len(read))
 	reads := make([]*redis.Cmd, len(read))
+	var expire *redis.Cmd
 	cmds, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		// A resend after NOSCRIPT (eval) restores Prior on every store: calls
+		// before the failed one had run, and the restore undoes them. The
+		// keys' contents go first, without expiry, and their PTTLs after
+		// TIME: writing thousands of fields takes milliseconds, setting
+		// the PTTLs microseconds, and only what follows TIME must fall in
+		// one server millisecond (before, a run whose keys held a few
+		// thousand Hash fields never did: its steps were sent again and
+		// again, holding Redis up to the step's bound, then failed).
+		var ekeys []string
+		var eargs []any
+		if restoring && len(prior) > 0 {
+			keys, args, ek, ea := restoreSplitArgs(s, prior)
+			restore = run(ctx, p, restoreScript, eval, keys, args)
+			ekeys, eargs = ek, ea
+		}
 		if s.restore {
 			t0 = p.Time(ctx)
 		}
-		// A resend after NOSCRIPT (eval) restores Prior on every store: calls
-		// before the failed one had run, and the restore undoes them.
-		if restoring && len(prior) > 0 {
-			keys, args := restoreArgs(s, prior)
-			restore = run(ctx, p, restoreScript, eval, keys, args)
+		if len(ekeys) > 0 {
+			expire = run(ctx, p, expireScript, eval, ekeys, eargs)
 		}
 		if len(clockKeys) > 0 {
 			clockCmd = run(ctx, p, clockScript, eval, clockKeys, []any{clockTTL})
@@ -459,6 +479,14 @@ func (s *Store) exec(ctx context.Context, b *sim.Batch, eval bool, d *derivedRea
 		}
 		if err := restore.Err(); err != nil && !isExecAbort(err) {
 			return nil, noRetry, nil, fmt.Errorf("backend: restore run keys: %w", err)
+		}
+	}
+	if expire != nil {
+		if isNoScript(expire.Err()) {
+			return nil, retryNoScript, written, nil
+		}
+		if err := expire.Err(); err != nil && !isExecAbort(err) {
+			return nil, noRetry, nil, fmt.Errorf("backend: set run keys' PTTLs: %w", err)
 		}
 	}
 	var vt int64
@@ -610,6 +638,27 @@ func restoreArgs(s *Store, prior []sim.KeyState) ([]string, []any) {
 		}
 	}
 	return keys, args
+}
+
+// restoreSplitArgs returns restoreScript's keys and arguments for prior
+// with every PTTL left out (the empty string), and expireScript's: the
+// keys that exist in prior and their PTTLs.
+func restoreSplitArgs(s *Store, prior []sim.KeyState) (keys []string, args []any, ekeys []string, eargs []any) {
+	keys, args = restoreArgs(s, prior)
+	a := 0
+	for i, k := range prior {
+		n := args[a+2].(int)
+		if k.Type == sim.TypeHash || k.Type == sim.TypeString {
+			ekeys = append(ekeys, keys[i])
+			eargs = append(eargs, args[a+1])
+			args[a+1] = ""
+		}
+		a += 3 + n
+		if k.Type == sim.TypeHash {
+			a += n
+		}
+	}
+	return keys, args, ekeys, eargs
 }
 
 // readKey reads key k from its PTTL and GET or HGETALL replies; with vt

@@ -31,9 +31,9 @@ var scriptLine = regexp.MustCompile(`:(\d+): (?:ERR )?lockstep: `)
 // per call and per call of the script in all, and string.gsub,
 // string.format and cjson.encode by what they could make.
 func TestUserScriptStringValuesBounded(t *testing.T) {
-	sb := backend.NewSandbox(backend.SandboxConfig{})
+	sb := backend.NewSandbox(backend.SandboxConfig{TimeLimit: workBoundTimeLimit})
 	t.Cleanup(func() { sb.Close() })
-	all, rc := storesAndRedis(t, sb)
+	all, rc := storesAndRedisLimit(t, sb, workBoundTimeLimit)
 	attacks := map[string]string{
 		"s:rep":               "local s = 'x'\nreturn #s:rep(1e8)",
 		"('x').rep":           "local f = ('x').rep\nreturn #f('x', 1e8)",
@@ -194,10 +194,16 @@ func infoMemory(t *testing.T, c *redis.Client, field string) int64 {
 
 // storesAndRedis is stores, and a client of its redis-server.
 func storesAndRedis(t *testing.T, sb *backend.Sandbox) (map[string]func() (*backend.Store, error), *redis.Client) {
+	return storesAndRedisLimit(t, sb, 0)
+}
+
+// storesAndRedisLimit is storesAndRedis with the real Redis's step bound
+// (and its reach timeout) at limit (0: the defaults), as storesLimit.
+func storesAndRedisLimit(t *testing.T, sb *backend.Sandbox, limit time.Duration) (map[string]func() (*backend.Store, error), *redis.Client) {
 	srv := redistest.Start(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { c.Close() })
-	real := lessontest.Open(t, backend.Config{URL: srv.URL, AllowCustomScripts: true})
+	real := lessontest.Open(t, backend.Config{URL: srv.URL, AllowCustomScripts: true, ScriptTimeLimit: limit, DialTimeout: limit})
 	embedded := lessontest.Open(t, backend.Config{})
 	return map[string]func() (*backend.Store, error){
 		"embedded": embedded.NewStore,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"lockstep/backend"
 	"lockstep/internal/redistest"
@@ -153,7 +154,10 @@ func TestTLS(t *testing.T) {
 		run(t, u, l, nil)
 	})
 	t.Run("no-ca", func(t *testing.T) {
-		if _, err := backend.Open(context.Background(), backend.Config{URL: srv.URL}); err == nil || !strings.Contains(err.Error(), "certificate") {
+		// 60 s to reach it: the check is the certificate's refusal, which
+		// on a loaded machine (load 27 on 2 cores) came after the default
+		// 3 s ("cannot reach Redis within 3s").
+		if _, err := backend.Open(context.Background(), backend.Config{URL: srv.URL, DialTimeout: time.Minute}); err == nil || !strings.Contains(err.Error(), "certificate") {
 			t.Fatalf("without the CA: want a certificate error, got %v", err)
 		}
 		if _, err := backend.Open(context.Background(), backend.Config{URL: "redis://" + srv.Addr, CAFile: srv.CAFile}); err == nil || !strings.Contains(err.Error(), "rediss://") {

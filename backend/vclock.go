@@ -33,7 +33,8 @@ import (
 // VT; a script that starts after VT's millisecond raises clockMovedMarker
 // (key expiry inside a script is reckoned from its start) and the step is
 // sent again. The keys are read after the calls with PEXPIRETIME, less
-// VT. The step is then exact when the restore ran in VT's millisecond and
+// VT. The step is then exact when the restore's PTTLs (expire.lua, after
+// its contents) were set in VT's millisecond and
 // no key read after the calls could have expired in real time while it
 // is alive at VT (clockStraddled): how long the calls run no longer
 // matters. A Redis before 7.0 (no PEXPIRETIME), or one whose version
@@ -118,7 +119,8 @@ func clockMoved(r sim.Reply) bool {
 
 // clockStraddled reports whether a step on the step's clock VT (Unix ms),
 // whose transaction began at t0 and ended at t1 (Unix ms), may have read
-// other than the instant VT: the restore ran before VT's millisecond, or
+// other than the instant VT: the restore set its PTTLs before VT's
+// millisecond (t0 is the TIME between its contents and its PTTLs), or
 // a key of prior (the state the step began from, each restored at VT)
 // absent after the calls had a lease that ran out in real time by t1 but
 // not at VT (deleted by the calls, or expired meanwhile: which, cannot be

@@ -126,14 +126,7 @@ func TestOwnLockManyFieldsBounded(t *testing.T) {
 				cfg = Config{Backend: RedisBackend(be), AllowCustomScripts: true}
 			}
 			srv, hs := newTestHTTP(t, cfg)
-			// On redis-server a step whose restore takes over a millisecond
-			// is sent again until it does not (the step's clock), so there
-			// the run is kept small: 400 fields a call, two forks (a third step,
-			// restoring 84 keys, was sent 200 times and failed: left for later).
 			hsets, forks := 200, 10
-			if real {
-				hsets, forks = 20, 2
-			}
 			code := ownLockTimeline(t, srv, fmt.Sprintf(manyFields, hsets))
 			c := dial(t, hs, nil)
 			c.expect(MsgHello)
@@ -187,7 +180,7 @@ func TestOwnLockManyFieldsBounded(t *testing.T) {
 			}
 			runtime.ReadMemStats(&ms)
 			t.Logf("largest message %d bytes; steps reached %d; refused %d of %d forks; heap in use %d -> %d MB (the test's process, other tests included)", largest, at, refused, forks, heapBefore>>20, ms.HeapInuse>>20)
-			if refused == 0 && !real {
+			if refused == 0 {
 				t.Error("ten forks of 4,000 fields and 40 keys each never refused by MaxRunWriteBytes")
 			}
 			if !keysMore || !fieldsMore {

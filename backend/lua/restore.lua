@@ -3,7 +3,9 @@
 -- Runs first in the step's MULTI/EXEC on a real Redis.
 -- KEYS     every key of the run
 -- ARGV     for each key, in order: type ("none", "hash" or "string"), PTTL in
---          milliseconds, n; then n field/value pairs (hash) or n = 1 value (string)
+--          milliseconds (the empty string: leave the key without an expiry,
+--          for expire.lua to set), n; then n field/value pairs (hash) or
+--          n = 1 value (string)
 local a = 1
 for _, key in ipairs(KEYS) do
   local kind, pttl, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
@@ -18,7 +20,7 @@ for _, key in ipairs(KEYS) do
     redis.call('SET', key, ARGV[a])
     a = a + 1
   end
-  if kind ~= 'none' then
+  if kind ~= 'none' and pttl ~= '' then
     redis.call('PEXPIRE', key, pttl)
   end
 end
