@@ -349,7 +349,7 @@ const joinPanelShown = `(() => {
 // side, the panel was 501 x 118 px at the bottom right at 1280 x 800, the
 // QR showing its top 114 px and the buttons below the panel's edge; at
 // 1024 x 768 in zh-TW 400 x 112), at 1280 x 800 and 1024 x 768, in
-// English and zh-TW: a Redlock lesson (side timeline) and a two-lane one.
+// English and zh-TW: a Redlock lesson (side timeline) and two others.
 func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 	t.Parallel()
 	all := testLessons(t)
@@ -360,7 +360,7 @@ func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 		id   string
 		step int
 		side bool
-	}{{classLesson, 3, false}, {"redlock-restart", 2, true}, {"redlock-restart", 6, true}} {
+	}{{classLesson, 3, false}, {"stale-owner", 7, false}, {"redlock-restart", 2, true}, {"redlock-restart", 6, true}} {
 		l := lessonByID(t, all, c.id)
 		for _, loc := range []sim.Locale{sim.English, "zh-TW"} {
 			for _, s := range roomSizes {
