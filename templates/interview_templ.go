@@ -119,10 +119,10 @@ func siteNav(label string, links []NavLink) templ.Component {
 	})
 }
 
-// joinQuick is "Join a class" beside the site nav on a phone (issue 38):
-// the nav scrolls sideways there with /join last, off the screen, so the
-// link starts the nav's row, a 44 px target (app.css; hidden on wider
-// screens). Not on /join itself.
+// joinQuick is "Join a class" beside the site nav on a phone (issue 38),
+// for a nav scrolled sideways with /join last, off the screen. app.css
+// hides it on every screen now: a phone's nav wraps, its own /join link
+// whole (a fresh review of issue 38). Not on /join itself.
 func joinQuick(links []NavLink) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

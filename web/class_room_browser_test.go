@@ -307,3 +307,92 @@ func TestBrowserClassRoom(t *testing.T) {
 		}
 	}
 }
+
+// joinPanelShown measures the presenter's class panel before anyone
+// joins: the QR code's box and each of the room's buttons (Ask, Reveal,
+// Scores, Hide join code, End), the ones not whole on the screen or
+// covered at a corner or the middle (elementFromPoint), and the board's
+// layout (data-tl, data-room).
+const joinPanelShown = `(() => {
+	const r = el => el.getBoundingClientRect(), bad = [];
+	const whole = (el, name) => {
+		const b = r(el);
+		if (b.width === 0 || b.height === 0 || b.left < -0.5 || b.top < -0.5 || b.right > innerWidth + 0.5 || b.bottom > innerHeight + 0.5) {
+			bad.push(name + ' at ' + [b.left, b.top, b.width, b.height].map(Math.round).join(',') + ': off the screen');
+			return;
+		}
+		for (const [x, y] of [[b.left + 2, b.top + 2], [b.right - 2, b.top + 2], [b.left + 2, b.bottom - 2], [b.right - 2, b.bottom - 2], [b.left + b.width / 2, b.top + b.height / 2]]) {
+			const hit = document.elementFromPoint(x, y);
+			if (!hit || !(el.contains(hit) || hit.contains(el) && hit.closest('[data-class-panel]'))) {
+				bad.push(name + ': covered at ' + Math.round(x) + ',' + Math.round(y) + ' by ' + (hit ? hit.tagName + '.' + hit.className : 'nothing'));
+				return;
+			}
+		}
+	};
+	const panel = document.querySelector('[data-class-panel]'), qr = panel.querySelector('svg.qr'), p = r(panel);
+	whole(qr, 'the QR code');
+	const buttons = [...panel.querySelectorAll('.class-actions button')];
+	for (const b of buttons) whole(b, b.dataset.classAction);
+	const board = document.querySelector('.board'), over = [];
+	for (const name of ['narration', 'timeline', 'redis', 'diagram', 'command']) {
+		const b = r(document.getElementById('panel-' + name));
+		if (b.width > 0 && p.left < b.right - 0.5 && b.left < p.right - 0.5 && p.top < b.bottom - 0.5 && b.top < p.bottom - 0.5) over.push(name);
+	}
+	return {Bad: bad, Over: over, Buttons: buttons.length, QR: Math.min(r(qr).width, r(qr).height), Tl: board.dataset.tl || '', Room: board.dataset.room || '',
+		Panel: [p.left, p.top, p.width, p.height].map(Math.round), DocH: document.documentElement.scrollHeight, ViewH: innerHeight};
+})()`
+
+// TestBrowserPresenterClassFitsJoin: before anyone joins, the class
+// panel's QR code and every one of its buttons are whole on the screen
+// and drawn over by nothing, in every presenter layout (a fresh review of
+// issue 38: on the Redlock lessons, whose timeline takes the board's left
+// side, the panel was 501 x 118 px at the bottom right at 1280 x 800, the
+// QR showing its top 114 px and the buttons below the panel's edge; at
+// 1024 x 768 in zh-TW 400 x 112), at 1280 x 800 and 1024 x 768, in
+// English and zh-TW: a Redlock lesson (side timeline) and two others.
+func TestBrowserPresenterClassFitsJoin(t *testing.T) {
+	t.Parallel()
+	all := testLessons(t)
+	// each page starts a class of its own
+	ts := startServer(t, Config{Lessons: all, Limits: Limits{MaxClassesPerAddr: 16}}, "127.0.0.1:0")
+	p := newTab(t)
+	for _, c := range []struct {
+		id   string
+		step int
+		side bool
+	}{{classLesson, 3, false}, {"stale-owner", 7, false}, {"redlock-restart", 2, true}, {"redlock-restart", 6, true}} {
+		l := lessonByID(t, all, c.id)
+		for _, loc := range []sim.Locale{sim.English, "zh-TW"} {
+			for _, s := range roomSizes {
+				at := fmt.Sprintf("%s step %d %s %dx%d", l.ID, c.step, loc, s[0], s[1])
+				run(t, p, chromedp.EmulateViewport(s[0], s[1]), chromedp.Navigate(ts.url+lessonURL(l.ID, c.step, loc, true)))
+				waitStep(t, p, c.step)
+				click(t, p, "[data-class-start]")
+				waitValue[string](t, p, `document.querySelector('[data-class-code-text]')?.textContent || ''`, at+": the class code")
+				evalAwait[bool](t, p, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				var got struct {
+					Bad         []string
+					Over        []string
+					Buttons     int
+					QR          float64
+					Tl, Room    string
+					Panel       []float64
+					DocH, ViewH float64
+				}
+				if err := json.Unmarshal(eval[[]byte](t, p, joinPanelShown), &got); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: layout %q room %q, panel %v over %q, QR %.0f px", at, got.Tl, got.Room, got.Panel, got.Over, got.QR)
+				if c.side && got.Tl != "side" {
+					t.Errorf("%s: the timeline is not at the side (data-tl %q): the case is not measured", at, got.Tl)
+				}
+				if got.Buttons != 5 || len(got.Bad) > 0 || got.QR < 180 {
+					t.Errorf("%s: the panel %v (page %.0f px high, screen %.0f) shows a QR of %.0f px and %d buttons, not whole or covered: %q; want a QR of 180 px or more and the 5 buttons whole",
+						at, got.Panel, got.DocH, got.ViewH, got.QR, got.Buttons, got.Bad)
+				}
+				// the next page starts a class of its own, not this one's again
+				eval[bool](t, p, `(sessionStorage.clear(), true)`)
+			}
+		}
+	}
+}

@@ -241,7 +241,8 @@ const measureForms = `(() => {
 })()`
 
 // TestBrowserPhoneSiteHeader: on a 390 x 844 phone the site header of the
-// pages under it (the Search page, /join, the lock page, the course) is
+// pages under it (the Search page, /join, the lock page, the course, and
+// the player's .site-top on a lesson and a student's /class/CODE) is
 // collapsed as the player's (issue 38, items 8 and 11: it was 238 px): at
 // most 90 px, the logo and the languages on one line, the site's
 // navigation under them wrapped in at most two rows, every link whole on
@@ -250,10 +251,18 @@ const measureForms = `(() => {
 // screen, and one link to /join; in the three languages.
 func TestBrowserPhoneSiteHeader(t *testing.T) {
 	t.Parallel()
-	ctx, ts := tabAt(t, Config{Lessons: testLessons(t)}, "/join?lang=en")
+	all := testLessons(t)
+	ctx, ts := tabAt(t, Config{Lessons: all}, "/join?lang=en")
+	// a class for /class/CODE, started by a presenter in a tab of its own
+	l := lessonByID(t, all, classLesson)
+	p := newTab(t)
+	run(t, p, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(ts.url+lessonURL(l.ID, 1, sim.English, true)))
+	waitStep(t, p, 1)
+	click(t, p, "[data-class-start]")
+	code := waitValue[string](t, p, `document.querySelector('[data-class-code-text]')?.textContent || ''`, "the class code")
 	run(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
 	for _, loc := range sim.Locales {
-		for _, page := range []string{"/search", "/join", "/explore/lock", "/"} {
+		for _, page := range []string{"/search", "/join", "/explore/lock", "/", "/lessons/" + l.ID, "/class/" + code} {
 			path := page + "?lang=" + string(loc)
 			run(t, ctx, chromedp.Navigate(ts.url+path))
 			waitJS(t, ctx, `document.readyState === 'complete'`, path)
@@ -266,7 +275,8 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 				Here                  string // the current page's link when it is off the nav's shown part
 			}
 			raw := eval[[]byte](t, ctx, `(() => {
-				const r = el => el.getBoundingClientRect(), h = document.querySelector('header.site'), nav = h.querySelector('.site-nav');
+				// the player's (a lesson, /class/CODE) site header is its .site-top, its heading the lesson's
+				const r = el => el.getBoundingClientRect(), h = document.querySelector('header.site .site-top') || document.querySelector('header.site'), nav = h.querySelector('.site-nav');
 				const shown = el => r(el).width > 0 && getComputedStyle(el).visibility !== 'hidden';
 				const parts = [h.querySelector('.logo'), nav, ...h.querySelectorAll('.settings > *')].filter(shown), overlaps = [];
 				for (let i = 0; i < parts.length; i++) for (let j = i + 1; j < parts.length; j++) {
@@ -274,7 +284,7 @@ func TestBrowserPhoneSiteHeader(t *testing.T) {
 					if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
 						overlaps.push(parts[i].className + ' / ' + parts[j].className);
 				}
-				return {ViewH: innerHeight, HeaderH: r(h).height, H1Top: r(document.querySelector('main h1')).top,
+				return {ViewH: innerHeight, HeaderH: r(h).height, H1Top: r(document.querySelector('main h1') || document.querySelector('h1')).top,
 					NavRows: new Set([...nav.querySelectorAll('a')].filter(shown).map(a => Math.round(r(a).top))).size,
 					Joins: [...h.querySelectorAll('.join-quick, .site-nav a[href^="/join"]')].filter(shown).length,
 					Links: nav.querySelectorAll('a').length, NavScroll: getComputedStyle(nav).overflowX, Overlaps: overlaps,
