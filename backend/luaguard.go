@@ -84,8 +84,12 @@ var maxMade = fmt.Sprint(MaxMadeBytes)
 
 // MaxPatternWork bounds one pattern match (string.find, match, gmatch,
 // gsub) in a user's script, however it is called (string.find(s, p),
-// s:find(p): luaindex.go), and all the matches of one call of the script
-// together: a pattern with q repetition items (*, +, -, ?, %b and a back
+// s:find(p): luaindex.go), one table.sort (sortStoppedMarker), and all the
+// matches and sorts of one call of the script together. Any find, match,
+// gmatch or gsub, plain or not, may compare len(s) x len(p) bytes
+// (string.find(s, p, 1, true) of 1 MiB and 512 KiB held redis-server BUSY
+// 17 s, a fresh attacker on issue 37), and a call whose len(s) x len(p)
+// passes the bound is refused. Besides, a pattern with q repetition items (*, +, -, ?, %b and a back
 // reference %1-%9, each counted, escaped or not) may backtrack some
 // n^(q+1) times on a string of n bytes (n^q when find, match or gsub
 // anchor it with ^), and one such call ran for ever on every backend, out
@@ -104,6 +108,16 @@ var patternWorkLog = fmt.Sprintf("%.6f", math.Log(MaxPatternWork))
 // patternStoppedMarker starts the error of a pattern match the guard
 // refuses (MaxPatternWork).
 const patternStoppedMarker = "lockstep: pattern:"
+
+// sortStoppedMarker starts the error of a table.sort the guard refuses:
+// one whose worst case, n log2(n) comparisons of up to the longest
+// string's length plus one bytes each, passes MaxPatternWork, or brings
+// the script's sum of pattern and sort work past it. A sort runs in one C
+// call (with or without a comparator: each comparison of two strings is
+// one C call too), out of reach of the turn count and of SCRIPT KILL;
+// before, sorting 8,000 references to one 1 MiB string held redis-server
+// BUSY 3 to 11 s (a fresh attacker on issue 37).
+const sortStoppedMarker = "lockstep: table.sort:"
 
 // keyGuardMarker starts the error of a command the guard refuses (after
 // "ERR " in a reply of redis-server and in an error table of
@@ -357,8 +371,10 @@ local made, work, W = 0, 0, 0
 local function make(b) made = made + b if made > ` + maxMadeTotal + ` then err('` + madeStoppedMarker + ` a script of your own may make at most ` + maxMadeTotal + ` bytes in all with the string functions, table.concat, cjson and cmsgpack in one call', ` + inner + `) end end
 s.rep = function(x, n, ...) local c = tn(n) if (ty(x) == 'string' or ty(x) == 'number') and c and c > 0 then local b = #ts(x) * c if b > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. fmt('%.0f', b) .. ' bytes is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end if c > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. fmt('%.0f', c) .. ' copies is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end make(b) end return rep(x, n, ...) end
 t.concat = function(a, sp, i, j) if ty(a) == 'table' and (sp == nil or ty(sp) == 'string' or ty(sp) == 'number') then local n, l = 0, #ts(sp or '') for k = tn(i) or 1, tn(j) or #a do local v = a[k] if ty(v) == 'string' or ty(v) == 'number' then n = n + #ts(v) + l end if n > ` + maxMade + ` then err('` + concatStoppedMarker + ` of more than ` + maxMade + ` bytes is more than a script of your own may make', ` + level + `) end end make(n) end return concat(a, sp, i, j) end
-local function heavy(f, x, p, plain, anchored) if plain or (ty(p) ~= 'string' and ty(p) ~= 'number') or (ty(x) ~= 'string' and ty(x) ~= 'number') then return end local n, ps = #ts(x), ts(p) local _, q = gsub(ps, '[%*%+%-%?]', '') local _, q2 = gsub(ps, '%%[b1-9]', '') q = q + q2 local e = q + 1 if anchored and sub(ps, 1, 1) == '^' then e = q end if n > 1 then local w = e * log(n) if w > ` + patternWorkLog + ` then err('` + patternStoppedMarker + ` ' .. f .. ' of a pattern with ' .. q .. ' repetition items on ' .. n .. ' bytes refused: it could backtrack for hours', ` + inner + `) end work = work + exp(w) if work > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' refused: the pattern matches of one call of a script of your own may backtrack some ` + patternWorkTotal + ` steps in all', ` + inner + `) end end end
+local function heavy(f, x, p, plain, anchored) if (ty(p) ~= 'string' and ty(p) ~= 'number') or (ty(x) ~= 'string' and ty(x) ~= 'number') then return end local n, ps = #ts(x), ts(p) local m = n * #ps if m > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' of ' .. #ps .. ' bytes in ' .. n .. ' bytes refused: it could compare some ' .. fmt('%.0f', m) .. ' bytes, more than the ` + patternWorkTotal + ` one call of a script of your own may', ` + inner + `) end if plain then work = work + m if work > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' refused: the pattern matches of one call of a script of your own may backtrack some ` + patternWorkTotal + ` steps in all', ` + inner + `) end return end local _, q = gsub(ps, '[%*%+%-%?]', '') local _, q2 = gsub(ps, '%%[b1-9]', '') q = q + q2 local e = q + 1 if anchored and sub(ps, 1, 1) == '^' then e = q end if n > 1 then local w = e * log(n) if m > 1 and log(m) > w then w = log(m) end if w > ` + patternWorkLog + ` then err('` + patternStoppedMarker + ` ' .. f .. ' of a pattern with ' .. q .. ' repetition items on ' .. n .. ' bytes refused: it could backtrack for hours', ` + inner + `) end work = work + exp(w) if work > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' refused: the pattern matches of one call of a script of your own may backtrack some ` + patternWorkTotal + ` steps in all', ` + inner + `) end end end
 local S_find, S_match, S_gmatch, S_gsub, S_format = S.find, S.match, S.gmatch, S.gsub, S.format
+local T_sort = T.sort
+t.sort = function(a, c) if ty(a) == 'table' then local n, l = #a, 0 for k = 1, n do local v = a[k] if ty(v) == 'string' and #v > l then l = #v end end if n > 1 then local w = n * log(n) / log(2) * (l + 1) if w > ` + patternWorkTotal + ` then err('` + sortStoppedMarker + ` ' .. n .. ' values of up to ' .. l .. ' bytes refused: it could compare some ' .. fmt('%.0f', w) .. ' bytes, more than the ` + patternWorkTotal + ` one call of a script of your own may', ` + level + `) end work = work + w if work > ` + patternWorkTotal + ` then err('` + sortStoppedMarker + ` refused: the sorts and pattern matches of one call of a script of your own may compare some ` + patternWorkTotal + ` bytes in all', ` + level + `) end end end if c == nil then return T_sort(a) end return T_sort(a, c) end
 s.find = function(x, p, i, plain) heavy('string.find', x, p, plain, true) return S_find(x, p, i, plain) end
 s.match = function(x, p, ...) heavy('string.match', x, p, false, true) return S_match(x, p, ...) end
 s.gmatch = function(x, p) heavy('string.gmatch', x, p) return S_gmatch(x, p) end
@@ -490,7 +506,7 @@ func guardReplyAsRun(r sim.Reply, prefix string) sim.Reply {
 // refusal or a bound of the key guard or of Redis's environment.
 func guardStopped(errText string) bool {
 	for _, m := range []string{keyGuardMarker, repStoppedMarker, concatStoppedMarker, patternStoppedMarker, heapStoppedMarker,
-		gsubStoppedMarker, formatStoppedMarker, encodeStoppedMarker, madeStoppedMarker, writesStoppedMarker, timeStoppedMarker} {
+		gsubStoppedMarker, formatStoppedMarker, encodeStoppedMarker, madeStoppedMarker, writesStoppedMarker, timeStoppedMarker, sortStoppedMarker} {
 		if strings.Contains(errText, m) {
 			return true
 		}

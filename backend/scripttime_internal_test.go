@@ -8,8 +8,8 @@ import (
 )
 
 // TestScriptTimeLedger: an address runs one step of its scripts at once
-// (a second waits, here until its ctx ends), is charged each step's time
-// past scriptTimeFree, and past its budget is refused with the time
+// (a second waits, here until its ctx ends), is charged all of each
+// step's time (scriptTimeFree is none), and past its budget is refused with the time
 // spent and when to try again, while another address is not.
 func TestScriptTimeLedger(t *testing.T) {
 	t.Parallel()
@@ -31,16 +31,16 @@ func TestScriptTimeLedger(t *testing.T) {
 	release(1200 * time.Millisecond)
 	_, err = l.acquire(context.Background(), "a", 0)
 	var te *ScriptTimeError
-	if !errors.As(err, &te) || te.Spent != 1150*time.Millisecond || te.Wait < 59*time.Second || te.Wait > time.Minute {
-		t.Fatalf("past the budget: %v, want refused, 1.15 s spent, a minute to wait", err)
+	if !errors.As(err, &te) || te.Spent != 1200*time.Millisecond || te.Wait < 59*time.Second || te.Wait > time.Minute {
+		t.Fatalf("past the budget: %v, want refused, 1.2 s spent, a minute to wait", err)
 	}
 	if r, err := l.acquire(context.Background(), "b", 0); err != nil {
 		t.Fatalf("another address past a's budget: %v", err)
 	} else {
 		r(0)
 	}
-	if len(l.slots) != 0 || len(l.spent) != 1 {
-		t.Errorf("%d slots and %d addresses' charges kept, want none and a's", len(l.slots), len(l.spent))
+	if len(l.slots) != 0 || len(l.spent) != 2 || len(l.spent["b"]) != 1 || l.spent["b"][0].d != 10*time.Millisecond {
+		t.Errorf("%d slots and %d addresses' charges kept (b: %v), want none, and a's and b's 10 ms", len(l.slots), len(l.spent), l.spent["b"])
 	}
 }
 
@@ -78,7 +78,8 @@ func TestScriptTimeReservedBeforeTheStep(t *testing.T) {
 	if ran != 2 || spent > 3*time.Second {
 		t.Errorf("%d steps ran, %v charged, want 2 and at most the budget", ran, spent)
 	}
-	// A step that took less than its reservation gives the rest back.
+	// A step that took less than its reservation gives the rest back, and
+	// is charged all it took.
 	b, err := l.acquire(context.Background(), "b", 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +88,8 @@ func TestScriptTimeReservedBeforeTheStep(t *testing.T) {
 		t.Errorf("reserved %v while the step runs, want its bound less %v", got, scriptTimeFree)
 	}
 	b(10 * time.Millisecond)
-	if len(l.spent["b"]) != 0 {
-		t.Errorf("a 10 ms step left %v charged", l.spent["b"])
+	if len(l.spent["b"]) != 1 || l.spent["b"][0].d != 10*time.Millisecond {
+		t.Errorf("a 10 ms step left %v charged, want 10 ms", l.spent["b"])
 	}
 }
 
@@ -124,8 +125,8 @@ func TestScriptTimeServerWide(t *testing.T) {
 		}
 	}
 	err := step("e")
-	if !errors.As(err, &te) || !te.Server || te.Budget != 4*time.Second || te.Spent != 3400*time.Millisecond {
-		t.Fatalf("the fifth address: %v, want refused for the server's 4 s, 3.4 s spent", err)
+	if !errors.As(err, &te) || !te.Server || te.Budget != 4*time.Second || te.Spent != 3600*time.Millisecond {
+		t.Fatalf("the fifth address: %v, want refused for the server's 4 s, 3.6 s spent (4 x 0.9 s)", err)
 	}
 	if m := te.Message(); m.ID != "backend.script-time-server" {
 		t.Errorf("message %s, want backend.script-time-server", m.ID)
