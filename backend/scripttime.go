@@ -16,11 +16,11 @@ import (
 // sockets x 8 forks, a fresh-eyes attack on issue 37) they kept PING at a
 // p90 of 747 ms and up to 3.3 s, and every other visitor's step waited 0.8
 // to 2.1 s. So each client address (WithClientAddr) is charged the time
-// its steps of a user's script took on that Redis (less scriptTimeFree
-// a step), and runs at most one such step at once; all the addresses
+// its steps of a user's script took on that Redis (every millisecond of
+// it: scriptTimeFree is none), and runs at most one such step at once; all the addresses
 // together are charged against Config.ScriptTimeTotal, so that many
 // addresses do not multiply the bound. Before a step runs, the worst it
-// may take (the step's own bound, less scriptTimeFree) is reserved
+// may take (the step's own bound) is reserved
 // against both; the step runs only if the reservation fits within both
 // budgets, and the part it did not use is given back when it ends (a
 // fresh-eyes re-check of issue 37: charged after the step, a visitor's
