@@ -34,32 +34,14 @@ func TestOwnLockRunWritesBounded(t *testing.T) {
 	before := ms.HeapInuse
 	c := dial(t, hs, nil)
 	c.expect(MsgHello)
-	// next reads messages up to the next frame: the largest message's
-	// size, the frame's step, and the errors before it.
 	largest, cut := 0, false
 	next := func() (step int, errs []serverMsg) {
 		t.Helper()
-		for {
-			_ = c.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
-			_, data, err := c.conn.ReadMessage()
-			if err != nil {
-				t.Fatalf("read: %v", err)
+		return readToFrame(t, c, 60*time.Second, &largest, func(m serverMsg) {
+			for _, p := range m.Panels {
+				cut = cut || strings.Contains(p, "x … 64744 bytes more")
 			}
-			largest = max(largest, len(data))
-			var m serverMsg
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatalf("decode: %v", err)
-			}
-			switch m.Type {
-			case MsgError:
-				errs = append(errs, m)
-			case MsgFrame:
-				for _, p := range m.Panels {
-					cut = cut || strings.Contains(p, "x … 64744 bytes more")
-				}
-				return m.Step, errs
-			}
-		}
+		})
 	}
 	c.send(ClientMessage{Type: MsgLoad, ID: 1, Timeline: code, Step: intp(0)})
 	at, _ := next()
@@ -131,33 +113,15 @@ func TestOwnLockManyFieldsBounded(t *testing.T) {
 			c := dial(t, hs, nil)
 			c.expect(MsgHello)
 			largest, keysMore, fieldsMore := 0, false, false
-			// next reads messages up to the next frame: the frame's step
-			// and the errors before it.
 			next := func() (step int, errs []serverMsg) {
 				t.Helper()
-				for {
-					_ = c.conn.SetReadDeadline(time.Now().Add(120 * time.Second))
-					_, data, err := c.conn.ReadMessage()
-					if err != nil {
-						t.Fatalf("read: %v", err)
+				return readToFrame(t, c, 120*time.Second, &largest, func(m serverMsg) {
+					if p, ok := m.Panels["redis"]; ok {
+						d := parseDOM(t, p)
+						keysMore = keysMore || d.has(byTestID("keys-more"))
+						fieldsMore = fieldsMore || d.has(withClass("fields-more"))
 					}
-					largest = max(largest, len(data))
-					var m serverMsg
-					if err := json.Unmarshal(data, &m); err != nil {
-						t.Fatalf("decode: %v", err)
-					}
-					switch m.Type {
-					case MsgError:
-						errs = append(errs, m)
-					case MsgFrame:
-						if p, ok := m.Panels["redis"]; ok {
-							d := parseDOM(t, p)
-							keysMore = keysMore || d.has(byTestID("keys-more"))
-							fieldsMore = fieldsMore || d.has(withClass("fields-more"))
-						}
-						return m.Step, errs
-					}
-				}
+				})
 			}
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
@@ -196,5 +160,32 @@ func TestOwnLockManyFieldsBounded(t *testing.T) {
 				t.Errorf("a message of %d bytes: a frame draws every key and field", largest)
 			}
 		})
+	}
+}
+
+// readToFrame reads c's messages up to the next frame, each within timeout:
+// it returns the frame's step and the error messages before it, keeps the
+// largest message's size (bytes) in *largest, and hands the frame to
+// onFrame.
+func readToFrame(t *testing.T, c *wsClient, timeout time.Duration, largest *int, onFrame func(serverMsg)) (step int, errs []serverMsg) {
+	t.Helper()
+	for {
+		_ = c.conn.SetReadDeadline(time.Now().Add(timeout))
+		_, data, err := c.conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		*largest = max(*largest, len(data))
+		var m serverMsg
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("decode: %v", err)
+		}
+		switch m.Type {
+		case MsgError:
+			errs = append(errs, m)
+		case MsgFrame:
+			onFrame(m)
+			return m.Step, errs
+		}
 	}
 }
