@@ -65,6 +65,11 @@ type Config struct {
 	// Redis with AllowCustomScripts (see the constant ScriptTimeLimit);
 	// 0 means that constant.
 	ScriptTimeLimit time.Duration
+	// RunWriteBytes bounds what a user's scripts may write over one run,
+	// in bytes, as MaxRunWriteBytes counts it (RunWritesError); 0 means
+	// MaxRunWriteBytes (2 MiB). Tests set less to reach the bound with
+	// fewer writes.
+	RunWriteBytes int64
 	// ScriptTimePerAddr bounds the time one client address's steps of a
 	// user's script may take on a real Redis with AllowCustomScripts within
 	// a minute (flag -script-time-per-addr); over it they are refused

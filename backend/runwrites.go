@@ -25,18 +25,27 @@ import (
 const MaxRunWriteBytes = 2 << 20
 
 // RunWritesError is a step whose user's scripts took the run's writes past
-// MaxRunWriteBytes: Bytes is the run's count with the step.
+// the backend's bound (Config.RunWriteBytes, by default MaxRunWriteBytes):
+// Bytes is the run's count with the step, Max the bound.
 type RunWritesError struct {
-	Bytes int64
+	Bytes, Max int64
 }
 
 func (e *RunWritesError) Error() string {
-	return fmt.Sprintf("backend: the run's scripts wrote %d bytes, more than the %d bytes (MaxRunWriteBytes) a run of a script of your own may write", e.Bytes, MaxRunWriteBytes)
+	return fmt.Sprintf("backend: the run's scripts wrote %d bytes, more than the %d bytes (MaxRunWriteBytes) a run of a script of your own may write", e.Bytes, e.Max)
 }
 
 // Message makes RunWritesError a Coded error: backend.run-writes.
 func (e *RunWritesError) Message() sim.Msg {
-	return sim.M("backend.run-writes", "Bytes", e.Bytes, "Max", int64(MaxRunWriteBytes))
+	return sim.M("backend.run-writes", "Bytes", e.Bytes, "Max", e.Max)
+}
+
+// runWriteBound is the backend's bound on a run's writes, in bytes.
+func (b *Backend) runWriteBound() int64 {
+	if b.cfg.RunWriteBytes > 0 {
+		return b.cfg.RunWriteBytes
+	}
+	return MaxRunWriteBytes
 }
 
 // chargeWrites adds to the store's run count what b's calls of a user's
@@ -72,8 +81,8 @@ func (s *Store) chargeWrites(b *sim.Batch, res *sim.BatchResult) error {
 	s.runWritten += n
 	total := s.runWritten
 	s.mu.Unlock()
-	if total > MaxRunWriteBytes {
-		return &RunWritesError{Bytes: total}
+	if max := s.be.runWriteBound(); total > max {
+		return &RunWritesError{Bytes: total, Max: max}
 	}
 	return nil
 }

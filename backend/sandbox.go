@@ -45,6 +45,9 @@ type SandboxConfig struct {
 	// scripts are refused (SandboxKillsError); 0 means
 	// DefaultSandboxKillsPerAddr, -1 no bound.
 	MaxKillsPerAddr int
+	// RunWriteBytes is Config.RunWriteBytes for the process's runs; 0
+	// means MaxRunWriteBytes.
+	RunWriteBytes int64
 }
 
 // Sandbox runs users' Lua scripts (a learner's own lock, a shared link, a
@@ -327,7 +330,7 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 	quietOnce.Do(func() { redis.SetLogger(quietLogger{}) })
 	client := sandboxClient(a, password)
 	p.be = &Backend{
-		cfg:  Config{URL: "redis://" + a, AllowCustomScripts: true},
+		cfg:  Config{URL: "redis://" + a, AllowCustomScripts: true, RunWriteBytes: s.cfg.RunWriteBytes},
 		info: Info{Embedded: true}, client: client, user: "default", sandbox: true,
 		pairSlots: make(chan struct{}, DefaultMaxPairs), cleanup: cleaner{stop: make(chan struct{})},
 		overrun:     func() string { p.setEnd(endKilled); p.kill(); return "sandbox" },

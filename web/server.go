@@ -201,6 +201,11 @@ type Config struct {
 	// and on a real Redis opened to them (backend.ScriptTimeLimit, 2 s,
 	// when 0).
 	ScriptTimeLimit time.Duration
+	// RunWriteBytes bounds what a learner's scripts may write over one
+	// run in the sandbox (backend.SandboxConfig.RunWriteBytes); 0 means
+	// backend.MaxRunWriteBytes (2 MiB). A real Redis's bound is its
+	// backend.Config's.
+	RunWriteBytes int64
 	// Logf logs server-side problems; nil discards them.
 	Logf func(format string, args ...any)
 
@@ -309,7 +314,7 @@ func New(cfg Config) (*Server, error) {
 		hosts:     webnet.NewHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:      webnet.NewWorkGate(cfg.MaxBusy),
 
-		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr}),
+		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr, RunWriteBytes: cfg.RunWriteBytes}),
 
 		classBus: cfg.ClassBus,
 	}
