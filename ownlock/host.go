@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"lockstep/catalog"
 	"lockstep/explore"
@@ -86,7 +87,17 @@ type Config struct {
 	// TableTimeout bounds one course table, all its lessons together;
 	// 0 means DefaultLockTableTimeout.
 	TableTimeout time.Duration
+	// TableCache is how many locks' course tables are kept, whole and
+	// without an error row, so that the page's next view (another
+	// language, a reload, a class opening a shared link) runs no lesson
+	// again: a lock's results are the same on every run (determinism).
+	// Each keeps two frames a lesson. 0 means DefaultTableCache; negative,
+	// none (BenchmarkLockPage measures both).
+	TableCache int
 }
+
+// DefaultTableCache is Config.TableCache's default: 64 locks.
+const DefaultTableCache = 64
 
 // Pages serves the own-lock pages.
 type Pages struct {
@@ -97,6 +108,8 @@ type Pages struct {
 	lockTables chan struct{}
 	lockMu     sync.Mutex
 	lockAddrs  map[string]bool
+	// tables holds locks' course results by share code (TableCache).
+	tables tableCache
 }
 
 // New returns the pages of cfg.
@@ -104,8 +117,15 @@ func New(cfg Config) *Pages {
 	if cfg.TableTimeout <= 0 {
 		cfg.TableTimeout = DefaultLockTableTimeout
 	}
-	return &Pages{host: cfg.Host, tableTimeout: cfg.TableTimeout,
+	if cfg.TableCache == 0 {
+		cfg.TableCache = DefaultTableCache
+	}
+	p := &Pages{host: cfg.Host, tableTimeout: cfg.TableTimeout,
 		lockTables: make(chan struct{}, max(1, cfg.MaxTables)), lockAddrs: map[string]bool{}}
+	if cfg.TableCache > 0 {
+		p.tables.c, _ = lru.New[string, []lessonUnder](cfg.TableCache) // errs only for a size ≤ 0
+	}
+	return p
 }
 
 // EmptyForm is the lock form with nothing filled in (the Explore page
@@ -138,3 +158,25 @@ func (e codedError) Message() sim.Msg { return e.msg }
 func (s *Pages) ServeLock(w http.ResponseWriter, r *http.Request)      { s.serveLock(w, r) }
 func (s *Pages) ServeLockCheck(w http.ResponseWriter, r *http.Request) { s.serveLockCheck(w, r) }
 func (s *Pages) ServeLockOpen(w http.ResponseWriter, r *http.Request)  { s.serveLockOpen(w, r) }
+
+// tableCache is an LRU of locks' course results by share code; its zero
+// value keeps nothing.
+type tableCache struct {
+	c *lru.Cache[string, []lessonUnder]
+}
+
+// Get returns code's results, if kept.
+func (t tableCache) Get(code string) ([]lessonUnder, bool) {
+	if t.c == nil {
+		return nil, false
+	}
+	return t.c.Get(code)
+}
+
+// Add keeps code's results, dropping the least recently used past the
+// cache's size.
+func (t tableCache) Add(code string, res []lessonUnder) {
+	if t.c != nil {
+		t.c.Add(code, res)
+	}
+}

@@ -445,38 +445,91 @@ func (s *Pages) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantDe
 	return explore.Timeline{Kind: explore.KindUnder, Lesson: under, Origin: explore.Origin{Under: l.ID}}, frames, own, first, nil
 }
 
+// lessonUnder is what course lesson l came to under a lock: the run's
+// error, or the first step that differs from the lesson's own run (0
+// when none), the two frames at that step (nil past either run's end),
+// each run's length, and the invariants broken. It holds no text, so
+// that one run serves every language (tableCache).
+type lessonUnder struct {
+	err             error
+	first           int
+	got, want       *sim.Frame
+	nGot, nWant     int
+	broken, brokenO []string
+}
+
+// lockResults runs every course lesson under def within ctx, from the
+// cache when the lock's table ran whole before. cut is true when ctx
+// ended before the last lesson, overran when a script passed its time or
+// memory bound (the lessons after are not run: issue 37), memory when
+// that bound was memory's. Only a whole table without an error row is
+// kept: an error may be the machine's of the moment (a restarted
+// sandbox, a Redis that went away).
+func (s *Pages) lockResults(ctx context.Context, def *sim.VariantDef, code string) (res []lessonUnder, cut, overran, memory bool) {
+	if r, ok := s.tables.Get(code); ok {
+		return r, false, false, false
+	}
+	whole := true
+	for _, l := range s.host.Lessons() {
+		if ctx.Err() != nil || overran {
+			cut = cut || !overran
+			whole = false
+			break
+		}
+		_, frames, own, first, err := s.lockUnder(ctx, l, def)
+		r := lessonUnder{err: err, first: first, nGot: len(frames), nWant: len(own)}
+		if err != nil {
+			whole = false
+			var over *backend.ScriptOverrunError
+			overran = errors.As(err, &over)
+			memory = memory || overran && over.Killed == "memory"
+		} else {
+			if first < len(frames) {
+				r.got = &frames[first]
+			}
+			if first < len(own) {
+				r.want = &own[first]
+			}
+			r.broken, r.brokenO = explore.BrokenUnder(frames, own)
+		}
+		res = append(res, r)
+	}
+	if whole {
+		s.tables.Add(code, res)
+	}
+	return res, cut, overran, memory
+}
+
 // lockTable runs every course lesson under def, within ctx, and returns a
 // row per lesson and a note when ctx ended before the last.
 func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, code string) ([]templates.LockRow, string) {
+	res, cut, overran, memory := s.lockResults(ctx, def, code)
 	var rows []templates.LockRow
 	note := ""
+	if cut {
+		note = t.T("LockTableCut", "Seconds", s.tableTimeout.Seconds())
+	}
+	notRun := "LockNotRun" // what the rows not run say: the bound that stopped the table
+	if overran && memory {
+		notRun = "LockNotRunMemory"
+	}
 	errorRow := map[string]string{} // an error's text -> the row that said it
-	overran := false                // a script ran past its time or memory bound: run no more (issue 37)
-	notRun := "LockNotRun"          // what the rows not run say: the bound that stopped the table
 	for i, l := range s.host.Lessons() {
 		row := templates.LockRow{ID: l.ID, Label: s.host.LessonLabel(l, i), Title: l.Title.In(t.Locale()), Variant: l.Variant}
 		q := url.Values{"k": {code}, "lesson": {l.ID}, "lang": {string(t.Locale())}}
 		row.PlayURL = "/explore/lock/open?" + q.Encode()
 		q.Set("to", "compare")
 		row.CompareURL = "/explore/lock/open?" + q.Encode()
-		if ctx.Err() != nil || overran {
-			if note == "" && !overran {
-				note = t.T("LockTableCut", "Seconds", s.tableTimeout.Seconds())
-			}
+		if i >= len(res) {
 			row.Verdict, row.Kind = t.T(notRun), "skipped"
 			rows = append(rows, row)
 			continue
 		}
-		_, frames, own, first, err := s.lockUnder(ctx, l, def)
+		r := res[i]
 		switch {
-		case err != nil:
-			var over *backend.ScriptOverrunError
-			overran = errors.As(err, &over)
-			if overran && over.Killed == "memory" {
-				notRun = "LockNotRunMemory"
-			}
-			row.Kind, row.Verdict = "error", t.Err(err)
-			if reason, ok := s.host.Refusal(t.Locale(), err); ok {
+		case r.err != nil:
+			row.Kind, row.Verdict = "error", t.Err(r.err)
+			if reason, ok := s.host.Refusal(t.Locale(), r.err); ok {
 				row.Verdict = reason
 			}
 			// A script that fails fails the same way in most lessons: its
@@ -492,14 +545,14 @@ func (s *Pages) lockTable(ctx context.Context, t Texts, def *sim.VariantDef, cod
 				errorRow[same] = row.Label
 			}
 			row.PlayURL, row.CompareURL = "", ""
-		case first == 0:
+		case r.first == 0:
 			row.Kind, row.Same, row.Verdict = "same", true, t.T("LockSame")
-			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
+			row.Broken, row.BrokenOwn = r.broken, r.brokenO
 			row.BrokenNames = brokenNames(t, row.Broken)
 		default:
-			row.Kind, row.Step = "differs", first
-			row.Verdict = differsVerdict(t, frames, own, first)
-			row.Broken, row.BrokenOwn = explore.BrokenUnder(frames, own)
+			row.Kind, row.Step = "differs", r.first
+			row.Verdict = differsVerdict(t, r)
+			row.Broken, row.BrokenOwn = r.broken, r.brokenO
 			row.BrokenNames = brokenNames(t, row.Broken)
 		}
 		rows = append(rows, row)
@@ -564,23 +617,24 @@ func (s *Pages) serveLockOpen(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, s.host.ExploreURL(code, first, loc), http.StatusSeeOther)
 }
 
-// differsVerdict says in t's language what differs at step first of a
-// lesson's run under a lock (frames) from its run under its own lock
-// (own), as explore.Differs tells it: the step's outcome, what its
+// differsVerdict says in t's language what differs at step r.first of a
+// lesson's run under a lock (r.got) from its run under its own lock
+// (r.want), as explore.Differs tells it: the step's outcome, what its
 // renewals answered, or the invariants it breaks. A run that ended
 // before step first gives "—" for it.
-func differsVerdict(t Texts, frames, own []sim.Frame, first int) string {
-	if first >= len(frames) || first >= len(own) {
+func differsVerdict(t Texts, r lessonUnder) string {
+	first := r.first
+	if r.got == nil || r.want == nil {
 		want, got := "—", "—"
-		if first < len(own) {
-			want = string(own[first].Outcome)
+		if r.want != nil {
+			want = string(r.want.Outcome)
 		}
-		if first < len(frames) {
-			got = string(frames[first].Outcome)
+		if r.got != nil {
+			got = string(r.got.Outcome)
 		}
 		return t.T("LockDiffers", "Step", first, "Got", got, "Want", want)
 	}
-	f, o := frames[first], own[first]
+	f, o := *r.got, *r.want
 	switch explore.Differs(f, o) {
 	case explore.DiffRenewal:
 		return t.T("LockDiffersRenewal", "Step", first, "Got", renewalWords(t, f), "Want", renewalWords(t, o))

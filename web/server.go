@@ -149,6 +149,10 @@ type Config struct {
 	// LockTableTimeout bounds the course table of a learner's own lock, all
 	// its lessons together; 0 means ownlock.DefaultLockTableTimeout.
 	LockTableTimeout time.Duration
+	// LockTableCache is how many own locks' course tables are kept for
+	// their page's next view (ownlock.Config.TableCache); 0 means
+	// ownlock.DefaultTableCache (64), negative none.
+	LockTableCache int
 	// SearchWorkers is how many workers one search runs on, each on an
 	// embedded Redis of its own (or, when Backend is a real Redis, under a
 	// key prefix of its own there); 0 means DefaultSearchWorkers.
@@ -341,7 +345,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.classes = s.newClassHub(id)
-	s.locks = ownlock.New(ownlock.Config{Host: pageHost{s}, MaxTables: cfg.MaxSearches, TableTimeout: cfg.LockTableTimeout})
+	s.locks = ownlock.New(ownlock.Config{Host: pageHost{s}, MaxTables: cfg.MaxSearches, TableTimeout: cfg.LockTableTimeout, TableCache: cfg.LockTableCache})
 	s.searches = s.newSearches()
 	s.explore = explorepage.New(explorepage.Config{Host: exploreHost{pageHost{s}}, CompareTimeout: 2 * runTimeout})
 	s.table = webnet.NewSessionTable(cfg.MaxSessions, cfg.MaxSessionsPerAddr, cfg.SessionReserve, cfg.IdleGrace)
