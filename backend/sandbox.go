@@ -28,8 +28,11 @@ import (
 const DefaultSandboxHeap = 64 << 20
 
 // sandboxStartTimeout bounds how long a sandbox's process may take to
-// start and say where it listens.
-const sandboxStartTimeout = 10 * time.Second
+// start and say where it listens. 30 s: the process is the binary itself,
+// and a race-instrumented test binary on a loaded 2-core machine (load
+// 25) took more than 10 s (web.TestBrowserLockBuilderRenew failed so); a
+// lockstep binary starts in milliseconds.
+const sandboxStartTimeout = 30 * time.Second
 
 // SandboxConfig configures a Sandbox. The zero value is the defaults.
 type SandboxConfig struct {
