@@ -309,7 +309,8 @@ func New(cfg Config) (*Server, error) {
 		hosts:     webnet.NewHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:      webnet.NewWorkGate(cfg.MaxBusy),
 
-		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr}),
+		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr,
+			TimePerAddr: cfg.SandboxTimePerAddr, TimeTotal: cfg.SandboxTimeTotal}),
 
 		classBus: cfg.ClassBus,
 	}
