@@ -1,8 +1,10 @@
 package backend
 
 import (
+	_ "embed"
 	"fmt"
 	"strings"
+	"text/template"
 )
 
 // RemovedGlobals are the globals that gopher-lua (as miniredis opens it)
@@ -46,36 +48,18 @@ const (
 // bounded by MaxMadeBytes in the place of gopher-lua's, whose errors name
 // the line of the script's call (level 3 in gopher-lua), not the prefix's.
 var redisEnvPrefix = func() string {
-	var b strings.Builder
-	b.WriteString("do local rep, max = string.rep, ")
-	fmt.Fprintf(&b, "%d ", MaxMadeBytes)
-	b.WriteString("string.rep = function(s, n, ...) local c = tonumber(n) if (type(s) == 'string' or type(s) == 'number') and c and c > 0 and #tostring(s) * c > max then ")
-	fmt.Fprintf(&b, "error('%s of ' .. string.format('%%.0f', #tostring(s) * c) .. ' bytes is more than the %d a script of your own may make', 3) ", repStoppedMarker, MaxMadeBytes)
-	b.WriteString("end return rep(s, n, ...) end ")
-	// table.concat likewise makes its whole result at once: 64 copies of a
-	// 16 MiB string took a sandbox to 339 MB before its memory watch ran
-	// (a fresh-eyes review of issue 37). Its length is summed first.
-	b.WriteString("local concat = table.concat ")
-	b.WriteString("table.concat = function(t, sep, i, j) if type(t) == 'table' and (sep == nil or type(sep) == 'string' or type(sep) == 'number') then ")
-	b.WriteString("local n, from, to, sl = 0, tonumber(i) or 1, tonumber(j) or #t, #tostring(sep or '') ")
-	b.WriteString("for k = from, to do local v = t[k] if type(v) == 'string' or type(v) == 'number' then n = n + #tostring(v) + sl end if n > max then ")
-	fmt.Fprintf(&b, "error('%s of more than %d bytes is more than a script of your own may make', 3) ", concatStoppedMarker, MaxMadeBytes)
-	b.WriteString("end end end return concat(t, sep, i, j) end ")
-	b.WriteString("for _, name in ipairs({")
+	removed := make([]string, len(RemovedGlobals))
 	for i, g := range RemovedGlobals {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "'%s'", g)
+		removed[i] = "'" + g + "'"
 	}
-	b.WriteString("}) do rawset(_G, name, nil) end ")
-	// miniredis's guard of _G raises its errors at level 2, which in
-	// gopher-lua is the guard's own line (16 of its chunk), not the
-	// script's: a one-line script's removed global was reported at line
-	// 16, where redis-server says 1 (a fresh-eyes review of issue 37). The
-	// same texts at level 3, the script's line.
-	b.WriteString("local mt = getmetatable(_G) if type(mt) == 'table' then ")
-	b.WriteString("mt.__index = function(t, n) error(\"Script attempted to access nonexistent global variable '\" .. tostring(n) .. \"'\", 3) end ")
-	b.WriteString("end end ")
-	return b.String()
+	return renderLua(template.Must(template.New("env.lua").Option("missingkey=error").Parse(envText)), map[string]string{
+		"MaxMade": fmt.Sprint(MaxMadeBytes), "RepStopped": repStoppedMarker, "ConcatStopped": concatStoppedMarker,
+		"Removed": "{" + strings.Join(removed, ", ") + "}",
+	})
 }()
+
+// envText is Redis's environment on a miniredis (redisEnvPrefix), a
+// text/template whose substitutions the file's opening comment lists.
+//
+//go:embed lua/env.lua
+var envText string

@@ -1,10 +1,12 @@
 package backend
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"text/template"
 	"time"
 
 	"lockstep/sim"
@@ -285,7 +287,8 @@ var keyGuards = func() (out [8]string) {
 
 // keyGuard returns the guard's first line, which raises its errors at
 // level (see keyGuardPrefix), with record notes the keys written and with
-// clock runs on the step's clock (vclock.go).
+// clock runs on the step's clock (vclock.go): lua/guard.lua, its lines
+// joined with spaces.
 func keyGuard(level string, record, clock bool) string {
 	names := make([]string, 0, len(guardedCommands))
 	for n := range guardedCommands {
@@ -300,19 +303,11 @@ func keyGuard(level string, record, clock bool) string {
 		}
 		fmt.Fprintf(&spec, " %s=%c%s", n, guardedCommands[n], w)
 	}
-	rec := "false"
-	if record {
-		rec = "true"
-	}
 	// inner is the level of an error raised in a helper of a bounded
 	// function, one call deeper than level.
 	inner := "3"
 	if level == "3" {
 		inner = "4"
-	}
-	clk := "false"
-	if clock {
-		clk = "true"
 	}
 	// Everything the guard uses is taken before the script runs: a script
 	// may replace string.sub or KEYS[1] on a miniredis (and KEYS on
@@ -330,79 +325,45 @@ func keyGuard(level string, record, clock bool) string {
 	// heapBounded's check reads it (MaxScriptRunTime).
 	shadowNames += ", " + nowName
 	shadowLibs += ", now"
-	code := `local redis, _G, loadstring, load, string, table, getmetatable` + shadowNames + ` = (function(R, G, KS, S, T, GM)
-local pcall_, floor, unpack_, exp, pcall_lua = R.pcall, math.floor, unpack, math.exp, pcall
-local ty, ts, tn, sub, lower, upper, find, err, sel, setmt, concat, rep, fmt, gsub, log = type, tostring, tonumber, string.sub, string.lower, string.upper, string.find, error, select, setmetatable, table.concat, string.rep, string.format, string.gsub, math.log
-local spec = '` + spec.String() + ` ' 
-local V = ` + valuesMarker + ` local K = {} for i = 1, #KS do if not V[i] then K[#K + 1] = ts(KS[i]) end end
-local WB = 0
-local REG = K[1] and (K[1] .. '` + writtenSuffix + `') local REC, seen = ` + rec + `, {}
-local CLK = K[1] and (K[1] .. '` + clockSuffix + `') local VT = nil
-if ` + clk + ` and CLK then VT = tn(pcall_('GET', CLK)) if VT then local t = pcall_('TIME') if tn(t[1]) * 1000 + floor(tn(t[2]) / 1000) ~= VT then err('` + clockMovedMarker + `', 0) end end end
-local function own(k) local t = ty(k) if t ~= 'string' and t ~= 'number' then return true end k = ts(k) if k == REG or k == CLK then return false end for i = 1, #K do if k == K[i] or sub(k, 1, #K[i] + 1) == K[i] .. ':' then return true end end return false end
-local function refuse(c, k) return '` + keyGuardMarker + ` ' .. upper(c) .. ' on key \'' .. ts(k) .. '\' refused: a script of your own may touch only its KEYS and keys that start with one of them and a colon (its run\'s own keys)' end
-local function keyBase(v) for i = 1, #K do if sub(v, 1, #K[i]) == K[i] then return #K[i] end end return 0 end
-local function mine(k) for i = 1, #K do if k == K[i] then return true end end return false end
-local function check(...)
-local n = sel('#', ...) if n == 0 then return nil end
-local a = {...} local c = lower(ts(a[1])) local s, w
-if not find(c, '[^%w]') then local _, e = find(spec, ' ' .. c .. '=', 1, true) if e then s, w = sub(spec, e + 1, e + 1), sub(spec, e + 2, e + 2) == '+' end end
-if s == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: a script of your own may not call it, as Lockstep cannot tell which keys it touches' end
-if find(' ` + strings.Join(copyingCommands, " ") + ` ', ' ' .. c .. ' ', 1, true) then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: a script of your own may not call it, as Lockstep cannot bound the bytes it writes' end
-local from, to, step = 2, 1, 1
-if s == '1' then to = 2 elseif s == '2' then to = 3 elseif s == 'A' then to = n elseif s == 'M' then to, step = n, 2
-elseif s == 'N' then if n >= 2 and not own(a[2]) then return refuse(c, a[2]) end local m = tn(a[3]) if m == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: no number of keys' end from, to = 4, 3 + m
-elseif s == 'n' then local m = tn(a[2]) if m == nil then return '` + keyGuardMarker + ` ' .. upper(c) .. ' refused: no number of keys' end from, to = 3, 2 + m end
-if to > n then to = n end
-for i = from, to, step do if not own(a[i]) then return refuse(c, a[i]) end end
-if w then local b = ` + fmt.Sprint(writeOverhead) + ` if c == 'setrange' then b = b + (tn(a[3]) or 0) + #ts(a[4] or '') elseif c == 'setbit' then b = b + floor((tn(a[3]) or 0) / 8) + 1 else for i = 2, n do local v = a[i] if ty(v) == 'string' or ty(v) == 'number' then v = ts(v) b = b + #v - keyBase(v) end end end if c == 'pfadd' then b = b + ` + fmt.Sprint(hllBytes) + ` end if n > 2 and find(' ` + strings.Join(elementCommands, " ") + ` ', ' ' .. c .. ' ', 1, true) then b = b + ` + fmt.Sprint(elementOverhead) + ` * (n - 2) end
-WB = WB + b if WB > ` + fmt.Sprint(MaxScriptWriteBytes) + ` then return '` + writesStoppedMarker + ` ' .. upper(c) .. ' refused: a script of your own may write at most ` + fmt.Sprint(MaxScriptWriteBytes) + ` bytes in one call (keys and values, and the offsets of SETRANGE and SETBIT)' end end
-if REC and w and REG then for i = from, to, step do local k = ts(a[i]) if not seen[k] and not mine(k) then seen[k] = true pcall_('SADD', REG, k) pcall_('PEXPIRE', REG, ` + fmt.Sprint(writtenTTL.Milliseconds()) + `) end end end
-return nil
-end
-local r, g, s, t = {}, {}, {}, {}
-local function now() local x = pcall_('TIME') if ty(x) ~= 'table' or x.err or not tn(x[1]) then return 0 end return tn(x[1]) * 1000 + floor(tn(x[2]) / 1000) end
-` + clockCode + `
-local function send(...) if VT then return timed(...) end return pcall_(...) end
-r.call = function(...) local e = check(...) if e then err(e, ` + level + `) end local v = send(...) if ty(v) == 'table' and v.err ~= nil then err(v.err, ` + level + `) end return v end
-r.pcall = function(...) local e = check(...) if e then return {err = 'ERR ' .. e} end return send(...) end
-local function compile() err('` + compileRefused + `', ` + level + `) end
-local made, work, W = 0, 0, 0
-local function make(b) made = made + b if made > ` + maxMadeTotal + ` then err('` + madeStoppedMarker + ` a script of your own may make at most ` + maxMadeTotal + ` bytes in all with the string functions, table.concat, cjson and cmsgpack in one call', ` + inner + `) end end
-s.rep = function(x, n, ...) local c = tn(n) if (ty(x) == 'string' or ty(x) == 'number') and c and c > 0 then local b = #ts(x) * c if b > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. fmt('%.0f', b) .. ' bytes is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end if c > ` + maxMade + ` then err('` + repStoppedMarker + ` of ' .. fmt('%.0f', c) .. ' copies is more than the ` + maxMade + ` a script of your own may make', ` + level + `) end make(b) end return rep(x, n, ...) end
-t.concat = function(a, sp, i, j) if ty(a) == 'table' and (sp == nil or ty(sp) == 'string' or ty(sp) == 'number') then local n, l = 0, #ts(sp or '') for k = tn(i) or 1, tn(j) or #a do local v = a[k] if ty(v) == 'string' or ty(v) == 'number' then n = n + #ts(v) + l end if n > ` + maxMade + ` then err('` + concatStoppedMarker + ` of more than ` + maxMade + ` bytes is more than a script of your own may make', ` + level + `) end end make(n) end return concat(a, sp, i, j) end
-local function heavy(f, x, p, plain, anchored) if (ty(p) ~= 'string' and ty(p) ~= 'number') or (ty(x) ~= 'string' and ty(x) ~= 'number') then return end local n, ps = #ts(x), ts(p) local m = n * #ps if m > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' of ' .. #ps .. ' bytes in ' .. n .. ' bytes refused: it could compare some ' .. fmt('%.0f', m) .. ' bytes, more than the ` + patternWorkTotal + ` one call of a script of your own may', ` + inner + `) end if plain then work = work + m if work > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' refused: the pattern matches of one call of a script of your own may backtrack some ` + patternWorkTotal + ` steps in all', ` + inner + `) end return end local _, q = gsub(ps, '[%*%+%-%?]', '') local _, q2 = gsub(ps, '%%[b1-9]', '') q = q + q2 local e = q + 1 if anchored and sub(ps, 1, 1) == '^' then e = q end if n > 1 then local w = e * log(n) if m > 1 and log(m) > w then w = log(m) end if w > ` + patternWorkLog + ` then err('` + patternStoppedMarker + ` ' .. f .. ' of a pattern with ' .. q .. ' repetition items on ' .. n .. ' bytes refused: it could backtrack for hours', ` + inner + `) end work = work + exp(w) if work > ` + patternWorkTotal + ` then err('` + patternStoppedMarker + ` ' .. f .. ' refused: the pattern matches of one call of a script of your own may backtrack some ` + patternWorkTotal + ` steps in all', ` + inner + `) end end end
-local S_find, S_match, S_gmatch, S_gsub, S_format = S.find, S.match, S.gmatch, S.gsub, S.format
-local T_sort = T.sort
-t.sort = function(a, c) if ty(a) == 'table' then local n, l = #a, 0 for k = 1, n do local v = a[k] if ty(v) == 'string' and #v > l then l = #v end end if n > 1 then local w = n * log(n) / log(2) * (l + 1) if w > ` + patternWorkTotal + ` then err('` + sortStoppedMarker + ` ' .. n .. ' values of up to ' .. l .. ' bytes refused: it could compare some ' .. fmt('%.0f', w) .. ' bytes, more than the ` + patternWorkTotal + ` one call of a script of your own may', ` + level + `) end work = work + w if work > ` + patternWorkTotal + ` then err('` + sortStoppedMarker + ` refused: the sorts and pattern matches of one call of a script of your own may compare some ` + patternWorkTotal + ` bytes in all', ` + level + `) end end end if c == nil then return T_sort(a) end return T_sort(a, c) end
-s.find = function(x, p, i, plain) heavy('string.find', x, p, plain, true) return S_find(x, p, i, plain) end
-s.match = function(x, p, ...) heavy('string.match', x, p, false, true) return S_match(x, p, ...) end
-s.gmatch = function(x, p) heavy('string.gmatch', x, p) return S_gmatch(x, p) end
-local function gsubBig(b) err('` + gsubStoppedMarker + ` could make ' .. fmt('%.0f', b) .. ' bytes, more than the ` + maxMade + ` a script of your own may make', ` + inner + `) end
-s.gsub = function(x, p, r, ...) local m = (...) heavy('string.gsub', x, p, false, true) local tx, tr = ty(x), ty(r) if (tx == 'string' or tx == 'number') and (ty(p) == 'string' or ty(p) == 'number') then local n = #ts(x)
-if tr == 'string' or tr == 'number' then local rs = ts(r) local _, k = gsub(rs, '%%%d', '') local c = n + 1 local mm = tn(m) if mm and mm < c then c = mm end if c < 0 then c = 0 end local b = n + c * (#rs + 10 * k) + k * n if b > ` + maxMade + ` then gsubBig(b) end make(b)
-elseif tr == 'table' or tr == 'function' then local st, rr = {total = n}, r local function one(...) if tr == 'table' then return rr[(...)] end return rr(...) end local a, c = S_gsub(x, p, function(...) if st.over then return false end local ok, v = pcall_lua(one, ...) if not ok then st.over, st.e = true, v return false end if ty(v) == 'string' or ty(v) == 'number' then st.total = st.total + #ts(v) if st.total > ` + maxMade + ` then st.over = true return false end end return v end, ...)
-local e = st.e if e ~= nil then local i = ty(e) == 'string' and find(e, 'lockstep: ', 1, true) if i then err(sub(e, i), ` + level + `) end err(e, 0) end if st.over then gsubBig(st.total) end make(#a) return a, c end end
-return S_gsub(x, p, r, ...) end
-s.format = function(f, ...) if ty(f) == 'string' or ty(f) == 'number' then local fs = ts(f) local q = 1 if find(fs, '%%q') then q = 4 end local b, a = #fs, {...} for i = 1, sel('#', ...) do local v = a[i] if ty(v) == 'string' or ty(v) == 'number' then b = b + q * #ts(v) end b = b + 512 end if b > ` + maxMade + ` then err('` + formatStoppedMarker + ` could make ' .. fmt('%.0f', b) .. ' bytes, more than the ` + maxMade + ` a script of your own may make', ` + level + `) end make(b) end return S_format(f, ...) end
-local nx = next
-local copying = {'upper', 'lower', 'reverse', 'sub'} for i = 1, 4 do local k = copying[i] local f = S[k] s[k] = function(...) local v = f(...) if ty(v) == 'string' then make(#v) end return v end end
-local function wsize(v, d, n) local t = ty(v) if t == 'string' then local _, e = gsub(v, '[%c"\\/]', '') return n + #v + 5 * e + 6 elseif t == 'table' then if d > 1000 then return n end n = n + 2 for k, x in nx, v do n = wsize(x, d + 1, wsize(k, d + 1, n) + 2) if n > ` + maxMade + ` then return n end end return n end return n + 32 end
-local CJ, CM = rawget(G, 'cjson'), rawget(G, 'cmsgpack') local J, M = nil, nil
-if CJ then J = {} local enc = CJ.encode J.encode = function(v) local b = wsize(v, 0, 0) if b > ` + maxMade + ` then err('` + encodeStoppedMarker + ` cjson.encode could make more than the ` + maxMade + ` bytes a script of your own may make', ` + level + `) end make(b) return enc(v) end setmt(J, {__index = CJ, __newindex = CJ, __metatable = false}) end
-if CM then M = {} local pk = CM.pack M.pack = function(...) local b, a = 0, {...} for i = 1, sel('#', ...) do b = wsize(a[i], 0, b) if b > ` + maxMade + ` then err('` + encodeStoppedMarker + ` cmsgpack.pack could make more than the ` + maxMade + ` bytes a script of your own may make', ` + level + `) end end make(b) return pk(...) end setmt(M, {__index = CM, __newindex = CM, __metatable = false}) end
-if ` + inPlace + ` then for k, f in nx, s do S[k] = f end if CJ then CJ.encode = J.encode end if CM then CM.pack = M.pack end end
-local function gm(x) if ty(x) == 'string' then return nil end return GM(x) end
-g.redis, g._G, g.loadstring, g.load, g.string, g.table, g.getmetatable = r, g, compile, compile, s, t, gm
-if not ` + inPlace + ` then g.cjson, g.cmsgpack = J, M end
-local hidden = {REDIS_VERSION = true, REDIS_VERSION_NUM = true}
-setmt(r, {__index = function(_, k) if hidden[k] then return nil end return R[k] end, __newindex = R, __metatable = false})
-setmt(g, {__index = G, __newindex = G, __metatable = false})
-setmt(s, {__index = S, __newindex = S, __metatable = false})
-setmt(t, {__index = T, __newindex = T, __metatable = false})
-return r, g, compile, compile, s, t, gm` + shadowLibs + `
-end)(redis, _G, KEYS, string, table, getmetatable) `
-	return strings.ReplaceAll(code, "\n", " ")
+	return renderLua(guardTemplate, map[string]string{
+		"Level": level, "Inner": inner, "Record": fmt.Sprint(record), "Clock": fmt.Sprint(clock),
+		"InPlace": inPlace, "ShadowNames": shadowNames, "ShadowLibs": shadowLibs,
+		"Spec": spec.String(), "Values": valuesMarker,
+		"Copying": strings.Join(copyingCommands, " "), "Elements": strings.Join(elementCommands, " "),
+		"WrittenSuffix": writtenSuffix, "WrittenTTLMS": fmt.Sprint(writtenTTL.Milliseconds()),
+		"ClockSuffix": clockSuffix, "ClockMoved": clockMovedMarker,
+		"KeyGuard": keyGuardMarker, "CompileRefused": compileRefused,
+		"WriteOverhead": fmt.Sprint(writeOverhead), "ElementOverhead": fmt.Sprint(elementOverhead),
+		"HLLBytes": fmt.Sprint(hllBytes), "MaxWrite": fmt.Sprint(MaxScriptWriteBytes),
+		"MaxMade": maxMade, "MaxMadeTotal": maxMadeTotal,
+		"PatternWorkTotal": patternWorkTotal, "PatternWorkLog": patternWorkLog,
+		"RepStopped": repStoppedMarker, "ConcatStopped": concatStoppedMarker, "PatternStopped": patternStoppedMarker,
+		"SortStopped": sortStoppedMarker, "GsubStopped": gsubStoppedMarker, "FormatStopped": formatStoppedMarker,
+		"EncodeStopped": encodeStoppedMarker, "MadeStopped": madeStoppedMarker, "WritesStopped": writesStoppedMarker,
+	})
+}
+
+// guardText is the key guard's Lua (keyGuard), a text/template whose
+// substitutions the file's opening comment lists.
+//
+//go:embed lua/guard.lua
+var guardText string
+
+// guardTemplate is guardText parsed; a substitution keyGuard does not
+// fill is an error (missingkey=error), so a panic at start.
+var guardTemplate = template.Must(template.New("guard.lua").Option("missingkey=error").Parse(guardText))
+
+// renderLua returns t filled with values, its lines joined with spaces
+// (a prelude goes on the script's first line, so that the script's line
+// numbers stay) and its final newline dropped. It panics on an error of
+// t: the templates are the package's own, so that is a bug, caught by
+// every test that runs a user's script.
+func renderLua(t *template.Template, values map[string]string) string {
+	var b strings.Builder
+	if err := t.Execute(&b, values); err != nil {
+		panic(fmt.Sprintf("backend: lua template %s: %v", t.Name(), err))
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "\n", " ")
 }
 
 // valuesMarker stands in the guard's text for the Lua table of the KEYS

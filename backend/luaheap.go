@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -139,14 +140,22 @@ func heapBounded(src string) (out, def string) {
 	// A chain has at most concats+1 operands; with each CHECK inserted,
 	// twice as many operands as there were, the empty ones adding nothing.
 	per := MaxScriptHeap / (2 * (concats + 1))
-	def = fmt.Sprintf("local %s do local cg, err, base, now, k = collectgarbage, error, collectgarbage('count'), %s, 0 local t0 = now() "+
-		"%s = function() k = k + 1 if k %% %d == 0 and now() - t0 > %d then err('%s a script of your own may run at most %d ms on Redis', 2) end "+
-		"if (cg('count') - base) * 1024 > %d then cg('collect') "+
-		"if (cg('count') - base) * 1024 > %d then err('%s a script of your own may grow Redis\\'s Lua heap by at most %d bytes (%d per concatenation of this script: %d bytes in all)', 2) end end return '' end end ",
-		name, nowName, name, timeCheckEvery, MaxScriptRunTime.Milliseconds(), timeStoppedMarker, MaxScriptRunTime.Milliseconds(),
-		per, per, heapStoppedMarker, MaxScriptHeap, per, MaxScriptHeap)
+	def = renderLua(heapCheckTemplate, map[string]string{
+		"Name": name, "Now": nowName, "Every": fmt.Sprint(timeCheckEvery), "RunMS": fmt.Sprint(MaxScriptRunTime.Milliseconds()),
+		"Per": fmt.Sprint(per), "Heap": fmt.Sprint(MaxScriptHeap),
+		"TimeStopped": timeStoppedMarker, "HeapStopped": heapStoppedMarker,
+	})
 	return b.String(), def
 }
+
+// heapCheckText is the heap and time check's Lua (heapBounded), a
+// text/template whose substitutions the file's opening comment lists.
+//
+//go:embed lua/heapcheck.lua
+var heapCheckText string
+
+// heapCheckTemplate is heapCheckText parsed (missingkey=error).
+var heapCheckTemplate = template.Must(template.New("heapcheck.lua").Option("missingkey=error").Parse(heapCheckText))
 
 // collectSource is the script that gives a redis-server's Lua heap back
 // after a user's script was stopped for memory (collectLuaHeap).

@@ -2,10 +2,12 @@ package backend
 
 import (
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
+	"text/template"
 
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -41,6 +43,15 @@ var routedTables = map[string]bool{
 	"redis": true, "string": true, "table": true, "math": true, "KEYS": true, "ARGV": true,
 	"_G": true, "cjson": true, "cmsgpack": true, "bit": true, "struct": true,
 }
+
+// indexText is the routing's Lua (routeStrings), a text/template whose
+// substitutions the file's opening comment lists.
+//
+//go:embed lua/index.lua
+var indexText string
+
+// indexTemplate is indexText parsed (missingkey=error).
+var indexTemplate = template.Must(template.New("index.lua").Option("missingkey=error").Parse(indexText))
 
 // routeStrings returns src with every index and method call routed as the
 // comment above says, on the same lines, and the definitions of IX, MC and
@@ -112,11 +123,7 @@ func route(src string, returnsOnly bool) (out, def string, ok bool) {
 	if returnsOnly {
 		return b.String(), "", true
 	}
-	def = fmt.Sprintf("local %[1]s, %[2]s, %[3]s do local S, ty, ts, err, last = string, type, tostring, error, nil "+
-		"%[1]s = function(o, k) local t = ty(o) if t == 'string' then return S[k] end if t ~= 'table' then err('attempt to index a ' .. t .. ' value', 2) end return o[k] end "+
-		"%[2]s = function(o, k) local t, f = ty(o), nil if t == 'string' then f = S[k] elseif t == 'table' then f = o[k] else err('attempt to index a ' .. t .. ' value', 2) end "+
-		"if f == nil then err('attempt to call method \\'' .. ts(k) .. '\\' (a nil value)', 2) end last = o return f end "+
-		"%[3]s = function() local o = last last = nil return o end end ", p.ix, p.mc, p.ml)
+	def = renderLua(indexTemplate, map[string]string{"Index": p.ix, "Method": p.mc, "Last": p.ml})
 	return b.String(), def, true
 }
 

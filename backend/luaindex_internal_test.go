@@ -40,6 +40,12 @@ func TestRouteStringsKeepsEveryScript(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := string(b)
+		if strings.HasPrefix(src, "{{/*") {
+			// A prelude's text/template (backend/lua/guard.lua, ...): Lua
+			// once rendered, and put before a script, not routed; every
+			// test that runs a user's script runs its rendering.
+			continue
+		}
 		out, def, ok := routeStrings(src)
 		if !ok {
 			t.Errorf("%s: not routed", f)

@@ -51,6 +51,18 @@ type SandboxConfig struct {
 	// RunWriteBytes is Config.RunWriteBytes for the process's runs; 0
 	// means MaxRunWriteBytes.
 	RunWriteBytes int64
+	// TimePerAddr bounds the time one client address's steps of users'
+	// scripts (WithClientAddr; a search's are not counted, WithSearch)
+	// may take in the sandbox within a minute: over it they are refused
+	// (ScriptTimeError with Sandbox set) until enough of it is a minute
+	// old, and an address runs one such step at once (scripttime.go). 0
+	// means DefaultSandboxTimePerAddr; negative, no bound of its own. It
+	// is cut to a quarter of TimeTotal when that is smaller.
+	TimePerAddr time.Duration
+	// TimeTotal bounds the time the steps of users' scripts from all
+	// client addresses together may take in the sandbox within a minute;
+	// 0 means DefaultSandboxTimeTotal, negative no bound.
+	TimeTotal time.Duration
 }
 
 // Sandbox runs users' Lua scripts (a learner's own lock, a shared link, a
@@ -66,11 +78,13 @@ type SandboxConfig struct {
 // (RemovedGlobals, MaxMadeBytes). A step in progress on a process that is
 // killed for another step's script are sent once more to the restarted
 // process (sandboxshare.go); a client address whose scripts got it
-// stopped too often is refused for a while (MaxKillsPerAddr). Safe for
-// concurrent use.
+// stopped too often is refused for a while (MaxKillsPerAddr), and one
+// whose steps of users' scripts took too much of its time within a minute
+// too (TimePerAddr, TimeTotal). Safe for concurrent use.
 type Sandbox struct {
 	cfg    SandboxConfig
 	kills  *killLedger // nil without a bound
+	time   *timeLedger // nil without a bound
 	mu     sync.Mutex
 	cur    *sandboxProc
 	closed bool
@@ -87,9 +101,19 @@ func NewSandbox(cfg SandboxConfig) *Sandbox {
 	if cfg.MaxKillsPerAddr == 0 {
 		cfg.MaxKillsPerAddr = DefaultSandboxKillsPerAddr
 	}
+	if cfg.TimePerAddr == 0 {
+		cfg.TimePerAddr = DefaultSandboxTimePerAddr
+	}
+	if cfg.TimeTotal == 0 {
+		cfg.TimeTotal = DefaultSandboxTimeTotal
+	}
 	sb := &Sandbox{cfg: cfg}
 	if cfg.MaxKillsPerAddr > 0 {
 		sb.kills = newKillLedger(cfg.MaxKillsPerAddr)
+	}
+	if cfg.TimePerAddr > 0 || cfg.TimeTotal > 0 {
+		sb.time = newTimeLedger(cfg.TimePerAddr, cfg.TimeTotal)
+		sb.time.sandbox = true
 	}
 	return sb
 }
@@ -343,6 +367,7 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 		ended:       p.ended,
 		reopen:      s.Backend,
 		kills:       s.kills,
+		scriptTime:  s.time,
 	}
 	return p, nil
 }

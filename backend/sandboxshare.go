@@ -61,6 +61,17 @@ func WithOthersScript(ctx context.Context) context.Context {
 	return context.WithValue(ctx, othersScriptKey{}, true)
 }
 
+type searchKey struct{}
+
+// WithSearch returns ctx marking its steps as a search's (searchpage): the
+// Lua sandbox does not charge their time to the address's budget
+// (SandboxConfig.TimePerAddr), since a search runs thousands of steps and
+// is bounded by its own slots, workers and time. Its stops of the sandbox
+// still count (MaxKillsPerAddr).
+func WithSearch(ctx context.Context) context.Context {
+	return context.WithValue(ctx, searchKey{}, true)
+}
+
 func clientAddrOf(ctx context.Context) string {
 	a, _ := ctx.Value(clientAddrKey{}).(string)
 	return a
@@ -204,6 +215,26 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 		}
 		return nil, err
 	}
+	// The sandbox's time, charged as on a real Redis (scripttime.go): the
+	// step's time limit is reserved (cut to the budget), and the step is
+	// charged the time it took, its retry included.
+	charged, limit := addr, s.be.scriptLimit
+	if search, _ := ctx.Value(searchKey{}).(bool); search {
+		charged = ""
+	}
+	if limit <= 0 {
+		limit = ScriptTimeLimit
+	}
+	release, err := s.be.scriptTime.acquire(ctx, charged, limit)
+	if err != nil {
+		var te *ScriptTimeError
+		if errors.As(err, &te) {
+			te.Others, _ = ctx.Value(othersScriptKey{}).(bool)
+		}
+		return nil, err
+	}
+	start := time.Now()
+	defer func() { release(time.Since(start)) }()
 	// Every stop counts, a first try's too: a memory stop whose retry
 	// answered was not counted, so a script that filled memory only now
 	// and then was never bounded (a fresh-eyes attack on issue 37).

@@ -28,6 +28,12 @@ import (
 // scriptTimeWindow further steps are refused (ScriptTimeError) until
 // enough of that time is a window old. Steps whose ctx carries no address
 // (the server's own runs, the command line) are not charged.
+//
+// The Lua sandbox (Sandbox) charges its steps of users' scripts the same
+// way, to a ledger of its own (SandboxConfig.TimePerAddr and TimeTotal):
+// its process is the server's machine's CPU, and a step there is the time
+// from sending it to its answer, retries included. A search's steps
+// (WithSearch) are not charged: a search has its own bounds (searchpage).
 
 // DefaultScriptTimePerAddr is the time one client address's steps of a
 // user's script may take on a real Redis within a minute (serve
@@ -40,6 +46,22 @@ const DefaultScriptTimePerAddr = 3 * time.Second
 // its time is the lessons' and other clients'. One address is held to a
 // quarter of it at most (scriptTimeShare), however large its own budget.
 const DefaultScriptTimeTotal = 20 * time.Second
+
+// DefaultSandboxTimePerAddr is the time one client address's steps of a
+// user's script may take in the Lua sandbox within a minute (serve
+// -sandbox-time-per-addr, SandboxConfig.TimePerAddr): a sixth of a core.
+// A learner's lock step takes a few milliseconds there, so thousands of
+// them fit; 20 sockets of one address whose every step ran a 99,000-turn
+// loop within each bound kept 0.8 of a core busy for a minute before it
+// (a fresh attacker on issue 37).
+const DefaultSandboxTimePerAddr = 10 * time.Second
+
+// DefaultSandboxTimeTotal is the time all client addresses' steps of
+// users' scripts together may take in the Lua sandbox within a minute
+// (serve -sandbox-time-total, SandboxConfig.TimeTotal): two thirds of one
+// of the server's cores. One address is held to a quarter of it at most
+// (scriptTimeShare), as on a real Redis.
+const DefaultSandboxTimeTotal = 40 * time.Second
 
 // scriptTimeShare is the largest part of Config.ScriptTimeTotal one
 // address may take within a window: its budget is cut to total /
@@ -60,7 +82,7 @@ const scriptTimeWindow = time.Minute
 const scriptTimeFree = 0 * time.Millisecond
 
 // ScriptTimeError is a step of a user's script refused before it ran on a
-// real Redis: the steps of its client address (or, Server, of every
+// real Redis or (Sandbox) in the Lua sandbox: the steps of its client address (or, Server, of every
 // address) took Spent of Redis's time within Per, and the step's
 // reservation (the most it may take) would take them past Budget. Wait is
 // how long until enough of it is Per old.
@@ -71,9 +93,20 @@ type ScriptTimeError struct {
 	// Server: the budget is the server's, all addresses together
 	// (-script-time-total), not the address's.
 	Server bool
+	// Sandbox: the budget is the Lua sandbox's (-sandbox-time-per-addr,
+	// -sandbox-time-total), not a real Redis's.
+	Sandbox bool
 }
 
 func (e *ScriptTimeError) Error() string {
+	if e.Sandbox {
+		who, flag := "scripts from this address", "one address may take (-sandbox-time-per-addr)"
+		if e.Server {
+			who, flag = "the scripts of every visitor", "they may take together (-sandbox-time-total)"
+		}
+		return fmt.Sprintf("backend: refused: %s took %s of the Lua sandbox's time within %s, and a step may take more than the rest of the %s %s; try again in %s",
+			who, e.Spent.Round(time.Millisecond), e.Per, e.Budget, flag, e.Wait.Round(time.Second))
+	}
 	if e.Server {
 		return fmt.Sprintf("backend: refused: the scripts of every visitor took %s of Redis's time within %s, and a step may take more than the rest of the %s they may take together (-script-time-total); try again in %s",
 			e.Spent.Round(time.Millisecond), e.Per, e.Budget, e.Wait.Round(time.Second))
@@ -84,14 +117,20 @@ func (e *ScriptTimeError) Error() string {
 
 // Message makes ScriptTimeError a Coded error: backend.script-time,
 // backend.script-time-class for a script of another visitor's, or
-// backend.script-time-server for the server's budget.
+// backend.script-time-server for the server's budget; in the Lua sandbox
+// backend.sandbox-time, backend.sandbox-time-class and
+// backend.sandbox-time-server.
 func (e *ScriptTimeError) Message() sim.Msg {
-	id := "backend.script-time"
+	ids := [3]string{"backend.script-time", "backend.script-time-server", "backend.script-time-class"}
+	if e.Sandbox {
+		ids = [3]string{"backend.sandbox-time", "backend.sandbox-time-server", "backend.sandbox-time-class"}
+	}
+	id := ids[0]
 	switch {
 	case e.Server:
-		id = "backend.script-time-server"
+		id = ids[1]
 	case e.Others:
-		id = "backend.script-time-class"
+		id = ids[2]
 	}
 	return sim.M(id, "Spent", fmt.Sprintf("%.1f", e.Spent.Seconds()), "Budget", fmt.Sprintf("%.1f", e.Budget.Seconds()),
 		"Seconds", int(e.Per.Seconds()), "Wait", int(max(time.Second, e.Wait.Round(time.Second)).Seconds()))
@@ -106,8 +145,10 @@ type timeLedger struct {
 	// budget is one address's, total all addresses' (0: none); each
 	// within scriptTimeWindow.
 	budget, total time.Duration
-	spent         map[string][]*timeSpent
-	slots         map[string]*addrSlot
+	// sandbox: the ledger is the Lua sandbox's (its refusals say so).
+	sandbox bool
+	spent   map[string][]*timeSpent
+	slots   map[string]*addrSlot
 }
 
 // addrSlot lets one step of an address's user's scripts run at once;
@@ -226,7 +267,7 @@ func (l *timeLedger) acquire(ctx context.Context, addr string, worst time.Durati
 	if l.budget > 0 {
 		if spent, wait, ok := over(l.spent[addr], l.budget, need, now); !ok {
 			free()
-			return nil, &ScriptTimeError{Budget: l.budget, Spent: spent, Per: scriptTimeWindow, Wait: wait}
+			return nil, &ScriptTimeError{Budget: l.budget, Spent: spent, Per: scriptTimeWindow, Wait: wait, Sandbox: l.sandbox}
 		}
 	}
 	if l.total > 0 {
@@ -236,7 +277,7 @@ func (l *timeLedger) acquire(ctx context.Context, addr string, worst time.Durati
 		}
 		if spent, wait, ok := over(all, l.total, need, now); !ok {
 			free()
-			return nil, &ScriptTimeError{Budget: l.total, Spent: spent, Per: scriptTimeWindow, Wait: wait, Server: true}
+			return nil, &ScriptTimeError{Budget: l.total, Spent: spent, Per: scriptTimeWindow, Wait: wait, Server: true, Sandbox: l.sandbox}
 		}
 	}
 	held := &timeSpent{end: now, d: need}

@@ -132,3 +132,43 @@ func TestScriptTimeServerWide(t *testing.T) {
 		t.Errorf("message %s, want backend.script-time-server", m.ID)
 	}
 }
+
+// TestSandboxTimeLedger: the Lua sandbox keeps a script-time ledger of its
+// own, 10 s an address and 40 s in all a minute by default, none when
+// both are negative, and its refusals name the sandbox's budgets
+// (backend.sandbox-time, -server, -class), not a real Redis's.
+func TestSandboxTimeLedger(t *testing.T) {
+	t.Parallel()
+	sb := NewSandbox(SandboxConfig{})
+	if l := sb.time; l == nil || !l.sandbox || l.budget != DefaultSandboxTimePerAddr || l.total != DefaultSandboxTimeTotal {
+		t.Fatalf("default ledger %+v, want the sandbox's, %v an address, %v in all", l, DefaultSandboxTimePerAddr, DefaultSandboxTimeTotal)
+	}
+	if sb := NewSandbox(SandboxConfig{TimePerAddr: -1, TimeTotal: -1}); sb.time != nil {
+		t.Errorf("no bounds: a ledger %+v", sb.time)
+	}
+	l := newTimeLedger(time.Millisecond, -1)
+	l.sandbox = true
+	release, err := l.acquire(context.Background(), "a", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release(2 * time.Millisecond)
+	_, err = l.acquire(context.Background(), "a", time.Second)
+	var te *ScriptTimeError
+	if !errors.As(err, &te) || !te.Sandbox {
+		t.Fatalf("past the sandbox's budget: %v, want refused as the sandbox's", err)
+	}
+	for _, c := range []struct {
+		e    ScriptTimeError
+		want string
+	}{
+		{ScriptTimeError{Sandbox: true}, "backend.sandbox-time"},
+		{ScriptTimeError{Sandbox: true, Server: true}, "backend.sandbox-time-server"},
+		{ScriptTimeError{Sandbox: true, Others: true}, "backend.sandbox-time-class"},
+		{ScriptTimeError{}, "backend.script-time"},
+	} {
+		if got := c.e.Message().ID; got != c.want {
+			t.Errorf("%+v: message %s, want %s", c.e, got, c.want)
+		}
+	}
+}

@@ -50,7 +50,13 @@ func TestUserScriptStringValuesBounded(t *testing.T) {
 		"gsub by a table":     "local s, big = ('x'):rep(60000), ('y'):rep(60000)\nreturn #s:gsub('x', {x = big})",
 		"format":              "local s = ('x'):rep(60000)\nreturn #('%s%s'):format(s, s)",
 		"cjson.encode":        "local s, t = ('x'):rep(60000), {}\nfor i = 1, 200 do t[i] = s end return #cjson.encode(t)",
-		"upper in a loop":     "local s = ('x'):rep(60000)\nfor i = 1, 1000 do local u = s:upper() end",
+		// Forty copies a turn: the bound on bytes made (16 MiB, some 280
+		// copies) stops it in its 7th turn, before redis-server's heap
+		// check first reads the time (at its 16th check, one a turn
+		// here), so the outcome is the same at any load; one copy a turn
+		// ran 280 turns, and on a loaded machine (load 22 on 2 cores) the
+		// time stop (backend.MaxScriptRunTime) came first.
+		"upper in a loop": "local s = ('x'):rep(60000)\nfor i = 1, 1000 do " + strings.Repeat("s:upper() ", 40) + "end",
 	}
 	attackEach(t, all, rc, attacks, attackBound{measure: usedLua, what: "Lua heap", grow: backend.MaxScriptHeap, ping: true})
 	for name, open := range all {

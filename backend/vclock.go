@@ -27,7 +27,8 @@ import (
 // millisecond, VT, to each call's clock key (a built-in script's beside a
 // user's too: it runs under the guard's clock part, clockedBuiltin) (KEYS[1] of the call and
 // clockSuffix), and the key guard (keyGuard's clock) reads it when the
-// script starts and runs the script at VT: SET and GETEX with EX or PX,
+// script starts and runs the script at VT (its function timed, in
+// lua/guard.lua): SET and GETEX with EX or PX,
 // SETEX, PSETEX, EXPIRE and PEXPIRE set their expiry as VT plus the time
 // given (PXAT, PEXPIREAT), and PTTL and TTL answer from PEXPIRETIME minus
 // VT; a script that starts after VT's millisecond raises clockMovedMarker
@@ -53,26 +54,6 @@ const clockSuffix = ":lockstep:clock"
 // clockMovedMarker is the error a guard on the step's clock raises when
 // its script starts after the step's millisecond.
 const clockMovedMarker = "lockstep: step clock moved before the script started"
-
-// clockCode is the guard's function timed, which sends a command at VT
-// (see the comment at the top of this file).
-const clockCode = `local function at(v, unit) v = tn(v) if v == nil or v <= 0 or v ~= floor(v) then return nil end return VT + v * unit end
-local function timed(...)
-local n = sel('#', ...) local a = {...} local c = lower(ts(a[1]))
-if (c == 'pttl' or c == 'ttl') and n == 2 then
-local e = pcall_('PEXPIRETIME', a[2]) if ty(e) ~= 'number' or e < 0 then return e end
-local left = e - VT if left < 0 then left = 0 end
-if c == 'ttl' then return floor((left + 500) / 1000) end return left
-elseif c == 'set' or c == 'getex' then
-local from = 4 if c == 'getex' then from = 3 end
-for i = from, n - 1 do local o = upper(ts(a[i])) if o == 'EX' or o == 'PX' then local t = at(a[i + 1], o == 'EX' and 1000 or 1) if t then a[i], a[i + 1] = 'PXAT', t end end end
-elseif (c == 'setex' or c == 'psetex') and n == 4 then
-local t = at(a[3], c == 'setex' and 1000 or 1) if t then return pcall_('SET', a[2], a[4], 'PXAT', t) end
-elseif (c == 'expire' or c == 'pexpire') and n >= 3 then
-local v = tn(a[3]) if v and v == floor(v) then a[1], a[3] = 'PEXPIREAT', VT + v * (c == 'expire' and 1000 or 1) end
-end
-return pcall_(unpack_(a, 1, n))
-end`
 
 // clockTTL is a clock key's TTL: the store deletes it in the transaction
 // that made it.

@@ -30,7 +30,7 @@ const shutdownTimeout = 10 * time.Second
 
 // serveUsage is the usage of plain `lockstep`, with the commands' own.
 const serveUsage = `usage: lockstep [-addr 127.0.0.1:8080] [-redis redis://HOST:PORT] [-redis-ca FILE] [-classroom-redis redis://HOST:PORT [-classroom-peers URL,...]] [-max-pairs N] [-max-sessions N] [-max-sessions-per-addr N] [-idle-timeout D] [-class-idle D] [-allowed-hosts H,...] [-allow-custom-scripts [-allow-custom-scripts-unconfined]] [-proxy 127.0.0.1:6380 [-proxy-locks GLOBS] [-proxy-max-clients N] [-proxy-slow-script D] [-proxy-trace-size N] [-max-live N]]
-                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N] [-search-max-mib N] [-sandbox-kills-per-addr N] [-script-time-per-addr D] [-script-time-total D]
+                [-trusted-proxies CIDR,...] [-session-reserve N] [-max-classes N] [-max-classes-per-addr N] [-class-grace D] [-classroom-secret S] [-search-max-states N] [-search-max-mib N] [-sandbox-kills-per-addr N] [-sandbox-time-per-addr D] [-sandbox-time-total D] [-script-time-per-addr D] [-script-time-total D]
        lockstep run FILE... [--redis URL] [--redis-ca FILE] [--allow-custom-scripts] [--json] [--lang L]
        lockstep lessons [--lang L]
        lockstep search FILE... [--redis URL] [--allow-custom-scripts] [--out DIR] [--json] [--lang L]

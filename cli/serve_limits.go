@@ -33,6 +33,8 @@ type serveLimits struct {
 	searchStates    *int
 	searchMiB       *int
 	sandboxKills    *int
+	sandboxTime     *time.Duration
+	sandboxTotal    *time.Duration
 }
 
 // limitFlags defines the flags of web.Limits on fs.
@@ -52,6 +54,10 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 			"most memory, in MiB, that the states one search of the Search page keeps may take (as the search counts them: their keys, values and saved runs) before it stops with what it found; the process's heap can reach some 4 times it (docs/security.md)"),
 		sandboxKills: fs.Int("sandbox-kills-per-addr", backend.DefaultSandboxKillsPerAddr,
 			"most times within a minute the scripts of one client address's own locks may get the shared Lua sandbox stopped (past its time or memory bound) before that address's further steps of them are refused for the rest of the minute (-1: no bound)"),
+		sandboxTime: fs.Duration("sandbox-time-per-addr", backend.DefaultSandboxTimePerAddr,
+			"the time one client address's steps of its own locks' scripts may take in the shared Lua sandbox within a minute (a step takes milliseconds); over it they are refused until it is a minute old, and an address runs one such step at once; searches are not counted (negative: no bound)"),
+		sandboxTotal: fs.Duration("sandbox-time-total", backend.DefaultSandboxTimeTotal,
+			"the time the steps of learners' own locks' scripts from all client addresses together may take in the shared Lua sandbox within a minute; over it they are refused until it is a minute old, and one address may take at most a quarter of it (negative: no bound)"),
 		classroomSecret: fs.String("classroom-secret", "", "with -classroom-redis: a secret (16 bytes or more) every server sharing the classes is given; class messages and states are signed with it (HMAC-SHA256) and unsigned ones ignored. Prefer $"+ClassroomSecretEnv+": a flag shows in ps to every user of the machine"),
 	}
 }
@@ -77,9 +83,14 @@ func (l *serveLimits) parse(classRedis string, stderr io.Writer) (web.Limits, []
 		return lim, nil, errors.New("flag -search-max-mib: must be at least 1")
 	case *l.sandboxKills == 0 || *l.sandboxKills < -1:
 		return lim, nil, errors.New("flag -sandbox-kills-per-addr: must be at least 1, or -1 for no bound")
+	case *l.sandboxTime == 0:
+		return lim, nil, errors.New("flag -sandbox-time-per-addr: must be positive, or negative for no bound")
+	case *l.sandboxTotal == 0:
+		return lim, nil, errors.New("flag -sandbox-time-total: must be positive, or negative for no bound")
 	}
 	lim = web.Limits{TrustedProxies: trusted, SessionReserve: *l.reserve, MaxClasses: *l.maxClasses,
-		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace, SandboxKillsPerAddr: *l.sandboxKills}
+		MaxClassesPerAddr: *l.classesPerAddr, ClassGrace: *l.classGrace, SandboxKillsPerAddr: *l.sandboxKills,
+		SandboxTimePerAddr: *l.sandboxTime, SandboxTimeTotal: *l.sandboxTotal}
 	secret := *l.classroomSecret
 	if secret == "" {
 		secret = os.Getenv(ClassroomSecretEnv)

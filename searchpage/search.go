@@ -334,8 +334,10 @@ func (s *Seat) startSearch(m Message) {
 		return
 	}
 	srv := s.srv
-	// The Lua sandbox counts the stops a learner's lock causes by address.
-	ctx, cancel := context.WithTimeout(backend.WithClientAddr(srv.ctx, s.p.Addr()), srv.cfg.Timeout)
+	// The Lua sandbox counts the stops a learner's lock causes by address;
+	// a search's time there is bounded by the search's own bounds, not
+	// charged to the address (backend.WithSearch).
+	ctx, cancel := context.WithTimeout(backend.WithSearch(backend.WithClientAddr(srv.ctx, s.p.Addr())), srv.cfg.Timeout)
 	rs := &runningSearch{re: m.ID, file: f, cancel: cancel,
 		progress: make(chan ProgressMessage, 8), result: make(chan searchOutcome, 1), done: make(chan struct{})}
 	hold := srv.shares.take(s.p.Addr(), func() { rs.shared.Store(true); cancel() }) // fair.go

@@ -82,6 +82,12 @@ func withDefaults(tb testing.TB, cfg Config) Config {
 		// time limit set their own.
 		cfg.ScriptTimeLimit = 30 * time.Second
 	}
+	if cfg.SandboxTimePerAddr == 0 && cfg.SandboxTimeTotal == 0 {
+		// The sandbox's time budgets reserve a step's time limit (30 s
+		// here, above) cut to the budget, so that every address would get
+		// one step a minute; tests of the budgets set their own.
+		cfg.SandboxTimePerAddr, cfg.SandboxTimeTotal = -1, -1
+	}
 	if cfg.LockTableTimeout == 0 {
 		// The course table's 30 s ran out under -race on a loaded machine
 		// with the lessons' scripts in the sandbox's process.

@@ -69,6 +69,14 @@ type Limits struct {
 	// serve -sandbox-kills-per-addr); 0 means
 	// backend.DefaultSandboxKillsPerAddr, a negative value no bound.
 	SandboxKillsPerAddr int
+	// SandboxTimePerAddr and SandboxTimeTotal bound the time one client
+	// address's steps of its own scripts, and all addresses' together,
+	// may take in the Lua sandbox within a minute, over which further
+	// such steps are refused by name (backend.SandboxConfig.TimePerAddr
+	// and TimeTotal, serve -sandbox-time-per-addr and
+	// -sandbox-time-total); 0 means backend.DefaultSandboxTimePerAddr and
+	// DefaultSandboxTimeTotal, a negative value no bound.
+	SandboxTimePerAddr, SandboxTimeTotal time.Duration
 }
 
 // setDefaults fills the zero fields of l; maxSessions is Config's.

@@ -56,7 +56,8 @@ func stepRefusal(t *translator, err error) (code, reason string, ok bool) {
 	}
 	var te *backend.ScriptTimeError
 	if errors.As(err, &te) {
-		// The address's share of a real Redis's time for its scripts.
+		// The address's share of a real Redis's (or the Lua sandbox's)
+		// time for its scripts.
 		return ErrCodeRateLimited, t.Msg(te.Message()), true
 	}
 	var ke *backend.SandboxKillsError

@@ -318,7 +318,8 @@ func New(cfg Config) (*Server, error) {
 		hosts:     webnet.NewHostRule(cfg.Addr, cfg.AllowedHosts),
 		gate:      webnet.NewWorkGate(cfg.MaxBusy),
 
-		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr, RunWriteBytes: cfg.RunWriteBytes}),
+		sandbox: backend.NewSandbox(backend.SandboxConfig{TimeLimit: cfg.ScriptTimeLimit, MaxKillsPerAddr: cfg.SandboxKillsPerAddr,
+			TimePerAddr: cfg.SandboxTimePerAddr, TimeTotal: cfg.SandboxTimeTotal, RunWriteBytes: cfg.RunWriteBytes}),
 
 		classBus: cfg.ClassBus,
 	}
