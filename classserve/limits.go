@@ -75,10 +75,15 @@ func (cc *classCounts) bind(oc *ownedClass, addr string) {
 	cc.addrOf[oc] = addr
 }
 
-// release uncounts oc: its goroutine ended.
+// release uncounts oc: it retired, or its goroutine ended. Only the
+// first release of a class counts (ownedClass.released).
 func (cc *classCounts) release(oc *ownedClass) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
+	if oc.released {
+		return
+	}
+	oc.released = true
 	addr, ok := cc.addrOf[oc]
 	if !ok {
 		if cc.ended == nil {

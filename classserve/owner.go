@@ -37,6 +37,9 @@ type ownedClass struct {
 	// unheld is when its last presenter's page left (limits.go).
 	stop   chan struct{}
 	unheld time.Time
+	// released: the class no longer counts under the bounds
+	// (classCounts.release; guarded by classCounts.mu, not mu).
+	released bool
 }
 
 // startClass makes a class owned by this server, showing shown at step,
@@ -216,10 +219,15 @@ func (oc *ownedClass) retire() {
 	oc.retireLocked()
 }
 
+// retireLocked stops the class (oc.mu held) and gives back its place
+// under the bounds at once (issue 38: a teacher who rehearsed, starting
+// and ending classes, met the bound while ended classes' goroutines were
+// still to end): the next start from the address may take it.
 func (oc *ownedClass) retireLocked() {
 	if !oc.retired {
 		oc.retired = true
 		close(oc.stop)
+		oc.srv.classes.release(oc)
 		oc.notifyLocked()
 	}
 }

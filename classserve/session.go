@@ -122,8 +122,15 @@ func (s *Seat) startClass(m Request) {
 		return
 	}
 	if s.class.presenter() {
-		s.sendPresenter(m.ID, "")
-		return
+		// A start from the page that presents a class is that class again,
+		// not one more under the bounds; a class that has ended since
+		// (its end not yet read by this session) is left, and a new one
+		// takes the place it gave back.
+		if _, _, _, _, retired := s.class.owned.view(); !retired {
+			s.sendPresenter(m.ID, "")
+			return
+		}
+		s.leaveClass()
 	}
 	if !s.srv.classes.reserve(s.p.Addr()) {
 		s.sendErr(m.ID, s.srv.classLimitErr())

@@ -192,13 +192,21 @@ func readUpload(h *multipart.FileHeader, limit int) ([]byte, error) {
 
 // load checks the files with sim.LoadVariant: the scripts are read from
 // what was sent (by their names, relative to the variant file), nothing
-// from the disk.
+// from the disk; a lock with problems has those of every script sent
+// too (sim.CheckSentScripts), not only those its variant file reached.
 func (f lockFiles) load() (*sim.VariantDef, error) {
 	byName := make(map[string]string, len(f.scripts))
 	for _, sc := range f.scripts {
 		byName[sc.Name] = sc.Text
 	}
-	return sim.LoadVariant(f.variantName, []byte(f.variant), sim.SentScripts(f.variantName, byName))
+	def, err := sim.LoadVariant(f.variantName, []byte(f.variant), sim.SentScripts(f.variantName, byName))
+	var les sim.LoadErrors
+	if errors.As(err, &les) {
+		// Every problem of the submission at once: the scripts a broken
+		// variant file did not get to name are compiled too.
+		return nil, sim.CheckSentScripts(les, byName)
+	}
+	return def, err
 }
 
 // lockErrors are a failed check's problems, each file shown with its lines

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -46,3 +47,37 @@ func (e *ScriptNotSentError) Error() string {
 
 // Message makes ScriptNotSentError a Coded error: variant.script-not-sent.
 func (e *ScriptNotSentError) Message() Msg { return M("variant.script-not-sent", "Path", e.Path) }
+
+// CheckSentScripts returns errs, the problems LoadVariant found in a
+// variant file sent with scripts (SentScripts), with the Lua errors of
+// every script of scripts (by the name each was sent under) that errs
+// says nothing of: LoadVariant compiles only the scripts a variant file
+// that parses names, so a YAML error hid a broken script until the YAML
+// was fixed (issue 38: a submission's problems are listed all at once).
+// Each script is compiled on its own, as LoadVariant compiles one (its
+// errors at the script's own FILE:LINE:COL, the file its sent name); a
+// script with a problem in errs already is not compiled again. The
+// result is capped as LoadVariant's is (CapProblems).
+func CheckSentScripts(errs LoadErrors, scripts map[string]string) LoadErrors {
+	listed := map[string]bool{}
+	for _, e := range errs {
+		listed[path.Base(filepath.ToSlash(e.File))] = true
+	}
+	names := make([]string, 0, len(scripts))
+	for name := range scripts {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := errs
+	for _, name := range names {
+		base := path.Base(filepath.ToSlash(name))
+		if listed[base] || !strings.HasSuffix(base, ".lua") {
+			continue
+		}
+		s := &Script{Name: strings.TrimSuffix(base, ".lua"), Source: scripts[name], Custom: true, file: name}
+		if e := compileLua(s); e != nil {
+			out = append(out, *e)
+		}
+	}
+	return CapProblems(out)
+}

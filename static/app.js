@@ -180,6 +180,9 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
       },
     );
   };
+  // renderClass shows the class state, Ask on only before a step predict
+  // mode would ask about (steps[n] describes step n + 1).
+  const renderClass = () => classroom.render(doc, st.cls, { nextAskable: Boolean(st.predict.steps[v.step]) });
   // runClass carries out the classroom's effects (see classroom.js).
   const runClass = (fx) => {
     for (const e of fx) {
@@ -188,7 +191,8 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
       else if ("storeStudent" in e) classroom.rememberStudent(session, e.storeStudent.code, e.storeStudent.student);
       else if ("download" in e) classroom.download(doc, URL, e.download.filename, e.download.text);
       else if ("go" in e) location.replace(`${trying ? servers[trying] : ""}${e.go}?lang=${encodeURIComponent(v.lang || doc.documentElement.lang)}`);
-      else if ("render" in e) classroom.render(doc, st.cls);
+      else if ("render" in e) renderClass();
+      else if ("focus" in e) doc.querySelector(e.focus)?.focus();
     }
   };
   const speed = () => Number(doc.querySelector("#speed")?.value) || 1;
@@ -376,7 +380,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
       for (const [name, html] of Object.entries(m.chrome)) swap(`[data-chrome="${name}"]`, html);
       setPresenter(v.presenter, false);
       setPredict(st.predict.on, false);
-      classroom.render(doc, st.cls); // the header's class bar is new
+      renderClass(); // the header's class bar is new
     }
     for (const [name, html] of Object.entries(m.panels || {})) swap(`[data-panel="${name}"]`, html);
     for (const [name, e] of Object.entries(m.edits || {})) {
@@ -396,6 +400,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     root.dataset.step = String(m.step);
     root.dataset.total = String(m.total);
     root.dataset.lang = m.lang;
+    if (st.cls.role === "presenter") renderClass(); // Ask follows the step
     doc.documentElement.lang = m.lang;
     doc.title = m.title;
     const u = frameAddress(m.url, location.href, {
@@ -474,8 +479,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     }
     const a = target.closest("[data-class-action]");
     if (a && !a.disabled) {
-      const ask = a.closest("[data-t-end-confirm]")?.dataset.tEndConfirm || "";
-      runClass(classroom.action(st.cls, a.dataset.classAction, () => window.confirm(ask)));
+      runClass(classroom.action(st.cls, a.dataset.classAction));
       return true;
     }
     const c = target.closest("[data-class-choice]");
@@ -549,6 +553,10 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   }
 
   function onKey(e) {
+    if (e.key === "Escape" && st.cls.confirmEnd) {
+      runClass(classroom.action(st.cls, "end-no")); // End's question, taken away
+      return;
+    }
     const action = player.keyAction({
       key: e.key,
       ctrlKey: e.ctrlKey,
@@ -603,7 +611,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   setPresenter(modeAtStart(params, "present", loadFlag(storage, PRESENTER_KEY)), false);
   // A student answers the class's questions, not predict mode's.
   setPredict(st.cls.role !== "student" && predictAtStart !== null, false);
-  classroom.render(doc, st.cls);
+  renderClass();
   if (st.predict.on && params.get("retry") === "1") predict.startRetry(st.predict, predictScore(storage, v.lesson).misses);
   doc.addEventListener("click", onClick);
   doc.addEventListener("keydown", onKey);

@@ -30,6 +30,7 @@ export function newClass(dataset) {
     joinHidden: null, // the presenter's choice: null folds the join address once students are in
     note: "", // the presenter's note (an error, a hint)
     bus: "", // the presenter's banner while the class bus is down (class-status "bus")
+    confirmEnd: false, // the presenter's panel asks whether to end the class
   };
 }
 
@@ -117,6 +118,7 @@ function onStatus(cs, m) {
   if (m.ended) {
     cs.role = "";
     cs.panel = "";
+    cs.confirmEnd = false;
     return [{ store: { key: CLASS_KEY, value: null } }, { render: true }];
   }
   return [{ render: true }];
@@ -136,7 +138,11 @@ function onError(cs, m) {
 }
 
 // action is the message of a presenter's panel button, or an effect.
-export function action(cs, name, confirmEnd) {
+// End asks first, in the panel (issue 38: a window.confirm blocked the
+// page): "end" shows the question with its focus on "end-yes", which ends
+// the class; "end-no" (or Escape) takes the question away, the focus back
+// on End. A {focus: selector} effect moves the focus.
+export function action(cs, name) {
   switch (name) {
     case "ask":
       return [{ send: { type: "class-ask" } }];
@@ -145,7 +151,16 @@ export function action(cs, name, confirmEnd) {
     case "csv":
       return [{ send: { type: "class-csv" } }];
     case "end":
-      return confirmEnd() ? [{ send: { type: "class-end" } }] : [];
+      cs.confirmEnd = true;
+      return [{ render: true }, { focus: '[data-class-action="end-yes"]' }];
+    case "end-yes":
+      if (!cs.confirmEnd) return [];
+      cs.confirmEnd = false;
+      return [{ send: { type: "class-end" } }, { render: true }];
+    case "end-no":
+      if (!cs.confirmEnd) return [];
+      cs.confirmEnd = false;
+      return [{ render: true }, { focus: '[data-class-action="end"]' }];
     case "toggle-join":
       cs.joinHidden = !joinFolded(cs);
       return [{ render: true }];
@@ -229,20 +244,25 @@ export function joinFolded(cs) {
 }
 
 // presenterView is what the class panel says: the students line, whether
-// ask and reveal are on, the tally's rows and the note.
-export function presenterView(cs, t) {
+// ask and reveal are on, the tally's rows and the note. nextAskable says
+// whether the step after the page's has an outcome to predict, as predict
+// mode counts one (its steps: parseSteps, forgotten on a timeline made on
+// the page); when it has not, Ask is off and askReason (t.nothing) says
+// why (issue 38: Ask was on where the server could only refuse it).
+export function presenterView(cs, t, nextAskable = true) {
   const st = cs.status || {};
   const n = st.students || 0;
   const q = st.question;
   return {
     students: n === 1 ? t.studentsOne : fill(t.students, { n }),
     chip: fill(t.chip, { code: cs.code, n }),
-    canAsk: !q || !q.open,
+    canAsk: (!q || !q.open) && nextAskable,
+    askReason: nextAskable ? "" : t.nothing,
     canReveal: Boolean(q && q.open),
     rows: tallyRows(st),
     answered: q ? fill(t.answered, { n: st.answered || 0 }) : "",
     right: q && q.revealed ? fill(t.rightAnswer, { answer: q.choices.find((c) => c.id === q.correct)?.label || q.correct }) : "",
-    note: cs.note || (q ? "" : t.askHint),
+    note: cs.note || (q ? "" : nextAskable ? t.askHint : t.nothing),
     bus: cs.bus || "",
   };
 }
@@ -276,13 +296,13 @@ function pageDescriber(doc) {
 const texts = (el, names) => Object.fromEntries(names.map((n) => [n, el?.dataset["t" + n[0].toUpperCase() + n.slice(1)] || ""]));
 
 // render shows the class state on the page: the presenter's panel or the
-// student's bar.
-export function render(doc, cs) {
+// student's bar. at is where the page is: {nextAskable} (presenterView).
+export function render(doc, cs, at = {}) {
   if (cs.role === "student") renderStudent(doc, cs);
-  else renderPresenter(doc, cs);
+  else renderPresenter(doc, cs, at.nextAskable !== false);
 }
 
-function renderPresenter(doc, cs) {
+function renderPresenter(doc, cs, nextAskable) {
   // A running class is shown by its panel; the header offers a new one
   // only when none runs.
   for (const b of doc.querySelectorAll("[data-class-start]")) b.hidden = cs.role === "presenter";
@@ -301,11 +321,23 @@ function renderPresenter(doc, cs) {
   aside.hidden = false;
   doc.body.classList.add("in-class");
   const inner = aside.firstElementChild;
-  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "hide", "show", "chip"]);
-  const v = presenterView(cs, t);
+  const t = texts(inner, ["students", "studentsOne", "answered", "rightAnswer", "askHint", "nothing", "hide", "show", "chip"]);
+  const v = presenterView(cs, t, nextAskable);
   const q = (sel) => aside.querySelector(sel);
   q("[data-class-students]").textContent = v.students;
-  q('[data-class-action="ask"]').disabled = !v.canAsk;
+  const ask = q('[data-class-action="ask"]');
+  ask.disabled = !v.canAsk;
+  // Why Ask is off, as its tooltip and its description (the note says it).
+  if (v.askReason) {
+    ask.title = v.askReason;
+    ask.setAttribute("aria-describedby", "class-note");
+  } else {
+    ask.removeAttribute("title");
+    ask.removeAttribute("aria-describedby");
+  }
+  const confirm = q("[data-class-end-confirm]");
+  if (confirm) confirm.hidden = !cs.confirmEnd;
+  q('[data-class-action="end"]').setAttribute("aria-expanded", String(cs.confirmEnd));
   q('[data-class-action="reveal"]').disabled = !v.canReveal;
   const join = q("[data-class-join]");
   const folded = joinFolded(cs);

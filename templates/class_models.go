@@ -27,7 +27,9 @@ type ClassTexts struct {
 	ClassReveal       string
 	ClassCSV          string
 	ClassEnd          string
-	ClassEndConfirm   string
+	ClassEndConfirm   string // the in-page question End asks (issue 38: it was a window.confirm)
+	ClassEndYes       string // its button that ends the class
+	ClassEndNo        string // its button that keeps the class going
 	ClassHideJoin     string
 	ClassShowJoin     string
 	ClassAnswered     string // "{n} answered"

@@ -77,6 +77,7 @@ type UI struct {
 	ServerBusy         string
 	ViolationHeading   string
 	StaleOwner         string
+	StaleOwnerShort    string // the stale window's label where the full one does not fit its column (a phone)
 	Believes           string
 	RedisSays          string
 	StartColumn        string

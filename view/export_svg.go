@@ -192,6 +192,9 @@ func writeTimelineSVG(tv templates.TimelineView, title string, loc sim.Locale) [
 		w.elem("path", "", "class", p.Class, "d", p.D)
 	}
 	for _, x := range tv.AllTexts() {
+		if strings.Contains(x.Class, "zone-short") {
+			continue // a phone's short label; the export has room for the full one
+		}
 		w.titled("text", x.Text, x.Title, "class", x.Class, "x", x.X, "y", x.Y, "text-anchor", svgAnchor(x.Anchor))
 	}
 	w.close("g")

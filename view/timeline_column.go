@@ -190,7 +190,13 @@ func (d *columnDraw) hold(a laneActor, av, pav sim.ActorView, pok bool, k int, l
 		ph, phok = holdOf(pav, lock)
 	}
 	if !phok || ph.Count == 0 || ph.InRedis || pav.Status == sim.StatusCrashed {
-		d.text(templates.TLText{X: x + TimelineColumnWidth - 6, Y: ly + lh - 4, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale", Anchor: "end"})
+		// The label ends at its column's right and fits it: where the full
+		// name does not (a phone's 15-unit text: "⚠ Stale owner" ran past
+		// the column's left into the one before, cut at the lanes' window,
+		// issue 38) the short one shows, the full name its title
+		// (app.css, export_svg.css: .zone-short).
+		d.text(templates.TLText{X: x + TimelineColumnWidth - 6, Y: ly + lh - 4, Text: "⚠ " + ui.StaleOwner, Class: "zone-label stale zone-full", Anchor: "end"})
+		d.text(templates.TLText{X: x + TimelineColumnWidth - 6, Y: ly + lh - 4, Text: "⚠ " + ui.StaleOwnerShort, Title: ui.StaleOwner, Class: "zone-label stale zone-short", Anchor: "end"})
 	}
 }
 

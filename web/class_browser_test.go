@@ -42,10 +42,28 @@ func TestBrowserClass(t *testing.T) {
 	run(t, zh, chromedp.Navigate(join+"?lang=zh-CN"))
 	run(t, phone, chromedp.EmulateViewport(390, 844), chromedp.Navigate(join))
 	waitJS(t, p, `document.querySelector('[data-class-students]').textContent.includes('2')`, "2 students connected")
+	// Ask the room is off, saying why, before a step with nothing to
+	// predict (step 2, a fork), on before one with (step 4, an acquire)
+	// (a fresh review of issue 38: it was on at every step).
+	const askState = `(() => { const b = document.querySelector('[data-class-action="ask"]');
+		return [String(b.disabled), b.title, b.getAttribute('aria-describedby') || '', document.querySelector('[data-class-note]').textContent]; })()`
+	nothing := tr(sim.English).cl.ClassNothingToAsk
 	for n := 1; n <= 3; n++ {
 		press(t, p, kb.ArrowRight)
 		waitStep(t, zh, n)
 		waitStep(t, phone, n)
+		waitStep(t, p, n)
+		got := eval[[]string](t, p, askState)
+		switch n {
+		case 1:
+			if got[0] != "true" || got[1] != nothing || got[2] != "class-note" || !strings.Contains(got[3], nothing) {
+				t.Errorf("at step 1 (step 2 forks): Ask disabled %s, title %q, described by %q, note %q; want it off, saying %q", got[0], got[1], got[2], got[3], nothing)
+			}
+		case 3:
+			if got[0] != "false" || got[1] != "" || got[2] != "" {
+				t.Errorf("at step 3 (step 4 acquires): Ask disabled %s, title %q, described by %q; want it on", got[0], got[1], got[2])
+			}
+		}
 	}
 	if got := eval[string](t, zh, `document.documentElement.lang + '|' + document.querySelector('[data-class-status]').textContent`); got != "zh-CN|"+tr("zh-CN").cl.ClassFollowing {
 		t.Fatalf("the zh-CN student's page: %q", got)
@@ -107,5 +125,36 @@ func TestBrowserClass(t *testing.T) {
 		if answer, outcome := answerLabels[i], outcomeLabels[i]; answer == "" || outcome == "" || !strings.HasPrefix(verdict, lead) || !strings.Contains(verdict, answer) || !strings.Contains(verdict, outcome) {
 			t.Errorf("%s: the verdict %q, want it to start %q and name the answer %q and the outcome %q", s.name, verdict, lead, answer, outcome)
 		}
+	}
+	checkEndAsks(t, p, zh)
+}
+
+// checkEndAsks: the presenter's End asks in the panel, never with a
+// window.confirm (it stopped the page; a fresh review of issue 38): the
+// question shows whole on the screen with the focus on Yes; Escape takes
+// it away, the focus back on End, the class going on; End then Yes ends
+// the class, the (zh-CN) student's page shows the end.
+func checkEndAsks(t *testing.T, p, student context.Context) {
+	t.Helper()
+	_ = eval[bool](t, p, `(window.confirm = () => { window.confirmCalls = (window.confirmCalls || 0) + 1; return true; }, true)`)
+	const asking = `(() => { const c = document.querySelector('[data-class-end-confirm]'), b = c.getBoundingClientRect();
+		const end = document.querySelector('[data-class-action="end"]');
+		return [String(!c.hidden && b.width > 0 && b.left >= 0 && b.top >= 0 && b.right <= innerWidth && b.bottom <= innerHeight),
+			document.activeElement.dataset.classAction || document.activeElement.tagName, end.getAttribute('aria-expanded'), c.querySelector('p').textContent]; })()`
+	click(t, p, `[data-class-action="end"]`)
+	ui := tr(sim.English).cl
+	if got := eval[[]string](t, p, asking); got[0] != "true" || got[1] != "end-yes" || got[2] != "true" || got[3] != ui.ClassEndConfirm {
+		t.Errorf("after End: the question shown whole %s, the focus on %s, End expanded %s, it says %q; want it shown, the focus on end-yes, saying %q", got[0], got[1], got[2], got[3], ui.ClassEndConfirm)
+	}
+	run(t, p, chromedp.KeyEvent(kb.Escape)) // at the focused Yes
+	if got := eval[[]string](t, p, asking); got[0] != "false" || got[1] != "end" || got[2] != "false" {
+		t.Errorf("after Escape: the question shown %s, the focus on %s, End expanded %s; want it gone, the focus on End", got[0], got[1], got[2])
+	}
+	click(t, p, `[data-class-action="end"]`)
+	click(t, p, `[data-class-action="end-yes"]`)
+	waitJS(t, p, `!document.body.classList.contains('in-class') && !!document.querySelector('[data-class-start]:not([hidden])')`, "the class to end")
+	waitJS(t, student, fmt.Sprintf(`document.querySelector('h1')?.textContent.trim() === %q`, tr(sim.SimplifiedChinese).cl.ClassEndedTitle), "the zh-CN student's end page")
+	if n := eval[float64](t, p, `window.confirmCalls || 0`); n != 0 {
+		t.Errorf("End called window.confirm %.0f times", n)
 	}
 }

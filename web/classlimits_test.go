@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -155,4 +156,68 @@ func TestClassPageBusDownAndGlobalJoins(t *testing.T) {
 	if code := get("198.51.100.99"); code != http.StatusTooManyRequests {
 		t.Fatalf("a guess from a fresh address past the global bound: %d, want 429", code)
 	}
+}
+
+// TestClassRehearsal (issue 38, a fresh review): a teacher who rehearses,
+// starting and ending classes from one page, never meets the bound of
+// classes per address: an ended class gives its place back at once (no
+// wait for its goroutine), and a start from a page that presents a class
+// is that class again, counted once. Under a bound of one class an
+// address, five starts and ends in a row all start.
+func TestClassRehearsal(t *testing.T) {
+	t.Parallel()
+	// A class's goroutine ends after its bus subscription closes, which
+	// here waits until the test's end: the place must come back without it.
+	gate := make(chan struct{})
+	bus := slowCloseBus{Memory: classbus.NewMemory(time.Now), gate: gate}
+	srv, hs := newTestHTTP(t, Config{ClassBus: bus, Limits: Limits{MaxClassesPerAddr: 1}})
+	t.Cleanup(func() { close(gate) })
+	p, _ := loadedSession(t, hs, ClientMessage{Lesson: classLesson, Step: intp(1)})
+	codes := map[string]bool{}
+	for i := range 5 {
+		p.send(ClientMessage{Type: MsgClassStart, ID: int64(10*i + 1)})
+		first := p.await(MsgClassPresenter, nil)
+		p.send(ClientMessage{Type: MsgClassStart, ID: int64(10*i + 2)})
+		again := p.await(MsgClassPresenter, nil)
+		if again.Code != first.Code || again.Key != "" {
+			t.Fatalf("start %d: a second start from the presenting page gave class %s (key %q), want %s again", i+1, again.Code, again.Key, first.Code)
+		}
+		if n := srv.classes.Counted(); n != 1 {
+			t.Fatalf("start %d: %d classes counted, want 1", i+1, n)
+		}
+		codes[first.Code] = true
+		p.send(ClientMessage{Type: MsgClassEnd, ID: int64(10*i + 3)})
+		p.await(MsgClassStatus, func(m classMsg) bool { return m.Ended })
+		if n := srv.classes.Counted(); n != 0 {
+			t.Fatalf("end %d: %d classes still counted right after the end, want 0", i+1, n)
+		}
+	}
+	if len(codes) != 5 {
+		t.Errorf("%d classes, want 5", len(codes))
+	}
+}
+
+// slowCloseBus is an in-process bus whose subscriptions' Close waits for
+// gate to close.
+type slowCloseBus struct {
+	*classbus.Memory
+	gate chan struct{}
+}
+
+func (b slowCloseBus) Subscribe(ctx context.Context, code string) (classbus.Subscription, error) {
+	sub, err := b.Memory.Subscribe(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	return slowCloseSub{Subscription: sub, gate: b.gate}, nil
+}
+
+type slowCloseSub struct {
+	classbus.Subscription
+	gate chan struct{}
+}
+
+func (s slowCloseSub) Close() error {
+	<-s.gate
+	return s.Subscription.Close()
 }

@@ -36,6 +36,12 @@ func redissonFiles(t *testing.T) map[string]string {
 // returns the response, redirects not followed.
 func postLock(t *testing.T, base string, fields map[string]string) *http.Response {
 	t.Helper()
+	return postLockIn(t, base, "en", fields)
+}
+
+// postLockIn is postLock from a page in language lang.
+func postLockIn(t *testing.T, base, lang string, fields map[string]string) *http.Response {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -43,7 +49,7 @@ func postLock(t *testing.T, base string, fields map[string]string) *http.Respons
 	}
 	mw.Close()
 	c := noRedirect()
-	resp, err := c.Post(base+"/explore/lock?lang=en", mw.FormDataContentType(), &body)
+	resp, err := c.Post(base+"/explore/lock?lang="+lang, mw.FormDataContentType(), &body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +189,44 @@ func TestOwnLockErrorsBesideLines(t *testing.T) {
 	}
 	if v := page.one(t, "variant kept", byTestID("lock-variant")); !strings.Contains(textOf(v), "ownr") {
 		t.Error("the variant file sent is not kept")
+	}
+}
+
+// TestOwnLockYAMLAndLuaErrors: a lock whose variant file does not parse
+// as YAML and whose release script does not compile lists both problems,
+// each at its file:line:col, in the page's language (issue 38, a fresh
+// review: only the YAML error was listed, the script's came once the YAML
+// was fixed).
+func TestOwnLockYAMLAndLuaErrors(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	files := redissonFiles(t)
+	files["variant"] = "name: [unclosed\n" + files["variant"]
+	files["script_2"] = "local a = 1\nif then end\n"
+	for _, c := range []struct{ lang, lua string }{{"en", "does not compile"}, {"zh-TW", "無法編譯"}} {
+		resp := postLockIn(t, hs.URL, c.lang, files)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: check: %d", c.lang, resp.StatusCode)
+		}
+		doc, err := html.Parse(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var where []string
+		lua := ""
+		for _, e := range (dom{root: doc}).all(byTestID("lock-error")) {
+			w := textOf((dom{root: e}).one(t, "where", tag("code")))
+			where = append(where, w)
+			if strings.HasPrefix(w, "redisson-rlock/release.lua:") {
+				lua = textOf(e)
+			}
+		}
+		if len(where) != 2 || !strings.HasPrefix(where[0], "redisson-rlock.variant.yaml:") || where[1] != "redisson-rlock/release.lua:2:4" {
+			t.Errorf("%s: problems at %q, want the variant file's YAML error and release.lua:2:4", c.lang, where)
+		}
+		if !strings.Contains(lua, c.lua) {
+			t.Errorf("%s: the script's problem says %q, want %q in it", c.lang, lua, c.lua)
+		}
 	}
 }
 

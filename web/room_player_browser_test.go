@@ -356,7 +356,8 @@ const measurePhone = `(() => {
 })()`
 
 // TestBrowserPhonePlayer: on a 390 x 844 phone (touch) the header and the
-// controls take at most a quarter of the screen; the controls are one bar
+// controls take at most 23% of the screen in English, zh-CN and zh-TW (a
+// quarter with a margin); the controls are one bar
 // fixed at the screen's bottom, with Play and Step labelled in words and
 // in different colours; no presenter or class button; the lanes come
 // right after the narration, before the diagram; no two of the header's
@@ -375,9 +376,7 @@ func TestBrowserPhonePlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	ui := tr(sim.English).UI()
-	if chrome := f.HeaderH + (f.BarBottom - f.BarTop); chrome > 0.25*f.ViewH {
-		t.Errorf("header %.0f px and controls %.0f px take %.0f%% of the %.0f px screen, want at most 25%%", f.HeaderH, f.BarBottom-f.BarTop, 100*chrome/f.ViewH, f.ViewH)
-	}
+	checkPhoneChrome(t, f, sim.English)
 	if f.BarPos != "fixed" || f.BarBottom < f.ViewH-1 || f.BarBottom > f.ViewH+1 {
 		t.Errorf("the controls are %s at y=%.0f-%.0f, want fixed at the screen's bottom (%.0f)", f.BarPos, f.BarTop, f.BarBottom, f.ViewH)
 	}
@@ -417,7 +416,21 @@ func TestBrowserPhonePlayer(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkPhonePredict(t, f, loc)
+		checkPhoneChrome(t, f, loc)
 	}
+}
+
+// checkPhoneChrome fails t unless the phone's header and controls take
+// at most 23% of the screen in loc, a margin under the quarter they may
+// take (a fresh review of issue 38: in English they took 210 of the 211
+// px a quarter is; the crumbs now fold into About).
+func checkPhoneChrome(t *testing.T, f phoneFit, loc sim.Locale) {
+	t.Helper()
+	chrome := f.HeaderH + (f.BarBottom - f.BarTop)
+	if chrome > 0.23*f.ViewH {
+		t.Errorf("%s: header %.0f px and controls %.0f px take %.1f%% of the %.0f px screen, want at most 23%% (a quarter with a margin)", loc, f.HeaderH, f.BarBottom-f.BarTop, 100*chrome/f.ViewH, f.ViewH)
+	}
+	t.Logf("%s: header %.0f px + controls %.0f px = %.1f%% of the screen", loc, f.HeaderH, f.BarBottom-f.BarTop, 100*chrome/f.ViewH)
 }
 
 // checkPhonePredict fails t unless the phone's bar says Predict in words,
@@ -494,6 +507,17 @@ type phoneLanes struct {
 	MinText  float64  `json:"minText"`
 	Smallest string   `json:"smallest"`
 	Texts    int      `json:"texts"`
+	// Stale are the stale window's labels shown: each one's text, its
+	// full name (its title, else its text) and whether it lies within
+	// its window's first column.
+	Stale []staleLabel `json:"stale"`
+}
+
+// staleLabel is a stale window's label as a phone draws it.
+type staleLabel struct {
+	Text string `json:"text"`
+	Name string `json:"name"`
+	Fits bool   `json:"fits"`
 }
 
 // measurePhoneLanes measures phoneLanes. A text's drawn size is its font
@@ -521,7 +545,13 @@ const measurePhoneLanes = `(() => {
 	return {viewW: v.width, colPx: Number(tl.dataset.colW) * scaleOf(body), pageW: document.documentElement.scrollWidth,
 		whole, names: names.map(e => e.textContent.trim()),
 		namesFit: names.every(e => { const b = e.getBoundingClientRect(); return b.left >= lb.left - 0.5 && b.right <= lb.right + 0.5; }),
-		minText: min, smallest, texts: n};
+		minText: min, smallest, texts: n,
+		stale: [...body.querySelectorAll('.zone-label.stale')].filter(shown).map(el => {
+			const b = el.getBoundingClientRect(), t = el.querySelector('title');
+			const fits = [...body.querySelectorAll('rect.zone-stale')].some(z => { const r = z.getBoundingClientRect();
+				return b.left >= r.left - 0.5 && b.right <= r.right + 0.5 && b.top < r.bottom && r.top < b.bottom; });
+			return {text: [...el.childNodes].filter(c => c.nodeType === 3).map(c => c.textContent).join('').trim(), name: (t ? t.textContent : el.textContent).trim(), fits};
+		})};
 })()`
 
 // TestBrowserPhoneLanes: on a 390 x 844 phone the lanes, the product's
@@ -531,7 +561,8 @@ const measurePhoneLanes = `(() => {
 // Redis), each within it; the window of steps shows at least four whole
 // columns, the current step's and the one before it among them, at step 7
 // and after a step; every text of the lanes on the screen is drawn
-// at least 11 px tall; the page does not scroll sideways.
+// at least 11 px tall; the page does not scroll sideways; the stale
+// window's label lies whole within its column, its full name its title.
 func TestBrowserPhoneLanes(t *testing.T) {
 	t.Parallel()
 	ctx, l, ts := stalePlayer(t)
@@ -566,6 +597,17 @@ func TestBrowserPhoneLanes(t *testing.T) {
 		}
 		if f.PageW > 390 {
 			t.Errorf("step %d: the page is %.0f px wide on a 390 px screen", step, f.PageW)
+		}
+		// The stale window's label lies within its column, whole (a fresh
+		// review of issue 38: "⚠ Stale owner" ran into the column before
+		// it, cut at the window's left edge), its full name its title.
+		if len(f.Stale) == 0 {
+			t.Errorf("step %d: no stale window's label shown", step)
+		}
+		for _, st := range f.Stale {
+			if !st.Fits || st.Name != tr(sim.English).UI().StaleOwner {
+				t.Errorf("step %d: the stale label %q (named %q) within its column: %v; want it whole in its column, named %q", step, st.Text, st.Name, st.Fits, tr(sim.English).UI().StaleOwner)
+			}
 		}
 		t.Logf("step %d: window %.0f px = %.1f columns, whole %v, smallest text %.1f px (%s)", step, f.ViewW, f.ViewW/f.ColPx, f.Whole, f.MinText, f.Smallest)
 	}

@@ -6,7 +6,7 @@ import { brokenStorage, fakeStorage } from "./fakes.js";
 const KEY = "0123456789abcdef0123456789abcdef";
 const T = {
   following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{guess}>{answer}", wrong: "W:{guess}>{answer}", noAnswer: "N:{answer}",
-  students: "{n} st", studentsOne: "one st", chip: "{code}·{n}", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint",
+  students: "{n} st", studentsOne: "one st", chip: "{code}·{n}", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint", nothing: "one outcome",
 };
 const question = (over) => ({
   step: 4, open: true, revealed: false, correct: "",
@@ -92,7 +92,7 @@ test("an ended class, or a wrong code, takes a student to the class's page", () 
 test("the presenter's distribution: every choice, counts, shares, the right one once revealed", () => {
   const p = classroom.newClass({});
   classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
-  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", chip: "K7P3QX·1", canAsk: true, canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
+  assert.deepEqual(classroom.presenterView(p, T), { students: "one st", chip: "K7P3QX·1", canAsk: true, askReason: "", canReveal: false, rows: [], answered: "", right: "", note: "hint", bus: "" });
   classroom.onMessage(p, { type: "class-status", role: "presenter", students: 3, question: question(), counts: { GRANTED: 2 }, answered: 3 });
   const v = classroom.presenterView(p, T);
   assert.equal(v.students, "3 st");
@@ -104,8 +104,6 @@ test("the presenter's distribution: every choice, counts, shares, the right one 
   classroom.onMessage(p, { type: "class-status", role: "presenter", question: question({ open: false, revealed: true, correct: "BUSY" }), counts: {}, answered: 0 });
   const r = classroom.presenterView(p, T);
   assert.deepEqual([r.canAsk, r.canReveal, r.right, r.rows[1].right, r.rows[1].pct], [true, false, "RA:busy", true, 0]);
-  assert.deepEqual(classroom.action(p, "end", () => false), []);
-  assert.deepEqual(classroom.action(p, "end", () => true), [{ send: { type: "class-end" } }]);
   assert.deepEqual(classroom.onMessage(p, { type: "class-csv", filename: "class-K7P3QX.csv", csv: "step\n" }), [
     { download: { filename: "class-K7P3QX.csv", text: "step\n" } },
   ]);
@@ -151,4 +149,32 @@ test("the join address folds to its chip once a student is in, unless the presen
   assert.equal(classroom.joinFolded(p), false);
   classroom.action(p, "toggle-join", () => true);
   assert.equal(classroom.joinFolded(p), true);
+});
+
+test("End asks in the panel, not with window.confirm: Yes ends the class, Keep (or Escape) does not", () => {
+  const p = classroom.newClass({});
+  classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
+  assert.deepEqual(classroom.action(p, "end-yes"), [], "Yes before End does nothing");
+  assert.deepEqual(classroom.action(p, "end"), [{ render: true }, { focus: '[data-class-action="end-yes"]' }]);
+  assert.equal(p.confirmEnd, true);
+  assert.deepEqual(classroom.action(p, "end-no"), [{ render: true }, { focus: '[data-class-action="end"]' }]);
+  assert.equal(p.confirmEnd, false);
+  classroom.action(p, "end");
+  assert.deepEqual(classroom.action(p, "end-yes"), [{ send: { type: "class-end" } }, { render: true }]);
+  assert.equal(p.confirmEnd, false);
+  classroom.action(p, "end");
+  classroom.onMessage(p, { type: "class-status", role: "presenter", ended: true });
+  assert.equal(p.confirmEnd, false, "an ended class asks nothing");
+});
+
+test("Ask is off, saying why, before a step with nothing to predict", () => {
+  const p = classroom.newClass({});
+  classroom.onMessage(p, { type: "class-presenter", code: "K7P3QX", panel: "", status: { students: 1 } });
+  const off = classroom.presenterView(p, T, false);
+  assert.deepEqual([off.canAsk, off.askReason, off.note], [false, "one outcome", "one outcome"]);
+  const on = classroom.presenterView(p, T, true);
+  assert.deepEqual([on.canAsk, on.askReason, on.note], [true, "", "hint"]);
+  // A question open on a step: Ask stays off, the tally speaks.
+  classroom.onMessage(p, { type: "class-status", role: "presenter", students: 1, question: question(), counts: {}, answered: 0 });
+  assert.equal(classroom.presenterView(p, T, true).canAsk, false);
 });
