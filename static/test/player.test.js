@@ -317,3 +317,16 @@ test("makeRoom gives way to the narration level by level, and only as far as it 
   assert.ok(!("under" in right.board.dataset), "in the right column");
   assert.equal(player.makeRoom({ querySelector: () => null }, true), "");
 });
+
+test("timelineMinWidth is the lane names, three steps' columns and the card's padding, zoomed", () => {
+  const tl = { dataset: { colW: "100" } };
+  const labels = { getAttribute: (a) => (a === "width" ? "196" : null) };
+  const card = {};
+  const board = {
+    querySelector: (sel) => (sel.endsWith(" .tl") ? tl : sel.endsWith(".tl-labels") ? labels : sel === '[data-panel="timeline"]' ? card : null),
+  };
+  const doc = { defaultView: { getComputedStyle: () => ({ paddingLeft: "11px", paddingRight: "11px", borderLeftWidth: "1px", borderRightWidth: "1px" }) } };
+  assert.equal(player.timelineMinWidth(doc, board), 196 + 300 + 2 + 24);
+  assert.equal(player.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24);
+  assert.equal(player.timelineMinWidth(doc, { querySelector: () => null }), 0, "no drawing: no least width");
+});
