@@ -409,7 +409,8 @@ const windowSteps = 3;
 // timelineMinWidth is the width (CSS px) of the timeline's card that
 // shows its lane names and windowSteps columns of steps at the drawing's
 // zoom: the names' drawing, the columns (the drawing's data-col-w), the
-// window's 2 px past the last column and the card's padding; 0 when the
+// window's 2 px past the last column, the card's padding and 4 px for a
+// column's edge at the window's; 0 when the
 // drawing is not there.
 export function timelineMinWidth(doc, board, zoom = 1) {
   const tl = board.querySelector('[data-panel="timeline"] .tl');
@@ -421,7 +422,7 @@ export function timelineMinWidth(doc, board, zoom = 1) {
   const cs = card ? doc.defaultView?.getComputedStyle(card) : null;
   const pad = (Number.parseFloat(cs?.paddingLeft) || 0) + (Number.parseFloat(cs?.paddingRight) || 0)
     + (Number.parseFloat(cs?.borderLeftWidth) || 0) + (Number.parseFloat(cs?.borderRightWidth) || 0);
-  return (names + windowSteps * colW) * zoom + 2 + pad;
+  return (names + windowSteps * colW) * zoom + 2 + pad + 4;
 }
 
 // roomStates are the layouts makeRoom tries, in order, for a board with
@@ -430,8 +431,10 @@ export function timelineMinWidth(doc, board, zoom = 1) {
 // (presenter.css: what gives way to the narration, more at each level).
 const roomStates = {
   // under: the narration across the board's width under the drawing;
-  // then in the right column, its row first, the column wider at each level
-  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"]],
+  // then in the right column, its row first, the column wider at each level;
+  // last (5), the state and the command under the drawing, the narration
+  // and the keys sharing the right column
+  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "5"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
   // the keys' column wider (4) and wider than the narration's (5)
@@ -455,12 +458,20 @@ export function makeRoom(doc, on) {
   // fencing lessons' keys and PTTLs by up to 240 px) and the command (a
   // Redlock step's calls on every node, a BUSY reply): what each hides
   // under its card's edge or past its right one
-  const keys = board.querySelector(".redis");
-  const command = board.querySelector(".command");
+  const keys = board.querySelector('[data-panel="redis"]');
+  const command = board.querySelector('[data-panel="command"]');
   const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) + Math.max(0, (el.scrollWidth ?? 0) - (el.clientWidth ?? 0) - 1) : 0);
-  const cut = () => hidden(narr) + hidden(keys) + hidden(command);
+  // (the narration's words first: a level that hides some of them
+  // counts them four times over)
+  const cut = () => 4 * hidden(narr) + hidden(keys) + hidden(command);
   if (!on || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
+  // While a class's join address shows (its panel over the keys, the
+  // diagram and the command, presenter.css), a side timeline keeps the
+  // narration under it in the left column: the narration across the
+  // board's width (the first side level) ran under the panel (a fresh
+  // review of issue 38: redlock-restart step 6, its bottom 52 px).
+  if (placedUnder && board.dataset.tl === "side" && doc.querySelector(".class-panel .class-join:not([hidden])")) return "";
   const set = (u, room) => {
     if (u) board.dataset.under = "";
     else delete board.dataset.under;

@@ -326,7 +326,7 @@ test("timelineMinWidth is the lane names, three steps' columns and the card's pa
     querySelector: (sel) => (sel.endsWith(" .tl") ? tl : sel.endsWith(".tl-labels") ? labels : sel === '[data-panel="timeline"]' ? card : null),
   };
   const doc = { defaultView: { getComputedStyle: () => ({ paddingLeft: "11px", paddingRight: "11px", borderLeftWidth: "1px", borderRightWidth: "1px" }) } };
-  assert.equal(player.timelineMinWidth(doc, board), 196 + 300 + 2 + 24);
-  assert.equal(player.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24);
+  assert.equal(player.timelineMinWidth(doc, board), 196 + 300 + 2 + 24 + 4);
+  assert.equal(player.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24 + 4);
   assert.equal(player.timelineMinWidth(doc, { querySelector: () => null }), 0, "no drawing: no least width");
 });
