@@ -431,10 +431,11 @@ export function timelineMinWidth(doc, board, zoom = 1) {
 // (presenter.css: what gives way to the narration, more at each level).
 const roomStates = {
   // under: the narration across the board's width under the drawing;
-  // then in the right column, its row first, the column wider at each level;
-  // last (5), the state and the command under the drawing, the narration
-  // and the keys sharing the right column
-  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "5"]],
+  // then in the right column, its row first, the column wider at each level
+  // (the lanes at least three steps wide, --tl-min); last (6), as 4 with the
+  // right column wider than that leaves, where only it shows the
+  // narration whole
+  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "6"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
   // the keys' column wider (4) and wider than the narration's (5)
@@ -461,9 +462,7 @@ export function makeRoom(doc, on) {
   const keys = board.querySelector('[data-panel="redis"]');
   const command = board.querySelector('[data-panel="command"]');
   const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) + Math.max(0, (el.scrollWidth ?? 0) - (el.clientWidth ?? 0) - 1) : 0);
-  // (the narration's words first: a level that hides some of them
-  // counts them four times over)
-  const cut = () => 4 * hidden(narr) + hidden(keys) + hidden(command);
+  const cut = () => hidden(narr) + hidden(keys) + hidden(command);
   if (!on || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
   // While a class's join address shows (its panel over the keys, the
@@ -484,7 +483,9 @@ export function makeRoom(doc, on) {
     set(u, room);
     const c = cut();
     if (c === 0) return room;
-    if (!best || c < best.c) best = { u, room, c };
+    // the narration's words first, then the keys' and the command's
+    const n = hidden(narr);
+    if (!best || n < best.n || (n === best.n && c < best.c)) best = { u, room, c, n };
   }
   // nowhere whole: the state that hides the least
   set(best.u, best.room);
