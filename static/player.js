@@ -434,8 +434,8 @@ const roomStates = {
   // then in the right column, its row first, the column wider at each level
   // (the lanes at least three steps wide, --tl-min); last (6), as 4 with the
   // right column wider than that leaves, where only it shows the
-  // narration whole
-  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "6"]],
+  // narration whole; then (7) as 6 with the other cards' rows lower
+  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "6"], [false, "7"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
   // the keys' column wider (4) and wider than the narration's (5)
@@ -463,6 +463,9 @@ export function makeRoom(doc, on) {
   const command = board.querySelector('[data-panel="command"]');
   const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) + Math.max(0, (el.scrollWidth ?? 0) - (el.clientWidth ?? 0) - 1) : 0);
   const cut = () => hidden(narr) + hidden(keys) + hidden(command);
+  // measured without the "▼" cue (markMore sets it again after): its own
+  // height hid 7 px of idempotent-unlock step 8's narration at every level
+  for (const el of [narr, keys, command]) if (el?.dataset) delete el.dataset.more;
   if (!on || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
   // While a class's join address shows (its panel over the keys, the
@@ -518,6 +521,9 @@ export function fitPanel(el, on, min = 0.7) {
 // It returns whether the cue is set.
 export function markMore(el, on) {
   if (!el) return false;
+  // the cue's own height is not more to show (idempotent-unlock step 8 at
+  // 1024 x 768: once set, the cue kept itself set, 7 px over the edge)
+  delete el.dataset.more;
   const more = on && el.scrollTop + el.clientHeight < el.scrollHeight - 1;
   if (more) el.dataset.more = "";
   else delete el.dataset.more;

@@ -279,6 +279,11 @@ test("markMore marks a card whose content goes on under its edge, until scrolled
   assert.equal(player.markMore(fits, true), false);
   assert.ok(!("more" in fits.dataset));
   assert.equal(player.markMore(null, true), false);
+  // the cue's own 14 px is not more to show: a card that fits without it
+  // loses it (it kept itself set, idempotent-unlock step 8)
+  const cued = { dataset: { more: "" }, clientHeight: 300, scrollTop: 0, get scrollHeight() { return 293 + ("more" in this.dataset ? 14 : 0); } };
+  assert.equal(player.markMore(cued, true), false);
+  assert.ok(!("more" in cued.dataset));
 });
 
 // roomBoard is a document of a board (side or not, under or not) whose
