@@ -191,7 +191,10 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
       else if ("storeStudent" in e) classroom.rememberStudent(session, e.storeStudent.code, e.storeStudent.student);
       else if ("download" in e) classroom.download(doc, URL, e.download.filename, e.download.text);
       else if ("go" in e) location.replace(`${trying ? servers[trying] : ""}${e.go}?lang=${encodeURIComponent(v.lang || doc.documentElement.lang)}`);
-      else if ("render" in e) renderClass();
+      else if ("render" in e) {
+        renderClass();
+        fit(); // the join address shown or hidden: the board's layout may follow (makeRoom)
+      }
       else if ("focus" in e) doc.querySelector(e.focus)?.focus();
     }
   };
@@ -642,6 +645,9 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   // Its box is the grid's, so the fit does not resize it in turn.
   const narration = doc.querySelector(".narration");
   if (narration && typeof ResizeObserver === "function") new ResizeObserver(() => fit()).observe(narration);
+  // The keys' and the command's texts change size, not their cards, when
+  // the fonts come: the room they take is found again then.
+  doc.fonts?.ready.then(() => fit());
   // A touch screen steps by swipes (swipe.js).
   if ("ontouchstart" in window || matchMedia("(pointer: coarse)").matches) {
     import("./swipe.js").then((m) =>

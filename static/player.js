@@ -384,6 +384,13 @@ export function placeTimeline(doc, on) {
   const drawn = (Number(svg.getAttribute("height")) || 0) * zoom;
   const screen = doc.defaultView?.innerHeight || Infinity;
   const side = on && (drawn > 0.45 * screen || !!board.querySelector(".node-keys"));
+  // the timeline's column at the side is never narrower than its lane
+  // names and a window of three steps (a fresh review of issue 38: with a
+  // long narration the lanes showed one step's column): presenter.css
+  // takes --tl-min as the column's least width
+  const minW = side ? timelineMinWidth(doc, board, zoom) : 0;
+  if (minW > 0) board.style?.setProperty("--tl-min", `${Math.ceil(minW)}px`);
+  else board.style?.removeProperty("--tl-min");
   // at the side, a drawing of at most 55% of the screen (four lanes,
   // Redlock's nodes) leaves the narration the column's width under it
   const under = side && drawn <= 0.55 * screen;
@@ -395,6 +402,29 @@ export function placeTimeline(doc, on) {
   return true;
 }
 
+// windowSteps is how many steps' columns the lanes at the side show at
+// the least (issue 38: a readable window of steps).
+const windowSteps = 3;
+
+// timelineMinWidth is the width (CSS px) of the timeline's card that
+// shows its lane names and windowSteps columns of steps at the drawing's
+// zoom: the names' drawing, the columns (the drawing's data-col-w), the
+// window's 2 px past the last column, the card's padding and 4 px for a
+// column's edge at the window's; 0 when the
+// drawing is not there.
+export function timelineMinWidth(doc, board, zoom = 1) {
+  const tl = board.querySelector('[data-panel="timeline"] .tl');
+  const labels = board.querySelector('[data-panel="timeline"] .tl-labels');
+  const card = board.querySelector('[data-panel="timeline"]');
+  const colW = Number(tl?.dataset?.colW) || 0;
+  if (!colW) return 0;
+  const names = Number(labels?.getAttribute("width")) || 0;
+  const cs = card ? doc.defaultView?.getComputedStyle(card) : null;
+  const pad = (Number.parseFloat(cs?.paddingLeft) || 0) + (Number.parseFloat(cs?.paddingRight) || 0)
+    + (Number.parseFloat(cs?.borderLeftWidth) || 0) + (Number.parseFloat(cs?.borderRightWidth) || 0);
+  return (names + windowSteps * colW) * zoom + 2 + pad + 4;
+}
+
 // roomStates are the layouts makeRoom tries, in order, for a board with
 // its timeline at the side (side) or across the bottom: each sets the
 // board's data-under (the narration under a side timeline) and data-room
@@ -402,10 +432,14 @@ export function placeTimeline(doc, on) {
 const roomStates = {
   // under: the narration across the board's width under the drawing;
   // then in the right column, its row first, the column wider at each level
-  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"]],
+  // (the lanes at least three steps wide, --tl-min); last (6), as 4 with the
+  // right column wider than that leaves, where only it shows the
+  // narration whole; then (7) as 6 with the other cards' rows lower
+  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "6"], [false, "7"]],
   // the diagram in words and the narration's column wider, then the
-  // narration two columns wide, then wider still
-  bottom: [[null, "1"], [null, "2"], [null, "3"]],
+  // narration two columns wide, then wider still; then, for many keys,
+  // the keys' column wider (4) and wider than the narration's (5)
+  bottom: [[null, "1"], [null, "2"], [null, "3"], [null, "4"], [null, "5"]],
 };
 
 // makeRoom keeps presenter mode's narration whole on the screen (a fresh
@@ -420,13 +454,26 @@ export function makeRoom(doc, on) {
   const narr = board?.querySelector(".narration");
   if (!board || !narr) return "";
   delete board.dataset.room;
-  // the narration, and on independent nodes the keys: each node's rows
-  // (they were cut by up to 211 px, redlock-node-clock-jump)
-  const keys = board.querySelector(".redis:has(.node-keys)");
-  const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) : 0);
-  const cut = () => hidden(narr) + hidden(keys);
+  // the narration, the keys (on independent nodes each node's rows were
+  // cut by up to 211 px, redlock-node-clock-jump; a replica's and the
+  // fencing lessons' keys and PTTLs by up to 240 px) and the command (a
+  // Redlock step's calls on every node, a BUSY reply): what each hides
+  // under its card's edge or past its right one
+  const keys = board.querySelector('[data-panel="redis"]');
+  const command = board.querySelector('[data-panel="command"]');
+  const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) + Math.max(0, (el.scrollWidth ?? 0) - (el.clientWidth ?? 0) - 1) : 0);
+  const cut = () => hidden(narr) + hidden(keys) + hidden(command);
+  // measured without the "▼" cue (markMore sets it again after): its own
+  // height hid 7 px of idempotent-unlock step 8's narration at every level
+  for (const el of [narr, keys, command]) if (el?.dataset) delete el.dataset.more;
   if (!on || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
+  // While a class's join address shows (its panel over the keys, the
+  // diagram and the command, presenter.css), a side timeline keeps the
+  // narration under it in the left column: the narration across the
+  // board's width (the first side level) ran under the panel (a fresh
+  // review of issue 38: redlock-restart step 6, its bottom 52 px).
+  if (placedUnder && board.dataset.tl === "side" && doc.querySelector(".class-panel .class-join:not([hidden])")) return "";
   const set = (u, room) => {
     if (u) board.dataset.under = "";
     else delete board.dataset.under;
@@ -439,7 +486,9 @@ export function makeRoom(doc, on) {
     set(u, room);
     const c = cut();
     if (c === 0) return room;
-    if (!best || c < best.c) best = { u, room, c };
+    // the narration's words first, then the keys' and the command's
+    const n = hidden(narr);
+    if (!best || n < best.n || (n === best.n && c < best.c)) best = { u, room, c, n };
   }
   // nowhere whole: the state that hides the least
   set(best.u, best.room);
@@ -472,6 +521,9 @@ export function fitPanel(el, on, min = 0.7) {
 // It returns whether the cue is set.
 export function markMore(el, on) {
   if (!el) return false;
+  // the cue's own height is not more to show (idempotent-unlock step 8 at
+  // 1024 x 768: once set, the cue kept itself set, 7 px over the edge)
+  delete el.dataset.more;
   const more = on && el.scrollTop + el.clientHeight < el.scrollHeight - 1;
   if (more) el.dataset.more = "";
   else delete el.dataset.more;

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -389,6 +390,12 @@ func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 				if got.Buttons != 5 || len(got.Bad) > 0 || got.QR < 180 {
 					t.Errorf("%s: the panel %v (page %.0f px high, screen %.0f) shows a QR of %.0f px and %d buttons, not whole or covered: %q; want a QR of 180 px or more and the 5 buttons whole",
 						at, got.Panel, got.DocH, got.ViewH, got.QR, got.Buttons, got.Bad)
+				}
+				// the narration keeps its room (a fresh review of issue 38:
+				// redlock-restart step 6 at 1024 x 768, the panel over the
+				// narration's bottom 52 px)
+				if slices.Contains(got.Over, "narration") {
+					t.Errorf("%s: the panel %v lies over %q; want the narration not under it", at, got.Panel, got.Over)
 				}
 				// the next page starts a class of its own, not this one's again
 				eval[bool](t, p, `(sessionStorage.clear(), true)`)

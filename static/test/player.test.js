@@ -279,6 +279,11 @@ test("markMore marks a card whose content goes on under its edge, until scrolled
   assert.equal(player.markMore(fits, true), false);
   assert.ok(!("more" in fits.dataset));
   assert.equal(player.markMore(null, true), false);
+  // the cue's own 14 px is not more to show: a card that fits without it
+  // loses it (it kept itself set, idempotent-unlock step 8)
+  const cued = { dataset: { more: "" }, clientHeight: 300, scrollTop: 0, get scrollHeight() { return 293 + ("more" in this.dataset ? 14 : 0); } };
+  assert.equal(player.markMore(cued, true), false);
+  assert.ok(!("more" in cued.dataset));
 });
 
 // roomBoard is a document of a board (side or not, under or not) whose
@@ -316,4 +321,17 @@ test("makeRoom gives way to the narration level by level, and only as far as it 
   assert.equal(player.makeRoom(right, true), "2");
   assert.ok(!("under" in right.board.dataset), "in the right column");
   assert.equal(player.makeRoom({ querySelector: () => null }, true), "");
+});
+
+test("timelineMinWidth is the lane names, three steps' columns and the card's padding, zoomed", () => {
+  const tl = { dataset: { colW: "100" } };
+  const labels = { getAttribute: (a) => (a === "width" ? "196" : null) };
+  const card = {};
+  const board = {
+    querySelector: (sel) => (sel.endsWith(" .tl") ? tl : sel.endsWith(".tl-labels") ? labels : sel === '[data-panel="timeline"]' ? card : null),
+  };
+  const doc = { defaultView: { getComputedStyle: () => ({ paddingLeft: "11px", paddingRight: "11px", borderLeftWidth: "1px", borderRightWidth: "1px" }) } };
+  assert.equal(player.timelineMinWidth(doc, board), 196 + 300 + 2 + 24 + 4);
+  assert.equal(player.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24 + 4);
+  assert.equal(player.timelineMinWidth(doc, { querySelector: () => null }), 0, "no drawing: no least width");
 });
