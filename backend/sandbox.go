@@ -52,7 +52,7 @@ type SandboxConfig struct {
 	// means MaxRunWriteBytes.
 	RunWriteBytes int64
 	// TimePerAddr bounds the time one client address's steps of users'
-	// scripts (WithClientAddr; a search's are not counted, WithSearch)
+	// scripts (WithClientAddr; a search's too)
 	// may take in the sandbox within a minute: over it they are refused
 	// (ScriptTimeError with Sandbox set) until enough of it is a minute
 	// old, and an address runs one such step at once (scripttime.go). 0

@@ -61,17 +61,6 @@ func WithOthersScript(ctx context.Context) context.Context {
 	return context.WithValue(ctx, othersScriptKey{}, true)
 }
 
-type searchKey struct{}
-
-// WithSearch returns ctx marking its steps as a search's (searchpage): the
-// Lua sandbox does not charge their time to the address's budget
-// (SandboxConfig.TimePerAddr), since a search runs thousands of steps and
-// is bounded by its own slots, workers and time. Its stops of the sandbox
-// still count (MaxKillsPerAddr).
-func WithSearch(ctx context.Context) context.Context {
-	return context.WithValue(ctx, searchKey{}, true)
-}
-
 func clientAddrOf(ctx context.Context) string {
 	a, _ := ctx.Value(clientAddrKey{}).(string)
 	return a
@@ -218,10 +207,10 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 	// The sandbox's time, charged as on a real Redis (scripttime.go): the
 	// step's time limit is reserved (cut to the budget), and the step is
 	// charged the time it took, its retry included.
+	// A search's steps are charged too: one search of a 99,000-turn loop
+	// took 56.6 s of the sandbox's CPU in a minute, 5.6 times its
+	// address's budget (a fresh attacker on issue 37).
 	charged, limit := addr, s.be.scriptLimit
-	if search, _ := ctx.Value(searchKey{}).(bool); search {
-		charged = ""
-	}
 	if limit <= 0 {
 		limit = ScriptTimeLimit
 	}

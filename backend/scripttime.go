@@ -32,8 +32,8 @@ import (
 // The Lua sandbox (Sandbox) charges its steps of users' scripts the same
 // way, to a ledger of its own (SandboxConfig.TimePerAddr and TimeTotal):
 // its process is the server's machine's CPU, and a step there is the time
-// from sending it to its answer, retries included. A search's steps
-// (WithSearch) are not charged: a search has its own bounds (searchpage).
+// from sending it to its answer, retries included; a search's steps
+// (searchpage) as any other.
 
 // DefaultScriptTimePerAddr is the time one client address's steps of a
 // user's script may take on a real Redis within a minute (serve

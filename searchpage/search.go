@@ -334,10 +334,11 @@ func (s *Seat) startSearch(m Message) {
 		return
 	}
 	srv := s.srv
-	// The Lua sandbox counts the stops a learner's lock causes by address;
-	// a search's time there is bounded by the search's own bounds, not
-	// charged to the address (backend.WithSearch).
-	ctx, cancel := context.WithTimeout(backend.WithSearch(backend.WithClientAddr(srv.ctx, s.p.Addr())), srv.cfg.Timeout)
+	// The Lua sandbox counts the stops a learner's lock causes by address,
+	// and charges the address the time its steps take there
+	// (-sandbox-time-per-addr), a search's as any other; past the budget
+	// the search fails with the refusal, named, and when to try again.
+	ctx, cancel := context.WithTimeout(backend.WithClientAddr(srv.ctx, s.p.Addr()), srv.cfg.Timeout)
 	rs := &runningSearch{re: m.ID, file: f, cancel: cancel,
 		progress: make(chan ProgressMessage, 8), result: make(chan searchOutcome, 1), done: make(chan struct{})}
 	hold := srv.shares.take(s.p.Addr(), func() { rs.shared.Store(true); cancel() }) // fair.go

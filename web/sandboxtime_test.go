@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,39 @@ func TestSandboxTimePerAddr(t *testing.T) {
 		case !strings.Contains(refused.Message, "-sandbox-time-per-addr") || !strings.Contains(refused.Message, tc.words) || !strings.Contains(refused.Message, tc.again):
 			t.Errorf("%s: refused %q, want the sandbox's budget named, in %s, with when to try again", tc.addr, refused.Message, tc.lang)
 		}
+	}
+}
+
+// TestSandboxTimeChargesSearch: a search of a learner's own lock runs its
+// steps in the Lua sandbox and is charged their time like any other step
+// of the address's (a fresh attacker on issue 37: one search of a
+// 99,000-turn loop took 56.6 s of the sandbox's CPU in a minute, 5.6
+// times the address's budget, uncharged). Under a budget of 1 µs the
+// search's second step is refused, and the search ends with that refusal,
+// named, with when to try again, not with a result.
+func TestSandboxTimeChargesSearch(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{Limits: Limits{SandboxTimePerAddr: time.Microsecond}})
+	resp := postLock(t, hs.URL, redissonFiles(t))
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	u, _ := url.Parse(resp.Header.Get("Location"))
+	c := dial(t, hs, nil)
+	c.send(map[string]any{"type": MsgSearch, "id": 1, "lang": "en", "search": map[string]any{
+		"variant": "redisson-rlock", "lock": u.Query().Get("k"), "actors": 2, "depth": 4,
+		"moves": []string{"acquire", "release"}, "invariants": []string{"wrong-owner-release"}}})
+	for {
+		m := c.read()
+		if m.Type == MsgSearchResult {
+			t.Fatal("the search gave a result under a budget of 1 µs")
+		}
+		if m.Type != MsgError {
+			continue
+		}
+		if !strings.Contains(m.Message, "-sandbox-time-per-addr") || !strings.Contains(m.Message, "try again in") {
+			t.Errorf("the search ended with %s %q, want the sandbox's budget named with when to try again", m.Code, m.Message)
+		}
+		return
 	}
 }
