@@ -40,6 +40,11 @@ type Config struct {
 	// Progress, when set, is called after each depth with what the search
 	// has done so far (from Run's goroutine, in depth order).
 	Progress func(Progress)
+	// StopOn, when set, says whether a step's error ends the search as a
+	// stop (End is EndStopped, the result holds what was found, and Run's
+	// error wraps err) rather than as a failure: a budget's refusal
+	// (searchpage: the Lua sandbox's time an address may take).
+	StopOn func(err error) bool
 }
 
 // Progress is how far a search has got: every timeline of up to Depth
@@ -200,6 +205,10 @@ func Run(ctx context.Context, f *File, cfg Config) (*Result, error) {
 		results, cut, err := expand(ctx, f, workers, frontier, seen, b)
 		if err != nil && ctx.Err() != nil {
 			stopped = fmt.Errorf("search: %s: stopped during depth %d: %w", f.Path, depth, ctx.Err())
+			break
+		}
+		if err != nil && cfg.StopOn != nil && cfg.StopOn(err) {
+			stopped = fmt.Errorf("search: %s: stopped during depth %d: %w", f.Path, depth, err)
 			break
 		}
 		if err != nil {

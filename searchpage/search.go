@@ -276,7 +276,10 @@ type ResultMessage struct {
 	// Stopped says why an incomplete search ended: "stop" (the page's
 	// Stop), "time" (Config.Timeout), "states" (Config.MaxStates),
 	// "memory" (Config.MaxBytes), "shared" (its slot went to another
-	// address, fair.go) or "" (complete, or every invariant broken).
+	// address, fair.go), "budget" (the address's time in the Lua sandbox,
+	// -sandbox-time-per-addr, or a real Redis's, -script-time-per-addr,
+	// ran out: backend.ScriptTimeError) or "" (complete, or every
+	// invariant broken).
 	Stopped     string  `json:"stopped,omitempty"`
 	Depth       int     `json:"depth"` // the deepest depth fully tried
 	MaxDepth    int     `json:"max_depth"`
@@ -354,6 +357,7 @@ func (s *Seat) startSearch(m Message) {
 		defer cancel()
 		start := time.Now()
 		cfg := search.Config{Backend: srv.searchBackendFor(f), Workers: srv.cfg.Workers, MaxStates: srv.cfg.MaxStates, MaxBytes: srv.cfg.MaxBytes,
+			StopOn: func(err error) bool { var te *backend.ScriptTimeError; return errors.As(err, &te) },
 			Progress: func(p search.Progress) {
 				el := time.Since(start)
 				msg := ProgressMessage{Type: MsgSearchProgress, Re: rs.re, Depth: p.Depth, MaxDepth: f.Depth, States: p.States,
@@ -435,7 +439,7 @@ func (srv *Searches) searchResult(t Texts, rs *runningSearch, out searchOutcome)
 	msg := ResultMessage{Type: MsgSearchResult, Re: rs.re, Complete: res.Complete, Depth: res.Reached, MaxDepth: f.Depth,
 		States: res.States, Transitions: res.Transitions, ScriptCalls: res.ScriptCalls,
 		ElapsedMS: out.elapsed.Milliseconds(), StatesPerS: perSecond(res.States, out.elapsed)}
-	summary := "SearchDone"
+	summary, reason := "SearchDone", ""
 	switch res.End {
 	case search.EndAllBroken:
 		summary = "SearchAllBroken"
@@ -452,10 +456,13 @@ func (srv *Searches) searchResult(t Texts, rs *runningSearch, out searchOutcome)
 		if rs.why != "stop" && rs.shared.Load() {
 			msg.Stopped, summary = "shared", "SearchStoppedShared"
 		}
+		if te := (*backend.ScriptTimeError)(nil); errors.As(out.err, &te) {
+			msg.Stopped, summary, reason = "budget", "SearchStoppedBudget", t.Err(te)
+		}
 	}
 	msg.Summary = t.T(summary, "Depth", res.Reached, "MaxDepth", f.Depth, "States", res.States, "Transitions", res.Transitions,
 		"Seconds", math.Round(out.elapsed.Seconds()*10)/10, "Timeout", srv.cfg.Timeout.String(), "MaxStates", srv.cfg.MaxStates,
-		"MaxMiB", maxMiB(srv.cfg.MaxBytes), "Broken", len(res.Found), "Asked", len(f.Invariants))
+		"MaxMiB", maxMiB(srv.cfg.MaxBytes), "Broken", len(res.Found), "Asked", len(f.Invariants), "Reason", reason)
 	for _, inv := range f.Invariants {
 		row := Row{Invariant: inv}
 		cx := res.Found[inv]
