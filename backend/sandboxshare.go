@@ -178,17 +178,9 @@ func callsCustom(b *sim.Batch) string {
 // address in its error.
 func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*sim.BatchResult, error) {
 	if !s.be.sandbox {
-		limit := s.be.scriptLimit
-		if limit <= 0 {
-			limit = ScriptTimeLimit
-		}
 		// The step's bound (boundedStep) is the most it may take.
-		release, err := s.be.scriptTime.acquire(ctx, clientAddrOf(ctx), limit)
+		release, err := s.reserveScriptTime(ctx, clientAddrOf(ctx))
 		if err != nil {
-			var te *ScriptTimeError
-			if errors.As(err, &te) {
-				te.Others, _ = ctx.Value(othersScriptKey{}).(bool)
-			}
 			return nil, err
 		}
 		start := time.Now()
@@ -210,16 +202,8 @@ func (s *Store) execBounded(ctx context.Context, b *sim.Batch, name string) (*si
 	// A search's steps are charged too: one search of a 99,000-turn loop
 	// took 56.6 s of the sandbox's CPU in a minute, 5.6 times its
 	// address's budget (a fresh attacker on issue 37).
-	charged, limit := addr, s.be.scriptLimit
-	if limit <= 0 {
-		limit = ScriptTimeLimit
-	}
-	release, err := s.be.scriptTime.acquire(ctx, charged, limit)
+	release, err := s.reserveScriptTime(ctx, addr)
 	if err != nil {
-		var te *ScriptTimeError
-		if errors.As(err, &te) {
-			te.Others, _ = ctx.Value(othersScriptKey{}).(bool)
-		}
 		return nil, err
 	}
 	start := time.Now()
@@ -324,4 +308,25 @@ func withoutLoopback(err error) error {
 		return err
 	}
 	return &loopbackRedacted{err: err, text: r}
+}
+
+// reserveScriptTime reserves, against addr's script-time budget and the
+// server's (scripttime.go), the most a step of a user's script may take:
+// the backend's step limit (ScriptTimeLimit when unset). release charges
+// what the step took and gives the rest back. A refusal is a
+// *ScriptTimeError, marked Others when the script is another visitor's.
+func (s *Store) reserveScriptTime(ctx context.Context, addr string) (release func(time.Duration), err error) {
+	limit := s.be.scriptLimit
+	if limit <= 0 {
+		limit = ScriptTimeLimit
+	}
+	release, err = s.be.scriptTime.acquire(ctx, addr, limit)
+	if err != nil {
+		var te *ScriptTimeError
+		if errors.As(err, &te) {
+			te.Others, _ = ctx.Value(othersScriptKey{}).(bool)
+		}
+		return nil, err
+	}
+	return release, nil
 }

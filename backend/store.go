@@ -642,22 +642,7 @@ func run(ctx context.Context, p redis.Pipeliner, sc *redis.Script, eval bool, ke
 }
 
 func restoreArgs(s *Store, prior []sim.KeyState) ([]string, []any) {
-	keys := make([]string, len(prior))
-	var args []any
-	for i, k := range prior {
-		keys[i] = s.key(k.Name)
-		switch k.Type {
-		case sim.TypeHash:
-			args = append(args, "hash", k.PTTL, len(k.Fields))
-			for _, f := range k.Fields {
-				args = append(args, f.Name, f.Value)
-			}
-		case sim.TypeString:
-			args = append(args, "string", k.PTTL, 1, k.Value)
-		default:
-			args = append(args, "none", 0, 0)
-		}
-	}
+	keys, args, _, _ := restoreArgsPTTL(s, prior, true)
 	return keys, args
 }
 
@@ -665,18 +650,31 @@ func restoreArgs(s *Store, prior []sim.KeyState) ([]string, []any) {
 // with every PTTL left out (the empty string), and expireScript's: the
 // keys that exist in prior and their PTTLs.
 func restoreSplitArgs(s *Store, prior []sim.KeyState) (keys []string, args []any, ekeys []string, eargs []any) {
-	keys, args = restoreArgs(s, prior)
-	a := 0
+	return restoreArgsPTTL(s, prior, false)
+}
+
+// restoreArgsPTTL builds restoreScript's keys and arguments for prior:
+// with each key's PTTL when withPTTL, else with "" in its place and the
+// keys that exist with their PTTLs as expireScript's keys and arguments.
+func restoreArgsPTTL(s *Store, prior []sim.KeyState, withPTTL bool) (keys []string, args []any, ekeys []string, eargs []any) {
+	keys = make([]string, len(prior))
 	for i, k := range prior {
-		n := args[a+2].(int)
-		if k.Type == sim.TypeHash || k.Type == sim.TypeString {
-			ekeys = append(ekeys, keys[i])
-			eargs = append(eargs, args[a+1])
-			args[a+1] = ""
+		keys[i] = s.key(k.Name)
+		var pttl any = k.PTTL
+		if !withPTTL && (k.Type == sim.TypeHash || k.Type == sim.TypeString) {
+			ekeys, eargs = append(ekeys, keys[i]), append(eargs, k.PTTL)
+			pttl = ""
 		}
-		a += 3 + n
-		if k.Type == sim.TypeHash {
-			a += n
+		switch k.Type {
+		case sim.TypeHash:
+			args = append(args, "hash", pttl, len(k.Fields))
+			for _, f := range k.Fields {
+				args = append(args, f.Name, f.Value)
+			}
+		case sim.TypeString:
+			args = append(args, "string", pttl, 1, k.Value)
+		default:
+			args = append(args, "none", 0, 0)
 		}
 	}
 	return keys, args, ekeys, eargs

@@ -456,13 +456,12 @@ func (s *Pages) lockUnder(ctx context.Context, l *sim.Lesson, def *sim.VariantDe
 // lessonUnder is what course lesson l came to under a lock: the run's
 // error, or the first step that differs from the lesson's own run (0
 // when none), the two frames at that step (nil past either run's end),
-// each run's length, and the invariants broken. It holds no text, so
+// and the invariants broken. It holds no text, so
 // that one run serves every language (tableCache).
 type lessonUnder struct {
 	err             error
 	first           int
 	got, want       *sim.Frame
-	nGot, nWant     int
 	broken, brokenO []string
 }
 
@@ -485,18 +484,22 @@ func (s *Pages) lockResults(ctx context.Context, def *sim.VariantDef, code strin
 			break
 		}
 		_, frames, own, first, err := s.lockUnder(ctx, l, def)
-		r := lessonUnder{err: err, first: first, nGot: len(frames), nWant: len(own)}
+		r := lessonUnder{err: err, first: first}
 		if err != nil {
 			whole = false
 			var over *backend.ScriptOverrunError
 			overran = errors.As(err, &over)
 			memory = memory || overran && over.Killed == "memory"
 		} else {
+			// Copies: a pointer into frames would keep the whole run
+			// alive in the cache, not the two frames it needs.
 			if first < len(frames) {
-				r.got = &frames[first]
+				f := frames[first]
+				r.got = &f
 			}
 			if first < len(own) {
-				r.want = &own[first]
+				o := own[first]
+				r.want = &o
 			}
 			r.broken, r.brokenO = explore.BrokenUnder(frames, own)
 		}

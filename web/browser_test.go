@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
-	"lockstep/backend"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,7 +22,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"lockstep/backend"
 	"lockstep/internal/redistest"
+	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -162,6 +163,19 @@ func newStillTab(t *testing.T) context.Context {
 		return err
 	}))
 	return ctx
+}
+
+// stillTabOnCourse is a still tab (newStillTab), a server of the whole
+// course on a free loopback port, and the course: the presenter tests
+// walk every lesson.
+func stillTabOnCourse(t *testing.T) (context.Context, *testServer, []*sim.Lesson) {
+	t.Helper()
+	ctx := newStillTab(t)
+	course, err := lessons.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, startServer(t, Config{Lessons: course}, "127.0.0.1:0"), course
 }
 
 // run runs browser actions with a generous deadline.

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,18 +13,7 @@ import (
 // from the lessons' own runs (the verdicts read the cached frames).
 func TestOwnLockTableCachedSameRows(t *testing.T) {
 	t.Parallel()
-	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join("..", "examples", "testdata", "own", p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	files := map[string]string{
-		"variant_name": "count-key.variant.yaml", "variant": read("count-key.variant.yaml"),
-		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
-		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
-	}
+	files := countKeyFiles(t)
 	type row struct{ lesson, kind, step, verdict, broken string }
 	rows := func(base, link string) []row {
 		var out []row

@@ -189,18 +189,7 @@ func TestOwnerInKeysACLAdviceOnCompare(t *testing.T) {
 func TestOwnLockPageWarnsOwnerInKeys(t *testing.T) {
 	t.Parallel()
 	_, hs := newTestHTTP(t, Config{})
-	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join("..", "examples", "testdata", "own", p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	files := map[string]string{
-		"variant_name": "count-key.variant.yaml", "variant": read("count-key.variant.yaml"),
-		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
-		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
-	}
+	files := countKeyFiles(t)
 	warnings := func(files map[string]string, lang string) []*html.Node {
 		resp := postLock(t, hs.URL, files)
 		if resp.StatusCode != http.StatusSeeOther {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,6 +30,25 @@ func redissonFiles(t *testing.T) map[string]string {
 		"script_name_1": "redisson-rlock/acquire.lua", "script_1": read("redisson-rlock/acquire.lua"),
 		"script_name_2": "redisson-rlock/release.lua", "script_2": read("redisson-rlock/release.lua"),
 		"script_name_3": "redisson-rlock/renew.lua", "script_3": read("redisson-rlock/renew.lua"),
+	}
+}
+
+// countKeyFiles is the form of the count-key lock of the examples' test
+// data (examples/testdata/own): a lock that keeps its hold count in a key
+// of its own, whose rows differ from the lessons' own runs.
+func countKeyFiles(t *testing.T) map[string]string {
+	t.Helper()
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "testdata", "own", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return map[string]string{
+		"variant_name": "count-key.variant.yaml", "variant": read("count-key.variant.yaml"),
+		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
+		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
 	}
 }
 

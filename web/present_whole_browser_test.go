@@ -7,7 +7,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -85,12 +84,7 @@ const measurePresenterWhole = `(async () => {
 // about 40 pages.
 func TestBrowserPresenterCardsWhole(t *testing.T) {
 	t.Parallel()
-	ctx := newStillTab(t)
-	course, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, Config{Lessons: course}, "127.0.0.1:0")
+	ctx, ts, course := stillTabOnCourse(t)
 	type at struct {
 		id    string
 		steps []int

@@ -9,7 +9,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -613,12 +612,7 @@ const measureEndCard = `(() => {
 // CPU (Go and Chromium) for 45 lessons.
 func TestBrowserPresenterEveryLesson(t *testing.T) {
 	t.Parallel()
-	ctx := newStillTab(t)
-	course, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, Config{Lessons: course}, "127.0.0.1:0")
+	ctx, ts, course := stillTabOnCourse(t)
 	worst := map[string]struct {
 		px, card float64
 		what     string

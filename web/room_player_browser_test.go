@@ -16,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lockstep/lessons"
 	"lockstep/sim"
 )
 
@@ -623,12 +622,7 @@ func TestBrowserPhoneLanes(t *testing.T) {
 // the Redis lane was below the fold, the lanes under the narration).
 func TestBrowserDeskWholeTimeline(t *testing.T) {
 	t.Parallel()
-	ctx := newStillTab(t)
-	course, err := lessons.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := startServer(t, Config{Lessons: course}, "127.0.0.1:0")
+	ctx, ts, course := stillTabOnCourse(t)
 	run(t, ctx, chromedp.EmulateViewport(1280, 800))
 	n, worst, worstAt := 0, 0.0, ""
 	for _, l := range course {
