@@ -25,6 +25,9 @@ type laneFit struct {
 	MinText  float64 `json:"minText"`
 	Smallest string  `json:"smallest"`
 	Texts    int     `json:"texts"`
+	// LanesH is the lanes' drawing's height on the screen (px): what of
+	// it is in the timeline's card and the screen.
+	LanesH float64 `json:"lanesH"`
 }
 
 const measureLanes = `(() => {
@@ -41,7 +44,9 @@ const measureLanes = `(() => {
 		n++;
 		if (px < min) { min = px; smallest = el.getAttribute('class') + ' ' + el.textContent; }
 	}
-	return {viewW: innerWidth, viewH: innerHeight, cardH: card.height, minText: min, smallest, texts: n};
+	const body = document.querySelector('[data-panel="timeline"] .tl-body').getBoundingClientRect();
+	const lanesH = Math.max(0, Math.min(body.bottom, card.bottom, innerHeight) - Math.max(body.top, card.top, 0));
+	return {viewW: innerWidth, viewH: innerHeight, cardH: card.height, minText: min, smallest, texts: n, lanesH};
 })()`
 
 // TestBrowserPresenterLanesReadable: in presenter mode at 1280 x 800 and
@@ -624,8 +629,8 @@ func TestBrowserPresenterEveryLesson(t *testing.T) {
 	}{}
 	check := func(at string, f presenterRead, wantBanners int) {
 		t.Helper()
-		if f.CardH < 0.35*f.ViewH {
-			t.Errorf("%s: the timeline is %.0f px of a %.0f px screen, want at least 35%%", at, f.CardH, f.ViewH)
+		if f.CardH < 0.35*f.ViewH || f.LanesH < 0.35*f.ViewH {
+			t.Errorf("%s: the timeline's card is %.0f px and its lanes %.0f px of a %.0f px screen, want both at least 35%%", at, f.CardH, f.LanesH, f.ViewH)
 		}
 		if f.Texts < 10 || f.MinText < 11 {
 			t.Errorf("%s: the lanes' smallest text (%s) is drawn %.1f px tall (%d texts), want at least 11", at, f.Smallest, f.MinText, f.Texts)
@@ -645,10 +650,14 @@ func TestBrowserPresenterEveryLesson(t *testing.T) {
 		if h := f.Hidden["narration"]; h > 1 {
 			t.Errorf("%s: %.0f px of the narration is under its card's edge, want it all shown", at, h)
 		}
-		// on independent nodes, every node's keys shown (a fresh review:
-		// the keys card cut 193-198 px of them, five groups)
-		if h := f.Hidden["redis"]; f.NodeKeys && h > 1 {
-			t.Errorf("%s: %.0f px of the nodes' keys is under their card's edge, want every node's keys shown", at, h)
+		// every key and every call shown, not scrolled (a fresh review:
+		// the nodes' keys cut 193-198 px, five groups; idempotent-unlock
+		// step 8's keys 113 px, redlock-node-clock-jump step 6's calls
+		// 179 px)
+		for _, id := range []string{"redis", "command"} {
+			if h := f.Hidden[id]; h > 1 {
+				t.Errorf("%s: %.0f px of the %s card is under its edge, want it all shown", at, h, id)
+			}
 		}
 		if f.NarrPx < 14 {
 			t.Errorf("%s: the narration's smallest text is %.1f px, want at least 14", at, f.NarrPx)
