@@ -452,21 +452,25 @@ export function timelineMinWidth(doc, board, zoom = 1) {
 // board's data-under (the narration under a side timeline) and data-room
 // (presenter.css: what gives way to the narration, more at each level).
 const roomStates = {
-  // under: the narration across the board's width under the drawing;
-  // then in the right column, its row first, the column wider at each level
-  // (the lanes at least three steps wide, --tl-min); last (6), as 4 with the
-  // right column wider than that leaves, where only it shows the
-  // narration whole; then (7) as 6 with the other cards' rows lower
+  // under: the narration across the board's width under the drawing
+  // (1), then with the lanes' column at its least and the diagram's card
+  // gone (2); then in the right column, its row first, the column wider at
+  // each level (the lanes at least three steps wide, --tl-min); (8) as 4
+  // with the diagram's card gone; last (6), as 4 with the right column
+  // wider than that leaves, where only it shows the narration whole; then
+  // (7) as 6 with the other cards' rows lower
   side: [[null, "1"], [null, "2"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "8"], [false, "6"], [false, "7"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
-  // the keys' column wider (4) and wider than the narration's (5)
+  // the keys' column wider (4) and wider than the narration's (5); last,
+  // as 4 and as 2 with the diagram's card gone (6, 7)
   bottom: [[null, "1"], [null, "2"], [null, "3"], [null, "4"], [null, "5"], [null, "6"], [null, "7"]],
 };
 
 // makeRoom keeps presenter mode's narration whole on the screen (a fresh
 // review of issue 38: on 65 of 826 steps at 1024 x 768 and 1280 x 800 only
-// its "▼" cue showed), and on independent nodes the Redis keys too: after
+// its "▼" cue showed), and the Redis keys, the state in words and the
+// command too: after
 // placeTimeline, while the narration's words (or the keys) go on below
 // their card's edge, it tries the next of roomStates, and keeps the
 // first where they fit (else the one that hides the least). Off presenter mode (on false) it
