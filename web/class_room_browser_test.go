@@ -357,6 +357,8 @@ const joinPanelShown = `(() => {
 // at 1024 x 768). With the join address folded (the chip, as once a
 // student is in) the board under the class's strip is whole too (the same
 // review: fencing-check-then-write step 0's narration cut at 1024 x 768).
+// With -update-screenshot it writes stale-owner step 2 at 1024 x 768 with
+// the join address up to docs/screenshot-class-join-1024x768.png.
 func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 	t.Parallel()
 	all := testLessons(t)
@@ -428,6 +430,9 @@ func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 				}
 				for _, pr := range f.problems() {
 					t.Errorf("%s, the join address up (tl %q room %q): %s", at, f.Tl, f.Room, pr)
+				}
+				if c.id == "stale-owner" && c.step == 2 && loc == sim.English && s[0] == 1024 {
+					shootScreen(t, p, "screenshot-class-join-1024x768.png")
 				}
 				// folded to the chip: the class's strip above the board
 				click(t, p, `[data-class-action="toggle-join"]`)
