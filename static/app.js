@@ -202,6 +202,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   const address = (u, push) => setAddress(st.address, history, u, push);
   // fit keeps the narration on the projected screen (presenter mode).
   // The timeline's place comes first: it sets the narration's box.
+  let fitWidth = -1; // the lanes' window's width at the last fit (px)
   const fit = () => {
     // ...then the room the narration takes (the timeline's box may change)
     // (trying a layout can clamp the window of steps' scroll: then it is
@@ -211,7 +212,11 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     const was = `${board?.dataset.room}${board?.dataset.under}${sc?.scrollLeft}`;
     const moved = player.placeTimeline(doc, v.presenter);
     player.makeRoom(doc, v.presenter);
-    if (moved || was !== `${board?.dataset.room}${board?.dataset.under}${sc?.scrollLeft}`) player.scrollTimeline(doc, true);
+    // (and when the window's width changed since the last fit: the class
+    // panel's column narrows the board, and widens it again)
+    const width = sc?.clientWidth ?? 0;
+    if (moved || width !== fitWidth || was !== `${board?.dataset.room}${board?.dataset.under}${sc?.scrollLeft}`) player.scrollTimeline(doc, true);
+    fitWidth = width;
     const scale = player.fitPanel(doc.querySelector(".narration"), v.presenter);
     for (const el of moreCards) {
       player.markMore(el, v.presenter);
@@ -222,7 +227,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   // The cards that scroll on a projector say when more follows (markMore):
   // again when scrolled, and when the card or what it holds changes size
   // (a font loaded, the end card, a class's strip).
-  const moreCards = [...doc.querySelectorAll(".board :is(.narration, .redis, .command)")];
+  const moreCards = [...doc.querySelectorAll(".board :is(.narration, .redis, .diagram, .command)")];
   const moreSize = typeof ResizeObserver === "function"
     ? new ResizeObserver((es) => {
       for (const e of es) {

@@ -374,16 +374,31 @@ export function linkStylesheet(doc, url, loaded) {
 // height; there, where the drawing takes at most 55% of the screen, it
 // also sets data-under: the narration goes under the timeline, whose card
 // is then only as tall as its drawing. Else, and off
-// presenter mode, it clears them (the timeline across the bottom). It returns
-// whether the timeline is at the side.
+// presenter mode, it clears them (the timeline across the bottom). Across
+// the bottom, a drawing shorter than lanesShare of the screen is drawn
+// larger (data-tl-zoom, --tl-zoom). It returns whether the timeline moved
+// or its zoom changed (its window of steps is then to scroll again).
 export function placeTimeline(doc, on) {
   const board = doc.querySelector(".board");
   const svg = board?.querySelector('[data-panel="timeline"] .tl-body');
   if (!board || !svg) return false;
+  // the drawing's zoom without the one set below (presenter.css's, 1.3 on
+  // a large screen)
+  const zoomWas = board.style?.getPropertyValue?.("--tl-zoom") || "";
+  delete board.dataset.tlZoom;
+  board.style?.removeProperty("--tl-zoom");
   const zoom = Number.parseFloat(doc.defaultView?.getComputedStyle(svg).zoom) || 1;
   const drawn = (Number(svg.getAttribute("height")) || 0) * zoom;
   const screen = doc.defaultView?.innerHeight || Infinity;
   const side = on && (drawn > 0.45 * screen || !!board.querySelector(".node-keys"));
+  // across the bottom, lanes drawn shorter than lanesShare of the screen
+  // (a lesson of one or two actors: 27% of 1024 x 768, a fresh review of
+  // issue 38) are drawn larger, to that share, by at most maxGrow
+  const grow = on && !side && drawn > 0 && Number.isFinite(screen) ? Math.min(maxGrow, (lanesShare * screen) / drawn) : 1;
+  if (grow > 1.01) {
+    board.dataset.tlZoom = "";
+    board.style?.setProperty("--tl-zoom", String(Math.round(zoom * grow * 1000) / 1000));
+  }
   // the timeline's column at the side is never narrower than its lane
   // names and a window of three steps (a fresh review of issue 38: with a
   // long narration the lanes showed one step's column): presenter.css
@@ -396,11 +411,18 @@ export function placeTimeline(doc, on) {
   const under = side && drawn <= 0.55 * screen;
   if (under) board.dataset.under = "";
   else delete board.dataset.under;
-  if (side === (board.dataset.tl === "side")) return false;
+  const zoomed = zoomWas !== (board.style?.getPropertyValue?.("--tl-zoom") || "");
+  if (side === (board.dataset.tl === "side")) return zoomed;
   if (side) board.dataset.tl = "side";
   else delete board.dataset.tl;
   return true;
 }
+
+// lanesShare is the least share of the screen's height presenter mode's
+// lanes are drawn across (issue 38: at least 35%), and maxGrow how much
+// larger than its own size placeTimeline draws a short drawing for it.
+const lanesShare = 0.36;
+const maxGrow = 1.8;
 
 // windowSteps is how many steps' columns the lanes at the side show at
 // the least (issue 38: a readable window of steps).
@@ -430,21 +452,25 @@ export function timelineMinWidth(doc, board, zoom = 1) {
 // board's data-under (the narration under a side timeline) and data-room
 // (presenter.css: what gives way to the narration, more at each level).
 const roomStates = {
-  // under: the narration across the board's width under the drawing;
-  // then in the right column, its row first, the column wider at each level
-  // (the lanes at least three steps wide, --tl-min); last (6), as 4 with the
-  // right column wider than that leaves, where only it shows the
-  // narration whole; then (7) as 6 with the other cards' rows lower
-  side: [[null, "1"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "6"], [false, "7"]],
+  // under: the narration across the board's width under the drawing
+  // (1), then with the lanes' column at its least and the diagram's card
+  // gone (2); then in the right column, its row first, the column wider at
+  // each level (the lanes at least three steps wide, --tl-min); (8) as 4
+  // with the diagram's card gone; last (6), as 4 with the right column
+  // wider than that leaves, where only it shows the narration whole; then
+  // (7) as 6 with the other cards' rows lower
+  side: [[null, "1"], [null, "2"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "8"], [false, "6"], [false, "7"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
-  // the keys' column wider (4) and wider than the narration's (5)
-  bottom: [[null, "1"], [null, "2"], [null, "3"], [null, "4"], [null, "5"]],
+  // the keys' column wider (4) and wider than the narration's (5); last,
+  // as 4 and as 2 with the diagram's card gone (6, 7)
+  bottom: [[null, "1"], [null, "2"], [null, "3"], [null, "4"], [null, "5"], [null, "6"], [null, "7"]],
 };
 
 // makeRoom keeps presenter mode's narration whole on the screen (a fresh
 // review of issue 38: on 65 of 826 steps at 1024 x 768 and 1280 x 800 only
-// its "▼" cue showed), and on independent nodes the Redis keys too: after
+// its "▼" cue showed), and the Redis keys, the state in words and the
+// command too: after
 // placeTimeline, while the narration's words (or the keys) go on below
 // their card's edge, it tries the next of roomStates, and keeps the
 // first where they fit (else the one that hides the least). Off presenter mode (on false) it
@@ -461,19 +487,16 @@ export function makeRoom(doc, on) {
   // under its card's edge or past its right one
   const keys = board.querySelector('[data-panel="redis"]');
   const command = board.querySelector('[data-panel="command"]');
+  // the state in words too (its row cut 5-19 px of it, a fresh review of
+  // issue 38)
+  const diagram = board.querySelector('[data-panel="diagram"]');
   const hidden = (el) => (el ? Math.max(0, el.scrollHeight - el.clientHeight - 1) + Math.max(0, (el.scrollWidth ?? 0) - (el.clientWidth ?? 0) - 1) : 0);
-  const cut = () => hidden(narr) + hidden(keys) + hidden(command);
+  const cut = () => hidden(narr) + hidden(keys) + hidden(command) + hidden(diagram);
   // measured without the "▼" cue (markMore sets it again after): its own
   // height hid 7 px of idempotent-unlock step 8's narration at every level
   for (const el of [narr, keys, command]) if (el?.dataset) delete el.dataset.more;
   if (!on || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
-  // While a class's join address shows (its panel over the keys, the
-  // diagram and the command, presenter.css), a side timeline keeps the
-  // narration under it in the left column: the narration across the
-  // board's width (the first side level) ran under the panel (a fresh
-  // review of issue 38: redlock-restart step 6, its bottom 52 px).
-  if (placedUnder && board.dataset.tl === "side" && doc.querySelector(".class-panel .class-join:not([hidden])")) return "";
   const set = (u, room) => {
     if (u) board.dataset.under = "";
     else delete board.dataset.under;
@@ -527,6 +550,15 @@ export function markMore(el, on) {
   const more = on && el.scrollTop + el.clientHeight < el.scrollHeight - 1;
   if (more) el.dataset.more = "";
   else delete el.dataset.more;
+  // a card that scrolls is a stop of the Tab order while it does, so that
+  // a keyboard scrolls it (axe's scrollable-region-focusable, a fresh
+  // review of issue 38); its own tabindex (the narration's -1, the skip
+  // link's target) comes back after
+  const scrolls = on && el.scrollHeight > el.clientHeight + 1;
+  if (el.dataset && !("tabRest" in el.dataset)) el.dataset.tabRest = el.getAttribute?.("tabindex") ?? "";
+  if (scrolls) el.setAttribute?.("tabindex", "0");
+  else if (el.dataset?.tabRest) el.setAttribute?.("tabindex", el.dataset.tabRest);
+  else el.removeAttribute?.("tabindex");
   return more;
 }
 

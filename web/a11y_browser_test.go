@@ -117,6 +117,19 @@ func TestBrowserAxe(t *testing.T) {
 		waitNewDocument(t, ctx, `!!document.querySelector('[data-testid="lock-errors"]') && document.readyState === 'complete'`, "the problems")
 		seriousAxe(t, ctx, script, "the lock page's problems"+at)
 	}
+	// Presenter mode at 1024 x 768, where its cards held the most (a fresh
+	// review of issue 38: scrollable-region-focusable, a card that
+	// scrolled with nothing in it a keyboard reaches).
+	run(t, ctx, chromedp.EmulateViewport(1024, 768))
+	for _, c := range []struct {
+		id   string
+		step int
+	}{{"idempotent-unlock", 8}, {"redlock-node-clock-jump", 6}, {"long-script-blocks", 3}, {"fencing-check-then-write", 9}} {
+		run(t, ctx, chromedp.Navigate(ts.url+lessonURL(c.id, c.step, sim.English, true)))
+		waitStep(t, ctx, c.step)
+		evalAwait[bool](t, ctx, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+		seriousAxe(t, ctx, script, fmt.Sprintf("presenter mode, %s step %d at 1024x768", c.id, c.step))
+	}
 }
 
 // evalAwait evaluates a JS expression whose value is a promise and returns

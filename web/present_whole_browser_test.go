@@ -28,6 +28,46 @@ type presenterWhole struct {
 	Ellipsed   []string `json:"ellipsed"` // banners whose text is cut with "…"
 	LaneTouch  []string `json:"laneTouch"`
 	NarrHidden float64  `json:"narrHidden"` // px of the narration under its card's edge
+	// DiagramHidden is px of the diagram's card under its edge.
+	DiagramHidden float64 `json:"diagramHidden"`
+	LanesH        float64 `json:"lanesH"` // the lanes' drawing's height on the screen (px)
+	// PanelOver names the board's cards the class panel lies over, with
+	// the px of each overlap.
+	PanelOver []string `json:"panelOver"`
+}
+
+// problems is what f finds not whole on presenter mode's board: a card
+// that scrolls (the keys, the command, the narration, the diagram), the
+// lanes under 3 step columns or 35% of the screen (their card or their
+// drawing), texts of the lanes over one another, a banner cut, the class
+// panel over a card.
+func (f presenterWhole) problems() []string {
+	var out []string
+	if len(f.RedisCut) > 0 {
+		out = append(out, fmt.Sprintf("the Redis keys cut: %q", f.RedisCut))
+	}
+	if len(f.CommandCut) > 0 {
+		out = append(out, fmt.Sprintf("the command cut: %q", f.CommandCut))
+	}
+	if f.NarrHidden > 1 {
+		out = append(out, fmt.Sprintf("%.0f px of the narration under its card's edge", f.NarrHidden))
+	}
+	if f.DiagramHidden > 1 {
+		out = append(out, fmt.Sprintf("%.0f px of the diagram's card under its edge", f.DiagramHidden))
+	}
+	if f.Cols < 3 || f.CardH < 0.35*f.ViewH || f.LanesH < 0.35*f.ViewH {
+		out = append(out, fmt.Sprintf("the lanes show %d step columns, drawn %.0f px in a card %.0f px of %.0f; want at least 3 and 35%%", f.Cols, f.LanesH, f.CardH, f.ViewH))
+	}
+	if len(f.LaneTouch) > 0 {
+		out = append(out, fmt.Sprintf("texts of the lanes over one another: %q", f.LaneTouch))
+	}
+	if len(f.Ellipsed) > 0 {
+		out = append(out, fmt.Sprintf("banners cut: %q", f.Ellipsed))
+	}
+	if len(f.PanelOver) > 0 {
+		out = append(out, fmt.Sprintf("the class panel over %q", f.PanelOver))
+	}
+	return out
 }
 
 // measurePresenterWhole measures presenterWhole. A text is cut when its
@@ -65,8 +105,20 @@ const measurePresenterWhole = `(async () => {
 		const w = Math.min(p.right, q.right) - Math.max(p.left, q.left), h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
 		if (w > 1 && h > 1) touch.push(a.textContent + ' / ' + b.textContent + ' (' + Math.round(w) + 'x' + Math.round(h) + ' px)');
 	}));
-	const n = document.getElementById('panel-narration');
-	return ({tl: board.dataset.tl || '', room: board.dataset.room || '', ViewH: innerHeight,
+	const n = document.getElementById('panel-narration'), dg = document.getElementById('panel-diagram');
+	const lanesH = Math.max(0, Math.min(r(body).bottom, r(card).bottom, innerHeight) - Math.max(r(body).top, r(card).top, 0));
+	// the class panel (shown) over a card of the board
+	const panelOver = [], aside = document.querySelector('[data-class-panel]');
+	if (aside && !aside.hidden && r(aside).width > 0) {
+		const a = r(aside);
+		for (const name of ['narration', 'redis', 'diagram', 'command', 'timeline', 'alerts']) {
+			const b = r(document.getElementById('panel-' + name));
+			const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+			if (b.width > 0 && w > 0.5 && h > 0.5) panelOver.push(name + ' ' + Math.round(w) + 'x' + Math.round(h) + ' px');
+		}
+	}
+	return ({tl: board.dataset.tl || '', room: board.dataset.room || '', ViewH: innerHeight, lanesH, panelOver,
+		diagramHidden: r(dg).width > 0 ? Math.max(0, dg.scrollHeight - dg.clientHeight) : 0,
 		redisCut: cutIn('redis'), commandCut: cutIn('command'), cols: cols.length, cardH: r(card).height,
 		empty: Math.max(0, Math.min(r(card).bottom, innerHeight) - r(body).bottom - 8), ellipsed, laneTouch: touch,
 		narrHidden: Math.max(0, n.scrollHeight - n.clientHeight)});
@@ -87,29 +139,45 @@ func TestBrowserPresenterCardsWhole(t *testing.T) {
 	ctx, ts, course := stillTabOnCourse(t)
 	type at struct {
 		id    string
-		steps []int
+		steps []int // -1: the lesson's end
 		w, h  int64
+		lang  sim.Locale
 	}
 	cases := []at{
-		{"failover", []int{0, 1, 2, 3, 4}, 1024, 768},
-		{"min-replicas-waitaof", []int{0, 1, 2}, 1024, 768},
-		{"min-replicas-waitaof", []int{0, 1, 2}, 1280, 800},
-		{"cluster-hash-tag", []int{6}, 1024, 768},
-		{"redlock-failed-majority", []int{1, 2, 4, 6}, 1024, 768},
-		{"redlock-restart", []int{1, 4, 5}, 1024, 768},
-		// not yet whole (left for the next change): fencing-counter-durable
-		// step 12 and fencing-compare-and-write step 9 (the keys 19 px, or
-		// the narration 4 px), idempotent-unlock step 8 (113 px of keys),
-		// redlock-restart step 6 (the keys 45 px, the command 60 px),
-		// long-script-blocks step 3 (the narration 105 px),
-		// redlock-node-clock-jump step 6 (the calls 179 px beside a
-		// window of one step: no level shows its narration whole otherwise)
+		{"failover", []int{0, 1, 2, 3, 4}, 1024, 768, sim.English},
+		{"min-replicas-waitaof", []int{0, 1, 2}, 1024, 768, sim.English},
+		{"min-replicas-waitaof", []int{0, 1, 2}, 1280, 800, sim.English},
+		{"cluster-hash-tag", []int{6}, 1024, 768, sim.English},
+		{"redlock-failed-majority", []int{1, 2, 4, 6}, 1024, 768, sim.English},
+		{"redlock-restart", []int{1, 4, 5}, 1024, 768, sim.English},
+		// a fresh headless-Chromium review of issue 38 on main (c3179e0):
+		// the state in words 19 px under its row, the calls 67 px under
+		// the command card's edge at redlock-restart's end, the keys 27
+		// px at fencing-check-then-write step 9, 19 px at
+		// fencing-compare-and-write step 9.
+		// Not yet whole (left for the next change): at 1024 x 768
+		// redlock-node-clock-jump step 6 (five lanes 526 px tall, two
+		// banners, four nodes' keys, five calls: the keys 57 px under
+		// their edge beside a window of one step; at 1280 x 800 in zh-CN
+		// a window of two steps), long-script-blocks step 3 (the calls 93
+		// px beside a window of one step), idempotent-unlock step 8 in
+		// English (its calls 25 px, was its keys 113 px)
+		{"long-script-blocks", []int{3}, 1280, 800, sim.English},
+		{"redlock-restart", []int{6, -1}, 1024, 768, sim.English},
+		{"idempotent-unlock", []int{8}, 1024, 768, sim.SimplifiedChinese},
+		{"fencing-check-then-write", []int{0, 9}, 1024, 768, sim.English},
+		{"fencing-check-then-write", []int{9}, 1280, 800, sim.SimplifiedChinese},
+		{"fencing-counter-durable", []int{12}, 1024, 768, sim.English},
+		{"fencing-compare-and-write", []int{9}, 1024, 768, sim.English},
 	}
 	for _, c := range cases {
 		run(t, ctx, chromedp.EmulateViewport(c.w, c.h))
 		for _, n := range c.steps {
-			where := fmt.Sprintf("%s step %d %dx%d", c.id, n, c.w, c.h)
-			run(t, ctx, chromedp.Navigate(ts.url+lessonURL(c.id, n, sim.English, true)))
+			if n < 0 {
+				n = len(lessonByID(t, course, c.id).Steps)
+			}
+			where := fmt.Sprintf("%s step %d %dx%d %s", c.id, n, c.w, c.h, c.lang)
+			run(t, ctx, chromedp.Navigate(ts.url+lessonURL(c.id, n, c.lang, true)))
 			if n > 0 {
 				waitStep(t, ctx, n)
 			} else {
@@ -120,23 +188,8 @@ func TestBrowserPresenterCardsWhole(t *testing.T) {
 			if err := json.Unmarshal(evalAwait[[]byte](t, ctx, measurePresenterWhole), &f); err != nil {
 				t.Fatal(err)
 			}
-			if len(f.RedisCut) > 0 {
-				t.Errorf("%s (tl %q room %q): the Redis keys cut: %q", where, f.Tl, f.Room, f.RedisCut)
-			}
-			if len(f.CommandCut) > 0 {
-				t.Errorf("%s (tl %q room %q): the command cut: %q", where, f.Tl, f.Room, f.CommandCut)
-			}
-			if f.Cols < 3 || f.CardH < 0.35*f.ViewH {
-				t.Errorf("%s (tl %q room %q): the lanes show %d step columns in a card %.0f px of %.0f; want at least 3 and 35%%", where, f.Tl, f.Room, f.Cols, f.CardH, f.ViewH)
-			}
-			if len(f.LaneTouch) > 0 {
-				t.Errorf("%s: texts of the lanes over one another: %q", where, f.LaneTouch)
-			}
-			if len(f.Ellipsed) > 0 {
-				t.Errorf("%s: banners cut: %q", where, f.Ellipsed)
-			}
-			if f.NarrHidden > 1 {
-				t.Errorf("%s (tl %q room %q): %.0f px of the narration under its card's edge", where, f.Tl, f.Room, f.NarrHidden)
+			for _, p := range f.problems() {
+				t.Errorf("%s (tl %q room %q): %s", where, f.Tl, f.Room, p)
 			}
 		}
 	}

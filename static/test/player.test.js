@@ -286,6 +286,40 @@ test("markMore marks a card whose content goes on under its edge, until scrolled
   assert.ok(!("more" in cued.dataset));
 });
 
+test("markMore puts a card that scrolls in the Tab order while it does, and gives it back its own tabindex", () => {
+  const attrs = new Map([["tabindex", "-1"]]);
+  const el = {
+    dataset: {}, scrollHeight: 600, clientHeight: 300, scrollTop: 0,
+    getAttribute: (a) => attrs.get(a) ?? null,
+    setAttribute: (a, v) => attrs.set(a, v),
+    removeAttribute: (a) => attrs.delete(a),
+  };
+  player.markMore(el, true);
+  assert.equal(attrs.get("tabindex"), "0", "it scrolls: a keyboard reaches it");
+  el.scrollHeight = 300;
+  player.markMore(el, true);
+  assert.equal(attrs.get("tabindex"), "-1", "whole: its own tabindex again");
+  const plain = new Map();
+  const card = { dataset: {}, scrollHeight: 600, clientHeight: 300, scrollTop: 0, getAttribute: (a) => plain.get(a) ?? null, setAttribute: (a, v) => plain.set(a, v), removeAttribute: (a) => plain.delete(a) };
+  player.markMore(card, true);
+  assert.equal(plain.get("tabindex"), "0");
+  player.markMore(card, false);
+  assert.ok(!plain.has("tabindex"), "off presenter mode: none");
+});
+
+test("placeTimeline draws short lanes across the bottom larger, to 36% of the screen", () => {
+  const props = new Map();
+  const b = fakeBoard(200, 768);
+  b.board.style = { setProperty: (k, v) => props.set(k, v), removeProperty: (k) => props.delete(k), getPropertyValue: (k) => props.get(k) ?? "" };
+  assert.equal(player.placeTimeline(b, true), true, "the zoom changed");
+  assert.ok("tlZoom" in b.board.dataset);
+  assert.equal(props.get("--tl-zoom"), String(Math.round((0.36 * 768 / 200) * 1000) / 1000));
+  assert.equal(player.placeTimeline(b, true), false, "the same zoom again: no change");
+  assert.equal(player.placeTimeline(b, false), true, "off presenter mode: cleared");
+  assert.ok(!("tlZoom" in b.board.dataset));
+  assert.ok(!props.has("--tl-zoom"));
+});
+
 // roomBoard is a document of a board (side or not, under or not) whose
 // narration is need px tall and gets, at each room level, the box of
 // boxes[level] px (level "" is index 0).
