@@ -87,16 +87,17 @@ func (c *Class) Move(shown Shown, step int, now time.Time) (bool, error) {
 }
 
 // Ask opens a question: which of choices step step comes to. action names
-// the step for the CSV. A question already open is replaced, its answers
+// the step for the CSV; why is what the reveal will say of why the step
+// came to its outcome. A question already open is replaced, its answers
 // dropped.
-func (c *Class) Ask(step int, action string, choices []string, now time.Time) error {
+func (c *Class) Ask(step int, action string, choices []string, why Why, now time.Time) error {
 	if c.st.Ended {
 		return ErrEnded
 	}
 	if len(choices) == 0 || step < 1 {
 		return ErrNoChoices
 	}
-	c.st.Question = &Question{Step: step, Action: action, Choices: append([]string(nil), choices...), Open: true}
+	c.st.Question = &Question{Step: step, Action: action, Choices: append([]string(nil), choices...), Open: true, Why: why}
 	clear(c.answers)
 	c.changed(now)
 	return nil

@@ -84,11 +84,11 @@ func TestAnswersCountOncePerStudentLastWins(t *testing.T) {
 	if err := c.Answer(alice, 4, "GRANTED", t0); !errors.Is(err, ErrNoQuestion) {
 		t.Fatalf("answer before a question: %v", err)
 	}
-	if err := c.Ask(4, "acquire B", nil, t0); !errors.Is(err, ErrNoChoices) {
+	if err := c.Ask(4, "acquire B", nil, Why{}, t0); !errors.Is(err, ErrNoChoices) {
 		t.Fatalf("ask with no choices: %v", err)
 	}
 	seq := c.State().Seq
-	if err := c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, t0); err != nil {
+	if err := c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, Why{}, t0); err != nil {
 		t.Fatal(err)
 	}
 	if c.State().Seq != seq+1 {
@@ -137,7 +137,7 @@ func TestAnswersCountOncePerStudentLastWins(t *testing.T) {
 func TestMovingAwayDropsTheQuestion(t *testing.T) {
 	t.Parallel()
 	c := newClass()
-	_ = c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, t0)
+	_ = c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, Why{}, t0)
 	_ = c.Answer(alice, 4, "BUSY", t0)
 	if changed, err := c.Move(c.State().Shown, 3, t0); changed || err != nil {
 		t.Fatalf("a move to the same step: changed %v, %v", changed, err)
@@ -148,7 +148,7 @@ func TestMovingAwayDropsTheQuestion(t *testing.T) {
 	if st := c.State(); st.Question != nil || st.Scores != nil || st.Step != 1 {
 		t.Fatalf("after moving away: %+v", st)
 	}
-	_ = c.Ask(2, "acquire A", []string{"GRANTED", "BUSY"}, t0)
+	_ = c.Ask(2, "acquire A", []string{"GRANTED", "BUSY"}, Why{}, t0)
 	if _, n := c.Tally(); n != 0 {
 		t.Fatal("a new question starts with the old answers")
 	}
@@ -188,7 +188,7 @@ func TestIdleAndEnd(t *testing.T) {
 func TestStateAndMessagesRoundTrip(t *testing.T) {
 	t.Parallel()
 	c := newClass()
-	_ = c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, t0)
+	_ = c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, Why{}, t0)
 	_ = c.Reveal("GRANTED", t0)
 	st := c.State()
 	got, err := DecodeState(st.Encode())
@@ -196,7 +196,7 @@ func TestStateAndMessagesRoundTrip(t *testing.T) {
 		t.Fatalf("state round trip: %v\n got %+v\nwant %+v", err, got, st)
 	}
 	// A State handed out does not change with the class.
-	_ = c.Ask(6, "release A", []string{"RELEASED", "NOT_OWNER"}, t0)
+	_ = c.Ask(6, "release A", []string{"RELEASED", "NOT_OWNER"}, Why{}, t0)
 	if st.Question.Step != 4 {
 		t.Fatal("a State shares its question with the class")
 	}
@@ -218,7 +218,7 @@ func TestStateAndMessagesRoundTrip(t *testing.T) {
 func TestResumeKeepsTheStateNotTheAnswers(t *testing.T) {
 	t.Parallel()
 	c := newClass()
-	_ = c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, t0)
+	_ = c.Ask(4, "acquire B", []string{"GRANTED", "BUSY"}, Why{}, t0)
 	_ = c.Answer(alice, 4, "BUSY", t0)
 	r := Resume(c.State(), "srv2", time.Minute, t0.Add(time.Second))
 	st := r.State()

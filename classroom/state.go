@@ -58,6 +58,21 @@ type Question struct {
 	Open     bool     `json:"open"`
 	Revealed bool     `json:"revealed"`
 	Correct  string   `json:"correct,omitempty"` // set when revealed
+	// Why is what the reveal says of why the step came to its outcome;
+	// pages are sent it only once the question is revealed.
+	Why Why `json:"why,omitzero"`
+}
+
+// Why is what a question's reveal says of why its step came to the
+// outcome it did (issue 38, item 12: "✗ You said BUSY; it was ACQUIRED
+// (the lock was free)"): the lesson's right reason in each language
+// (Because, locale → text) when the step asks why, else the catalogue's
+// gloss of the outcome fitted to the lesson's variant and the step's
+// action (Variant, Do: view.OutcomeGloss), which also glosses the choices.
+type Why struct {
+	Variant string            `json:"variant,omitempty"`
+	Do      string            `json:"do,omitempty"`
+	Because map[string]string `json:"because,omitempty"`
 }
 
 // Has reports whether choice is one of q's choices.
@@ -121,6 +136,13 @@ func (st State) clone() State {
 	if st.Question != nil {
 		q := *st.Question
 		q.Choices = append([]string(nil), q.Choices...)
+		if q.Why.Because != nil {
+			because := make(map[string]string, len(q.Why.Because))
+			for k, v := range q.Why.Because {
+				because[k] = v
+			}
+			q.Why.Because = because
+		}
 		st.Question = &q
 	}
 	if st.Scores != nil {

@@ -55,8 +55,9 @@ type ClassPresenterMessage struct {
 	Status ClassStatusMessage `json:"status"`
 }
 
-// ClassChoice is one choice of a question, with its label in the page's
-// language.
+// ClassChoice is one choice of a question: the outcome's code (ID, as the
+// lanes and predict mode show it) and its gloss in the page's language,
+// fitted to the lesson's lock (Label).
 type ClassChoice struct {
 	ID    string `json:"id"`
 	Label string `json:"label"`
@@ -69,6 +70,9 @@ type ClassQuestion struct {
 	Open     bool          `json:"open"`
 	Revealed bool          `json:"revealed"`
 	Correct  string        `json:"correct,omitempty"`
+	// Why is why the step came to Correct, in the page's language, once
+	// revealed: the lesson's right reason or the outcome's gloss.
+	Why string `json:"why,omitempty"`
 }
 
 // ClassStatusMessage is a class as one page sees it.

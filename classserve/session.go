@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"lockstep/classbus"
@@ -253,16 +254,31 @@ func (s *Hub) classStatus(st classroom.State, role string, loc sim.Locale) Class
 	if q := st.Question; q != nil {
 		t := s.texts(loc)
 		cq := &ClassQuestion{Step: q.Step, Open: q.Open, Revealed: q.Revealed, Correct: q.Correct}
+		do := sim.Action(q.Why.Do)
 		for _, c := range q.Choices {
-			label := t.Maybe("Outcome" + c)
-			if label == "" {
-				label = c
-			}
-			cq.Choices = append(cq.Choices, ClassChoice{ID: c, Label: label})
+			// the outcome's code, as the lanes and predict mode show it,
+			// and its gloss fitted to the lesson's lock
+			cq.Choices = append(cq.Choices, ClassChoice{ID: c, Label: view.OutcomeGloss(t, q.Why.Variant, do, sim.Outcome(c))})
+		}
+		if q.Revealed {
+			cq.Why = revealWhy(t, q, loc)
 		}
 		msg.Question = cq
 	}
 	return msg
+}
+
+// revealWhy is why revealed question q's step came to its outcome, in
+// loc: the lesson's right reason when the step asks why, else the
+// outcome's gloss; without the sentence's full stop, for it stands in
+// brackets ("✗ You said BUSY; it was ACQUIRED (the lock was free: taken,
+// lease set)."); "" when there is neither.
+func revealWhy(t Texts, q *classroom.Question, loc sim.Locale) string {
+	why := q.Why.Because[string(loc)]
+	if why == "" {
+		why = view.OutcomeGloss(t, q.Why.Variant, sim.Action(q.Why.Do), sim.Outcome(q.Correct))
+	}
+	return strings.TrimRight(strings.TrimSpace(why), ".。")
 }
 
 // syncClass publishes what the presenter's session shows, after each of
@@ -325,10 +341,18 @@ func (s *Seat) askClass(m Request) {
 	if st.Actor != "" {
 		action += " " + st.Actor
 	}
+	why := classroom.Why{Variant: l.Variant, Do: string(st.Do)}
+	if len(st.Because) > 0 {
+		// the lesson's right reason comes first in its file
+		why.Because = make(map[string]string, len(sim.Locales))
+		for _, loc := range sim.Locales {
+			why.Because[string(loc)] = st.Because[0].In(loc)
+		}
+	}
 	s.stopPlay()
 	s.syncClass() // the class is at this step before the question
 	err := s.class.owned.apply(s.class.wake, func(c *classroom.Class, now time.Time) (string, error) {
-		return classroom.KindAsk, c.Ask(n, action, choices, now)
+		return classroom.KindAsk, c.Ask(n, action, choices, why, now)
 	})
 	if err != nil {
 		s.busErr(m.ID, err)

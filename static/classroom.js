@@ -202,35 +202,55 @@ export function tallyRows(status) {
   });
 }
 
+// fillParts is template filled with vars as parts, in order: the
+// template's own words as {text}, each filled place as {role, text} (role
+// its name), so that a page can draw each place as an element of its own
+// and a test can read them apart. A place vars has no value for stays
+// words.
+export function fillParts(template, vars) {
+  const src = String(template || "");
+  const parts = [];
+  let last = 0;
+  for (const m of src.matchAll(/\{(\w+)\}/g)) {
+    if (m.index > last) parts.push({ text: src.slice(last, m.index) });
+    parts.push(m[1] in vars ? { role: m[1], text: String(vars[m[1]]) } : { text: m[0] });
+    last = m.index + m[0].length;
+  }
+  if (last < src.length) parts.push({ text: src.slice(last) });
+  return parts;
+}
+
 // studentView is what the class bar says: the status line, the question
-// (or null) with the student's answer marked, and the verdict (or "").
+// (or null) with the student's answer marked, and the verdict (or "") with
+// its parts (fillParts: the guess, the answer and why) and kind (right,
+// wrong, none).
 // describe(n) phrases the question about step n as predict mode asks it
 // ("Step 5: B — acquire order:42. What will it come to?"), or gives ""
 // for the bare "What will step 5 come to?".
 export function studentView(cs, t, describe = () => "") {
   const st = cs.status;
-  const view = { status: cs.following ? t.following : t.exploring, question: null, verdict: "", verdictKind: "" };
+  const view = { status: cs.following ? t.following : t.exploring, question: null, verdict: "", verdictParts: [], verdictKind: "" };
   const q = st?.question;
   if (!q) return view;
-  const label = (id) => q.choices.find((c) => c.id === id)?.label || id;
   if (q.open) {
     view.question = {
       prompt: describe(q.step) || fill(t.question, { step: q.step }),
       choices: q.choices.map((c) => ({ id: c.id, label: c.label, chosen: c.id === cs.answer })),
-      note: cs.answer ? fill(t.yourAnswer, { answer: label(cs.answer) }) : "",
+      note: cs.answer ? fill(t.yourAnswer, { answer: cs.answer }) : "",
     };
     return view;
   }
   if (q.revealed) {
-    // The student's answer and the outcome by the labels the student
-    // tapped among, in their language, not by codes they never saw
-    // (issue 38 review, item 7): "✗ You said “another owner holds it”; it
-    // was “the lock was free: taken, lease set”."
-    const vars = { answer: label(q.correct), guess: label(cs.answer) };
-    if (!cs.answer) view.verdict = fill(t.noAnswer, vars);
-    else if (cs.answer === q.correct) view.verdict = fill(t.right, vars);
-    else view.verdict = fill(t.wrong, vars);
+    // What the student tapped and what the step came to, by the outcome
+    // codes on the buttons they tapped among (and on the lanes), and why
+    // it came to that (issue 38, item 12: "✗ You said BUSY; it was
+    // ACQUIRED (the lock was free: taken, lease set)."). Without a why,
+    // its brackets go too.
     view.verdictKind = !cs.answer ? "none" : cs.answer === q.correct ? "right" : "wrong";
+    let template = { none: t.noAnswer, right: t.right, wrong: t.wrong }[view.verdictKind] || "";
+    if (!q.why) template = template.replace(/\s*[(（]\{why\}[)）]/, "");
+    view.verdictParts = fillParts(template, { answer: q.correct, guess: cs.answer, why: q.why || "" });
+    view.verdict = view.verdictParts.map((p) => p.text).join("");
   }
   return view;
 }
@@ -398,11 +418,21 @@ function renderStudent(doc, cs) {
     const row = doc.createElement("div");
     row.className = "class-choices";
     for (const c of v.question.choices) {
+      // the outcome's code, as predict mode and the lanes show it, and
+      // its gloss
       const b = doc.createElement("button");
       b.type = "button";
       b.dataset.classChoice = c.id;
       b.setAttribute("aria-pressed", String(c.chosen));
-      b.textContent = c.label;
+      const code = doc.createElement("code");
+      code.textContent = c.id;
+      b.append(code);
+      if (c.label && c.label !== c.id) {
+        const gloss = doc.createElement("span");
+        gloss.className = "gloss";
+        gloss.textContent = c.label;
+        b.append(" ", gloss);
+      }
       row.append(b);
     }
     qEl.append(p, row);
@@ -415,7 +445,16 @@ function renderStudent(doc, cs) {
   }
   const verdict = bar.querySelector("[data-class-verdict]");
   verdict.hidden = !v.verdict;
-  verdict.textContent = v.verdict;
+  // each filled place an element of its own: the codes in code font
+  verdict.replaceChildren(
+    ...v.verdictParts.map((p) => {
+      if (!p.role) return p.text;
+      const el = doc.createElement(p.role === "why" ? "span" : "code");
+      el.dataset.part = p.role;
+      el.textContent = p.text;
+      return el;
+    }),
+  );
   verdict.dataset.verdict = v.verdictKind;
 }
 

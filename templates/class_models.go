@@ -19,6 +19,7 @@ type ClassTexts struct {
 	ClassChip         string // the folded join address: "{code} · {n} joined"
 	ClassLoopback     string // the join address is loopback: no phone reaches it; the fix follows
 	JoinNav           string // the site header's link to /join
+	JoinNavShort      string // the same on a phone, where the site's links share one row
 	JoinHeading       string // /join: "Join a class"
 	JoinIntro         string
 	JoinCodeLabel     string
@@ -43,9 +44,9 @@ type ClassTexts struct {
 	ClassQuestion     string // student: "What will step {step} come to?"
 	ClassYourAnswer   string // "Your answer: {answer}"
 	ClassWaitReveal   string
-	ClassRight        string // "✓ Right, it was “{answer}”, as you said." (labels, not codes)
-	ClassWrong        string // "✗ You said “{guess}”; it was “{answer}”." (labels, not codes)
-	ClassNoAnswer     string // revealed, the student did not answer
+	ClassRight        string // "✓ Right: it was {answer} ({why}), as you said." (outcome codes, as the buttons show them)
+	ClassWrong        string // "✗ You said {guess}; it was {answer} ({why})."
+	ClassNoAnswer     string // revealed, the student did not answer: "It was {answer} ({why}); …"
 	ClassEndedTitle   string
 	ClassEndedBody    string
 	ClassUnknownTitle string

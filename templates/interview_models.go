@@ -8,63 +8,70 @@ import "strings"
 // message id is the field name). Fields marked "JS template" hold
 // {placeholders} that the page's script fills.
 type Interview struct {
-	NavLabel         string // the site navigation's name for screen readers
-	NavInterview     string
-	NavSixty         string
-	NavDrills        string
-	NavCourse        string
-	PredictMode      string
-	PredictHelp      string
-	PredictPrompt    string // JS template: {step}, {action}, {actor}, {lock}
-	PredictChoose    string
-	PredictRight     string // JS template: {outcome}
-	PredictWrong     string // JS template: {guess}, {outcome}
-	PredictWhy       string
-	PredictWhyRight  string // JS template: {reason}
-	PredictWhyWrong  string // JS template: {reason}
-	PredictPlayOff   string
-	PredictScore     string // JS template: {right}, {total}
-	PredictNoScore   string
-	RetryMisses      string
-	RetryProgress    string // JS template: {n}, {total}
-	RetryDone        string
-	RetryNone        string
-	DrillsHeading    string
-	DrillsIntro      string
-	DrillNew         string
-	DrillLevelLabel  string
-	DrillSeedLabel   string
-	DrillOpen        string
-	DrillVariant     string
-	DrillShare       string
-	DrillCrumb       string
-	InterviewHeading string
-	InterviewIntro   string
-	YourAnswer       string
-	AnswerHint       string
-	AnswerSaved      string
-	ShowModel        string
-	HideModel        string
-	ModelAnswer      string
-	Demonstration    string
-	OpenLesson       string
-	SixtyHeading     string
-	SixtyIntro       string
-	OneLineHeading   string
-	SpokenHeading    string
-	TimerLabel       string
-	TimerStart       string
-	TimerStop        string
-	TimerReset       string
-	TimerDone        string
-	SelfTestHeading  string
-	SelfTestIntro    string
-	StateDiagramNote string
+	NavLabel     string // the site navigation's name for screen readers
+	NavInterview string
+	NavSixty     string
+	// NavInterviewShort and NavSixtyShort are the two links' words on a
+	// phone, where the site's links share one row (issue 38).
+	NavInterviewShort string
+	NavSixtyShort     string
+	NavDrills         string
+	NavCourse         string
+	PredictMode       string
+	PredictHelp       string
+	PredictPrompt     string // JS template: {step}, {action}, {actor}, {lock}
+	PredictChoose     string
+	PredictRight      string // JS template: {outcome}
+	PredictWrong      string // JS template: {guess}, {outcome}
+	PredictWhy        string
+	PredictWhyRight   string // JS template: {reason}
+	PredictWhyWrong   string // JS template: {reason}
+	PredictPlayOff    string
+	PredictScore      string // JS template: {right}, {total}
+	PredictNoScore    string
+	RetryMisses       string
+	RetryProgress     string // JS template: {n}, {total}
+	RetryDone         string
+	RetryNone         string
+	DrillsHeading     string
+	DrillsIntro       string
+	DrillNew          string
+	DrillLevelLabel   string
+	DrillSeedLabel    string
+	DrillOpen         string
+	DrillVariant      string
+	DrillShare        string
+	DrillCrumb        string
+	InterviewHeading  string
+	InterviewIntro    string
+	YourAnswer        string
+	AnswerHint        string
+	AnswerSaved       string
+	ShowModel         string
+	HideModel         string
+	ModelAnswer       string
+	Demonstration     string
+	OpenLesson        string
+	SixtyHeading      string
+	SixtyIntro        string
+	OneLineHeading    string
+	SpokenHeading     string
+	TimerLabel        string
+	TimerStart        string
+	TimerStop         string
+	TimerReset        string
+	TimerDone         string
+	SelfTestHeading   string
+	SelfTestIntro     string
+	StateDiagramNote  string
 }
 
-// NavLink is an entry of the site navigation.
+// NavLink is an entry of the site navigation. Short, when set, is what
+// the link says on a phone, where the links share one row; its title is
+// then Label.
 type NavLink struct {
 	Label   string
+	Short   string
 	URL     string
 	Current bool
 }
@@ -144,4 +151,12 @@ type DrillLevel struct {
 	Variant string
 	Actions string // the actions its steps use, in words
 	NewURL  string // a drill of this level with a fresh seed
+}
+
+// navTitle is the tooltip of a link with a short form: its full words.
+func navTitle(l NavLink) string {
+	if l.Short == "" {
+		return ""
+	}
+	return l.Label
 }

@@ -50,7 +50,7 @@ func (v *Step) Narration() templates.NarrationView {
 	n.Outcome = string(f.Outcome)
 	n.OutcomeGloss = nodeGloss(t, v.lesson.Nodes, f.Step, f.Outcome, f.Calls)
 	if n.OutcomeGloss == "" {
-		n.OutcomeGloss = outcomeGloss(t, v.lesson.Variant, f.Step.Do, f.Outcome)
+		n.OutcomeGloss = OutcomeGloss(t, v.lesson.Variant, f.Step.Do, f.Outcome)
 	}
 	n.OutcomeKind = outcomeKind(f.Outcome)
 	if c := f.Check; c != nil {
@@ -88,13 +88,21 @@ func (v *Step) Narration() templates.NarrationView {
 	return n
 }
 
-// outcomeGloss is the caption beside a step's outcome, fitted to the lock's
+// Glosser gives a catalogue text by id, "" when the catalogue has none
+// (Texts is one; so is the classroom's, classserve.Texts).
+type Glosser interface {
+	Maybe(id string, kv ...any) string
+}
+
+// OutcomeGloss is the caption beside a step's outcome, fitted to the lock's
 // key (issue 16 item 1.10): "Outcome<OUTCOME>.<kind>" of the catalogue for
 // the variant's kind (count: Redis keeps a hold count; string: a plain
 // SET NX key with no owner check and no count; local: SET NX with the count
 // in the client's memory), else "Outcome<OUTCOME>.<action>" (an acquire's
 // NOT_OWNER), else the plain "Outcome<OUTCOME>", which fits every kind.
-func outcomeGloss(t Texts, variant string, do sim.Action, o sim.Outcome) string {
+// A class's question glosses its choices, and its reveal says why, with
+// it (issue 38, item 12).
+func OutcomeGloss(t Glosser, variant string, do sim.Action, o sim.Outcome) string {
 	id := "Outcome" + string(o)
 	for _, more := range []string{captionKind(variant), string(do)} {
 		if more == "" {

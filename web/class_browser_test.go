@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"lockstep/sim"
+	"lockstep/view"
 )
 
 // TestBrowserClass: a presenter starts a class from a lesson; two students
@@ -88,16 +91,13 @@ func TestBrowserClass(t *testing.T) {
 	}{{"zh-CN", zh}, {"phone", phone}}
 	// Each answers a different choice, so one is right and one wrong.
 	choices := make([]string, len(students))
-	// Each student's labels of its answer and of the outcome, as its
-	// buttons show them (gone after Reveal).
-	answerLabels, outcomeLabels := make([]string, len(students)), make([]string, len(students))
-	label := func(tab context.Context, id string) string {
-		return eval[string](t, tab, fmt.Sprintf(`document.querySelector('[data-class-choice=%q]')?.textContent.trim() || ''`, id))
-	}
 	for i, s := range students {
 		waitJS(t, s.tab, `document.querySelectorAll('[data-class-choice]').length >= 2`, s.name+": the question")
 		choices[i] = eval[string](t, s.tab, fmt.Sprintf(`document.querySelectorAll('[data-class-choice]')[%d].dataset.classChoice`, i))
-		answerLabels[i], outcomeLabels[i] = label(s.tab, choices[i]), label(s.tab, correct)
+		// the button shows the outcome's code, as the verdict will echo it
+		if shown := eval[string](t, s.tab, fmt.Sprintf(`document.querySelector('[data-class-choice=%q] code')?.textContent || ''`, choices[i])); shown != choices[i] {
+			t.Errorf("%s: the button of %s shows the code %q", s.name, choices[i], shown)
+		}
 		click(t, s.tab, fmt.Sprintf(`[data-class-choice="%s"]`, choices[i]))
 	}
 	waitJS(t, p, `[...document.querySelectorAll('[data-class-tally] li')].reduce((n, li) => n + Number(li.dataset.count), 0) === 2`, "2 answers in the distribution")
@@ -120,10 +120,16 @@ func TestBrowserClass(t *testing.T) {
 			phrase = tr(loc).cl.ClassRight
 		}
 		lead, _, _ := strings.Cut(phrase, "{")
-		verdict := eval[string](t, s.tab, `document.querySelector('[data-class-verdict]').textContent`)
-		// By the labels the student tapped among (review of issue 38, item 7).
-		if answer, outcome := answerLabels[i], outcomeLabels[i]; answer == "" || outcome == "" || !strings.HasPrefix(verdict, lead) || !strings.Contains(verdict, answer) || !strings.Contains(verdict, outcome) {
-			t.Errorf("%s: the verdict %q, want it to start %q and name the answer %q and the outcome %q", s.name, verdict, lead, answer, outcome)
+		// What the student said, what it was and why, each a part of its
+		// own (issue 38, item 12: "✗ You said BUSY; it was ACQUIRED (the
+		// lock was free)").
+		v := shownVerdict(t, s.tab)
+		wantParts := map[string]string{"answer": correct, "why": wantWhy(t, l, 4, loc, correct)}
+		if want == "wrong" {
+			wantParts["guess"] = choices[i]
+		}
+		if !strings.HasPrefix(v.Text, lead) || !maps.Equal(v.Parts, wantParts) {
+			t.Errorf("%s: the verdict %q with parts %q, want it to start %q with the parts %q", s.name, v.Text, v.Parts, lead, wantParts)
 		}
 	}
 	checkEndAsks(t, p, zh)
@@ -157,4 +163,40 @@ func checkEndAsks(t *testing.T, p, student context.Context) {
 	if n := eval[float64](t, p, `window.confirmCalls || 0`); n != 0 {
 		t.Errorf("End called window.confirm %.0f times", n)
 	}
+}
+
+// verdictShown is a student's verdict as the page draws it: its words, and
+// the text of each filled place by its part (guess, answer, why).
+type verdictShown struct {
+	Text  string
+	Parts map[string]string
+}
+
+// shownVerdict reads the verdict of the student's page in tab.
+func shownVerdict(t *testing.T, tab context.Context) verdictShown {
+	t.Helper()
+	var v verdictShown
+	raw := eval[[]byte](t, tab, `(() => { const v = document.querySelector('[data-class-verdict]');
+		return {Text: v.textContent, Parts: Object.fromEntries([...v.querySelectorAll('[data-part]')].map(e => [e.dataset.part, e.textContent]))}; })()`)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// wantWhy is why step n of l came to outcome, as a student's verdict in
+// loc should say it: the lesson's right reason when the step asks why,
+// else the outcome's gloss for the lesson's lock, without a full stop.
+func wantWhy(t *testing.T, l *sim.Lesson, n int, loc sim.Locale, outcome string) string {
+	t.Helper()
+	st := l.Steps[n-1]
+	why := view.OutcomeGloss(tr(loc), l.Variant, st.Do, sim.Outcome(outcome))
+	if len(st.Because) > 0 {
+		why = st.Because[0].In(loc)
+	}
+	why = strings.TrimRight(strings.TrimSpace(why), ".。")
+	if why == "" {
+		t.Fatalf("step %d of %s (%s): nothing says why", n, l.ID, outcome)
+	}
+	return why
 }

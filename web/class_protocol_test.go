@@ -11,6 +11,7 @@ import (
 
 	"lockstep/classroom"
 	"lockstep/classserve"
+	"lockstep/sim"
 
 	"golang.org/x/net/html"
 )
@@ -156,8 +157,8 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	}
 	sa := a.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
 	sb := b.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil })
-	if sa.Question.Correct != "" || sb.Question.Choices[0].Label == sa.Question.Choices[0].Label {
-		t.Fatalf("students' questions: en %+v, zh-CN %+v", sa.Question, sb.Question)
+	if sa.Question.Correct != "" || sa.Question.Why != "" || sb.Question.Choices[0].Label == sa.Question.Choices[0].Label {
+		t.Fatalf("students' questions (no answer, nor why, before the reveal): en %+v, zh-CN %+v", sa.Question, sb.Question)
 	}
 	first, second := q.Question.Choices[0].ID, q.Question.Choices[1].ID
 	a.send(ClientMessage{Type: classserve.MsgClassAnswer, ID: 5, Step: intp(4), Choice: second})
@@ -177,10 +178,17 @@ func TestClassPresenterAndStudents(t *testing.T) {
 	if f.Step != 4 || r.Question.Correct != f.Frame.Outcome || r.Step != 4 {
 		t.Fatalf("reveal: frame %d (%s), status %+v", f.Step, f.Frame.Outcome, r.Question)
 	}
-	for _, s := range []*wsClient{a, b} {
+	// Each student is told why the step came to it, in their language
+	// (issue 38, item 12).
+	l := lessonByID(t, testLessons(t), classLesson)
+	for i, s := range []*wsClient{a, b} {
 		st := s.await(classserve.MsgClassStatus, func(m classMsg) bool { return m.Question != nil && m.Question.Revealed })
 		if st.Question.Correct != f.Frame.Outcome || st.Answer != first || st.Step != 4 {
 			t.Fatalf("student's reveal %+v, answer %q", st.Question, st.Answer)
+		}
+		loc := []sim.Locale{sim.English, sim.SimplifiedChinese}[i]
+		if want := wantWhy(t, l, 4, loc, f.Frame.Outcome); st.Question.Why != want {
+			t.Errorf("%s student's reveal says why %q, want %q", loc, st.Question.Why, want)
 		}
 	}
 	p.send(ClientMessage{Type: classserve.MsgClassCSV, ID: 9})

@@ -38,18 +38,21 @@ const (
 func siteNav(t *translator, current string) []templates.NavLink {
 	in := t.Interview()
 	q := "?lang=" + string(t.locale)
-	links := []struct{ id, label, url string }{
-		{navCourse, in.NavCourse, "/" + q},
-		{navDrills, in.NavDrills, "/drills" + q},
-		{navInterview, in.NavInterview, "/interview" + q},
-		{navSixty, in.NavSixty, "/interview/60s" + q},
-		{navExplore, t.Explore().NavExplore, "/explore" + q},
-		{navSearch, t.Search().NavSearch, "/search" + q},
-		{navJoin, t.cl.JoinNav, "/join" + q},
+	links := []struct{ id, label, short, url string }{
+		{navCourse, in.NavCourse, "", "/" + q},
+		{navDrills, in.NavDrills, "", "/drills" + q},
+		{navInterview, in.NavInterview, in.NavInterviewShort, "/interview" + q},
+		{navSixty, in.NavSixty, in.NavSixtyShort, "/interview/60s" + q},
+		{navExplore, t.Explore().NavExplore, "", "/explore" + q},
+		{navSearch, t.Search().NavSearch, "", "/search" + q},
+		{navJoin, t.cl.JoinNav, t.cl.JoinNavShort, "/join" + q},
 	}
 	out := make([]templates.NavLink, len(links))
 	for i, l := range links {
 		out[i] = templates.NavLink{Label: l.label, URL: l.url, Current: l.id == current}
+		if l.short != l.label {
+			out[i].Short = l.short
+		}
 	}
 	return out
 }

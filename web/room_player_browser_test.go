@@ -358,8 +358,8 @@ const measurePhone = `(() => {
 })()`
 
 // TestBrowserPhonePlayer: on a 390 x 844 phone (touch) the header and the
-// controls take at most 23% of the screen in English, zh-CN and zh-TW (a
-// quarter with a margin); the controls are one bar
+// controls take at most 20% of the screen in English, zh-CN and zh-TW;
+// the controls are one bar
 // fixed at the screen's bottom, with Play and Step labelled in words and
 // in different colours; no presenter or class button; the lanes come
 // right after the narration, before the diagram; no two of the header's
@@ -423,14 +423,14 @@ func TestBrowserPhonePlayer(t *testing.T) {
 }
 
 // checkPhoneChrome fails t unless the phone's header and controls take
-// at most 23% of the screen in loc, a margin under the quarter they may
-// take (a fresh review of issue 38: in English they took 210 of the 211
-// px a quarter is; the crumbs now fold into About).
+// at most 20% of the screen in loc (a fresh review of issue 38: in
+// English they took 210 of the 211 px a quarter is, then 24.6% with the
+// site's links in two rows; the links' short words now share one row).
 func checkPhoneChrome(t *testing.T, f phoneFit, loc sim.Locale) {
 	t.Helper()
 	chrome := f.HeaderH + (f.BarBottom - f.BarTop)
-	if chrome > 0.23*f.ViewH {
-		t.Errorf("%s: header %.0f px and controls %.0f px take %.1f%% of the %.0f px screen, want at most 23%% (a quarter with a margin)", loc, f.HeaderH, f.BarBottom-f.BarTop, 100*chrome/f.ViewH, f.ViewH)
+	if chrome > 0.20*f.ViewH {
+		t.Errorf("%s: header %.0f px and controls %.0f px take %.1f%% of the %.0f px screen, want at most 20%%", loc, f.HeaderH, f.BarBottom-f.BarTop, 100*chrome/f.ViewH, f.ViewH)
 	}
 	t.Logf("%s: header %.0f px + controls %.0f px = %.1f%% of the screen", loc, f.HeaderH, f.BarBottom-f.BarTop, 100*chrome/f.ViewH)
 }

@@ -5,7 +5,7 @@ import { brokenStorage, fakeStorage } from "./fakes.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const T = {
-  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{guess}>{answer}", wrong: "W:{guess}>{answer}", noAnswer: "N:{answer}",
+  following: "F", exploring: "E", question: "Q{step}", yourAnswer: "A:{answer}", right: "R:{guess}>{answer} ({why})", wrong: "W:{guess}>{answer} ({why})", noAnswer: "N:{answer}（{why}）",
   students: "{n} st", studentsOne: "one st", chip: "{code}·{n}", answered: "{n} ans", rightAnswer: "RA:{answer}", askHint: "hint", nothing: "one outcome",
 };
 const question = (over) => ({
@@ -69,17 +69,53 @@ test("a student answers only the open question, with one of its choices", () => 
   assert.deepEqual(v.question, {
     prompt: "Q4",
     choices: [{ id: "GRANTED", label: "granted", chosen: false }, { id: "BUSY", label: "busy", chosen: true }],
-    note: "A:busy",
+    note: "A:BUSY",
   });
-  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ open: false, revealed: true, correct: "GRANTED" }) });
-  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:busy>granted", "wrong"]);
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ open: false, revealed: true, correct: "GRANTED", why: "free" }) });
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["W:BUSY>GRANTED (free)", "wrong"]);
   // The next question starts unanswered.
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7 }) });
   assert.equal(s.answer, "");
   classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ step: 7, open: false, revealed: true, correct: "BUSY" }) });
-  assert.equal(classroom.studentView(s, T).verdict, "N:busy");
+  // without a why, its brackets go too
+  assert.equal(classroom.studentView(s, T).verdict, "N:BUSY");
   s.answer = "BUSY";
-  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["R:busy>busy", "right"]);
+  assert.deepEqual([classroom.studentView(s, T).verdict, classroom.studentView(s, T).verdictKind], ["R:BUSY>BUSY", "right"]);
+});
+
+// Issue 38, item 12: "✗ You said BUSY; it was ACQUIRED (the lock was
+// free)": what the student answered, what the step came to and why, each a
+// part of its own, in the catalogue's order.
+test("a student's verdict echoes the answer, names the outcome and says why, as parts", () => {
+  const s = studentPage();
+  const t = { ...T, wrong: "✗ You said {guess}; it was {answer} ({why}).", right: "✓ Right: it was {answer} ({why}), as you said.", noAnswer: "It was {answer} ({why}); you did not answer." };
+  classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question() });
+  classroom.answer(s, "BUSY");
+  const reveal = (why) => classroom.onMessage(s, { type: "class-status", role: "student", following: true, question: question({ open: false, revealed: true, correct: "GRANTED", why }) });
+  reveal("the lock was free: taken, lease set");
+  const roles = (v) => v.verdictParts.filter((p) => p.role).map((p) => [p.role, p.text]);
+  let v = classroom.studentView(s, t);
+  assert.deepEqual(roles(v), [["guess", "BUSY"], ["answer", "GRANTED"], ["why", "the lock was free: taken, lease set"]]);
+  assert.equal(v.verdictKind, "wrong");
+  assert.equal(v.verdict, v.verdictParts.map((p) => p.text).join(""));
+  assert.ok(v.verdict.startsWith("✗ You said "), v.verdict);
+  s.answer = "GRANTED";
+  v = classroom.studentView(s, t);
+  assert.deepEqual([v.verdictKind, roles(v)], ["right", [["answer", "GRANTED"], ["why", "the lock was free: taken, lease set"]]]);
+  s.answer = "";
+  v = classroom.studentView(s, t);
+  assert.deepEqual([v.verdictKind, roles(v)], ["none", [["answer", "GRANTED"], ["why", "the lock was free: taken, lease set"]]]);
+  // a status without a why (an older server): no empty brackets
+  s.answer = "BUSY";
+  reveal(undefined);
+  v = classroom.studentView(s, t);
+  assert.deepEqual(roles(v), [["guess", "BUSY"], ["answer", "GRANTED"]]);
+  assert.equal(v.verdict, "✗ You said BUSY; it was GRANTED.");
+});
+
+test("fillParts keeps the template's words and marks each filled place", () => {
+  assert.deepEqual(classroom.fillParts("a {x} b {y}{z}", { x: 1, y: "Y" }), [{ text: "a " }, { role: "x", text: "1" }, { text: " b " }, { role: "y", text: "Y" }, { text: "{z}" }]);
+  assert.deepEqual(classroom.fillParts("", {}), []);
 });
 
 test("an ended class, or a wrong code, takes a student to the class's page", () => {
