@@ -282,10 +282,14 @@ func lockLoops(ctx context.Context, directAddr, viaAddr string, loops int, t *be
 			if (i == 0) != (round%2 == 0) {
 				addr, into = viaAddr, &vl
 			}
+			self0, csw0, redis0 := selfCPU(), selfSwitches(), redisServerCPU(ctx, directAddr)
 			r, err := lockLoop(ctx, addr, max(loops/4, 1))
 			if err != nil {
 				return err
 			}
+			into.cpu += selfCPU() - self0
+			into.switches += selfSwitches() - csw0
+			into.redisCPU += redisServerCPU(ctx, directAddr) - redis0
 			into.total += r.total
 			into.times = append(into.times, r.times...)
 		}
@@ -299,6 +303,11 @@ func lockLoops(ctx context.Context, directAddr, viaAddr string, loops int, t *be
 		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(pairs)/dl.total.Seconds(), us(dp50)),
 		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
 		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
+	perPair := func(d time.Duration) string { return us(d / time.Duration(pairs)) }
+	t.Add("P2", "the lock/unlock loop's cost a pair: this process's CPU (the loop's client, and the proxy's forwarding, trace, analyzer and live page), its voluntary context switches (a thread that blocked: each a wake-up), redis-server's CPU",
+		fmt.Sprintf("%s, %.1f switches, redis %s", perPair(vl.cpu), float64(vl.switches)/float64(pairs), perPair(vl.redisCPU)),
+		fmt.Sprintf("direct %s, %.1f switches, redis %s", perPair(dl.cpu), float64(dl.switches)/float64(pairs), perPair(dl.redisCPU)),
+		fmt.Sprintf("+%s CPU, %+.1f switches, redis %+s", perPair(vl.cpu-dl.cpu), float64(vl.switches-dl.switches)/float64(pairs), perPair(vl.redisCPU-dl.redisCPU)), "report", "-")
 	return nil
 }
 
@@ -375,10 +384,15 @@ func benchmark(addr string, n, clients, pipeline int) (map[string]bench, error) 
 	return res, nil
 }
 
-// loopResult is a lock loop's wall time and each pair's round trip.
+// loopResult is a lock loop's wall time and each pair's round trip; cpu,
+// switches and redisCPU are what lockLoops measured around its runs (this
+// process's CPU and voluntary context switches, redis-server's CPU).
 type loopResult struct {
 	total time.Duration
 	times []time.Duration
+
+	cpu, redisCPU time.Duration
+	switches      int64
 }
 
 // p50 is the median pair.
@@ -424,6 +438,16 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfSwitches is how many times this process's threads blocked
+// (voluntary context switches: each wait for a socket, a futex or a timer).
+func selfSwitches() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Nvcsw
 }
 
 // redisServerCPU is the CPU time redis-server at addr has used (INFO cpu:
