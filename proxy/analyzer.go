@@ -98,7 +98,7 @@ type obs struct {
 	until chan struct{} // closed when done (faults wait for it)
 	// states are keys' states read right after the command on its own
 	// connection (inlineRead), used instead of a read now.
-	states map[string]LockState
+	states lockStates
 }
 
 // analyzer reads lock keys after the commands that touch them and derives
@@ -163,7 +163,7 @@ func (a *analyzer) enqueue(s *session, o obs) {
 // commandRead is command for a command whose lock keys were read right
 // after it on its own connection (inlineRead): states by key, exact; a
 // key without one is read by the lock reader.
-func (a *analyzer) commandRead(s *session, e Event, states map[string]LockState) {
+func (a *analyzer) commandRead(s *session, e Event, states lockStates) {
 	c := e.Command
 	if ranNothing(c) {
 		return
@@ -183,7 +183,7 @@ func (a *analyzer) commandRead(s *session, e Event, states map[string]LockState)
 // parked goroutine, and often of a thread, on the command's reply path.
 func (a *analyzer) handleNow(o obs) bool {
 	for _, k := range o.keys {
-		if _, ok := o.states[k]; ok {
+		if _, ok := o.states.get(k); ok {
 			continue
 		}
 		if _, ok := setState(o.e.Command, k); !ok {
@@ -285,7 +285,7 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 			a.update(k, st, o, st.Read)
 			continue
 		}
-		if st, ok := o.states[k]; ok {
+		if st, ok := o.states.get(k); ok {
 			st.Cause = o.e.Seq
 			a.update(k, st, o, st.Read)
 			continue
