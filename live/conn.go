@@ -25,6 +25,13 @@ const (
 	msgBurst     = 10
 	frameEvery   = 50 * time.Millisecond // events are sent a frame at a time (20 a second)
 	maxBatch     = 256                   // events of one frame message at most
+	// gatherEvery is how long the writer leaves events to queue in its
+	// subscription after taking one, then takes all that came at once:
+	// under a traced command every ~100 µs it wakes at most once a
+	// gatherEvery, not once an event (each wake-up of a parked goroutine
+	// can wake a thread, on the path of the command that traced it).
+	// subBuffer holds what comes meanwhile at 200,000 events a second.
+	gatherEvery = 2 * time.Millisecond
 )
 
 // serveWS upgrades to the live websocket and runs one connection: the
@@ -139,6 +146,13 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 	// of the first, in one message (one write, one browser redraw).
 	var batch []outMsg
 	var frame <-chan time.Time
+	// in is sub.C, or nil while the writer lets events gather (until
+	// gathered fires).
+	in := sub.C
+	gather := time.NewTimer(time.Hour)
+	gather.Stop()
+	defer gather.Stop()
+	var gathered <-chan time.Time
 	skipped := sub.Skipped()
 	flush := func() bool {
 		frame = nil
@@ -152,36 +166,60 @@ func (h *Handler) write(ctx context.Context, conn *websocket.Conn, sub *proxy.Su
 		batch = batch[:0]
 		return ok
 	}
+	// take adds e to the frame (a resync: sends a snapshot in its place);
+	// false when the connection failed.
+	take := func(e proxy.Event) bool {
+		if e.Kind == proxy.EventResync {
+			batch, frame = batch[:0], nil // the snapshot holds them
+			return snapshot()
+		}
+		m := eventMsg(r, e)
+		if e.Lock != nil && !fixed && !seen[e.Lock.Key] {
+			seen[e.Lock.Key] = true
+			m.Suggested, m.Chosen = h.cfg.Proxy.Suggested()
+		}
+		batch = append(batch, m)
+		switch {
+		case len(batch) >= maxBatch:
+			return flush()
+		case frame == nil:
+			frame = time.After(frameEvery)
+		}
+		return true
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 			return
-		case e, ok := <-sub.C:
+		case e, ok := <-in:
 			if !ok {
 				return
 			}
-			if e.Kind == proxy.EventResync {
-				batch, frame = batch[:0], nil // the snapshot holds them
-				if !snapshot() {
+			// This event and those queued behind it (a frame's worth
+			// at most); then the subscription is left to gather for
+			// gatherEvery.
+			for n, more := 0, true; more; n++ {
+				if !take(e) {
 					return
 				}
-				continue
-			}
-			m := eventMsg(r, e)
-			if e.Lock != nil && !fixed && !seen[e.Lock.Key] {
-				seen[e.Lock.Key] = true
-				m.Suggested, m.Chosen = h.cfg.Proxy.Suggested()
-			}
-			batch = append(batch, m)
-			switch {
-			case len(batch) >= maxBatch:
-				if !flush() {
-					return
+				if n == maxBatch {
+					break
 				}
-			case frame == nil:
-				frame = time.After(frameEvery)
+				select {
+				case e, ok = <-in:
+					if !ok {
+						return
+					}
+				default:
+					more = false
+				}
 			}
+			in = nil
+			gather.Reset(gatherEvery)
+			gathered = gather.C
+		case <-gathered:
+			in, gathered = sub.C, nil
 		case <-frame:
 			if !flush() {
 				return

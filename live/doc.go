@@ -13,7 +13,9 @@
 // most 500 and about 256 KiB of them, with every lane, each lock key's
 // state and the newest 200 findings, so its size does not grow with the
 // trace), then the new proxy.Events from a bounded
-// subscription, a frame (50 ms) at a time in one message; plain commands
+// subscription, a frame (50 ms) at a time in one message (the writer takes
+// what is queued, then lets events gather 2 ms, so a busy proxy wakes it
+// at most once a 2 ms, not once an event); plain commands
 // (on no lock key, running no script) beyond 5,000 a second are left out
 // and counted in the next frame's "skipped"; when the browser falls behind
 // the proxy drops events for it and sends an EventResync, and the

@@ -98,16 +98,27 @@ type obs struct {
 	until chan struct{} // closed when done (faults wait for it)
 	// states are keys' states read right after the command on its own
 	// connection (inlineRead), used instead of a read now.
-	states map[string]LockState
+	states lockStates
 }
 
 // analyzer reads lock keys after the commands that touch them and derives
-// findings, in one goroutine, so the application's traffic never waits
-// for it.
+// findings, one job at a time: in its own goroutine, so the application's
+// traffic never waits for a read or a queue, except a command whose keys
+// were all read on its connection, analyzed by the goroutine that passes
+// its reply when nothing is queued (handleNow: a few microseconds of map
+// updates, where a hand-off woke a goroutine, often a thread).
 type analyzer struct {
 	p      *Proxy
 	in     chan obs
 	behind atomic.Bool
+
+	// handMu is held while a job is handled: by the analyzer's
+	// goroutine, or by the session that hands a command whose lock keys
+	// were all read on its connection, when no job is queued (handleNow),
+	// so jobs are handled one at a time in the order they were handed.
+	// queued counts the jobs sent on in and not yet handled.
+	handMu sync.Mutex
+	queued atomic.Int64
 
 	// The lock reader's connection (the analyzer's goroutine only).
 	conn  net.Conn
@@ -134,10 +145,18 @@ func (a *analyzer) command(s *session, e Event) {
 	if len(c.Locks) == 0 && !slow {
 		return
 	}
+	a.enqueue(s, obs{s: s, e: e, keys: c.Locks, slow: slow})
+}
+
+// enqueue hands o to the analyzer's goroutine without blocking; a full
+// queue drops it and says so in the trace (once until it has room).
+func (a *analyzer) enqueue(s *session, o obs) {
+	a.queued.Add(1)
 	select {
-	case a.in <- obs{s: s, e: e, keys: c.Locks, slow: slow}:
+	case a.in <- o:
 		a.behind.Store(false)
 	default:
+		a.queued.Add(-1)
 		if !a.behind.Swap(true) {
 			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultObserverBehind}})
 		}
@@ -147,31 +166,56 @@ func (a *analyzer) command(s *session, e Event) {
 // commandRead is command for a command whose lock keys were read right
 // after it on its own connection (inlineRead): states by key, exact; a
 // key without one is read by the lock reader.
-func (a *analyzer) commandRead(s *session, e Event, states map[string]LockState) {
+func (a *analyzer) commandRead(s *session, e Event, states lockStates) {
 	c := e.Command
 	if ranNothing(c) {
 		return
 	}
 	slow := c.cmd.script != nil || scriptCommands[c.Name]
 	slow = slow && c.Replied.Sub(c.Sent) > a.p.cfg.SlowScript
-	select {
-	case a.in <- obs{s: s, e: e, keys: c.Locks, slow: slow, states: states}:
-		a.behind.Store(false)
-	default:
-		if !a.behind.Swap(true) {
-			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Lane: s.lane, Fault: &FaultEvent{Kind: FaultObserverBehind}})
+	o := obs{s: s, e: e, keys: c.Locks, slow: slow, states: states}
+	if !a.handleNow(o) {
+		a.enqueue(s, o)
+	}
+}
+
+// handleNow handles o in the caller's goroutine when it needs no read by
+// the lock reader (every key's state is known) and no job is queued or
+// being handled before it; false when it did not. A traced command then
+// wakes no analyzer goroutine: each such hand-off is a wake-up of a
+// parked goroutine, and often of a thread, on the command's reply path.
+func (a *analyzer) handleNow(o obs) bool {
+	for _, k := range o.keys {
+		if _, ok := o.states.get(k); ok {
+			continue
+		}
+		if _, ok := setState(o.e.Command, k); !ok {
+			return false
 		}
 	}
+	if !a.handMu.TryLock() {
+		return false
+	}
+	defer a.handMu.Unlock()
+	if a.queued.Load() > 0 {
+		return false
+	}
+	a.handle(a.p.ctx, o)
+	a.behind.Store(false)
+	return true
 }
 
 // fault hands a fault's keys to the analyzer and waits until they are read.
 func (a *analyzer) fault(ctx context.Context, e Event, keys []string) {
 	done := make(chan struct{})
+	a.queued.Add(1)
 	select {
 	case a.in <- obs{e: e, keys: keys, until: done}:
 	case <-ctx.Done():
+		a.queued.Add(-1)
 		return
 	case <-a.p.ctx.Done(): // closed: nothing more is read
+		a.queued.Add(-1)
 		return
 	}
 	select {
@@ -194,12 +238,17 @@ func (a *analyzer) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case o := <-a.in:
+			a.handMu.Lock()
 			a.handle(ctx, o)
+			a.queued.Add(-1)
+			a.handMu.Unlock()
 			if o.until != nil {
 				close(o.until)
 			}
 		case now := <-sweep.C:
+			a.handMu.Lock()
 			a.sweep(ctx, now)
+			a.handMu.Unlock()
 		}
 	}
 }
@@ -239,7 +288,7 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 			a.update(k, st, o, st.Read)
 			continue
 		}
-		if st, ok := o.states[k]; ok {
+		if st, ok := o.states.get(k); ok {
 			st.Cause = o.e.Seq
 			a.update(k, st, o, st.Read)
 			continue

@@ -75,9 +75,12 @@
 // analyzer's own connection (so such a read may already show a later
 // command; a command that names the owner a sweep found first still
 // claims its hold, and a SET answered OK gives the state it left from its
-// own arguments, unread). The analyzer (analyzer.go), one goroutine fed by
-// a bounded queue, takes the states and
-// derives findings: FindingLeaseExpired, FindingOverlap,
+// own arguments, unread). The analyzer (analyzer.go) takes the states and
+// derives findings, one command at a time in the order handed: a command
+// whose keys were all read on its connection is analyzed by the goroutine
+// that passes its reply when nothing is queued before it (no wake-up of
+// another goroutine a command), others by the analyzer's goroutine, fed by
+// a bounded queue. Findings: FindingLeaseExpired, FindingOverlap,
 // FindingReleaseByOther, FindingRenewalRecreated, FindingReleaseNotOwner,
 // FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
 // catalog/proxy.*.toml) whose text says "may" and why: the proxy sees

@@ -22,13 +22,28 @@ type inlineRead struct {
 	keys []string
 
 	mu     sync.Mutex
-	states map[string]LockState // by key, once read
-	left   int                  // EXEC replies not yet back
-	ev     *Event               // the command's event, once recorded
-	handed bool                 // given to the analyzer
+	states lockStates // once read
+	left   int        // EXEC replies not yet back
+	ev     *Event     // the command's event, once recorded
+	handed bool       // given to the analyzer
 	// counted: recorded before its reads were back, so counted in
 	// Proxy.inlineAwaited until handed.
 	counted bool
+}
+
+// lockStates are the states an inline read took, one a key (at most
+// maxInlineKeys): a slice, as a map of so few LockStates (8 slots a
+// bucket) allocated about 1 KiB a traced command.
+type lockStates []LockState
+
+// get is key's state; false when it was not read.
+func (ls lockStates) get(key string) (LockState, bool) {
+	for _, st := range ls {
+		if st.Key == key {
+			return st, true
+		}
+	}
+	return LockState{}, false
 }
 
 // inlinePart says which reply of an inline read a pending entry awaits:
@@ -81,7 +96,6 @@ func (s *session) inlineEligible(c command) bool {
 // between its MULTI and EXEC would be queued in it.
 func (s *session) queueInlineRead(r *inlineRead) bool {
 	for _, k := range r.keys {
-		b := appendReadTx(nil, k)
 		var parts [readTxLen]pending
 		for i := range parts {
 			parts[i] = pending{inline: &inlinePart{r: r, key: k, exec: i == readTxLen-1}}
@@ -96,7 +110,7 @@ func (s *session) queueInlineRead(r *inlineRead) bool {
 				return false
 			}
 		}
-		s.upBuf = append(s.upBuf, b...)
+		s.upBuf = appendReadTx(s.upBuf, k)
 		s.upCount += len(parts)
 		if len(s.upBuf) >= maxWriteBatch && !s.flushUp() {
 			return false
@@ -114,10 +128,7 @@ func (s *session) inlineReply(part *inlinePart, v Value, replied time.Time) {
 	st, err := lockStateFromExec(part.key, v, replied)
 	r.mu.Lock()
 	if err == nil {
-		if r.states == nil {
-			r.states = map[string]LockState{}
-		}
-		r.states[part.key] = st
+		r.states = append(r.states, st)
 	}
 	r.left--
 	s.handInline(r)

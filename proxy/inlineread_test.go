@@ -31,7 +31,7 @@ func TestReleaseReadBeforeNextAcquire(t *testing.T) {
 		}
 		c := redis.NewClient(opt)
 		t.Cleanup(func() { c.Close() })
-		p.an.mu.Lock() // the lock reader stops at its first update
+		p.an.handMu.Lock() // the analyzer stops: every command is queued for it
 		steps := []func() error{
 			func() error { return c.SetNX(ctx, "lock:a", "tok1", time.Minute).Err() },
 			func() error { return c.Eval(ctx, releaseLua, []string{"lock:a"}, "tok1").Err() },
@@ -39,11 +39,11 @@ func TestReleaseReadBeforeNextAcquire(t *testing.T) {
 		}
 		for _, f := range steps {
 			if err := f(); err != nil {
-				p.an.mu.Unlock()
+				p.an.handMu.Unlock()
 				t.Fatal(err)
 			}
 		}
-		p.an.mu.Unlock()
+		p.an.handMu.Unlock()
 		var release uint64
 		deadline := time.Now().Add(10 * time.Second)
 		for {

@@ -9,6 +9,9 @@
 // all along: package live's handler on a loopback server with a websocket
 // client reading every message.
 //
+// -rows runs only the rows it names (say -rows loop, for before/after runs of
+// one row); make bench runs them all.
+//
 // -soak D instead runs 50 clients looping lock/unlock through one proxy for
 // D (10m for the issue's figure) and prints its RSS over time; it is not
 // part of `make bench` or `make test`.
@@ -56,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	soakFor := fs.Duration("soak", 0, "instead of the rows, run the soak for this long (10m for the issue's figure)")
 	soakEvery := fs.Duration("soak-every", 30*time.Second, "the soak's sampling interval")
 	soakClients := fs.Int("soak-clients", 50, "the soak's client connections")
+	rowsFlag := fs.String("rows", "all", "which rows to run, comma-separated: mem (P3, P4), c50p16, c50p1, c1p16, c1p1 (P1's redis-benchmark shapes), loop (P2); all: every row (make bench)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -83,12 +87,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}()
 	}
+	rows, err := parseRows(*rowsFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxyload: %v\n", err)
+		return 2
+	}
 	t := &benchtable.Table{}
-	var err error
 	if *soakFor > 0 {
 		err = soak(context.Background(), *soakFor, *soakEvery, *soakClients, t, stderr)
 	} else {
-		err = measure(context.Background(), *requests, *loops, *conns, *livePage, t, stderr)
+		err = measure(context.Background(), *requests, *loops, *conns, *livePage, rows, t, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "proxyload: %v\n", err)
@@ -98,12 +106,74 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *benchtable.Table, log io.Writer) error {
+// rowNames are the -rows a run may name.
+var rowNames = []string{"mem", "c50p16", "c50p1", "c1p16", "c1p1", "loop"}
+
+// parseRows reads -rows: the set of rowNames to run ("all": every one).
+func parseRows(s string) (map[string]bool, error) {
+	rows := map[string]bool{}
+	for _, r := range strings.Split(s, ",") {
+		r = strings.TrimSpace(r)
+		switch {
+		case r == "all":
+			for _, n := range rowNames {
+				rows[n] = true
+			}
+		case slices.Contains(rowNames, r):
+			rows[r] = true
+		default:
+			return nil, fmt.Errorf("-rows: %q is none of all, %s", r, strings.Join(rowNames, ", "))
+		}
+	}
+	return rows, nil
+}
+
+func measure(ctx context.Context, requests, loops, conns int, withPage bool, rows map[string]bool, t *benchtable.Table, log io.Writer) error {
 	rs, err := redistest.Launch("")
 	if err != nil {
 		return err
 	}
 	defer rs.Stop()
+	if rows["mem"] {
+		if err := memPerEvent(ctx, rs.URL, t); err != nil {
+			return err
+		}
+	}
+	p, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", MaxClients: conns + 60, TraceSize: 20000})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	pageState := "the live page open (a websocket reading every message)"
+	var page *livePage
+	if withPage {
+		if page, err = openLivePage(ctx, p); err != nil {
+			return err
+		}
+		defer page.close()
+	} else {
+		pageState = "NO live page (-live=false)"
+	}
+	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; %s", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0), pageState)}
+	if err := pipelines(ctx, rs.Addr, p.Addr(), requests, rows, t, log); err != nil {
+		return err
+	}
+	if rows["loop"] {
+		if err := lockLoops(ctx, rs.Addr, p.Addr(), loops, t, log); err != nil {
+			return err
+		}
+	}
+	if page != nil {
+		t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
+	}
+	if rows["mem"] {
+		return memPerConn(p.Addr(), conns, t)
+	}
+	return nil
+}
+
+// memPerEvent adds P3: heap per traced event.
+func memPerEvent(ctx context.Context, redisURL string, t *benchtable.Table) error {
 	// 0. Memory per traced event, first, in a process that has done
 	// nothing else yet: a proxy of its own whose ring (10,000 events) the
 	// lock loop fills, against the same proxy empty, after two collections.
@@ -112,7 +182,7 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const ring = 10000
-	p2, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", TraceSize: ring})
+	p2, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: redisURL, Locks: "lock:*", TraceSize: ring})
 	if err != nil {
 		return err
 	}
@@ -131,24 +201,12 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 	t.Add("P3", fmt.Sprintf("heap per traced event (a ring of %d filled by the lock loop: commands and lock states; the ring's own slots included)", events),
 		fmt.Sprintf("%d B", full/int64(events)), fmt.Sprintf("empty proxy %s", benchtable.MiB(uint64(max(empty, 0)))), "", "report", "-")
 	p2.Close()
+	return nil
+}
 
-	p, err := proxy.Start(ctx, proxy.Config{Listen: "127.0.0.1:0", RedisURL: rs.URL, Locks: "lock:*", MaxClients: conns + 60, TraceSize: 20000})
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	pageState := "the live page open (a websocket reading every message)"
-	var page *livePage
-	if withPage {
-		if page, err = openLivePage(ctx, p); err != nil {
-			return err
-		}
-		defer page.close()
-	} else {
-		pageState = "NO live page (-live=false)"
-	}
-	t.Header = []string{fmt.Sprintf("proxy (package proxy) in front of redis-server on %s; %s, GOMAXPROCS %d; %s", rs.Addr, runtime.Version(), runtime.GOMAXPROCS(0), pageState)}
-
+// pipelines adds P1: redis-benchmark's rows named in rows, direct (at
+// direct) and through the proxy (at via).
+func pipelines(ctx context.Context, directAddr, viaAddr string, requests int, rows map[string]bool, t *benchtable.Table, log io.Writer) error {
 	// 1. redis-benchmark, direct and through the proxy, interleaved
 	// (direct, proxy, proxy, direct: a load that drifts during the pair
 	// weighs on both sides alike), with -P 16 and -P 1: with 50 clients
@@ -157,25 +215,31 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 	// to a round trip; with 50 clients p50 is queueing, up to 800 commands
 	// in flight over the throughput).
 	fmt.Fprintln(log, "proxyload: redis-benchmark")
-	for _, run := range []struct{ pipeline, clients, n int }{
-		{16, 50, requests}, {1, 50, max(requests/5, 1)}, {16, 1, max(requests/5, 1)}, {1, 1, max(requests/20, 1)},
+	for _, run := range []struct {
+		row                  string
+		pipeline, clients, n int
+	}{
+		{"c50p16", 16, 50, requests}, {"c50p1", 1, 50, max(requests/5, 1)}, {"c1p16", 16, 1, max(requests/5, 1)}, {"c1p1", 1, 1, max(requests/20, 1)},
 	} {
+		if !rows[run.row] {
+			continue
+		}
 		var direct, via []map[string]bench
 		var proxyCPU, redisCPU time.Duration // over the runs through the proxy
 		for round := range 2 {
 			for i := range 2 {
 				if (i == 0) != (round == 0) { // through the proxy
-					self0, redis0 := selfCPU(), redisServerCPU(ctx, rs.Addr)
-					v, err := benchmark(p.Addr(), run.n, run.clients, run.pipeline)
+					self0, redis0 := selfCPU(), redisServerCPU(ctx, directAddr)
+					v, err := benchmark(viaAddr, run.n, run.clients, run.pipeline)
 					if err != nil {
 						return err
 					}
 					proxyCPU += selfCPU() - self0
-					redisCPU += redisServerCPU(ctx, rs.Addr) - redis0
+					redisCPU += redisServerCPU(ctx, directAddr) - redis0
 					via = append(via, v)
 					continue
 				}
-				d, err := benchmark(rs.Addr, run.n, run.clients, run.pipeline)
+				d, err := benchmark(directAddr, run.n, run.clients, run.pipeline)
 				if err != nil {
 					return err
 				}
@@ -201,7 +265,12 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 				fmt.Sprintf("%.2fx throughput, p50 %+.0f µs", ratio, added), target, met)
 		}
 	}
+	return nil
+}
 
+// lockLoops adds P2: the lock/unlock loop direct (at directAddr) and
+// through the proxy (at viaAddr).
+func lockLoops(ctx context.Context, directAddr, viaAddr string, loops int, t *benchtable.Table, log io.Writer) error {
 	// 2. The lock/unlock loop, direct and through the proxy interleaved
 	// in four rounds (direct first in two, the proxy first in the other
 	// two).
@@ -209,14 +278,18 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 	var dl, vl loopResult
 	for round := range 4 {
 		for i := range 2 {
-			addr, into := rs.Addr, &dl
+			addr, into := directAddr, &dl
 			if (i == 0) != (round%2 == 0) {
-				addr, into = p.Addr(), &vl
+				addr, into = viaAddr, &vl
 			}
+			self0, csw0, redis0 := selfCPU(), selfSwitches(), redisServerCPU(ctx, directAddr)
 			r, err := lockLoop(ctx, addr, max(loops/4, 1))
 			if err != nil {
 				return err
 			}
+			into.cpu += selfCPU() - self0
+			into.switches += selfSwitches() - csw0
+			into.redisCPU += redisServerCPU(ctx, directAddr) - redis0
 			into.total += r.total
 			into.times = append(into.times, r.times...)
 		}
@@ -230,16 +303,23 @@ func measure(ctx context.Context, requests, loops, conns int, withPage bool, t *
 		fmt.Sprintf("direct %.0f pairs/s, p50 %s", float64(pairs)/dl.total.Seconds(), us(dp50)),
 		fmt.Sprintf("%.2fx throughput, p50 +%s per pair", ratio, us(added)), "≥ 0.5x, p50 added ≤ 100 µs per command",
 		benchtable.Yes(ratio >= 0.5 && added <= 200*time.Microsecond))
-	if page != nil {
-		t.Add("P2", "the live page during P1 and P2", page.stats(), "", "", "report", "-")
-	}
+	perPair := func(d time.Duration) string { return us(d / time.Duration(pairs)) }
+	t.Add("P2", "the lock/unlock loop's cost a pair: this process's CPU (the loop's client, and the proxy's forwarding, trace, analyzer and live page), its voluntary context switches (a thread that blocked: each a wake-up), redis-server's CPU",
+		fmt.Sprintf("%s, %.1f switches, redis %s", perPair(vl.cpu), float64(vl.switches)/float64(pairs), perPair(vl.redisCPU)),
+		fmt.Sprintf("direct %s, %.1f switches, redis %s", perPair(dl.cpu), float64(dl.switches)/float64(pairs), perPair(dl.redisCPU)),
+		fmt.Sprintf("+%s CPU, %+.1f switches, redis %+s", perPair(vl.cpu-dl.cpu), float64(vl.switches-dl.switches)/float64(pairs), perPair(vl.redisCPU-dl.redisCPU)), "report", "-")
+	return nil
+}
 
+// memPerConn adds P4: heap per client connection of the proxy at addr.
+func memPerConn(addr string, conns int, t *benchtable.Table) error {
 	// 4. Memory per client connection: raw connections that each sent a PING.
+	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	var open []net.Conn
 	for range conns {
-		c, err := net.Dial("tcp", p.Addr())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			return err
 		}
@@ -304,10 +384,15 @@ func benchmark(addr string, n, clients, pipeline int) (map[string]bench, error) 
 	return res, nil
 }
 
-// loopResult is a lock loop's wall time and each pair's round trip.
+// loopResult is a lock loop's wall time and each pair's round trip; cpu,
+// switches and redisCPU are what lockLoops measured around its runs (this
+// process's CPU and voluntary context switches, redis-server's CPU).
 type loopResult struct {
 	total time.Duration
 	times []time.Duration
+
+	cpu, redisCPU time.Duration
+	switches      int64
 }
 
 // p50 is the median pair.
@@ -353,6 +438,16 @@ func selfCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// selfSwitches is how many times this process's threads blocked
+// (voluntary context switches: each wait for a socket, a futex or a timer).
+func selfSwitches() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Nvcsw
 }
 
 // redisServerCPU is the CPU time redis-server at addr has used (INFO cpu:
