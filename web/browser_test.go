@@ -171,11 +171,45 @@ func newStillTab(t *testing.T) context.Context {
 func stillTabOnCourse(t *testing.T) (context.Context, *testServer, []*sim.Lesson) {
 	t.Helper()
 	ctx := newStillTab(t)
+	ts, course := courseServer(t)
+	return ctx, ts, course
+}
+
+// courseServer is a server of the whole course on a free loopback port,
+// and the course.
+func courseServer(t *testing.T) (*testServer, []*sim.Lesson) {
+	t.Helper()
 	course, err := lessons.All()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ctx, startServer(t, Config{Lessons: course}, "127.0.0.1:0"), course
+	return startServer(t, Config{Lessons: course}, "127.0.0.1:0"), course
+}
+
+// courseTabs is how many tabs a walk through every lesson of the course
+// takes at once (eachTab): one tab walked the course on one core while
+// the other waited, the longest tests of the package (a lesson's page is
+// some seconds of the server's and Chromium's CPU under -race); in four,
+// the walk takes a quarter of the wall time on a 2-core machine, within
+// go test's -parallel 4.
+const courseTabs = 4
+
+// eachTab runs walk in courseTabs parallel subtests of t, each in a still
+// tab of its own (newStillTab) given its share of the course: the lessons
+// whose index i in the course has i%courseTabs == shard (course order is
+// kept within a share, so a walk that treats every third or fifth lesson
+// otherwise by its index still does). It returns once every share's walk
+// has ended, so t can check what they found together.
+func eachTab(t *testing.T, walk func(t *testing.T, ctx context.Context, shard int)) {
+	t.Helper()
+	t.Run("tabs", func(t *testing.T) {
+		for shard := range courseTabs {
+			t.Run(fmt.Sprintf("tab%d", shard), func(t *testing.T) {
+				t.Parallel()
+				walk(t, newStillTab(t), shard)
+			})
+		}
+	})
 }
 
 // run runs browser actions with a generous deadline.

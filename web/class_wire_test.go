@@ -43,6 +43,7 @@ func classFrame(t testing.TB, srv *Server, l *sim.Lesson, loc sim.Locale, from, 
 // page holds at each step with the frame with chrome of that step (the
 // timeline aside: it comes as a patch).
 func TestFollowerEditsReplayLesson(t *testing.T) {
+	t.Parallel()
 	be := lessontest.Open(t, backend.Config{})
 	srv, err := New(Config{Backend: RedisBackend(be), Lessons: testLessons(t)})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // then has a TTL, and none is left after the sessions close. (The browser
 // side of a server restart is TestBrowserReconnect.)
 func TestProtocolRedisKilledOthersServed(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
 	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	all := testLessons(t)

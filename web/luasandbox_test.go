@@ -34,7 +34,7 @@ func lockPage(t *testing.T, base, acquire string) string {
 func TestOwnLockVisitorLua(t *testing.T) {
 	t.Parallel()
 	// Reading files: a time limit that a loaded machine does not reach.
-	_, files := newTestHTTP(t, Config{})
+	_, files := newTestHTTP(t, Config{Lessons: lockCourse(t, "nested-reentry")})
 	secret := filepath.Join(t.TempDir(), "app.env")
 	if err := os.WriteFile(secret, []byte("TOKEN=never-shown-4711\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestOwnLockVisitorLua(t *testing.T) {
 // process's, and parallel tests' allocations (CI once saw 327 MB) would
 // be counted as this one's.
 func TestOwnLockRunawayLeavesHeap(t *testing.T) {
-	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: time.Second})
+	srv, hs := newTestHTTP(t, Config{ScriptTimeLimit: time.Second, Lessons: lockCourse(t, "nested-reentry")})
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -101,7 +101,7 @@ func TestOwnLockRunawayLeavesHeap(t *testing.T) {
 func TestOwnLockMemoryBoundSaid(t *testing.T) {
 	t.Parallel()
 	// A time limit the memory watch comes well before.
-	_, hs := newTestHTTP(t, Config{ScriptTimeLimit: 30 * time.Second})
+	_, hs := newTestHTTP(t, Config{ScriptTimeLimit: 30 * time.Second, Lessons: lockCourse(t, "nested-reentry")})
 	page := parseDOM(t, lockPage(t, hs.URL, "local t, s = {}, string.rep('x', 65536) while true do t[#t + 1] = s .. #t end\n"))
 	rows := lockRows(t, page)
 	if r := rows["nested-reentry"]; r[0] != "error" || !strings.Contains(r[1], "MiB") {

@@ -15,7 +15,8 @@ import (
 // lock's link in a fresh browser context: the same table and files.
 func TestBrowserOwnLock(t *testing.T) {
 	t.Parallel()
-	ctx, _, ts := courseTab(t, Config{})
+	ctx := newTab(t)
+	ts := startServer(t, Config{Lessons: lockCourse(t, "nested-after-expiry-lost")}, "127.0.0.1:0")
 	files := redissonFiles(t)
 	run(t, ctx, chromedp.Navigate(ts.url+"/explore?lang=en"))
 	waitJS(t, ctx, `!!document.querySelector('[data-testid="lock-form"]')`, "the Your lock form")

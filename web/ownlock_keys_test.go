@@ -29,9 +29,10 @@ func TestOwnLockTouchesOnlyItsOwnKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { be.Close() })
+	course := lockCourse(t)
 	for name, cfg := range map[string]Config{
-		"sandbox": {},
-		"real":    {Backend: RedisBackend(be), AllowCustomScripts: true},
+		"sandbox": {Lessons: course},
+		"real":    {Backend: RedisBackend(be), AllowCustomScripts: true, Lessons: course},
 	} {
 		_, hs := newTestHTTP(t, cfg)
 		files := redissonFiles(t)

@@ -42,7 +42,7 @@ func touchFiles(t *testing.T) map[string]string {
 // narrated from the run: A's renewal finds the lock lost.
 func TestOwnLockRenewalLostRetold(t *testing.T) {
 	t.Parallel()
-	srv, hs := newTestHTTP(t, Config{})
+	srv, hs := newTestHTTP(t, Config{Lessons: lockCourse(t, "renewal-after-takeover")})
 	resp := postLock(t, hs.URL, touchFiles(t))
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("check: %d", resp.StatusCode)

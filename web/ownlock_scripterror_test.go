@@ -188,7 +188,7 @@ func TestOwnerInKeysACLAdviceOnCompare(t *testing.T) {
 // it in ARGV, has none.
 func TestOwnLockPageWarnsOwnerInKeys(t *testing.T) {
 	t.Parallel()
-	_, hs := newTestHTTP(t, Config{})
+	_, hs := newTestHTTP(t, Config{Lessons: lockCourse(t)})
 	files := countKeyFiles(t)
 	warnings := func(files map[string]string, lang string) []*html.Node {
 		resp := postLock(t, hs.URL, files)

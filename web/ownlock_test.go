@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"lockstep/sim"
 )
 
 // redissonFiles are the form fields of the Redisson example lock: its
@@ -50,6 +53,35 @@ func countKeyFiles(t *testing.T) map[string]string {
 		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
 		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
 	}
+}
+
+// lockCourse is the course of a server for a test of the "Your lock"
+// page whose claims are about the rows of some lessons, or about every row
+// alike: of testLessons, the lessons named and the first lesson of each
+// way a run is served (one server, a primary with a replica, independent
+// nodes, a cluster's key rule), in course order, so a run under the lock
+// takes every path there is (the sandbox's extra servers among them). A
+// course table runs every lesson of the server under the lock: the whole
+// course's, some 50 runs in the race-instrumented sandbox's process, took
+// a minute or two of a loaded 2-core machine per table. TestOwnLockCourseTable and
+// TestOwnLockEmbeddedByDefault still run the whole course.
+func lockCourse(t *testing.T, ids ...string) []*sim.Lesson {
+	t.Helper()
+	all := testLessons(t)
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[lessonByID(t, all, id).ID] = true
+	}
+	seen := map[string]bool{}
+	var out []*sim.Lesson
+	for _, l := range all {
+		way := fmt.Sprintf("replica %v nodes %v cluster %v", l.Replica, l.Nodes > 0, l.Cluster)
+		if want[l.ID] || !seen[way] {
+			out = append(out, l)
+		}
+		seen[way] = true
+	}
+	return out
 }
 
 // postLock sends fields as the "Your lock" form does (multipart) and
@@ -255,7 +287,7 @@ func TestOwnLockYAMLAndLuaErrors(t *testing.T) {
 // answers another session meanwhile and after.
 func TestOwnLockEndlessScript(t *testing.T) {
 	t.Parallel()
-	_, hs := newTestHTTP(t, Config{})
+	_, hs := newTestHTTP(t, Config{Lessons: lockCourse(t, "nested-reentry", "stale-owner")})
 	files := redissonFiles(t)
 	files["script_1"] = "while true do end\n"
 	resp := postLock(t, hs.URL, files)

@@ -77,7 +77,8 @@ func TestBrowserNoScript(t *testing.T) {
 // at its hyphen or anywhere, in any panel or banner.
 func TestBrowserTokensDoNotBreak(t *testing.T) {
 	t.Parallel()
-	ctx, l, ts := stalePlayer(t)
+	all := testLessons(t)
+	l, ts := staleLesson(t, all), startServer(t, Config{Lessons: all}, "127.0.0.1:0")
 	const broken = `(() => {
 		const out = [];
 		const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -93,17 +94,23 @@ func TestBrowserTokensDoNotBreak(t *testing.T) {
 		}
 		return out.join('; ');
 	})()`
+	// Each width and mode in a tab of its own, at once: 4 × 19 steps in
+	// one tab were one of the package's longest tests.
 	for _, w := range []int64{1024, 390} {
 		for _, present := range []bool{false, true} {
-			run(t, ctx, chromedp.EmulateViewport(w, 800), chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, present)))
-			waitStep(t, ctx, 0)
-			for step := 1; step <= len(l.Steps); step++ {
-				press(t, ctx, kb.ArrowRight)
-				waitStep(t, ctx, step)
-				if got := eval[string](t, ctx, broken); got != "" {
-					t.Errorf("%d px, presenter %v, step %d: tokens broken over lines: %s", w, present, step, got)
+			t.Run(fmt.Sprintf("%dpx-presenter-%v", w, present), func(t *testing.T) {
+				t.Parallel()
+				ctx := newTab(t)
+				run(t, ctx, chromedp.EmulateViewport(w, 800), chromedp.Navigate(ts.url+lessonURL(l.ID, 0, sim.English, present)))
+				waitStep(t, ctx, 0)
+				for step := 1; step <= len(l.Steps); step++ {
+					press(t, ctx, kb.ArrowRight)
+					waitStep(t, ctx, step)
+					if got := eval[string](t, ctx, broken); got != "" {
+						t.Errorf("%d px, presenter %v, step %d: tokens broken over lines: %s", w, present, step, got)
+					}
 				}
-			}
+			})
 		}
 	}
 }

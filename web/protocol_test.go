@@ -229,6 +229,7 @@ func TestProtocolStepBackSeek(t *testing.T) {
 	all := testLessons(t)
 	for _, id := range []string{"nested-reentry", "stale-owner", "test-forks"} {
 		t.Run(id, func(t *testing.T) {
+			t.Parallel()
 			l := lessonByID(t, all, id)
 			want := expectedFrames(t, l)
 			full := make([]string, len(want))
@@ -411,6 +412,7 @@ func TestProtocolReadLimit(t *testing.T) {
 }
 
 func TestProtocolSessionLimit(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{MaxSessions: 2})
 	a := dial(t, hs, nil)
 	a.expect(MsgHello)
@@ -432,6 +434,7 @@ func TestProtocolSessionLimit(t *testing.T) {
 }
 
 func TestProtocolIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{IdleTimeout: time.Second})
 	c, _ := loadedSession(t, hs, ClientMessage{Lesson: "nested-reentry"})
 	ce := c.closeErr()
@@ -454,6 +457,7 @@ func TestProtocolOriginChecked(t *testing.T) {
 }
 
 func TestProtocolShutdown(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	c, _ := loadedSession(t, hs, ClientMessage{Lesson: "stale-owner", Step: intp(3)})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -516,6 +520,7 @@ func TestProtocolPlay(t *testing.T) {
 // TestProtocolSlowClientDropped: a client that never reads is dropped, and a
 // second client is served all along.
 func TestProtocolSlowClientDropped(t *testing.T) {
+	t.Parallel()
 	srv, hs := newTestHTTP(t, Config{})
 	small := &websocket.Dialer{
 		HandshakeTimeout: 20 * time.Second,
@@ -566,6 +571,7 @@ func TestProtocolSlowClientDropped(t *testing.T) {
 // and that ending the session (and loading another lesson) deletes the
 // run's keys.
 func TestProtocolRealRedis(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
 	srv, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	rc := rs.Client(t)
@@ -622,6 +628,7 @@ func TestProtocolRealRedis(t *testing.T) {
 // TestProtocolRedisDown: a step that fails on Redis answers an error
 // message and leaves the run where it was; it works again once Redis is back.
 func TestProtocolRedisDown(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
 	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	l := lessonByID(t, testLessons(t), "nested-reentry")
@@ -656,6 +663,7 @@ func TestProtocolRedisDown(t *testing.T) {
 // a real Redis without its address, as its header's badge does (it was
 // told "a real Redis (the server's -redis)" in English).
 func TestProtocolRedisDownRemoteInItsLanguage(t *testing.T) {
+	t.Parallel()
 	be, rs := realBackend(t)
 	_, hs := newTestHTTP(t, Config{Backend: RedisBackend(be)})
 	far := dial(t, hs, http.Header{"X-Forwarded-For": {"203.0.113.5"}})

@@ -14,6 +14,7 @@ import (
 // Nothing is timed: the flood is sent until the server closes it, and the
 // other client's answers are counted.
 func TestProtocolFloodRateLimited(t *testing.T) {
+	t.Parallel()
 	// A low rate, so that the flood trips the limit on any machine; the
 	// other client sends fewer messages than the burst, so it is never
 	// limited. The burst is below the send queue (16), so the flood's

@@ -126,6 +126,7 @@ func TestLessonSearchLinks(t *testing.T) {
 	course := testLessons(t)
 	for id, invs := range searchpage.LessonSearches() {
 		t.Run(id, func(t *testing.T) {
+			t.Parallel()
 			l := lessonByID(t, course, id)
 			_, body := get(t, hs.URL+"/lessons/"+id+"?lang=zh-CN", nil)
 			href, _ := attr(parseDOM(t, body).one(t, "find it yourself", byTestID("find-it")), "href")
