@@ -103,16 +103,18 @@ func TestClassFollowerFrame(t *testing.T) {
 // session's activity, so it is not closed as idle while the class moves.
 func TestClassFollowerIdle(t *testing.T) {
 	t.Parallel()
-	// 3 s, not 1: under -race on a loaded 2-core machine a move's round
-	// trip took over half a second, and a 1 s timeout closed the student
-	// between two moves 400 ms apart (the test's own slowness, not idling).
-	const idle = 3 * time.Second
+	// 6 s, not 1 or 3: under -race on a loaded 2-core machine a move's
+	// round trip took over half a second, and a 1 s timeout closed the
+	// student between two moves 400 ms apart; at load 15-30 a 3 s one
+	// closed it between moves 1.2 s apart (the test's own slowness, not
+	// idling). Moves 2.4 s apart leave 3.6 s for a round trip.
+	const idle = 6 * time.Second
 	_, hs := newTestHTTP(t, Config{IdleTimeout: idle})
 	p, pm := presenterAt(t, hs, 1)
 	s, _ := student(t, hs, pm.Code, "")
 	s.rawAwait(MsgFrame)
-	// Three idle timeouts of moves, each well within one.
-	for want := 2; want <= 8; want++ {
+	// Moves for 1.6 idle timeouts, each well within one.
+	for want := 2; want <= 5; want++ {
 		time.Sleep(idle * 2 / 5)
 		p.send(ClientMessage{Type: MsgStep})
 		p.rawAwait(MsgFrame)
