@@ -278,9 +278,14 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 	if o.slow {
 		c := o.e.Command
 		ms := c.Replied.Sub(c.Sent).Milliseconds()
-		a.addFinding(Finding{Code: FindingSlowScript, Lane: o.e.Lane, At: c.Sent, Events: []uint64{o.e.Seq},
+		f := Finding{Code: FindingSlowScript, Lane: o.e.Lane, At: c.Sent, Events: []uint64{o.e.Seq},
 			Message: sim.M("proxy.finding.slow-script", "Lane", a.p.laneLabel(o.e.Lane), "Took", sim.Millis(ms),
-				"Limit", sim.Millis(a.p.cfg.SlowScript.Milliseconds()))})
+				"Limit", sim.Millis(a.p.cfg.SlowScript.Milliseconds()))}
+		// under a.mu as addFinding asks (snapshot reads the findings under
+		// it; handle also runs on reply goroutines, handleNow)
+		a.mu.Lock()
+		a.addFinding(f)
+		a.mu.Unlock()
 	}
 	for _, k := range o.keys {
 		if st, ok := setState(o.e.Command, k); ok {

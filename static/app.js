@@ -31,6 +31,9 @@ function once(load) {
 const playModule = once(() => import("./play.js"));
 const endModule = once(() => import("./endcard.js"));
 const predictModule = once(() => import("./predict.js"));
+// presenter.js lays presenter mode's board out; like presenter.css it
+// comes with the mode (issue 34: not in a lesson's first load).
+const presenterModule = once(() => import("./presenter.js"));
 
 const PRESENTER_KEY = "lockstep.presenter";
 
@@ -203,6 +206,7 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
   // fit keeps the narration on the projected screen (presenter mode).
   // The timeline's place comes first: it sets the narration's box.
   let fitWidth = -1; // the lanes' window's width at the last fit (px)
+  let layout = null; // presenter.js, once loaded
   const fit = () => {
     // ...then the room the narration takes (the timeline's box may change)
     // (trying a layout can clamp the window of steps' scroll: then it is
@@ -210,8 +214,9 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     const board = doc.querySelector(".board");
     const sc = doc.querySelector('[data-panel="timeline"] .tl-scroll');
     const was = `${board?.dataset.room}${board?.dataset.under}${sc?.scrollLeft}`;
-    const moved = player.placeTimeline(doc, v.presenter);
-    player.makeRoom(doc, v.presenter);
+    // (presenter.js, once the mode has been on: off, it clears what it set)
+    const moved = layout ? layout.placeTimeline(doc, v.presenter) : false;
+    layout?.makeRoom(doc, v.presenter);
     // (and when the window's width changed since the last fit: the class
     // panel's column narrows the board, and widens it again)
     const width = sc?.clientWidth ?? 0;
@@ -275,6 +280,13 @@ function startPlayer(doc, root, storage, classroomAtStart, predictAtStart) {
     // Presenter mode's stylesheet comes with the mode (issue 34): the page
     // is laid out again once it has loaded.
     if (on) player.linkStylesheet(doc, root.dataset.presenterCss, relayout);
+    // ...and its layout's module: the page is laid out again once it is in
+    if (on && !layout) {
+      presenterModule().then((m) => {
+        layout = m;
+        relayout();
+      });
+    }
     relayout();
     if (!remember) return;
     storeFlag(storage, PRESENTER_KEY, on);

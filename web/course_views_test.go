@@ -126,7 +126,7 @@ func TestCaptionsFitKeyType(t *testing.T) {
 		{"local-count-expiry", 3, "memory", []string{"count grew"}},
 		{"local-count-expiry", 11, "client's count", []string{"count reached 0, key"}},
 		{"nested-reentry", 1, "count became 1", nil},
-		{"lost-context-self-block", 3, "nested_acquire", []string{"holds nothing under that key"}},
+		{"lost-context-self-block", 3, "nested acquire is refused", []string{"holds nothing under that key"}},
 	} {
 		g := gloss(tc.id, tc.step)
 		if !strings.Contains(g, tc.has) {

@@ -25,6 +25,12 @@ var authorWord = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b(?:docs
 // commands, keys and scripts as they are written), tooltips (title
 // elements; title attributes are not text) and the author view (the
 // narration's check against the lesson file, shown only with ?author=1).
+//
+// Not walked: code-like elements (what a learner types or Redis shows),
+// scripts and styles, <title> (an SVG shape's tooltip, where ids may stay),
+// <template> (the end card's, which the page's script fills and shows at a
+// lesson's last step: not checked here, left for a browser walk) and
+// <noscript>.
 func learnerText(n *html.Node) []string {
 	var out []string
 	var walk func(*html.Node)
@@ -133,6 +139,7 @@ func TestLearnerWords(t *testing.T) {
 // looks for in a learner's text and passes them in code, tooltips and the
 // author view.
 func TestAuthorWordCaught(t *testing.T) {
+	t.Parallel()
 	d := parseDOM(t, `<p>The lesson field check_then_write, see docs/variant-format.md or 19a.yaml</p>
 		<p>Redis keys <code>fence_counter</code> <kbd>lease_ms</kbd><svg><title>no_owner_overlap</title></svg></p>
 		<p data-testid="check">✓ as the lesson expects: fencing_counter_ttl</p><p>lock:order:42, Redis 7.2, t = 1.5 s, e.g. NOT_OWNER</p>`)

@@ -70,7 +70,7 @@ func TestBrowserFirstLoadBytes(t *testing.T) {
 		switch file(r.Name) {
 		case "classroom.js", "lockform.js", "search.js", "interview.js":
 			t.Errorf("a lesson page loads %s", file(r.Name))
-		case "presenter.css", "predict.js": // loaded when the mode is on
+		case "presenter.css", "presenter.js", "predict.js": // loaded when the mode is on
 			t.Errorf("a lesson page out of presenter and predict mode loads %s", file(r.Name))
 		case "app.css":
 			if r.Encoded*3 > r.Decoded {

@@ -106,8 +106,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// rowNames are the -rows a run may name.
-var rowNames = []string{"mem", "c50p16", "c50p1", "c1p16", "c1p1", "loop"}
+// rowNames returns the -rows a run may name.
+func rowNames() []string { return []string{"mem", "c50p16", "c50p1", "c1p16", "c1p1", "loop"} }
 
 // parseRows reads -rows: the set of rowNames to run ("all": every one).
 func parseRows(s string) (map[string]bool, error) {
@@ -116,13 +116,13 @@ func parseRows(s string) (map[string]bool, error) {
 		r = strings.TrimSpace(r)
 		switch {
 		case r == "all":
-			for _, n := range rowNames {
+			for _, n := range rowNames() {
 				rows[n] = true
 			}
-		case slices.Contains(rowNames, r):
+		case slices.Contains(rowNames(), r):
 			rows[r] = true
 		default:
-			return nil, fmt.Errorf("-rows: %q is none of all, %s", r, strings.Join(rowNames, ", "))
+			return nil, fmt.Errorf("-rows: %q is none of all, %s", r, strings.Join(rowNames(), ", "))
 		}
 	}
 	return rows, nil

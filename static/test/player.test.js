@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as player from "../player.js";
+import * as presenter from "../presenter.js";
 
 const key = (k, more = {}) => player.keyAction({ key: k, tag: "BODY", ...more });
 
@@ -164,27 +165,27 @@ function fakeBoard(height, innerHeight, nodes = false) {
 
 test("placeTimeline puts a tall timeline or a lesson on nodes at the side, only in presenter mode", () => {
   const short = fakeBoard(298, 768);
-  assert.equal(player.placeTimeline(short, true), false, "three lanes stay across the bottom");
+  assert.equal(presenter.placeTimeline(short, true), false, "three lanes stay across the bottom");
   assert.equal(short.board.dataset.tl, undefined);
   const tall = fakeBoard(386, 768);
-  assert.equal(player.placeTimeline(tall, true), true, "four lanes go to the side");
+  assert.equal(presenter.placeTimeline(tall, true), true, "four lanes go to the side");
   assert.equal(tall.board.dataset.tl, "side");
-  assert.equal(player.placeTimeline(tall, true), false, "no change, no move");
-  assert.equal(player.placeTimeline(tall, false), true, "off presenter mode it is cleared");
+  assert.equal(presenter.placeTimeline(tall, true), false, "no change, no move");
+  assert.equal(presenter.placeTimeline(tall, false), true, "off presenter mode it is cleared");
   assert.equal(tall.board.dataset.tl, undefined);
   assert.ok(!("under" in tall.board.dataset), "off presenter mode the narration is back");
   const four = fakeBoard(386, 768);
-  player.placeTimeline(four, true);
+  presenter.placeTimeline(four, true);
   assert.ok("under" in four.board.dataset, "a drawing of at most 55% of the screen: the narration under it");
   const five = fakeBoard(474, 768);
-  player.placeTimeline(five, true);
+  presenter.placeTimeline(five, true);
   assert.equal(five.board.dataset.tl, "side");
   assert.ok(!("under" in five.board.dataset), "taller: the narration in the right column");
   const nodes = fakeBoard(298, 768, true);
-  player.placeTimeline(nodes, true);
+  presenter.placeTimeline(nodes, true);
   assert.equal(nodes.board.dataset.tl, "side");
   assert.ok("under" in nodes.board.dataset);
-  assert.equal(player.placeTimeline({ querySelector: () => null }, true), false);
+  assert.equal(presenter.placeTimeline({ querySelector: () => null }, true), false);
 });
 
 test("applyEdit keeps, drops and inserts in UTF-16 units, and refuses an edit for other HTML", () => {
@@ -311,11 +312,11 @@ test("placeTimeline draws short lanes across the bottom larger, to 36% of the sc
   const props = new Map();
   const b = fakeBoard(200, 768);
   b.board.style = { setProperty: (k, v) => props.set(k, v), removeProperty: (k) => props.delete(k), getPropertyValue: (k) => props.get(k) ?? "" };
-  assert.equal(player.placeTimeline(b, true), true, "the zoom changed");
+  assert.equal(presenter.placeTimeline(b, true), true, "the zoom changed");
   assert.ok("tlZoom" in b.board.dataset);
   assert.equal(props.get("--tl-zoom"), String(Math.round((0.36 * 768 / 200) * 1000) / 1000));
-  assert.equal(player.placeTimeline(b, true), false, "the same zoom again: no change");
-  assert.equal(player.placeTimeline(b, false), true, "off presenter mode: cleared");
+  assert.equal(presenter.placeTimeline(b, true), false, "the same zoom again: no change");
+  assert.equal(presenter.placeTimeline(b, false), true, "off presenter mode: cleared");
   assert.ok(!("tlZoom" in b.board.dataset));
   assert.ok(!props.has("--tl-zoom"));
 });
@@ -338,23 +339,23 @@ function roomBoard(side, under, need, boxes) {
 
 test("makeRoom gives way to the narration level by level, and only as far as it needs", () => {
   const fits = roomBoard(false, false, 200, [300]);
-  assert.equal(player.makeRoom(fits, true), "", "it fits: nothing gives way");
+  assert.equal(presenter.makeRoom(fits, true), "", "it fits: nothing gives way");
   assert.equal(fits.board.dataset.room, undefined);
   const two = roomBoard(false, false, 400, [300, 350, 420, 500]);
-  assert.equal(player.makeRoom(two, true), "2", "the first level where it fits");
-  assert.equal(player.makeRoom(two, false), "", "off presenter mode: cleared");
+  assert.equal(presenter.makeRoom(two, true), "2", "the first level where it fits");
+  assert.equal(presenter.makeRoom(two, false), "", "off presenter mode: cleared");
   assert.equal(two.board.dataset.room, undefined);
   const never = roomBoard(false, false, 900, [300, 350, 420, 500]);
-  assert.equal(player.makeRoom(never, true), "3", "nowhere: the last level");
+  assert.equal(presenter.makeRoom(never, true), "3", "nowhere: the last level");
   // a side timeline with the narration under it: first across the board
   // under the drawing (still under), then in the right column (not under)
   const under = roomBoard(true, true, 400, [190, 420]);
-  assert.equal(player.makeRoom(under, true), "1");
+  assert.equal(presenter.makeRoom(under, true), "1");
   assert.ok("under" in under.board.dataset, "across the board, under the drawing");
   const right = roomBoard(true, true, 400, [190, 300, 0, 0, 0, 0, 0, 0, 0, 0, 0, 390, 420]);
-  assert.equal(player.makeRoom(right, true), "2");
+  assert.equal(presenter.makeRoom(right, true), "2");
   assert.ok(!("under" in right.board.dataset), "in the right column");
-  assert.equal(player.makeRoom({ querySelector: () => null }, true), "");
+  assert.equal(presenter.makeRoom({ querySelector: () => null }, true), "");
 });
 
 test("timelineMinWidth is the lane names, three steps' columns and the card's padding, zoomed", () => {
@@ -365,7 +366,7 @@ test("timelineMinWidth is the lane names, three steps' columns and the card's pa
     querySelector: (sel) => (sel.endsWith(" .tl") ? tl : sel.endsWith(".tl-labels") ? labels : sel === '[data-panel="timeline"]' ? card : null),
   };
   const doc = { defaultView: { getComputedStyle: () => ({ paddingLeft: "11px", paddingRight: "11px", borderLeftWidth: "1px", borderRightWidth: "1px" }) } };
-  assert.equal(player.timelineMinWidth(doc, board), 196 + 300 + 2 + 24 + 4);
-  assert.equal(player.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24 + 4);
-  assert.equal(player.timelineMinWidth(doc, { querySelector: () => null }), 0, "no drawing: no least width");
+  assert.equal(presenter.timelineMinWidth(doc, board), 196 + 300 + 2 + 24 + 4);
+  assert.equal(presenter.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24 + 4);
+  assert.equal(presenter.timelineMinWidth(doc, { querySelector: () => null }), 0, "no drawing: no least width");
 });
