@@ -30,10 +30,14 @@ const (
 	tlZoneRow           = 14 // room at the bottom of an actor lane for zone labels
 	tlBeliefH           = 14
 	tlTruthH            = 6
-	tlReplyH            = 26 // the Redis lane's reply row
-	tlAdvanceUnits      = 14 // a step without an actor's label in the reply row (textUnits)
-	tlGaugeH            = 30 // the lease gauge of one lock
-	tlGaugeRw           = 50 // a lock row of the Redis lane: owner label and gauge
+	tlReplyH            = 26 // the Redis lane's reply row, of one line
+	// tlReplyLine is the pitch of a reply row's lines in a lesson with
+	// nodes (a line per node): at least the largest size a reply is drawn
+	// at (15 units on a phone, app.css), so that no two lines touch.
+	tlReplyLine    = 17
+	tlAdvanceUnits = 14 // a step without an actor's label in the reply row (textUnits)
+	tlGaugeH       = 30 // the lease gauge of one lock
+	tlGaugeRw      = 50 // a lock row of the Redis lane: owner label and gauge
 )
 
 // laneActor is an actor of the lesson and where it comes from.
@@ -154,6 +158,10 @@ type tlLayout struct {
 	actorH  int // the height of a lane of one chip row; see laneH
 	redisY  int
 	redisH  int
+	// replyH is the height of the Redis lane's reply row: one line, or in
+	// a lesson with nodes a line per node (issue 38: "1:nil 2:OK 3:OK" ran
+	// together on one line).
+	replyH  int
 	height  int
 	width   int
 	scale   int64 // the longest lease of the lesson, the gauges' full height
@@ -193,7 +201,8 @@ func (v *Step) tlLayout() tlLayout {
 		y += lay.laneH(a.id)
 	}
 	lay.redisY = y
-	lay.redisH = tlReplyH + len(lay.locks)*tlGaugeRw + 4
+	lay.replyH = tlReplyH + max(l.Nodes-1, 0)*tlReplyLine
+	lay.redisH = lay.replyH + len(lay.locks)*tlGaugeRw + 4
 	lay.height = lay.redisY + lay.redisH
 	lay.width = (lay.total + 1) * TimelineColumnWidth
 	return lay
@@ -309,7 +318,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 		redis.Sub = Clip(t.T("LaneRedisReal"), tlSubUnits)
 	}
 	for k, lock := range lay.locks {
-		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})
+		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + lay.replyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})
 	}
 	return append(lanes, redis)
 }

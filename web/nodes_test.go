@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,17 +132,37 @@ func TestRedlockTimelineNamesNodes(t *testing.T) {
 		if got := (dom{root: mark}).text(t, "the restart's title", tag("title")); got != full {
 			t.Errorf("%s: the restart's title is %q, want %q", loc, got, full)
 		}
-		reply := colText("4", "reply")
-		if got := ownText(reply); got != "1:nil 2:OK 3:OK" {
-			t.Errorf("%s: step 4's replies drawn %q, want 1:nil 2:OK 3:OK", loc, got)
+		// a line per node, in node order, each its own text and title, a
+		// line's pitch no less than the largest size a reply is drawn at
+		// (15 px on a phone): they ran together as "1:nil 2:OK 3:OK"
+		// (issue 38)
+		var replies []*html.Node
+		for _, g := range tl.all(and(tag("g"), withAttr("data-c", "4"))) {
+			replies = append(replies, dom{root: g}.all(and(tag("text"), withClass("reply")))...)
 		}
-		var want []string
+		var got, titles []string
+		var ys []float64
+		for _, r := range replies {
+			got = append(got, ownText(r))
+			titles = append(titles, dom{root: r}.text(t, "a reply's title", tag("title")))
+			y, _ := attr(r, "y")
+			f, err := strconv.ParseFloat(y, 64)
+			if err != nil {
+				t.Fatalf("%s: a reply at y=%q", loc, y)
+			}
+			ys = append(ys, f)
+		}
+		var wantTitles []string
 		for i, r := range []string{"(nil)", `"OK"`, `"OK"`} {
-			want = append(want, tr(loc).T("TLNodeReply", "Node", i+1, "Reply", r))
+			wantTitles = append(wantTitles, tr(loc).T("TLNodeReply", "Node", i+1, "Reply", r))
 		}
-		title := dom{root: reply}.text(t, "replies' title", tag("title"))
-		if title != strings.Join(want, "; ") {
-			t.Errorf("%s: step 4's replies titled %q, want %q", loc, title, strings.Join(want, "; "))
+		if want := []string{"1: nil", "2: OK", "3: OK"}; !slices.Equal(got, want) || !slices.Equal(titles, wantTitles) {
+			t.Errorf("%s: step 4's replies drawn %q titled %q, want %q titled %q", loc, got, titles, want, wantTitles)
+		}
+		for i := 1; i < len(ys); i++ {
+			if ys[i]-ys[i-1] < 15 {
+				t.Errorf("%s: step 4's replies at y=%v, want lines at least 15 px apart", loc, ys)
+			}
 		}
 	}
 }
@@ -162,5 +184,71 @@ func TestRedlockCompareNamesNodes(t *testing.T) {
 	}
 	if got := rows[3].A.Replies; got != strings.Join(want, "; ") {
 		t.Errorf("step 4's replies %q, want %q", got, strings.Join(want, "; "))
+	}
+}
+
+// TestNodeRepliesApart: in every lesson with nodes, on every column of its
+// timeline, each node's replies are a line of their own (its number
+// first, one line per node), the lines at least 15 px apart (the largest
+// size a reply is drawn at, on a phone) and all in the reply row, above
+// the Redis lane's first lock row (issue 38: "1:nil 2:OK…" ran together).
+func TestNodeRepliesApart(t *testing.T) {
+	t.Parallel()
+	for _, l := range testLessons(t) {
+		if l.Nodes == 0 {
+			continue
+		}
+		frames := expectedFrames(t, l)
+		cur := len(frames) - 1
+		v := view.New(view.Input{Texts: tr(sim.English), Lesson: l, Frames: frames, Cur: cur})
+		panels, err := v.Panels(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := parseDOM(t, panels[view.PanelTimeline])
+		redis := v.Timeline().Lanes[len(v.Timeline().Lanes)-1]
+		firstRow := float64(redis.Y + redis.H)
+		if len(redis.Rows) > 0 {
+			firstRow = float64(redis.Rows[0].Y - 32)
+		}
+		lines := 0
+		for col := 1; col < len(frames); col++ {
+			var ys []float64
+			var nodes []string
+			for _, g := range tl.all(and(tag("g"), withAttr("data-c", strconv.Itoa(col)))) {
+				for _, r := range (dom{root: g}).all(and(tag("text"), withClass("reply"))) {
+					y, _ := attr(r, "y")
+					f, _ := strconv.ParseFloat(y, 64)
+					ys = append(ys, f)
+					n, _, _ := strings.Cut(strings.TrimSpace(r.FirstChild.Data), ":")
+					nodes = append(nodes, n)
+				}
+			}
+			lines += len(ys)
+			// a line for each node the step called or could not reach
+			want := map[int]bool{}
+			for _, c := range frames[col].Calls {
+				want[c.Node] = true
+			}
+			if st := frames[col].Step; st != nil && (st.Do == sim.ActAcquire || st.Do == sim.ActRelease) {
+				for _, n := range st.Unreachable {
+					want[n] = true
+				}
+			}
+			if len(frames[col].Calls) > 0 && len(nodes) != len(want) {
+				t.Errorf("%s step %d: %d reply lines (nodes %q), want one for each of the %d nodes", l.ID, col, len(nodes), nodes, len(want))
+			}
+			for i := range ys {
+				if i > 0 && (ys[i]-ys[i-1] < 15 || nodes[i] <= nodes[i-1]) {
+					t.Errorf("%s step %d: replies of nodes %q at y=%v; want a line per node, in order, at least 15 px apart", l.ID, col, nodes, ys)
+				}
+				if ys[i] <= float64(redis.Y) || ys[i] > firstRow {
+					t.Errorf("%s step %d: a reply at y=%v, outside the reply row (y %d to %.0f)", l.ID, col, ys[i], redis.Y, firstRow)
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("%s: no reply drawn", l.ID)
+		}
 	}
 }
