@@ -252,7 +252,8 @@ func (d *columnDraw) stepMarks(title string) {
 		action = d.v.t.T("TLRestartNode", "Node", st.Node)
 	}
 	// At most 14 units (about 92 px of the column's 100 at 11 px bold), so
-	// that it neither runs into the next column's reply ("1:nil 2:OK 3:OK")
+	// that it neither runs into the next column's reply (a node's cell,
+	// "1:nil", from 4 units past the column's edge)
 	// nor past the drawing's edge (a fresh review of issue 38: "⚠ restart
 	// node 2", 16 units, over both): the mark goes first where the words
 	// need the room; the title keeps the whole.
@@ -314,13 +315,14 @@ func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 	}
 }
 
-// nodeReplies draws the replies of a step of a lesson with nodes, a line
-// per node in node order, each line the node's number and its replies in
-// the order they came ("2: OK", "3: nil,1"; a string's quotes left to the
-// title, for room), a node the step did not reach "✕" (issue 38: they ran
-// together on one line, "1:nil 2:OK 3:OK").
+// nodeReplies draws the replies of a step of a lesson with nodes, each
+// node's in a cell of its own (nodeCell: two a line, in node order), its
+// number and its replies in the order they came ("2:OK", "3:nil,1"; a
+// string's quotes left to the title, for room), a node the step did not
+// reach "✕", each cell with its own title (issue 38: they ran together on
+// one clipped line, "1:nil 2:OK 3:OK").
 func (d *columnDraw) nodeReplies(st *sim.StepInfo, redisY int) {
-	t, f, mid := d.v.t, d.f, d.mid
+	t, f := d.v.t, d.f
 	for n := 1; n <= d.v.lesson.Nodes; n++ {
 		var replies, titles []string
 		for _, c := range f.Calls {
@@ -337,7 +339,8 @@ func (d *columnDraw) nodeReplies(st *sim.StepInfo, redisY int) {
 			replies, class = []string{"✕"}, "reply oc-bad"
 			titles = []string{t.T("ChoiceUnreachable", "Node", n)}
 		}
-		d.text(templates.TLText{X: mid, Y: redisY + 18 + (n-1)*tlReplyLine, Text: Clip(strconv.Itoa(n)+": "+strings.Join(replies, ","), 15),
+		mid, y, units := nodeCell(d.x, n)
+		d.text(templates.TLText{X: mid, Y: redisY + y, Text: Clip(strconv.Itoa(n)+":"+strings.Join(replies, ","), units),
 			Class: class, Anchor: "middle", Title: strings.Join(titles, "; ")})
 	}
 }
