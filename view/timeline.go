@@ -48,7 +48,7 @@ const (
 	tlReplyLine    = 15
 	tlReplyCharW10 = 82
 	tlNodeBase     = 14
-	tlNodeBelow    = 7
+	tlNodeBelow    = 5
 	tlAdvanceUnits = 14 // a step without an actor's label in the reply row (textUnits)
 	tlGaugeH       = 30 // the lease gauge of one lock
 	tlGaugeRw      = 50 // a lock row of the Redis lane: owner label and gauge
