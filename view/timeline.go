@@ -30,10 +30,28 @@ const (
 	tlZoneRow           = 14 // room at the bottom of an actor lane for zone labels
 	tlBeliefH           = 14
 	tlTruthH            = 6
-	tlReplyH            = 26 // the Redis lane's reply row
-	tlAdvanceUnits      = 14 // a step without an actor's label in the reply row (textUnits)
-	tlGaugeH            = 30 // the lease gauge of one lock
-	tlGaugeRw           = 50 // a lock row of the Redis lane: owner label and gauge
+	tlReplyH            = 26 // the Redis lane's reply row, of one line
+	// In a lesson with nodes the reply row has a cell for each node
+	// (issue 38: "1:nil 2:OK 3:OK" ran together on one clipped line),
+	// tlNodeCells cells a line across the column less tlNodeInset at
+	// each side, the lines tlReplyLine apart: the largest size a reply
+	// is drawn at (15 units on a phone, app.css), so that no two lines
+	// touch. A cell holds what fits it at that size: mono at 15 units,
+	// 0.8 units closer (app.css), is 8.2 units a character
+	// (tlReplyCharW10, in tenths). The first line's baseline is
+	// tlNodeBase below the lane's top (the cells keep clear of the
+	// call's line, which ends at the column's middle), the row ends
+	// tlNodeBelow under the last: the lanes of a Redlock lesson of three
+	// actors stay on a 1280 x 800 desk's first screen.
+	tlNodeCells    = 2
+	tlNodeInset    = 4
+	tlReplyLine    = 15
+	tlReplyCharW10 = 82
+	tlNodeBase     = 14
+	tlNodeBelow    = 5
+	tlAdvanceUnits = 14 // a step without an actor's label in the reply row (textUnits)
+	tlGaugeH       = 30 // the lease gauge of one lock
+	tlGaugeRw      = 50 // a lock row of the Redis lane: owner label and gauge
 )
 
 // laneActor is an actor of the lesson and where it comes from.
@@ -154,6 +172,9 @@ type tlLayout struct {
 	actorH  int // the height of a lane of one chip row; see laneH
 	redisY  int
 	redisH  int
+	// replyH is the height of the Redis lane's reply row: one line, or in
+	// a lesson with nodes the lines of its nodes' cells (nodeLines).
+	replyH  int
 	height  int
 	width   int
 	scale   int64 // the longest lease of the lesson, the gauges' full height
@@ -193,10 +214,29 @@ func (v *Step) tlLayout() tlLayout {
 		y += lay.laneH(a.id)
 	}
 	lay.redisY = y
-	lay.redisH = tlReplyH + len(lay.locks)*tlGaugeRw + 4
+	lay.replyH = tlReplyH
+	if l.Nodes > 0 {
+		lay.replyH = tlNodeBase + (nodeLines(l.Nodes)-1)*tlReplyLine + tlNodeBelow
+	}
+	lay.redisH = lay.replyH + len(lay.locks)*tlGaugeRw + 4
 	lay.height = lay.redisY + lay.redisH
 	lay.width = (lay.total + 1) * TimelineColumnWidth
 	return lay
+}
+
+// nodeLines is how many lines the reply row of a lesson of nodes nodes
+// has: tlNodeCells cells a line.
+func nodeLines(nodes int) int {
+	return (nodes + tlNodeCells - 1) / tlNodeCells
+}
+
+// nodeCell is where node n's replies are drawn in the reply row of the
+// column whose left edge is x: the middle of its cell (x), its baseline
+// (y, below the Redis lane's top) and how many units (textUnits) fit it.
+func nodeCell(x, n int) (mid, y, units int) {
+	w := (TimelineColumnWidth - 2*tlNodeInset) / tlNodeCells
+	line, cell := (n-1)/tlNodeCells, (n-1)%tlNodeCells
+	return x + tlNodeInset + cell*w + w/2, tlNodeBase + line*tlReplyLine, w * 10 / tlReplyCharW10
 }
 
 // chipsH is the height of actor id's chip rows: one chip, or two stacked.
@@ -309,7 +349,7 @@ func (v *Step) tlLanes(lay tlLayout) []templates.TLLane {
 		redis.Sub = Clip(t.T("LaneRedisReal"), tlSubUnits)
 	}
 	for k, lock := range lay.locks {
-		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + tlReplyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})
+		redis.Rows = append(redis.Rows, templates.TLRowLabel{Y: lay.redisY + lay.replyH + k*tlGaugeRw + 32, Text: Clip("lock:"+lock, 22)})
 	}
 	return append(lanes, redis)
 }

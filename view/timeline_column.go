@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -251,7 +252,8 @@ func (d *columnDraw) stepMarks(title string) {
 		action = d.v.t.T("TLRestartNode", "Node", st.Node)
 	}
 	// At most 14 units (about 92 px of the column's 100 at 11 px bold), so
-	// that it neither runs into the next column's reply ("1:nil 2:OK 3:OK")
+	// that it neither runs into the next column's reply (a node's cell,
+	// "1:nil", from 4 units past the column's edge)
 	// nor past the drawing's edge (a fresh review of issue 38: "⚠ restart
 	// node 2", 16 units, over both): the mark goes first where the words
 	// need the room; the title keeps the whole.
@@ -293,22 +295,15 @@ func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 	}
 	if len(f.Calls) > 0 {
 		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d V%d", mid, ly+tlChipTop+tlChipH, redisY+4), Class: "call-line"})
-		var replies, titles []string
-		for _, c := range f.Calls {
-			if c.Node > 0 {
-				// Each reply after its node: "1:nil 2:OK 3:OK" (a
-				// string's quotes left to the title, for room).
-				replies = append(replies, strconv.Itoa(c.Node)+":"+strings.Trim(shortReply(c.Reply), `"`))
-				titles = append(titles, t.T("TLNodeReply", "Node", c.Node, "Reply", c.Reply.String()))
-				continue
+		if d.v.lesson.Nodes > 0 {
+			d.nodeReplies(st, redisY)
+		} else {
+			replies := make([]string, len(f.Calls))
+			for i, c := range f.Calls {
+				replies[i] = shortReply(c.Reply)
 			}
-			replies = append(replies, shortReply(c.Reply))
+			d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(strings.Join(replies, " · "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: f.Calls[0].Reply.String()})
 		}
-		title := f.Calls[0].Reply.String()
-		if len(titles) > 0 {
-			title = strings.Join(titles, "; ")
-		}
-		d.text(templates.TLText{X: mid, Y: redisY + 18, Text: Clip(strings.Join(replies, " "), 15), Class: "reply oc-" + outcomeKind(f.Outcome), Anchor: "middle", Title: title})
 	}
 	if st.Do != sim.ActFork {
 		return
@@ -317,6 +312,36 @@ func (d *columnDraw) stepChip(st *sim.StepInfo, ly int, title string) {
 		d.path(templates.TLPath{D: fmt.Sprintf("M%d %d C%d %d %d %d %d %d", mid, ly+tlChipTop+tlChipH, mid+30, ly+tlChipTop+tlChipH+20, mid+30, cy-10, mid+20, cy+tlChipTop+4), Class: "fork-line"})
 		d.rect(templates.TLRect{X: x + 14, Y: cy + tlChipTop + 4, W: TimelineColumnWidth - 20, H: tlChipH - 8, Class: "chip forked-start"})
 		d.text(templates.TLText{X: mid + 4, Y: cy + tlChipTop + 21, Text: "▶ " + t.T("ForkedChip"), Class: "chip-action", Anchor: "middle"})
+	}
+}
+
+// nodeReplies draws the replies of a step of a lesson with nodes, each
+// node's in a cell of its own (nodeCell: two a line, in node order), its
+// number and its replies in the order they came ("2:OK", "3:nil,1"; a
+// string's quotes left to the title, for room), a node the step did not
+// reach "✕", each cell with its own title (issue 38: they ran together on
+// one clipped line, "1:nil 2:OK 3:OK").
+func (d *columnDraw) nodeReplies(st *sim.StepInfo, redisY int) {
+	t, f := d.v.t, d.f
+	for n := 1; n <= d.v.lesson.Nodes; n++ {
+		var replies, titles []string
+		for _, c := range f.Calls {
+			if c.Node == n {
+				replies = append(replies, strings.Trim(shortReply(c.Reply), `"`))
+				titles = append(titles, t.T("TLNodeReply", "Node", n, "Reply", c.Reply.String()))
+			}
+		}
+		class := "reply oc-" + outcomeKind(f.Outcome)
+		if len(replies) == 0 {
+			if !slices.Contains(st.Unreachable, n) {
+				continue
+			}
+			replies, class = []string{"✕"}, "reply oc-bad"
+			titles = []string{t.T("ChoiceUnreachable", "Node", n)}
+		}
+		mid, y, units := nodeCell(d.x, n)
+		d.text(templates.TLText{X: mid, Y: redisY + y, Text: Clip(strconv.Itoa(n)+":"+strings.Join(replies, ","), units),
+			Class: class, Anchor: "middle", Title: strings.Join(titles, "; ")})
 	}
 }
 
@@ -376,7 +401,7 @@ func (d *columnDraw) renewals(st *sim.StepInfo) (own bool) {
 // leaseGauge draws lock's lease as Redis keeps it, row k of the Redis lane.
 func (d *columnDraw) leaseGauge(k int, lock string) {
 	t, f, x, mid, i := d.v.t, d.f, d.x, d.mid, d.i
-	rowY := d.lay.redisY + tlReplyH + k*tlGaugeRw
+	rowY := d.lay.redisY + d.lay.replyH + k*tlGaugeRw
 	gy := rowY + 14
 	lv, ok := lockIn(f, lock)
 	if !ok {

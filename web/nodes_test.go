@@ -2,8 +2,12 @@ package web
 
 import (
 	"context"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 
@@ -130,19 +134,79 @@ func TestRedlockTimelineNamesNodes(t *testing.T) {
 		if got := (dom{root: mark}).text(t, "the restart's title", tag("title")); got != full {
 			t.Errorf("%s: the restart's title is %q, want %q", loc, got, full)
 		}
-		reply := colText("4", "reply")
-		if got := ownText(reply); got != "1:nil 2:OK 3:OK" {
-			t.Errorf("%s: step 4's replies drawn %q, want 1:nil 2:OK 3:OK", loc, got)
+		// a cell per node, in node order, each its own text and title,
+		// none touching another at the largest size a reply is drawn at
+		// (on a phone): they ran together as "1:nil 2:OK 3:OK" (issue 38)
+		boxes := replyBoxes(t, tl, 4)
+		var got, titles []string
+		for _, b := range boxes {
+			got = append(got, b.text)
+			titles = append(titles, dom{root: b.n}.text(t, "a reply's title", tag("title")))
 		}
-		var want []string
+		var wantTitles []string
 		for i, r := range []string{"(nil)", `"OK"`, `"OK"`} {
-			want = append(want, tr(loc).T("TLNodeReply", "Node", i+1, "Reply", r))
+			wantTitles = append(wantTitles, tr(loc).T("TLNodeReply", "Node", i+1, "Reply", r))
 		}
-		title := dom{root: reply}.text(t, "replies' title", tag("title"))
-		if title != strings.Join(want, "; ") {
-			t.Errorf("%s: step 4's replies titled %q, want %q", loc, title, strings.Join(want, "; "))
+		if want := []string{"1:nil", "2:OK", "3:OK"}; !slices.Equal(got, want) || !slices.Equal(titles, wantTitles) {
+			t.Errorf("%s: step 4's replies drawn %q titled %q, want %q titled %q", loc, got, titles, want, wantTitles)
+		}
+		for i, a := range boxes {
+			for _, b := range boxes[i+1:] {
+				if !a.apart(b) {
+					t.Errorf("%s: step 4's replies %q and %q touch: %+v, %+v", loc, a.text, b.text, a, b)
+				}
+			}
 		}
 	}
+}
+
+// replyBox is a reply text of a timeline's column: its text, the node it
+// names (what comes before its ":"), its baseline and how far across it
+// reaches at the largest size a reply is drawn at: on a phone mono at 15
+// units, 0.8 units closer (app.css), 8.2 units a character.
+type replyBox struct {
+	n           *html.Node
+	text, node  string
+	y           float64
+	left, right float64
+}
+
+// apart reports whether a and b do not touch: lines at least 15 units
+// apart (the size they are drawn at), or at least 2 units between them
+// across.
+func (a replyBox) apart(b replyBox) bool {
+	return math.Abs(a.y-b.y) >= 15 || a.right+2 <= b.left || b.right+2 <= a.left
+}
+
+// replyBoxes are the reply texts column col of the timeline tl draws, in
+// the order drawn; each must be anchored at its middle.
+func replyBoxes(t *testing.T, tl dom, col int) []replyBox {
+	t.Helper()
+	var out []replyBox
+	for _, g := range tl.all(and(tag("g"), withAttr("data-c", strconv.Itoa(col)))) {
+		for _, r := range (dom{root: g}).all(and(tag("text"), withClass("reply"))) {
+			var b replyBox
+			b.n = r
+			if r.FirstChild != nil && r.FirstChild.Type == html.TextNode {
+				b.text = strings.TrimSpace(r.FirstChild.Data)
+			}
+			b.node, _, _ = strings.Cut(b.text, ":")
+			xs, _ := attr(r, "x")
+			ys, _ := attr(r, "y")
+			x, err1 := strconv.ParseFloat(xs, 64)
+			y, err2 := strconv.ParseFloat(ys, 64)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("column %d: a reply at x=%q y=%q", col, xs, ys)
+			}
+			if a, _ := attr(r, "text-anchor"); a != "middle" {
+				t.Fatalf("column %d: reply %q anchored %q, want middle", col, b.text, a)
+			}
+			w := 8.2 * float64(utf8.RuneCountInString(b.text))
+			b.y, b.left, b.right = y, x-w/2, x+w/2
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // TestRedlockCompareNamesNodes: a comparison's cell lists each call's reply
@@ -162,5 +226,72 @@ func TestRedlockCompareNamesNodes(t *testing.T) {
 	}
 	if got := rows[3].A.Replies; got != strings.Join(want, "; ") {
 		t.Errorf("step 4's replies %q, want %q", got, strings.Join(want, "; "))
+	}
+}
+
+// TestNodeRepliesApart: in every lesson with nodes, on every column of its
+// timeline, each node's replies are a cell of their own (its number first,
+// one cell per node called or unreached, in node order), no cell touching
+// another at the largest size a reply is drawn at (on a phone; lines at
+// least 15 units apart), each within its column and the reply row, above
+// the Redis lane's first lock row (issue 38: "1:nil 2:OK…" ran together).
+func TestNodeRepliesApart(t *testing.T) {
+	t.Parallel()
+	for _, l := range testLessons(t) {
+		if l.Nodes == 0 {
+			continue
+		}
+		frames := expectedFrames(t, l)
+		cur := len(frames) - 1
+		v := view.New(view.Input{Texts: tr(sim.English), Lesson: l, Frames: frames, Cur: cur})
+		panels, err := v.Panels(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := parseDOM(t, panels[view.PanelTimeline])
+		redis := v.Timeline().Lanes[len(v.Timeline().Lanes)-1]
+		firstRow := float64(redis.Y + redis.H)
+		if len(redis.Rows) > 0 {
+			firstRow = float64(redis.Rows[0].Y - 32)
+		}
+		lines := 0
+		for col := 1; col < len(frames); col++ {
+			boxes := replyBoxes(t, tl, col)
+			lines += len(boxes)
+			var nodes []string
+			for _, b := range boxes {
+				nodes = append(nodes, b.node)
+			}
+			// a cell for each node the step called or could not reach
+			want := map[int]bool{}
+			for _, c := range frames[col].Calls {
+				want[c.Node] = true
+			}
+			if st := frames[col].Step; st != nil && (st.Do == sim.ActAcquire || st.Do == sim.ActRelease) {
+				for _, n := range st.Unreachable {
+					want[n] = true
+				}
+			}
+			if len(frames[col].Calls) > 0 && len(nodes) != len(want) {
+				t.Errorf("%s step %d: %d reply cells (nodes %q), want one for each of the %d nodes", l.ID, col, len(nodes), nodes, len(want))
+			}
+			x0, x1 := float64(col*view.TimelineColumnWidth), float64((col+1)*view.TimelineColumnWidth)
+			for i, b := range boxes {
+				if i > 0 && nodes[i] <= nodes[i-1] {
+					t.Errorf("%s step %d: replies of nodes %q, want node order", l.ID, col, nodes)
+				}
+				for _, o := range boxes[i+1:] {
+					if !b.apart(o) {
+						t.Errorf("%s step %d: the replies %q and %q touch: %+v, %+v", l.ID, col, b.text, o.text, b, o)
+					}
+				}
+				if b.y <= float64(redis.Y) || b.y > firstRow || b.left < x0 || b.right > x1 {
+					t.Errorf("%s step %d: reply %q at x %.1f to %.1f, y=%v, outside its column (x %.0f to %.0f) or the reply row (y %d to %.0f)", l.ID, col, b.text, b.left, b.right, b.y, x0, x1, redis.Y, firstRow)
+				}
+			}
+		}
+		if lines == 0 {
+			t.Errorf("%s: no reply drawn", l.ID)
+		}
 	}
 }
