@@ -32,6 +32,9 @@ export function startInterview(doc, root, storage) {
       if (el) el.hidden = !open;
     }
   });
+  // ready: the buttons answer from now on (a click before the module has
+  // loaded does nothing; a test waits for this before it clicks)
+  root.dataset.ready = "";
 }
 
 // timerView is what the timer shows with leftMs of totalS seconds left:

@@ -207,14 +207,14 @@ func TestBrowserDrillPredict(t *testing.T) {
 func TestBrowserInterviewPages(t *testing.T) {
 	t.Parallel()
 	ctx, ts := tabAt(t, Config{}, "/interview?lang=en")
-	waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3`, "three questions")
+	waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3 && 'ready' in document.getElementById('interview').dataset`, "three questions, the page's script ready")
 	if !eval[bool](t, ctx, `document.getElementById('q2-model').hidden`) {
 		t.Fatal("the model answer is open before the learner answers")
 	}
 	run(t, ctx, chromedp.SendKeys(chromedp.CSS("#q2-answer"), "Every request in the instance passes as the owner."))
 	waitJS(t, ctx, `document.querySelector('[data-saved="q2"]').textContent !== ''`, "the answer saved")
 	run(t, ctx, chromedp.Reload())
-	waitJS(t, ctx, `document.getElementById('q2-answer').value === 'Every request in the instance passes as the owner.'`, "the answer kept across a reload")
+	waitJS(t, ctx, `document.getElementById('q2-answer').value === 'Every request in the instance passes as the owner.' && 'ready' in document.getElementById('interview').dataset`, "the answer kept across a reload, the page's script ready")
 	click(t, ctx, `[data-reveal="q2"]`)
 	waitJS(t, ctx, `!document.getElementById('q2-model').hidden && !document.querySelector('[data-demo="q2"]').hidden`, "the model answer and its timeline")
 	if n := eval[int](t, ctx, `document.querySelectorAll('[data-demo="q2"] .tl svg').length`); n == 0 {

@@ -229,7 +229,9 @@ func TestBrowserInterviewModelTimeline(t *testing.T) {
 	for _, w := range []int64{1280, 1024} {
 		for _, loc := range sim.Locales {
 			run(t, ctx, chromedp.EmulateViewport(w, 800), chromedp.Navigate(ts.url+"/interview?lang="+string(loc)))
-			waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3`, "three questions")
+			// the page's script bound, else the click does nothing (CI, at
+			// load, clicked before and waited 60 s)
+			waitJS(t, ctx, `document.querySelectorAll('[data-question]').length === 3 && 'ready' in document.getElementById('interview').dataset`, "three questions, the page's script ready")
 			click(t, ctx, `[data-reveal="q1"]`)
 			waitJS(t, ctx, `!document.querySelector('[data-demo="q1"]').hidden && !!document.querySelector('[data-demo="q1"] .tl svg')`, "question 1's timeline")
 			got := eval[string](t, ctx, `(() => {
