@@ -18,20 +18,8 @@ var lockFormFields = []string{"variant_name", "variant", "script_name_1", "scrip
 // Redisson example, read from examples/variants: its own release and the
 // sound copy's acquire and renew.
 func brokenRedissonFiles(t *testing.T) map[string]string {
-	t.Helper()
-	read := func(p string) string {
-		b, err := os.ReadFile("../examples/variants/" + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return map[string]string{
-		"variant_name": "redisson-rlock-broken.variant.yaml", "variant": read("redisson-rlock-broken.variant.yaml"),
-		"script_name_1": "redisson-rlock-broken/release.lua", "script_1": read("redisson-rlock-broken/release.lua"),
-		"script_name_2": "redisson-rlock/acquire.lua", "script_2": read("redisson-rlock/acquire.lua"),
-		"script_name_3": "redisson-rlock/renew.lua", "script_3": read("redisson-rlock/renew.lua"),
-	}
+	return lockFormFiles(t, "../examples/variants", "redisson-rlock-broken.variant.yaml",
+		"redisson-rlock-broken/release.lua", "redisson-rlock/acquire.lua", "redisson-rlock/renew.lua")
 }
 
 // lockListing is what the page shows of a check's problems, measured in

@@ -40,19 +40,27 @@ func redissonFiles(t *testing.T) map[string]string {
 // data (examples/testdata/own): a lock that keeps its hold count in a key
 // of its own, whose rows differ from the lessons' own runs.
 func countKeyFiles(t *testing.T) map[string]string {
+	return lockFormFiles(t, "../examples/testdata/own", "count-key.variant.yaml", "count-key/acquire.lua", "count-key/release.lua")
+}
+
+// lockFormFiles are the "Your lock" form's fields for the variant file and
+// the scripts (paths under dir, in the form's order), each read from dir:
+// their names as given and their contents.
+func lockFormFiles(t *testing.T, dir, variant string, scripts ...string) map[string]string {
 	t.Helper()
 	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join("..", "examples", "testdata", "own", p))
+		b, err := os.ReadFile(filepath.Join(dir, p))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	return map[string]string{
-		"variant_name": "count-key.variant.yaml", "variant": read("count-key.variant.yaml"),
-		"script_name_1": "count-key/acquire.lua", "script_1": read("count-key/acquire.lua"),
-		"script_name_2": "count-key/release.lua", "script_2": read("count-key/release.lua"),
+	out := map[string]string{"variant_name": variant, "variant": read(variant)}
+	for i, sc := range scripts {
+		out[fmt.Sprintf("script_name_%d", i+1)] = sc
+		out[fmt.Sprintf("script_%d", i+1)] = read(sc)
 	}
+	return out
 }
 
 // lockCourse is the course of a server for a test of the "Your lock"
