@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,19 +16,7 @@ import (
 // as LOST, once the key is no longer the caller's.
 func touchFiles(t *testing.T) map[string]string {
 	t.Helper()
-	read := func(p string) string {
-		b, err := os.ReadFile("../examples/variants/" + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return map[string]string{
-		"variant_name": "touch.variant.yaml", "variant": read("touch.variant.yaml"),
-		"script_name_1": "touch/acquire.lua", "script_1": read("touch/acquire.lua"),
-		"script_name_2": "touch/release.lua", "script_2": read("touch/release.lua"),
-		"script_name_3": "touch/renew.lua", "script_3": read("touch/renew.lua"),
-	}
+	return lockFormFiles(t, "../examples/variants", "touch.variant.yaml", "touch/acquire.lua", "touch/release.lua", "touch/renew.lua")
 }
 
 // TestOwnLockRenewalLostRetold: lesson 16d under the touch lock comes out

@@ -21,19 +21,7 @@ import (
 // variant file and its three scripts, named as the variant file names them.
 func redissonFiles(t *testing.T) map[string]string {
 	t.Helper()
-	read := func(p string) string {
-		b, err := os.ReadFile("../examples/variants/" + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return map[string]string{
-		"variant_name": "redisson-rlock.variant.yaml", "variant": read("redisson-rlock.variant.yaml"),
-		"script_name_1": "redisson-rlock/acquire.lua", "script_1": read("redisson-rlock/acquire.lua"),
-		"script_name_2": "redisson-rlock/release.lua", "script_2": read("redisson-rlock/release.lua"),
-		"script_name_3": "redisson-rlock/renew.lua", "script_3": read("redisson-rlock/renew.lua"),
-	}
+	return lockFormFiles(t, "../examples/variants", "redisson-rlock.variant.yaml", "redisson-rlock/acquire.lua", "redisson-rlock/release.lua", "redisson-rlock/renew.lua")
 }
 
 // countKeyFiles is the form of the count-key lock of the examples' test
