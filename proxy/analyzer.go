@@ -145,7 +145,10 @@ func (a *analyzer) command(s *session, e Event) {
 	if len(c.Locks) == 0 && !slow {
 		return
 	}
-	a.enqueue(s, obs{s: s, e: e, keys: c.Locks, slow: slow})
+	o := obs{s: s, e: e, keys: c.Locks, slow: slow}
+	if !a.handleNow(o) {
+		a.enqueue(s, o)
+	}
 }
 
 // enqueue hands o to the analyzer's goroutine without blocking; a full
@@ -233,6 +236,13 @@ func (a *analyzer) run(ctx context.Context) {
 			a.conn.Close()
 		}
 	}()
+	if hold := a.p.cfg.analyzerHold; hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -298,6 +308,10 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 			a.update(k, st, o, st.Read)
 			continue
 		}
+		if unchangedSet(o.e.Command, k) {
+			a.unchanged(ctx, k, o)
+			continue
+		}
 		st, err := a.read(ctx, k)
 		if err != nil {
 			a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Fault: &FaultEvent{Kind: FaultObserverBehind, Key: k}, Error: err.Error()})
@@ -315,11 +329,20 @@ func (a *analyzer) handle(ctx context.Context, o obs) {
 // the command is no such SET of key, or its options leave the state
 // unknown here (KEEPTTL, GET, an absolute expiry).
 func setState(c *CommandEvent, key string) (LockState, bool) {
-	if c == nil || c.cmd.name != "SET" || len(c.cmd.args) < 3 || c.cmd.args[1] != key || c.value.Kind != '+' || c.value.Str != "OK" {
+	if c == nil || c.value.Kind != '+' || c.value.Str != "OK" {
 		return LockState{}, false
 	}
-	st := LockState{Key: key, Type: "string", Value: c.cmd.args[2], PTTL: -1, Read: c.Replied}
-	opts := c.cmd.args[3:]
+	return setStateIfOK(c.cmd, key, c.Replied)
+}
+
+// setStateIfOK is the state c leaves key in if Redis answers it OK at
+// replied (setState); ok is false when that would not say it.
+func setStateIfOK(c command, key string, replied time.Time) (LockState, bool) {
+	if c.name != "SET" || len(c.args) < 3 || c.args[1] != key {
+		return LockState{}, false
+	}
+	st := LockState{Key: key, Type: "string", Value: c.args[2], PTTL: -1, Read: replied}
+	opts := c.args[3:]
 	for i := 0; i < len(opts); i++ {
 		switch o := strings.ToUpper(opts[i]); o {
 		case "NX", "XX":
@@ -343,6 +366,71 @@ func setState(c *CommandEvent, key string) (LockState, bool) {
 	return st, true
 }
 
+// unchangedSet reports whether c is a SET sent without a read after it
+// (its state known from its arguments had it answered OK: setStateIfOK)
+// that answered nil (NX found the key, XX did not) or an error: it
+// changed nothing.
+func unchangedSet(c *CommandEvent, key string) bool {
+	if c == nil || !c.unread || !(c.value.Null || c.value.IsError()) {
+		return false
+	}
+	_, ok := setStateIfOK(c.cmd, key, c.Replied)
+	return ok
+}
+
+// expectsOK reports whether SET c of key most likely answers OK, as far
+// as the analyzer's last view of key tells: NX on a key it saw absent (or
+// never saw), XX on one it saw present, neither always. Such a SET's OK
+// gives its state (setState), so the session sends it without a read
+// after it (session.forward). A guess only: one answered otherwise is
+// handled by unchanged.
+func (a *analyzer) expectsOK(c command, key string) bool {
+	nx, xx := false, false
+	for _, o := range c.args[3:] {
+		nx = nx || strings.EqualFold(o, "NX")
+		xx = xx || strings.EqualFold(o, "XX")
+	}
+	if !nx && !xx {
+		return true
+	}
+	a.mu.Lock()
+	m := a.locks[key]
+	absent := m == nil || !m.state.Present()
+	a.mu.Unlock()
+	return (nx && absent) || (xx && !absent)
+}
+
+// unchanged handles a SET that was sent without a read after it and did
+// not answer OK (unchangedSet): it changed nothing, so the key is as the
+// analyzer last saw it, its PTTL counted down to the reply. When the
+// analyzer saw it absent, or its lease should have run out by then,
+// the state is not known: the lock reader reads it, as a sweep does (no
+// hold is the SET's: a new owner read here is claimed by the command
+// that wrote it).
+func (a *analyzer) unchanged(ctx context.Context, key string, o obs) {
+	c := o.e.Command
+	a.mu.Lock()
+	m := a.locks[key]
+	if m != nil && m.state.Present() && (m.expiresAt.IsZero() || m.expiresAt.Sub(c.Replied) >= time.Millisecond) {
+		st := m.state
+		if !m.expiresAt.IsZero() {
+			st.PTTL = m.expiresAt.Sub(c.Replied).Milliseconds()
+		}
+		st.Read, st.Cause = c.Replied, o.e.Seq
+		m.state = st
+		a.p.trace.add(Event{Kind: EventLock, At: st.Read, Lane: o.e.Lane, Lock: &st})
+		a.mu.Unlock()
+		return
+	}
+	a.mu.Unlock()
+	st, err := a.read(ctx, key)
+	if err != nil {
+		a.p.trace.add(Event{Kind: EventFault, At: time.Now(), Fault: &FaultEvent{Kind: FaultObserverBehind, Key: key}, Error: err.Error()})
+		return
+	}
+	a.update(key, st, obs{e: Event{Seq: o.e.Seq}}, st.Read)
+}
+
 // read reads key's type, PTTL and contents in one transaction (MULTI
 // TYPE PTTL GET HGETALL EXEC), so that the key cannot expire between them,
 // over the analyzer's own upstream connection (dialed again after an
@@ -357,13 +445,34 @@ func (a *analyzer) read(ctx context.Context, key string) (LockState, error) {
 }
 
 // lockStateFromExec is key's state from the EXEC reply of the read
-// transaction (MULTI TYPE PTTL GET HGETALL EXEC), read at read.
+// transaction (MULTI TYPE PTTL GET HGETALL EXEC: four replies), or of the
+// inline read (MULTI PTTL GET HGETALL EXEC: three), read at read. Without
+// TYPE the type is told by the replies: PTTL -2 absent, GET's value a
+// String, GET's WRONGTYPE and HGETALL's fields a Hash; any other type is
+// an error (the lock reader then reads it with TYPE).
 func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
 	st := LockState{Key: key, Read: read, PTTL: -2}
-	if v.Kind != '*' || v.Null || len(v.Elems) != 4 {
+	if v.Kind != '*' || v.Null || (len(v.Elems) != 4 && len(v.Elems) != 3) {
 		return st, fmt.Errorf("proxy: reading lock %q: the transaction answered %s", key, v.String())
 	}
-	typ, pttl, get, hash := v.Elems[0], v.Elems[1], v.Elems[2], v.Elems[3]
+	elems := v.Elems
+	var typ Value
+	if len(elems) == 4 {
+		typ, elems = elems[0], elems[1:]
+	}
+	pttl, get, hash := elems[0], elems[1], elems[2]
+	if len(v.Elems) == 3 {
+		switch {
+		case pttl.Kind == ':' && pttl.Int == -2:
+			typ.Str = "none"
+		case !get.IsError():
+			typ.Str = "string"
+		case !hash.IsError():
+			typ.Str = "hash"
+		default:
+			return st, fmt.Errorf("proxy: reading lock %q: neither a string nor a hash (%s; %s)", key, get.Str, hash.Str)
+		}
+	}
 	if typ.IsError() {
 		return st, fmt.Errorf("proxy: reading lock %q: TYPE: %s", key, typ.Str)
 	}

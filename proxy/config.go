@@ -63,6 +63,10 @@ type Config struct {
 	// refills (a test's: a budget that no timer refills); nil:
 	// defaultPlainRate.
 	plainRate *plainRate
+	// analyzerHold, when set, holds the analyzer's goroutine before its
+	// first job until it is closed (a test's: jobs queue up behind it);
+	// nil: none.
+	analyzerHold <-chan struct{}
 }
 
 // LimitError is a refused limit: the flag (or Config field) and its bound.

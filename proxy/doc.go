@@ -70,12 +70,17 @@
 // findings. After each command on a lock key the key's type, contents and
 // PTTL are read in one MULTI/EXEC: right after the command on the
 // command's own upstream connection when the client speaks RESP2 outside
-// its own MULTI and WATCH (inlineread.go; none of its later commands runs
-// between, and the client never sees these replies), else by the
-// analyzer's own connection (so such a read may already show a later
-// command; a command that names the owner a sweep found first still
-// claims its hold, and a SET answered OK gives the state it left from its
-// own arguments, unread). The analyzer (analyzer.go) takes the states and
+// its own MULTI and WATCH (inlineread.go: MULTI PTTL GET HGETALL EXEC, the
+// type told by which of GET and HGETALL answered WRONGTYPE; none of the
+// client's later commands runs between, and the client never sees these
+// replies), else by the analyzer's own connection (MULTI TYPE PTTL GET
+// HGETALL EXEC; so such a read may already show a later command; a command
+// that names the owner a sweep found first still claims its hold). A SET
+// answered OK gives the state it left from its own arguments, unread; a
+// SET the analyzer expects to answer OK (NX on a key it last saw absent)
+// is sent with no read after it, and if it answers nil it changed nothing:
+// the state after it is the analyzer's, its PTTL counted down (read by the
+// analyzer's connection when the analyzer saw the key absent). The analyzer (analyzer.go) takes the states and
 // derives findings, one command at a time in the order handed: a command
 // whose keys were all read on its connection is analyzed by the goroutine
 // that passes its reply when nothing is queued before it (no wake-up of

@@ -9,8 +9,8 @@ import (
 )
 
 // inlineRead is the read of a command's lock keys sent on the command's
-// own upstream connection, right after it (MULTI TYPE PTTL GET HGETALL
-// EXEC per key): Redis runs a connection's commands in order, so no later
+// own upstream connection, right after it (MULTI PTTL GET HGETALL EXEC
+// per key: appendInlineTx): Redis runs a connection's commands in order, so no later
 // command of the same client can run between the command and its read,
 // whereas the lock reader's own connection (analyzer.read) may read after
 // the client's next command (a release read as the next acquire's hold:
@@ -54,24 +54,40 @@ type inlinePart struct {
 	exec bool
 }
 
-// readTxLen is how many commands appendReadTx writes (as many replies).
-const readTxLen = 6
+// readTxLen is how many commands appendReadTx writes (as many replies);
+// inlineTxLen how many appendInlineTx writes.
+const (
+	readTxLen   = 6
+	inlineTxLen = 5
+)
 
 // appendReadTx appends the read of key's state as one transaction (MULTI
 // TYPE PTTL GET HGETALL EXEC, so that the key cannot expire between them)
 // to b: lockStateFromExec reads EXEC's reply.
 func appendReadTx(b []byte, key string) []byte {
-	for _, cmd := range [readTxLen][2]string{{"MULTI"}, {"TYPE", key}, {"PTTL", key}, {"GET", key}, {"HGETALL", key}, {"EXEC"}} {
-		n := 1
-		if cmd[1] != "" {
-			n = 2
-		}
-		b = redcon.AppendArray(b, n)
-		for _, arg := range cmd[:n] {
-			b = redcon.AppendBulkString(b, arg)
-		}
+	return appendTx(b, key, "TYPE", "PTTL", "GET", "HGETALL")
+}
+
+// appendInlineTx appends the inline read of key's state (MULTI PTTL GET
+// HGETALL EXEC): appendReadTx without TYPE, one command fewer for Redis
+// to run and the proxy to parse after every traced command. The type is
+// told by which of GET and HGETALL answered WRONGTYPE (lockStateFromExec);
+// a key of another type is read again by the lock reader, with TYPE.
+func appendInlineTx(b []byte, key string) []byte {
+	return appendTx(b, key, "PTTL", "GET", "HGETALL")
+}
+
+// appendTx appends MULTI, each of reads on key, and EXEC to b.
+func appendTx(b []byte, key string, reads ...string) []byte {
+	b = redcon.AppendArray(b, 1)
+	b = redcon.AppendBulkString(b, "MULTI")
+	for _, r := range reads {
+		b = redcon.AppendArray(b, 2)
+		b = redcon.AppendBulkString(b, r)
+		b = redcon.AppendBulkString(b, key)
 	}
-	return b
+	b = redcon.AppendArray(b, 1)
+	return redcon.AppendBulkString(b, "EXEC")
 }
 
 // inlineEligible reports whether a command with lock keys may have its
@@ -96,10 +112,12 @@ func (s *session) inlineEligible(c command) bool {
 // between its MULTI and EXEC would be queued in it.
 func (s *session) queueInlineRead(r *inlineRead) bool {
 	for _, k := range r.keys {
-		var parts [readTxLen]pending
+		var parts [inlineTxLen]pending
+		queued := &inlinePart{r: r, key: k} // MULTI's and the reads' replies
 		for i := range parts {
-			parts[i] = pending{inline: &inlinePart{r: r, key: k, exec: i == readTxLen-1}}
+			parts[i] = pending{inline: queued}
 		}
+		parts[inlineTxLen-1].inline = &inlinePart{r: r, key: k, exec: true}
 		for !s.queue.pushAll(parts[:]) {
 			if !s.flushUp() {
 				return false
@@ -110,7 +128,7 @@ func (s *session) queueInlineRead(r *inlineRead) bool {
 				return false
 			}
 		}
-		s.upBuf = appendReadTx(s.upBuf, k)
+		s.upBuf = appendInlineTx(s.upBuf, k)
 		s.upCount += len(parts)
 		if len(s.upBuf) >= maxWriteBatch && !s.flushUp() {
 			return false

@@ -17,6 +17,10 @@ type pending struct {
 	// (inlineRead); inline: this entry is one of that read's replies.
 	read   *inlineRead
 	inline *inlinePart
+	// unread: a SET whose state its OK would give (setStateIfOK), on a
+	// key the analyzer last saw absent, sent without a read after it
+	// (session.forward); answered otherwise, analyzer.unchanged.
+	unread bool
 }
 
 // pendingQueue is a session's commands awaiting replies, oldest first: at

@@ -267,6 +267,15 @@ func (s *session) forward(cmd redcon.Command) bool {
 	if len(pend.locks) == 0 || !s.inlineEligible(c) {
 		return s.queueCommand(pend, raw, true)
 	}
+	if len(pend.locks) == 1 {
+		if _, ok := setStateIfOK(c, pend.locks[0], now); ok && s.p.an.expectsOK(c, pend.locks[0]) {
+			// A SET that most likely answers OK (NX on a key last seen
+			// absent), which gives its state: a read after it would cost
+			// Redis six commands and the proxy their replies, for nothing.
+			pend.unread = true
+			return s.queueCommand(pend, raw, true)
+		}
+	}
 	pend.read = &inlineRead{keys: pend.locks[:min(len(pend.locks), maxInlineKeys)]}
 	pend.read.left = len(pend.read.keys)
 	return s.queueCommand(pend, raw, true) && s.queueInlineRead(pend.read)
@@ -443,7 +452,7 @@ var (
 func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, lost bool) {
 	c := pend.cmd
 	ev := &CommandEvent{Name: c.name, Args: c.traceArgs(len(pend.locks) > 0), Locks: pend.locks, Sent: pend.sent,
-		Replied: replied, ReplyLost: lost}
+		Replied: replied, ReplyLost: lost, unread: pend.unread}
 	if len(pend.locks) > 0 || c.script != nil || scriptCommands[c.name] {
 		// Kept for the analyzer and SaveLesson; other commands keep only
 		// what the trace shows.

@@ -63,6 +63,8 @@ type CommandEvent struct {
 	Script string `json:"script,omitempty"`
 	value  Value
 	cmd    command
+	// unread: a SET sent without a read after it (pending.unread).
+	unread bool
 }
 
 // ring is the trace: the last len(buf) events, and the subscribers that
