@@ -96,12 +96,13 @@ const roomStates = {
   // each level (the lanes at least three steps wide, --tl-min); (8) as 4
   // with the diagram's card gone; (9, 10) the diagram's card gone too,
   // the timeline only as tall as its drawing, and the keys (9), or the
-  // keys and the command (10), in a strip under it and the narration;
-  // then (6) as 4 with the right column wider than the lanes' window of
-  // three steps leaves, where only it shows the narration whole; (7) as 6
-  // with the other cards' rows lower; last (11, 12) as 9 and 10 with the
-  // right column as wide as at 6
-  side: [[null, "1"], [null, "2"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "8"], [false, "9"], [false, "10"], [false, "6"], [false, "7"], [false, "11"], [false, "12"]],
+  // keys and the command (10), in a strip under it and the narration
+  side: [[null, "1"], [null, "2"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "8"], [false, "9"], [false, "10"]],
+  // then, where none of those shows the cards whole even at tight type,
+  // the lanes' window narrower than three steps: (6) as 4 with the right
+  // column wider than the window leaves; (7) as 6 with the other cards'
+  // rows lower; (11, 12) as 9 and 10 with the right column as wide as at 6
+  sideNarrow: [[false, "6"], [false, "7"], [false, "11"], [false, "12"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
   // the keys' column wider (4) and wider than the narration's (5); last,
@@ -148,11 +149,15 @@ export function makeRoom(doc, on) {
   let best = null;
   // the levels at the cards' own type first, then tight (data-tight,
   // presenter.css: the narration at its 14 px floor, the rows of the keys,
-  // the calls and the banners closer)
-  for (const tight of [false, true]) {
+  // the calls and the banners closer); at the side the lanes' window of
+  // three steps is kept at tight type before it narrows (sideNarrow)
+  const side = board.dataset.tl === "side";
+  const passes = side ? [["side", false], ["side", true], ["sideNarrow", false], ["sideNarrow", true]] : [["bottom", false], ["bottom", true]];
+  for (const [states, tight] of passes) {
     if (tight) board.dataset.tight = "";
-    for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
-      if (under === null && !placedUnder && board.dataset.tl === "side") continue;
+    else delete board.dataset.tight;
+    for (const [under, room] of roomStates[states]) {
+      if (under === null && !placedUnder && side) continue;
       const u = under === null ? placedUnder : under;
       set(u, room);
       const c = cut();

@@ -388,4 +388,12 @@ test("makeRoom tries every level again at tight type where none fits, and keeps 
   assert.ok(!("tight" in own.board.dataset));
   assert.equal(presenter.makeRoom(tight, false), "", "off presenter mode: cleared");
   assert.ok(!("tight" in tight.board.dataset));
+  // at the side the lanes' window of three steps at tight type (9) comes
+  // before a narrower window at the cards' own type (6)
+  const side = roomBoard(true, false, 400, [300, 300, 300, 300, 300, 0, 400, 0, 300, 385]);
+  const narr = side.board.querySelector(".narration");
+  const box = Object.getOwnPropertyDescriptor(narr, "clientHeight").get;
+  Object.defineProperty(narr, "clientHeight", { get: () => box() + ("tight" in side.board.dataset ? 20 : 0) });
+  assert.equal(presenter.makeRoom(side, true), "9");
+  assert.ok("tight" in side.board.dataset);
 });
