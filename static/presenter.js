@@ -94,10 +94,15 @@ const roomStates = {
   // (1), then with the lanes' column at its least and the diagram's card
   // gone (2); then in the right column, its row first, the column wider at
   // each level (the lanes at least three steps wide, --tl-min); (8) as 4
-  // with the diagram's card gone; last (6), as 4 with the right column
-  // wider than that leaves, where only it shows the narration whole; then
-  // (7) as 6 with the other cards' rows lower
-  side: [[null, "1"], [null, "2"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "8"], [false, "6"], [false, "7"]],
+  // with the diagram's card gone; (9, 10) the diagram's card gone too,
+  // the timeline only as tall as its drawing, and the keys (9), or the
+  // keys and the command (10), in a strip under it and the narration
+  side: [[null, "1"], [null, "2"], [false, "1"], [false, "2"], [false, "3"], [false, "4"], [false, "8"], [false, "9"], [false, "10"]],
+  // then, where none of those shows the cards whole even at tight type,
+  // the lanes' window narrower than three steps: (6) as 4 with the right
+  // column wider than the window leaves; (7) as 6 with the other cards'
+  // rows lower; (11, 12) as 9 and 10 with the right column as wide as at 6
+  sideNarrow: [[false, "6"], [false, "7"], [false, "11"], [false, "12"]],
   // the diagram in words and the narration's column wider, then the
   // narration two columns wide, then wider still; then, for many keys,
   // the keys' column wider (4) and wider than the narration's (5); last,
@@ -118,6 +123,7 @@ export function makeRoom(doc, on) {
   const narr = board?.querySelector(".narration");
   if (!board || !narr) return "";
   delete board.dataset.room;
+  delete board.dataset.tight;
   // the narration, the keys (on independent nodes each node's rows were
   // cut by up to 211 px, redlock-node-clock-jump; a replica's and the
   // fencing lessons' keys and PTTLs by up to 240 px) and the command (a
@@ -141,17 +147,28 @@ export function makeRoom(doc, on) {
     board.dataset.room = room;
   };
   let best = null;
-  for (const [under, room] of roomStates[board.dataset.tl === "side" ? "side" : "bottom"]) {
-    if (under === null && !placedUnder && board.dataset.tl === "side") continue;
-    const u = under === null ? placedUnder : under;
-    set(u, room);
-    const c = cut();
-    if (c === 0) return room;
-    // the narration's words first, then the keys' and the command's
-    const n = hidden(narr);
-    if (!best || n < best.n || (n === best.n && c < best.c)) best = { u, room, c, n };
+  // the levels at the cards' own type first, then tight (data-tight,
+  // presenter.css: the narration at its 14 px floor, the rows of the keys,
+  // the calls and the banners closer); at the side the lanes' window of
+  // three steps is kept at tight type before it narrows (sideNarrow)
+  const side = board.dataset.tl === "side";
+  const passes = side ? [["side", false], ["side", true], ["sideNarrow", false], ["sideNarrow", true]] : [["bottom", false], ["bottom", true]];
+  for (const [states, tight] of passes) {
+    if (tight) board.dataset.tight = "";
+    else delete board.dataset.tight;
+    for (const [under, room] of roomStates[states]) {
+      if (under === null && !placedUnder && side) continue;
+      const u = under === null ? placedUnder : under;
+      set(u, room);
+      const c = cut();
+      if (c === 0) return room;
+      // the narration's words first, then the keys' and the command's
+      const n = hidden(narr);
+      if (!best || n < best.n || (n === best.n && c < best.c)) best = { u, room, c, n, tight };
+    }
   }
   // nowhere whole: the state that hides the least
+  if (!best.tight) delete board.dataset.tight;
   set(best.u, best.room);
   return best.room;
 }

@@ -616,6 +616,79 @@ func TestBrowserPhoneLanes(t *testing.T) {
 	}
 }
 
+// phoneBanners is what measurePhoneBanners finds of a phone's banners.
+type phoneBanners struct {
+	ScreenEnd float64 `json:"screenEnd"` // the bottom bar's top (px): the first screen ends there
+	Banners   []struct {
+		H     float64 `json:"h"`     // the banner's height (px)
+		Lines float64 `json:"lines"` // its text's box's height in lines of its line height
+		Head  bool    `json:"head"`  // its heading shown, whole in it
+		// Whole: all of its text shown (a violation's detail too), none
+		// cut in its box.
+		Whole bool `json:"whole"`
+	} `json:"banners"`
+	HeadBottom float64 `json:"headBottom"` // the narration's headline's bottom (px)
+	SayTop     float64 `json:"sayTop"`     // the narration's text's top (px)
+}
+
+// measurePhoneBanners measures phoneBanners.
+const measurePhoneBanners = `(() => {
+	const r = el => el.getBoundingClientRect();
+	const bar = document.querySelector('.controls-wrap');
+	const banners = [...document.querySelectorAll('#panel-alerts .banner')].map(b => {
+		const box = r(b), h = b.querySelector('h2'), hb = r(h), div = b.querySelector(':scope > div');
+		const details = [...b.querySelectorAll('.detail, li')];
+		const cs = getComputedStyle(div), lh = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+		return {h: box.height, lines: r(div).height / lh,
+			head: hb.width > 0 && hb.bottom <= box.bottom + 0.5 && hb.right <= box.right + 0.5,
+			whole: details.every(d => r(d).width > 0) && div.scrollHeight <= div.clientHeight + 1};
+	});
+	return {screenEnd: Math.min(innerHeight, r(bar).top), banners,
+		headBottom: r(document.querySelector('#panel-narration .narr .headline')).bottom,
+		sayTop: r(document.querySelector('#panel-narration .narr .say')).top};
+})()`
+
+// TestBrowserPhoneBanners: on a 390 x 844 phone a step's banners leave
+// the first screen to the narration (a fresh review of issue 38:
+// redlock-restart step 4 in zh-TW, a violation's and a stale owner's
+// banner of about 150 px each, the narration's text starting at y=620):
+// each banner is at most two lines of its text, its heading shown; the
+// narration's headline and the start of its text are on the first screen,
+// above the bottom bar; tapped, a banner shows its whole text (its
+// violation's detail too, nothing cut).
+func TestBrowserPhoneBanners(t *testing.T) {
+	t.Parallel()
+	ctx, _, ts := courseTab(t, Config{})
+	run(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch))
+	openStep(t, ctx, ts, "redlock-restart", 4, "zh-TW")
+	var f phoneBanners
+	if err := json.Unmarshal(eval[[]byte](t, ctx, measurePhoneBanners), &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Banners) != 2 {
+		t.Fatalf("%d banners shown, want the violation's and the stale owner's", len(f.Banners))
+	}
+	for i, b := range f.Banners {
+		if b.Lines > 2.2 || !b.Head {
+			t.Errorf("banner %d is %.0f px, %.1f lines, its heading shown whole %v; want at most 2 lines, the heading shown", i, b.H, b.Lines, b.Head)
+		}
+	}
+	if f.HeadBottom > f.ScreenEnd || f.SayTop+20 > f.ScreenEnd {
+		t.Errorf("the narration's headline ends at y=%.0f and its text starts at y=%.0f, the first screen at %.0f; want both on it", f.HeadBottom, f.SayTop, f.ScreenEnd)
+	}
+	t.Logf("banners %.0f and %.0f px, the narration's text at y=%.0f of %.0f", f.Banners[0].H, f.Banners[1].H, f.SayTop, f.ScreenEnd)
+	for i := range f.Banners {
+		click(t, ctx, fmt.Sprintf("#panel-alerts .banner:nth-of-type(%d)", i+1))
+		var g phoneBanners
+		if err := json.Unmarshal(eval[[]byte](t, ctx, measurePhoneBanners), &g); err != nil {
+			t.Fatal(err)
+		}
+		if !g.Banners[i].Whole {
+			t.Errorf("banner %d tapped: its whole text is not shown", i)
+		}
+	}
+}
+
 // TestBrowserDeskWholeTimeline: on a 1280 x 800 desk (not presenter mode)
 // every course lesson of five lanes or fewer (four actors and Redis) shows
 // its whole timeline, the Redis lane too, on the first screen at its first

@@ -370,3 +370,30 @@ test("timelineMinWidth is the lane names, three steps' columns and the card's pa
   assert.equal(presenter.timelineMinWidth(doc, board, 1.3), (196 + 300) * 1.3 + 2 + 24 + 4);
   assert.equal(presenter.timelineMinWidth(doc, { querySelector: () => null }), 0, "no drawing: no least width");
 });
+
+test("makeRoom tries every level again at tight type where none fits, and keeps tight only then", () => {
+  // the narration's box is 20 px taller at tight type (data-tight)
+  const tightBoard = (need) => {
+    const b = roomBoard(false, false, need, [300, 350, 380, 390]);
+    const narr = b.board.querySelector(".narration");
+    const box = Object.getOwnPropertyDescriptor(narr, "clientHeight").get;
+    Object.defineProperty(narr, "clientHeight", { get: () => box() + ("tight" in b.board.dataset ? 20 : 0) });
+    return b;
+  };
+  const tight = tightBoard(400);
+  assert.equal(presenter.makeRoom(tight, true), "2", "the first level where it fits at tight type");
+  assert.ok("tight" in tight.board.dataset);
+  const own = tightBoard(380);
+  assert.equal(presenter.makeRoom(own, true), "2", "it fits at its own type: no second pass");
+  assert.ok(!("tight" in own.board.dataset));
+  assert.equal(presenter.makeRoom(tight, false), "", "off presenter mode: cleared");
+  assert.ok(!("tight" in tight.board.dataset));
+  // at the side the lanes' window of three steps at tight type (9) comes
+  // before a narrower window at the cards' own type (6)
+  const side = roomBoard(true, false, 400, [300, 300, 300, 300, 300, 0, 400, 0, 300, 385]);
+  const narr = side.board.querySelector(".narration");
+  const box = Object.getOwnPropertyDescriptor(narr, "clientHeight").get;
+  Object.defineProperty(narr, "clientHeight", { get: () => box() + ("tight" in side.board.dataset ? 20 : 0) });
+  assert.equal(presenter.makeRoom(side, true), "9");
+  assert.ok("tight" in side.board.dataset);
+});
