@@ -65,6 +65,9 @@ type CommandEvent struct {
 	cmd    command
 	// unread: a SET sent without a read after it (pending.unread).
 	unread bool
+	// tx: for EXEC, the queued commands on lock keys (and scripts) it
+	// ran, with their replies from its array (session.endTx).
+	tx []txCommand
 }
 
 // ring is the trace: the last len(buf) events, and the subscribers that
