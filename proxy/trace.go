@@ -51,7 +51,8 @@ type CommandEvent struct {
 	Name string   `json:"name"`
 	Args []string `json:"args"`
 	// Locks are the lock keys the command named (for EXEC, those of the
-	// commands it ran).
+	// commands queued since MULTI; a command answered QUEUED runs at its
+	// EXEC, which carries its reply).
 	Locks   []string  `json:"locks,omitempty"`
 	Sent    time.Time `json:"sent"`
 	Replied time.Time `json:"replied"`
