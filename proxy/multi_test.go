@@ -4,6 +4,10 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/redis/go-redis/v9"
 
 	"lockstep/internal/redistest"
 )
@@ -265,6 +269,86 @@ func TestPipelinedTransaction(t *testing.T) {
 			if len(snap.Findings) != 0 {
 				t.Errorf("RESP%s: findings %+v, want none", proto, snap.Findings)
 			}
+		}
+	})
+}
+
+// TestSaveTransaction: a saved lesson takes a command of a client's
+// transaction as run at its EXEC, with its reply from EXEC's array: a DEL
+// inside MULTI is a release (RELEASED), and a SET NX inside a discarded
+// MULTI never ran (no step).
+func TestSaveTransaction(t *testing.T) {
+	onBoth(t, func(t *testing.T, realRedis bool) {
+		p, release := txProxy(t, realRedis)
+		release()
+		a, b := dialRaw(t, p.Addr()), dialRaw(t, p.Addr())
+		if got := a.pipeline(t, cmd("SET lock:v tokA NX PX 60000")); got[0] != "OK" {
+			t.Fatalf("a's acquire answered %q", got)
+		}
+		if got := b.pipeline(t, cmd("MULTI"), cmd("SET lock:v tokB NX PX 60000"), cmd("DISCARD")); got[1] != "QUEUED" {
+			t.Fatalf("b's MULTI, SET NX, DISCARD answered %q", got)
+		}
+		if got := a.pipeline(t, cmd("MULTI"), cmd("DEL lock:v"), cmd("EXEC")); got[2] != "[(integer) 1]" {
+			t.Fatalf("a's MULTI, DEL, EXEC answered %q", got)
+		}
+		saved, err := p.SaveLesson(context.Background(), SaveOptions{ID: "tx"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lesson struct {
+			Steps []step `yaml:"steps"`
+		}
+		if err := yaml.Unmarshal(saved.Lesson, &lesson); err != nil {
+			t.Fatalf("%v\n%s", err, saved.Lesson)
+		}
+		var got []string
+		for _, s := range lesson.Steps {
+			if s.Do == "acquire" || s.Do == "release" {
+				got = append(got, s.Actor+" "+s.Do+" "+s.Expect)
+			}
+		}
+		if want := []string{"A acquire ACQUIRED", "A release RELEASED"}; !slices.Equal(got, want) {
+			t.Errorf("saved steps %q, want %q\n%s", got, want, saved.Lesson)
+		}
+		// One: the bare DEL written as a script. A queued command saved
+		// with no lock state would add one ("has no lock state").
+		if len(saved.Missing) != 1 {
+			t.Errorf("missing %q, want only the bare DEL's note", saved.Missing)
+		}
+	})
+}
+
+// TestGoRedisTxPipelined: go-redis's TxPipelined (MULTI ... EXEC in one
+// write, RESP3) acquiring a lock in one transaction and releasing it in
+// the next while the analyzer lags: an acquire and a release by the same
+// client at EXEC, no finding.
+func TestGoRedisTxPipelined(t *testing.T) {
+	onBoth(t, func(t *testing.T, realRedis bool) {
+		p, release := txProxy(t, realRedis)
+		ctx := context.Background()
+		c := redis.NewClient(&redis.Options{Addr: p.Addr(), PoolSize: 1, MaxRetries: -1, Protocol: 3, DisableIdentity: true})
+		t.Cleanup(func() { c.Close() })
+		for _, f := range []func(redis.Pipeliner){
+			func(tx redis.Pipeliner) { tx.SetNX(ctx, "lock:g", "tokG", time.Minute) },
+			func(tx redis.Pipeliner) { tx.Del(ctx, "lock:g") },
+		} {
+			if _, err := c.TxPipelined(ctx, func(tx redis.Pipeliner) error { f(tx); return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		release()
+		settle(p)
+		snap := p.Snapshot()
+		lane := snap.Lanes[0].Lane
+		set, del := lastCommand(snap.Events, lane, "SET", "lock:g"), lastCommand(snap.Events, lane, "DEL", "lock:g")
+		if st := statesAfter(snap.Events, set); len(st) != 1 || st[0].Value != "tokG" || st[0].Holder != lane {
+			t.Errorf("states after the SET NX %+v, want tokG held by %s", st, lane)
+		}
+		if st := statesAfter(snap.Events, del); len(st) != 1 || st[0].Present() {
+			t.Errorf("states after the DEL %+v, want absent", st)
+		}
+		if len(snap.Findings) != 0 {
+			t.Errorf("findings %+v, want none", snap.Findings)
 		}
 	})
 }
