@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -349,6 +350,30 @@ func TestGoRedisTxPipelined(t *testing.T) {
 		}
 		if len(snap.Findings) != 0 {
 			t.Errorf("findings %+v, want none", snap.Findings)
+		}
+	})
+}
+
+// TestExecAbortRunsNone: a transaction with a command Redis refused while
+// queuing (GET with two keys: wrong arity) is answered EXECABORT at EXEC and runs none of its commands:
+// the SET NX queued before the refused command leaves no state.
+func TestExecAbortRunsNone(t *testing.T) {
+	onBoth(t, func(t *testing.T, realRedis bool) {
+		p, release := txProxy(t, realRedis)
+		release()
+		a := dialRaw(t, p.Addr())
+		got := a.pipeline(t, cmd("MULTI"), cmd("SET lock:e tokA NX PX 60000"), cmd("GET a b"), cmd("EXEC"))
+		if got[1] != "QUEUED" || !strings.HasPrefix(got[3], "(error) EXECABORT") {
+			t.Fatalf("the transaction answered %q, want its EXEC EXECABORT", got)
+		}
+		settle(p)
+		snap := p.Snapshot()
+		set := lastCommand(snap.Events, snap.Lanes[0].Lane, "SET", "lock:e")
+		if st := statesAfter(snap.Events, set); set == 0 || len(st) != 0 {
+			t.Errorf("states after the SET NX of an aborted transaction (event %d) %+v, want none", set, st)
+		}
+		if st, ok := lockOf(snap, "lock:e"); ok && st.Present() {
+			t.Errorf("lock:e %+v, want absent", st)
 		}
 	})
 }
