@@ -140,6 +140,9 @@ func (a *analyzer) command(s *session, e Event) {
 	if ranNothing(c) {
 		return // NOSCRIPT: nothing ran, and a read now may show the EVAL after it
 	}
+	if c.Name == "EXEC" && len(c.tx) == 0 {
+		return // it ran no command on a lock key (or none: DISCARD, nil, EXECABORT)
+	}
 	slow := c.cmd.script != nil || scriptCommands[c.Name]
 	slow = slow && c.Replied.Sub(c.Sent) > a.p.cfg.SlowScript
 	if len(c.Locks) == 0 && !slow {
@@ -171,7 +174,7 @@ func (a *analyzer) enqueue(s *session, o obs) {
 // key without one is read by the lock reader.
 func (a *analyzer) commandRead(s *session, e Event, states lockStates) {
 	c := e.Command
-	if ranNothing(c) {
+	if ranNothing(c) || (c.Name == "EXEC" && len(c.tx) == 0) {
 		return
 	}
 	slow := c.cmd.script != nil || scriptCommands[c.Name]
@@ -285,6 +288,10 @@ func (a *analyzer) sweep(ctx context.Context, now time.Time) {
 }
 
 func (a *analyzer) handle(ctx context.Context, o obs) {
+	if c := o.e.Command; c != nil && c.Name == "EXEC" {
+		a.handleTx(ctx, o) // the commands it ran (multi.go)
+		return
+	}
 	if o.slow {
 		c := o.e.Command
 		ms := c.Replied.Sub(c.Sent).Milliseconds()

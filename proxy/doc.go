@@ -80,7 +80,16 @@
 // SET the analyzer expects to answer OK (NX on a key it last saw absent)
 // is sent with no read after it, and if it answers nil it changed nothing:
 // the state after it is the analyzer's, its PTTL counted down (read by the
-// analyzer's connection when the analyzer saw the key absent). The analyzer (analyzer.go) takes the states and
+// analyzer's connection when the analyzer saw the key absent). A command
+// the client sends inside its own MULTI is answered QUEUED and has not
+// run: it is traced (its reply QUEUED) and neither read after nor
+// analysed; at EXEC the queued commands on lock keys are analysed in
+// their order, each with its reply from EXEC's array and the states read
+// after EXEC (the read after EXEC on its connection, or one lock-reader
+// read a key; a SET answered OK its own), so a DEL inside MULTI is a
+// release at EXEC; DISCARD, an EXEC answered nil (a WATCHed key changed)
+// and EXECABORT ran none (multi.go). SaveLesson saves such a command as
+// run at its EXEC. The analyzer (analyzer.go) takes the states and
 // derives findings, one command at a time in the order handed: a command
 // whose keys were all read on its connection is analyzed by the goroutine
 // that passes its reply when nothing is queued before it (no wake-up of

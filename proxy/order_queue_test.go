@@ -15,8 +15,8 @@ import (
 // job is queued for the analyzer's goroutine: else it would overtake the
 // client's earlier commands, and the lock states (and the findings drawn
 // from them) would come in another order than the commands. The analyzer
-// is held while one client sends a transaction on a lock key (queued: its
-// keys are read by the lock reader), a release (read on its connection)
+// is held while one client sends a DEL of more lock keys than are read
+// on its connection (the last read by the lock reader), a release (read on its connection)
 // and an acquire (a SET NX PX: its state known from its arguments); none
 // of them is analyzed while the analyzer is held, and once it runs their
 // lock states come in the commands' order.

@@ -21,6 +21,9 @@ type pending struct {
 	// key the analyzer last saw absent, sent without a read after it
 	// (session.forward); answered otherwise, analyzer.unchanged.
 	unread bool
+	// inTx: sent inside the client's MULTI (after it, before its EXEC or
+	// DISCARD); answered QUEUED, it runs at EXEC (session.record).
+	inTx bool
 }
 
 // pendingQueue is a session's commands awaiting replies, oldest first: at

@@ -130,11 +130,23 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 			overlapAt[e.Finding.Events[len(e.Finding.Events)-1]] = true
 		}
 	}
-	// Lock commands in the order they were sent, and the faults.
+	// Lock commands in the order they were sent (a command of a client's
+	// transaction as it ran at EXEC: ranAtExec), and the faults.
+	ran := ranAtExec(events)
 	var timeline []Event
 	for _, e := range events {
 		switch {
 		case e.Kind == EventCommand && contains(e.Command.Locks, key):
+			if e.Command.Name == "EXEC" {
+				continue // its commands are saved as themselves
+			}
+			if isQueued(e.Command.value) {
+				r, ok := ran[e.Seq]
+				if !ok {
+					continue // discarded, or its EXEC failed: it never ran
+				}
+				e.Command, e.At = r, r.Sent
+			}
 			timeline = append(timeline, e)
 		case e.Kind == EventFault && e.Fault != nil:
 			timeline = append(timeline, e)
@@ -345,6 +357,23 @@ func timeSteps(in []step, leaseMS int64, missing func(string, ...any)) []step {
 			}
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// ranAtExec are, by the Seq of their QUEUED event, the queued commands
+// of clients' transactions that their EXEC ran: each as sent and answered
+// with the EXEC, its reply from EXEC's array (the analyzer's view,
+// analyzer.handleTx).
+func ranAtExec(events []Event) map[uint64]*CommandEvent {
+	out := map[uint64]*CommandEvent{}
+	for _, e := range events {
+		if e.Kind != EventCommand || e.Command.Name != "EXEC" {
+			continue
+		}
+		for _, q := range e.Command.tx {
+			out[q.seq] = q.ran(e.Command)
+		}
 	}
 	return out
 }

@@ -106,6 +106,14 @@ type session struct {
 	watching   bool      // WATCH sent, no EXEC, DISCARD or UNWATCH since; reader goroutine only
 	queued     []command // commands since MULTI, reader goroutine only
 
+	// tx are the commands on lock keys and the scripts of the client's
+	// open transaction that Redis answered QUEUED, and txQueued how many
+	// commands it answered QUEUED since MULTI: they run at EXEC, whose
+	// array carries their replies in that order (endTx). The reply path
+	// only (record, one reply at a time); at most maxPipeline in tx.
+	tx       []txCommand
+	txQueued int
+
 	done      chan struct{}
 	closeOnce sync.Once
 }
@@ -234,9 +242,14 @@ func (s *session) forward(cmd redcon.Command) bool {
 	s.p.suggestLocks(c)
 	s.noteClient(c)
 	locks := s.lockKeys(c.keys)
+	// Inside the client's MULTI a command is queued by Redis, not run:
+	// answered QUEUED it runs at EXEC (record, endTx).
+	inTx := s.inMulti && c.name != "MULTI" && c.name != "EXEC" && c.name != "DISCARD"
 	switch {
 	case c.name == "MULTI":
-		s.inMulti, s.queued = true, nil
+		if !s.inMulti { // a nested MULTI is refused and keeps the transaction
+			s.inMulti, s.queued = true, nil
+		}
 	case c.name == "WATCH":
 		s.watching = true
 	case c.name == "UNWATCH":
@@ -263,7 +276,7 @@ func (s *session) forward(cmd redcon.Command) bool {
 		s.p.trace.add(Event{Kind: EventCommand, At: now, Lane: s.lane, Command: ev})
 		return s.queueCommand(pending{}, raw, false)
 	}
-	pend := pending{cmd: c, locks: dedupe(locks), sent: now}
+	pend := pending{cmd: c, locks: dedupe(locks), sent: now, inTx: inTx}
 	if len(pend.locks) == 0 || !s.inlineEligible(c) {
 		return s.queueCommand(pend, raw, true)
 	}
@@ -449,10 +462,26 @@ var (
 
 // record adds the command's trace event and hands a command on lock keys
 // to the analyzer.
+//
+// A command answered QUEUED inside the client's MULTI has not run: it is
+// traced and kept for its EXEC (queueTx), not analyzed. EXEC's event
+// carries the commands it ran with their replies from its array (endTx);
+// DISCARD, an EXEC answered nil (a WATCH failed) or EXECABORT ran none.
 func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, lost bool) {
 	c := pend.cmd
 	ev := &CommandEvent{Name: c.name, Args: c.traceArgs(len(pend.locks) > 0), Locks: pend.locks, Sent: pend.sent,
 		Replied: replied, ReplyLost: lost, unread: pend.unread}
+	queued := pend.inTx && !lost && isQueued(v)
+	switch c.name {
+	case "EXEC":
+		ev.tx = s.endTx(v)
+	case "DISCARD":
+		s.endTx(Value{})
+	case "MULTI":
+		if v.Kind == '+' {
+			s.endTx(Value{}) // a new transaction
+		}
+	}
 	if len(pend.locks) > 0 || c.script != nil || scriptCommands[c.name] {
 		// Kept for the analyzer and SaveLesson; other commands keep only
 		// what the trace shows.
@@ -473,6 +502,10 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 		ev.Reply = shape(v)
 	}
 	e := s.p.trace.add(Event{Kind: EventCommand, At: pend.sent, Lane: s.lane, Command: ev})
+	if queued {
+		s.queueTx(pend, e.Seq)
+		return
+	}
 	if pend.read != nil && !lost {
 		s.recorded(pend.read, e)
 		return

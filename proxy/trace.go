@@ -51,7 +51,8 @@ type CommandEvent struct {
 	Name string   `json:"name"`
 	Args []string `json:"args"`
 	// Locks are the lock keys the command named (for EXEC, those of the
-	// commands it ran).
+	// commands queued since MULTI; a command answered QUEUED runs at its
+	// EXEC, which carries its reply).
 	Locks   []string  `json:"locks,omitempty"`
 	Sent    time.Time `json:"sent"`
 	Replied time.Time `json:"replied"`
@@ -65,6 +66,9 @@ type CommandEvent struct {
 	cmd    command
 	// unread: a SET sent without a read after it (pending.unread).
 	unread bool
+	// tx: for EXEC, the queued commands on lock keys (and scripts) it
+	// ran, with their replies from its array (session.endTx).
+	tx []txCommand
 }
 
 // ring is the trace: the last len(buf) events, and the subscribers that
