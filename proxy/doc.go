@@ -149,7 +149,9 @@
 // Config.TraceSize and Config.MaxClients (refused beyond MaxTraceSize and
 // MaxMaxClients with a *LimitError naming the flag; a connection beyond
 // MaxClients is answered with an error naming -max-clients), at most 4096
-// pipelined commands per client, replies of at most 64 MiB, at most 64 MiB
+// pipelined commands per client, 4096 commands on lock keys queued in one
+// client's MULTI kept for analysis at EXEC (more are traced, not analysed),
+// replies of at most 64 MiB, at most 64 MiB
 // of replies waiting for a client on a shared upstream (one that is
 // paused, delayed or reads none; beyond it its connection is closed, as
 // Redis closes a client past its output buffer limit), 1000 findings,
