@@ -438,9 +438,10 @@ func stepShown(t *testing.T, ctx context.Context, n int) shown {
 
 // shown is what the page shows of one step. Panels holds, for each
 // data-panel region, a digest of its innerHTML (its length and two 32-bit
-// FNV-1a hashes, computed in the page): two reads of a panel are compared,
-// never read, and the digest, where the whole HTML was tens of KB a step to
-// serialize and decode in the race-instrumented test binary.
+// FNV-1a hashes, computed in the page): the panels are only compared, a
+// step reached one way against the same step reached another, and their
+// whole HTML was tens of KB a step to serialize and decode in the
+// race-instrumented test binary.
 type shown struct {
 	Step      int               `json:"step"`
 	RedisText string            `json:"redis"`
