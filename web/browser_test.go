@@ -213,6 +213,12 @@ func openUnpaintedTab(parent context.Context) (ctx context.Context, stop func(),
 		stop()
 		return nil, nil, fmt.Errorf("set up a hidden tab: %w", err)
 	}
+	// A page in no window has the emulated viewport all the same: checked,
+	// since the walks' geometry is measured against it.
+	if size, err := chromedp.Run(ctx, chromedp.Evaluate[[]int]("[innerWidth, innerHeight]")); err != nil || len(size) != 2 || size[0] != 1280 || size[1] != 800 {
+		stop()
+		return nil, nil, fmt.Errorf("a hidden tab's viewport is %v, want 1280 x 800 (%v)", size, err)
+	}
 	return ctx, stop, nil
 }
 
@@ -315,14 +321,44 @@ const courseTabs = 4
 // has ended, so t can check what they found together.
 func eachTab(t *testing.T, walk func(t *testing.T, ctx context.Context, shard int)) {
 	t.Helper()
+	eachTabOf(t, newStillTab, walk)
+}
+
+// eachUnpaintedTab is eachTab in unpainted tabs (unpaintedTab), for walks
+// that read only the DOM and its geometry.
+func eachUnpaintedTab(t *testing.T, walk func(t *testing.T, ctx context.Context, shard int)) {
+	t.Helper()
+	eachTabOf(t, unpaintedTab, walk)
+}
+
+// eachTabOf is eachTab with tabs opened by open.
+func eachTabOf(t *testing.T, open func(*testing.T) context.Context, walk func(t *testing.T, ctx context.Context, shard int)) {
+	t.Helper()
 	t.Run("tabs", func(t *testing.T) {
 		for shard := range courseTabs {
 			t.Run(fmt.Sprintf("tab%d", shard), func(t *testing.T) {
 				t.Parallel()
-				walk(t, newStillTab(t), shard)
+				walk(t, open(t), shard)
 			})
 		}
 	})
+}
+
+// unpaintedTab opens an unpainted tab (openUnpaintedTab), closed when t
+// ends.
+func unpaintedTab(t *testing.T) context.Context {
+	t.Helper()
+	redistest.Need(t, "chromium", "make test")
+	parent, err := chromium.start()
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, stop, err := openUnpaintedTab(parent)
+	if err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	t.Cleanup(stop)
+	return ctx
 }
 
 // run runs browser actions with a generous deadline.
