@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -157,12 +159,129 @@ func tabAt(t *testing.T, cfg Config, path string) (context.Context, *testServer)
 func newStillTab(t *testing.T) context.Context {
 	t.Helper()
 	ctx := newTab(t)
-	run(t, ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
-		return err
-	}))
+	run(t, ctx, reduceMotion)
 	return ctx
+}
+
+// reduceMotion emulates prefers-reduced-motion: reduce in a tab (newStillTab).
+var reduceMotion = chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+	_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
+	return err
+})
+
+// openUnpaintedTab opens a tab of the browser whose first tab is parent
+// (chromium.start), in a browser context of its own (nothing stored), at
+// 1280 × 800, as a hidden target (Target.createTarget's hidden and
+// background): a page that is in no window, so Chromium lays it out when
+// asked (a script's read of innerText, a click's hit test, getBoundingClientRect)
+// but never paints, rasterizes or composites it. Its document is hidden:
+// it runs no animation frame (requestAnimationFrame, ResizeObserver,
+// IntersectionObserver callbacks) and no smooth scroll. For walks that
+// check what the DOM holds, not how it looks or moves: TestBrowserLessons
+// took 107 CPU-s on 12 lessons in painted tabs, 55 in these
+// (docs/testing.md). Its Network domain is off (see lessonTabs): a page
+// in it cannot answer chromedp.RunResponse (navigateStatus). stop closes
+// the tab and its browser context.
+func openUnpaintedTab(parent context.Context) (ctx context.Context, stop func(), err error) {
+	b := chromedp.FromContext(parent).Browser
+	bc, err := cdp.Call(parent, b, target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create a browser context: %w", err)
+	}
+	dispose := func() {
+		_, _ = cdp.Call(parent, b, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: bc.BrowserContextID})
+	}
+	yes := true
+	tg, err := cdp.Call(parent, b, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank", BrowserContextID: bc.BrowserContextID, Hidden: &yes, Background: &yes})
+	if err != nil {
+		dispose()
+		return nil, nil, fmt.Errorf("create a hidden tab: %w", err)
+	}
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithTargetID(tg.TargetID))
+	stop = func() {
+		cancel()
+		dispose()
+	}
+	// The Network domain (chromedp turns it on in every tab) reports every
+	// websocket frame, panels and all, to the test binary.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), reduceMotion, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, network.Disable, cdp.Empty{})
+		return err
+	})); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("set up a hidden tab: %w", err)
+	}
+	// A page in no window has the emulated viewport all the same: checked,
+	// since the walks' geometry is measured against it.
+	if size, err := chromedp.Run(ctx, chromedp.Evaluate[[]int]("[innerWidth, innerHeight]")); err != nil || len(size) != 2 || size[0] != 1280 || size[1] != 800 {
+		stop()
+		return nil, nil, fmt.Errorf("a hidden tab's viewport is %v, want 1280 x 800 (%v)", size, err)
+	}
+	return ctx, stop, nil
+}
+
+// lessonTabs lends the subtests of one test unpainted tabs
+// (openUnpaintedTab), each used by one subtest at a time and then by the
+// next: a lesson's walk opens its pages afresh (a new document each), but
+// in a tab whose renderer process is already up and whose HTTP cache holds
+// the page's scripts and styles (content-hashed, immutable), where a tab
+// per lesson started a renderer and fetched and compiled them 49 times
+// (TestBrowserLessons on 12 lessons: 55 -> 43 CPU-s, docs/testing.md). As
+// many tabs as subtests run at once (go test's -parallel) are opened, on
+// demand; all close when the test that made the pool ends. A subtest that
+// failed does not give its tab back: a new one replaces it.
+type lessonTabs struct {
+	free  chan context.Context
+	mu    sync.Mutex
+	stops []func()
+}
+
+// newLessonTabs makes a pool of tabs for t's subtests, closed when t ends.
+func newLessonTabs(t *testing.T) *lessonTabs {
+	t.Helper()
+	p := &lessonTabs{free: make(chan context.Context, 256)}
+	t.Cleanup(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, stop := range p.stops {
+			stop()
+		}
+	})
+	return p
+}
+
+// take lends t a free tab of the pool, or a new one; t gives it back with
+// give once done.
+func (p *lessonTabs) take(t *testing.T) context.Context {
+	t.Helper()
+	select {
+	case ctx := <-p.free:
+		return ctx
+	default:
+	}
+	redistest.Need(t, "chromium", "make test")
+	parent, err := chromium.start()
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, stop, err := openUnpaintedTab(parent)
+	if err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	p.mu.Lock()
+	p.stops = append(p.stops, stop)
+	p.mu.Unlock()
+	return ctx
+}
+
+// give returns the tab ctx that t took, unless t failed (the page may be
+// anywhere): the pool's end closes it then.
+func (p *lessonTabs) give(t *testing.T, ctx context.Context) {
+	if !t.Failed() {
+		p.free <- ctx
+	}
 }
 
 // stillTabOnCourse is a still tab (newStillTab), a server of the whole
@@ -202,14 +321,44 @@ const courseTabs = 4
 // has ended, so t can check what they found together.
 func eachTab(t *testing.T, walk func(t *testing.T, ctx context.Context, shard int)) {
 	t.Helper()
+	eachTabOf(t, newStillTab, walk)
+}
+
+// eachUnpaintedTab is eachTab in unpainted tabs (unpaintedTab), for walks
+// that read only the DOM and its geometry.
+func eachUnpaintedTab(t *testing.T, walk func(t *testing.T, ctx context.Context, shard int)) {
+	t.Helper()
+	eachTabOf(t, unpaintedTab, walk)
+}
+
+// eachTabOf is eachTab with tabs opened by open.
+func eachTabOf(t *testing.T, open func(*testing.T) context.Context, walk func(t *testing.T, ctx context.Context, shard int)) {
+	t.Helper()
 	t.Run("tabs", func(t *testing.T) {
 		for shard := range courseTabs {
 			t.Run(fmt.Sprintf("tab%d", shard), func(t *testing.T) {
 				t.Parallel()
-				walk(t, newStillTab(t), shard)
+				walk(t, open(t), shard)
 			})
 		}
 	})
+}
+
+// unpaintedTab opens an unpainted tab (openUnpaintedTab), closed when t
+// ends.
+func unpaintedTab(t *testing.T) context.Context {
+	t.Helper()
+	redistest.Need(t, "chromium", "make test")
+	parent, err := chromium.start()
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	ctx, stop, err := openUnpaintedTab(parent)
+	if err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	t.Cleanup(stop)
+	return ctx
 }
 
 // run runs browser actions with a generous deadline.
@@ -323,7 +472,12 @@ func stepShown(t *testing.T, ctx context.Context, n int) shown {
 	return s
 }
 
-// shown is what the page shows of one step.
+// shown is what the page shows of one step. Panels holds, for each
+// data-panel region, a digest of its innerHTML (its length and two 32-bit
+// FNV-1a hashes, computed in the page): the panels are only compared, a
+// step reached one way against the same step reached another, and their
+// whole HTML was tens of KB a step to serialize and decode in the
+// race-instrumented test binary.
 type shown struct {
 	Step      int               `json:"step"`
 	RedisText string            `json:"redis"`
@@ -337,7 +491,16 @@ type shown struct {
 const readShown = `(() => {
 	const q = s => document.querySelector(s);
 	const panels = {};
-	for (const el of document.querySelectorAll('[data-panel]')) panels[el.dataset.panel] = el.innerHTML;
+	const digest = (s) => {
+		let a = 0x811c9dc5, b = 0x01000193;
+		for (let i = 0; i < s.length; i++) {
+			const c = s.charCodeAt(i);
+			a = Math.imul(a ^ c, 16777619);
+			b = Math.imul(b ^ c, 2246822519);
+		}
+		return s.length + ':' + (a >>> 0).toString(16) + ':' + (b >>> 0).toString(16);
+	};
+	for (const el of document.querySelectorAll('[data-panel]')) panels[el.dataset.panel] = digest(el.innerHTML);
 	return {
 		step: Number(q('#player').dataset.step),
 		redis: q('[data-panel="redis"]').innerText,
@@ -536,16 +699,20 @@ func scrubTo(t *testing.T, ctx context.Context, n int) {
 // lessons) and steps through it with the buttons, then with the keys, back
 // with the keys, and by seeking: at every step the Redis panel, the
 // highlighted state and the outcome match the frame, and going back or
-// seeking shows exactly what stepping forward did. Each lesson runs in a
-// tab of its own, in parallel with the others.
+// seeking shows exactly what stepping forward did. The lessons run in
+// parallel, each walked in an unpainted tab that the walks before it in
+// that tab have left (lessonTabs: each walk loads its pages afresh).
 func TestBrowserLessons(t *testing.T) {
 	t.Parallel()
 	all := testLessons(t)
 	ts := startServer(t, Config{Lessons: all}, "127.0.0.1:0")
+	tabs := newLessonTabs(t)
 	for _, l := range all {
 		t.Run(l.ID, func(t *testing.T) {
 			t.Parallel()
-			clickThrough(t, newStillTab(t), ts, l)
+			ctx := tabs.take(t)
+			clickThrough(t, ctx, ts, l)
+			tabs.give(t, ctx)
 		})
 	}
 }

@@ -699,7 +699,7 @@ func TestBrowserDeskWholeTimeline(t *testing.T) {
 	ts, course := courseServer(t)
 	var mu sync.Mutex // guards n, worst and worstAt: the tabs walk at once
 	n, worst, worstAt := 0, 0.0, ""
-	eachTab(t, func(t *testing.T, ctx context.Context, shard int) {
+	eachUnpaintedTab(t, func(t *testing.T, ctx context.Context, shard int) {
 		run(t, ctx, chromedp.EmulateViewport(1280, 800))
 		for i, l := range course {
 			if i%courseTabs != shard || len(l.Actors) > 4 {
