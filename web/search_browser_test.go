@@ -19,6 +19,10 @@ import (
 func TestBrowserSearch(t *testing.T) {
 	t.Parallel()
 	ctx, _ := tabAt(t, Config{}, "/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en")
+	// The result scrolls the page to it (TestBrowserSearchShowsResults):
+	// at once, so Open in player is clicked where it is, not where a
+	// smooth scroll is taking it.
+	run(t, ctx, reduceMotion)
 	waitJS(t, ctx, `(() => { const s = document.getElementById('search'); return s && s.dataset.conn === 'open'; })()`, "the search page's socket")
 	if got := eval[string](t, ctx, `document.querySelector('select[name=variant]').value + ' ' + document.querySelector('input[name=depth]').value`); got != "instance-owner 3" {
 		t.Fatalf("form from the address: %q", got)
