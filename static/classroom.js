@@ -189,8 +189,11 @@ export function fill(template, vars) {
   return String(template || "").replace(/\{(\w+)\}/g, (all, k) => (k in vars ? String(vars[k]) : all));
 }
 
-// tallyRows are the bars of the presenter's distribution: every choice,
-// its count and share of the answers, and whether it is the right one.
+// tallyRows are the bars of the presenter's distribution: every choice
+// as the students' buttons name it (the outcome's code, and its gloss
+// when it says more: a fresh review of issue 38 found the tally named
+// only the gloss while the students tapped "ACQUIRED …"), its count and
+// share of the answers, and whether it is the right one.
 export function tallyRows(status) {
   const q = status?.question;
   if (!q) return [];
@@ -198,7 +201,8 @@ export function tallyRows(status) {
   const total = status.answered || 0;
   return q.choices.map((c) => {
     const n = counts[c.id] || 0;
-    return { id: c.id, label: c.label, count: n, pct: total ? Math.round((100 * n) / total) : 0, right: q.revealed && q.correct === c.id };
+    const gloss = c.label && c.label !== c.id ? c.label : "";
+    return { id: c.id, code: c.id, gloss, count: n, pct: total ? Math.round((100 * n) / total) : 0, right: q.revealed && q.correct === c.id };
   });
 }
 
@@ -281,7 +285,8 @@ export function presenterView(cs, t, nextAskable = true) {
     canReveal: Boolean(q && q.open),
     rows: tallyRows(st),
     answered: q ? fill(t.answered, { n: st.answered || 0 }) : "",
-    right: q && q.revealed ? fill(t.rightAnswer, { answer: q.choices.find((c) => c.id === q.correct)?.label || q.correct }) : "",
+    // the right answer as its row names it: code and gloss
+    right: q && q.revealed ? fill(t.rightAnswer, { answer: [q.correct, tallyRows(st).find((r) => r.right)?.gloss].filter(Boolean).join(" ") }) : "",
     note: cs.note || (q ? "" : nextAskable ? t.askHint : t.nothing),
     bus: cs.bus || "",
   };
@@ -387,13 +392,30 @@ function renderPresenter(doc, cs, nextAskable) {
       li.dataset.choice = r.id;
       li.dataset.count = String(r.count);
       li.style.setProperty("--pct", `${r.pct}%`);
+      // the code and its gloss as on the students' buttons, the count,
+      // and the share as a bar in a track of its own under them (it was
+      // the row's background, under the words)
       const name = doc.createElement("span");
       name.className = "tally-label";
-      name.textContent = r.label;
+      const code = doc.createElement("code");
+      code.textContent = r.code;
+      name.append(code);
+      if (r.gloss) {
+        const gloss = doc.createElement("span");
+        gloss.className = "gloss";
+        gloss.textContent = r.gloss;
+        name.append(" ", gloss);
+      }
       const count = doc.createElement("span");
       count.className = "tally-count";
       count.textContent = `${r.count} (${r.pct}%)`;
-      li.append(name, count);
+      const bar = doc.createElement("span");
+      bar.className = "tally-bar";
+      bar.setAttribute("aria-hidden", "true");
+      const fill = doc.createElement("span");
+      fill.className = "tally-fill";
+      bar.append(fill);
+      li.append(name, count, bar);
       return li;
     }),
   );

@@ -180,6 +180,26 @@ export function rows(st) {
   return st.result.rows.map((r) => ({ invariant: r.invariant, verdict: r.verdict, timeline: r.timeline || "", url: r.url || "" }));
 }
 
+// arrived tells whether the state's phase, once prev, has just become
+// "done" or "failed" by a message: a result (or the server's refusal) the
+// page brings into view (a fresh review of issue 38: a search done in 0.1 s
+// left its results 1,500 px down, the page unmoved, as if nothing ran).
+export function arrived(prev, st) {
+  return prev !== st.phase && (st.phase === "done" || st.phase === "failed");
+}
+
+// reveal scrolls el's top into view, at once when the reader asks for
+// reduced motion (prefers-reduced-motion), and moves the focus to it (a
+// heading gets tabindex -1) so a keyboard or screen reader is where the
+// page is; the scroll is the browser's, so the focus does not scroll again.
+function reveal(win, el) {
+  if (!el) return;
+  const still = win.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  el.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+  if (!el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");
+  el.focus({ preventScroll: true });
+}
+
 // formValues reads the shape form.
 function formValues(form) {
   const checked = (name) => [...form.querySelectorAll(`input[name="${name}"]:checked`)].map((el) => el.value);
@@ -290,7 +310,11 @@ export function startSearch(doc, root, io) {
     },
     onMessage: (m) => {
       if (m.type === "search-result" || m.type === "error") socket.answered(sock);
-      if (onMessage(st, m)) draw();
+      const prev = st.phase;
+      if (!onMessage(st, m)) return;
+      draw();
+      // The results' heading (the refusal is in the status line above it).
+      if (arrived(prev, st)) reveal(doc.defaultView || globalThis, doc.getElementById(st.phase === "done" ? "search-results-title" : "search-progress-title"));
     },
     onDown: () => {
       onDown(st);

@@ -22,10 +22,12 @@ import (
 var roomSizes = [][2]int64{{1280, 800}, {1024, 768}}
 
 // measureTally measures the presenter's tally: each answer's label (its
-// text, font size, width, and whether it is cut: wider or taller than
-// its box, outside its segment or the screen, or covered by something
-// drawn over its middle), and the board's panels the class panel
-// overlaps.
+// outcome code and gloss as "CODE|gloss", font size, width, and whether
+// it is cut: wider or taller than its box, outside its segment or the
+// screen, or covered by something drawn over its middle), its share's
+// bar (Bar: a track of its own under no word of the row, its fill the
+// row's share of the track within 1 px), and the board's panels the
+// class panel overlaps.
 const measureTally = `(() => {
 	const r = el => el.getBoundingClientRect();
 	const panel = r(document.querySelector('[data-class-panel]')), over = [];
@@ -39,7 +41,14 @@ const measureTally = `(() => {
 		const cut = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1 ||
 			b.left < s.left - 0.5 || b.right > s.right + 0.5 || b.top < s.top - 0.5 || b.bottom > s.bottom + 0.5 ||
 			b.left < 0 || b.top < 0 || b.right > innerWidth || b.bottom > innerHeight || !hit || !el.contains(hit);
-		return {Text: el.textContent, Px: parseFloat(getComputedStyle(el).fontSize), W: b.width, Cut: cut};
+		const track = li.querySelector('.tally-bar'), fill = li.querySelector('.tally-fill');
+		const apart = (x, y) => x.right <= y.left + 0.5 || y.right <= x.left + 0.5 || x.bottom <= y.top + 0.5 || y.bottom <= x.top + 0.5;
+		const words = [el, li.querySelector('.tally-count')].filter(Boolean).map(r);
+		const pct = parseFloat(li.style.getPropertyValue('--pct')) || 0;
+		const bar = !!track && !!fill && r(track).width > 0 && r(fill).height > 0 && words.every(w => apart(r(track), w)) &&
+			Math.abs(r(fill).width - r(track).width * pct / 100) <= 1;
+		return {Text: (el.querySelector('code')?.textContent || '') + '|' + (el.querySelector('.gloss')?.textContent || ''),
+			Px: parseFloat(getComputedStyle(el).fontSize), W: b.width, Cut: cut, Bar: bar};
 	});
 	return {Over: over, Labels: labels, Presenter: document.body.classList.contains('presenter')};
 })()`
@@ -51,12 +60,15 @@ type tallyShown struct {
 		Px   float64
 		W    float64
 		Cut  bool
+		Bar  bool
 	}
 	Presenter bool
 }
 
-// checkTally: every label of the tally whole, at least 11 px, in
-// presenter mode, and the class panel over none of the board's panels.
+// checkTally: every label of the tally whole, at least 11 px, the code
+// and gloss of the students' button (want: "CODE|gloss"), its bar under
+// none of its words, in presenter mode, and the class panel over none of
+// the board's panels.
 func checkTally(t *testing.T, p context.Context, at string, want []string) {
 	t.Helper()
 	var got tallyShown
@@ -80,6 +92,11 @@ func checkTally(t *testing.T, p context.Context, at string, want []string) {
 		if l.Cut || l.Px < 11 || (i < len(want) && l.Text != want[i]) {
 			t.Errorf("%s: the tally's label %q is %.0f px wide at %.1f px, cut %v; want the students' %q whole at 11 px or more",
 				at, l.Text, l.W, l.Px, l.Cut, want[min(i, len(want)-1)])
+		}
+		// A fresh review of issue 38: the share filled the row's
+		// background, under the label's words.
+		if !l.Bar {
+			t.Errorf("%s: the tally's row %q has no bar of its share in a track of its own, clear of its words", at, l.Text)
 		}
 	}
 	if len(got.Labels) > 0 {
@@ -255,8 +272,10 @@ func TestBrowserClassRoom(t *testing.T) {
 		// its choices are the presenter's tally's.
 		tally := eval[string](t, p, `[...document.querySelectorAll('[data-class-tally] li')].map(li => li.dataset.choice).sort().join()`)
 		waitJS(t, phone, fmt.Sprintf(`[...document.querySelectorAll('[data-class-choice]')].map(b => b.dataset.classChoice).sort().join() === %q`, tally), at+": the phone's choices are the tally's")
-		// the glosses on the phone's buttons, beside each outcome's code
-		labels := eval[[]string](t, phone, `[...document.querySelectorAll('[data-class-choice]')].map(b => b.querySelector('.gloss')?.textContent || b.textContent)`)
+		// each outcome's code and its gloss on the phone's buttons: the
+		// tally names each answer so (a fresh review of issue 38: it gave
+		// the gloss only, the students tapped "ACQUIRED …")
+		labels := eval[[]string](t, phone, `[...document.querySelectorAll('[data-class-choice]')].map(b => (b.querySelector('code')?.textContent || '') + '|' + (b.querySelector('.gloss')?.textContent || ''))`)
 
 		// The student's question: dark on light, naming the step.
 		st := l.Steps[c.step-1]

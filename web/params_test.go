@@ -5,6 +5,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -350,5 +351,50 @@ func TestSearchFromUnknownLesson(t *testing.T) {
 	li := d.one(t, "from problem", and(tag("li"), withAttr("data-param", "from")))
 	if want := tr(sim.SimplifiedChinese).T("SearchParamFrom", "Param", "from", "Value", "no-such-lesson"); textOf(li) != want {
 		t.Errorf("from problem %q, want %q", textOf(li), want)
+	}
+}
+
+// TestOwnLockParserErrorsNameNoLibrary: on "Your lock" in zh-TW and zh-CN,
+// a YAML syntax error in the variant file and a Lua syntax error in a
+// script come each placed first (FILE:LINE:COL, the <code> the problem
+// starts with), then the parser's own detail in a sentence of the page's
+// language that names no library (a fresh review of issue 38: zh-TW
+// learners read "YAML 解析器（goccy/go-yaml）的原話" and "gopher-lua").
+func TestOwnLockParserErrorsNameNoLibrary(t *testing.T) {
+	t.Parallel()
+	_, hs := newTestHTTP(t, Config{})
+	place := regexp.MustCompile(`^redisson-rlock(\.variant\.yaml|/acquire\.lua):\d+:\d+$`)
+	for _, lang := range []sim.Locale{sim.TraditionalChinese, sim.SimplifiedChinese} {
+		for _, c := range []struct{ what, field, head string }{
+			{"YAML", "variant", "description: [unclosed\n"},
+			{"Lua", "script_1", "local a = 1\nlocal s = 'abc\n"},
+		} {
+			files := redissonFiles(t)
+			files[c.field] = c.head + files[c.field]
+			resp := postLockIn(t, hs.URL, string(lang), files)
+			if resp.StatusCode != http.StatusUnprocessableEntity {
+				t.Fatalf("%s %s: status %d, want 422", lang, c.what, resp.StatusCode)
+			}
+			n, err := html.Parse(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := dom{n}.all(byTestID("lock-error"))
+			if len(errs) == 0 {
+				t.Fatalf("%s %s: no problem shown", lang, c.what)
+			}
+			where, all := textOf(errs[0].FirstChild), textOf(errs[0])
+			if !place.MatchString(where) {
+				t.Errorf("%s %s: the problem starts with %q, want its FILE:LINE:COL (%s)", lang, c.what, where, all)
+			}
+			for _, lib := range []string{"goccy", "go-yaml", "gopher-lua", "gopher"} {
+				if strings.Contains(all, lib) {
+					t.Errorf("%s %s: the problem names the library %q: %s", lang, c.what, lib, all)
+				}
+			}
+			if !strings.Contains(all, c.what+" ") || len([]rune(all)) < len([]rune(where))+12 {
+				t.Errorf("%s %s: the problem %q does not say the parser's detail in a %s sentence", lang, c.what, all, c.what)
+			}
+		}
 	}
 }

@@ -176,7 +176,7 @@ func TestBrowserSiteHeaderAndForms(t *testing.T) {
 		}
 	}
 	// kind -> style -> the pages that draw a control of that kind so
-	want := map[string]int{"field": 5, "select": 3, "textarea": 2, "check": 3, "file": 2, "button": 3, "primary": 4, "fieldset": 2, "label": 5}
+	want := map[string]int{"field": 5, "select": 3, "textarea": 2, "check": 3, "checkoff": 3, "file": 2, "button": 3, "primary": 4, "fieldset": 2, "label": 5}
 	styles := map[string]map[string][]string{}
 	for _, path := range []string{"/search?lang=en", "/join?lang=en", "/explore/lock?lang=en", "/explore?lang=en", "/drills?lang=en"} {
 		run(t, ctx, chromedp.Navigate(ts.url+path))
@@ -211,11 +211,55 @@ func TestBrowserSiteHeaderAndForms(t *testing.T) {
 			if k == "select" && !strings.Contains(st, "appearance:none") {
 				t.Errorf("select in the browser's look: %s", st)
 			}
-			if k != "check" && k != "fieldset" && k != "label" && !strings.Contains(st, "font-size:16px") && !(k == "textarea" && strings.Contains(st, "font-size:14.4px")) {
+			if k != "check" && k != "checkoff" && k != "fieldset" && k != "label" && !strings.Contains(st, "font-size:16px") && !(k == "textarea" && strings.Contains(st, "font-size:14.4px")) {
 				t.Errorf("%s not in the page's font size: %s", k, st)
 			}
 		}
 	}
+
+	// Check boxes and file pickers drawn as the rest (a fresh review of
+	// issue 38, item 8: a check box was the browser's own, in Arial with
+	// a square black edge): a check box in the fields' font, edge and
+	// white with a rounded corner, a file picker's button a .button.
+	field, button := oneStyle(t, styles["field"]), oneStyle(t, styles["button"])
+	check, off, file := oneStyle(t, styles["check"]), oneStyle(t, styles["checkoff"]), oneStyle(t, styles["file"])
+	for _, c := range []struct {
+		what      string
+		got, want map[string]string
+		props     []string
+	}{
+		{"a check box", check, field, []string{"font-family", "border-top-width", "border-top-style"}},
+		{"an unchecked check box", off, field, []string{"border-top-color", "background-color"}},
+		{"a file picker's button", file, button, []string{"font-family", "font-size", "font-weight", "border-top-width", "border-top-color", "border-top-left-radius", "background-color", "color", "padding-left"}},
+	} {
+		for _, p := range c.props {
+			if c.got[p] != c.want[p] {
+				t.Errorf("%s: %s %q; want %q as the rest", c.what, p, c.got[p], c.want[p])
+			}
+		}
+	}
+	if r := check["border-top-left-radius"]; r == "" || r == "0px" {
+		t.Errorf("a check box's corner radius %q; want rounded as the fields", r)
+	}
+}
+
+// oneStyle parses the one computed style drawn for a kind of control
+// ("prop:value; prop:value", measureForms) into prop -> value; empty when
+// the kind is drawn in no style or several (reported above).
+func oneStyle(t *testing.T, styles map[string][]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if len(styles) != 1 {
+		return out
+	}
+	for st := range styles {
+		for _, kv := range strings.Split(st, "; ") {
+			if k, v, ok := strings.Cut(kv, ":"); ok {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }
 
 // measureForms returns, per kind of form control, the distinct computed
@@ -230,7 +274,8 @@ const measureForms = `(() => {
 		field: ['main :is(input:not([type]), input[type="text"], input[type="number"])', box],
 		select: ['main select', [...box, 'appearance']],
 		textarea: ['main textarea', box],
-		check: ['main input[type="checkbox"]', ['accent-color', 'width', 'height']],
+		check: ['main input[type="checkbox"]', ['accent-color', 'width', 'height', 'appearance', 'font-family', 'border-top-width', 'border-top-style', 'border-top-left-radius']],
+		checkoff: ['main input[type="checkbox"]:not(:checked)', ['border-top-color', 'background-color']],
 		file: ['main input[type="file"]', box, '::file-selector-button'],
 		button: ['main button.button:not(.primary)', box],
 		primary: ['main button.button.primary', box],

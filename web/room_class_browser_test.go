@@ -51,7 +51,7 @@ const contrastJS = `(() => {
 //     4.5) and names the step: its actor, action and lock.
 //   - item 3: once the student is in, the join address folds to a chip
 //     with the code and the count; at Reveal the class panel covers no
-//     panel of the board and its tally is one row.
+//     panel of the board and its tally is at most two rows.
 //   - item 12: the verdict says ✓ or ✗, what the student answered and
 //     what it came to; the student's page offers no presenter mode.
 //
@@ -197,7 +197,7 @@ const classPanelPlace = `(() => {
 
 // checkClassPanelPlace: item 3 of issue 38. The class panel is in the
 // layout (not fixed over the page), overlaps none of the board's panels,
-// and its tally is one row no taller than 2.5 lines.
+// and its tally is at most two rows, 60 px.
 func checkClassPanelPlace(t *testing.T, ctx context.Context) {
 	t.Helper()
 	var got struct {
@@ -213,8 +213,12 @@ func checkClassPanelPlace(t *testing.T, ctx context.Context) {
 	if got.Position == "fixed" || got.Position == "absolute" || len(got.Over) > 0 {
 		t.Errorf("the class panel is %s and covers %q", got.Position, got.Over)
 	}
-	if got.Choices < 2 || got.Rows != 1 || got.TallyH > 40 {
-		t.Errorf("the tally: %d choices in %d rows, %.0f px tall; want one row of at most 40 px", got.Choices, got.Rows, got.TallyH)
+	// At most two rows of 26 px (a fresh review of issue 38: a row names
+	// its choice by code and gloss as the students' buttons do, 314-382 px
+	// each at 1280 x 800, so four choices need about 1,450 px of the
+	// tally's 1,069: they were one row of the glosses alone).
+	if got.Choices < 2 || got.Rows > 2 || got.TallyH > 60 {
+		t.Errorf("the tally: %d choices in %d rows, %.0f px tall; want at most two rows, 60 px", got.Choices, got.Rows, got.TallyH)
 	}
 }
 

@@ -19,6 +19,10 @@ import (
 func TestBrowserSearch(t *testing.T) {
 	t.Parallel()
 	ctx, _ := tabAt(t, Config{}, "/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en")
+	// The result scrolls the page to it (TestBrowserSearchShowsResults):
+	// at once, so Open in player is clicked where it is, not where a
+	// smooth scroll is taking it.
+	run(t, ctx, reduceMotion)
 	waitJS(t, ctx, `(() => { const s = document.getElementById('search'); return s && s.dataset.conn === 'open'; })()`, "the search page's socket")
 	if got := eval[string](t, ctx, `document.querySelector('select[name=variant]').value + ' ' + document.querySelector('input[name=depth]').value`); got != "instance-owner 3" {
 		t.Fatalf("form from the address: %q", got)
@@ -54,5 +58,40 @@ func TestBrowserSearch(t *testing.T) {
 	}
 	if v := eval[string](t, ctx, `[...document.querySelectorAll('[data-testid="violations"] [data-violation]')].map(e => e.dataset.violation).join(' ')`); v != "overlapping-holders" {
 		t.Errorf("the breaking step's violations: %q, want overlapping-holders", v)
+	}
+}
+
+// TestBrowserSearchShowsResults (a fresh review of issue 38: at 1280 x 800
+// "Start search" finished in 0.1 s with the results at y=1,543 and the page
+// unmoved, as if nothing ran): when the result comes, the results' heading
+// is scrolled whole into the window and has the focus (a keyboard or a
+// screen reader is where the page is); with reduced motion asked for, at
+// once, by the time the page has drawn the result.
+func TestBrowserSearchShowsResults(t *testing.T) {
+	t.Parallel()
+	for _, still := range []bool{true, false} {
+		ctx := newTab(t)
+		if still {
+			run(t, ctx, reduceMotion)
+		}
+		ts := startServer(t, Config{}, "127.0.0.1:0")
+		run(t, ctx, chromedp.Navigate(ts.url+"/search?lang=en"))
+		waitJS(t, ctx, `document.getElementById('search')?.dataset.conn === 'open'`, "the search page's socket")
+		before := eval[float64](t, ctx, `document.getElementById('search-results-title').getBoundingClientRect().top`)
+		if before < 800 {
+			t.Fatalf("the results' heading at y=%.0f before the search; the test wants it below the fold", before)
+		}
+		click(t, ctx, "[data-search-start]")
+		waitJS(t, ctx, `document.getElementById('search').dataset.state === 'done'`, "the search's result")
+		inView := `(() => { const r = document.getElementById('search-results-title').getBoundingClientRect();
+			return r.top >= 0 && r.bottom <= innerHeight && document.activeElement === document.getElementById('search-results-title'); })()`
+		if still {
+			if !eval[bool](t, ctx, inView) {
+				t.Errorf("reduced motion: the results' heading at y=%.0f (scrollY %.0f), focus on %q; want it in the window, focused, at once",
+					eval[float64](t, ctx, `document.getElementById('search-results-title').getBoundingClientRect().top`), eval[float64](t, ctx, `scrollY`), eval[string](t, ctx, `document.activeElement.id || document.activeElement.tagName`))
+			}
+			continue
+		}
+		waitJS(t, ctx, inView, "the results' heading in the window, focused")
 	}
 }

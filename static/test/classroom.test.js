@@ -134,12 +134,12 @@ test("the presenter's distribution: every choice, counts, shares, the right one 
   assert.equal(v.students, "3 st");
   assert.deepEqual([v.canAsk, v.canReveal, v.answered], [false, true, "3 ans"]);
   assert.deepEqual(v.rows, [
-    { id: "GRANTED", label: "granted", count: 2, pct: 67, right: false },
-    { id: "BUSY", label: "busy", count: 0, pct: 0, right: false },
+    { id: "GRANTED", code: "GRANTED", gloss: "granted", count: 2, pct: 67, right: false },
+    { id: "BUSY", code: "BUSY", gloss: "busy", count: 0, pct: 0, right: false },
   ]);
   classroom.onMessage(p, { type: "class-status", role: "presenter", question: question({ open: false, revealed: true, correct: "BUSY" }), counts: {}, answered: 0 });
   const r = classroom.presenterView(p, T);
-  assert.deepEqual([r.canAsk, r.canReveal, r.right, r.rows[1].right, r.rows[1].pct], [true, false, "RA:busy", true, 0]);
+  assert.deepEqual([r.canAsk, r.canReveal, r.right, r.rows[1].right, r.rows[1].pct], [true, false, "RA:BUSY busy", true, 0]);
   assert.deepEqual(classroom.onMessage(p, { type: "class-csv", filename: "class-K7P3QX.csv", csv: "step\n" }), [
     { download: { filename: "class-K7P3QX.csv", text: "step\n" } },
   ]);

@@ -116,3 +116,19 @@ test("a form with several bad number fields names every one of them, as a list i
   assert.equal(zh, "参与者和深度：不是整数，所以搜索没有开始。请填一个整数。");
   assert.equal(search.badNumberMessage("{field}: x", ["Depth"], "en"), "Depth: x");
 });
+
+test("arrived: a result or the server's refusal, once, brings the page to it", () => {
+  const st = search.newSearch();
+  search.start(st, { variant: "x" }, "en");
+  assert.equal(search.arrived("idle", st), false, "a start is no arrival");
+  const prev = st.phase;
+  search.onMessage(st, { type: "search-progress", re: st.re, depth: 1, max_depth: 4 });
+  assert.equal(search.arrived(prev, st), false, "progress is no arrival");
+  search.onMessage(st, { type: "search-result", re: st.re, rows: [], summary: "" });
+  assert.equal(search.arrived(prev, st), true);
+  assert.equal(search.arrived("done", st), false, "only once");
+  const bad = search.newSearch();
+  search.start(bad, { file: "x" }, "en");
+  search.onMessage(bad, { type: "error", re: bad.re, message: "no" });
+  assert.equal(search.arrived("running", bad), true);
+});
