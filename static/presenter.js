@@ -8,7 +8,9 @@
 // its drawing at its own size (lane text 11-13 px) would take more than 45%
 // of the screen's height (the board's is about 90%), or the Redis keys show
 // a section per node (their cards want the height), it sets the board's
-// data-tl to "side": the timeline takes the board's left side at full
+// data-tl to "side" ("beside" on a small projected screen, compactScreen:
+// there the lanes keep the left at full height and the narration, the keys
+// and the command share a column at the right): the timeline takes the board's left side at full
 // height; there, where the drawing takes at most 55% of the screen, it
 // also sets data-under: the narration goes under the timeline, whose card
 // is then only as tall as its drawing. Else, and off
@@ -28,11 +30,17 @@ export function placeTimeline(doc, on) {
   const zoom = Number.parseFloat(doc.defaultView?.getComputedStyle(svg).zoom) || 1;
   const drawn = (Number(svg.getAttribute("height")) || 0) * zoom;
   const screen = doc.defaultView?.innerHeight || Infinity;
-  const side = on && (drawn > 0.45 * screen || !!board.querySelector(".node-keys"));
+  // on a small projected screen (compactScreen) a tall drawing goes
+  // "beside" instead: the lanes at the left at full height, the cards in
+  // a column at the right (presenter.css's compact layout)
+  const tall = on && (drawn > 0.45 * screen || !!board.querySelector(".node-keys"));
+  const compact = isCompact(doc);
+  const side = tall && !compact;
+  const beside = tall && compact;
   // across the bottom, lanes drawn shorter than lanesShare of the screen
   // (a lesson of one or two actors: 27% of 1024 x 768, a fresh review of
   // issue 38) are drawn larger, to that share, by at most maxGrow
-  const grow = on && !side && drawn > 0 && Number.isFinite(screen) ? Math.min(maxGrow, (lanesShare * screen) / drawn) : 1;
+  const grow = on && !tall && drawn > 0 && Number.isFinite(screen) ? Math.min(maxGrow, (lanesShare * screen) / drawn) : 1;
   if (grow > 1.01) {
     board.dataset.tlZoom = "";
     board.style?.setProperty("--tl-zoom", String(Math.round(zoom * grow * 1000) / 1000));
@@ -41,7 +49,7 @@ export function placeTimeline(doc, on) {
   // names and a window of three steps (a fresh review of issue 38: with a
   // long narration the lanes showed one step's column): presenter.css
   // takes --tl-min as the column's least width
-  const minW = side ? timelineMinWidth(doc, board, zoom) : 0;
+  const minW = tall ? timelineMinWidth(doc, board, zoom) : 0;
   if (minW > 0) board.style?.setProperty("--tl-min", `${Math.ceil(minW)}px`);
   else board.style?.removeProperty("--tl-min");
   // at the side, a drawing of at most 55% of the screen (four lanes,
@@ -50,10 +58,25 @@ export function placeTimeline(doc, on) {
   if (under) board.dataset.under = "";
   else delete board.dataset.under;
   const zoomed = zoomWas !== (board.style?.getPropertyValue?.("--tl-zoom") || "");
-  if (side === (board.dataset.tl === "side")) return zoomed;
-  if (side) board.dataset.tl = "side";
+  const tl = side ? "side" : beside ? "beside" : undefined;
+  if (tl === board.dataset.tl) return zoomed;
+  if (tl) board.dataset.tl = tl;
   else delete board.dataset.tl;
   return true;
+}
+
+// compactScreen is the media query of a small projected screen
+// (presenter.css's compact layout: a 1080p projector at 200% zoom is 960 x
+// 540 CSS px, 1280 x 800 at 150% 853 x 533; issue 38): the lanes full
+// width across the top, the narration, the keys and the command in
+// scrolling cards under them, the diagram's card gone. Out of it a
+// narrower or portrait screen (a phone) keeps the desk's column.
+export const compactScreen = "(max-width: 960px) and (min-width: 720px) and (min-height: 480px) and (orientation: landscape)";
+
+// isCompact reports whether doc's window matches compactScreen (false
+// where it cannot tell).
+export function isCompact(doc) {
+  return !!doc.defaultView?.matchMedia?.(compactScreen)?.matches;
 }
 
 // lanesShare is the least share of the screen's height presenter mode's
@@ -139,7 +162,8 @@ export function makeRoom(doc, on) {
   // measured without the "▼" cue (markMore sets it again after): its own
   // height hid 7 px of idempotent-unlock step 8's narration at every level
   for (const el of [narr, keys, command, diagram]) if (el?.dataset) delete el.dataset.more;
-  if (!on || cut() === 0) return "";
+  // the compact layout has no levels: its cards scroll, with the cue
+  if (!on || isCompact(doc) || cut() === 0) return "";
   const placedUnder = "under" in board.dataset;
   const set = (u, room) => {
     if (u) board.dataset.under = "";

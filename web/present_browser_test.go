@@ -37,7 +37,8 @@ type presentFit struct {
 	Timeline     box                `json:"timeline"` // the timeline's drawing (its lanes' body) as shown
 	// DiagramGone: the diagram's card is not shown, at a level of
 	// player.makeRoom where it gives way to the narration, the keys and
-	// the command (presenter.css: side 8-12, under 2, bottom 6-7).
+	// the command (presenter.css: side 8-12, under 2, bottom 6-7), or on a
+	// small projector (presenter.js compactScreen), where it always does.
 	DiagramGone bool `json:"diagramGone"`
 }
 
@@ -82,7 +83,9 @@ const measurePresent = `(() => {
 	});
 	const tl = document.querySelector('[data-panel="timeline"] .tl-body');
 	const board = document.querySelector('.board'), room = board.dataset.room || '', side = board.dataset.tl === 'side', under = 'under' in board.dataset;
-	const givesWay = side ? (under ? room === '2' : ['8', '9', '10', '11', '12'].includes(room)) : (room === '6' || room === '7');
+	// a small projector's layout (presenter.js compactScreen) has no levels: its diagram's card always gives way
+	const compact = matchMedia('(max-width: 960px) and (min-width: 720px) and (min-height: 480px) and (orientation: landscape)').matches;
+	const givesWay = compact || (side ? (under ? room === '2' : ['8', '9', '10', '11', '12'].includes(room)) : (room === '6' || room === '7'));
 	const diagramGone = givesWay && getComputedStyle(document.getElementById('panel-diagram')).display === 'none';
 	return {
 		timeline: tl ? r(tl) : {}, diagramGone,

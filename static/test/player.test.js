@@ -163,6 +163,26 @@ function fakeBoard(height, innerHeight, nodes = false) {
   };
 }
 
+test("placeTimeline on a small projected screen puts a tall timeline beside, never at the side", () => {
+  const small = (height, nodes = false) => {
+    const doc = fakeBoard(height, 540, nodes);
+    doc.defaultView.matchMedia = (q) => ({ matches: q === presenter.compactScreen });
+    return doc;
+  };
+  const tall = small(298);
+  assert.equal(presenter.placeTimeline(tall, true), true, "three lanes of 540 px (55%) go beside");
+  assert.equal(tall.board.dataset.tl, "beside");
+  assert.ok(!("under" in tall.board.dataset), "no narration under it: the cards take the right column");
+  const short = small(180);
+  presenter.placeTimeline(short, true);
+  assert.equal(short.board.dataset.tl, undefined, "a short drawing stays across the board");
+  const nodes = small(200, true);
+  presenter.placeTimeline(nodes, true);
+  assert.equal(nodes.board.dataset.tl, "beside");
+  assert.equal(presenter.placeTimeline(nodes, false), true, "off presenter mode it is cleared");
+  assert.equal(nodes.board.dataset.tl, undefined);
+});
+
 test("placeTimeline puts a tall timeline or a lesson on nodes at the side, only in presenter mode", () => {
   const short = fakeBoard(298, 768);
   assert.equal(presenter.placeTimeline(short, true), false, "three lanes stay across the bottom");
