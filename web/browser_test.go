@@ -261,15 +261,7 @@ func (p *lessonTabs) take(t *testing.T) context.Context {
 		return ctx
 	default:
 	}
-	redistest.Need(t, "chromium", "make test")
-	parent, err := chromium.start()
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, stop, err := openUnpaintedTab(parent)
-	if err != nil {
-		t.Fatalf("open a tab: %v", err)
-	}
+	ctx, stop := startUnpaintedTab(t)
 	p.mu.Lock()
 	p.stops = append(p.stops, stop)
 	p.mu.Unlock()
@@ -344,19 +336,27 @@ func eachTabOf(t *testing.T, open func(*testing.T) context.Context, walk func(t 
 	})
 }
 
-// unpaintedTab opens an unpainted tab (openUnpaintedTab), closed when t
-// ends.
-func unpaintedTab(t *testing.T) context.Context {
+// startUnpaintedTab opens an unpainted tab (openUnpaintedTab) of the
+// shared browser, started if need be; the caller closes it with stop.
+func startUnpaintedTab(t *testing.T) (ctx context.Context, stop func()) {
 	t.Helper()
 	redistest.Need(t, "chromium", "make test")
 	parent, err := chromium.start()
 	if err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	ctx, stop, err := openUnpaintedTab(parent)
+	ctx, stop, err = openUnpaintedTab(parent)
 	if err != nil {
 		t.Fatalf("open a tab: %v", err)
 	}
+	return ctx, stop
+}
+
+// unpaintedTab opens an unpainted tab (openUnpaintedTab), closed when t
+// ends.
+func unpaintedTab(t *testing.T) context.Context {
+	t.Helper()
+	ctx, stop := startUnpaintedTab(t)
 	t.Cleanup(stop)
 	return ctx
 }
