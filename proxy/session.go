@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 // ClientInfo describes one client connection: its lane on the timeline.
@@ -49,12 +47,8 @@ type session struct {
 	id   int64
 	lane string
 	p    *Proxy
-	conn net.Conn       // the client
-	rd   *redcon.Reader // the client's commands
-	// br is rd's buffered reader (redcon.NewReader keeps a *bufio.Reader
-	// it is given): bytes it holds are the rest of a pipeline that
-	// redcon's buffer split.
-	br *bufio.Reader
+	conn net.Conn   // the client
+	cr   *cmdReader // the client's commands, readLoop only
 	// up and upR are the client's own upstream connection, nil while it
 	// is on sharedUp (shared.go); readLoop sets them, under mu.
 	up       net.Conn
@@ -128,9 +122,8 @@ const maxWriteBatch = 64 << 10
 // (shared.go: it leaves for its own at its first command that must not
 // share one) and forwards.
 func (p *Proxy) runSession(c net.Conn) {
-	br := bufio.NewReaderSize(c, clientBuffer)
-	rd := redcon.NewReader(br)
-	cmds, err := rd.ReadCommands()
+	cr := newCmdReader(c)
+	cmds, err := cr.next(nil)
 	if err != nil {
 		writeProtocolError(c, err)
 		p.dropConn(c)
@@ -140,7 +133,7 @@ func (p *Proxy) runSession(c net.Conn) {
 	p.nextID++
 	id := p.nextID
 	p.mu.Unlock()
-	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, rd: rd, br: br,
+	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, cr: cr,
 		queue: newPendingQueue(), done: make(chan struct{}), inbox: newInbox(), drained: make(chan struct{}, 1)}
 	s.info = ClientInfo{Lane: s.lane, Addr: c.RemoteAddr().String(), Protocol: 2, Connected: time.Now()}
 	if sc, ok := c.(syscall.Conn); ok {
@@ -188,26 +181,22 @@ func writeProtocolError(c net.Conn, err error) {
 // oneLine keeps an error reply on one line.
 func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
-// clientBuffer is the read buffer of a client connection, as redcon's
-// own (4 KiB).
-const clientBuffer = 4096
-
-// readLoop forwards the client's commands upstream in order: each batch
-// redcon's reader gives (what the client pipelined) goes out in one write.
-// A pipeline that redcon's buffer split (its end is still buffered, read
-// by the same system call) goes out whole, in one write.
-func (s *session) readLoop(cmds []redcon.Command) {
+// readLoop forwards the client's commands upstream in order: the
+// commands of each read (what the client pipelined) go out in one write,
+// before the next read, which may wait.
+func (s *session) readLoop(cmds []clientCommand) {
 	for {
 		for _, cmd := range cmds {
 			if !s.forward(cmd) {
 				return
 			}
 		}
-		if s.br.Buffered() == 0 && !s.flushUp() {
+		if !s.flushUp() {
 			return
 		}
+		s.cr.shrink()
 		var err error
-		if cmds, err = s.rd.ReadCommands(); err != nil {
+		if cmds, err = s.cr.next(cmds); err != nil {
 			writeProtocolError(s.conn, err)
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = nil
@@ -220,7 +209,7 @@ func (s *session) readLoop(cmds []redcon.Command) {
 
 // forward notes one command, queues its pending reply and adds it to the
 // upstream batch; false when the session ended.
-func (s *session) forward(cmd redcon.Command) bool {
+func (s *session) forward(cmd clientCommand) bool {
 	if s.armed.Load() {
 		if s.holding() && !s.flushUp() {
 			return false
