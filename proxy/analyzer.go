@@ -373,16 +373,49 @@ func setStateIfOK(c command, key string, replied time.Time) (LockState, bool) {
 	return st, true
 }
 
-// unchangedSet reports whether c is a SET sent without a read after it
+// unchangedSet reports whether c was sent without a read after it
+// (pending.unread) and changed nothing: a command of readOnLock, or a SET
 // (its state known from its arguments had it answered OK: setStateIfOK)
-// that answered nil (NX found the key, XX did not) or an error: it
-// changed nothing.
+// that answered nil (NX found the key, XX did not) or an error.
 func unchangedSet(c *CommandEvent, key string) bool {
-	if c == nil || !c.unread || !(c.value.Null || c.value.IsError()) {
+	if c == nil || !c.unread {
+		return false
+	}
+	if readOnLock[c.cmd.name] {
+		return true
+	}
+	if !(c.value.Null || c.value.IsError()) {
 		return false
 	}
 	_, ok := setStateIfOK(c.cmd, key, c.Replied)
 	return ok
+}
+
+// replyAgrees reports whether c's reply agrees with key being present
+// (holding value, when a String) or absent, as the analyzer last saw it:
+// GET's value or nil, EXISTS's count and PTTL's or TTL's -2 say which; a
+// SET answered nil or an error (unchangedSet) agrees only with a present
+// key, as its NX found one; the others' replies are not compared.
+func replyAgrees(c *CommandEvent, st LockState) bool {
+	present := st.Present()
+	v := c.value
+	switch c.cmd.name {
+	case "SET":
+		return present
+	case "GET":
+		if v.IsError() { // WRONGTYPE: a Hash lock
+			return present && st.Type == "hash"
+		}
+		return v.Null == !present && (!present || (st.Type == "string" && v.Str == st.Value))
+	case "EXISTS":
+		if len(c.cmd.keys) != 1 {
+			return true
+		}
+		return v.Kind == ':' && (v.Int == 1) == present
+	case "PTTL", "TTL":
+		return v.Kind == ':' && (v.Int == -2) == !present
+	}
+	return true
 }
 
 // expectsOK reports whether SET c of key most likely answers OK, as far
@@ -407,20 +440,21 @@ func (a *analyzer) expectsOK(c command, key string) bool {
 	return (nx && absent) || (xx && !absent)
 }
 
-// unchanged handles a SET that was sent without a read after it and did
-// not answer OK (unchangedSet): it changed nothing, so the key is as the
-// analyzer last saw it, its PTTL counted down to the reply. When the
-// analyzer saw it absent, or its lease should have run out by then,
-// the state is not known: the lock reader reads it, as a sweep does (no
-// hold is the SET's: a new owner read here is claimed by the command
-// that wrote it).
+// unchanged handles a command sent without a read after it that changed
+// nothing (unchangedSet): the key is as the analyzer last saw it, present
+// with its PTTL counted down to the reply, or absent, where the reply
+// agrees (replyAgrees). When it does not, or the analyzer never saw the
+// key, or its lease should have run out by then, the state is not known:
+// the lock reader reads it, as a sweep does (no hold is the command's: a
+// new owner read here is claimed by the command that wrote it).
 func (a *analyzer) unchanged(ctx context.Context, key string, o obs) {
 	c := o.e.Command
 	a.mu.Lock()
 	m := a.locks[key]
-	if m != nil && m.state.Present() && (m.expiresAt.IsZero() || m.expiresAt.Sub(c.Replied) >= time.Millisecond) {
+	known := m != nil && (!m.state.Present() || m.expiresAt.IsZero() || m.expiresAt.Sub(c.Replied) >= time.Millisecond)
+	if known && replyAgrees(c, m.state) {
 		st := m.state
-		if !m.expiresAt.IsZero() {
+		if st.Present() && !m.expiresAt.IsZero() {
 			st.PTTL = m.expiresAt.Sub(c.Replied).Milliseconds()
 		}
 		st.Read, st.Cause = c.Replied, o.e.Seq

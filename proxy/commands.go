@@ -53,6 +53,16 @@ var scriptCommands = map[string]bool{"EVAL": true, "EVALSHA": true, "EVAL_RO": t
 
 // parseCommand reads args (at least one) into a command; scripts resolves
 // an EVALSHA digest to a body the proxy saw before.
+// readOnLock are the commands that read keys and write none: on a lock
+// key they are sent without a read after them (session.forward), and the
+// analyzer keeps its view of the key where their reply agrees with it
+// (analyzer.unchanged, replyAgrees).
+var readOnLock = map[string]bool{
+	"GET": true, "EXISTS": true, "PTTL": true, "TTL": true, "TYPE": true, "STRLEN": true, "GETRANGE": true,
+	"PEXPIRETIME": true, "EXPIRETIME": true, "HGET": true, "HMGET": true, "HGETALL": true, "HEXISTS": true,
+	"HLEN": true, "HKEYS": true, "HVALS": true, "WATCH": true,
+}
+
 func parseCommand(raw [][]byte, scripts func(sha string) *Script) command {
 	c := command{args: make([]string, len(raw))}
 	for i, a := range raw {

@@ -8,9 +8,10 @@
 // # Data path
 //
 // The proxy accepts connections itself (proxy.go: the -max-clients bound)
-// and reads each client's commands with tidwall/redcon's RESP reader, which
-// hands over every complete command the client has sent, a pipeline at a
-// time (session.go). A connection starts on one of two shared upstream
+// and delimits each client's commands with tidwall/redcon's parser
+// (redcon.ReadNextCommand) in one read buffer it reuses, every complete
+// command the client has sent, a pipeline at a time, without copying them
+// (cmdreader.go, session.go). A connection starts on one of two shared upstream
 // connections (shared.go; the embedded miniredis, default, or -redis with
 // its TLS, ACL user and database; a Cluster is refused, ErrCluster) and
 // keeps to it while it sends only commands that leave no state on a
@@ -24,8 +25,7 @@
 // protocol state where the client put it (HELLO 3, SELECT, AUTH,
 // MULTI/EXEC, WATCH, subscriptions). Two goroutines per client: readLoop
 // queues each command as pending and sends a pipeline's RESP bytes
-// upstream in one write (a pipeline that redcon's buffer split, its end
-// still in the client's read buffer, as one too); on a shared upstream a
+// upstream in one write, before its next read; on a shared upstream a
 // client that sends while others' commands are in flight yields once
 // first, so the clients whose pipelines came in the same poll share that
 // write; replyLoop takes the replies (from the shared
@@ -39,8 +39,8 @@
 // client's socket (what the socket does not take goes out by the
 // client's goroutine): one goroutine hand-off fewer per round trip, and a
 // client that reads slowly holds up no other. A plain command (on no
-// lock key, running no script) is classified from redcon's argument
-// slices without copying them; beyond 10,000 a second such commands are
+// lock key, running no script) is classified from its argument slices
+// in the read buffer without copying them; beyond 10,000 a second such commands are
 // forwarded untraced and counted (Snapshot.Untraced), so a benchmark's
 // traffic costs no trace event each and does not push the lock events
 // out of the ring. Pushes (RESP3
@@ -81,6 +81,12 @@
 // is sent with no read after it, and if it answers nil it changed nothing:
 // the state after it is the analyzer's, its PTTL counted down (read by the
 // analyzer's connection when the analyzer saw the key absent). A command
+// that reads lock keys and writes none (GET, PTTL, EXISTS, WATCH, HGETALL,
+// ...: readOnLock) is sent with no read after it either: the state after
+// it is the analyzer's, counted down, where its reply agrees (GET's
+// value, EXISTS's count, PTTL's -2: replyAgrees), else read by the
+// analyzer's connection; so a check-and-delete in WATCH, GET, MULTI, DEL,
+// EXEC no longer has its GET read after the DEL ran. A command
 // the client sends inside its own MULTI is answered QUEUED and has not
 // run: it is traced (its reply QUEUED) and neither read after nor
 // analysed; at EXEC the queued commands on lock keys are analysed in
@@ -149,7 +155,8 @@
 // Config.TraceSize and Config.MaxClients (refused beyond MaxTraceSize and
 // MaxMaxClients with a *LimitError naming the flag; a connection beyond
 // MaxClients is answered with an error naming -max-clients), at most 4096
-// pipelined commands per client, 4096 commands on lock keys queued in one
+// pipelined commands per client, commands of at most 512 MiB (as Redis's
+// proto-max-bulk-len; a longer one is a protocol error), 4096 commands on lock keys queued in one
 // client's MULTI kept for analysis at EXEC (more are traced, not analysed),
 // replies of at most 64 MiB, at most 64 MiB
 // of replies waiting for a client on a shared upstream (one that is

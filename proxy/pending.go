@@ -17,9 +17,10 @@ type pending struct {
 	// (inlineRead); inline: this entry is one of that read's replies.
 	read   *inlineRead
 	inline *inlinePart
-	// unread: a SET whose state its OK would give (setStateIfOK), on a
-	// key the analyzer last saw absent, sent without a read after it
-	// (session.forward); answered otherwise, analyzer.unchanged.
+	// unread: sent without a read after it (session.forward): a SET
+	// whose state its OK would give (setStateIfOK), on a key the analyzer
+	// last saw absent (answered otherwise: analyzer.unchanged), or a
+	// command of readOnLock (analyzer.unchanged).
 	unread bool
 	// inTx: sent inside the client's MULTI (after it, before its EXEC or
 	// DISCARD); answered QUEUED, it runs at EXEC (session.record).

@@ -39,7 +39,7 @@ const maxLaneScripts = 8
 // it sends only sharable commands (shared.go), then its own, which keeps
 // the client's protocol state (RESP3, SELECT, MULTI, subscriptions, AUTH)
 // where the client set it; replies pass through byte for byte. Two goroutines move its traffic: readLoop reads
-// the client's commands as redcon's reader delimits them, a pipeline at a
+// the client's commands as cmdReader (redcon's parser) delimits them, a pipeline at a
 // time, and writes them upstream in one write; replyLoop reads the
 // upstream's replies and writes to the client all those that have arrived
 // in one write.
@@ -167,7 +167,7 @@ func (p *Proxy) runSession(c net.Conn) {
 	s.readLoop(cmds)
 }
 
-// writeProtocolError answers a client whose bytes are not RESP (redcon's
+// writeProtocolError answers a client whose bytes are not RESP (cmdReader's
 // protocol errors) with an error reply, as Redis does; a connection that
 // ended says nothing.
 func writeProtocolError(c net.Conn, err error) {
@@ -266,6 +266,20 @@ func (s *session) forward(cmd clientCommand) bool {
 		return s.queueCommand(pending{}, raw, false)
 	}
 	pend := pending{cmd: c, locks: dedupe(locks), sent: now, inTx: inTx}
+	if len(pend.locks) > 0 && !inTx && readOnLock[c.name] {
+		// A command that reads its lock keys and writes none (GET,
+		// PTTL, WATCH, ...) leaves them as they were: the analyzer keeps
+		// its view where the reply agrees with it (analyzer.unchanged).
+		// A read after it would cost Redis and the proxy a transaction
+		// a key and, while the client watches keys (when no inline read
+		// may go on its connection), be done by the lock reader, which
+		// may read after the client's next commands: redis-py's
+		// check-and-delete (WATCH, GET, MULTI, DEL, EXEC) had its GET's
+		// state read after the DEL and a lease-expired found that was
+		// not (TestProxyRedisPyWatchRelease).
+		pend.unread = true
+		return s.queueCommand(pend, raw, true)
+	}
 	if len(pend.locks) == 0 || !s.inlineEligible(c) {
 		return s.queueCommand(pend, raw, true)
 	}

@@ -64,7 +64,7 @@ type CommandEvent struct {
 	Script string `json:"script,omitempty"`
 	value  Value
 	cmd    command
-	// unread: a SET sent without a read after it (pending.unread).
+	// unread: sent without a read after it (pending.unread).
 	unread bool
 	// tx: for EXEC, the queued commands on lock keys (and scripts) it
 	// ran, with their replies from its array (session.endTx).

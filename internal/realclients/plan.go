@@ -57,6 +57,14 @@ type Step struct {
 	// Watchdog makes node-redisson's "acquire" take the lock without a
 	// lease, kept alive by its watchdog (Redisson's lock()).
 	Watchdog bool `json:"watchdog,omitempty"`
+	// Watch makes redis-py's "release" the check-and-delete that Redis's
+	// documentation gave before scripts, as applications still write it:
+	// WATCH the key, GET it, and when it holds the lock's token, DEL it in
+	// a MULTI/EXEC transaction (redis-py's pipeline(transaction=True));
+	// "not_owner" when the token differs or EXEC answers nil (WatchError:
+	// the key changed after WATCH). Only redis-py takes it (Start refuses
+	// it for the others).
+	Watch bool `json:"watch,omitempty"`
 }
 
 // Actions of a Step.
@@ -129,6 +137,9 @@ func (p Plan) validate() error {
 		case Acquire, Hold, Extend, Release, Await:
 		default:
 			return fmt.Errorf("realclients: plan steps[%d].do: unknown action %q", i, s.Do)
+		}
+		if s.Watch && s.Do != Release {
+			return fmt.Errorf("realclients: plan steps[%d]: watch is for a release, not %q", i, s.Do)
 		}
 		if s.MS < 0 || s.WaitMS < 0 {
 			return fmt.Errorf("realclients: plan steps[%d]: ms and wait_ms must be >= 0", i)

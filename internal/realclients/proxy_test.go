@@ -367,3 +367,124 @@ func renewals(s proxy.Snapshot) []string {
 	}
 	return out
 }
+
+// TestProxyRedisPyWatchRelease: redis-py releases by check-and-delete in
+// a transaction (WATCH, GET, MULTI, DEL, EXEC: pipeline(transaction=True),
+// Step.Watch), the release Redis's documentation gave before scripts and
+// applications still write. Through the proxy, the DEL queued in MULTI
+// releases the lock at EXEC: the key read after EXEC is absent, the lane
+// no longer holds it, no finding. Then a holder paused past its lease
+// finds another client's token at its GET and gives up (UNWATCH,
+// not_owner): the other client's hold stands, and the only finding on the
+// holder is its lease running out. The saved lesson replays on both
+// backends.
+func TestProxyRedisPyWatchRelease(t *testing.T) {
+	t.Parallel()
+	realclients.Ensure(t, realclients.RedisPy)
+	cat := newCatalog(t)
+	throughProxy(t, func(t *testing.T, up proxied) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		key := lockKey()
+		w := start(t, ctx, realclients.RedisPy, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 5000, Name: "owner", Steps: []realclients.Step{
+			{Do: realclients.Acquire}, {Do: realclients.Release, Watch: true},
+		}})
+		if got, want := outcomes(wait(t, ctx, w)), []string{"acquire:acquired", "release:released"}; !slices.Equal(got, want) {
+			t.Fatalf("redis-py's outcomes %v, want %v", got, want)
+		}
+		// The state read after EXEC is the queued DEL's (its Cause), as
+		// the DEL is what ran.
+		s := snapshotWhen(t, ctx, up.p, "the read after EXEC", func(s proxy.Snapshot) bool {
+			del := lastOn(s, "DEL", "")
+			return lastOn(s, "EXEC", "") != nil && del != nil && stateAfter(s, del.Seq) != nil
+		})
+		owner := laneOf(t, s, "owner", key)
+		del := lastOn(s, "DEL", owner.Lane)
+		if del == nil || lastOn(s, "EXEC", owner.Lane) == nil || lastOn(s, "WATCH", owner.Lane) == nil {
+			logTrace(t, s)
+			t.Fatalf("the owner's lane has no WATCH, DEL and EXEC")
+		}
+		if st := stateAfter(s, del.Seq); st.Present() || st.Holder != "" || st.Read.Before(lastOn(s, "EXEC", owner.Lane).Command.Replied) {
+			t.Errorf("%s after the queued DEL: %+v, want absent, read after EXEC's reply", key, *st)
+		}
+		if st := stateAfter(s, lastOn(s, "GET", owner.Lane).Seq); st == nil || st.Holder != owner.Lane {
+			logTrace(t, s)
+			t.Errorf("%s after the GET: %+v, want held by %s (the DEL had not run)", key, st, owner.Lane)
+		}
+		if len(s.Findings) != 0 {
+			t.Errorf("findings %+v, want none (the owner released its own lock)", s.Findings)
+		}
+
+		// A stale owner's check-and-delete finds another token.
+		key = lockKey()
+		holder := start(t, ctx, realclients.RedisPy, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 300, Name: "holder", Steps: []realclients.Step{
+			{Do: realclients.Acquire}, {Do: realclients.Await}, {Do: realclients.Release, Watch: true},
+		}})
+		waitOutcome(t, ctx, holder, realclients.Awaiting)
+		if err := up.p.Pause("holder", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		proceed(t, holder)
+		s = snapshotWhen(t, ctx, up.p, "the holder's lease to run out", func(s proxy.Snapshot) bool {
+			return len(s.Findings) > 0
+		})
+		other := start(t, ctx, realclients.RedisPy, viaProxy(up), realclients.Plan{Key: key, LeaseMS: 60000, Name: "other", Steps: []realclients.Step{
+			{Do: realclients.Acquire},
+		}})
+		otherEvs := wait(t, ctx, other)
+		if got := outcomes(otherEvs); !slices.Equal(got, []string{"acquire:acquired"}) {
+			t.Fatalf("the other client's outcomes %v", got)
+		}
+		otherToken := ""
+		for _, ev := range otherEvs {
+			if ev.Do == realclients.Acquire {
+				otherToken = ev.Owner
+			}
+		}
+		if err := up.p.Resume("holder"); err != nil {
+			t.Fatal(err)
+		}
+		evs := wait(t, ctx, holder)
+		if got, want := outcomes(evs), []string{"acquire:acquired", "await:awaiting", "await:continued", "release:not_owner:TokenMismatch"}; !slices.Equal(got, want) {
+			t.Errorf("the holder's outcomes %v, want %v", got, want)
+		}
+		s = snapshotWhen(t, ctx, up.p, "the holder's UNWATCH", func(s proxy.Snapshot) bool {
+			return lastOn(s, "UNWATCH", "") != nil
+		})
+		h := laneOf(t, s, "holder", key)
+		o := laneOf(t, s, "other", key)
+		if got := findingsOf(s, h.Lane); !slices.Equal(got, []string{proxy.FindingLeaseExpired}) {
+			t.Errorf("findings on the holder %v, want only lease-expired", got)
+		}
+		if lastOn(s, "DEL", h.Lane) != nil || lastOn(s, "EXEC", h.Lane) != nil {
+			t.Errorf("the holder sent a DEL or EXEC after finding another token")
+		}
+		for _, st := range s.Redis.Locks {
+			if st.Key == key && (st.Holder != o.Lane || st.Value != otherToken || otherToken == "") {
+				t.Errorf("%s: %+v, want held by %s with %q", key, st, o.Lane, otherToken)
+			}
+		}
+		saveAndReplay(t, cat, up, "redis-py-watch-release")
+	})
+}
+
+// lastOn is the last command named name on lane ("": any lane).
+func lastOn(s proxy.Snapshot, name, lane string) *proxy.Event {
+	for i := len(s.Events) - 1; i >= 0; i-- {
+		e := &s.Events[i]
+		if e.Command != nil && e.Command.Name == name && (lane == "" || e.Lane == lane) {
+			return e
+		}
+	}
+	return nil
+}
+
+// stateAfter is the lock state read after the event seq (nil: none yet).
+func stateAfter(s proxy.Snapshot, seq uint64) *proxy.LockState {
+	for i := range s.Events {
+		if l := s.Events[i].Lock; l != nil && l.Cause == seq {
+			return l
+		}
+	}
+	return nil
+}

@@ -45,6 +45,11 @@ func Start(ctx context.Context, lib Lib, addr string, plan Plan) (*Worker, error
 	if err := plan.validate(); err != nil {
 		return nil, err
 	}
+	for i, s := range plan.Steps {
+		if s.Watch && lib != RedisPy {
+			return nil, fmt.Errorf("realclients: plan steps[%d]: watch: only %s releases with WATCH/MULTI/EXEC, not %s", i, RedisPy, lib)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Worker{Lib: lib, Plan: plan, changed: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
 	if lib == Redsync {

@@ -53,6 +53,25 @@ def failure(outcome, err):
     return {"outcome": outcome, "error": str(err), "error_type": type(err).__name__}
 
 
+def watch_release(client, key, token):
+    """Release by check-and-delete in a transaction (WATCH, GET, MULTI, DEL,
+    EXEC), as Redis's documentation wrote it before scripts; return the
+    event's fields."""
+    with client.pipeline(transaction=True) as pipe:
+        try:
+            pipe.watch(key)
+            if token is None or pipe.get(key) != token:
+                pipe.unwatch()
+                return {"outcome": "not_owner", "error": "the key does not hold this lock's token",
+                        "error_type": "TokenMismatch"}
+            pipe.multi()
+            pipe.delete(key)
+            pipe.execute()
+            return {"outcome": "released"}
+        except redis.WatchError as err:
+            return failure("not_owner", err)
+
+
 def main():
     plan = read_plan(sys.argv)
     emit = emitter(plan)
@@ -95,6 +114,11 @@ def main():
                     res = {"outcome": "extended", "owner": token.decode()}
                 except LockNotOwnedError as err:
                     res = failure("lock_lost", err)
+            elif step.get("watch"):  # release by a WATCH transaction
+                token = lock.local.token
+                res = watch_release(client, plan["key"], token)
+                if res["outcome"] == "released":
+                    lock.local.token = None
             else:  # release
                 token = lock.local.token
                 try:
