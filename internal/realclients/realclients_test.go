@@ -384,6 +384,9 @@ func TestStartRejectsBadPlans(t *testing.T) {
 		{realclients.Plan{Key: "k", Name: "n"}, "lease_ms"},
 		{realclients.Plan{Key: "k", Name: "n", LeaseMS: 1, Steps: []realclients.Step{{Do: "lock"}}}, "steps[0].do"},
 		{realclients.Plan{Name: "n", LeaseMS: 1}, "key"},
+		{realclients.Plan{Key: "k", Name: "n", LeaseMS: 1, Steps: []realclients.Step{{Do: realclients.Acquire, Watch: true}}}, "steps[0]: watch is for a release"},
+		// redsync has no check-and-delete transaction: only redis-py takes watch.
+		{realclients.Plan{Key: "k", Name: "n", LeaseMS: 1, Steps: []realclients.Step{{Do: realclients.Release, Watch: true}}}, "steps[0]: watch: only redis-py"},
 	} {
 		_, err := realclients.Start(context.Background(), realclients.Redsync, "127.0.0.1:1", c.plan)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
