@@ -637,6 +637,12 @@ func isRelease(c command) bool {
 	return c.script != nil && c.script.Release
 }
 
+// unknownScript reports whether c runs a script whose body the proxy
+// never saw (EVALSHA of a script loaded before it started).
+func unknownScript(c command) bool {
+	return c.script == nil && c.sha != ""
+}
+
 // notOwnerReply reports whether v reads as "not owner": nil, false, or an
 // integer at or below 0 (redsync's 0 and -1, Redisson's nil).
 func notOwnerReply(v Value) bool {
@@ -669,7 +675,10 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	}
 	// A hold ended: released by this command, or its lease ran out.
 	if m.state.Present() && (!st.Present() || owner != prevOwner) {
-		released := c != nil && isRelease(c.cmd) && !notOwnerReply(c.value) && (m.expiresAt.IsZero() || c.Sent.Before(m.expiresAt))
+		// A script whose body the proxy never saw (EVALSHA of one
+		// loaded before it started) that ended the hold before its lease
+		// did is taken as a release too: the key did not run out.
+		released := c != nil && (isRelease(c.cmd) || unknownScript(c.cmd)) && !notOwnerReply(c.value) && (m.expiresAt.IsZero() || c.Sent.Before(m.expiresAt))
 		if released {
 			if m.holder != "" && lane != m.holder {
 				a.addFinding(Finding{Code: FindingReleaseByOther, Key: key, Lane: lane, Other: m.holder, At: t,

@@ -210,6 +210,11 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 		c.after = st
 		prev = st
 		c.kind = classify(e.Command.cmd)
+		if c.kind == "other" && unknownScript(e.Command.cmd) && c.before.Present() && !st.Present() {
+			// A script whose body the proxy never saw ended the hold:
+			// a release (v.release says the body is missing).
+			c.kind = "release"
+		}
 		lane := e.Lane
 		cmd := e.Command
 		switch c.kind {
