@@ -52,7 +52,7 @@ func (pf proxyFlags) config(listen, redisURL, redisCA string) (proxy.Config, err
 		return proxy.Config{}, fmt.Errorf("flag -%sslow-script: must be positive", pf.prefix)
 	}
 	return proxy.Config{Listen: listen, RedisURL: redisURL, RedisCA: redisCA, Locks: *pf.locks,
-		TraceSize: *pf.traceSize, MaxClients: *pf.maxClients, SlowScript: *pf.slowScript}, nil
+		TraceSize: *pf.traceSize, MaxClients: *pf.maxClients, SlowScript: *pf.slowScript, FlagPrefix: pf.prefix}, nil
 }
 
 // Proxy runs `lockstep proxy`: the lock-aware Redis proxy in front of the

@@ -57,6 +57,11 @@ type Config struct {
 	// SlowScript is the duration above which a script's round trip is a
 	// finding (default 500 ms).
 	SlowScript time.Duration
+	// FlagPrefix is what the proxy's own messages put between "-" and a
+	// flag's name (-trace-size, -max-clients): "" for `lockstep proxy`,
+	// "proxy-" beside the player (`lockstep -proxy`, whose flags are
+	// -proxy-trace-size, -proxy-max-clients).
+	FlagPrefix string
 	// ClockTick is the embedded Redis's clock step (DefaultClockTick).
 	ClockTick time.Duration
 	// plainRate, when set, is the plain commands' trace budget and its
@@ -98,10 +103,13 @@ func (c Config) withDefaults() (Config, error) {
 		c.ClockTick = DefaultClockTick
 	}
 	if c.TraceSize < 1 || c.TraceSize > MaxTraceSize {
-		return c, &LimitError{Flag: "-trace-size", Value: c.TraceSize, Max: MaxTraceSize}
+		return c, &LimitError{Flag: c.flag("trace-size"), Value: c.TraceSize, Max: MaxTraceSize}
 	}
 	if c.MaxClients < 1 || c.MaxClients > MaxMaxClients {
-		return c, &LimitError{Flag: "-max-clients", Value: c.MaxClients, Max: MaxMaxClients}
+		return c, &LimitError{Flag: c.flag("max-clients"), Value: c.MaxClients, Max: MaxMaxClients}
 	}
 	return c, nil
 }
+
+// flag is the flag named name as the user gives it (FlagPrefix).
+func (c Config) flag(name string) string { return "-" + c.FlagPrefix + name }

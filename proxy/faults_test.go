@@ -127,7 +127,12 @@ func TestLimits(t *testing.T) {
 	if !errors.As(err, &le) || le.Flag != "-trace-size" {
 		t.Errorf("trace size -1: %v", err)
 	}
-	p := startProxy(t, proxy.Config{MaxClients: 1, TraceSize: 10, Locks: "lock:*"})
+	// Beside the player the flags are -proxy-*: the messages say so.
+	_, err = proxy.Start(context.Background(), proxy.Config{Listen: "127.0.0.1:0", MaxClients: proxy.MaxMaxClients + 1, FlagPrefix: "proxy-"})
+	if !errors.As(err, &le) || le.Flag != "-proxy-max-clients" {
+		t.Errorf("max clients over the limit beside the player: %v", err)
+	}
+	p := startProxy(t, proxy.Config{MaxClients: 1, TraceSize: 10, Locks: "lock:*", FlagPrefix: "proxy-"})
 	ctx := context.Background()
 	a := client(t, p, "a", 2)
 	for range 20 {
@@ -139,7 +144,7 @@ func TestLimits(t *testing.T) {
 	}
 	defer b.Close()
 	line, _ := bufio.NewReader(b).ReadString('\n')
-	if !strings.HasPrefix(line, "-ERR") || !strings.Contains(line, "-max-clients 1") {
+	if !strings.HasPrefix(line, "-ERR") || !strings.Contains(line, "(-proxy-max-clients 1)") {
 		t.Errorf("second client: %q", line)
 	}
 	snap := p.Snapshot()

@@ -307,7 +307,7 @@ func (p *Proxy) serve(ln net.Listener) {
 		}
 		if p.clients.Add(1) > int64(p.cfg.MaxClients) {
 			p.clients.Add(-1)
-			msg := fmt.Sprintf("-ERR proxy: %d client connections are open, the limit (-max-clients %d)\r\n", p.cfg.MaxClients, p.cfg.MaxClients)
+			msg := fmt.Sprintf("-ERR proxy: %d client connections are open, the limit (%s %d)\r\n", p.cfg.MaxClients, p.cfg.flag("max-clients"), p.cfg.MaxClients)
 			_, _ = c.Write([]byte(msg))
 			c.Close()
 			continue

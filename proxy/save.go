@@ -26,6 +26,9 @@ type SaveOptions struct {
 	// Renderer gives the lesson's title and the notes their texts in every
 	// locale (package catalog); nil writes English message ids.
 	Renderer sim.Renderer
+	// traceFlag is the trace size's flag as the user gives it
+	// (Config.flag), named when the ring dropped events; SaveLesson sets it.
+	traceFlag string
 }
 
 // Saved is a trace turned into files: a lesson (docs/lesson-format.md) and
@@ -65,6 +68,7 @@ func (p *Proxy) SaveLesson(ctx context.Context, opt SaveOptions) (Saved, error) 
 	for _, s := range p.openSessions() {
 		labels[s.lane] = laneText(s.clientInfo())
 	}
+	opt.traceFlag = p.cfg.flag("trace-size")
 	return save(events, dropped, scripts, labels, opt)
 }
 
@@ -117,7 +121,7 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 	sv := Saved{LessonFile: opt.ID + ".yaml", VariantFile: opt.ID + ".variant.yaml"}
 	missing := func(f string, a ...any) { sv.Missing = append(sv.Missing, fmt.Sprintf(f, a...)) }
 	if dropped > 0 {
-		missing("the trace ring had dropped %d older events (raise -trace-size); the lesson starts at the oldest kept", dropped)
+		missing("the trace ring had dropped %d older events (raise %s); the lesson starts at the oldest kept", dropped, opt.traceFlag)
 	}
 	// The lock states after each command, and the overlap findings.
 	after := map[uint64]LockState{}
