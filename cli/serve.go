@@ -172,6 +172,9 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	tcp := ln.Addr().(*net.TCPAddr)
 	fmt.Fprintf(stdout, "lockstep: serving %d lessons on %s\n", len(course), be.Info())
 	fmt.Fprintf(stdout, "lockstep: open %s  (Ctrl-C to stop)\n", browseURL(tcp))
+	if liveHandler != nil {
+		fmt.Fprintf(stdout, "lockstep: watch your application's locks at %s/live\n", strings.TrimSuffix(browseURL(tcp), "/"))
+	}
 	if !tcp.IP.IsLoopback() {
 		// The address as the operator typed it (0.0.0.0 listens on [::] too,
 		// which tcp would print), with the port listened on.

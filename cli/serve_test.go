@@ -267,3 +267,23 @@ func TestServeUsageListsCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestServeProxyPrintsLive: beside the proxy the server prints where its
+// live page is, and that page answers.
+func TestServeProxyPrintsLive(t *testing.T) {
+	url, stdout, _, stop := startServe(t, "-proxy", "127.0.0.1:0")
+	want := "watch your application's locks at " + url + "live\n"
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(stdout.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("output lacks %q: %s", want, stdout.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if status, _ := fetch(t, url+"live"); status != 200 {
+		t.Errorf("%slive: %d", url, status)
+	}
+	if code := stop(); code != ExitOK {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -206,3 +206,16 @@ func TestScenario(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestReadmeScenario: the scenario file the README runs loads, and pauses
+// worker-a after its acquire for longer than a short lease.
+func TestReadmeScenario(t *testing.T) {
+	t.Parallel()
+	sc, err := proxy.LoadScenario("../docs/pause-worker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Faults) != 1 || sc.Faults[0].Do != "pause" || sc.Faults[0].Client != "worker-a" || sc.Faults[0].After != "acquire" || sc.Faults[0].For != 3*time.Second {
+		t.Errorf("docs/pause-worker.yaml: %+v", sc.Faults)
+	}
+}
