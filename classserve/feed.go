@@ -65,7 +65,41 @@ type feedState struct {
 type inSync struct {
 	locale        sim.Locale
 	frame, status *websocket.PreparedMessage
+	// wire is frame and status as bytes on the wire, made for the first
+	// student of each compression choice (Follower.NextWire).
+	wire *moveWire
 }
+
+// moveWire is a move's frame and status for the students in sync as the
+// bytes their connections put on the wire, by compression choice (plain
+// [0], deflated [1]): the same for every connection of a choice (web's
+// wireFrames), made once per move and choice and written as they are to
+// every student of it (web.client's Deliver). Kept with the move's
+// feedState, they are never those of another move.
+type moveWire struct {
+	by [2]struct {
+		once sync.Once
+		b    []byte
+	}
+}
+
+// bytes are the move's frame and status as a connection that deflates or
+// not puts them on the wire, made by wire the first time; nil when wire
+// could not.
+func (m *inSync) bytes(deflate bool, wire WireFunc) []byte {
+	i := 0
+	if deflate {
+		i = 1
+	}
+	w := &m.wire.by[i]
+	w.once.Do(func() { w.b = wire(deflate, m.frame, m.status) })
+	return w.b
+}
+
+// WireFunc makes frame then status (either nil: left out) into the bytes
+// a connection that deflates or not puts on the wire for them (web's
+// wireFrames); nil when it cannot.
+type WireFunc func(deflate bool, frame, status *websocket.PreparedMessage) []byte
 
 // inSync is the move's messages for a student in sync of language loc,
 // nil when none were drawn.
@@ -199,7 +233,7 @@ func show(list []*Follower) {
 
 func showEach(list []*Follower) {
 	for _, m := range list {
-		if m.deliver == nil || !m.deliver() {
+		if m.deliver == nil || !m.deliver.Deliver() {
 			poke(m.wake)
 		}
 	}
@@ -237,7 +271,7 @@ func (f *classFeed) prepare(st classroom.State) []inSync {
 			continue // the students try again, and log it
 		}
 		if status := f.studentStatus(st, loc, true, nil); status != nil {
-			moves = append(moves, inSync{locale: loc, frame: frame, status: status})
+			moves = append(moves, inSync{locale: loc, frame: frame, status: status, wire: &moveWire{}})
 		}
 	}
 	return moves

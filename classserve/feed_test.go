@@ -25,7 +25,7 @@ func TestFeedShowsTheNewestQueuedState(t *testing.T) {
 	}
 	var delivered atomic.Int32
 	f := &Follower{srv: hub, code: "2C37F9", wake: make(chan struct{}, 1), session: make(chan struct{}, 1),
-		shown: sharedShown{step: -1}, deliver: func() bool { delivered.Add(1); return true }}
+		shown: sharedShown{step: -1}, deliver: DeliverFunc(func() bool { delivered.Add(1); return true })}
 	if _, err := hub.joinFeed("2C37F9", f); err != nil {
 		t.Fatal(err)
 	}

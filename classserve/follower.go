@@ -27,8 +27,32 @@ import (
 // wake on to the session, which runs the lesson itself as it did before
 // the writer served any, and turns direct on again when it can.
 type Follower struct {
+	// What a move reads of each student (deliver, then next in sync) comes
+	// first, together: two cache lines, where it spread over three, each
+	// a miss per student of a move (perf, issue 34).
+
+	// deliver is the writer's fast path (Player.WriterDeliver): the feed
+	// shows the follower a move from its own goroutines, and wakes the
+	// writer only when deliver could not.
+	deliver Deliverer
+	feed    *classFeed
+	// mu guards what follows down to answer, between the session and the
+	// writer; neither holds it while it waits on the other.
+	mu     sync.Mutex
+	direct bool
+	// edited counts the frames without chrome sent since the last with
+	// chrome (followerFullEvery).
+	edited int
+	// shown is what the page shows of the class's shared frames, shownSeq
+	// the Seq of the last state whose class-status the page got.
+	shownSeq int64
+	shown    sharedShown
+	// locale and answer (step → choice) are the session's, copied when it
+	// turns direct on.
+	locale sim.Locale
+	answer map[int]string
+
 	srv  *Hub
-	feed *classFeed
 	code string
 	// wake is the writer's one-slot wake channel (client.classWake): the
 	// feed wakes it on each new state, so a busy writer reads only the
@@ -41,26 +65,6 @@ type Follower struct {
 	// the server's session table): a student who follows a lecture sends
 	// nothing for long stretches.
 	touch func()
-	// deliver is the writer's fast path (Player.WriterDeliver): the feed
-	// shows the follower a move from its own goroutines, and wakes the
-	// writer only when deliver could not.
-	deliver func() bool
-
-	// mu guards what follows, between the session and the writer; neither
-	// holds it while it waits on the other.
-	mu     sync.Mutex
-	direct bool
-	// locale and answer (step → choice) are the session's, copied when it
-	// turns direct on.
-	locale sim.Locale
-	answer map[int]string
-	// shown is what the page shows of the class's shared frames, shownSeq
-	// the Seq of the last state whose class-status the page got.
-	shown    sharedShown
-	shownSeq int64
-	// edited counts the frames without chrome sent since the last with
-	// chrome (followerFullEvery).
-	edited int
 }
 
 // followerFullEvery is how many frames without chrome (panels edited from
@@ -132,11 +136,21 @@ func (f *Follower) setAnswer(answer map[int]string) {
 // (nil when the page has it), frame first. Both nil: nothing, or the
 // session has the state (direct is off; it is woken).
 func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
+	_, frame, status = f.nextWire(false, nil)
+	return frame, status
+}
+
+// nextWire is next for a writer that writes bytes as they are (wire not
+// nil): for a student in sync on a move, the move's frame and status as
+// the bytes a connection that deflates or not puts on the wire (made once
+// per move and choice by wire, inSync.bytes), and nil messages; else, or
+// when wire could not make them, nil bytes and next's messages.
+func (f *Follower) nextWire(deflate bool, wire WireFunc) (b []byte, frame, status *websocket.PreparedMessage) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.direct {
 		poke(f.session)
-		return nil, nil
+		return nil, nil, nil
 	}
 	shown := f.feed.shown.Load()
 	st, before := shown.st, shown.before
@@ -144,13 +158,18 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 		// Nearly every student on a move: the messages prepare drew.
 		f.shown.step, f.shownSeq = st.Step, st.Seq
 		f.edited++
-		return m.frame, m.status
+		if wire != nil {
+			if b := m.bytes(deflate, wire); b != nil {
+				return b, nil, nil
+			}
+		}
+		return nil, m.frame, m.status
 	}
 	lesson := f.srv.cfg.Host.Course(st.Lesson)
 	if st.Ended || st.Timeline != "" || lesson == nil {
 		f.direct, f.shown.step = false, -1
 		poke(f.session)
-		return nil, nil
+		return nil, nil, nil
 	}
 	from := -1
 	if f.shown.lesson == st.Lesson && f.shown.locale == string(f.locale) {
@@ -169,7 +188,7 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 			// The session runs the lesson itself, as a player would.
 			f.direct, f.shown.step = false, -1
 			poke(f.session)
-			return nil, nil
+			return nil, nil, nil
 		}
 		f.shown = sharedShown{lesson: st.Lesson, locale: string(f.locale), step: st.Step}
 		if f.edited++; from < 0 {
@@ -180,7 +199,7 @@ func (f *Follower) next() (frame, status *websocket.PreparedMessage) {
 		f.shownSeq = st.Seq
 		status = f.feed.studentStatus(st, f.locale, true, f.answer)
 	}
-	return frame, status
+	return nil, frame, status
 }
 
 // inSync reports whether the student's page shows step before of st's

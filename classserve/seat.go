@@ -53,17 +53,31 @@ type Player interface {
 	// WriterWake is the connection writer's one-slot wake channel; Follow
 	// has the writer serve f (nil: none), Unfollow stops it serving f.
 	WriterWake() chan struct{}
-	// WriterDeliver is the connection writer's fast path, a func that
-	// shows the Follow'ed follower its feed's newest state from the
-	// caller's goroutine, without waiting on the connection, when the
-	// writer is idle, and returns false when it did not (the caller then
-	// wakes the writer, WriterWake). A func of the writer's own, not a
-	// method of the Player: a move calls it for every student, and each
-	// hop through the session is a cache miss.
-	WriterDeliver() func() bool
+	// WriterDeliver is the connection writer's fast path, which shows
+	// the Follow'ed follower its feed's newest state from the caller's
+	// goroutine (Deliverer). The writer's own, not a method of the Player:
+	// a move calls it for every student, and each hop through the session
+	// is a cache miss.
+	WriterDeliver() Deliverer
 	Follow(f *Follower)
 	Unfollow(f *Follower)
 }
+
+// Deliverer is a connection writer's fast path: Deliver shows the writer's
+// follower its feed's newest state from the caller's goroutine (a class
+// feed's, one per core), without waiting on the connection, when the
+// writer is idle, and returns false when it did not (the caller then
+// wakes the writer). An interface rather than a func: a func value of a
+// method is an object of its own, one more cache miss per student of a
+// move (about 2% of the server's CPU at 1,000 students, perf, issue 34),
+// where an interface's method table is one for all.
+type Deliverer interface{ Deliver() bool }
+
+// DeliverFunc is a func as a Deliverer.
+type DeliverFunc func() bool
+
+// Deliver calls d.
+func (d DeliverFunc) Deliver() bool { return d() }
 
 // Request is a page's class message (docs/classroom.md), its fields
 // checked by the protocol's parser: the code in capitals, the language a
@@ -148,6 +162,16 @@ func (s *Hub) texts(loc sim.Locale) Texts { return s.cfg.Host.Texts(loc) }
 // newest state of the feed): the shared frame, then the class-status, each
 // nil when the page has it or the session serves the state (next).
 func (f *Follower) Next() (frame, status *websocket.PreparedMessage) { return f.next() }
+
+// NextWire is Next for a writer that can write bytes framed for it as they
+// are: a student in sync on a move gets the move's frame and status as the
+// bytes a connection that deflates (deflate) or not puts on the wire, made
+// by wire once per move and choice and kept with the move (b; frame and
+// status nil); any other, or when wire cannot make them, Next's messages
+// (b nil).
+func (f *Follower) NextWire(deflate bool, wire WireFunc) (b []byte, frame, status *websocket.PreparedMessage) {
+	return f.nextWire(deflate, wire)
+}
 
 // Touch records a send of the writer as the session's activity.
 func (f *Follower) Touch() { f.touch() }

@@ -98,25 +98,25 @@ func checkClassMessage(m *ClientMessage, size int, spoken func(sim.Locale) bool)
 
 // The session as a classserve.Player.
 
-func (s *session) Send(msg any) bool               { return s.send(msg) }
-func (s *session) SendErr(re int64, err error)     { s.sendErr(re, err) }
-func (s *session) Locale() sim.Locale              { return s.locale }
-func (s *session) SetLocale(loc sim.Locale)        { s.locale = loc }
-func (s *session) Running() bool                   { return s.runner != nil }
-func (s *session) Lesson() *sim.Lesson             { return s.tl.Lesson }
-func (s *session) Frames() []sim.Frame             { return s.runner.Frames() }
-func (s *session) Cur() int                        { return s.cur }
-func (s *session) StopPlay()                       { s.stopPlay() }
-func (s *session) CloseRun()                       { s.closeRun() }
-func (s *session) MoveTo(re int64, step int)       { s.moveTo(re, step) }
-func (s *session) Addr() string                    { return s.c.addr }
-func (s *session) Host() string                    { return s.c.host }
-func (s *session) ListenPort() int                 { return s.c.listenPort }
-func (s *session) Touch()                          { s.srv.table.Touch(s.slot) }
-func (s *session) WriterWake() chan struct{}       { return s.c.classWake }
-func (s *session) WriterDeliver() func() bool      { return s.c.deliver }
-func (s *session) Follow(f *classserve.Follower)   { s.c.follower.Store(f) }
-func (s *session) Unfollow(f *classserve.Follower) { s.c.follower.CompareAndSwap(f, nil) }
+func (s *session) Send(msg any) bool                   { return s.send(msg) }
+func (s *session) SendErr(re int64, err error)         { s.sendErr(re, err) }
+func (s *session) Locale() sim.Locale                  { return s.locale }
+func (s *session) SetLocale(loc sim.Locale)            { s.locale = loc }
+func (s *session) Running() bool                       { return s.runner != nil }
+func (s *session) Lesson() *sim.Lesson                 { return s.tl.Lesson }
+func (s *session) Frames() []sim.Frame                 { return s.runner.Frames() }
+func (s *session) Cur() int                            { return s.cur }
+func (s *session) StopPlay()                           { s.stopPlay() }
+func (s *session) CloseRun()                           { s.closeRun() }
+func (s *session) MoveTo(re int64, step int)           { s.moveTo(re, step) }
+func (s *session) Addr() string                        { return s.c.addr }
+func (s *session) Host() string                        { return s.c.host }
+func (s *session) ListenPort() int                     { return s.c.listenPort }
+func (s *session) Touch()                              { s.srv.table.Touch(s.slot) }
+func (s *session) WriterWake() chan struct{}           { return s.c.classWake }
+func (s *session) WriterDeliver() classserve.Deliverer { return s.c }
+func (s *session) Follow(f *classserve.Follower)       { s.c.follower.Store(f) }
+func (s *session) Unfollow(f *classserve.Follower)     { s.c.follower.CompareAndSwap(f, nil) }
 
 // Open starts a run of what class state st shows, at its step; an error
 // (a bad-link protocol error) when the server cannot open it.

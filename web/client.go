@@ -43,11 +43,45 @@ type inbound struct {
 // writer also shows a following student its class's moves itself
 // (follower, classserve/follower.go).
 type client struct {
-	conn *websocket.Conn
+	// What a class move's fast path (Deliver) reads of each student comes
+	// first, together: a move of 1,000 students reads 1,000 clients, each
+	// line of one a cache miss (perf, issue 34).
+
+	// wmu is held by whoever writes to conn: the writer, or a class feed's
+	// goroutine in Deliver. ended (under wmu): the writer has stopped, or
+	// sent the close frame, and nothing more may be written.
+	wmu   sync.Mutex
+	ended bool
+	// deflate: conn compresses the messages it sends (wireFrames'
+	// deflates), the compression choice whose bytes a class move's fast
+	// path writes (Deliver); wire makes them (wireFrames' bytes), nil: the
+	// fast path writes through conn.
+	deflate bool
+	// closing: a close frame was sent, or is being sent, from outside the
+	// writer (drop, the reader's answer to a message too big); Deliver
+	// then writes through conn, whose gorilla refuses after a close frame.
+	closing atomic.Bool
+	// queued counts the messages the session queued on send that the
+	// writer has not taken (at least len(send): counted before the send,
+	// uncounted after the receive), for Deliver, which must not overtake
+	// them: len(send) is a read of the channel's own memory, a cache miss
+	// per student of a move.
+	queued atomic.Int32
 	// batch is conn's network connection, through which the writer sends
 	// the messages queued together in one write (webnet.BatchConn); nil: one
 	// write each.
 	batch *webnet.BatchConn
+	wire  classserve.WireFunc
+	// follower is the session's student membership, nil when none, and
+	// followed the time (UnixNano) the writer last sent it something, the
+	// session's activity (its idle timeout).
+	follower atomic.Pointer[classserve.Follower]
+	followed atomic.Int64
+	// touched (under wmu) is when (UnixNano) the writer last recorded a
+	// send to a follower as the session's activity (touch).
+	touched int64
+
+	conn *websocket.Conn
 	// local: a loopback peer not behind a proxy, which the hello tells
 	// the Redis's address and version (visibleInfo).
 	local bool
@@ -73,20 +107,8 @@ type client struct {
 	// nil, never.
 	stop <-chan struct{}
 	// classWake wakes the writer to show follower the newest state of its
-	// class's feed; follower is the session's student membership, nil when
-	// none, and followed the time (UnixNano) the writer last sent it
-	// something, the session's activity (its idle timeout).
+	// class's feed.
 	classWake chan struct{}
-	follower  atomic.Pointer[classserve.Follower]
-	followed  atomic.Int64
-	// wmu is held by whoever writes to conn: the writer, or a class feed's
-	// goroutine in deliver. ended (under wmu): the writer has stopped, or
-	// sent the close frame, and nothing more may be written.
-	wmu   sync.Mutex
-	ended bool
-	// touched (under wmu) is when (UnixNano) the writer last recorded a
-	// send to a follower as the session's activity (touch).
-	touched int64
 
 	closeOnce   sync.Once
 	closeCode   int
@@ -129,6 +151,7 @@ type outgoing struct {
 // gives up its work slot, so that a client that reads slowly holds no one
 // else up).
 func (c *client) enqueue(msg outgoing, beforeWait func()) error {
+	c.queued.Add(1)
 	select {
 	case c.send <- msg:
 		return nil
@@ -143,10 +166,12 @@ func (c *client) enqueue(msg outgoing, beforeWait func()) error {
 	case c.send <- msg:
 		return nil
 	case <-wait.C:
+		c.queued.Add(-1)
 		return errSlowClient
 	case <-c.gone:
 	case <-c.stop:
 	}
+	c.queued.Add(-1)
 	return errClientEnded
 }
 
@@ -171,6 +196,7 @@ func (c *client) drop(reason string) {
 		close(c.send)
 	})
 	// Try to say why, without waiting on a full connection.
+	c.closing.Store(true)
 	_ = c.conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(CloseSlow, reason), time.Now().Add(time.Second))
 	_ = c.conn.Close()
 }
@@ -203,6 +229,7 @@ func (c *client) readPump() {
 		}
 		if int64(len(data)) > c.readLimit {
 			reason := tooBigReason(c.readLimit)
+			c.closing.Store(true)
 			_ = c.conn.WriteControl(websocket.CloseMessage,
 				websocket.FormatCloseMessage(websocket.CloseMessageTooBig, reason), time.Now().Add(writeWait))
 			c.awaitClose()
@@ -270,6 +297,7 @@ func (c *client) writePump() {
 		var ok, wake, ping bool
 		select {
 		case msg, ok = <-c.send:
+			c.took(ok)
 		case <-c.classWake:
 			wake = true
 		case <-ticker.C:
@@ -298,7 +326,15 @@ func (c *client) writePump() {
 	}
 }
 
-// flushPending writes what a deliver left unwritten (webnet.BatchConn's
+// took uncounts a message the writer took from send (ok: not the close of
+// the queue) from queued.
+func (c *client) took(ok bool) {
+	if ok {
+		c.queued.Add(-1)
+	}
+}
+
+// flushPending writes what a Deliver left unwritten (webnet.BatchConn's
 // TryFlush), before anything else; it reports whether the writer goes on.
 func (c *client) flushPending() bool {
 	if c.batch == nil {
@@ -312,33 +348,49 @@ func (c *client) flushPending() bool {
 	return true
 }
 
-// deliver shows the follower the newest state of its class's feed from
-// the caller's goroutine (a class feed's, classserve.Follower's deliver)
+// Deliver shows the follower the newest state of its class's feed from
+// the caller's goroutine (a class feed's, classserve.Deliverer)
 // when the writer is idle, nothing is queued and nothing is pending: one
 // write that does not wait (webnet.BatchConn's TryFlush). A move of 10,000
 // students then wakes no writer goroutine at all, each wake a switch of
 // goroutine, a select and often a grown stack (docs/performance.md, the
-// Classes section). It reports whether it is done; false: the caller wakes
-// the writer, which shows the state or writes what is left.
-func (c *client) deliver() bool {
+// Classes section). A student in sync on a move (nearly all of them) gets
+// the move's frame and status as bytes made once per move for every
+// connection of its compression choice (wireFrames), written as they are
+// (webnet.BatchConn's TryWrite). It reports whether it is done; false: the
+// caller wakes the writer, which shows the state or writes what is left.
+func (c *client) Deliver() bool {
 	if c.batch == nil || !c.wmu.TryLock() {
 		return false
 	}
 	defer c.wmu.Unlock()
-	if c.ended || len(c.send) > 0 || c.batch.Pending() {
+	if c.ended || c.queued.Load() > 0 || c.batch.Pending() {
 		return c.ended
 	}
 	f := c.follower.Load()
 	if f == nil {
 		return true
 	}
-	frame, status := f.Next()
-	if frame == nil && status == nil {
+	wire := c.wire
+	if c.closing.Load() {
+		wire = nil
+	}
+	b, frame, status := f.NextWire(c.deflate, wire)
+	if b == nil && frame == nil && status == nil {
 		return true
 	}
 	now := time.Now() // one read of the clock per student of a move
 	c.followed.Store(now.UnixNano())
 	c.touch(f, now)
+	if b != nil {
+		done, err := c.batch.TryWrite(b, now.Add(writeWait))
+		if err != nil {
+			_ = c.conn.Close()
+			c.ended = true
+			return true
+		}
+		return done
+	}
 	_ = c.conn.SetWriteDeadline(now.Add(writeWait))
 	c.batch.Hold()
 	var err error
@@ -382,6 +434,7 @@ func (c *client) follow() bool {
 	for {
 		select {
 		case msg, ok := <-c.send:
+			c.took(ok)
 			if !c.writeQueued(msg, ok) {
 				return false
 			}
@@ -447,6 +500,7 @@ func (c *client) writeQueued(msg outgoing, ok bool) bool {
 		}
 		select {
 		case msg, ok = <-c.send:
+			c.took(ok)
 			continue
 		default:
 		}

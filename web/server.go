@@ -232,10 +232,13 @@ type Server struct {
 	upgrader    websocket.Upgrader
 	// batchBufs are the writers' batch buffers (webnet.BatchConn).
 	batchBufs sync.Pool
-	hosts     webnet.HostRule
-	peers     []string // Config.ClassPeers as parsePeers returns them
-	csp       string   // contentSecurityPolicy of peers
-	gate      *webnet.WorkGate
+	// wire makes a class move's messages into the bytes the server's
+	// connections put on the wire (client.Deliver).
+	wire  *wireFrames
+	hosts webnet.HostRule
+	peers []string // Config.ClassPeers as parsePeers returns them
+	csp   string   // contentSecurityPolicy of peers
+	gate  *webnet.WorkGate
 	// searches runs the Search page's searches (package searchpage).
 	searches *searchpage.Searches
 	ctx      context.Context
@@ -329,6 +332,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.peers = peers
 	s.upgrader.CheckOrigin = func(r *http.Request) bool { return classserve.OriginAllowed(r, origins) }
+	if s.wire, err = newWireFrames(s.upgrader); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	s.csp = contentSecurityPolicy(peers)
 	if s.classBus == nil {
 		s.classBus, s.ownBus = classbus.NewMemory(nil), true
@@ -590,6 +596,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn.EnableWriteCompression(webnet.CompressWrites(r))
 	c := newClient(conn, s.cfg.ReadLimit)
 	c.batch = bc
+	c.deflate, c.wire = s.wire.deflates(conn, bc), s.wire.bytes
 	c.addr, c.host, c.local, c.listenPort = s.clientAddr(r), r.Host, webnet.LocalPeer(r), webnet.ListenPort(r)
 	c.limiter = rate.NewLimiter(rate.Limit(s.cfg.MessageRate), s.cfg.MessageBurst)
 	c.fair = rate.NewLimiter(rate.Limit(s.cfg.FairRate), s.cfg.FairBurst)

@@ -2,6 +2,7 @@ package webnet
 
 import (
 	"bufio"
+	"errors"
 	"net"
 	"net/http"
 	"sync"
@@ -25,30 +26,35 @@ import (
 // through; one that comes while the writer holds goes out with its batch,
 // whole, as websocket frames may.
 type BatchConn struct {
+	// What a class move's fast path reads (Pending, TryWrite) comes first,
+	// in one cache line: a move reads it for each of 1,000 students, each
+	// line a cache miss (perf, issue 34).
+
+	mu      sync.Mutex
+	holding bool
+	// pending: buf holds the bytes a TryFlush could not write (the socket
+	// was full), the start of a batch's frames. Writes append to them
+	// until the writer's FlushPending or Hold and Flush send them all, so
+	// that nothing goes out between the halves of a frame.
+	pending bool
+	rawDone bool
+	buf     *[]byte
+	// raw is Conn's raw connection for TryFlush's write that does not wait;
+	// nil when Conn has none (TryFlush then writes nothing).
+	raw syscall.RawConn
+	// applied is the write deadline last set on Conn.
+	applied time.Time
+
 	net.Conn
 	// deadline is the write deadline set while holding (deadlineSet), set
 	// on Conn at Flush: gorilla sets it before each message, and each set
 	// of a network connection's deadline is a timer's.
 	deadline    time.Time
 	deadlineSet bool
-	// applied is the write deadline last set on Conn.
-	applied time.Time
 	// bufs are the buffers of batches being written (web.Server's batchBufs),
 	// shared by every connection: one kept per connection would hold a
 	// message's worth of memory for each of 10,000 students.
-	bufs    *sync.Pool
-	mu      sync.Mutex
-	holding bool
-	buf     *[]byte
-	// pending: buf holds the bytes a TryFlush could not write (the socket
-	// was full), the start of a batch's frames. Writes append to them
-	// until the writer's FlushPending or Hold and Flush send them all, so
-	// that nothing goes out between the halves of a frame.
-	pending bool
-	// raw is Conn's raw connection for TryFlush's write that does not wait;
-	// nil when Conn has none (TryFlush then writes nothing).
-	raw     syscall.RawConn
-	rawDone bool
+	bufs *sync.Pool
 }
 
 // NewBatchConn is a BatchConn whose batches are written from the buffers
@@ -69,6 +75,10 @@ const batchBufKept = 256 << 10
 func (c *BatchConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if c.holding || c.pending {
+		if c.buf == nil { // a TryWrite's, which writes from its own bytes
+			c.buf = c.bufs.Get().(*[]byte)
+			*c.buf = (*c.buf)[:0]
+		}
 		*c.buf = append(*c.buf, p...)
 		c.mu.Unlock()
 		return len(p), nil
@@ -125,6 +135,23 @@ func (c *BatchConn) Hold() {
 	*c.buf = (*c.buf)[:0]
 }
 
+// Discard stops holding and returns a copy of what was kept since Hold,
+// sending none of it: what gorilla would write for a message, asked before
+// the connection's goroutines start (web's wire probe; a write of another
+// goroutine meanwhile would be lost with it).
+func (c *BatchConn) Discard() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holding, c.deadline, c.deadlineSet = false, time.Time{}, false
+	if c.buf == nil {
+		return nil
+	}
+	out := append([]byte(nil), *c.buf...)
+	c.bufs.Put(c.buf)
+	c.buf = nil
+	return out
+}
+
 // Pending reports whether a TryFlush left bytes unwritten: until the
 // writer's FlushPending (or Hold and Flush) sends them, only they may
 // write.
@@ -156,13 +183,7 @@ func (c *BatchConn) FlushPending() error {
 // file descriptor (TLS) writes nothing here: all of it stays pending.
 func (c *BatchConn) TryFlush() (bool, error) {
 	c.mu.Lock()
-	if !c.rawDone {
-		c.rawDone = true
-		if sc, ok := c.Conn.(syscall.Conn); ok {
-			c.raw, _ = sc.SyscallConn()
-		}
-	}
-	raw, b, deadline, set := c.raw, c.buf, c.deadline, c.deadlineSet
+	raw, b, deadline, set := c.rawConn(), c.buf, c.deadline, c.deadlineSet
 	c.mu.Unlock()
 	if b == nil {
 		return true, nil
@@ -203,6 +224,95 @@ func (c *BatchConn) TryFlush() (bool, error) {
 	c.pending = true
 	return false, nil
 }
+
+// rawConn is Conn's raw connection, found the first time; nil when it has
+// none. c.mu is held.
+func (c *BatchConn) rawConn() syscall.RawConn {
+	if !c.rawDone {
+		c.rawDone = true
+		if sc, ok := c.Conn.(syscall.Conn); ok {
+			c.raw, _ = sc.SyscallConn()
+		}
+	}
+	return c.raw
+}
+
+// TryWrite is TryFlush of bytes framed once for many connections (a class
+// move's frame and status as every connection of one compression choice
+// puts them on the wire, web.client's deliver), written as they are: no
+// Hold, no gorilla write and no copy into a batch buffer per student, which
+// were most of a move's user CPU per student besides the write itself
+// (docs/performance.md, Classes). The caller is the connection's only
+// writer, which holds nothing and has nothing pending (Pending); deadline
+// is the write deadline, as gorilla would have set it.
+//
+// It writes p with one write(2) that does not wait and reports whether all
+// of it went. What did not, and a control frame another goroutine wrote
+// meanwhile (kept after it, not sent between), is pending, to be sent by
+// the connection's writer (FlushPending), as after a TryFlush. p is not
+// kept: what is left of it is copied. A connection without a raw file
+// descriptor (TLS) writes nothing here: all of p is pending.
+func (c *BatchConn) TryWrite(p []byte, deadline time.Time) (bool, error) {
+	c.mu.Lock()
+	if c.holding || c.pending {
+		c.mu.Unlock()
+		return false, errBusy
+	}
+	raw := c.rawConn()
+	// Holding while p goes: a control frame of another goroutine is kept
+	// for after it (Write).
+	c.holding = true
+	d := deadline.Sub(c.applied)
+	apply := c.applied.IsZero() || d < 0 || d >= deadlineSlack
+	if apply {
+		c.applied = deadline
+	}
+	c.mu.Unlock()
+	n := 0
+	var werr error
+	if apply {
+		// Though this write does not wait: a deadline that passed (the
+		// last set by the writer, minutes ago) would fail it.
+		werr = c.Conn.SetWriteDeadline(deadline)
+	}
+	if raw != nil && werr == nil {
+		err := raw.Write(func(fd uintptr) bool {
+			n, werr = writeNow(fd, p)
+			return true // one try, never a wait
+		})
+		if err != nil {
+			werr = err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.holding = false
+	rest := p[n:]
+	if werr != nil || (len(rest) == 0 && c.buf == nil) {
+		if c.buf != nil {
+			if cap(*c.buf) <= batchBufKept {
+				c.bufs.Put(c.buf)
+			}
+			c.buf = nil
+		}
+		return werr == nil, werr
+	}
+	// Pending: what is left of p, then what was written meanwhile.
+	b := c.bufs.Get().(*[]byte)
+	*b = append((*b)[:0], rest...)
+	if c.buf != nil {
+		*b = append(*b, *c.buf...)
+		if cap(*c.buf) <= batchBufKept {
+			c.bufs.Put(c.buf)
+		}
+	}
+	c.buf, c.pending = b, true
+	return false, nil
+}
+
+// errBusy is TryWrite's error for a caller that broke its contract: the
+// connection holds a batch or has bytes pending.
+var errBusy = errors.New("webnet: batch conn: try write while holding or pending")
 
 // Flush writes what was kept since Hold, in one write, under the deadline
 // last set, and stops holding.

@@ -206,3 +206,103 @@ func TestBatchConnTryFlushAllAtOnce(t *testing.T) {
 		t.Fatalf("read %q, %v", buf, err)
 	}
 }
+
+// tcpPair is a loopback TCP connection: the server's end and the client's.
+func tcpPair(t *testing.T) (server, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if server = <-accepted; server == nil {
+		t.Fatal("no connection accepted")
+	}
+	t.Cleanup(func() { server.Close() })
+	return server, client
+}
+
+// TestBatchConnTryWriteAllAtOnce: bytes the socket takes whole go in one
+// write under the deadline given (one that passed before does not fail
+// it), nothing stays pending, and the caller's bytes are not kept: a
+// change after does not reach the peer.
+func TestBatchConnTryWriteAllAtOnce(t *testing.T) {
+	server, client := tcpPair(t)
+	pool := sync.Pool{New: NewBatchBuf}
+	bc := &BatchConn{Conn: server, bufs: &pool}
+	if err := bc.SetWriteDeadline(time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	p := []byte("frame;status;")
+	done, err := bc.TryWrite(p, time.Now().Add(time.Minute))
+	if err != nil || !done || bc.Pending() {
+		t.Fatalf("TryWrite of 13 bytes: done %v, err %v, pending %v", done, err, bc.Pending())
+	}
+	copy(p, "XXXXX")
+	if _, err := bc.Write([]byte("alone;")); err != nil { // straight through
+		t.Fatal(err)
+	}
+	buf := make([]byte, 19)
+	_ = client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(client, buf); err != nil || string(buf) != "frame;status;alone;" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+}
+
+// TestBatchConnTryWriteLeavesTheRestPending: on a connection whose peer
+// does not read, TryWrite writes what the socket takes, keeps a copy of
+// the rest pending, and a write after it (a control frame) behind the
+// rest; FlushPending sends it all in order once the peer reads. Another
+// TryWrite meanwhile is refused: it would overtake the rest.
+func TestBatchConnTryWriteLeavesTheRestPending(t *testing.T) {
+	server, client := tcpPair(t)
+	_ = server.(*net.TCPConn).SetWriteBuffer(64 << 10)
+	_ = client.(*net.TCPConn).SetReadBuffer(64 << 10)
+	pool := sync.Pool{New: NewBatchBuf}
+	bc := &BatchConn{Conn: server, bufs: &pool}
+	p := bytes.Repeat([]byte("0123456789abcdef"), 8<<20/16)
+	want := append(append([]byte(nil), p...), "ping;"...)
+	start := time.Now()
+	done, err := bc.TryWrite(p, time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done || !bc.Pending() {
+		t.Fatalf("TryWrite of 8 MiB to a peer that reads nothing: done %v, pending %v; want the rest pending", done, bc.Pending())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("TryWrite waited %s", d)
+	}
+	clear(p) // the rest pending is a copy
+	if _, err := bc.TryWrite([]byte("overtaking;"), time.Now().Add(time.Minute)); err == nil {
+		t.Fatal("a TryWrite while bytes are pending was taken")
+	}
+	if _, err := bc.Write([]byte("ping;")); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		all, _ := io.ReadAll(client)
+		got <- all
+	}()
+	if err := bc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := bc.FlushPending(); err != nil {
+		t.Fatal(err)
+	}
+	_ = server.Close()
+	if all := <-got; !bytes.Equal(all, want) {
+		t.Fatalf("the peer read %d bytes, not the %d written in order", len(all), len(want))
+	}
+}
