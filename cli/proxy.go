@@ -97,6 +97,12 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitInvalid
 	}
 	defer p.Close()
+	if sc != nil {
+		if err := p.CheckScenario(sc); err != nil {
+			printLoadError(stderr, cat, loc, err)
+			return ExitInvalid
+		}
+	}
 	fmt.Fprintf(stdout, "lockstep: proxy on %s in front of %s (Ctrl-C to stop)\n", p.Addr(), p.Upstream())
 	sub := p.Subscribe(1024)
 	defer sub.Close()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"lockstep/internal/redistest"
 	"net"
 	"strconv"
 	"strings"
@@ -217,5 +218,42 @@ func TestReadmeScenario(t *testing.T) {
 	}
 	if len(sc.Faults) != 1 || sc.Faults[0].Do != "pause" || sc.Faults[0].Client != "worker-a" || sc.Faults[0].After != "acquire" || sc.Faults[0].For != 3*time.Second {
 		t.Errorf("docs/pause-worker.yaml: %+v", sc.Faults)
+	}
+}
+
+// TestCheckScenario: faults this proxy could never run are refused before
+// any runs, at their place: a restart in front of a real Redis, an expire
+// of a key -locks does not match.
+func TestCheckScenario(t *testing.T) {
+	t.Parallel()
+	src := []byte("faults:\n  - do: restart\n    at: 1s\n  - do: expire\n    key: other:x\n    at: 2s\n  - do: expire\n    key: lock:x\n    at: 3s\n")
+	sc, err := proxy.ParseScenario("s.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := func(err error) []string {
+		var errs sim.LoadErrors
+		if err != nil && !errors.As(err, &errs) {
+			t.Fatalf("want LoadErrors, got %v", err)
+		}
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.File+":"+itoa(e.Pos.Line)+":"+itoa(e.Pos.Col)+" "+e.Problem.ID)
+		}
+		return got
+	}
+	real := startProxy(t, proxy.Config{Locks: "lock:*", RedisURL: redistest.Start(t).URL})
+	want := []string{"s.yaml:2:9 proxy.scenario.restart-real", "s.yaml:5:10 proxy.scenario.expire-not-lock"}
+	if got := problems(real.CheckScenario(sc)); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("in front of a real Redis: %v, want %v", got, want)
+	}
+	embedded := startProxy(t, proxy.Config{Locks: "lock:*"})
+	want = want[1:]
+	if got := problems(embedded.CheckScenario(sc)); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("embedded: %v, want %v", got, want)
+	}
+	suggesting := startProxy(t, proxy.Config{}) // no -locks: known only when it fires
+	if err := suggesting.CheckScenario(sc); err != nil {
+		t.Errorf("without -locks: %v", err)
 	}
 }

@@ -219,6 +219,37 @@ func englishScenario(m sim.Msg) string {
 	return b.String()
 }
 
+// CheckScenario reports the faults of sc that this proxy could never
+// run, before any runs: a restart when the upstream is a real Redis (only
+// the embedded one restarts, ErrNotEmbedded) and an expire of a key that
+// -locks does not match (ErrNotLock; without -locks a key is a lock once
+// the proxy suggests it, so that is known only when the fault fires). The
+// problems are sim.LoadErrors at the fault's do or key, as LoadScenario's.
+func (p *Proxy) CheckScenario(sc *Scenario) error {
+	var errs sim.LoadErrors
+	at := func(f ScenarioFault, field string) sim.Pos {
+		if pos, ok := f.fields[field]; ok {
+			return pos
+		}
+		return f.Pos
+	}
+	for _, f := range sc.Faults {
+		switch {
+		case f.Do == FaultRestart && p.mini == nil:
+			errs = append(errs, problem(at(f, "do"), "proxy.scenario.restart-real"))
+		case f.Do == FaultExpire && len(p.locks) > 0 && !p.locks.match(f.Key):
+			errs = append(errs, problem(at(f, "key"), "proxy.scenario.expire-not-lock", "Value", f.Key))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for i := range errs {
+		errs[i].File = sc.File
+	}
+	return errs
+}
+
 // RunScenario injects sc's faults at their times until ctx ends or every
 // fault has run. A fault that cannot run (no such client) is traced as an
 // EventFault with Error and the scenario goes on.
