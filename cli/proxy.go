@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -104,6 +105,7 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stdout, "lockstep: proxy on %s in front of %s (Ctrl-C to stop)\n", p.Addr(), p.Upstream())
+	warnExposedProxy(stderr, p.Addr())
 	sub := p.Subscribe(1024)
 	defer sub.Close()
 	if sc != nil {
@@ -170,4 +172,18 @@ func writeSaved(dir string, s proxy.Saved, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "lockstep: missing: %s\n", m)
 	}
 	return ExitOK
+}
+
+// warnExposedProxy warns on stderr when the proxy at addr (host:port it
+// listens on) is reachable from other machines: it has no password of its
+// own, so anyone who reaches it reaches the Redis behind it.
+func warnExposedProxy(stderr io.Writer, addr string) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return
+	}
+	fmt.Fprintf(stderr, "lockstep: warning: the proxy listens on %s, which is reachable from other machines; it has no password of its own, so anyone who reaches it reaches the Redis behind it\n", addr)
 }

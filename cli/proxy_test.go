@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"lockstep/internal/redistest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,13 @@ func TestProxyRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("faults:\n  - do: pause\n    client: a\n    at: 1s\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	restart, expire := filepath.Join(dir, "restart.yaml"), filepath.Join(dir, "expire.yaml")
+	if err := os.WriteFile(restart, []byte("faults:\n  - {do: restart, at: 1s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(expire, []byte("faults:\n  - {do: expire, key: job:1, at: 1s}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -25,11 +33,32 @@ func TestProxyRefusesBadInput(t *testing.T) {
 		{[]string{"-trace-size", "2000000", "-listen", "127.0.0.1:0"}, "-trace-size"},
 		{[]string{"-locks", "lock:[", "-listen", "127.0.0.1:0"}, "-locks"},
 		{[]string{"extra"}, "unexpected argument"},
+		// A fault this proxy could never run, refused at start at its place.
+		{[]string{"-scenario", restart, "-redis", redistest.Start(t).URL, "-listen", "127.0.0.1:0"}, restart + ":2:10: restart restarts only the embedded Redis"},
+		{[]string{"-scenario", expire, "-locks", "lock:*", "-listen", "127.0.0.1:0"}, expire + ":2:23: expire deletes only lock keys"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := Proxy(context.Background(), c.args, &stdout, &stderr); code != ExitInvalid || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), ExitInvalid, c.want)
 		}
+	}
+}
+
+// TestProxyWarnsWhenExposed: a proxy on an address other machines reach
+// is started with a warning (it has no password of its own); on loopback
+// with none.
+func TestProxyWarnsWhenExposed(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	warnExposedProxy(&stderr, "0.0.0.0:6380")
+	if !strings.Contains(stderr.String(), "warning: the proxy listens on 0.0.0.0:6380") {
+		t.Errorf("0.0.0.0: %q", stderr.String())
+	}
+	stderr.Reset()
+	warnExposedProxy(&stderr, "127.0.0.1:6380")
+	warnExposedProxy(&stderr, "[::1]:6380")
+	if stderr.Len() != 0 {
+		t.Errorf("loopback: %q", stderr.String())
 	}
 }
 

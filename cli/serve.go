@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -64,6 +65,20 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lim := limitFlags(fs.FlagSet) // issue 37's bounds (serve_limits.go)
 	if code, ok := fs.parseNoArgs(args, stderr, "lockstep: unknown command %q"); !ok {
 		return code
+	}
+	// The proxy's flags mean nothing without -proxy: refused by name, so a
+	// mistyped or forgotten -proxy is not silently ignored.
+	if *proxyAddr == "" {
+		var without string
+		fs.Visit(func(f *flag.Flag) {
+			if without == "" && (strings.HasPrefix(f.Name, "proxy-") || f.Name == "max-live") {
+				without = f.Name
+			}
+		})
+		if without != "" {
+			fmt.Fprintf(stderr, "lockstep: flag -%s: needs -proxy ADDR (the proxy it configures)\n", without)
+			return ExitInvalid
+		}
 	}
 	// The limits that must be positive, each refused with its flag's name.
 	for _, c := range []struct {
@@ -136,6 +151,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer p.Close()
 		fmt.Fprintf(stdout, "lockstep: Redis proxy on %s in front of %s: point your application at it\n", p.Addr(), p.Upstream())
+		warnExposedProxy(stderr, p.Addr())
 		cat, err := catalog.New()
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)

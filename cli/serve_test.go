@@ -173,6 +173,8 @@ func TestServeBadArguments(t *testing.T) {
 		{"-class-grace", "10ms"},
 		{"-classroom-secret", "0123456789abcdef"}, // without -classroom-redis
 		{"-classroom-redis", "redis://127.0.0.1:1", "-classroom-secret", "short"},
+		{"-proxy-locks", "lock:*"}, // without -proxy
+		{"-max-live", "3"},         // without -proxy
 	} {
 		var stdout, stderr bytes.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
