@@ -237,3 +237,32 @@ func TestShownReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceArgsCredentials: the arguments traceArgs hides of the commands
+// that carry credentials or a command's values, whatever the key set.
+func TestTraceArgsCredentials(t *testing.T) {
+	r := Redacted
+	for _, c := range []struct {
+		args, want []string
+	}{
+		{cmd("config set requirepass p1 masterauth p2"), []string{"config", "set", "requirepass", r, "masterauth", r}},
+		{cmd("CONFIG GET requirepass"), cmd("CONFIG GET requirepass")},
+		{cmd("ACL SETUSER bob on >p1 #abc ~* +@all"), []string{"ACL", "SETUSER", "bob", r, r, r, r, r}},
+		{cmd("acl dryrun bob SET k v"), []string{"acl", "dryrun", "bob", r, r, r}},
+		{cmd("ACL DELUSER bob"), cmd("ACL DELUSER bob")},
+		{cmd("COMMAND GETKEYS SET k v"), []string{"COMMAND", "GETKEYS", "SET", r, r}},
+		{cmd("MIGRATE h 6379 k 0 10 AUTH2 u p"), []string{"MIGRATE"}},
+		{cmd("AUTH u p"), []string{"AUTH", r, r}},
+		{cmd("HELLO 3 AUTH u p SETNAME w"), []string{"HELLO", "3", "AUTH", r, r, "SETNAME", "w"}},
+	} {
+		raw := make([][]byte, len(c.args))
+		for i, a := range c.args {
+			raw[i] = []byte(a)
+		}
+		for _, lock := range []bool{false, true} {
+			if got := parseCommand(raw, func(string) *Script { return nil }).traceArgs(lock); !slices.Equal(got, c.want) {
+				t.Errorf("%q (lock %v) traced as %q, want %q", c.args, lock, got, c.want)
+			}
+		}
+	}
+}

@@ -479,7 +479,10 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	ev := &CommandEvent{Name: c.name, Args: c.traceArgs(len(pend.locks) > 0), Locks: pend.locks, Sent: pend.sent,
 		Replied: replied, ReplyLost: lost, unread: pend.unread}
 	queued := pend.inTx && !lost && isQueued(v)
-	hidden := hiddenArgs(c.args, ev.Args)
+	var hidden []string // what an error reply must not repeat: only an error's, a queued command's
+	if v.IsError() || queued {
+		hidden = hiddenArgs(c.args, ev.Args)
+	}
 	var showRaw bool
 	switch {
 	case c.name == "EXEC":
