@@ -484,10 +484,9 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 		hidden = hiddenArgs(c.args, ev.Args)
 	}
 	var showRaw bool
-	switch {
-	case c.name == "EXEC":
+	if c.name == "EXEC" { // before endTx: its queued commands' replies, element by element
 		ev.Reply, showRaw = execShown(v, s.txShown)
-	default:
+	} else {
 		ev.Reply, showRaw = replyShown(v, hidden, len(pend.locks) > 0 || showsReply(c))
 	}
 	if showRaw {
