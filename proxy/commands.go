@@ -11,8 +11,9 @@ import (
 	"strings"
 )
 
-// Redacted replaces an argument the trace must not keep: AUTH's and HELLO
-// AUTH's credentials everywhere, and the values written to or read from
+// Redacted replaces an argument the trace must not keep: credentials
+// everywhere (AUTH's and HELLO AUTH's, ACL SETUSER's rules, CONFIG SET's
+// values: command.traceArgs), and the values written to or read from
 // keys that are not locks.
 const Redacted = "(redacted)"
 
@@ -130,10 +131,14 @@ func (c command) setNX() (nx bool, leaseMS int64) {
 }
 
 // traceArgs returns the arguments the trace keeps: everything for a
-// command on a lock key and for connection commands; AUTH and HELLO's
-// credentials redacted always; for other keys the key names only, the
-// values replaced by Redacted. A script's body is code, not a value, and
-// is kept; its ARGV only when it touches a lock.
+// command on a lock key and for connection commands; credentials
+// redacted always (AUTH's and HELLO AUTH's, ACL SETUSER's rules and ACL
+// DRYRUN's command, CONFIG SET's values, all of MIGRATE's arguments,
+// which may hold AUTH or AUTH2, and COMMAND GETKEYS's command); for
+// other keys the key names only, the values replaced by Redacted. A
+// script's body is code, not a value, and is kept; its ARGV only when it
+// touches a lock. What it hides, an error reply must not repeat
+// (replyShown).
 func (c command) traceArgs(touchesLock bool) []string {
 	out := append([]string(nil), c.args...)
 	switch {
@@ -153,6 +158,21 @@ func (c command) traceArgs(touchesLock bool) []string {
 		return out
 	case c.name == "MIGRATE":
 		return out[:1]
+	case c.name == "CONFIG" && len(out) > 2 && strings.EqualFold(out[1], "SET"):
+		for i := 3; i < len(out); i += 2 { // CONFIG SET name value [name value ...]
+			out[i] = Redacted
+		}
+		return out
+	case c.name == "ACL" && len(out) > 3 && (strings.EqualFold(out[1], "SETUSER") || strings.EqualFold(out[1], "DRYRUN")):
+		for i := 3; i < len(out); i++ { // the user's rules (>password, #hash), or the command run as the user
+			out[i] = Redacted
+		}
+		return out
+	case c.name == "COMMAND" && len(out) > 2 && strings.HasPrefix(strings.ToUpper(out[1]), "GETKEYS"):
+		for i := 3; i < len(out); i++ { // a command's arguments: its values
+			out[i] = Redacted
+		}
+		return out
 	case touchesLock:
 		return out
 	case scriptCommands[c.name]:

@@ -58,9 +58,22 @@
 // TTL on a KEYS element or write it with SET NX, HINCRBY or HSET (Redisson's
 // hincrby+pexpire, node-redlock's SET NX PX, redsync's SET NX plus its
 // GET/DEL script), listed with the reason in Snapshot.Suggested. The trace
-// keeps the values of lock keys only: for other keys it keeps the key names
-// and writes Redacted for values, and shows replies by type. AUTH and HELLO
-// AUTH credentials are Redacted everywhere.
+// keeps the values of lock keys only (redact.go): for other keys it keeps
+// the key names and writes Redacted for values, and shows replies by shape
+// only ("(value)", "(integer)", "(3 elements)"; a status such as OK, nil
+// and an error's code stay), with no raw bytes. EXEC's array is shown
+// element by element: the reply to a queued command on a lock key whole,
+// the others by shape, and its raw bytes only when every element is whole.
+// Credentials are Redacted everywhere: AUTH's and HELLO AUTH's, ACL
+// SETUSER's rules and ACL DRYRUN's command, CONFIG SET's values, all of
+// MIGRATE's arguments (AUTH, AUTH2), COMMAND GETKEYS's command; the
+// replies of CONFIG, ACL and SLOWLOG (CONFIG GET requirepass, password
+// hashes, logged commands) are shown by shape. An error reply to a
+// command whose arguments are hidden never repeats them: the unknown
+// command error's "with args beginning with:" part becomes Redacted, and
+// an error that still holds a hidden argument (ACL SETUSER's refused
+// rule) is shown by its code only ("(error) ERR"). The snapshot, the live
+// page, proxy -json and a saved lesson all show the trace so.
 //
 // # Trace, findings, faults
 //

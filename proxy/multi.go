@@ -33,12 +33,16 @@ func isQueued(v Value) bool { return v.Kind == '+' && v.Str == "QUEUED" }
 
 // queueTx notes a command answered QUEUED (its event seq): what EXEC's
 // array will hold a reply for, and, when it names lock keys or runs a
-// script, what the analyzer takes at EXEC. At most maxPipeline are kept
-// a transaction; the rest are counted only.
-func (s *session) queueTx(pend *pending, seq uint64) {
+// script, what the analyzer takes at EXEC; hidden are the arguments the
+// trace hides of it (how EXEC's reply shows its reply: execShown). At
+// most maxPipeline are kept a transaction; the rest are counted only.
+func (s *session) queueTx(pend *pending, hidden []string, seq uint64) {
 	idx := s.txQueued
 	s.txQueued++
 	c := pend.cmd
+	if len(s.txShown) < maxPipeline {
+		s.txShown = append(s.txShown, queuedShown{lock: len(pend.locks) > 0, hidden: hidden})
+	}
 	if len(pend.locks) == 0 && c.script == nil && !scriptCommands[c.name] {
 		return
 	}
@@ -53,7 +57,7 @@ func (s *session) queueTx(pend *pending, seq uint64) {
 // changed; EXECABORT; DISCARD and a new MULTI pass the zero Value).
 func (s *session) endTx(v Value) []txCommand {
 	tx, n := s.tx, s.txQueued
-	s.tx, s.txQueued = nil, 0
+	s.tx, s.txQueued, s.txShown = nil, 0, nil
 	if v.Null || (v.Kind != '*' && v.Kind != '~') || len(v.Elems) != n {
 		return nil
 	}
@@ -99,8 +103,10 @@ func (a *analyzer) handleTx(ctx context.Context, o obs) {
 // ran is q as its EXEC (exec) ran it: sent and answered with the EXEC,
 // its reply from EXEC's array.
 func (q txCommand) ran(exec *CommandEvent) *CommandEvent {
-	return &CommandEvent{Name: q.cmd.name, Args: q.cmd.traceArgs(len(q.locks) > 0), Locks: q.locks, Sent: exec.Sent,
-		Replied: exec.Replied, ReplyLost: exec.ReplyLost, Reply: q.reply.String(), value: q.reply, cmd: q.cmd}
+	args := q.cmd.traceArgs(len(q.locks) > 0)
+	reply, _ := replyShown(q.reply, hiddenArgs(q.cmd.args, args), len(q.locks) > 0)
+	return &CommandEvent{Name: q.cmd.name, Args: args, Locks: q.locks, Sent: exec.Sent,
+		Replied: exec.Replied, ReplyLost: exec.ReplyLost, Reply: reply, value: q.reply, cmd: q.cmd}
 }
 
 // txSetsKey reports whether every command of tx on key is a SET

@@ -107,6 +107,10 @@ type session struct {
 	// only (record, one reply at a time); at most maxPipeline in tx.
 	tx       []txCommand
 	txQueued int
+	// txShown are how the trace shows the replies of the commands
+	// answered QUEUED since MULTI, in order (at most maxPipeline): EXEC's
+	// array element by element (execShown). The reply path only.
+	txShown []queuedShown
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -475,6 +479,19 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	ev := &CommandEvent{Name: c.name, Args: c.traceArgs(len(pend.locks) > 0), Locks: pend.locks, Sent: pend.sent,
 		Replied: replied, ReplyLost: lost, unread: pend.unread}
 	queued := pend.inTx && !lost && isQueued(v)
+	var hidden []string // what an error reply must not repeat: only an error's, a queued command's
+	if v.IsError() || queued {
+		hidden = hiddenArgs(c.args, ev.Args)
+	}
+	var showRaw bool
+	if c.name == "EXEC" { // before endTx: its queued commands' replies, element by element
+		ev.Reply, showRaw = execShown(v, s.txShown)
+	} else {
+		ev.Reply, showRaw = replyShown(v, hidden, len(pend.locks) > 0 || showsReply(c))
+	}
+	if showRaw {
+		ev.Raw = string(raw[:min(len(raw), 4096)])
+	}
 	switch c.name {
 	case "EXEC":
 		ev.tx = s.endTx(v)
@@ -498,15 +515,9 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	if ev.Script != "" && c.name != "SCRIPT LOAD" {
 		s.noteScript(ev.Script)
 	}
-	if len(pend.locks) > 0 || keyless[c.name] || strings.HasPrefix(c.name, "CLIENT ") || c.name == "SCRIPT LOAD" {
-		ev.Reply = v.String()
-		ev.Raw = string(raw[:min(len(raw), 4096)])
-	} else {
-		ev.Reply = shape(v)
-	}
 	e := s.p.trace.add(Event{Kind: EventCommand, At: pend.sent, Lane: s.lane, Command: ev})
 	if queued {
-		s.queueTx(pend, e.Seq)
+		s.queueTx(pend, hidden, e.Seq)
 		return
 	}
 	if pend.read != nil && !lost {
@@ -663,26 +674,6 @@ func pushShape(v Value) string {
 		parts = append(parts, e.Str)
 	}
 	return "push [" + strings.Join(parts, " ") + " …]"
-}
-
-// shape describes a reply without its value: "(bulk string)", "(integer) 1"
-// keeps only small facts that are not a key's contents.
-func shape(v Value) string {
-	switch {
-	case v.Null:
-		return "(nil)"
-	case v.IsError():
-		return v.String()
-	}
-	switch v.Kind {
-	case '+':
-		return v.Str
-	case ':':
-		return v.String()
-	case '*', '%', '~':
-		return "(" + strconv.Itoa(len(v.Elems)) + " elements)"
-	}
-	return "(value)"
 }
 
 // lockKeys are the keys among keys that are locks.

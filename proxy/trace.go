@@ -46,7 +46,10 @@ type Event struct {
 // only what may be kept (command.traceArgs): credentials and the values of
 // keys that are not locks are Redacted. Reply is the reply written like
 // redis-cli (Value.String) and Raw its RESP bytes, both only for commands
-// on lock keys and connection commands; for others Reply is its type.
+// on lock keys and connection and server commands (not CONFIG, ACL,
+// SLOWLOG); for others Reply is its shape (shape), EXEC's element by
+// element (execShown), and Raw is empty; an error never repeats a hidden
+// argument (errorShown).
 type CommandEvent struct {
 	Name string   `json:"name"`
 	Args []string `json:"args"`

@@ -214,6 +214,15 @@ function faultLane(f) {
   return f.lane || REDIS;
 }
 
+// commandText is how a row writes a command: its name and the arguments
+// after it. A name with its subcommand ("CLIENT SETNAME", "SCRIPT LOAD")
+// stands for the first arguments too (args are as sent: "CLIENT",
+// "setname", ...), which are not written twice.
+export function commandText(c) {
+  const words = c.name.split(" ").length;
+  return [c.name, ...(c.args || []).slice(words)].join(" ");
+}
+
 // rows turns the events into timeline rows: {seq, lane, t (ms since
 // start), kind, text, reply, lost}. Connects and names only update lanes.
 export function rows(model) {
@@ -222,7 +231,7 @@ export function rows(model) {
     const t = ms(e.at) - model.started;
     if (e.kind === "command" && e.command) {
       const c = e.command;
-      out.push({ seq: e.seq, lane: e.lane, t, kind: "command", text: [c.name, ...(c.args || []).slice(1)].join(" "), reply: c.raw || c.reply, lost: !!c.reply_lost, locks: c.locks || [] });
+      out.push({ seq: e.seq, lane: e.lane, t, kind: "command", text: commandText(c), reply: c.raw || c.reply, lost: !!c.reply_lost, locks: c.locks || [] });
     } else if (e.kind === "lock" && e.lock) {
       out.push({ seq: e.seq, lane: REDIS, t, kind: "lock", text: lockText(e.lock), present: e.lock.type !== "none" });
     } else if (e.kind === "fault" && e.fault) {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KEEP, REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, diagramState, faultMessage, gapPx, hasOlder, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, olderMessage, rows, suggestions } from "../live.js";
+import { KEEP, REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, commandText, diagramState, faultMessage, gapPx, hasOlder, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, olderMessage, rows, suggestions } from "../live.js";
 
 const t0 = "2026-01-01T00:00:00Z";
 const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
@@ -37,6 +37,16 @@ test("snapshot then events: lanes, rows, skip of old seqs", () => {
   assert.equal(m.findings.length, 2);
   assert.equal(m.findings[0].text, "c2 may overlap");
   assert.deepEqual([...highlighted(m, 0)], [2, 5]);
+});
+
+test("a command named with its subcommand is written once: CLIENT SETNAME, SCRIPT LOAD", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 4, kind: "command", at: at(20), lane: "c1", command: { name: "CLIENT SETNAME", args: ["client", "setname", "worker-a"], reply: "OK" } } });
+  applyEvent(m, { event: { seq: 5, kind: "command", at: at(30), lane: "c1", command: { name: "SCRIPT LOAD", args: ["SCRIPT", "LOAD", "return 1"], reply: "\"e0e1f9fabfc9d4800c877a703b823ac0578ff8db\"" } } });
+  applyEvent(m, { event: { seq: 6, kind: "command", at: at(40), lane: "c1", command: { name: "GET", args: ["GET", "lock:a"], reply: "\"t1\"" } } });
+  const texts = rows(m).filter((r) => r.kind === "command").map((r) => r.text);
+  assert.deepEqual(texts, ["SET lock:a t1 NX PX 100", "CLIENT SETNAME worker-a", "SCRIPT LOAD return 1", "GET lock:a"]);
+  assert.equal(commandText({ name: "(push)" }), "(push)");
 });
 
 test("a second snapshot is a resync and replaces the model", () => {
