@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -83,6 +84,29 @@ func TestReadDisagreeingIsRead(t *testing.T) {
 		snap = p.Snapshot()
 		if st, ok := lockOf(snap, "lock:d"); !ok || st.Present() {
 			t.Errorf("lock:d after the outside DEL and a GET: %+v, want absent", st)
+		}
+	})
+}
+
+// TestRefusedNameNotTheLanes: a CLIENT SETNAME that Redis refuses (a name
+// with a space) does not name the lane; one it takes does.
+func TestRefusedNameNotTheLanes(t *testing.T) {
+	onBoth(t, func(t *testing.T, realRedis bool) {
+		p, release := txProxy(t, realRedis)
+		release()
+		a := dialRaw(t, p.Addr())
+		got := a.pipeline(t, []string{"CLIENT", "SETNAME", "worker a"})
+		if !strings.HasPrefix(got[0], "(error)") {
+			t.Fatalf("SETNAME with a space answered %q", got)
+		}
+		settle(p)
+		if name := p.Snapshot().Lanes[0].Name; name != "" {
+			t.Errorf("after a refused SETNAME the lane is named %q", name)
+		}
+		a.pipeline(t, cmd("CLIENT SETNAME worker-a"))
+		settle(p)
+		if name := p.Snapshot().Lanes[0].Name; name != "worker-a" {
+			t.Errorf("after SETNAME worker-a the lane is named %q", name)
 		}
 	})
 }

@@ -479,6 +479,9 @@ func (s *session) record(pend *pending, raw []byte, v Value, replied time.Time, 
 	ev := &CommandEvent{Name: c.name, Args: c.traceArgs(len(pend.locks) > 0), Locks: pend.locks, Sent: pend.sent,
 		Replied: replied, ReplyLost: lost, unread: pend.unread}
 	queued := pend.inTx && !lost && isQueued(v)
+	if !queued && !lost {
+		s.noteName(c, v)
+	}
 	var hidden []string // what an error reply must not repeat: only an error's, a queued command's
 	if v.IsError() || queued {
 		hidden = hiddenArgs(c.args, ev.Args)
@@ -702,9 +705,36 @@ func dedupe(keys []string) []string {
 	return out
 }
 
-// noteClient records what the client says about itself.
+// noteClient records the protocol a HELLO asks for as it is sent: the
+// replies after it come in that protocol (and inline reads are only for
+// RESP2, inlineEligible). What the client calls itself is noted when Redis
+// accepts it (noteName).
 func (s *session) noteClient(c command) {
+	if c.name != "HELLO" || len(c.args) < 2 {
+		return
+	}
+	n, err := strconv.Atoi(c.args[1])
+	if err != nil || (n != 2 && n != 3) {
+		return
+	}
+	s.mu.Lock()
+	s.info.Protocol = n
+	info := s.info
+	s.mu.Unlock()
+	s.p.trace.add(Event{Kind: EventClient, At: time.Now(), Lane: s.lane, Client: &info})
+}
+
+// noteName records what the client says about itself once Redis
+// answered c with v: its name (CLIENT SETNAME, HELLO ... SETNAME) when
+// Redis took it (a refused name is not the lane's), and the library it
+// declares (CLIENT SETINFO LIB-NAME / LIB-VER) even when refused, as by
+// Redis before 7.2 and miniredis, which have no SETINFO: the lane says
+// which library the client is, which it told either way.
+func (s *session) noteName(c command, v Value) {
 	if c.name != "HELLO" && c.name != "CLIENT SETNAME" && c.name != "CLIENT SETINFO" {
+		return
+	}
+	if c.name != "CLIENT SETINFO" && (v.IsError() || v.Null) {
 		return
 	}
 	s.mu.Lock()
@@ -718,11 +748,6 @@ func (s *session) noteClient(c command) {
 		s.info.LibraryVersion = c.args[3]
 	case c.name == "HELLO":
 		changed = false
-		if len(c.args) >= 2 {
-			if n, err := strconv.Atoi(c.args[1]); err == nil && (n == 2 || n == 3) {
-				s.info.Protocol, changed = n, true
-			}
-		}
 		for i := 2; i+1 < len(c.args); i++ {
 			if strings.EqualFold(c.args[i], "SETNAME") {
 				s.info.Name, changed = c.args[i+1], true
