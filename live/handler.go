@@ -89,7 +89,7 @@ func (h *Handler) locale(r *http.Request) sim.Locale {
 var scriptTexts = []string{"connecting", "connected", "disconnected", "resync", "redis-lane", "no-lanes",
 	"no-findings", "locks-none", "reason.set-nx", "reason.script-ttl", "done", "saved", "missing",
 	"download-lesson", "download-variant", "reply-lost", "library", "lock-library", "closed", "open-player", "axis",
-	"diagram-none", "older", "fault.pause", "fault.resume", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close", "skipped"}
+	"diagram-none", "older", "fault.pause", "fault.resume", "fault.lose-reply", "fault.delay", "fault.expire", "fault.restart", "fault.close", "skipped", "quiet-closed"}
 
 // servePage renders the live page under the site's header, in the
 // request's language.

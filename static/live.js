@@ -118,10 +118,31 @@ export function applyOlder(model, msg) {
   return add.length;
 }
 
+// quietClosed are the client lanes not drawn: closed, and in the events
+// the page holds they sent no command on a lock key and no fault or
+// finding names them. An application that opens a connection per call
+// (a script, redis-cli, a pool that churns) would otherwise leave a
+// column per call, and the lanes that matter off the screen.
+export function quietClosed(model) {
+  const busy = new Set();
+  for (const e of model.events) {
+    if (e.kind === "command" && e.command && (e.command.locks || []).length) busy.add(e.lane);
+    if (e.kind === "fault" && e.fault && e.fault.lane) busy.add(e.fault.lane);
+  }
+  for (const f of model.findings) {
+    if (f.lane) busy.add(f.lane);
+    if (f.other) busy.add(f.other);
+  }
+  const out = new Set();
+  for (const [id, l] of model.lanes) if (l.closed && !busy.has(id)) out.add(id);
+  return out;
+}
+
 // laneIDs are the timeline's columns: Redis first, then the clients in
-// the order they connected.
+// the order they connected, less the quiet closed ones (quietClosed).
 export function laneIDs(model) {
-  const ids = [...model.lanes.keys()].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const quiet = quietClosed(model);
+  const ids = [...model.lanes.keys()].filter((id) => !quiet.has(id)).sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
   return [REDIS, ...ids];
 }
 

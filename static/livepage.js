@@ -3,7 +3,7 @@
 // save messages (protocol in the doc of package live). main.js calls it on
 // the live page.
 
-import { REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, diagramState, faultMessage, gapPx, hasOlder, highlighted, laneIDs, laneTitle, lockText, markStale, newModel, olderMessage, rows, suggestions } from "./live.js";
+import { REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, diagramState, faultMessage, gapPx, hasOlder, highlighted, laneIDs, laneTitle, lockText, markStale, newModel, olderMessage, quietClosed, rows, suggestions } from "./live.js";
 
 // startLive runs the live page in document, root its <main id="live">.
 export function startLive(document, root) {
@@ -74,6 +74,12 @@ function drawTimeline() {
     if (t.lib) head.append(el("small", { class: "live-lib" }, `${texts.library}: ${t.lib}`));
     if (l.closed) head.append(el("small", { class: "live-closed" }, texts.closed));
     cells.push(head);
+  }
+  const quiet = quietClosed(model).size;
+  if (quiet > 0) {
+    const note = el("p", { class: "live-quiet muted", "data-testid": "live-quiet" }, texts["quiet-closed"].replace("{what}", String(quiet)));
+    note.style.gridColumn = `1 / span ${ids.length + 1}`;
+    cells.push(note);
   }
   if (hasOlder(model)) {
     // The proxy holds events older than the page's: scrolling up to

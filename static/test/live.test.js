@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KEEP, REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, commandText, diagramState, faultMessage, gapPx, hasOlder, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, olderMessage, rows, suggestions } from "../live.js";
+import { KEEP, REDIS, applyEvent, applyFrame, applyOlder, applySnapshot, clockText, commandText, diagramState, faultMessage, gapPx, hasOlder, highlighted, holdCount, laneIDs, laneTitle, markStale, newModel, olderMessage, quietClosed, rows, suggestions } from "../live.js";
 
 const t0 = "2026-01-01T00:00:00Z";
 const at = (ms) => new Date(Date.parse(t0) + ms).toISOString();
@@ -209,4 +209,29 @@ test("lock states: the snapshot's head the page when its window holds no lock ev
   applyEvent(m, { event: { seq: 103, kind: "lock", at: at(103), lock: { key: "lock:a", type: "none", pttl: -2, read: at(103) } } });
   assert.equal(m.locks.get("lock:a").type, "none");
   assert.equal(diagramState(m, []).state, "idle");
+});
+
+test("closed connections that touched no lock key are not drawn; busy or open ones are", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  // c3: a one-shot redis-cli GET of a plain key, closed. c4: closed after
+  // a SET NX of a lock. c5: closed, named by a fault. c6: open, idle.
+  const lanes = [
+    { seq: 10, kind: "connect", at: at(20), lane: "c3", client: { lane: "c3", addr: "127.0.0.1:3" } },
+    { seq: 11, kind: "command", at: at(21), lane: "c3", command: { name: "GET", args: ["GET", "plain"], reply: "(value)", locks: [] } },
+    { seq: 12, kind: "close", at: at(22), lane: "c3", client: { lane: "c3", addr: "127.0.0.1:3", closed: at(22) } },
+    { seq: 13, kind: "connect", at: at(23), lane: "c4", client: { lane: "c4", addr: "127.0.0.1:4" } },
+    { seq: 14, kind: "command", at: at(24), lane: "c4", command: { name: "SET", args: ["SET", "lock:a", "t4", "NX"], reply: "(nil)", locks: ["lock:a"] } },
+    { seq: 15, kind: "close", at: at(25), lane: "c4", client: { lane: "c4", addr: "127.0.0.1:4", closed: at(25) } },
+    { seq: 16, kind: "connect", at: at(26), lane: "c5", client: { lane: "c5", addr: "127.0.0.1:5" } },
+    { seq: 17, kind: "fault", at: at(27), fault: { kind: "close", lane: "c5" } },
+    { seq: 18, kind: "close", at: at(28), lane: "c5", client: { lane: "c5", addr: "127.0.0.1:5", closed: at(28) } },
+    { seq: 19, kind: "connect", at: at(29), lane: "c6", client: { lane: "c6", addr: "127.0.0.1:6" } },
+  ];
+  for (const e of lanes) applyEvent(m, { event: e });
+  assert.deepEqual([...quietClosed(m)], ["c3"]);
+  assert.deepEqual(laneIDs(m), [REDIS, "c1", "c2", "c4", "c5", "c6"]);
+  // Its rows go with it: no row is on a lane that is not drawn.
+  const ids = new Set(laneIDs(m));
+  assert.ok(rows(m).some((r) => r.lane === "c3"));
+  assert.equal(rows(m).filter((r) => ids.has(r.lane)).some((r) => r.lane === "c3"), false);
 });
