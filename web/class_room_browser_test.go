@@ -436,10 +436,7 @@ func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 				}
 				// the board beside the panel whole, the panel over none of it
 				waitJS(t, p, currentColumnInView, at+": the column in view")
-				var f presenterWhole
-				if err := json.Unmarshal(evalAwait[[]byte](t, p, measurePresenterWhole), &f); err != nil {
-					t.Fatal(err)
-				}
+				f := wholeOnceSettled(t, p)
 				for _, pr := range f.problems() {
 					t.Errorf("%s, the join address up (tl %q room %q): %s", at, f.Tl, f.Room, pr)
 				}
@@ -451,10 +448,7 @@ func TestBrowserPresenterClassFitsJoin(t *testing.T) {
 				waitJS(t, p, `(() => { const c = document.querySelector('[data-class-chip]'); return !!c && !c.hidden; })()`, at+": the chip")
 				evalAwait[bool](t, p, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 				waitJS(t, p, currentColumnInView, at+", the chip: the column in view")
-				f = presenterWhole{}
-				if err := json.Unmarshal(evalAwait[[]byte](t, p, measurePresenterWhole), &f); err != nil {
-					t.Fatal(err)
-				}
+				f = wholeOnceSettled(t, p)
 				for _, pr := range f.problems() {
 					t.Errorf("%s, the chip (tl %q room %q): %s", at, f.Tl, f.Room, pr)
 				}

@@ -1,9 +1,11 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -69,6 +71,32 @@ func (f presenterWhole) problems() []string {
 	}
 	return out
 }
+
+// wholeOnceSettled measures presenterWhole until it finds no problem or
+// wholeSettle has passed, and returns the last measure: presenter mode
+// fits its cards after its module loads, the fonts come and its resize
+// observers run, each a task later on a loaded machine than the two
+// animation frames the measure waits, so a first measure can catch the
+// layout midway (a narration 72 px over its card's edge in one CI run at
+// load 16, whole when run again). A layout that stays wrong is reported
+// all the same, after wholeSettle.
+func wholeOnceSettled(t *testing.T, ctx context.Context) presenterWhole {
+	t.Helper()
+	deadline := time.Now().Add(wholeSettle)
+	for {
+		var f presenterWhole
+		if err := json.Unmarshal(evalAwait[[]byte](t, ctx, measurePresenterWhole), &f); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.problems()) == 0 || time.Now().After(deadline) {
+			return f
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+}
+
+// wholeSettle is how long wholeOnceSettled waits for a layout to settle.
+const wholeSettle = 3 * time.Second
 
 // measurePresenterWhole measures presenterWhole. A text is cut when its
 // box goes past its card's right or bottom edge (by 1 px or more) or its
@@ -190,10 +218,7 @@ func TestBrowserPresenterCardsWhole(t *testing.T) {
 				waitJS(t, ctx, `document.getElementById('player')?.dataset.conn === 'open'`, where+": connected")
 			}
 			waitJS(t, ctx, currentColumnInView, where+": the column in view")
-			var f presenterWhole
-			if err := json.Unmarshal(evalAwait[[]byte](t, ctx, measurePresenterWhole), &f); err != nil {
-				t.Fatal(err)
-			}
+			f := wholeOnceSettled(t, ctx)
 			for _, p := range f.problems() {
 				t.Errorf("%s (tl %q room %q): %s", where, f.Tl, f.Room, p)
 			}

@@ -75,7 +75,9 @@ func TestBrowserSearchShowsResults(t *testing.T) {
 			run(t, ctx, reduceMotion)
 		}
 		ts := startServer(t, Config{}, "127.0.0.1:0")
-		run(t, ctx, chromedp.Navigate(ts.url+"/search?lang=en"))
+		// A small search (as TestBrowserSearch's): the page's default one
+		// ran past the 60 s wait in a CI run at load 16.
+		run(t, ctx, chromedp.Navigate(ts.url+"/search?variant=instance-owner&depth=3&moves=acquire,release&expiry=0&lang=en"))
 		waitJS(t, ctx, `document.getElementById('search')?.dataset.conn === 'open'`, "the search page's socket")
 		before := eval[float64](t, ctx, `document.getElementById('search-results-title').getBoundingClientRect().top`)
 		if before < 800 {
