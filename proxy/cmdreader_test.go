@@ -70,7 +70,7 @@ func TestCmdReaderDelimits(t *testing.T) {
 			[]string{"SET k " + long, "GET lock:a"}, []string{setLong, get}},
 		{"inline commands, quotes and empty lines skipped", []string{"PING\r\n\r\nSET k \"a b\"\n" + get},
 			[]string{"PING", "SET k a b", "GET lock:a"}, []string{"PING\r\n", "SET k \"a b\"\n", get}},
-		{"*0 skipped", []string{"*0\r\n" + get}, []string{"GET lock:a"}, []string{get}},
+		{"*0 and *-1 skipped", []string{"*0\r\n*-1\r\n" + get}, []string{"GET lock:a"}, []string{get}},
 	}
 	for _, tc := range cases {
 		args, raws, err := readAll(t, &chunks{parts: tc.parts})
@@ -121,7 +121,12 @@ func TestCmdReaderRefuses(t *testing.T) {
 		{"a bulk without $", "*1\r\n+PING\r\n", "expected '$'"},
 		{"a bad array length", "*x\r\n", "invalid multibulk length"},
 		{"a bulk length that lies", "*1\r\n$2\r\nPING\r\n", "invalid bulk length"},
-		{"a line starting with $", "$4 PING\r\n", "expected '*', got '$'"},
+		{"a count over INT_MAX", "*2147483648\r\n", "invalid multibulk length"},
+		{"a bulk over proto-max-bulk-len", "*1\r\n$536870913\r\n", "invalid bulk length"},
+		{"a negative bulk length", "*2\r\n$1\r\na\r\n$-7\r\n", "invalid bulk length"},
+		{"a count line over 64 KiB", "*" + strings.Repeat("1", 65<<10), "too big mbulk count string"},
+		{"a bulk length line over 64 KiB", "*1\r\n$" + strings.Repeat("1", 65<<10), "too big bulk count string"},
+		{"an inline line over 64 KiB", strings.Repeat("a", 65<<10), "too big inline request"},
 		{"unbalanced quotes", "SET k \"a\r\n", "unbalanced"},
 	}
 	for _, tc := range cases {

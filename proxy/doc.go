@@ -156,7 +156,10 @@
 // MaxMaxClients with a *LimitError naming the flag; a connection beyond
 // MaxClients is answered with an error naming -max-clients), at most 4096
 // pipelined commands per client, commands of at most 512 MiB (as Redis's
-// proto-max-bulk-len; a longer one is a protocol error), 4096 commands on lock keys queued in one
+// proto-max-bulk-len; a longer one is a protocol error; a count over
+// INT_MAX, a bulk length over 512 MiB or a header or inline line of over
+// 64 KiB with no newline is answered Redis's protocol error as soon as it
+// is read, not awaited), 4096 commands on lock keys queued in one
 // client's MULTI kept for analysis at EXEC (more are traced, not analysed),
 // replies of at most 64 MiB, at most 64 MiB
 // of replies waiting for a client on a shared upstream (one that is

@@ -175,6 +175,10 @@ func writeProtocolError(c net.Conn, err error) {
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
 		return
 	}
+	if pe := (*protocolError)(nil); errors.As(err, &pe) {
+		_, _ = c.Write([]byte("-ERR Protocol error: " + oneLine(pe.reason) + "\r\n")) // Redis's words
+		return
+	}
 	_, _ = c.Write([]byte("-ERR " + oneLine(err.Error()) + "\r\n"))
 }
 
