@@ -50,10 +50,6 @@ var errCommandTooLong = fmt.Errorf("proxy: protocol error: a command over %d MiB
 // with no newline within it is a protocol error.
 const maxInlineBytes = 64 << 10
 
-// errDollarInline answers a line that starts with '$', which redcon's
-// parser reads as Tile38's protocol, not Redis's.
-var errDollarInline = &protocolError{"expected '*', got '$'"}
-
 // protocolError is a client's bytes that Redis refuses as not RESP: reason
 // is Redis's text after "Protocol error: " (networking.c,
 // processInlineBuffer and processMultibulkBuffer), which the client is
@@ -108,7 +104,7 @@ func (cr *cmdReader) delimit(cmds []clientCommand) ([]clientCommand, error) {
 		case '*':
 			n, args, err = readArray(packet, cr.args[used:used])
 		case '$':
-			err = errDollarInline
+			n, args, err = dollarInline(packet, cr.args[used:used])
 		default:
 			var complete bool
 			var leftover []byte
@@ -201,6 +197,28 @@ func readArray(packet []byte, args [][]byte) (int, [][]byte, error) {
 		i = end + 2
 	}
 	return i, args, nil
+}
+
+// dollarInline reads a line starting with '$' as Redis does, as an inline
+// command (Redis answers "$3\r\n" unknown command '$3'; redcon would read
+// Tile38's protocol and wait for a space): redcon's inline parser, which
+// skips a leading space, is handed a copy of the line after one. The copy
+// is the line's own (the last argument may alias it), so the arguments
+// stay valid as long as the buffer's. Its length in bytes, 0 when the
+// line is not whole yet.
+func dollarInline(packet []byte, args [][]byte) (int, [][]byte, error) {
+	nl := bytes.IndexByte(packet, '\n')
+	if nl < 0 {
+		if len(packet) > maxInlineBytes {
+			return 0, args[:0], errBigInline
+		}
+		return 0, args[:0], nil
+	}
+	line := make([]byte, nl+2)
+	line[0] = ' '
+	copy(line[1:], packet[:nl+1])
+	_, args, _, _, err := redcon.ReadNextCommand(line, args)
+	return nl + 1, args, err
 }
 
 // maxBulkBytes is Redis's proto-max-bulk-len (512 MiB by default): a

@@ -71,6 +71,8 @@ func TestCmdReaderDelimits(t *testing.T) {
 		{"inline commands, quotes and empty lines skipped", []string{"PING\r\n\r\nSET k \"a b\"\n" + get},
 			[]string{"PING", "SET k a b", "GET lock:a"}, []string{"PING\r\n", "SET k \"a b\"\n", get}},
 		{"*0 and *-1 skipped", []string{"*0\r\n*-1\r\n" + get}, []string{"GET lock:a"}, []string{get}},
+		{"a line starting with $ is inline", []string{"$4 PING\r\n$3", "\r\n" + get},
+			[]string{"$4 PING", "$3", "GET lock:a"}, []string{"$4 PING\r\n", "$3\r\n", get}},
 	}
 	for _, tc := range cases {
 		args, raws, err := readAll(t, &chunks{parts: tc.parts})
@@ -127,6 +129,7 @@ func TestCmdReaderRefuses(t *testing.T) {
 		{"a count line over 64 KiB", "*" + strings.Repeat("1", 65<<10), "too big mbulk count string"},
 		{"a bulk length line over 64 KiB", "*1\r\n$" + strings.Repeat("1", 65<<10), "too big bulk count string"},
 		{"an inline line over 64 KiB", strings.Repeat("a", 65<<10), "too big inline request"},
+		{"a $ line over 64 KiB", "$" + strings.Repeat("a", 65<<10), "too big inline request"},
 		{"unbalanced quotes", "SET k \"a\r\n", "unbalanced"},
 	}
 	for _, tc := range cases {

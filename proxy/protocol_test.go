@@ -19,6 +19,8 @@ var protocolCases = []struct {
 	replies int
 	closes  bool
 }{
+	{"a line starting with $ is an inline command", "$3\r\nPING\r\nPING\r\n", 3, false},
+	{"a $ line with arguments", "$9999999999 a b\r\n", 1, false},
 	{"*-1 skipped", "*-1\r\nPING\r\n", 1, false},
 	{"*0 skipped", "*0\r\nPING\r\n", 1, false},
 	{"*-5 skipped", "*-5\r\n*1\r\n$4\r\nPING\r\n", 1, false},
@@ -75,7 +77,8 @@ func exchange(t *testing.T, addr, in string, n int, closes bool) []string {
 
 // TestProtocolAsRedis: the proxy answers each of protocolCases as a
 // redis-server does (asked the same bytes directly), on both upstreams:
-// a count or bulk length Redis refuses was awaited (silence), *-1
+// a line starting with '$' was awaited as Tile38's protocol (no reply
+// ever), a count or bulk length Redis refuses was awaited (silence), *-1
 // was an error, "*1\r\n$-2\r\n" panicked the proxy.
 func TestProtocolAsRedis(t *testing.T) {
 	srv := redistest.Start(t)
