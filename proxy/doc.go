@@ -8,10 +8,15 @@
 // # Data path
 //
 // The proxy accepts connections itself (proxy.go: the -max-clients bound)
-// and delimits each client's commands with tidwall/redcon's parser
-// (redcon.ReadNextCommand) in one read buffer it reuses, every complete
+// and delimits each client's commands as Redis does (RESP arrays by
+// readArray, inline commands, a line starting with '$' too, by
+// tidwall/redcon's parser; Redis's protocol errors for what it refuses)
+// in one read buffer it reuses, every complete
 // command the client has sent, a pipeline at a time, without copying them
-// (cmdreader.go, session.go). A connection starts on one of two shared upstream
+// (cmdreader.go, session.go). The proxy serves one standalone Redis: a
+// CLUSTER command is answered as a standalone redis-server does ("cluster
+// support disabled", sent upstream as a script that answers that error,
+// clusterRefusal), so a cluster client finds no node past the proxy. A connection starts on one of two shared upstream
 // connections (shared.go; the embedded miniredis, default, or -redis with
 // its TLS, ACL user and database; a Cluster is refused, ErrCluster) and
 // keeps to it while it sends only commands that leave no state on a

@@ -214,6 +214,9 @@ func (s *session) readLoop(cmds []clientCommand) {
 // forward notes one command, queues its pending reply and adds it to the
 // upstream batch; false when the session ended.
 func (s *session) forward(cmd clientCommand) bool {
+	if isCluster(cmd.Args) {
+		cmd.Raw = clusterRefusal(len(cmd.Args))
+	}
 	if s.armed.Load() {
 		if s.holding() && !s.flushUp() {
 			return false
