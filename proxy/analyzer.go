@@ -3,13 +3,16 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"lockstep/sim"
@@ -474,11 +477,19 @@ func (a *analyzer) unchanged(ctx context.Context, key string, o obs) {
 
 // read reads key's type, PTTL and contents in one transaction (MULTI
 // TYPE PTTL GET HGETALL EXEC), so that the key cannot expire between them,
-// over the analyzer's own upstream connection (dialed again after an
-// error, such as the embedded Redis's restart).
+// over the analyzer's own upstream connection. A connection that ended
+// since the last read (the embedded Redis restarted, RestartUpstream; a
+// redis-server closed it: idle timeout, CLIENT KILL, a restart) is dialed
+// again and the read tried once more before its error is reported: it
+// was reported as an observer-behind fault, with error EOF, that no one
+// injected, on the first read after every restart.
 func (a *analyzer) read(ctx context.Context, key string) (LockState, error) {
 	st := LockState{Key: key, Read: time.Now(), PTTL: -2}
+	reused := a.conn != nil
 	v, err := a.transact(ctx, key)
+	if err != nil && reused && connEnded(err) && ctx.Err() == nil {
+		v, err = a.transact(ctx, key) // on a new connection: transact closed the old
+	}
 	if err != nil {
 		return st, err
 	}
@@ -541,6 +552,13 @@ func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
 		}
 	}
 	return st, nil
+}
+
+// connEnded reports whether err says the connection had ended (closed by
+// its other end), not that it timed out or that Redis refused the read.
+func connEnded(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // transact sends the read transaction for key and returns EXEC's reply.
