@@ -26,7 +26,9 @@ type LockState struct {
 	Key  string `json:"key"`
 	Type string `json:"type"` // "none" (absent), "string", "hash", or another Redis type
 	// Value is a String lock's value (the owner's token); Fields a Hash
-	// lock's fields (owner id -> hold count), at most maxLockFields.
+	// lock's fields (owner id -> hold count), at most maxLockFields; each
+	// string cut to maxTracedText bytes (cutText: a marker says how many
+	// more there were).
 	Value  string            `json:"value,omitempty"`
 	Fields map[string]string `json:"fields,omitempty"`
 	PTTL   int64             `json:"pttl"` // ms; -1 no TTL, -2 absent
@@ -351,7 +353,7 @@ func setStateIfOK(c command, key string, replied time.Time) (LockState, bool) {
 	if c.name != "SET" || len(c.args) < 3 || c.args[1] != key {
 		return LockState{}, false
 	}
-	st := LockState{Key: key, Type: "string", Value: c.args[2], PTTL: -1, Read: replied}
+	st := LockState{Key: key, Type: "string", Value: cutText(c.args[2]), PTTL: -1, Read: replied}
 	opts := c.args[3:]
 	for i := 0; i < len(opts); i++ {
 		switch o := strings.ToUpper(opts[i]); o {
@@ -534,7 +536,7 @@ func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
 	}
 	switch st.Type {
 	case "string":
-		st.Value = get.Str
+		st.Value = cutText(get.Str) // as the trace keeps it (maxTracedText)
 	case "hash":
 		if hash.IsError() {
 			return st, fmt.Errorf("proxy: reading lock %q: HGETALL: %s", key, hash.Str)
@@ -548,7 +550,7 @@ func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
 		}
 		sort.Strings(names)
 		for _, f := range names[:min(len(names), maxLockFields)] {
-			st.Fields[f] = values[f]
+			st.Fields[cutText(f)] = cutText(values[f])
 		}
 	}
 	return st, nil

@@ -169,6 +169,10 @@
 // replies of at most 64 MiB, at most 64 MiB
 // of replies waiting for a client on a shared upstream (one that is
 // paused, delayed or reads none; beyond it its connection is closed, as
-// Redis closes a client past its output buffer limit), 1000 findings,
+// Redis closes a client past its output buffer limit), each string a
+// trace event keeps (a command's arguments and reply, a lock state's value
+// and fields) at most 1 KiB, the rest cut with a marker saying how many
+// bytes (maxTracedText; a saved lesson names a cut argument as missing),
+// 1000 findings,
 // 1000 suggested keys and scripts, pauses and delays of at most 10 minutes.
 package proxy

@@ -47,6 +47,7 @@ type Event struct {
 // keys that are not locks are Redacted. Reply is the reply written like
 // redis-cli (Value.String) and Raw its RESP bytes, both only for commands
 // on lock keys and connection commands; for others Reply is its type.
+// Each argument and Reply is cut to maxTracedText bytes (boundEvent).
 type CommandEvent struct {
 	Name string   `json:"name"`
 	Args []string `json:"args"`
@@ -158,8 +159,10 @@ func newRing(size int, plainBudget int64) *ring {
 }
 
 // add numbers e, stores it (overwriting the oldest when full) and offers
-// it to every subscriber without blocking.
+// it to every subscriber without blocking; what it keeps is cut to
+// maxTracedText bytes a string first (boundEvent).
 func (r *ring) add(e Event) Event {
+	boundEvent(&e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = r.next
