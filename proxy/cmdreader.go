@@ -149,21 +149,16 @@ func (cr *cmdReader) delimit(cmds []clientCommand) ([]clientCommand, error) {
 // panicked on a negative bulk length: "*1\r\n$-2\r\n".)
 func readArray(packet []byte, args [][]byte) (int, [][]byte, error) {
 	args = args[:0]
-	nl := bytes.IndexByte(packet, '\n')
-	if nl < 0 {
+	count, i, ok := respHeader(packet, 1)
+	switch {
+	case !ok || count > math.MaxInt32:
+		return 0, args, errMultibulkLength
+	case i == 0:
 		if len(packet) > maxInlineBytes {
 			return 0, args, errBigCount
 		}
 		return 0, args, nil
 	}
-	if packet[nl-1] != '\r' {
-		return 0, args, errMultibulkLength
-	}
-	count, ok := headerNumber(packet[1 : nl-1])
-	if !ok || count > math.MaxInt32 {
-		return 0, args, errMultibulkLength
-	}
-	i := nl + 1
 	for range max(count, 0) {
 		if i >= len(packet) {
 			return 0, args[:0], nil
@@ -171,21 +166,17 @@ func readArray(packet []byte, args [][]byte) (int, [][]byte, error) {
 		if packet[i] != '$' {
 			return 0, args[:0], &protocolError{"expected '$', got '" + string(packet[i]) + "'"}
 		}
-		nl := bytes.IndexByte(packet[i:], '\n')
-		if nl < 0 {
+		n, next, ok := respHeader(packet, i+1)
+		switch {
+		case !ok || n < 0 || n > maxBulkBytes:
+			return 0, args[:0], errBulkLength
+		case next == 0:
 			if len(packet)-i > maxInlineBytes {
 				return 0, args[:0], errBigBulkCount
 			}
 			return 0, args[:0], nil
 		}
-		if packet[i+nl-1] != '\r' {
-			return 0, args[:0], errBulkLength
-		}
-		n, ok := headerNumber(packet[i+1 : i+nl-1])
-		if !ok || n < 0 || n > maxBulkBytes {
-			return 0, args[:0], errBulkLength
-		}
-		i += nl + 1
+		i = next
 		if int64(len(packet)-i) < n+2 {
 			return 0, args[:0], nil
 		}
@@ -197,6 +188,34 @@ func readArray(packet []byte, args [][]byte) (int, [][]byte, error) {
 		i = end + 2
 	}
 	return i, args, nil
+}
+
+// respHeader reads the number of the header line at p[i:] (after its '*'
+// or '$') as Redis's string2ll: an optional '-' and at most 18 digits, no
+// leading zero, then "\r\n" (Redis takes any byte after the '\r'). next
+// is the index after the line, 0 when the line is not whole yet; ok is
+// false when it is not such a number (said as soon as a byte shows it,
+// which Redis says once the line is whole).
+func respHeader(p []byte, i int) (n int64, next int, ok bool) {
+	neg := i < len(p) && p[i] == '-'
+	if neg {
+		i++
+	}
+	digits := i
+	for ; i < len(p) && p[i] >= '0' && p[i] <= '9'; i++ {
+		if i-digits < 18 {
+			n = 10*n + int64(p[i]-'0')
+		}
+	}
+	switch {
+	case i == len(p) || (p[i] == '\r' && i+1 == len(p)):
+		return 0, 0, true // more digits or the newline to come
+	case p[i] != '\r' || p[i+1] != '\n' || i == digits || i-digits > 18 || (p[digits] == '0' && i-digits > 1):
+		return 0, 0, false
+	case neg:
+		n = -n
+	}
+	return n, i + 2, true
 }
 
 // dollarInline reads a line starting with '$' as Redis does, as an inline
@@ -224,31 +243,6 @@ func dollarInline(packet []byte, args [][]byte) (int, [][]byte, error) {
 // maxBulkBytes is Redis's proto-max-bulk-len (512 MiB by default): a
 // longer bulk is refused, "invalid bulk length".
 const maxBulkBytes = 512 << 20
-
-// headerNumber parses a header line's number (its '\r' at the end, if
-// any, dropped), as Redis's string2ll: an optional '-' and digits; false
-// when it is not one or does not fit in 64 bits.
-func headerNumber(b []byte) (int64, bool) {
-	b = bytes.TrimSuffix(b, []byte{'\r'})
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = 10*n + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
 
 // fill reads once from the connection after what is buffered, moving
 // the buffered part of a command to the front or growing the buffer when
