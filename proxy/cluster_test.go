@@ -41,6 +41,13 @@ func TestClusterRefused(t *testing.T) {
 				t.Errorf("%q: the proxy answered %q, redis-server %q", pipeline[i], got[i], want[i])
 			}
 		}
+		inline := dialRaw(t, p.Addr())
+		if _, err := inline.c.Write([]byte("cluster slots\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		if _, v, err := readReply(inline.r); err != nil || v.String() != want[1] {
+			t.Errorf("inline cluster slots: %q, %v; want %q", v.String(), err, want[1])
+		}
 		cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{p.Addr()}, MaxRedirects: 1})
 		t.Cleanup(func() { cc.Close() })
 		ctx := context.Background()
