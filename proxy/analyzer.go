@@ -3,13 +3,16 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"lockstep/sim"
@@ -23,7 +26,9 @@ type LockState struct {
 	Key  string `json:"key"`
 	Type string `json:"type"` // "none" (absent), "string", "hash", or another Redis type
 	// Value is a String lock's value (the owner's token); Fields a Hash
-	// lock's fields (owner id -> hold count), at most maxLockFields.
+	// lock's fields (owner id -> hold count), at most maxLockFields; each
+	// string cut to maxTracedText bytes (cutText: a marker says how many
+	// more there were).
 	Value  string            `json:"value,omitempty"`
 	Fields map[string]string `json:"fields,omitempty"`
 	PTTL   int64             `json:"pttl"` // ms; -1 no TTL, -2 absent
@@ -348,7 +353,7 @@ func setStateIfOK(c command, key string, replied time.Time) (LockState, bool) {
 	if c.name != "SET" || len(c.args) < 3 || c.args[1] != key {
 		return LockState{}, false
 	}
-	st := LockState{Key: key, Type: "string", Value: c.args[2], PTTL: -1, Read: replied}
+	st := LockState{Key: key, Type: "string", Value: cutText(c.args[2]), PTTL: -1, Read: replied}
 	opts := c.args[3:]
 	for i := 0; i < len(opts); i++ {
 		switch o := strings.ToUpper(opts[i]); o {
@@ -474,11 +479,19 @@ func (a *analyzer) unchanged(ctx context.Context, key string, o obs) {
 
 // read reads key's type, PTTL and contents in one transaction (MULTI
 // TYPE PTTL GET HGETALL EXEC), so that the key cannot expire between them,
-// over the analyzer's own upstream connection (dialed again after an
-// error, such as the embedded Redis's restart).
+// over the analyzer's own upstream connection. A connection that ended
+// since the last read (the embedded Redis restarted, RestartUpstream; a
+// redis-server closed it: idle timeout, CLIENT KILL, a restart) is dialed
+// again and the read tried once more before its error is reported: it
+// was reported as an observer-behind fault, with error EOF, that no one
+// injected, on the first read after every restart.
 func (a *analyzer) read(ctx context.Context, key string) (LockState, error) {
 	st := LockState{Key: key, Read: time.Now(), PTTL: -2}
+	reused := a.conn != nil
 	v, err := a.transact(ctx, key)
+	if err != nil && reused && connEnded(err) && ctx.Err() == nil {
+		v, err = a.transact(ctx, key) // on a new connection: transact closed the old
+	}
 	if err != nil {
 		return st, err
 	}
@@ -523,7 +536,7 @@ func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
 	}
 	switch st.Type {
 	case "string":
-		st.Value = get.Str
+		st.Value = cutText(get.Str) // as the trace keeps it (maxTracedText)
 	case "hash":
 		if hash.IsError() {
 			return st, fmt.Errorf("proxy: reading lock %q: HGETALL: %s", key, hash.Str)
@@ -537,10 +550,17 @@ func lockStateFromExec(key string, v Value, read time.Time) (LockState, error) {
 		}
 		sort.Strings(names)
 		for _, f := range names[:min(len(names), maxLockFields)] {
-			st.Fields[f] = values[f]
+			st.Fields[cutText(f)] = cutText(values[f])
 		}
 	}
 	return st, nil
+}
+
+// connEnded reports whether err says the connection had ended (closed by
+// its other end), not that it timed out or that Redis refused the read.
+func connEnded(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // transact sends the read transaction for key and returns EXEC's reply.

@@ -1,9 +1,10 @@
 package proxy
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/tidwall/redcon"
 )
@@ -44,9 +45,26 @@ const maxCommandBytes = 512 << 20
 
 var errCommandTooLong = fmt.Errorf("proxy: protocol error: a command over %d MiB (the proxy's bound, as Redis's proto-max-bulk-len)", maxCommandBytes>>20)
 
-// errDollarInline answers a line that starts with '$', which redcon's
-// parser reads as Tile38's protocol, not Redis's.
-var errDollarInline = errors.New("proxy: protocol error: expected '*', got '$'")
+// maxInlineBytes is Redis's PROTO_INLINE_MAX_SIZE (64 KiB): an inline
+// command, or a header line of a RESP array (its count, a bulk's length),
+// with no newline within it is a protocol error.
+const maxInlineBytes = 64 << 10
+
+// protocolError is a client's bytes that Redis refuses as not RESP: reason
+// is Redis's text after "Protocol error: " (networking.c,
+// processInlineBuffer and processMultibulkBuffer), which the client is
+// answered (writeProtocolError) before its connection is closed.
+type protocolError struct{ reason string }
+
+func (e *protocolError) Error() string { return "proxy: protocol error: " + e.reason }
+
+var (
+	errMultibulkLength = &protocolError{"invalid multibulk length"}
+	errBulkLength      = &protocolError{"invalid bulk length"}
+	errBigCount        = &protocolError{"too big mbulk count string"}
+	errBigBulkCount    = &protocolError{"too big bulk count string"}
+	errBigInline       = &protocolError{"too big inline request"}
+)
 
 func newCmdReader(r io.Reader) *cmdReader {
 	return &cmdReader{r: r, buf: make([]byte, clientBuffer)}
@@ -55,7 +73,7 @@ func newCmdReader(r io.Reader) *cmdReader {
 // next appends to cmds the commands that the buffered bytes hold whole,
 // reading from the connection (one read, blocking) only when they hold
 // none; it returns them, at least one, or the read's error or a protocol
-// error (redcon's, errDollarInline, errCommandTooLong).
+// error (redcon's, a *protocolError, errCommandTooLong).
 func (cr *cmdReader) next(cmds []clientCommand) ([]clientCommand, error) {
 	cmds = cmds[:0]
 	for {
@@ -70,22 +88,38 @@ func (cr *cmdReader) next(cmds []clientCommand) ([]clientCommand, error) {
 }
 
 // delimit appends the whole commands buffered to cmds (empty when
-// called); an empty command (an empty line, *0) is skipped, as Redis
+// called); an empty command (an empty line, *0, *-1) is skipped, as Redis
 // does. The batch's arguments share cr.args: each command's are the
 // window after the previous command's.
 func (cr *cmdReader) delimit(cmds []clientCommand) ([]clientCommand, error) {
 	used := 0
 	for cr.start < cr.end {
 		packet := cr.buf[cr.start:cr.end]
-		complete, args, kind, leftover, err := redcon.ReadNextCommand(packet, cr.args[used:used])
+		var (
+			n    int
+			args [][]byte
+			err  error
+		)
+		switch packet[0] {
+		case '*':
+			n, args, err = readArray(packet, cr.args[used:used])
+		case '$':
+			n, args, err = dollarInline(packet, cr.args[used:used])
+		default:
+			var complete bool
+			var leftover []byte
+			complete, args, _, leftover, err = redcon.ReadNextCommand(packet, cr.args[used:used])
+			if complete {
+				n = len(packet) - len(leftover)
+			} else if err == nil && len(packet) > maxInlineBytes && bytes.IndexByte(packet, '\n') < 0 {
+				err = errBigInline
+			}
+		}
 		if err != nil {
 			return cmds, err
 		}
-		if !complete {
+		if n == 0 {
 			break
-		}
-		if kind == redcon.Tile38 {
-			return cmds, errDollarInline
 		}
 		if used+len(args) > cap(cr.args) {
 			// append gave args an array of their own; the next
@@ -94,14 +128,121 @@ func (cr *cmdReader) delimit(cmds []clientCommand) ([]clientCommand, error) {
 		} else {
 			used += len(args)
 		}
-		raw := packet[:len(packet)-len(leftover)]
-		cr.start += len(raw)
+		raw := packet[:n]
+		cr.start += n
 		if len(args) > 0 {
 			cmds = append(cmds, clientCommand{Raw: raw, Args: args})
 		}
 	}
 	return cmds, nil
 }
+
+// readArray reads the RESP array (a command) at packet's start as Redis
+// does (networking.c, processMultibulkBuffer): its length in bytes and its
+// arguments (appended to args, slices of packet), 0 when it is not whole
+// yet; a count of 0 or less is a whole command of no arguments, skipped.
+// What is buffered of a command not yet whole is checked as the whole
+// one: a count Redis refuses (not a number, over INT_MAX), a bulk length
+// it refuses (not a number, negative, over proto-max-bulk-len), a header
+// line with no newline over maxInlineBytes is the error Redis answers,
+// not a wait for more. (redcon.ReadNextCommand waited on those, and
+// panicked on a negative bulk length: "*1\r\n$-2\r\n".)
+func readArray(packet []byte, args [][]byte) (int, [][]byte, error) {
+	args = args[:0]
+	count, i, ok := respHeader(packet, 1)
+	switch {
+	case !ok || count > math.MaxInt32:
+		return 0, args, errMultibulkLength
+	case i == 0:
+		if len(packet) > maxInlineBytes {
+			return 0, args, errBigCount
+		}
+		return 0, args, nil
+	}
+	for range max(count, 0) {
+		if i >= len(packet) {
+			return 0, args[:0], nil
+		}
+		if packet[i] != '$' {
+			return 0, args[:0], &protocolError{"expected '$', got '" + string(packet[i]) + "'"}
+		}
+		n, next, ok := respHeader(packet, i+1)
+		switch {
+		case !ok || n < 0 || n > maxBulkBytes:
+			return 0, args[:0], errBulkLength
+		case next == 0:
+			if len(packet)-i > maxInlineBytes {
+				return 0, args[:0], errBigBulkCount
+			}
+			return 0, args[:0], nil
+		}
+		i = next
+		if int64(len(packet)-i) < n+2 {
+			return 0, args[:0], nil
+		}
+		end := i + int(n)
+		if packet[end] != '\r' || packet[end+1] != '\n' {
+			return 0, args[:0], errBulkLength
+		}
+		args = append(args, packet[i:end])
+		i = end + 2
+	}
+	return i, args, nil
+}
+
+// respHeader reads the number of the header line at p[i:] (after its '*'
+// or '$') as Redis's string2ll: an optional '-' and at most 18 digits, no
+// leading zero, then "\r\n" (Redis takes any byte after the '\r'). next
+// is the index after the line, 0 when the line is not whole yet; ok is
+// false when it is not such a number (said as soon as a byte shows it,
+// which Redis says once the line is whole).
+func respHeader(p []byte, i int) (n int64, next int, ok bool) {
+	neg := i < len(p) && p[i] == '-'
+	if neg {
+		i++
+	}
+	digits := i
+	for ; i < len(p) && p[i] >= '0' && p[i] <= '9'; i++ {
+		if i-digits < 18 {
+			n = 10*n + int64(p[i]-'0')
+		}
+	}
+	switch {
+	case i == len(p) || (p[i] == '\r' && i+1 == len(p)):
+		return 0, 0, true // more digits or the newline to come
+	case p[i] != '\r' || p[i+1] != '\n' || i == digits || i-digits > 18 || (p[digits] == '0' && i-digits > 1):
+		return 0, 0, false
+	case neg:
+		n = -n
+	}
+	return n, i + 2, true
+}
+
+// dollarInline reads a line starting with '$' as Redis does, as an inline
+// command (Redis answers "$3\r\n" unknown command '$3'; redcon would read
+// Tile38's protocol and wait for a space): redcon's inline parser, which
+// skips a leading space, is handed a copy of the line after one. The copy
+// is the line's own (the last argument may alias it), so the arguments
+// stay valid as long as the buffer's. Its length in bytes, 0 when the
+// line is not whole yet.
+func dollarInline(packet []byte, args [][]byte) (int, [][]byte, error) {
+	nl := bytes.IndexByte(packet, '\n')
+	if nl < 0 {
+		if len(packet) > maxInlineBytes {
+			return 0, args[:0], errBigInline
+		}
+		return 0, args[:0], nil
+	}
+	line := make([]byte, nl+2)
+	line[0] = ' '
+	copy(line[1:], packet[:nl+1])
+	_, args, _, _, err := redcon.ReadNextCommand(line, args)
+	return nl + 1, args, err
+}
+
+// maxBulkBytes is Redis's proto-max-bulk-len (512 MiB by default): a
+// longer bulk is refused, "invalid bulk length".
+const maxBulkBytes = 512 << 20
 
 // fill reads once from the connection after what is buffered, moving
 // the buffered part of a command to the front or growing the buffer when

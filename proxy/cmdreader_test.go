@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/tidwall/redcon"
 )
 
 // chunks is a reader that gives its parts one a read, as a client's
@@ -70,7 +72,9 @@ func TestCmdReaderDelimits(t *testing.T) {
 			[]string{"SET k " + long, "GET lock:a"}, []string{setLong, get}},
 		{"inline commands, quotes and empty lines skipped", []string{"PING\r\n\r\nSET k \"a b\"\n" + get},
 			[]string{"PING", "SET k a b", "GET lock:a"}, []string{"PING\r\n", "SET k \"a b\"\n", get}},
-		{"*0 skipped", []string{"*0\r\n" + get}, []string{"GET lock:a"}, []string{get}},
+		{"*0 and *-1 skipped", []string{"*0\r\n*-1\r\n" + get}, []string{"GET lock:a"}, []string{get}},
+		{"a line starting with $ is inline", []string{"$4 PING\r\n$3", "\r\n" + get},
+			[]string{"$4 PING", "$3", "GET lock:a"}, []string{"$4 PING\r\n", "$3\r\n", get}},
 	}
 	for _, tc := range cases {
 		args, raws, err := readAll(t, &chunks{parts: tc.parts})
@@ -121,7 +125,20 @@ func TestCmdReaderRefuses(t *testing.T) {
 		{"a bulk without $", "*1\r\n+PING\r\n", "expected '$'"},
 		{"a bad array length", "*x\r\n", "invalid multibulk length"},
 		{"a bulk length that lies", "*1\r\n$2\r\nPING\r\n", "invalid bulk length"},
-		{"a line starting with $", "$4 PING\r\n", "expected '*', got '$'"},
+		{"a count over INT_MAX", "*2147483648\r\n", "invalid multibulk length"},
+		{"a count of 19 digits", "*1000000000000000000\r\n", "invalid multibulk length"},
+		{"a count line without \\r", "*1\n$4\r\nPING\r\n", "invalid multibulk length"},
+		{"a count with a sign", "*+1\r\n", "invalid multibulk length"},
+		{"a count with a leading zero", "*01\r\n", "invalid multibulk length"},
+		{"a bulk length with a letter", "*1\r\n$3x\r\n", "invalid bulk length"},
+		// Redis skips any byte after the '\r'; the proxy refuses it.
+		{"a bulk length line without \\n", "*1\r\n$3\rPING\r\n", "invalid bulk length"},
+		{"a bulk over proto-max-bulk-len", "*1\r\n$536870913\r\n", "invalid bulk length"},
+		{"a negative bulk length", "*2\r\n$1\r\na\r\n$-7\r\n", "invalid bulk length"},
+		{"a count line over 64 KiB", "*" + strings.Repeat("1", 65<<10), "too big mbulk count string"},
+		{"a bulk length line over 64 KiB", "*1\r\n$" + strings.Repeat("1", 65<<10), "too big bulk count string"},
+		{"an inline line over 64 KiB", strings.Repeat("a", 65<<10), "too big inline request"},
+		{"a $ line over 64 KiB", "$" + strings.Repeat("a", 65<<10), "too big inline request"},
 		{"unbalanced quotes", "SET k \"a\r\n", "unbalanced"},
 	}
 	for _, tc := range cases {
@@ -134,5 +151,35 @@ func TestCmdReaderRefuses(t *testing.T) {
 	_, _, err := readAll(t, iotest.ErrReader(io.ErrUnexpectedEOF))
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("read error: %v", err)
+	}
+}
+
+// BenchmarkDelimit delimits a pipeline of 16 SET and GET commands as
+// redis-benchmark sends them: with readArray (the proxy's) and with
+// redcon.ReadNextCommand (which delimited them before).
+func BenchmarkDelimit(b *testing.B) {
+	var in []byte
+	for range 8 {
+		in = append(in, "*3\r\n$3\r\nSET\r\n$16\r\nkey:000000000042\r\n$3\r\nxxx\r\n*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000042\r\n"...)
+	}
+	args := make([][]byte, 0, 64)
+	for _, tc := range []struct {
+		name string
+		next func(p []byte) int
+	}{
+		{"readArray", func(p []byte) int { n, _, _ := readArray(p, args); return n }},
+		{"redcon", func(p []byte) int {
+			_, _, _, left, _ := redcon.ReadNextCommand(p, args)
+			return len(p) - len(left)
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				for p := in; len(p) > 0; {
+					p = p[tc.next(p):]
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"crypto/sha1"
+	_ "embed"
 	"encoding/hex"
 	"path"
 	"regexp"
@@ -279,6 +280,36 @@ var plainNames = func() map[string]bool {
 	}
 	return m
 }()
+
+// isCluster reports whether args are a CLUSTER command.
+func isCluster(args [][]byte) bool {
+	return len(args) > 0 && len(args[0]) == len("CLUSTER") && strings.EqualFold(string(args[0]), "CLUSTER")
+}
+
+// refuseLua is the script that answers the error reply its ARGV[1].
+//
+//go:embed lua/refuse.lua
+var refuseLua string
+
+// clusterRefusal is what the proxy sends in place of a CLUSTER command of
+// n arguments: a script that answers as a standalone redis-server (7.0)
+// does, "ERR This instance has cluster support disabled" (with no
+// subcommand, wrong number of arguments). The proxy serves one standalone
+// Redis: CLUSTER SLOTS, NODES, SHARDS or INFO forwarded to the embedded
+// upstream (miniredis answers them) gave its own address, and a cluster
+// client (go-redis's ClusterClient) pointed at the proxy then sent its
+// commands there, past the proxy, untraced. Answered by the upstream, the
+// refusal keeps its place among the replies (after a MULTI, queued and
+// answered at EXEC, as Redis does). It differs from Redis only in an
+// unknown subcommand's answer (the same refusal) and where the client's
+// user may not run EVAL (NOPERM).
+func clusterRefusal(n int) []byte {
+	msg := "ERR This instance has cluster support disabled"
+	if n < 2 {
+		msg = "ERR wrong number of arguments for 'cluster' command"
+	}
+	return encodeCommand([]string{"EVAL", refuseLua, "0", msg})
+}
 
 // plainCommand reports, without copying its arguments, whether args is a
 // plain command: one of plainNames, not SET ... NX (which suggests a

@@ -8,10 +8,15 @@
 // # Data path
 //
 // The proxy accepts connections itself (proxy.go: the -max-clients bound)
-// and delimits each client's commands with tidwall/redcon's parser
-// (redcon.ReadNextCommand) in one read buffer it reuses, every complete
+// and delimits each client's commands as Redis does (RESP arrays by
+// readArray, inline commands, a line starting with '$' too, by
+// tidwall/redcon's parser; Redis's protocol errors for what it refuses)
+// in one read buffer it reuses, every complete
 // command the client has sent, a pipeline at a time, without copying them
-// (cmdreader.go, session.go). A connection starts on one of two shared upstream
+// (cmdreader.go, session.go). The proxy serves one standalone Redis: a
+// CLUSTER command is answered as a standalone redis-server does ("cluster
+// support disabled", sent upstream as a script that answers that error,
+// clusterRefusal), so a cluster client finds no node past the proxy. A connection starts on one of two shared upstream
 // connections (shared.go; the embedded miniredis, default, or -redis with
 // its TLS, ACL user and database; a Cluster is refused, ErrCluster) and
 // keeps to it while it sends only commands that leave no state on a
@@ -169,11 +174,18 @@
 // MaxMaxClients with a *LimitError naming the flag; a connection beyond
 // MaxClients is answered with an error naming -max-clients), at most 4096
 // pipelined commands per client, commands of at most 512 MiB (as Redis's
-// proto-max-bulk-len; a longer one is a protocol error), 4096 commands on lock keys queued in one
+// proto-max-bulk-len; a longer one is a protocol error; a count over
+// INT_MAX, a bulk length over 512 MiB or a header or inline line of over
+// 64 KiB with no newline is answered Redis's protocol error as soon as it
+// is read, not awaited), 4096 commands on lock keys queued in one
 // client's MULTI kept for analysis at EXEC (more are traced, not analysed),
 // replies of at most 64 MiB, at most 64 MiB
 // of replies waiting for a client on a shared upstream (one that is
 // paused, delayed or reads none; beyond it its connection is closed, as
-// Redis closes a client past its output buffer limit), 1000 findings,
+// Redis closes a client past its output buffer limit), each string a
+// trace event keeps (a command's arguments and reply, a lock state's value
+// and fields) at most 1 KiB, the rest cut with a marker saying how many
+// bytes (maxTracedText; a saved lesson names a cut argument as missing),
+// 1000 findings,
 // 1000 suggested keys and scripts, pauses and delays of at most 10 minutes.
 package proxy

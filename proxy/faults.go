@@ -31,7 +31,9 @@ const (
 	// FaultClose closes a client's connection.
 	FaultClose FaultKind = "close"
 	// FaultObserverBehind is not injected: the lock reader fell behind (or
-	// failed) and some lock states were not read.
+	// failed) and some lock states were not read. A lock reader's
+	// connection found ended is dialed again and the read retried once
+	// first (analyzer.read), so a restart alone gives none.
 	FaultObserverBehind FaultKind = "observer-behind"
 )
 

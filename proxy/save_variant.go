@@ -149,7 +149,7 @@ func (v *variantBuilder) mapArgs(s *section, cmd command, owner string, after Lo
 		s.keys = append(s.keys, "MISSING-KEY-"+strconv.Itoa(i+1))
 	}
 	lease := int64(0)
-	for _, a := range cmd.args[min(3+len(cmd.keys), len(cmd.args)):] {
+	for i, a := range cmd.args[min(3+len(cmd.keys), len(cmd.args)):] {
 		n, err := strconv.ParseInt(a, 10, 64)
 		switch {
 		case a == owner && owner != "":
@@ -157,6 +157,11 @@ func (v *variantBuilder) mapArgs(s *section, cmd command, owner string, after Lo
 		case err == nil && after.PTTL > 0 && n >= after.PTTL && n <= after.PTTL+2000 && lease == 0:
 			s.argv = append(s.argv, "lease_ms")
 			lease = n
+		case isCut(a):
+			// The trace kept its first maxTracedText bytes: a literal
+			// of them would replay a value the client never sent.
+			v.missing("ARGV[%d] of %s was %d bytes, longer than the trace keeps (%d): the variant has MISSING-ARGV-%d in its place; write its value there", i+1, s.from, cutLen(a), maxTracedText, i+1)
+			s.argv = append(s.argv, "{literal: "+strconv.Quote("MISSING-ARGV-"+strconv.Itoa(i+1))+"}")
 		default:
 			s.argv = append(s.argv, "{literal: "+strconv.Quote(a)+"}")
 		}

@@ -179,6 +179,10 @@ func writeProtocolError(c net.Conn, err error) {
 	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne) {
 		return
 	}
+	if pe := (*protocolError)(nil); errors.As(err, &pe) {
+		_, _ = c.Write([]byte("-ERR Protocol error: " + oneLine(pe.reason) + "\r\n")) // Redis's words
+		return
+	}
 	_, _ = c.Write([]byte("-ERR " + oneLine(err.Error()) + "\r\n"))
 }
 
@@ -214,6 +218,9 @@ func (s *session) readLoop(cmds []clientCommand) {
 // forward notes one command, queues its pending reply and adds it to the
 // upstream batch; false when the session ended.
 func (s *session) forward(cmd clientCommand) bool {
+	if isCluster(cmd.Args) {
+		cmd.Raw = clusterRefusal(len(cmd.Args))
+	}
 	if s.armed.Load() {
 		if s.holding() && !s.flushUp() {
 			return false

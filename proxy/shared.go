@@ -39,6 +39,7 @@ var sharable = map[string]bool{
 	"ZADD": true, "ZREM": true, "ZSCORE": true, "ZRANGE": true, "ZCARD": true, "ZINCRBY": true,
 	"EVAL": true, "EVALSHA": true, "EVAL_RO": true, "EVALSHA_RO": true, "FCALL": true, "FCALL_RO": true,
 	"SCRIPT LOAD": true, "PING": true, "ECHO": true,
+	"CLUSTER": true, // sent as a script that answers an error (clusterRefusal)
 }
 
 // sharedUpstreams is how many shared upstream connections the proxy keeps:

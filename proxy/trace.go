@@ -50,6 +50,7 @@ type Event struct {
 // SLOWLOG); for others Reply is its shape (shape), EXEC's element by
 // element (execShown), and Raw is empty; an error never repeats a hidden
 // argument (errorShown).
+// Each argument and Reply is cut to maxTracedText bytes (boundEvent).
 type CommandEvent struct {
 	Name string   `json:"name"`
 	Args []string `json:"args"`
@@ -161,8 +162,10 @@ func newRing(size int, plainBudget int64) *ring {
 }
 
 // add numbers e, stores it (overwriting the oldest when full) and offers
-// it to every subscriber without blocking.
+// it to every subscriber without blocking; what it keeps is cut to
+// maxTracedText bytes a string first (boundEvent).
 func (r *ring) add(e Event) Event {
+	boundEvent(&e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Seq = r.next
