@@ -112,6 +112,12 @@ type session struct {
 	// array element by element (execShown). The reply path only.
 	txShown []queuedShown
 
+	// unanswered counts the client's commands whose replies are not yet
+	// written to it; allAnswered (capacity 1) says it reached 0
+	// (awaitReplies, for a client that closed its side).
+	unanswered  atomic.Int64
+	allAnswered chan struct{}
+
 	done      chan struct{}
 	closeOnce sync.Once
 }
@@ -138,7 +144,7 @@ func (p *Proxy) runSession(c net.Conn) {
 	id := p.nextID
 	p.mu.Unlock()
 	s := &session{id: id, lane: "c" + strconv.FormatInt(id, 10), p: p, conn: c, cr: cr,
-		queue: newPendingQueue(), done: make(chan struct{}), inbox: newInbox(), drained: make(chan struct{}, 1)}
+		queue: newPendingQueue(), done: make(chan struct{}), allAnswered: make(chan struct{}, 1), inbox: newInbox(), drained: make(chan struct{}, 1)}
 	s.info = ClientInfo{Lane: s.lane, Addr: c.RemoteAddr().String(), Protocol: 2, Connected: time.Now()}
 	if sc, ok := c.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
@@ -206,11 +212,50 @@ func (s *session) readLoop(cmds []clientCommand) {
 		var err error
 		if cmds, err = s.cr.next(cmds); err != nil {
 			writeProtocolError(s.conn, err)
+			if errors.Is(err, io.EOF) {
+				// The client closed its side (shutdown(SHUT_WR): nc -N,
+				// socat, Go's CloseWrite; or a close after its last
+				// commands): what it sent still gets its replies, as
+				// Redis answers them, before the connection ends.
+				s.awaitReplies(halfCloseWait)
+			}
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = nil
 			}
 			s.close(err)
 			return
+		}
+	}
+}
+
+// halfCloseWait bounds how long a client that closed its side waits for
+// the replies to what it sent (a paused client's are held until its
+// pause ends).
+const halfCloseWait = 10 * time.Second
+
+// awaitReplies waits until the reply to every command the client sent is
+// written to it (unanswered is 0), the session ends, or d passes.
+func (s *session) awaitReplies(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for s.unanswered.Load() > 0 {
+		select {
+		case <-s.allAnswered:
+		case <-s.done:
+			return
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// answered counts a reply written to the client (pass), and tells
+// awaitReplies when it was the last awaited.
+func (s *session) answered() {
+	if s.unanswered.Add(-1) == 0 {
+		select {
+		case s.allAnswered <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -317,6 +362,7 @@ const maxInlineKeys = 4
 // false when the session ended.
 func (s *session) queueCommand(pend pending, raw []byte, awaits bool) bool {
 	if awaits {
+		s.unanswered.Add(1)
 		for !s.queue.push(pend) {
 			// As many replies are awaited as the queue holds: send what
 			// is gathered, then wait for room as on a full socket.
@@ -456,6 +502,7 @@ func (s *session) pass(raw []byte, v Value, replied time.Time, more, inline bool
 	// Other commands are recorded after the write.
 	if pend.untraced {
 		write(raw, !more)
+		s.answered()
 		return true
 	}
 	lock := len(pend.locks) > 0
@@ -463,6 +510,7 @@ func (s *session) pass(raw []byte, v Value, replied time.Time, more, inline bool
 		s.record(&pend, raw, v, replied, false)
 	}
 	write(raw, !more)
+	s.answered()
 	if !lock {
 		s.record(&pend, raw, v, replied, false)
 	}
