@@ -40,7 +40,6 @@ type pendingQueue struct {
 
 func newPendingQueue() *pendingQueue { return &pendingQueue{room: make(chan struct{}, 1)} }
 
-
 // push appends p; false when maxPipeline commands await replies.
 func (q *pendingQueue) push(p pending) bool {
 	q.mu.Lock()
