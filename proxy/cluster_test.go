@@ -26,15 +26,7 @@ func TestClusterRefused(t *testing.T) {
 		t.Fatalf("redis-server answered CLUSTER SLOTS %q: not a standalone one", want[1])
 	}
 	onBoth(t, func(t *testing.T, realRedis bool) {
-		cfg := Config{Listen: "127.0.0.1:0", Locks: "lock:*"}
-		if realRedis {
-			cfg.RedisURL = redistest.Start(t).URL
-		}
-		p, err := Start(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { p.Close() })
+		p := startOn(t, realRedis, Config{Locks: "lock:*"})
 		got := dialRaw(t, p.Addr()).pipeline(t, pipeline...)
 		for i := range pipeline {
 			if got[i] != want[i] {

@@ -20,14 +20,6 @@ import (
 func txProxy(t *testing.T, realRedis bool) (p *Proxy, release func()) {
 	t.Helper()
 	hold := make(chan struct{})
-	cfg := Config{Listen: "127.0.0.1:0", Locks: "lock:*", analyzerHold: hold}
-	if realRedis {
-		cfg.RedisURL = redistest.Start(t).URL
-	}
-	p, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	released := false
 	release = func() {
 		if !released {
@@ -35,8 +27,26 @@ func txProxy(t *testing.T, realRedis bool) (p *Proxy, release func()) {
 			close(hold)
 		}
 	}
-	t.Cleanup(func() { release(); p.Close() })
+	p = startOn(t, realRedis, Config{Locks: "lock:*", analyzerHold: hold})
+	t.Cleanup(release) // runs before startOn's Close: cleanups run last first
 	return p, release
+}
+
+// startOn starts a proxy with cfg on a loopback port, in front of the
+// embedded Redis or, when realRedis, a fresh redis-server, closed at the
+// test's end.
+func startOn(t *testing.T, realRedis bool, cfg Config) *Proxy {
+	t.Helper()
+	cfg.Listen = "127.0.0.1:0"
+	if realRedis {
+		cfg.RedisURL = redistest.Start(t).URL
+	}
+	p, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
 // settle waits until every command recorded so far was analyzed: handed

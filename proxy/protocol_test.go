@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"errors"
 	"io"
 	"strings"
@@ -87,15 +86,7 @@ func TestProtocolAsRedis(t *testing.T) {
 		want[i] = exchange(t, srv.Addr, tc.in, tc.replies, tc.closes)
 	}
 	onBoth(t, func(t *testing.T, realRedis bool) {
-		cfg := Config{Listen: "127.0.0.1:0", Locks: "lock:*"}
-		if realRedis {
-			cfg.RedisURL = redistest.Start(t).URL
-		}
-		p, err := Start(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { p.Close() })
+		p := startOn(t, realRedis, Config{Locks: "lock:*"})
 		for i, tc := range protocolCases {
 			got := exchange(t, p.Addr(), tc.in, tc.replies, tc.closes)
 			if strings.Join(got, "|") != strings.Join(want[i], "|") {

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"lockstep/internal/redistest"
 )
 
 // redactProxy starts a proxy with lock:* for locks that traces every
@@ -15,16 +13,7 @@ import (
 // on the embedded upstream or a real redis-server (realRedis).
 func redactProxy(t *testing.T, realRedis bool) *Proxy {
 	t.Helper()
-	cfg := Config{Listen: "127.0.0.1:0", Locks: "lock:*", plainRate: &plainRate{budget: 1 << 40}}
-	if realRedis {
-		cfg.RedisURL = redistest.Start(t).URL
-	}
-	p, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
+	return startOn(t, realRedis, Config{Locks: "lock:*", plainRate: &plainRate{budget: 1 << 40}})
 }
 
 // exported is everything the proxy shows or stores of its trace: the

@@ -14,11 +14,7 @@ import (
 // injected, at the restart's reads or at the next command on a lock key.
 func TestRestartNoObserverBehind(t *testing.T) {
 	t.Parallel()
-	p, err := Start(context.Background(), Config{Listen: "127.0.0.1:0", Locks: "lock:*"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
+	p := startOn(t, false, Config{Locks: "lock:*"})
 	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Addr: p.Addr()})
 	t.Cleanup(func() { c.Close() })

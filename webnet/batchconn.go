@@ -197,18 +197,7 @@ func (c *BatchConn) TryFlush() (bool, error) {
 	}
 	// Still holding while the bytes go: a write of another goroutine (a
 	// control frame) is appended after them, not sent between.
-	out := *b
-	n := 0
-	var werr error
-	if raw != nil && len(out) > 0 {
-		err := raw.Write(func(fd uintptr) bool {
-			n, werr = writeNow(fd, out)
-			return true // one try, never a wait
-		})
-		if err != nil {
-			werr = err
-		}
-	}
+	n, werr := writeOnce(raw, *b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.holding = false
@@ -275,14 +264,8 @@ func (c *BatchConn) TryWrite(p []byte, deadline time.Time) (bool, error) {
 		// last set by the writer, minutes ago) would fail it.
 		werr = c.Conn.SetWriteDeadline(deadline)
 	}
-	if raw != nil && werr == nil {
-		err := raw.Write(func(fd uintptr) bool {
-			n, werr = writeNow(fd, p)
-			return true // one try, never a wait
-		})
-		if err != nil {
-			werr = err
-		}
+	if werr == nil {
+		n, werr = writeOnce(raw, p)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -376,6 +359,24 @@ func (h batchHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // of the server's CPU beyond the write itself (docs/performance.md,
 // Classes). The socket is non-blocking (Go's net package opens every socket
 // so), so the call returns as soon as the kernel took what fits.
+// writeOnce writes what the socket raw takes of p at once, with one
+// write(2) that never waits (TryFlush, TryWrite): how many bytes went.
+// Nothing goes without a raw connection (TLS) or bytes.
+func writeOnce(raw syscall.RawConn, p []byte) (int, error) {
+	if raw == nil || len(p) == 0 {
+		return 0, nil
+	}
+	n := 0
+	var werr error
+	if err := raw.Write(func(fd uintptr) bool {
+		n, werr = writeNow(fd, p)
+		return true // one try, never a wait
+	}); err != nil {
+		return n, err
+	}
+	return n, werr
+}
+
 func writeNow(fd uintptr, p []byte) (int, error) {
 	for {
 		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))

@@ -135,17 +135,7 @@ func TestBatchConnTryFlushLeavesTheRestPending(t *testing.T) {
 	if _, err := bc.Write([]byte("ping;")); err != nil { // after the rest, not between
 		t.Fatal(err)
 	}
-	got := make(chan []byte, 1)
-	go func() {
-		all, _ := io.ReadAll(client)
-		got <- all
-	}()
-	if err := bc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if err := bc.FlushPending(); err != nil {
-		t.Fatal(err)
-	}
+	got := flushPendingToReader(t, bc, client)
 	if bc.Pending() {
 		t.Fatal("pending after FlushPending")
 	}
@@ -290,6 +280,18 @@ func TestBatchConnTryWriteLeavesTheRestPending(t *testing.T) {
 	if _, err := bc.Write([]byte("ping;")); err != nil {
 		t.Fatal(err)
 	}
+	got := flushPendingToReader(t, bc, client)
+	_ = server.Close()
+	if all := <-got; !bytes.Equal(all, want) {
+		t.Fatalf("the peer read %d bytes, not the %d written in order", len(all), len(want))
+	}
+}
+
+// flushPendingToReader starts reading all that client (bc's peer) gets
+// until it is closed, then writes what bc has pending (FlushPending,
+// under a minute's deadline); the channel gives what client read.
+func flushPendingToReader(t *testing.T, bc *BatchConn, client net.Conn) <-chan []byte {
+	t.Helper()
 	got := make(chan []byte, 1)
 	go func() {
 		all, _ := io.ReadAll(client)
@@ -301,8 +303,5 @@ func TestBatchConnTryWriteLeavesTheRestPending(t *testing.T) {
 	if err := bc.FlushPending(); err != nil {
 		t.Fatal(err)
 	}
-	_ = server.Close()
-	if all := <-got; !bytes.Equal(all, want) {
-		t.Fatalf("the peer read %d bytes, not the %d written in order", len(all), len(want))
-	}
+	return got
 }
