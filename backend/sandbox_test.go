@@ -198,16 +198,18 @@ func TestSandboxStopsRunaways(t *testing.T) {
 	if err != nil || r.Kind != sim.ReplyError || !strings.Contains(r.Str, "string.rep") {
 		t.Errorf("string.rep('x', 1e9): %+v %v, want an error reply", r, err)
 	}
+	// The turn bound stops a counted loop; under -race on a loaded machine
+	// its 100,000 turns take longer than the 300 ms above, so these run in
+	// a sandbox whose time limit is not what answers (the counter reset
+	// was stopped by the 300 ms limit in one CI run at load 13).
+	sbTurns := backend.NewSandbox(backend.SandboxConfig{TimeLimit: time.Minute})
+	t.Cleanup(func() { sbTurns.Close() })
 	// The counter cannot be reset: the script cannot name it.
-	r, err = callOnce(t, open, userScript(t, "for i = 1, 3e8 do __lockstep_turns = 0 end"))
+	r, err = callOnce(t, func() (*backend.Store, error) { return sbTurns.NewStore(context.Background()) },
+		userScript(t, "for i = 1, 3e8 do __lockstep_turns = 0 end"))
 	if err != nil || r.Kind != sim.ReplyError {
 		t.Errorf("counter reset: %+v %v, want an error reply", r, err)
 	}
-	// The turn bound stops a counted loop; under -race on a loaded machine
-	// its 100,000 turns take longer than the 300 ms above, so this one
-	// runs in a sandbox whose time limit is not what answers.
-	sbTurns := backend.NewSandbox(backend.SandboxConfig{TimeLimit: time.Minute})
-	t.Cleanup(func() { sbTurns.Close() })
 	r, err = callOnce(t, func() (*backend.Store, error) { return sbTurns.NewStore(context.Background()) },
 		userScript(t, "local i = 0 while true do i = i + 1 end"))
 	if err != nil || r.Kind != sim.ReplyError || !sim.ScriptWasStopped(r.Str) {
