@@ -2,7 +2,10 @@
 
 package backend
 
-import "os/exec"
+import (
+	"os/exec"
+	"time"
+)
 
 // endWithParent does nothing where the kernel has no parent-death signal:
 // a started pair is then ended only by Store.Close.
@@ -11,3 +14,7 @@ func endWithParent(*exec.Cmd) {}
 // processGone reports false: without /proc, an owner is taken to live, and
 // its pair's folder is left to the system's temporary-file cleaning.
 func processGone(int) bool { return false }
+
+// processCPU reports false: without /proc the sandbox's time limit is
+// counted on the wall clock.
+func processCPU(int) (time.Duration, bool) { return 0, false }
