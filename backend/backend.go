@@ -231,11 +231,6 @@ type Backend struct {
 	// in-process embedded Redis, used by the CLI for its own user's files).
 	overrun     func() string
 	scriptLimit time.Duration
-	// cpu returns the processor time the sandbox's process has run, and
-	// false when it cannot be read (nil elsewhere): the sandbox's time
-	// limit counts it, so a script is not stopped for the time a loaded
-	// machine kept its process waiting (overrun.go).
-	cpu func() (time.Duration, bool)
 	// sandbox is set on the backend of a Lua sandbox's process: a
 	// miniredis reached over loopback as a real Redis is, whose Info says
 	// embedded.

@@ -17,9 +17,7 @@ import (
 // sim.MaxScriptTurns stops the script's own loops well before; this stops
 // what the count cannot see (code compiled at run time, one long built-in
 // call). Past it the sandbox's process is killed (and started again for
-// the next run), and a real Redis is sent SCRIPT KILL. 2 s: of the
-// processor time of the sandbox's process, of the wall clock on a real
-// Redis (watchOverrun).
+// the next run), and a real Redis is sent SCRIPT KILL. 2 s.
 const ScriptTimeLimit = 2 * time.Second
 
 // ScriptOverrunError is a step whose user's script ran past the time
@@ -57,27 +55,12 @@ func (e *ScriptOverrunError) Message() sim.Msg {
 // overrunWatch stops the user's scripts of one transaction that run past
 // the backend's limit.
 type overrunWatch struct {
-	t      *time.Timer   // on the wall clock (a real Redis)
-	done   chan struct{} // ends the processor-time watch (the sandbox)
+	t      *time.Timer
 	fired  atomic.Bool
 	killed atomic.Value // string
 	limit  time.Duration
 	script string
 }
-
-// sandboxWallFactor bounds, on the wall clock, a step in the Lua sandbox
-// whose process a loaded machine keeps from running: past this many times
-// the time limit it is stopped even though its processor time is short of
-// the limit, so a visitor's wait stays bounded.
-const sandboxWallFactor = 5
-
-// cpuWatchEvery is how often the sandbox's watch reads the processor time
-// of its process: a script is stopped within this of its limit.
-const cpuWatchEvery = 5 * time.Millisecond
-
-// sandboxWallBound is the most a step in the Lua sandbox whose limit is
-// limit may take on the wall clock before it is stopped.
-func sandboxWallBound(limit time.Duration) time.Duration { return sandboxWallFactor * limit }
 
 // watchOverrun starts a watch over one step of batch, which calls the
 // user's script name, on a backend that bounds them (the sandbox, or a
@@ -87,74 +70,22 @@ func sandboxWallBound(limit time.Duration) time.Duration { return sandboxWallFac
 // redis-server processes) that the run kills when it ends: SCRIPT KILL on
 // the backend's server would miss them. In the sandbox, killing its
 // process stops those servers too.
-//
-// A real Redis's limit is wall-clock time, as its own lua-time-limit is.
-// The sandbox's is the processor time its process ran from the step's
-// start (b.cpu), bounded on the wall clock by sandboxWallBound: a lock
-// script of a millisecond's work was stopped at 300 ms on a machine at
-// load 13, where the process waited for a core, and the stop counted
-// against its visitor (sandboxshare.go). The process serves every
-// visitor, so its time includes others' steps run meanwhile; a runaway's
-// own watch stops it at its limit. Where the time cannot be read, the
-// wall clock counts.
 func (b *Backend) watchOverrun(batch *sim.Batch, name string, limit time.Duration) *overrunWatch {
 	if b.overrun == nil || name == "" || !b.sandbox && (batch.Replica != sim.NoReplica || batch.Nodes > 0) {
 		return nil
 	}
 	w := &overrunWatch{limit: limit, script: name}
-	fire := func() {
+	w.t = time.AfterFunc(limit, func() {
 		w.fired.Store(true)
 		w.killed.Store(b.overrun())
-	}
-	var cpu0 time.Duration
-	ok := false
-	if b.cpu != nil {
-		cpu0, ok = b.cpu()
-	}
-	if !ok {
-		w.t = time.AfterFunc(limit, fire)
-		return w
-	}
-	w.done = make(chan struct{})
-	go func() {
-		tick := time.NewTicker(cpuWatchEvery)
-		defer tick.Stop()
-		wall := time.NewTimer(sandboxWallBound(limit))
-		defer wall.Stop()
-		for {
-			select {
-			case <-w.done:
-				return
-			case <-wall.C:
-				fire()
-				return
-			case <-tick.C:
-			}
-			// A process gone is not this watch's to stop: the step's
-			// check sees why it ended.
-			if cpu, ok := b.cpu(); ok && cpu-cpu0 >= limit {
-				select {
-				case <-w.done: // the step answered meanwhile
-				default:
-					fire()
-				}
-				return
-			}
-		}
-	}()
+	})
 	return w
 }
 
 // stop ends the watch: the step has answered.
 func (w *overrunWatch) stop() {
-	if w == nil {
-		return
-	}
-	if w.t != nil {
+	if w != nil {
 		w.t.Stop()
-	}
-	if w.done != nil {
-		close(w.done)
 	}
 }
 

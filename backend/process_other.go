@@ -2,10 +2,7 @@
 
 package backend
 
-import (
-	"os/exec"
-	"time"
-)
+import "os/exec"
 
 // endWithParent does nothing where the kernel has no parent-death signal:
 // a started pair is then ended only by Store.Close.
@@ -14,7 +11,3 @@ func endWithParent(*exec.Cmd) {}
 // processGone reports false: without /proc, an owner is taken to live, and
 // its pair's folder is left to the system's temporary-file cleaning.
 func processGone(int) bool { return false }
-
-// processCPU reports false: without /proc the sandbox's time limit is
-// counted on the wall clock.
-func processCPU(int) (time.Duration, bool) { return 0, false }

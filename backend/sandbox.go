@@ -362,7 +362,6 @@ func (s *Sandbox) start(ctx context.Context) (*sandboxProc, error) {
 		pairSlots: make(chan struct{}, DefaultMaxPairs), cleanup: cleaner{stop: make(chan struct{})},
 		overrun:     func() string { p.setEnd(endKilled); p.kill(); return "sandbox" },
 		scriptLimit: s.cfg.TimeLimit,
-		cpu:         func() (time.Duration, bool) { return processCPU(cmd.Process.Pid) },
 		lost:        p.gone,
 		spawn:       p.newServer,
 		ended:       p.ended,

@@ -242,14 +242,12 @@ func (s *Store) alone(b *sim.Batch) bool {
 	return b.Replica == sim.NoReplica && b.Nodes == 0 && s.pair == nil && s.nodes == nil
 }
 
-// stepGrace is how much longer than its wall-clock bound
-// (sandboxWallBound) a step in the sandbox may take in all: the kill at
-// the limit ends every read.
+// stepGrace is how much longer than its script's time limit a step in
+// the sandbox may take in all: the kill at the limit ends every read.
 const stepGrace = time.Second
 
 // boundedStep runs b under one overrun watch (and in the sandbox a
-// deadline of its wall-clock bound and stepGrace) for every try of the
-// step.
+// deadline of the limit and stepGrace) for every try of the step.
 func (s *Store) boundedStep(ctx context.Context, b *sim.Batch, name string) (*sim.BatchResult, error) {
 	limit := s.be.scriptLimit
 	if limit <= 0 {
@@ -258,7 +256,7 @@ func (s *Store) boundedStep(ctx context.Context, b *sim.Batch, name string) (*si
 	sctx := ctx
 	if s.be.sandbox {
 		var cancel context.CancelFunc
-		sctx, cancel = context.WithTimeout(ctx, sandboxWallBound(limit)+stepGrace)
+		sctx, cancel = context.WithTimeout(ctx, limit+stepGrace)
 		defer cancel()
 	}
 	w := s.be.watchOverrun(b, name, limit)
