@@ -35,6 +35,10 @@ var protocolCases = []struct {
 	{"an inline line over 64 KiB", strings.Repeat("a", 70<<10), 1, true},
 	{"a count line over 64 KiB", "*" + strings.Repeat("1", 70<<10), 1, true},
 	{"a bulk length line over 64 KiB", "*1\r\n$" + strings.Repeat("1", 70<<10), 1, true},
+	// What one write held before the bad bytes is run and answered
+	// first (the proxy dropped it, answering the error alone).
+	{"commands before a protocol error", "PING\r\n*3\r\n$3\r\nSET\r\n$6\r\nlock:p\r\n$1\r\nv\r\n*1\r\n$-2\r\n", 3, true},
+	{"an inline command before a bad count", "PING\r\n*1x\r\n", 2, true},
 }
 
 // exchange sends in on a new connection to addr and reads n replies, then

@@ -134,7 +134,7 @@ const maxWriteBatch = 64 << 10
 func (p *Proxy) runSession(c net.Conn) {
 	cr := newCmdReader(c)
 	cmds, err := cr.next(nil)
-	if err != nil {
+	if len(cmds) == 0 {
 		writeProtocolError(c, err)
 		p.dropConn(c)
 		return
@@ -174,7 +174,7 @@ func (p *Proxy) runSession(c net.Conn) {
 	info := s.info
 	p.trace.add(Event{Kind: EventConnect, At: info.Connected, Lane: s.lane, Client: &info})
 	go s.replyLoop(true)
-	s.readLoop(cmds)
+	s.readLoop(cmds, err)
 }
 
 // writeProtocolError answers a client whose bytes are not RESP (cmdReader's
@@ -195,10 +195,12 @@ func writeProtocolError(c net.Conn, err error) {
 // oneLine keeps an error reply on one line.
 func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
-// readLoop forwards the client's commands upstream in order: the
-// commands of each read (what the client pipelined) go out in one write,
-// before the next read, which may wait.
-func (s *session) readLoop(cmds []clientCommand) {
+// readLoop forwards the client's commands upstream in order, from cmds
+// and err, what the first read gave: the commands of each read (what the
+// client pipelined) go out in one write, before the next read, which may
+// wait. A read's commands are forwarded before its error ends the session
+// (endRead).
+func (s *session) readLoop(cmds []clientCommand, err error) {
 	for {
 		for _, cmd := range cmds {
 			if !s.forward(cmd) {
@@ -208,24 +210,31 @@ func (s *session) readLoop(cmds []clientCommand) {
 		if !s.flushUp() {
 			return
 		}
-		s.cr.shrink()
-		var err error
-		if cmds, err = s.cr.next(cmds); err != nil {
-			writeProtocolError(s.conn, err)
-			if errors.Is(err, io.EOF) {
-				// The client closed its side (shutdown(SHUT_WR): nc -N,
-				// socat, Go's CloseWrite; or a close after its last
-				// commands): what it sent still gets its replies, as
-				// Redis answers them, before the connection ends.
-				s.awaitReplies(halfCloseWait)
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-				err = nil
-			}
-			s.close(err)
+		if err != nil {
+			s.endRead(err)
 			return
 		}
+		s.cr.shrink()
+		cmds, err = s.cr.next(cmds)
 	}
+}
+
+// endRead ends the session whose client's reads ended with err. The
+// client that closed its side (shutdown(SHUT_WR): nc -N, socat, Go's
+// CloseWrite; or a close after its last commands), or that sent what
+// Redis refuses, still gets the replies to what it sent before, as Redis
+// answers what it parsed of its query buffer before the bad bytes, and
+// then the protocol error.
+func (s *session) endRead(err error) {
+	var ne net.Error
+	if !errors.Is(err, net.ErrClosed) && !errors.As(err, &ne) {
+		s.awaitReplies(halfCloseWait)
+	}
+	writeProtocolError(s.conn, err)
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	s.close(err)
 }
 
 // halfCloseWait bounds how long a client that closed its side waits for
