@@ -8,11 +8,18 @@ import (
 	"strings"
 )
 
-// maxReplyBytes bounds one reply the proxy delimits (a bulk string's length
+// maxReplyBytes bounds one reply the proxy keeps (a bulk string's length
 // or the total of an aggregate's elements it reads): Redis's own
 // proto-max-bulk-len default is 512 MB; a lock application sends small
-// values, and a bound keeps a broken upstream from exhausting memory.
+// values, and a bound keeps a broken upstream from exhausting memory. A
+// larger reply is read through and dropped, and its client gets
+// tooLargeReply in its place (readUpstreamReply).
 const maxReplyBytes = 64 << 20
+
+// tooLargeReply is the error reply a client gets in place of a reply over
+// maxReplyBytes: its connection, and every other on the same upstream
+// connection, reads on in step.
+var tooLargeReply = fmt.Sprintf("-ERR proxy: the reply was over the proxy's bound of %d MiB and was not passed on\r\n", maxReplyBytes>>20)
 
 // maxReplyDepth bounds the nesting of aggregate replies.
 const maxReplyDepth = 32
@@ -38,11 +45,29 @@ type Value struct {
 // attribute '|' that precedes it included, so the client gets exactly what
 // the upstream sent) and its decoded value.
 func readReply(r *bufio.Reader) (raw []byte, v Value, err error) {
+	return readUpstreamReply(r, nil)
+}
+
+// readUpstreamReply reads one complete reply from r, appending its raw
+// bytes to raw, and returns them and its decoded value; a reply over
+// maxReplyBytes is read to its end without being kept and returned as
+// tooLargeReply, so the stream stays in step (a shared upstream
+// connection's other clients were closed with it).
+func readUpstreamReply(r *bufio.Reader, raw []byte) ([]byte, Value, error) {
 	budget := maxReplyBytes
-	raw, v, err = readValue(r, nil, 0, &budget)
+	raw, v, err := readValue(r, raw, 0, &budget)
+	if err == nil && budget < 0 {
+		raw = append(raw[:0], tooLargeReply...)
+		v = Value{Kind: '-', Str: strings.TrimSuffix(tooLargeReply[1:], "\r\n")}
+	}
 	return raw, v, err
 }
 
+// readValue reads one reply (at depth, within aggregates) from r,
+// appending its raw bytes to raw, and returns them and its value, counting
+// its bytes and elements against budget. Once the budget is below zero
+// the rest of the reply is read and dropped: neither bytes nor values are
+// kept (the caller sees the budget below zero).
 func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Value, error) {
 	if depth > maxReplyDepth {
 		return raw, Value{}, fmt.Errorf("%w: nested more than %d deep", errReply, maxReplyDepth)
@@ -54,7 +79,9 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 		}
 		return raw, Value{}, err
 	}
-	raw = append(raw, line...)
+	if *budget >= 0 {
+		raw = append(raw, line...)
+	}
 	if len(line) < 3 || line[len(line)-2] != '\r' {
 		return raw, Value{}, fmt.Errorf("%w: line %q", errReply, line)
 	}
@@ -88,7 +115,10 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 			break
 		}
 		if *budget -= n; *budget < 0 {
-			return raw, v, fmt.Errorf("%w: a reply over %d bytes", errReply, maxReplyBytes)
+			if _, err := r.Discard(n + 2); err != nil {
+				return raw, v, err
+			}
+			break
 		}
 		start := len(raw)
 		raw = append(raw, make([]byte, n+2)...)
@@ -108,16 +138,18 @@ func readValue(r *bufio.Reader, raw []byte, depth int, budget *int) ([]byte, Val
 		if kind == '%' || kind == '|' {
 			n *= 2
 		}
-		if *budget -= n; *budget < 0 {
-			return raw, v, fmt.Errorf("%w: a reply over %d elements", errReply, maxReplyBytes)
+		*budget -= n
+		if *budget >= 0 {
+			v.Elems = make([]Value, 0, min(n, 64))
 		}
-		v.Elems = make([]Value, 0, min(n, 64))
 		for range n {
 			var e Value
 			if raw, e, err = readValue(r, raw, depth+1, budget); err != nil {
 				return raw, v, err
 			}
-			v.Elems = append(v.Elems, e)
+			if *budget >= 0 {
+				v.Elems = append(v.Elems, e)
+			}
 		}
 		if kind == '|' {
 			// An attribute annotates the reply that follows it.

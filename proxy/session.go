@@ -429,8 +429,7 @@ func (s *session) replyLoop(shared bool) {
 	for {
 		var v Value
 		var err error
-		budget := maxReplyBytes
-		raw, v, err = readValue(s.upR, raw[:0], 0, &budget)
+		raw, v, err = readUpstreamReply(s.upR, raw[:0])
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = errUpstreamClosed

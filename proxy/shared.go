@@ -253,8 +253,7 @@ func (u *sharedUp) readLoop() {
 			wakeTouched()
 		}
 		var v Value
-		budget := maxReplyBytes
-		raw, v, err = readValue(u.r, raw[:0], 0, &budget)
+		raw, v, err = readUpstreamReply(u.r, raw[:0])
 		if err != nil {
 			break
 		}
