@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -82,7 +83,20 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *scenario != "" {
 		var err error
 		if sc, err = proxy.LoadScenario(*scenario); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) { // not read at all: the flag names it
+				fmt.Fprintf(stderr, "lockstep proxy: flag -scenario: %v\n", pe)
+				return ExitInvalid
+			}
 			printLoadError(stderr, cat, loc, err)
+			return ExitInvalid
+		}
+	}
+	// The folder is made and tried now, not at Ctrl-C, when a refusal
+	// would lose the whole session's trace.
+	if *saveDir != "" {
+		if err := checkSaveDir(*saveDir); err != nil {
+			fmt.Fprintf(stderr, "lockstep proxy: flag -save: %v\n", err)
 			return ExitInvalid
 		}
 	}
@@ -149,6 +163,22 @@ func printEvent(w io.Writer, cat *catalog.Catalog, loc sim.Locale, e proxy.Event
 	case e.Kind == proxy.EventResync:
 		fmt.Fprintf(w, "%s (some events were not printed: the terminal was slower than the traffic)\n", at)
 	}
+}
+
+// checkSaveDir makes dir (and its parents) when missing and checks that a
+// file can be written in it, by writing and removing one; the error says
+// why not.
+func checkSaveDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".lockstep-save-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // writeSaved writes a saved lesson and variant into dir.

@@ -33,6 +33,9 @@ func TestProxyRefusesBadInput(t *testing.T) {
 		{[]string{"-trace-size", "2000000", "-listen", "127.0.0.1:0"}, "-trace-size"},
 		{[]string{"-locks", "lock:[", "-listen", "127.0.0.1:0"}, "-locks"},
 		{[]string{"extra"}, "unexpected argument"},
+		// Refused at start, not at Ctrl-C when the trace would be lost.
+		{[]string{"-save", bad, "-listen", "127.0.0.1:0"}, "flag -save: mkdir " + bad},
+		{[]string{"-scenario", filepath.Join(dir, "none.yaml"), "-listen", "127.0.0.1:0"}, "flag -scenario: open " + filepath.Join(dir, "none.yaml")},
 		// A fault this proxy could never run, refused at start at its place.
 		{[]string{"-scenario", restart, "-redis", redistest.Start(t).URL, "-listen", "127.0.0.1:0"}, restart + ":2:10: restart restarts only the embedded Redis"},
 		{[]string{"-scenario", expire, "-locks", "lock:*", "-listen", "127.0.0.1:0"}, expire + ":2:23: expire deletes only lock keys"},
