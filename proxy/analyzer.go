@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"sort"
 	"strconv"
@@ -669,6 +670,27 @@ func notOwnerReply(v Value) bool {
 	return v.Null || (v.Kind == ':' && v.Int <= 0) || (v.Kind == '#' && v.Int == 0)
 }
 
+// releaseNotOwner reports whether a release's reply v, on a lock last
+// seen as prev, reads as "not owner": notOwnerReply, but on a Hash lock
+// only nil or false. A Hash lock's release (Redisson's unlock, and the
+// reentrant scripts written after it) answers nil to a caller that holds
+// nothing, 0 when it took one hold of several and the lock is still held,
+// 1 when it deleted the key.
+func releaseNotOwner(v Value, prev LockState) bool {
+	if prev.Type == "hash" {
+		return v.Null || (v.Kind == '#' && v.Int == 0)
+	}
+	return notOwnerReply(v)
+}
+
+// changedExactly reports whether the state of key read right after o on
+// its own connection (o.states: exact) differs from prev in type, value
+// or fields (a hold count); false when no exact state was read.
+func changedExactly(o obs, key string, prev LockState) bool {
+	st, ok := o.states.get(key)
+	return ok && (st.Type != prev.Type || st.Value != prev.Value || !maps.Equal(st.Fields, prev.Fields))
+}
+
 // update applies the lock state read after o at time t.
 func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	a.mu.Lock()
@@ -686,10 +708,13 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	}
 	owner := ownerOf(st)
 	prevOwner := ownerOf(m.state)
-	if c != nil && isRelease(c.cmd) && notOwnerReply(c.value) {
+	if c != nil && isRelease(c.cmd) && releaseNotOwner(c.value, m.state) && !changedExactly(o, key, m.state) {
 		// The release changed nothing; a state read since may already
 		// show later commands (another client's release), so it is not
-		// this command's to apply.
+		// this command's to apply. Unless the state read right after it
+		// on its own connection (exact) shows it changed the lock: a
+		// Redisson-style release answers 0 when it took one hold of
+		// several (the count 2 became 1, kept at 2 here before).
 		a.notOwner(m, key, lane, c, o.e.Seq, t)
 		return
 	}

@@ -72,6 +72,9 @@ type Config struct {
 	// first job until it is closed (a test's: jobs queue up behind it);
 	// nil: none.
 	analyzerHold <-chan struct{}
+	// maxReply, when > 0, is the bound of one reply instead of
+	// maxReplyBytes (a test's: a reply over it without moving 64 MiB).
+	maxReply int
 }
 
 // LimitError is a refused limit: the flag (or Config field) and its bound.

@@ -13,13 +13,28 @@ import (
 // proto-max-bulk-len default is 512 MB; a lock application sends small
 // values, and a bound keeps a broken upstream from exhausting memory. A
 // larger reply is read through and dropped, and its client gets
-// tooLargeReply in its place (readUpstreamReply).
+// tooLargeReply's error in its place (readUpstreamReply).
 const maxReplyBytes = 64 << 20
 
+// maxReply is the bound of one reply from upstream: maxReplyBytes, or a
+// test's Config.maxReply.
+func (p *Proxy) maxReply() int {
+	if p.cfg.maxReply > 0 {
+		return p.cfg.maxReply
+	}
+	return maxReplyBytes
+}
+
 // tooLargeReply is the error reply a client gets in place of a reply over
-// maxReplyBytes: its connection, and every other on the same upstream
+// max bytes: its connection, and every other on the same upstream
 // connection, reads on in step.
-var tooLargeReply = fmt.Sprintf("-ERR proxy: the reply was over the proxy's bound of %d MiB and was not passed on\r\n", maxReplyBytes>>20)
+func tooLargeReply(max int) string {
+	bound := strconv.Itoa(max) + " bytes"
+	if max%(1<<20) == 0 {
+		bound = strconv.Itoa(max>>20) + " MiB"
+	}
+	return "-ERR proxy: the reply was over the proxy's bound of " + bound + " and was not passed on\r\n"
+}
 
 // maxReplyDepth bounds the nesting of aggregate replies.
 const maxReplyDepth = 32
@@ -45,20 +60,21 @@ type Value struct {
 // attribute '|' that precedes it included, so the client gets exactly what
 // the upstream sent) and its decoded value.
 func readReply(r *bufio.Reader) (raw []byte, v Value, err error) {
-	return readUpstreamReply(r, nil)
+	return readUpstreamReply(r, nil, maxReplyBytes)
 }
 
 // readUpstreamReply reads one complete reply from r, appending its raw
-// bytes to raw, and returns them and its decoded value; a reply over
-// maxReplyBytes is read to its end without being kept and returned as
-// tooLargeReply, so the stream stays in step (a shared upstream
-// connection's other clients were closed with it).
-func readUpstreamReply(r *bufio.Reader, raw []byte) ([]byte, Value, error) {
-	budget := maxReplyBytes
+// bytes to raw, and returns them and its decoded value; a reply over max
+// bytes (Proxy.maxReply: maxReplyBytes) is read to its end without being
+// kept and returned as tooLargeReply, so the stream stays in step (a
+// shared upstream connection's other clients were closed with it).
+func readUpstreamReply(r *bufio.Reader, raw []byte, max int) ([]byte, Value, error) {
+	budget := max
 	raw, v, err := readValue(r, raw, 0, &budget)
 	if err == nil && budget < 0 {
-		raw = append(raw[:0], tooLargeReply...)
-		v = Value{Kind: '-', Str: strings.TrimSuffix(tooLargeReply[1:], "\r\n")}
+		e := tooLargeReply(max)
+		raw = append(raw[:0], e...)
+		v = Value{Kind: '-', Str: strings.TrimSuffix(e[1:], "\r\n")}
 	}
 	return raw, v, err
 }

@@ -309,7 +309,9 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 		missing("renewals were seen (a script that only sets the TTL); the replay does not renew, and the variant has no renew section, since the trace does not show how often the client renews")
 	}
 	steps = timeSteps(steps, lessonLease, missing)
-
+	if v.rel == nil {
+		missing(noReleaseNote) // said at the save too, not only in the file
+	}
 	sv.Variant = v.file(opt.ID)
 	sv.Lesson = lessonFile(opt, key, lessonLease, order, labels, steps, sv)
 	return sv, nil

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,6 +93,10 @@ func (v *variantBuilder) acquire(c call, out string) int64 {
 	lease := int64(0)
 	if won && !v.acq.mapped {
 		lease = v.mapArgs(v.acq, cmd, ownerOf(c.after), c.after)
+	} else if v.acq.mapped {
+		// What the client sent, not the PTTL read after (29995 of a
+		// 30000 ms lease re-entered).
+		lease = leaseArg(v.acq, cmd)
 	}
 	v.reply(v.acq, c.e.Command.value, "", out, true)
 	if lease == 0 {
@@ -218,14 +224,81 @@ func isWord(s string) bool {
 	return true
 }
 
+// missingReleaseSource is the release script of a saved variant whose
+// clients released with nothing the proxy saw: it answers an error that
+// says so (a step error when a lesson's step releases).
+const missingReleaseSource = "return redis.error_reply('lockstep: the proxy saw no release script of these clients; write it in this variant file')"
+
+// noReleaseNote is the missing note of a saved variant whose clients
+// released with nothing the proxy saw.
+const noReleaseNote = "no release was seen: the variant's release is a placeholder that fails with this note; write the clients' release script there"
+
+// withBusyIntegers returns s with its integer replies that all meant BUSY
+// written as the pattern `integer` (any integer but those listed): a
+// script that answers a busy lock with its PTTL (Redisson's) answered
+// 30000 and 29994 in one trace, and a replay answers another. 0, 1 and -2
+// keep their own entries, and so does every integer when one meant
+// something else. s itself is not changed.
+func (s *section) withBusyIntegers() *section {
+	var busy []string
+	for p, out := range s.replies {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n == 0 || n == 1 || n == -2 {
+			continue
+		}
+		if out != "BUSY" {
+			return s
+		}
+		busy = append(busy, p)
+	}
+	if old, ok := s.replies["integer"]; len(busy) == 0 || ok && old != "BUSY" {
+		return s
+	}
+	c := *s
+	c.replies = maps.Clone(s.replies)
+	for _, p := range busy {
+		delete(c.replies, p)
+	}
+	c.replies["integer"] = "BUSY"
+	return &c
+}
+
+// leaseArg is the lease in ms that cmd sent where section s's argv says
+// lease_ms (0 when s names none, or the value is not a number).
+func leaseArg(s *section, cmd command) int64 {
+	i := slices.Index(s.argv, "lease_ms")
+	at := 3 + len(cmd.keys) + i
+	if i < 0 || at >= len(cmd.args) {
+		return 0
+	}
+	n, err := strconv.ParseInt(cmd.args[at], 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
 // file writes the variant file.
 func (v *variantBuilder) file(id string) []byte {
 	var missing []string
 	if v.acq == nil {
 		missing = append(missing, "no acquire was seen: the variant has no acquire section")
 	}
-	if v.rel == nil {
-		missing = append(missing, "no release was seen: the variant has no release section")
+	acq, rel := v.acq, v.rel
+	if rel == nil {
+		// The variant format needs a release: a placeholder that says
+		// what is missing, so that the file loads and a lesson whose
+		// clients never released replays; a step that releases fails
+		// with its words instead of guessing a script.
+		missing = append(missing, noReleaseNote)
+		// Its one reply pattern is a string the script never answers:
+		// the format needs a map, and the error it answers is read by
+		// none, so a step that releases fails with the note.
+		rel = &section{from: "no release the proxy saw: a placeholder", source: missingReleaseSource, keys: []string{"lock"},
+			replies: map[string]string{strconv.Quote("placeholder"): "NOT_OWNER"}}
+	}
+	if acq != nil {
+		acq = acq.withBusyIntegers()
 	}
 	var b strings.Builder
 	b.Write(header("A variant saved by `lockstep proxy` from the commands and scripts it observed.", missing))
@@ -241,7 +314,7 @@ func (v *variantBuilder) file(id string) []byte {
 	for _, part := range []struct {
 		name string
 		s    *section
-	}{{"acquire", v.acq}, {"release", v.rel}} {
+	}{{"acquire", acq}, {"release", rel}} {
 		if part.s == nil {
 			continue
 		}

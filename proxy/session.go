@@ -429,7 +429,7 @@ func (s *session) replyLoop(shared bool) {
 	for {
 		var v Value
 		var err error
-		raw, v, err = readUpstreamReply(s.upR, raw[:0])
+		raw, v, err = readUpstreamReply(s.upR, raw[:0], s.p.maxReply())
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				err = errUpstreamClosed

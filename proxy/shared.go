@@ -58,8 +58,9 @@ var errInboxFull = fmt.Errorf("proxy: a client's unwritten replies passed %d MiB
 // what the clients gathered in one write, a reader goroutine hands each
 // reply to the client whose command is the oldest unanswered (fifo).
 type sharedUp struct {
-	conn net.Conn
-	r    *bufio.Reader
+	conn     net.Conn
+	r        *bufio.Reader
+	maxReply int // the bound of one reply (Proxy.maxReply)
 
 	mu      sync.Mutex
 	buf     []byte     // commands gathered for the next write
@@ -96,7 +97,7 @@ func (p *Proxy) shared(id int64) (*sharedUp, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &sharedUp{conn: c, r: r, members: map[*session]struct{}{}, wake: make(chan struct{}, 1)}
+	u := &sharedUp{conn: c, r: r, members: map[*session]struct{}{}, wake: make(chan struct{}, 1), maxReply: p.maxReply()}
 	p.sharedConns[i] = u
 	p.wg.Add(2)
 	go func() { defer p.wg.Done(); u.writeLoop() }()
@@ -253,7 +254,7 @@ func (u *sharedUp) readLoop() {
 			wakeTouched()
 		}
 		var v Value
-		raw, v, err = readUpstreamReply(u.r, raw[:0])
+		raw, v, err = readUpstreamReply(u.r, raw[:0], u.maxReply)
 		if err != nil {
 			break
 		}
