@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/alicebob/miniredis/v2"
 )
 
 // FaultKind names an injected fault (and the proxy's own trouble).
@@ -25,7 +28,8 @@ const (
 	FaultDelay FaultKind = "delay"
 	// FaultExpire deletes a lock key now, as if its lease had run out.
 	FaultExpire FaultKind = "expire"
-	// FaultRestart restarts the embedded upstream empty: a failover that
+	// FaultRestart restarts the embedded upstream empty (a fresh miniredis
+	// on the same address: no keys, no cached scripts): a failover that
 	// lost the keys. Every client connection is closed by it.
 	FaultRestart FaultKind = "restart"
 	// FaultClose closes a client's connection.
@@ -176,20 +180,37 @@ func (p *Proxy) ExpireKey(ctx context.Context, key string) error {
 }
 
 // RestartUpstream restarts the embedded Redis empty (ErrNotEmbedded on a
-// -redis upstream); every client connection closes with it, as at a
-// failover, and the lock keys read as absent.
+// -redis upstream): a fresh miniredis on the same address, so with no keys
+// and no scripts, as a Redis restarted without persistence; every client
+// connection closes with it, as at a failover, and the lock keys read as
+// absent. The old server is closed first; a fresh one that cannot listen on
+// its address is an error, and the upstream stays down (dials refused).
+//
+// A fresh server, not miniredis's own Restart: its Close cancels the
+// context its blocking commands (BLPOP, BRPOPLPUSH, XREAD BLOCK, ...) wait
+// under and Restart does not make a new one, so on the restarted server each
+// returned at once without a reply (miniredis v2.40.0, redis.go blocking;
+// TestRestartBlockingCommands).
 func (p *Proxy) RestartUpstream(ctx context.Context) error {
-	if p.mini == nil {
+	if !p.embedded() {
 		return ErrNotEmbedded
 	}
 	p.closeShared()
 	p.miniMu.Lock()
+	if p.ctx.Err() != nil { // Close closes the embedded Redis after this
+		p.miniMu.Unlock()
+		return fmt.Errorf("proxy: restart the embedded Redis: the proxy is closed: %w", net.ErrClosed)
+	}
+	addr := p.mini.Addr()
 	p.mini.Close()
-	p.mini.FlushAll()
-	err := p.mini.Restart()
+	m := miniredis.NewMiniRedis()
+	err := m.StartAddr(addr)
+	if err == nil {
+		p.mini = m
+	}
 	p.miniMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("proxy: restart the embedded Redis: %w", err)
+		return fmt.Errorf("proxy: restart the embedded Redis on %s: %w", addr, err)
 	}
 	e := p.trace.add(Event{Kind: EventFault, At: time.Now(), Fault: &FaultEvent{Kind: FaultRestart}})
 	for _, s := range p.openSessions() {

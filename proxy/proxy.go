@@ -34,9 +34,12 @@ type Proxy struct {
 	inlineAwaited atomic.Int64
 
 	// upstream
-	mini     *miniredis.Miniredis // embedded upstream, nil with RedisURL
-	miniMu   sync.Mutex           // held while the embedded upstream restarts
-	dialOpt  *redis.Options       // RedisURL's options
+	// mini is the embedded upstream, nil with RedisURL; RestartUpstream
+	// replaces it, under miniMu, which is held wherever it is used once
+	// the proxy runs (embedded says whether there is one).
+	mini     *miniredis.Miniredis
+	miniMu   sync.Mutex
+	dialOpt  *redis.Options // RedisURL's options
 	upAddr   string
 	observer *redis.Client // reads lock keys
 
@@ -109,7 +112,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	go func() { defer p.wg.Done(); p.trace.runResyncs(p.ctx) }()
 	go func() { defer p.wg.Done(); defer stopRate(); p.trace.runPlainRefills(p.ctx, rate) }()
 	go func() { defer p.wg.Done(); p.an.run(p.ctx) }()
-	if p.mini != nil {
+	if p.embedded() {
 		p.wg.Add(1)
 		go func() { defer p.wg.Done(); p.runClock(p.ctx) }()
 	}
@@ -128,7 +131,7 @@ func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // Upstream names the upstream: "embedded" (the embedded Redis) or its address.
 func (p *Proxy) Upstream() string {
-	if p.mini != nil {
+	if p.embedded() {
 		return "embedded"
 	}
 	return p.upAddr
@@ -193,10 +196,16 @@ func (p *Proxy) openUpstream(ctx context.Context) error {
 
 func (p *Proxy) closeUpstream() {
 	p.observer.Close()
-	if p.mini != nil {
+	if p.embedded() {
+		p.miniMu.Lock()
 		p.mini.Close()
+		p.miniMu.Unlock()
 	}
 }
+
+// embedded reports whether the upstream is the embedded Redis (no
+// RedisURL), which the proxy starts and may restart.
+func (p *Proxy) embedded() bool { return p.cfg.RedisURL == "" }
 
 // runClock moves the embedded Redis's clock with the wall clock, so that
 // its keys expire in real time.
@@ -224,10 +233,10 @@ const upstreamBuffer = 16 << 10
 
 // dialUpstream opens one upstream connection for a client: to the embedded
 // Redis, or to RedisURL with its TLS, and its AUTH and SELECT when the URL
-// carries them (the client may still send its own).
+// carries them (the client may still send its own). Callers hold miniMu.
 func (p *Proxy) dialUpstream(ctx context.Context) (net.Conn, *bufio.Reader, error) {
 	d := net.Dialer{Timeout: backend.DefaultDialTimeout}
-	if p.mini != nil {
+	if p.embedded() {
 		c, err := d.DialContext(ctx, "tcp", p.mini.Addr())
 		if err != nil {
 			return nil, nil, fmt.Errorf("proxy: dial the embedded Redis: %w", err)

@@ -235,7 +235,7 @@ func (p *Proxy) CheckScenario(sc *Scenario) error {
 	}
 	for _, f := range sc.Faults {
 		switch {
-		case f.Do == FaultRestart && p.mini == nil:
+		case f.Do == FaultRestart && !p.embedded():
 			errs = append(errs, problem(at(f, "do"), "proxy.scenario.restart-real"))
 		case f.Do == FaultExpire && len(p.locks) > 0 && !p.locks.match(f.Key):
 			errs = append(errs, problem(at(f, "key"), "proxy.scenario.expire-not-lock", "Value", f.Key))
