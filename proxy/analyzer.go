@@ -53,6 +53,7 @@ const (
 	FindingLeaseExpired     = "lease-expired"     // a lease ran out while its holder had not released: the stale-owner window
 	FindingOverlap          = "overlap"           // a second client acquired after such an expiry: the first may still be working
 	FindingReleaseByOther   = "release-by-other"  // a connection that did not acquire deleted the lock
+	FindingOverwritten      = "overwritten"       // another client's command, not a release, wrote a new owner over a hold (or removed it) before its lease ran out
 	FindingRenewalRecreated = "renewal-recreated" // a command under the expired holder's owner id re-created the lock
 	FindingReleaseNotOwner  = "release-not-owner" // a release by a client that acquired was answered "not owner"
 	FindingSlowScript       = "slow-script"       // a script's round trip took longer than -slow-script
@@ -78,6 +79,11 @@ type lockModel struct {
 	holder    string // lane of the current hold
 	holderSeq uint64 // its acquire
 	expiresAt time.Time
+	// expiresLow is the earliest the lease can run out in Redis: the
+	// PTTL counted from before the read (the command's Sent), where
+	// expiresAt counts it from after (the read's reply), so a command
+	// answered before it ran while the key still had its lease.
+	expiresLow time.Time
 	// believers are lanes that acquired and have sent no release since:
 	// as far as the proxy can tell, they may believe they hold the lock.
 	believers map[string]uint64
@@ -88,11 +94,13 @@ type lockModel struct {
 	unclaimed bool
 }
 
-// staleHold is a holder whose lease ran out before it released.
+// staleHold is a holder whose hold ended before it released: its lease
+// ran out, or another client overwrote it (overwritten).
 type staleHold struct {
 	lane, owner string
 	expiredAt   time.Time
-	seq         uint64 // the lease-expired finding's event
+	seq         uint64 // the lease-expired (or overwritten) finding's event
+	overwritten bool
 }
 
 // obs is one job of the analyzer.
@@ -708,6 +716,7 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	}
 	owner := ownerOf(st)
 	prevOwner := ownerOf(m.state)
+	overwritten := false // this command overwrote the hold (overwrote)
 	if c != nil && isRelease(c.cmd) && releaseNotOwner(c.value, m.state) && !changedExactly(o, key, m.state) {
 		// The release changed nothing; a state read since may already
 		// show later commands (another client's release), so it is not
@@ -724,12 +733,41 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 		// loaded before it started) that ended the hold before its lease
 		// did is taken as a release too: the key did not run out.
 		released := c != nil && (isRelease(c.cmd) || unknownScript(c.cmd)) && !notOwnerReply(c.value) && (m.expiresAt.IsZero() || c.Sent.Before(m.expiresAt))
+		// A DEL (UNLINK, GETDEL, HDEL) of the hold by another client is
+		// such a release too, found as release-by-other, not overwritten:
+		// it is how plain-DEL locks release, the deleting client takes
+		// no hold (so no two clients come to believe they hold it), and
+		// release-by-other already says it may be the holder's own
+		// process on another pooled connection, which the proxy cannot
+		// tell apart.
 		if released {
 			if m.holder != "" && lane != m.holder {
 				a.addFinding(Finding{Code: FindingReleaseByOther, Key: key, Lane: lane, Other: m.holder, At: t,
 					Events:  []uint64{m.holderSeq, o.e.Seq},
 					Message: sim.M("proxy.finding.release-by-other", "Key", key, "Lane", a.p.laneLabel(lane), "Other", a.p.laneLabel(m.holder))})
 			}
+		} else if a.overwrote(m, c, lane, st, owner) {
+			// Another client's command wrote a new owner over the hold
+			// (or removed the key) with lease left: the holder never
+			// released and its lease did not run out. It may still
+			// believe it holds the lock, so it is stale, as after an
+			// expiry; the writer of a new owner holds it (below), and
+			// this finding says both may believe they hold it: no
+			// overlap finding of its own.
+			left := sim.M("proxy.finding.no-ttl")
+			if !m.expiresAt.IsZero() {
+				left = sim.M("proxy.finding.lease-left", "Left", sim.Millis(m.expiresAt.Sub(c.Sent).Milliseconds()))
+			}
+			id := "proxy.finding.overwritten"
+			if !st.Present() {
+				id = "proxy.finding.overwritten-deleted"
+			}
+			f := a.addFinding(Finding{Code: FindingOverwritten, Key: key, Lane: lane, Other: m.holder, At: t,
+				Events: []uint64{m.holderSeq, o.e.Seq},
+				Message: sim.M(id, "Key", key, "Lane", a.p.laneLabel(lane), "Other", a.p.laneLabel(m.holder),
+					"Command", c.Name, "Left", left)})
+			m.stale = &staleHold{lane: m.holder, owner: prevOwner, expiredAt: t, seq: f, overwritten: true}
+			overwritten = true
 		} else if m.holder != "" {
 			at := m.expiresAt
 			if at.IsZero() || at.After(t) {
@@ -742,7 +780,7 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 				m.stale = &staleHold{lane: m.holder, owner: prevOwner, expiredAt: at, seq: f}
 			}
 		}
-		m.holder, m.holderSeq, m.expiresAt = "", 0, time.Time{}
+		m.holder, m.holderSeq, m.expiresAt, m.expiresLow = "", 0, time.Time{}, time.Time{}
 	}
 	// A new hold. A sweep can read a new owner's key before the command
 	// that wrote it reaches the analyzer (the race behind a missed
@@ -754,7 +792,11 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 		if c != nil {
 			m.believers[lane] = o.e.Seq
 		}
-		if m.stale != nil {
+		if m.stale != nil && !overwritten {
+			overlap := "proxy.finding.overlap"
+			if m.stale.overwritten {
+				overlap = "proxy.finding.overlap-overwritten"
+			}
 			switch {
 			case owner == m.stale.owner:
 				a.addFinding(Finding{Code: FindingRenewalRecreated, Key: key, Lane: lane, Other: m.stale.lane, At: t,
@@ -763,7 +805,7 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 			case m.stale.lane != lane:
 				a.addFinding(Finding{Code: FindingOverlap, Key: key, Lane: lane, Other: m.stale.lane, At: t,
 					Events:  []uint64{m.stale.seq, o.e.Seq},
-					Message: sim.M("proxy.finding.overlap", "Key", key, "Lane", a.p.laneLabel(lane), "Other", a.p.laneLabel(m.stale.lane))})
+					Message: sim.M(overlap, "Key", key, "Lane", a.p.laneLabel(lane), "Other", a.p.laneLabel(m.stale.lane))})
 			}
 		}
 	}
@@ -777,8 +819,13 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	}
 	if st.Present() && st.PTTL >= 0 {
 		m.expiresAt = st.Read.Add(time.Duration(st.PTTL) * time.Millisecond)
+		from := st.Read
+		if t.Before(from) {
+			from = t
+		}
+		m.expiresLow = from.Add(time.Duration(st.PTTL) * time.Millisecond)
 	} else if !st.Present() || st.PTTL == -1 {
-		m.expiresAt = time.Time{}
+		m.expiresAt, m.expiresLow = time.Time{}, time.Time{}
 	}
 	if lane == "" && st.Present() && (!m.state.Present() || owner != prevOwner) {
 		m.unclaimed = true
@@ -789,6 +836,49 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	m.state = st
 	stCopy := st
 	a.p.trace.add(Event{Kind: EventLock, At: st.Read, Lane: lane, Lock: &stCopy})
+}
+
+// overwrote reports whether c, sent by lane, ended m's hold by writing
+// the key (st after it, owner its owner id) before the hold's lease ran
+// out, as no lock does to another's hold: a plain SET (no NX) of a new
+// token, an HSET of another owner, an acquire script that does not check
+// the owner, a PEXPIRE 0. It is asked only of a command that is no
+// release (update's released), and says no unless each of these holds:
+//   - the hold's lane is another one, and it acquired and sent no release
+//     since (a believer);
+//   - c did not fail (an error or nil reply changed nothing: a read by
+//     the lock reader may show a later command's write) and is no SET NX
+//     answered OK (it found the key absent: the hold had ended before);
+//   - c was answered before the earliest time the lease could run out
+//     (expiresLow), so Redis ran it while the key still had its lease:
+//     expiresAt, counted from after the read, may be late by the read's
+//     round trip, and an acquire right after the real expiry is no
+//     overwrite;
+//   - c names the new owner among its arguments (it wrote it, not a
+//     later command the read already shows), or, the key gone, c's reply
+//     is no "did nothing" (0, nil: notOwnerReply).
+//
+// Called with a.mu held.
+func (a *analyzer) overwrote(m *lockModel, c *CommandEvent, lane string, st LockState, owner string) bool {
+	if c == nil || lane == "" || m.holder == "" || lane == m.holder {
+		return false
+	}
+	if _, believes := m.believers[m.holder]; !believes {
+		return false
+	}
+	if c.value.IsError() || c.value.Null {
+		return false
+	}
+	if nx, _ := c.cmd.setNX(); nx {
+		return false
+	}
+	if !m.expiresLow.IsZero() && !c.Replied.Before(m.expiresLow) {
+		return false
+	}
+	if st.Present() {
+		return namesOwner(c.cmd, owner)
+	}
+	return !notOwnerReply(c.value)
 }
 
 // notOwner handles a release answered "not owner" (nil, 0, -1): a finding

@@ -119,8 +119,12 @@
 // that passes its reply when nothing is queued before it (no wake-up of
 // another goroutine a command), others by the analyzer's goroutine, fed by
 // a bounded queue. Findings: FindingLeaseExpired, FindingOverlap,
-// FindingReleaseByOther, FindingRenewalRecreated, FindingReleaseNotOwner,
-// FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
+// FindingReleaseByOther, FindingOverwritten (another client's command, no
+// release, wrote a new owner into a held key or removed it while the
+// lease had time left: not an expiry; the writer of a new owner then
+// holds it and the earlier holder is stale, as after an expiry, so a
+// later acquire is an overlap with it), FindingRenewalRecreated,
+// FindingReleaseNotOwner, FindingSlowScript. Each carries a catalogue code ("proxy.finding.*",
 // catalog/proxy.*.toml) whose text says "may" and why: the proxy sees
 // commands, not what a process believes. Faults (faults.go): Pause,
 // LoseNextReply, DelayReplies, ExpireKey, RestartUpstream, CloseClient,
@@ -167,6 +171,10 @@
 // showed. What the formats cannot say (a key beside the lock with no known
 // role, a script whose body was never seen, renewals, delays) is listed in
 // Saved.Missing and as comments at the head of the files, never guessed.
+// A write over a hold (FindingOverwritten) has no step of its own in the
+// format: it is listed as missing and replayed as a clock-jump (the hold
+// ends there) and, for a new owner, its writer's acquire, which then
+// expects overlapping-holders while the earlier holder's actor holds.
 //
 // # Bounds
 //

@@ -123,15 +123,22 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 	if dropped > 0 {
 		missing("the trace ring had dropped %d older events (raise %s); the lesson starts at the oldest kept", dropped, opt.traceFlag)
 	}
-	// The lock states after each command, and the overlap findings.
+	// The lock states after each command, and the overlap and
+	// overwritten findings, by the command that made them.
 	after := map[uint64]LockState{}
 	overlapAt := map[uint64]bool{}
+	overwroteAt := map[uint64]bool{}
 	for _, e := range events {
 		if e.Kind == EventLock && e.Lock != nil && e.Lock.Key == key {
 			after[e.Lock.Cause] = *e.Lock
 		}
-		if e.Kind == EventFinding && e.Finding.Code == FindingOverlap && e.Finding.Key == key && len(e.Finding.Events) > 0 {
-			overlapAt[e.Finding.Events[len(e.Finding.Events)-1]] = true
+		if e.Kind == EventFinding && e.Finding.Key == key && len(e.Finding.Events) > 0 {
+			switch e.Finding.Code {
+			case FindingOverlap:
+				overlapAt[e.Finding.Events[len(e.Finding.Events)-1]] = true
+			case FindingOverwritten:
+				overwroteAt[e.Finding.Events[len(e.Finding.Events)-1]] = true
+			}
 		}
 	}
 	// Lock commands in the order they were sent (a command of a client's
@@ -213,6 +220,43 @@ func save(events []Event, dropped uint64, scripts map[string]*Script, labels map
 		}
 		c.after = st
 		prev = st
+		if overwroteAt[e.Seq] {
+			// Another client's command wrote over the hold (analyzer's
+			// overwritten). The lesson format has no write to the lock
+			// key beside acquire and release, so the replay ends the
+			// hold there as an expiry (a clock-jump), and the writer of
+			// a new owner acquires it.
+			what, then := "removed", ""
+			if st.Present() {
+				what, then = "wrote a new owner into", " and has the writer's actor acquire it"
+			}
+			missing("command %d: %s %s the lock key with %s while %s held it, with lease left; the lesson format has no such write, so the replay makes the lock key expire there (a clock-jump)%s", e.Seq, labels[e.Lane], what, e.Command.Name, labels[c.before.Holder], then)
+			steps = append(steps, step{Do: "clock-jump", at: e.Command.Sent, need: -2})
+			lastBusy = ""
+			if st.Present() {
+				s := step{Actor: actorOf(e.Lane), Do: "acquire", Expect: "ACQUIRED", at: e.Command.Sent, need: -1}
+				if e.Command.ReplyLost {
+					s.Expect, s.ReplyLost, s.need = "TIMED_OUT", true, 0
+				}
+				if lease := max(st.PTTL, 0); lease > 0 {
+					if lessonLease == 0 {
+						lessonLease = lease
+					} else if lease != lessonLease {
+						s.Lease = strconv.FormatInt(lease, 10) + "ms"
+					}
+				}
+				if !e.Command.ReplyLost {
+					if holds[c.before.Holder] > 0 {
+						// The earlier holder's actor still holds it in
+						// the replay, as the finding says of the trace.
+						s.ExpectViolation = "overlapping-holders"
+					}
+					holds[e.Lane]++
+				}
+				steps = append(steps, s)
+			}
+			continue
+		}
 		c.kind = classify(e.Command.cmd)
 		if c.kind == "other" && unknownScript(e.Command.cmd) && c.before.Present() && !st.Present() {
 			// A script whose body the proxy never saw ended the hold:

@@ -268,14 +268,17 @@ export function rows(model) {
   return out;
 }
 
-// staleFrom maps a lane to the time (ms since start) its lease ran out
-// unreleased (a lease-expired finding): from then on it may be a stale
-// owner, and its cells are hatched until it sends a command on that key
-// again or its connection ends.
+// staleFrom maps a lane to the time (ms since start) its hold ended
+// unreleased: its lease ran out (a lease-expired finding, about its
+// lane) or another client overwrote it (an overwritten finding, whose
+// other is the earlier holder). From then on it may be a stale owner, and
+// its cells are hatched until it sends a command on that key again or
+// its connection ends.
 function staleFrom(model) {
   const out = new Map();
   for (const f of model.findings) {
-    if (f.code === "lease-expired" && f.lane && !out.has(f.lane)) out.set(f.lane, { t: ms(f.at) - model.started, key: f.key });
+    const lane = f.code === "lease-expired" ? f.lane : f.code === "overwritten" ? f.other : "";
+    if (lane && !out.has(lane)) out.set(lane, { t: ms(f.at) - model.started, key: f.key });
   }
   return out;
 }

@@ -90,6 +90,17 @@ test("the stale-owner window hatches the holder's lane until it touches the key 
   assert.deepEqual(stale, [4, 5]);
 });
 
+test("an overwritten hold hatches the earlier holder's lane, not the writer's", () => {
+  const m = applySnapshot(newModel(), snapshot());
+  applyEvent(m, { event: { seq: 4, kind: "finding", at: at(500), lane: "c2", finding: { code: "overwritten", lane: "c2", other: "c1", key: "lock:a", at: at(500) } }, text: "x" });
+  applyEvent(m, { event: { seq: 5, kind: "command", at: at(600), lane: "c1", command: { name: "GET", args: ["GET", "x"], reply: "(value)" } } });
+  applyEvent(m, { event: { seq: 6, kind: "command", at: at(650), lane: "c2", command: { name: "GET", args: ["GET", "y"], reply: "(value)" } } });
+  applyEvent(m, { event: { seq: 7, kind: "command", at: at(700), lane: "c1", command: { name: "DEL", args: ["DEL", "lock:a"], reply: "0", locks: ["lock:a"] } } });
+  applyEvent(m, { event: { seq: 8, kind: "command", at: at(800), lane: "c1", command: { name: "GET", args: ["GET", "x"], reply: "(value)" } } });
+  const stale = markStale(m, rows(m)).filter((r) => r.stale).map((r) => r.seq);
+  assert.deepEqual(stale, [5]);
+});
+
 // The diagram's transitions as the page gets them (package sim's table).
 const EDGES = [
   { id: "first-acquire", from: "idle", to: "held-once" },
