@@ -139,6 +139,10 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var liveHandler http.Handler
 	var srv *web.Server // set below; the live page asks it for the request's language
 	if *proxyAddr != "" {
+		if *maxLive < 1 { // live.Config's 0 would mean its default
+			fmt.Fprintf(stderr, "lockstep: flag -max-live: must be at least 1, not %d\n", *maxLive)
+			return ExitInvalid
+		}
 		cfg, err := proxyFlags.config(*proxyAddr, *redisURL, *redisCA)
 		if err != nil {
 			fmt.Fprintf(stderr, "lockstep: %v\n", err)
@@ -146,7 +150,8 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		p, err := proxy.Start(ctx, cfg)
 		if err != nil {
-			fmt.Fprintf(stderr, "lockstep: flag -proxy: %v\n", err)
+			// Its errors name their flags (-proxy, -proxy-locks, ...).
+			fmt.Fprintf(stderr, "lockstep: %v\n", err)
 			return ExitInvalid
 		}
 		defer p.Close()

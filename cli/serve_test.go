@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"regexp"
 	"slices"
@@ -287,5 +288,32 @@ func TestServeProxyPrintsLive(t *testing.T) {
 	}
 	if code := stop(); code != ExitOK {
 		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestServeProxyErrorsNameTheirFlags: beside the player the proxy's
+// errors name the flags given there (-proxy, -proxy-locks,
+// -proxy-max-clients), not `lockstep proxy`'s (-listen, -locks), and not
+// all under "flag -proxy".
+func TestServeProxyErrorsNameTheirFlags(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-proxy", "127.0.0.1:0", "-proxy-locks", "lock:["}, `lockstep: proxy: -proxy-locks pattern "lock:[" is not a valid glob`},
+		{[]string{"-proxy", "127.0.0.1:0", "-proxy-max-clients", "10001"}, "lockstep: proxy: -proxy-max-clients 10001 is out of range"},
+		{[]string{"-proxy", busy.Addr().String()}, "(-proxy): "},
+		{[]string{"-proxy", "127.0.0.1:0", "-max-live", "0"}, "lockstep: flag -max-live: must be at least 1, not 0"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"-addr", "127.0.0.1:0"}, c.args...)
+		if code := Serve(context.Background(), args, &stdout, &stderr); code != ExitInvalid || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), ExitInvalid, c.want)
+		}
 	}
 }

@@ -238,26 +238,27 @@ func newScript(body string) *Script {
 // `*` matches any run of characters but '/').
 type globs []string
 
-// parseGlobs splits a comma-separated -locks value; an invalid pattern is
+// parseGlobs splits a comma-separated -locks value (flag, as the user
+// gives it, names it in the error); an invalid pattern is
 // an error naming it.
-func parseGlobs(s string) (globs, error) {
+func parseGlobs(s, flag string) (globs, error) {
 	var g globs
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
 		}
 		if _, err := path.Match(p, ""); err != nil {
-			return nil, errBadGlob{p}
+			return nil, errBadGlob{p, flag}
 		}
 		g = append(g, p)
 	}
 	return g, nil
 }
 
-type errBadGlob struct{ pattern string }
+type errBadGlob struct{ pattern, flag string }
 
 func (e errBadGlob) Error() string {
-	return "proxy: -locks pattern " + strconv.Quote(e.pattern) + " is not a valid glob"
+	return "proxy: " + e.flag + " pattern " + strconv.Quote(e.pattern) + " is not a valid glob"
 }
 
 func (g globs) match(key string) bool {

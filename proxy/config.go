@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -112,6 +113,15 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &LimitError{Flag: c.flag("max-clients"), Value: c.MaxClients, Max: MaxMaxClients}
 	}
 	return c, nil
+}
+
+// listenFlag is the flag that gives the proxy's address: -listen of
+// `lockstep proxy`, -proxy beside the player (FlagPrefix "proxy-").
+func (c Config) listenFlag() string {
+	if c.FlagPrefix == "" {
+		return "-listen"
+	}
+	return "-" + strings.TrimSuffix(c.FlagPrefix, "-")
 }
 
 // flag is the flag named name as the user gives it (FlagPrefix).

@@ -82,7 +82,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := parseGlobs(cfg.Locks)
+	g, err := parseGlobs(cfg.Locks, cfg.flag("locks"))
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func Start(ctx context.Context, cfg Config) (*Proxy, error) {
 	if err != nil {
 		p.closeUpstream()
 		stopRate()
-		return nil, fmt.Errorf("proxy: listen on %s (-listen): %w", cfg.Listen, err)
+		return nil, fmt.Errorf("proxy: listen on %s (%s): %w", cfg.Listen, cfg.listenFlag(), err)
 	}
 	p.ln = ln
 	p.wg.Add(4)
