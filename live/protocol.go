@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -193,11 +194,36 @@ func refusal(refuse func(string, ...any) outMsg, m inMsg, err error) outMsg {
 	return refuse("failed", "Err", err.Error())
 }
 
-// decode parses a browser message.
+// decode parses a browser message. A field of the wrong type is said by
+// the field's JSON name and the kind of value it takes (encoding/json's
+// own words name the Go struct: "Go struct field inMsg.before").
 func decode(b []byte) (inMsg, error) {
 	var m inMsg
 	if err := json.Unmarshal(b, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return m, fmt.Errorf("field %q takes %s, not a JSON %s", te.Field, valueKind(te.Type), te.Value)
+		}
 		return m, err
 	}
 	return m, nil
+}
+
+// valueKind names the kind of JSON value a field of Go type t takes.
+func valueKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, 0 or more"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "an object"
 }

@@ -193,6 +193,19 @@ func TestScenario(t *testing.T) {
 		t.Errorf("problems %v, want %v", got, want)
 	}
 
+	// at is 0 or more with no upper bound: a negative one is refused as
+	// such (it was said "out of range (above 0, at most 10m0s)", which 0s
+	// and 11m, both taken, are not).
+	_, err = proxy.ParseScenario("s.yaml", []byte("faults:\n  - {do: expire, key: lock:x, at: -1s}\n"))
+	if !errors.As(err, &errs) || len(errs) != 1 || errs[0].Problem.ID != "proxy.scenario.negative" || errs[0].Pos.Line != 2 {
+		t.Errorf("at: -1s: %v, want proxy.scenario.negative at line 2", err)
+	}
+	for _, at := range []string{"0s", "11m"} {
+		if _, err := proxy.ParseScenario("s.yaml", []byte("faults:\n  - {do: expire, key: lock:x, at: "+at+"}\n")); err != nil {
+			t.Errorf("at: %s: %v, want it taken", at, err)
+		}
+	}
+
 	sc, err := proxy.ParseScenario("s.yaml", []byte("faults:\n  - {do: pause, client: slow, after: acquire, for: 300ms}\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -184,7 +184,10 @@ func validateScenario(sc *Scenario) sim.LoadErrors {
 			v     time.Duration
 		}{{"at", f.At}, {"wait", f.Wait}} {
 			if _, set := f.fields[d.field]; set && d.v < 0 {
-				errs = append(errs, problem(f.fields[d.field], "proxy.scenario.duration-range", "Field", d.field, "Max", maxFaultDuration.String()))
+				// 0 or more, with no upper bound (the duration-range
+				// message said "above 0, at most 10m", which 0s and 11m
+				// are not, and both are taken).
+				errs = append(errs, problem(f.fields[d.field], "proxy.scenario.negative", "Field", d.field))
 			}
 		}
 		_, hasAfter := f.fields["after"]
