@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"sort"
 	"strconv"
@@ -691,14 +690,6 @@ func releaseNotOwner(v Value, prev LockState) bool {
 	return notOwnerReply(v)
 }
 
-// changedExactly reports whether the state of key read right after o on
-// its own connection (o.states: exact) differs from prev in type, value
-// or fields (a hold count); false when no exact state was read.
-func changedExactly(o obs, key string, prev LockState) bool {
-	st, ok := o.states.get(key)
-	return ok && (st.Type != prev.Type || st.Value != prev.Value || !maps.Equal(st.Fields, prev.Fields))
-}
-
 // update applies the lock state read after o at time t.
 func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	a.mu.Lock()
@@ -717,13 +708,13 @@ func (a *analyzer) update(key string, st LockState, o obs, t time.Time) {
 	owner := ownerOf(st)
 	prevOwner := ownerOf(m.state)
 	overwritten := false // this command overwrote the hold (overwrote)
-	if c != nil && isRelease(c.cmd) && releaseNotOwner(c.value, m.state) && !changedExactly(o, key, m.state) {
+	if c != nil && isRelease(c.cmd) && releaseNotOwner(c.value, m.state) {
 		// The release changed nothing; a state read since may already
 		// show later commands (another client's release), so it is not
-		// this command's to apply. Unless the state read right after it
-		// on its own connection (exact) shows it changed the lock: a
-		// Redisson-style release answers 0 when it took one hold of
-		// several (the count 2 became 1, kept at 2 here before).
+		// this command's to apply. What reads as "not owner" depends on
+		// the lock (releaseNotOwner): a Redisson-style release answers 0
+		// when it took one hold of several (the count 2 became 1, kept
+		// at 2 here before).
 		a.notOwner(m, key, lane, c, o.e.Seq, t)
 		return
 	}

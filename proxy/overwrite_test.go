@@ -47,8 +47,8 @@ func findingsOf(snap Snapshot) []string {
 
 // replaySaved loads saved (lesson and variant file) and runs it on url
 // (a real Redis), or on the embedded Redis when url is "", failing t on
-// any step whose outcome differs from its expect.
-func replaySaved(t *testing.T, saved Saved, url string) {
+// any step whose outcome differs from its expect; it returns the lesson.
+func replaySaved(t *testing.T, saved Saved, url string) *sim.Lesson {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -61,25 +61,47 @@ func replaySaved(t *testing.T, saved Saved, url string) {
 	if err != nil {
 		t.Fatalf("load: %v\n%s\n%s", err, saved.Lesson, saved.Variant)
 	}
-	for _, u := range []string{url} {
-		be, err := backend.Open(ctx, backend.Config{URL: u, AllowCustomScripts: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer be.Close()
-		store, err := be.NewStore()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close(ctx)
-		r, err := sim.NewRunner(l, store)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Run(ctx); err != nil || len(r.Failures()) > 0 {
-			t.Errorf("replay on %q: %v %v\n%s\n%s", u, err, r.Failures(), saved.Lesson, saved.Variant)
+	be, err := backend.Open(ctx, backend.Config{URL: url, AllowCustomScripts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	store, err := be.NewStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close(ctx)
+	r, err := sim.NewRunner(l, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx); err != nil || len(r.Failures()) > 0 {
+		t.Errorf("replay on %q: %v %v\n%s\n%s", url, err, r.Failures(), saved.Lesson, saved.Variant)
+	}
+	return l
+}
+
+// savedSteps are the steps of saved's lesson but its advances, and t
+// fails unless saved's missing notes name command seq (what it did).
+func savedSteps(t *testing.T, saved Saved, seq uint64, what string) []savedStep {
+	t.Helper()
+	prefix := "command " + strconv.FormatUint(seq, 10) + ":"
+	if !slices.ContainsFunc(saved.Missing, func(m string) bool { return strings.HasPrefix(m, prefix) }) {
+		t.Errorf("saved's missing %q: want %s (command %d) named", saved.Missing, what, seq)
+	}
+	var lesson struct {
+		Steps []savedStep `yaml:"steps"`
+	}
+	if err := yaml.Unmarshal(saved.Lesson, &lesson); err != nil {
+		t.Fatal(err)
+	}
+	var steps []savedStep
+	for _, s := range lesson.Steps {
+		if s.Do != "advance" {
+			steps = append(steps, s)
 		}
 	}
+	return steps
 }
 
 // TestOverwrittenHold: a holds lock:tx (SET NX PX 3000); b sends a plain
@@ -152,22 +174,7 @@ func TestOverwrittenHold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prefix := "command " + strconv.FormatUint(overwrite, 10) + ":"
-		if !slices.ContainsFunc(saved.Missing, func(m string) bool { return strings.HasPrefix(m, prefix) }) {
-			t.Errorf("saved's missing %q: want the overwrite (command %d) named", saved.Missing, overwrite)
-		}
-		var lesson struct {
-			Steps []savedStep `yaml:"steps"`
-		}
-		if err := yaml.Unmarshal(saved.Lesson, &lesson); err != nil {
-			t.Fatal(err)
-		}
-		var steps []savedStep
-		for _, s := range lesson.Steps {
-			if s.Do != "advance" {
-				steps = append(steps, s)
-			}
-		}
+		steps := savedSteps(t, saved, overwrite, "the overwrite")
 		wantSteps := []savedStep{
 			{Actor: "A", Do: "acquire", Expect: "ACQUIRED"},
 			{Do: "clock-jump"},
@@ -229,22 +236,7 @@ func TestRemovedUnderHolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prefix := "command " + strconv.FormatUint(removal, 10) + ":"
-		if !slices.ContainsFunc(saved.Missing, func(m string) bool { return strings.HasPrefix(m, prefix) }) {
-			t.Errorf("saved's missing %q: want the removal (command %d) named", saved.Missing, removal)
-		}
-		var lesson struct {
-			Steps []savedStep `yaml:"steps"`
-		}
-		if err := yaml.Unmarshal(saved.Lesson, &lesson); err != nil {
-			t.Fatal(err)
-		}
-		var steps []savedStep
-		for _, s := range lesson.Steps {
-			if s.Do != "advance" {
-				steps = append(steps, s)
-			}
-		}
+		steps := savedSteps(t, saved, removal, "the removal")
 		wantSteps := []savedStep{
 			{Actor: "A", Do: "acquire", Expect: "ACQUIRED"},
 			{Do: "clock-jump"},

@@ -3,13 +3,10 @@ package proxy_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"lockstep/backend"
 	"lockstep/proxy"
 	"lockstep/sim"
 
@@ -24,7 +21,8 @@ func TestSaveReleaseByAnotherConnection(t *testing.T) {
 	for name, up := range upstreams(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := startProxy(t, proxy.Config{RedisURL: up(t)})
+			url := up(t)
+			p := startProxy(t, proxy.Config{RedisURL: url})
 			ctx := context.Background()
 			a, b, c := client(t, p, "a", 2), client(t, p, "b", 3), client(t, p, "c", 2)
 			if !a.SetNX(ctx, "lock:o", "tokA", 100*time.Millisecond).Val() {
@@ -45,42 +43,9 @@ func TestSaveReleaseByAnotherConnection(t *testing.T) {
 			if len(saved.Missing) != 1 || !strings.Contains(saved.Missing[0], "released the hold") {
 				t.Errorf("missing %v", saved.Missing)
 			}
-			replaySaved(t, saved)
+			proxy.ReplaySaved(t, saved, url)
 		})
 	}
-}
-
-// replaySaved writes saved's files, loads the lesson (and its variant) and
-// runs it on the embedded Redis: every step must have its saved outcome.
-// It returns the lesson.
-func replaySaved(t *testing.T, saved proxy.Saved) *sim.Lesson {
-	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, saved.LessonFile), saved.Lesson, 0o644)
-	os.WriteFile(filepath.Join(dir, saved.VariantFile), saved.Variant, 0o644)
-	l, err := sim.LoadFile(filepath.Join(dir, saved.LessonFile))
-	if err != nil {
-		t.Fatalf("%v\n%s\n%s", err, saved.Lesson, saved.Variant)
-	}
-	be, err := backend.Open(ctx, backend.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	store, err := be.NewStore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close(ctx)
-	r, err := sim.NewRunner(l, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Run(ctx); err != nil || len(r.Failures()) > 0 {
-		t.Errorf("replay: %v %v\n%s\n%s", err, r.Failures(), saved.Lesson, saved.Variant)
-	}
-	return l
 }
 
 // TestSaveWithoutReleaseReplays: clients that acquired and let their
@@ -92,7 +57,8 @@ func TestSaveWithoutReleaseReplays(t *testing.T) {
 	for name, up := range upstreams(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := startProxy(t, proxy.Config{RedisURL: up(t)})
+			url := up(t)
+			p := startProxy(t, proxy.Config{RedisURL: url})
 			ctx := context.Background()
 			a, b := client(t, p, "a", 2), client(t, p, "b", 2)
 			if !a.SetNX(ctx, "lock:n", "tokA", 100*time.Millisecond).Val() {
@@ -113,7 +79,7 @@ func TestSaveWithoutReleaseReplays(t *testing.T) {
 			if !said {
 				t.Errorf("missing %q: want the absent release said", saved.Missing)
 			}
-			replaySaved(t, saved)
+			proxy.ReplaySaved(t, saved, url)
 		})
 	}
 }
@@ -150,7 +116,8 @@ func TestSaveHashLockBusyReplays(t *testing.T) {
 	for name, up := range map[string]func(t *testing.T) string{"redis-server": upstreams(t)["redis-server"]} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := startProxy(t, proxy.Config{RedisURL: up(t)})
+			url := up(t)
+			p := startProxy(t, proxy.Config{RedisURL: url})
 			ctx := context.Background()
 			a, b := client(t, p, "a", 2), client(t, p, "b", 2)
 			acquire := func(c *redis.Client, owner string) (int64, bool) {
@@ -208,7 +175,7 @@ func TestSaveHashLockBusyReplays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := replaySaved(t, saved)
+			l := proxy.ReplaySaved(t, saved, url)
 			for i, st := range l.Steps {
 				if st.Do == sim.ActAcquire && st.Lease != 0 && st.Lease != 30*time.Second {
 					t.Errorf("step %d: lease %s, want the 30s the client sent", i+1, st.Lease)
